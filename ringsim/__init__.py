@@ -1,0 +1,22 @@
+"""ringsim: watch GPUs synchronise gradients — naive all-to-all, a single master, the ring.
+
+The core imports only NumPy; the TUI (Textual), CuPy and MPI load only when asked for.
+"""
+
+from .algorithms import ALGORITHMS, closed_form, make_plan
+from .api import AllReduceResult, allreduce
+from .errors import RingsimError
+from .layout import Layout
+from .ledger import Ledger, measure
+from .numeric import NumericExecutor
+from .plan import Plan, Step, Transfer
+from .simulation import Simulation, demo_gradients
+from .symbolic import SymbolicState, check, run_symbolic
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ALGORITHMS", "AllReduceResult", "Layout", "Ledger", "NumericExecutor", "Plan",
+    "RingsimError", "Simulation", "Step", "SymbolicState", "Transfer", "allreduce", "check",
+    "closed_form", "demo_gradients", "make_plan", "measure", "run_symbolic",
+]

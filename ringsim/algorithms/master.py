@@ -1,0 +1,40 @@
+"""Single-GPU master (parameter server): everyone sends to the master, which sums and sends back."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ..formula import ClosedForm, Formula
+from ..naming import gpu_name
+from ..plan import Plan, Step
+
+NAME = "master"
+TITLE = "Single-GPU master"
+SUMMARY = "reduce onto one GPU, broadcast back: 2·(G−1)·N, all of it through the master"
+
+
+def plan(gpus: int, master: int = 0) -> Plan:
+    """Every other GPU sends its whole gradient to `master` (0-based), which then sends the sum back."""
+    others = np.array([g for g in range(gpus) if g != master], dtype=np.int64)
+    last = gpus - 1
+    steps = []
+    if len(others):
+        name = gpu_name(master)
+        steps.append(Step.build(f"Reduce to {name}", 1, 1, "reduce", others, master, 0, last))
+        steps.append(Step.build(f"Broadcast from {name}", 1, 1, "copy", master, others, 0, last))
+    return Plan(NAME, gpus, tuple(steps), {"master": master})
+
+
+def closed_form(gpus: int, elements: int) -> ClosedForm:
+    """2·(G−1)·N in all; the master receives (G−1)·N and sends (G−1)·N."""
+    g, n = gpus, elements
+    through_master = Fraction((g - 1) * n)
+    return ClosedForm(
+        total=Formula("2·(G−1)·N", Fraction(2 * (g - 1) * n)),
+        busiest_sent=Formula("(G−1)·N", through_master),
+        busiest_received=Formula("(G−1)·N", through_master),
+        steps=Formula("2", Fraction(2 if g > 1 else 0)),
+        messages=Formula("2·(G−1)", Fraction(2 * (g - 1) if n else 0)),
+    )

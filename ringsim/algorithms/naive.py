@@ -1,0 +1,35 @@
+"""Naive all-to-all: every GPU sends its whole gradient to every other GPU, which adds it."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ..formula import ClosedForm, Formula
+from ..plan import Plan, Step
+
+NAME = "naive"
+TITLE = "Naive all-to-all"
+SUMMARY = "every GPU sends its whole gradient to every other: G·(G−1)·N"
+
+
+def plan(gpus: int) -> Plan:
+    """One step in which each of the G·(G−1) ordered pairs sends a whole gradient."""
+    src, dst = np.nonzero(~np.eye(gpus, dtype=bool))
+    steps = []
+    if len(src):
+        steps.append(Step.build("All-to-all", 1, 1, "reduce", src, dst, 0, gpus - 1))
+    return Plan(NAME, gpus, tuple(steps))
+
+
+def closed_form(gpus: int, elements: int) -> ClosedForm:
+    """G·(G−1)·N in all; each GPU sends and receives (G−1)·N."""
+    g, n = gpus, elements
+    return ClosedForm(
+        total=Formula("G·(G−1)·N", Fraction(g * (g - 1) * n)),
+        busiest_sent=Formula("(G−1)·N", Fraction((g - 1) * n)),
+        busiest_received=Formula("(G−1)·N", Fraction((g - 1) * n)),
+        steps=Formula("1", Fraction(1 if g > 1 else 0)),
+        messages=Formula("G·(G−1)", Fraction(g * (g - 1) if n else 0)),
+    )

@@ -1,0 +1,54 @@
+"""Choosing the array module that holds the simulated GPUs' buffers: NumPy or CuPy."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+import numpy as np
+
+from .errors import RingsimError
+
+BACKENDS = ("auto", "numpy", "cupy")
+
+
+def _cupy() -> ModuleType:
+    """CuPy with a usable CUDA device, or a RingsimError that says why not in one line."""
+    try:
+        cupy = importlib.import_module("cupy")
+    except ImportError:
+        raise RingsimError("CuPy is not installed: pip install 'ringsim[gpu]'") from None
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # CUDA reports its reason as an exception of its own kind
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise RingsimError(f"CuPy cannot use a GPU: {reason}") from None
+    if count < 1:
+        raise RingsimError("CuPy cannot use a GPU: no CUDA device is visible")
+    return cupy
+
+
+def array_module(name: str = "auto") -> ModuleType:
+    """The array module for a backend name: 'numpy', 'cupy', or 'auto' (CuPy when it can run)."""
+    if name == "numpy":
+        return np
+    if name == "cupy":
+        return _cupy()
+    if name == "auto":
+        try:
+            return _cupy()
+        except RingsimError:
+            return np
+    raise RingsimError(f"unknown backend {name!r}; choose one of: {', '.join(BACKENDS)}")
+
+
+def module_of(array) -> ModuleType:
+    """The array module an array belongs to (CuPy arrays → cupy, anything else → numpy)."""
+    if type(array).__module__.split(".")[0] == "cupy":
+        return importlib.import_module("cupy")
+    return np
+
+
+def to_numpy(array) -> np.ndarray:
+    """A NumPy copy of an array of any backend."""
+    return array.get() if hasattr(array, "get") and not isinstance(array, np.ndarray) else np.asarray(array)

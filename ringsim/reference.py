@@ -1,0 +1,37 @@
+"""The reference every result is held to: the element-wise sum in the input dtype."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def reference_sum(gradients, xp=np):
+    """Sum of the rows of a (G, N) array in its own dtype, GPU by GPU (integers wrap)."""
+    total = gradients[0].copy()
+    for row in gradients[1:]:
+        xp.add(total, row, out=total)
+    return total
+
+
+def tolerance(gradients, xp=np):
+    """Largest honest difference between two orders of float summation, element-wise.
+
+    Each order is within (G−1)·u·Σ|x| of the exact sum (u = eps/2), so two orders differ by
+    at most (G−1)·eps·Σ|x|; integer dtypes wrap identically in any order, so theirs is 0.
+    """
+    dtype = gradients.dtype
+    if not xp.issubdtype(dtype, xp.inexact):
+        return 0
+    eps = float(np.finfo(dtype).eps)
+    magnitude = xp.abs(gradients.astype(np.float64 if dtype.kind == "f" else np.complex128)).sum(axis=0)
+    return (len(gradients) - 1) * eps * magnitude
+
+
+def matches_sum(result, gradients, xp=np) -> bool:
+    """True when a (N,) result equals the reference sum (exactly for integers)."""
+    expected = reference_sum(gradients, xp)
+    if not xp.issubdtype(gradients.dtype, xp.inexact):
+        return bool(xp.array_equal(result, expected))
+    same = (result == expected) | (xp.isnan(result) & xp.isnan(expected))
+    close = xp.abs(result.astype(np.complex128) - expected.astype(np.complex128)) <= tolerance(gradients, xp)
+    return bool(xp.all(same | close))

@@ -12,7 +12,7 @@ from .backend import array_module, module_of
 from .errors import RingsimError
 from .formula import ClosedForm
 from .ledger import Ledger, measure
-from .numeric import NumericExecutor
+from .numeric import make_executor
 from .layout import Layout
 from .plan import Plan
 from .algorithms import closed_form
@@ -65,7 +65,7 @@ def allreduce(arrays: Sequence, algorithm: str = "ring", *, master: int | None =
     gradients, shape = _stack(arrays, xp)
     plan = make_plan(algorithm, len(gradients), master=master)
     layout = Layout(plan.gpus, gradients.shape[1])
-    executor = NumericExecutor(plan, layout, xp, gradients.dtype)
+    executor = make_executor(plan, layout, xp, gradients.dtype)
     executor.load(gradients)
     del gradients  # the buffers hold the data now: keep peak memory near twice the input
     executor.run()

@@ -13,7 +13,7 @@ from .formula import ClosedForm
 from .layout import Layout
 from .ledger import Ledger, measure
 from .narrate import sentences
-from .numeric import NumericExecutor
+from .numeric import make_executor
 from .plan import Plan, Step
 from .reference import matches_sum
 from .symbolic import SymbolicState
@@ -42,7 +42,7 @@ class Simulation:
                                f"got {tuple(gradients.shape)}")
         self.inputs = gradients
         self.symbolic_enabled = plan.gpus <= SYMBOLIC_MAX_GPUS if symbolic is None else symbolic
-        self._numeric = NumericExecutor(plan, self.layout, xp, gradients.dtype)
+        self._numeric = make_executor(plan, self.layout, xp, gradients.dtype)
         self._sentences: dict[int, list[str]] = {}
         self._ledgers: dict[int, Ledger] = {}
         self.reset()

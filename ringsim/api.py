@@ -28,8 +28,8 @@ class AllReduceResult:
     closed_form: ClosedForm
 
 
-def _stack(arrays: Sequence, xp: Any):
-    """Validate the per-GPU arrays and copy them into one (G, N) array (inputs are not touched)."""
+def _rows(arrays: Sequence):
+    """Validate the per-GPU arrays; return them as flat views (never copies) and their shape."""
     try:
         items = list(arrays)
     except TypeError:
@@ -47,10 +47,7 @@ def _stack(arrays: Sequence, xp: Any):
                                f"GPU{number} has {a.dtype}")
     if dtype.kind not in "iufc":
         raise RingsimError(f"arrays must be numeric (integer, unsigned, float or complex), got {dtype}")
-    flat = xp.empty((len(items), int(np.prod(shape, dtype=np.int64))), dtype=dtype)
-    for row, a in zip(flat, items):
-        row[...] = xp.asarray(a).reshape(-1)
-    return flat, shape
+    return [a.reshape(-1) for a in items], shape, dtype
 
 
 def allreduce(arrays: Sequence, algorithm: str = "ring", *, master: int | None = None,
@@ -62,14 +59,13 @@ def allreduce(arrays: Sequence, algorithm: str = "ring", *, master: int | None =
     """
     first = next(iter(arrays), None) if not hasattr(arrays, "shape") else arrays
     xp = array_module(backend) if backend is not None else module_of(first)
-    gradients, shape = _stack(arrays, xp)
-    plan = make_plan(algorithm, len(gradients), master=master)
-    layout = Layout(plan.gpus, gradients.shape[1])
-    executor = make_executor(plan, layout, xp, gradients.dtype)
-    executor.load(gradients)
-    del gradients  # the buffers hold the data now: keep peak memory near twice the input
+    rows, shape, dtype = _rows(arrays)
+    plan = make_plan(algorithm, len(rows), master=master)
+    layout = Layout(plan.gpus, int(np.prod(shape, dtype=np.int64)))
+    executor = make_executor(plan, layout, xp, dtype)
+    executor.load(rows)  # copies GPU by GPU: the inputs are read, never written
     executor.run()
-    summed = executor.gradients()
+    summed = executor.unload()
     outputs = [summed[g].reshape(shape) for g in range(plan.gpus)]
     return AllReduceResult(outputs, plan, measure(plan, layout),
                            closed_form(algorithm, plan.gpus, layout.elements))

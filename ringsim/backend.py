@@ -12,17 +12,26 @@ from .errors import RingsimError
 BACKENDS = ("auto", "numpy", "cupy")
 
 
+def _first_line(exc: BaseException) -> str:
+    """An exception's message as one line (its type's name when it has none)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def _cupy() -> ModuleType:
     """CuPy with a usable CUDA device, or a RingsimError that says why not in one line."""
     try:
         cupy = importlib.import_module("cupy")
-    except ImportError:
+    except ModuleNotFoundError as exc:
+        if exc.name != "cupy":  # CuPy is there but something it needs is not
+            raise RingsimError(f"CuPy cannot be imported: {_first_line(exc)}") from None
         raise RingsimError("CuPy is not installed: pip install 'ringsim[gpu]'") from None
+    except Exception as exc:  # a broken install (e.g. a CUDA library it links) fails its own way
+        raise RingsimError(f"CuPy cannot be imported: {_first_line(exc)}") from None
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:  # CUDA reports its reason as an exception of its own kind
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise RingsimError(f"CuPy cannot use a GPU: {reason}") from None
+        raise RingsimError(f"CuPy cannot use a GPU: {_first_line(exc)}") from None
     if count < 1:
         raise RingsimError("CuPy cannot use a GPU: no CUDA device is visible")
     return cupy

@@ -1,89 +1,92 @@
 """The numeric executor: each GPU's segment buffers as real arrays of an array module.
 
-All G·G segment buffers live in one array of shape (G·G, W): row g·G + j is GPU g's
-segment j, W the widest segment (shorter segments keep a zero tail that only ever adds
-zeros). A step compiles, once, into a few strided views: the ring's G transfers of one
-iteration become about three slices, so a step costs a few array operations whatever G
-is, and its time is that of the data it moves.
+All G·G segment buffers live in one array of shape (G·G, W), W the widest segment
+(shorter segments keep a zero tail that only ever adds zeros). GPU g's segment j is row
+((j − g) mod G)·G + g: buffers are stored by diagonal, so the G transfers of one ring
+iteration — GPU k's segment k+c to GPU k+1 — read one contiguous block of rows and write
+the next. A step compiles, once, into a few strided views, so it costs a few array
+operations whatever G is, and its time is that of the data it moves.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
 from .layout import Layout
-from .order import arrival_order
 from .plan import Plan, Step
+
+_ROW_COPY_BYTES = 1 << 18  # segments at least this large are copied one by one
+
+
+def buffer_row(gpus: int, gpu, segment):
+    """Row of GPU `gpu`'s segment `segment` in the (G·G, W) buffer array (works on arrays)."""
+    return ((segment - gpu) % gpus) * gpus + gpu
 
 
 @dataclass(frozen=True)
 class Run:
-    """Transfers whose source and destination rows both advance by a constant stride."""
+    """Segment copies whose source and destination rows both advance by a constant stride."""
 
     src: int
     src_stride: int
     dst: int
     dst_stride: int
     count: int
-    width: int
 
 
-def _runs(step: Step, gpus: int) -> list[Run]:
-    """Group the step's transfers, in plan order, into runs expressible as strided views."""
-    src = step.src * gpus + step.first
-    dst = step.dst * gpus + step.first
-    width = step.last - step.first + 1
+def expand(step: Step, gpus: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The step as one entry per segment moved: (src GPU, dst GPU, src row, dst row), in plan order."""
+    widths = step.last - step.first + 1
+    owner = np.repeat(np.arange(len(step)), widths)
+    segment = step.first[owner] + np.arange(int(widths.sum())) - np.repeat(np.cumsum(widths) - widths, widths)
+    src, dst = step.src[owner], step.dst[owner]
+    return src, dst, buffer_row(gpus, src, segment), buffer_row(gpus, dst, segment)
+
+
+def _runs(src: np.ndarray, dst: np.ndarray) -> list[Run]:
+    """Group (src row, dst row) pairs, in order, into runs of constant strides."""
     n = len(src)
     if n == 0:
         return []
-    ds, dd, dw = np.diff(src), np.diff(dst), np.diff(width)
-    # A stride change at position i (between transfers i and i+1) differs from i−1's.
-    change = np.flatnonzero((ds[1:] != ds[:-1]) | (dd[1:] != dd[:-1]) | (dw[1:] != 0)) + 1
+    ds, dd = np.diff(src), np.diff(dst)
+    # Position i starts a new stride when stride i differs from stride i−1.
+    change = np.flatnonzero((ds[1:] != ds[:-1]) | (dd[1:] != dd[:-1])) + 1
     runs = []
     i = 0
     while i < n:
-        if i == n - 1 or dw[i] != 0:
+        if i == n - 1:
             j = i
         else:
             k = np.searchsorted(change, i, side="right")
             j = int(change[k]) if k < len(change) else n - 1
-        count, w = j - i + 1, int(width[i])
-        s_stride = int(ds[i]) if count > 1 else 0
-        d_stride = int(dd[i]) if count > 1 else 0
-        if count > 1 and w > 1 and (s_stride not in (0, w) or d_stride != w):
-            j, count, s_stride, d_stride = i, 1, 0, 0
-        runs.append(Run(int(src[i]), s_stride, int(dst[i]), d_stride, count, w))
+        count = j - i + 1
+        runs.append(Run(int(src[i]), int(ds[i]) if count > 1 else 0,
+                        int(dst[i]), int(dd[i]) if count > 1 else 0, count))
         i = j + 1
     return runs
 
 
-def _rows(buf, start: int, stride: int, count: int, width: int):
-    """A (count, width, W) view of rows start + i·stride + [0, width) of buf."""
+def _rows(buf, start: int, stride: int, count: int):
+    """A (count, W) view of rows start + i·stride of buf (one row, broadcastable, for stride 0)."""
     if count == 1 or stride == 0:
-        return buf[start:start + width][None]
-    if width == 1:
-        stop = start + stride * (count - 1) + (1 if stride > 0 else -1)
-        return buf[start:(stop if stop >= 0 else None):stride][:, None]
-    return buf[start:start + count * width].reshape(count, width, buf.shape[1])
+        return buf[start:start + 1]
+    stop = start + stride * (count - 1) + (1 if stride > 0 else -1)
+    return buf[start:(stop if stop >= 0 else None):stride]
 
 
-def _disjoint_targets(step: Step, gpus: int) -> bool:
-    """True when no buffer receives twice and no buffer both sends and receives in the step."""
-    d_lo = step.dst * gpus + step.first
-    order = np.argsort(d_lo, kind="stable")
-    d_lo = d_lo[order]
-    d_hi = (step.dst * gpus + step.last)[order]
-    if np.any(d_lo[1:] <= d_hi[:-1]):
-        return False
-    s_lo = step.src * gpus + step.first
-    s_hi = step.src * gpus + step.last
-    k = np.searchsorted(d_lo, s_hi, side="right") - 1
-    hit = (k >= 0) & (d_hi[np.maximum(k, 0)] >= s_lo)
-    return not np.any(hit)
+def _bounds_overlap(run: Run) -> bool:
+    """True when the rows a run reads and the rows it writes span overlapping ranges."""
+    s_end = run.src + run.src_stride * (run.count - 1)
+    d_end = run.dst + run.dst_stride * (run.count - 1)
+    return max(min(run.src, s_end), min(run.dst, d_end)) <= min(max(run.src, s_end), max(run.dst, d_end))
+
+
+def _split(dst, src) -> list:
+    """A run's views as one (1, W) pair per row (the source may be one broadcast row)."""
+    return [(dst[i:i + 1], src[i:i + 1] if len(src) > 1 else src) for i in range(len(dst))]
 
 
 class NumericExecutor:
@@ -97,35 +100,64 @@ class NumericExecutor:
 
     # --- moving data in and out -------------------------------------------------------
     def _parts(self):
-        """(segment range, width) pairs covering every GPU's flat gradient, in order."""
+        """(segments, width) pairs covering a GPU's flat gradient in order: longer ones first."""
         g, n = self.plan.gpus, self.layout.elements
         q, r = divmod(n, g)
-        return [(segs, w) for segs, w in ((slice(0, r), q + 1), (slice(r, g), q)) if segs.stop > segs.start]
+        return [(np.arange(a, b), w) for a, b, w in ((0, r, q + 1), (r, g, q)) if b > a]
 
     def load(self, gradients) -> None:
-        """Copy a (G, N) array of gradients into the segment buffers (the input is not kept)."""
-        g = self.plan.gpus
-        buf3 = self.buf.reshape(g, g, self.layout.width)
-        buf3[...] = 0
-        at = 0
-        for segs, w in self._parts():
-            count = segs.stop - segs.start
-            buf3[:, segs, :w] = gradients[:, at:at + count * w].reshape(g, count, w)
-            at += count * w
+        """Copy each GPU's flat gradient (rows of a (G, N) array, or G 1-D arrays) into the buffers.
+
+        GPU by GPU, so that no second full-size copy of the input is ever made.
+        """
+        g, xp = self.plan.gpus, self.xp
+        self.buf[...] = 0
+        for gpu, row in enumerate(gradients):
+            at = 0
+            for segments, w in self._parts():
+                rows = xp.asarray(buffer_row(g, gpu, segments))
+                self.buf[rows, :w] = xp.asarray(row[at:at + len(segments) * w]).reshape(len(segments), w)
+                at += len(segments) * w
 
     def gradients(self):
-        """Every GPU's flat gradient as a (G, N) array (a view when G divides N)."""
-        g, n = self.plan.gpus, self.layout.elements
-        buf3 = self.buf.reshape(g, g, self.layout.width)
-        if n % g == 0:
-            return buf3.reshape(g, n)
-        out = self.xp.empty((g, n), dtype=self.buf.dtype)
-        at = 0
-        for segs, w in self._parts():
-            count = segs.stop - segs.start
-            out[:, at:at + count * w] = buf3[:, segs, :w].reshape(g, count * w)
-            at += count * w
+        """A copy of every GPU's flat gradient as a (G, N) array."""
+        g, xp = self.plan.gpus, self.xp
+        out = xp.empty((g, self.layout.elements), dtype=self.buf.dtype)
+        for gpu in range(g):
+            at = 0
+            for segments, w in self._parts():
+                rows = xp.asarray(buffer_row(g, gpu, segments))
+                out[gpu, at:at + len(segments) * w] = self.buf[rows, :w].reshape(-1)
+                at += len(segments) * w
         return out
+
+    def unload(self):
+        """The (G, N) result without a full second copy: reorders the buffers in place.
+
+        The executor cannot run steps afterwards. When G divides N the result is a view.
+        """
+        g, w, xp = self.plan.gpus, self.layout.width, self.xp
+        cells = self.buf.reshape(g, g, w)           # cells[d, gpu] = segment (d + gpu) mod G
+        for d in range(g):                          # transpose, one block row at a time
+            upper = cells[d, d + 1:].copy()
+            cells[d, d + 1:] = cells[d + 1:, d]
+            cells[d + 1:, d] = upper
+        for gpu in range(1, g):                     # cells[gpu, d] → cells[gpu, segment]
+            cells[gpu] = xp.roll(cells[gpu], gpu, axis=0)
+        self._compiled.clear()
+        self.apply = self._unloaded  # type: ignore[method-assign]
+        if self.layout.elements == g * w:
+            return cells.reshape(g, g * w)
+        out = xp.empty((g, self.layout.elements), dtype=self.buf.dtype)
+        at = 0
+        for segments, width in self._parts():
+            block = cells[:, segments[0]:segments[-1] + 1, :width]
+            out[:, at:at + block.shape[1] * width] = block.reshape(g, -1)
+            at += block.shape[1] * width
+        return out
+
+    def _unloaded(self, index: int) -> None:
+        raise RuntimeError("this executor's buffers were unloaded; make a new one to run steps")
 
     # --- executing steps --------------------------------------------------------------
     def apply(self, index: int) -> None:
@@ -141,59 +173,75 @@ class NumericExecutor:
             self.apply(index)
 
     def _compile(self, step: Step) -> Callable[[], None]:
-        if len(step) and _disjoint_targets(step, self.plan.gpus):
-            return self._compile_strided(step)
-        return self._compile_general(step)
+        src_gpu, dst_gpu, src, dst = expand(step, self.plan.gpus)
+        independent = len(np.unique(dst)) == len(dst) and not np.isin(src, dst).any()
+        if independent:
+            return self._compile_strided(step.op, src, dst)
+        return self._compile_general(step.op, src_gpu, dst_gpu, src, dst)
 
-    def _compile_strided(self, step: Step) -> Callable[[], None]:
-        """Independent transfers: each run is one in-place add or copy between two views."""
-        buf, add = self.buf, self.xp.add
-        pairs = [(_rows(buf, r.dst, r.dst_stride, r.count, r.width),
-                  _rows(buf, r.src, r.src_stride, r.count, r.width))
-                 for r in _runs(step, self.plan.gpus)]
-        if step.op == "copy":
+    def _compile_strided(self, op: str, src: np.ndarray, dst: np.ndarray) -> Callable[[], None]:
+        """One arrival per buffer, senders not receiving: each run is one in-place add or copy."""
+        buf, xp = self.buf, self.xp
+        pairs = [(_rows(buf, r.dst, r.dst_stride, r.count), _rows(buf, r.src, r.src_stride, r.count))
+                 for r in _runs(src, dst)]
+        if op == "reduce":
+            def reduce() -> None:
+                for d, s in pairs:
+                    xp.add(d, s, out=d)  # d + s and s + d are the same bits: the seed's "s+d"
+            return reduce
+        if buf.shape[1] * buf.itemsize >= _ROW_COPY_BYTES:
+            # NumPy stages an assignment through a temporary when the two views' address
+            # ranges overlap (a bounds-only test); with segments this large, copy those
+            # runs segment by segment instead. Disjoint runs stay one large copy.
+            pairs = [piece for r, (d, s) in zip(_runs(src, dst), pairs)
+                     for piece in (_split(d, s) if _bounds_overlap(r) else [(d, s)])]
+
+        def copy() -> None:
+            for d, s in pairs:
+                d[...] = s
+        return copy
+
+    def _compile_general(self, op: str, src_gpu, dst_gpu, src, dst) -> Callable[[], None]:
+        """Several arrivals per buffer, or buffers that both send and receive.
+
+        Everything is gathered from the state before the step and written back at the end;
+        each buffer's arrivals are added in `arrival_order` (received + own for one arrival,
+        GPU order for several) so that every receiver computes the same bits.
+        """
+        buf, xp = self.buf, self.xp
+        if op == "copy":
+            d_rows, s_rows = xp.asarray(dst), xp.asarray(src)
+
             def copy() -> None:
-                for dst, src in pairs:
-                    dst[...] = src
+                buf[d_rows] = buf[s_rows]
             return copy
+        targets, arrivals = np.unique(dst, return_counts=True)
+        own_gpu = np.zeros(len(targets), dtype=np.int64)
+        own_gpu[np.searchsorted(targets, dst)] = dst_gpu
+        # Sort every contribution by (target row, key): a single arrival comes before the
+        # receiver's own value; several come in GPU order with the own value in its place.
+        single = arrivals[np.searchsorted(targets, dst)] == 1
+        key = np.concatenate([np.where(single, -1, src_gpu), own_gpu])
+        rows = np.concatenate([src, targets])
+        where = np.concatenate([dst, targets])
+        order = np.lexsort((key, where))
+        rows, where = rows[order], where[order]
+        groups = []
+        for length in np.unique(arrivals + 1):
+            chosen = np.isin(where, targets[arrivals + 1 == length])
+            table = rows[chosen].reshape(-1, int(length))
+            groups.append((xp.asarray(where[chosen][::length]), xp.asarray(table.T.copy())))
 
         def reduce() -> None:
-            for dst, src in pairs:
-                add(dst, src, out=dst)
+            results = []
+            for target, table in groups:
+                acc = buf[table[0]] + buf[table[1]]
+                for column in table[2:]:
+                    xp.add(acc, buf[column], out=acc)
+                results.append((target, acc))
+            for target, acc in results:  # write only after every read: sends see the old state
+                buf[target] = acc
         return reduce
-
-    def _compile_general(self, step: Step) -> Callable[[], None]:
-        """Several arrivals per buffer, or buffers that both send and receive: fold in order."""
-        g, buf, xp = self.plan.gpus, self.buf, self.xp
-        arrivals: dict[tuple[int, int, int], list[int]] = defaultdict(list)
-        for t in step.transfers():
-            arrivals[(t.dst, t.first, t.last)].append(t.src)
-        sources = {t.src for t in step.transfers()} & {t.dst for t in step.transfers()}
-        rows = lambda arr, gpu, f, l: arr[gpu * g + f:gpu * g + l + 1]  # noqa: E731
-
-        def run() -> None:
-            # Sends read the state before the step: snapshot only when a sender also receives.
-            before = buf.copy() if sources else buf
-            for (dst, first, last), srcs in arrivals.items():
-                target = rows(buf, dst, first, last)
-                if step.op == "copy":
-                    target[...] = rows(before, srcs[0], first, last)
-                    continue
-                order = arrival_order(dst, srcs)
-                own = order.index(dst)
-                if own <= 1:
-                    # (x + own) and (own + x) are the same bits, so add in place from the start.
-                    for s in order:
-                        if s != dst:
-                            xp.add(target, rows(before, s, first, last), out=target)
-                    continue
-                partial = rows(before, order[0], first, last) + rows(before, order[1], first, last)
-                for s in order[2:own]:
-                    xp.add(partial, rows(before, s, first, last), out=partial)
-                xp.add(target, partial, out=target)
-                for s in order[own + 1:]:
-                    xp.add(target, rows(before, s, first, last), out=target)
-        return run
 
 
 def make_executor(plan: Plan, layout: Layout, xp: Any, dtype: Any):

@@ -1,0 +1,99 @@
+"""Benchmarks, reported as ratios measured side by side in one run (never as timed tests).
+
+Efficiency: useful bytes per second of a ring all-reduce (a reduce reads two segments and
+writes one, 3 × segment bytes; a copy reads one and writes one, 2 ×) divided by NumPy's own
+copy bandwidth (bytes read + written by np.copyto) on an array of the same total size.
+Scale: the same total data spread over 1,024 GPUs, as a fraction of the 8-GPU efficiency,
+and the peak memory of ringsim.allreduce as a multiple of the input.
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+
+import numpy as np
+
+from .algorithms import make_plan
+from .api import allreduce
+from .layout import Layout
+from .ledger import transfer_elements
+from .numeric import NumericExecutor
+from .plan import Plan
+
+
+def useful_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
+    """Bytes a plan must read and write at the least: 3× per reduced element, 2× per copied one."""
+    total = 0
+    for step in plan.steps:
+        total += (3 if step.op == "reduce" else 2) * int(transfer_elements(step, layout).sum())
+    return total * itemsize
+
+
+def copy_bandwidth(total_elements: int, dtype=np.float32, repeats: int = 3) -> float:
+    """NumPy's copy bandwidth in bytes (read + written) per second, best of `repeats`."""
+    src = np.ones(total_elements, dtype=dtype)
+    dst = np.empty_like(src)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        np.copyto(dst, src)
+        best = min(best, time.perf_counter() - start)
+    return 2 * src.nbytes / best
+
+
+def ring_seconds(gpus: int, elements: int, dtype=np.float32, repeats: int = 3) -> tuple[float, int]:
+    """Best time of `repeats` runs of the ring's steps over loaded buffers, and its useful bytes."""
+    plan = make_plan("ring", gpus)
+    layout = Layout(gpus, elements)
+    rng = np.random.default_rng(0)
+    gradients = rng.standard_normal((gpus, elements), dtype=np.float32).astype(dtype, copy=False)
+    executor = NumericExecutor(plan, layout, np, np.dtype(dtype))
+    best = float("inf")
+    for _ in range(repeats):
+        executor.load(gradients)
+        start = time.perf_counter()
+        executor.run()
+        best = min(best, time.perf_counter() - start)
+    return best, useful_bytes(plan, layout, np.dtype(dtype).itemsize)
+
+
+def peak_memory_ratio(gpus: int, elements: int, dtype=np.float32) -> float:
+    """Peak memory of ringsim.allreduce, input included, as a multiple of the input's size."""
+    arrays = [np.full(elements, g, dtype=dtype) for g in range(gpus)]
+    input_bytes = sum(a.nbytes for a in arrays)
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    result = allreduce(arrays, "ring", backend="numpy")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del result
+    return (input_bytes + peak) / input_bytes
+
+
+def numpy_cases(quick: bool = False) -> list[dict]:
+    """The CPU benchmark: efficiency at G=8 and the same data at G=1,024, as ratios."""
+    total_log2 = 20 if quick else 27
+    base = {"backend": "numpy", "dtype": "float32"}
+    bandwidth = copy_bandwidth(1 << total_log2)
+    records = []
+    efficiency = {}
+    for case, gpus in (("ring-efficiency", 8), ("ring-scale", 1024)):
+        elements = (1 << total_log2) // gpus
+        seconds, useful = ring_seconds(gpus, elements)
+        efficiency[gpus] = useful / seconds / bandwidth
+        record = {"case": case, **base, "gpus": gpus, "elements": elements, "seconds": seconds,
+                  "useful_bytes_per_s": useful / seconds, "copy_bytes_per_s": bandwidth,
+                  "efficiency": efficiency[gpus]}
+        if gpus == 8:
+            record.update(ratio=efficiency[8], target=0.8,
+                          meaning="useful bytes/s over np.copyto bytes/s")
+        else:
+            record.update(ratio=efficiency[1024] / efficiency[8], target=0.5,
+                          meaning="efficiency at G=1,024 over efficiency at G=8")
+        records.append(record)
+    elements = (1 << total_log2) // 1024
+    records.append({"case": "ring-peak-memory", **base, "gpus": 1024, "elements": elements,
+                    "seconds": None, "ratio": peak_memory_ratio(1024, elements), "target": 3.0,
+                    "meaning": "peak bytes (input included) over input bytes; lower is better"})
+    return records

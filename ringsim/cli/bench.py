@@ -1,0 +1,49 @@
+"""ringsim bench: the performance targets, as ratios measured side by side in one run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..backend import array_module
+from .common import add_backend_argument
+
+ORDER = 40
+HELP = "measure the engine against the machine's own copy bandwidth (ratios)"
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("bench", help=HELP, description=HELP + ". Each figure is a ratio "
+                            "of two rates measured in the same run.")
+    add_backend_argument(parser)
+    parser.add_argument("--quick", action="store_true",
+                        help="small sizes: a smoke run in seconds, not the reported figures")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per case")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    xp = array_module(args.backend)
+    if xp.__name__ == "cupy":
+        from ..gpu.bench import cupy_cases
+        records = cupy_cases(quick=args.quick)
+    else:
+        from ..bench import numpy_cases
+        records = numpy_cases(quick=args.quick)
+    if args.json:
+        for record in records:
+            print(json.dumps(record))
+        return 0
+    for r in records:
+        target = r.get("target")
+        verdict = ""
+        if target is not None:
+            ok = r["ratio"] <= target if "lower" in r.get("meaning", "") else r["ratio"] >= target
+            verdict = f"  target {'≤' if 'lower' in r.get('meaning', '') else '≥'} {target}: " \
+                      f"{'met' if ok else 'NOT met'}"
+        seconds = f"{r['seconds']:.3f} s" if r.get("seconds") is not None else "—"
+        print(f"{r['case']:<18} {r['backend']:<6} G={r['gpus']:<5} N={r['elements']:<10,} "
+              f"{seconds:>9}  ratio {r['ratio']:.3f}{verdict}")
+        if r.get("meaning"):
+            print(f"{'':<18} ({r['meaning']})")
+    return 0

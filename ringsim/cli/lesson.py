@@ -1,0 +1,54 @@
+"""ringsim lesson: list the course, run one lesson, or check a teacher's lesson folder."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import RingsimError
+
+ORDER = 40
+HELP = "list the lessons, run lesson N (Enter at each stop), or --check a lessons folder"
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("lesson", help=HELP, description=HELP + ". Every number a lesson "
+                            "states is computed by the engine.")
+    parser.add_argument("number", nargs="?", type=int, metavar="N",
+                        help="the lesson to run (omit to list them)")
+    parser.add_argument("--no-pause", action="store_true",
+                        help="print straight through, answers shown (also when stdin is not a terminal)")
+    parser.add_argument("--lessons-dir", metavar="DIR", default=None,
+                        help="read lessons from DIR instead of the shipped course")
+    parser.add_argument("--check", metavar="DIR", default=None,
+                        help="check every lesson file in DIR; exit 0 when all load, else 2 "
+                             "with each problem as file:line: reason")
+    from .train import one_line_errors
+    one_line_errors(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..lessons import check_lessons, load_lessons
+    from ..lessons.runner import listing, run_lesson
+    if args.check is not None:
+        if args.number is not None:
+            raise RingsimError("--check takes a folder and no lesson number")
+        lessons, problems = check_lessons(args.check)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if problems:
+            return 2
+        print(f"{len(lessons)} lesson{'s' if len(lessons) != 1 else ''} OK")
+        return 0
+    lessons = load_lessons(args.lessons_dir)
+    if args.number is None:
+        print("\n".join(listing(lessons)))
+        print("\nRun one with: ringsim lesson N")
+        return 0
+    chosen = [l for l in lessons if l.number == args.number]
+    if not chosen:
+        numbers = ", ".join(str(l.number) for l in lessons)
+        raise RingsimError(f"there is no lesson {args.number}; the lessons are {numbers}")
+    interactive = not args.no_pause and sys.stdin.isatty()
+    return run_lesson(chosen[0], sys.stdout, sys.stdin if interactive else None)

@@ -1,0 +1,68 @@
+"""ringsim train: logistic regression trained data-parallel, gradients synced through the engine."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..algorithms import ALGORITHMS
+from .common import _arg, gpus_arg
+
+ORDER = 50
+HELP = "train a small model data-parallel on G simulated GPUs, syncing gradients with an algorithm"
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _whole(what: str, minimum: int, maximum: int):
+    from ..checks import check_count
+    return _arg(lambda v: check_count(v, what, minimum=minimum, maximum=maximum))
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("train", help=HELP, description=HELP + ". Prints the loss per epoch, "
+                            "how far the GPUs' replicas differ, how far they are from the same "
+                            "model trained on one GPU with the whole batch, and what the syncs moved.")
+    parser.add_argument("-g", "--gpus", type=gpus_arg, default=4, metavar="G",
+                        help="number of simulated GPUs (default: 4)")
+    parser.add_argument("-a", "--algorithm", default="ring", choices=list(ALGORITHMS),
+                        help="all-reduce algorithm for the gradients (default: ring)")
+    parser.add_argument("--master", type=int, default=None, metavar="K",
+                        help="the master GPU of the master algorithm, 1..G (default: 1)")
+    parser.add_argument("-e", "--epochs", type=_whole("the number of epochs", 1, 10_000), default=5,
+                        metavar="E", help="passes over the data (default: 5)")
+    parser.add_argument("--batch", type=_whole("the batch size", 1, 10_000_000), default=256,
+                        metavar="B", help="global batch, split across the GPUs (default: 256)")
+    parser.add_argument("--samples", type=_whole("the number of samples", 1, 10_000_000),
+                        default=4096, metavar="S", help="size of the synthetic data set (default: 4096)")
+    parser.add_argument("--features", type=_whole("the number of features", 1, 10_000), default=8,
+                        metavar="F", help="input features; the model has F+1 parameters (default: 8)")
+    parser.add_argument("--lr", type=_positive_float, default=0.5, help="learning rate (default: 0.5)")
+    parser.add_argument("--seed", type=_whole("the seed", 0, 2**63 - 1), default=0, help="seed of the synthetic data (default: 0)")
+    parser.add_argument("--no-sync", action="store_true",
+                        help="skip the all-reduce: each GPU steps on its own shard and the replicas drift")
+    one_line_errors(parser)
+    parser.set_defaults(run=run)
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """Bad options: one line on stderr and exit status 2, without the usage block."""
+    def error(message: str):
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
+    parser.error = error
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..train import report_lines, train
+    result = train(args.gpus, args.algorithm, args.epochs, sync=not args.no_sync, master=args.master,
+                   samples=args.samples, features=args.features, batch=args.batch, lr=args.lr,
+                   seed=args.seed)
+    print("\n".join(report_lines(result)))
+    return 0

@@ -1,0 +1,165 @@
+"""The fused step kernel: its CUDA source, the step table it reads, and its launch shape.
+
+A step whose targets are independent (no buffer row receives twice, none both sends and
+receives: every ring step) runs as one kernel launch over the executor's (G·G, W) buffer.
+`ringsim.numeric.expand` lists the step as one (source row, destination row) pair per
+segment moved, in the executor's row order; consecutive pairs whose rows advance by
+constant strides form a run, and the step becomes a small int64 table, one line per run:
+
+    TABLE[k] = (first, src, src_stride, dst, dst_stride)
+
+Run k covers work rows first .. TABLE[k+1].first − 1; work row r of it is pair
+i = r − first, which reads buffer row src + i·src_stride and writes buffer row
+dst + i·dst_stride, all W columns. The grid's y dimension walks work rows and its x
+dimension columns, both with grid-stride loops, so the lookup happens once per row and the
+inner loop is a load, an add and a store. tests/gpu/emulation.py evaluates these exact
+formulas with NumPy over every thread id of a launch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..numeric import expand
+from ..plan import Step
+
+KERNEL_NAME = "ringsim_step"
+TABLE_COLUMNS = 5
+BLOCK = 256          # threads per block (x)
+MAX_GRID_X = 2**31 - 1
+MAX_GRID_Y = 65535
+
+# dtype name → (C type of an element, expression adding a and b the way NumPy does).
+# Integers add in the unsigned type of the same width, so overflow wraps as in NumPy
+# (signed overflow is undefined in C++). float16 adds in float32 and rounds once to
+# nearest-even, exactly what NumPy does; float32 has 24 ≥ 2·11+2 bits, so this double
+# rounding equals one correctly rounded half-precision add. No header is needed: the
+# conversions are single PTX instructions.
+_INT = "({t})(({u})a + ({u})b)"
+DTYPES: dict[str, tuple[str, str]] = {
+    "int8": ("signed char", _INT.format(t="signed char", u="unsigned char")),
+    "uint8": ("unsigned char", _INT.format(t="unsigned char", u="unsigned char")),
+    "int16": ("short", _INT.format(t="short", u="unsigned short")),
+    "uint16": ("unsigned short", _INT.format(t="unsigned short", u="unsigned short")),
+    "int32": ("int", _INT.format(t="int", u="unsigned int")),
+    "uint32": ("unsigned int", _INT.format(t="unsigned int", u="unsigned int")),
+    "int64": ("long long", _INT.format(t="long long", u="unsigned long long")),
+    "uint64": ("unsigned long long", _INT.format(t="unsigned long long", u="unsigned long long")),
+    "float16": ("unsigned short", "f32_to_f16(f16_to_f32(a) + f16_to_f32(b))"),
+    "float32": ("float", "a + b"),
+    "float64": ("double", "a + b"),
+}
+
+_TEMPLATE = r"""
+typedef {ctype} T;
+
+__device__ __forceinline__ float f16_to_f32(unsigned short h) {{
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}}
+
+__device__ __forceinline__ unsigned short f32_to_f16(float f) {{
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}}
+
+__device__ __forceinline__ T add(T a, T b) {{
+    return {add};
+}}
+
+// One step of a plan: table lines (first, src, src_stride, dst, dst_stride), one per run.
+extern "C" __global__ void {name}(T* buf, const long long* table, const int runs,
+                                  const long long W, const long long rows, const int reduce) {{
+    for (long long r = blockIdx.y; r < rows; r += gridDim.y) {{
+        // The run holding work row r: the last k with table[k].first <= r.
+        int lo = 0, hi = runs - 1;
+        while (lo < hi) {{
+            int mid = (lo + hi + 1) / 2;
+            if (table[mid * 5] <= r) lo = mid; else hi = mid - 1;
+        }}
+        const long long* run = table + lo * 5;
+        const long long i = r - run[0];
+        const long long s = (run[1] + i * run[2]) * W;
+        const long long d = (run[3] + i * run[4]) * W;
+        const long long stride = (long long)gridDim.x * blockDim.x;
+        for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < W; c += stride) {{
+            buf[d + c] = reduce ? add(buf[d + c], buf[s + c]) : buf[s + c];
+        }}
+    }}
+}}
+"""
+
+
+def dtype_name(dtype) -> str:
+    """NumPy's name for a dtype ('float32')."""
+    return np.dtype(dtype).name
+
+
+def supported(dtype) -> bool:
+    """True when the fused kernel has an instantiation for this dtype."""
+    return dtype_name(dtype) in DTYPES
+
+
+def source(dtype) -> str:
+    """The CUDA source the RawKernel compiles for one dtype."""
+    ctype, add = DTYPES[dtype_name(dtype)]
+    return _TEMPLATE.format(ctype=ctype, add=add, name=KERNEL_NAME)
+
+
+def _independent(src: np.ndarray, dst: np.ndarray) -> bool:
+    """True when no row is written twice and no row written is also read."""
+    return len(np.unique(dst)) == len(dst) and not np.isin(src, dst).any()
+
+
+def fusable(step: Step, gpus: int) -> bool:
+    """True when the step can run as one fused launch: every destination row receives once
+    and no row is both read and written, so the order of element updates cannot matter."""
+    if not len(step):
+        return False
+    _, _, src, dst = expand(step, gpus)
+    return _independent(src, dst)
+
+
+def row_runs(src: np.ndarray, dst: np.ndarray) -> list[tuple[int, int, int, int, int]]:
+    """(src, src_stride, dst, dst_stride, count) runs of row pairs with constant strides, in order."""
+    n = len(src)
+    if n == 0:
+        return []
+    ds, dd = np.diff(src), np.diff(dst)
+    # Stride k (from pair k to k+1) differs from stride k−1: pair k ends a run there.
+    change = np.flatnonzero((ds[1:] != ds[:-1]) | (dd[1:] != dd[:-1])) + 1
+    runs, i = [], 0
+    while i < n:
+        if i == n - 1:
+            j = i
+        else:
+            k = np.searchsorted(change, i, side="right")
+            j = int(change[k]) if k < len(change) else n - 1
+        count = j - i + 1
+        runs.append((int(src[i]), int(ds[i]) if count > 1 else 0,
+                     int(dst[i]), int(dd[i]) if count > 1 else 0, count))
+        i = j + 1
+    return runs
+
+
+def step_table(step: Step, gpus: int) -> tuple[np.ndarray, int]:
+    """The step's int64 run table (runs × 5) and its number of work rows (segments moved)."""
+    _, _, src, dst = expand(step, gpus)
+    runs = row_runs(src, dst)
+    table = np.zeros((len(runs), TABLE_COLUMNS), dtype=np.int64)
+    rows = 0
+    for k, (s, s_stride, d, d_stride, count) in enumerate(runs):
+        table[k] = (rows, s, s_stride, d, d_stride)
+        rows += count
+    return table, rows
+
+
+def launch_shape(width: int, rows: int, *, block: int = BLOCK, max_x: int = MAX_GRID_X,
+                 max_y: int = MAX_GRID_Y) -> tuple[tuple[int, int], tuple[int]]:
+    """(grid, block) for a step of `rows` work rows of `width` columns: one x-thread per column
+    (capped; the kernel loops), one y-block per row (capped at CUDA's 65,535; it loops)."""
+    grid_x = max(1, min(-(-width // block), max_x))
+    grid_y = max(1, min(rows, max_y))
+    return (grid_x, grid_y), (block,)

@@ -1,0 +1,333 @@
+"""Reading lesson files: front matter, stop markers, question blocks and placeholders, checked.
+
+Every problem is reported as 'file:line: reason'. load_lessons() raises the first one;
+check_lessons() collects them all for `ringsim lesson --check`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..algorithms import ALGORITHMS, make_plan
+from ..checks import check_elements, check_gpus
+from ..errors import RingsimError
+from ..simulation import SYMBOLIC_MAX_GPUS
+from .model import Lesson, Question, Scenario, Section
+from .placeholders import PLACEHOLDER, Context, parse
+
+LESSON_FILE = re.compile(r"^(\d+)[-_ .].*\.md$|^(\d+)\.md$")
+MAX_ELEMENTS = 100_000  # a lesson's own scenario runs beside the reader, labels and all
+FRONT_KEYS = ("title", "algorithm", "gpus", "elements", "master", "stops")
+_STOP = re.compile(r"^\s*<!--\s*stop\b(.*?)-->\s*$")
+_PAUSE = re.compile(r"^\s*<!--\s*pause\s*-->\s*$")
+_FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\w*)\s*$")
+
+
+def default_directory() -> Path:
+    """The shipped course: ringsim/_lessons in an installed wheel, <repo>/lessons in a checkout."""
+    package = Path(__file__).resolve().parent.parent
+    shipped = package / "_lessons"
+    return shipped if shipped.is_dir() else package.parent / "lessons"
+
+
+@dataclass
+class Problem:
+    """One thing wrong with a lesson file, where it is."""
+
+    path: Path
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.reason}"
+
+
+class _Refused(Exception):
+    """A problem that stops reading the rest of a file."""
+
+
+@dataclass
+class _Draft:
+    stop: int | None
+    line: int
+    lines: list[tuple[int, str]] = field(default_factory=list)
+    questions: list[tuple[int, list[tuple[int, str]]]] = field(default_factory=list)
+
+
+def lesson_files(directory: Path) -> list[Path]:
+    """The lesson files of a folder: Markdown files whose name starts with a number."""
+    return sorted((p for p in directory.iterdir() if p.is_file() and LESSON_FILE.match(p.name)),
+                  key=lambda p: (int(re.match(r"\d+", p.name).group()), p.name))
+
+
+def check_lessons(directory: str | Path | None = None) -> tuple[list[Lesson], list[Problem]]:
+    """Load every lesson of a folder; return the good lessons and every problem found."""
+    folder = default_directory() if directory is None else Path(directory)
+    if not folder.is_dir():
+        raise RingsimError(f"{folder}: no such lessons folder")
+    files = lesson_files(folder)
+    if not files:
+        raise RingsimError(f"{folder}: no lesson files (expected names like 01-intro.md)")
+    lessons, problems, numbers = [], [], {}
+    for path in files:
+        found: list[Problem] = []
+        lesson = load_lesson(path, found)
+        problems.extend(found)
+        if lesson is None:
+            continue
+        if lesson.number in numbers:
+            problems.append(Problem(path, 1, f"lesson number {lesson.number} is already used by "
+                                             f"{numbers[lesson.number].name}"))
+            continue
+        numbers[lesson.number] = path
+        lessons.append(lesson)
+    return sorted(lessons, key=lambda l: l.number), problems
+
+
+def load_lessons(directory: str | Path | None = None) -> list[Lesson]:
+    """The lessons of a folder (the shipped course by default), sorted by number.
+
+    Raises RingsimError 'file:line: reason' for the first malformed file.
+    """
+    lessons, problems = check_lessons(directory)
+    if problems:
+        raise RingsimError(str(problems[0]))
+    return lessons
+
+
+def load_lesson(path: Path, problems: list[Problem]) -> Lesson | None:
+    """One lesson file; problems found are appended (None when the file cannot be used)."""
+    def refuse(line: int, reason: str):
+        problems.append(Problem(path, line, reason))
+        raise _Refused
+    try:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            refuse(1, f"cannot read the file: {error}")
+        lines = text.splitlines()
+        front, body_start = _front_matter(lines, refuse)
+        scenario, title, stops = _settings(front, refuse)
+        drafts = _sections(lines, body_start, refuse)
+        _check_stops(drafts, stops, front, len(scenario.plan()), refuse)
+    except _Refused:
+        return None
+    number = int(re.match(r"\d+", path.name).group())
+    sections = _fill(drafts, scenario, path, problems)
+    if sections is None:
+        return None
+    return Lesson(number, title, path, scenario, stops, sections)
+
+
+def _front_matter(lines: list[str], refuse) -> tuple[dict, int]:
+    """key: value pairs between the opening '---' and the next; returns them with their lines."""
+    if not lines or lines[0].strip() != "---":
+        refuse(1, "a lesson must start with front matter: a '---' line, 'title: …' and so on, '---'")
+    front: dict[str, tuple[int, str]] = {}
+    for index in range(1, len(lines)):
+        line, number = lines[index], index + 1
+        if line.strip() == "---":
+            return front, index + 1
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, colon, value = line.partition(":")
+        key = key.strip()
+        if not colon:
+            refuse(number, f"front matter lines are 'key: value', got {line.strip()!r}")
+        if key not in FRONT_KEYS:
+            refuse(number, f"unknown front matter key {key!r}; known keys: {', '.join(FRONT_KEYS)}")
+        if key in front:
+            refuse(number, f"front matter key {key!r} given twice")
+        front[key] = (number, value.strip())
+    refuse(1, "the front matter is not closed: add a '---' line after it")
+
+
+def _settings(front: dict, refuse) -> tuple[Scenario, str, list[int]]:
+    """Title, scenario and stops from the front matter, each checked."""
+    for key in ("title", "gpus", "elements", "stops"):
+        if key not in front:
+            refuse(1, f"the front matter needs '{key}:'")
+    line, title = front["title"]
+    if not title:
+        refuse(line, "the title is empty")
+    line, algorithm = front.get("algorithm", (1, "ring"))
+    if algorithm not in ALGORITHMS:
+        refuse(line, f"unknown algorithm {algorithm!r}; choose one of: {', '.join(ALGORITHMS)}")
+    gpus = _whole(front["gpus"], "gpus", refuse)
+    elements = _whole(front["elements"], "elements", refuse)
+    master = _whole(front["master"], "master", refuse) if "master" in front else None
+    try:
+        check_gpus(gpus)
+    except RingsimError as error:
+        refuse(front["gpus"][0], str(error))
+    if gpus > SYMBOLIC_MAX_GPUS:
+        refuse(front["gpus"][0], f"a lesson's scenario runs beside the text, so gpus must be "
+                                 f"from 1 to {SYMBOLIC_MAX_GPUS}, got {gpus} (placeholders may "
+                                 f"name larger scenarios: formula.total gpus=1000)")
+    try:
+        check_elements(elements)
+    except RingsimError as error:
+        refuse(front["elements"][0], str(error))
+    if elements > MAX_ELEMENTS:
+        refuse(front["elements"][0], f"a lesson's scenario runs beside the text, so elements must "
+                                     f"be from 0 to {MAX_ELEMENTS:,}, got {elements:,}")
+    if master is not None and algorithm != "master":
+        refuse(front["master"][0], "'master:' applies only to 'algorithm: master'")
+    try:
+        make_plan(algorithm, gpus, master=master)
+    except RingsimError as error:
+        refuse(front.get("master", front.get("algorithm", (1, "")))[0], str(error))
+    line, value = front["stops"]
+    stops = []
+    for part in value.strip("[]").replace(",", " ").split():
+        try:
+            stops.append(int(part))
+        except ValueError:
+            refuse(line, f"stops must be whole numbers (steps done), got {part!r}")
+    return Scenario(algorithm, gpus, elements, master), title, stops
+
+
+def _whole(entry: tuple[int, str], key: str, refuse) -> int:
+    line, value = entry
+    try:
+        return int(value.replace(",", "_"))
+    except ValueError:
+        refuse(line, f"{key} must be a whole number, got {value!r}")
+
+
+def _sections(lines: list[str], start: int, refuse) -> list[_Draft]:
+    """Split the body at stop and pause markers; pull out question blocks."""
+    drafts = [_Draft(None, start + 1)]
+    fence: str | None = None
+    question: tuple[int, list] | None = None
+    for index in range(start, len(lines)):
+        line, number = lines[index], index + 1
+        match = _FENCE.match(line)
+        if question is not None:
+            if match and not match.group(2) and line.strip().startswith(fence):
+                drafts[-1].questions.append(question)
+                question, fence = None, None
+            else:
+                question[1].append((number, line))
+            continue
+        if fence is not None:
+            if match and not match.group(2) and line.strip().startswith(fence):
+                fence = None
+            drafts[-1].lines.append((number, line))
+            continue
+        if match:
+            fence = match.group(1)
+            if match.group(2) == "question":
+                question = (number, [])
+                continue
+            drafts[-1].lines.append((number, line))
+            continue
+        stop = _STOP.match(line)
+        if stop:
+            value = stop.group(1).strip()
+            try:
+                drafts.append(_Draft(int(value), number))
+            except ValueError:
+                refuse(number, f"a stop marker is '<!-- stop N -->' with N the steps done, "
+                               f"got {line.strip()!r}")
+            continue
+        if _PAUSE.match(line):
+            drafts.append(_Draft(None, number))
+            continue
+        if "<!--" in line and re.search(r"<!--\s*(stop|pause)", line):
+            refuse(number, f"a marker must stand alone on its line: {line.strip()!r}")
+        drafts[-1].lines.append((number, line))
+    if question is not None:
+        refuse(question[0], "the question block is not closed with ```")
+    if fence is not None:
+        refuse(len(lines), "a code block is not closed")
+    return drafts
+
+
+def _check_stops(drafts: list[_Draft], stops: list[int], front: dict, steps: int, refuse) -> None:
+    """The markers must be the front matter's stops, in order, each within the run."""
+    line = front["stops"][0]
+    for stop in stops:
+        if not 0 <= stop <= steps:
+            refuse(line, f"stop {stop} is outside the run: this scenario has {steps} steps, "
+                         f"so stops are 0..{steps}")
+    if any(b < a for a, b in zip(stops, stops[1:])):
+        refuse(line, "stops must be in order")
+    marked = [d for d in drafts if d.stop is not None]
+    for draft, stop in zip(marked, stops):
+        if draft.stop != stop:
+            refuse(draft.line, f"this marker says stop {draft.stop} but the front matter's next "
+                               f"stop is {stop}")
+    if len(marked) > len(stops):
+        extra = marked[len(stops)]
+        refuse(extra.line, f"stop {extra.stop} is not listed in the front matter's stops")
+    if len(marked) < len(stops):
+        refuse(line, f"stop {stops[len(marked)]} has no '<!-- stop {stops[len(marked)]} -->' "
+                     f"marker in the text")
+
+
+def _fill(drafts: list[_Draft], scenario: Scenario, path: Path,
+          problems: list[Problem]) -> list[Section] | None:
+    """Evaluate every placeholder and answer; None (problems appended) if any fails."""
+    context = Context(scenario)
+    count = len(problems)
+
+    def resolve(text: str, number: int, position: int | None) -> str:
+        if "{{" in text and "{{" in PLACEHOLDER.sub("", text):
+            problems.append(Problem(path, number, "a placeholder is not closed with '}}'"))
+
+        def one(match: re.Match) -> str:
+            try:
+                return context.evaluate(parse(match.group(1)), position)
+            except RingsimError as error:
+                problems.append(Problem(path, number, f"{{{{{match.group(1).strip()}}}}}: {error}"))
+                return match.group(0)
+        return PLACEHOLDER.sub(one, text)
+
+    sections = []
+    for draft in drafts:
+        text = "\n".join(resolve(line, number, draft.stop) for number, line in draft.lines)
+        questions = [_question(q, resolve, context, draft.stop, path, problems)
+                     for q in draft.questions]
+        text = text.strip("\n")
+        if not text.strip() and not questions and draft.stop is None:
+            continue
+        sections.append(Section(draft.stop, text, [q for q in questions if q], draft.line))
+    return sections if len(problems) == count else None
+
+
+def _question(block, resolve, context: Context, stop: int | None, path: Path,
+              problems: list[Problem]) -> Question | None:
+    """A ```question block: the prompt's lines, then 'answer: <engine expression>'."""
+    start, lines = block
+    prompt, answer = [], None
+    for number, line in lines:
+        key, colon, value = line.strip().partition(":")
+        if colon and key.strip().lower() == "answer":
+            if answer is not None:
+                problems.append(Problem(path, number, "a question has one 'answer:' line"))
+                return None
+            answer = (number, value.strip())
+        elif line.strip():
+            prompt.append(resolve(line.strip(), number, stop))
+    if not prompt:
+        problems.append(Problem(path, start, "the question block has no question text"))
+        return None
+    if answer is None or not answer[1]:
+        problems.append(Problem(path, start, "the question has no 'answer: <expression>' line "
+                                             "(an engine expression such as sent[3])"))
+        return None
+    number, expression = answer
+    expression = expression.strip().removeprefix("{{").removesuffix("}}").strip()
+    if re.fullmatch(r"[-+\d.,\s]+", expression) or not expression[:1].isalpha():
+        problems.append(Problem(path, number, f"answer {expression!r} is typed by hand: write an "
+                                              f"engine expression such as sent[3] or ledger.total"))
+        return None
+    try:
+        value = context.evaluate(parse(expression), stop)
+    except RingsimError as error:
+        problems.append(Problem(path, number, f"answer {expression!r}: {error}"))
+        return None
+    return Question(" ".join(prompt), value, expression, start)

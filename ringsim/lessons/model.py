@@ -1,0 +1,90 @@
+"""What a loaded lesson is: its scenario, its sections (text at a stop) and its questions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..algorithms import make_plan
+from ..plan import Plan
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """The simulation a lesson runs beside its text: algorithm, G, N and the 1-based master."""
+
+    algorithm: str
+    gpus: int
+    elements: int
+    master: int | None = None
+
+    def plan(self) -> Plan:
+        """The scenario's plan (no gradient arrays)."""
+        return make_plan(self.algorithm, self.gpus, master=self.master)
+
+    def simulation(self, xp=None):
+        """A fresh Simulation of the scenario, at the start (NumPy unless xp is given)."""
+        import numpy as np
+
+        from ..simulation import Simulation
+        return Simulation.create(self.algorithm, self.gpus, self.elements, master=self.master,
+                                 xp=np if xp is None else xp)
+
+
+def _normalise(text: str) -> str:
+    """A reply reduced to what matters for comparing: no case, spaces, commas or 'GPU'."""
+    text = text.strip().lower().rstrip(".")
+    text = re.sub(r"[\s,_]", "", text)
+    return text.removeprefix("gpu")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question whose answer the engine computed (never typed in the lesson file)."""
+
+    prompt: str
+    answer: str
+    expression: str = ""
+    line: int = 0
+
+    def check(self, reply: str) -> bool:
+        """True when the learner's reply matches the answer (ignoring case, spaces, commas, 'GPU')."""
+        given, wanted = _normalise(reply), _normalise(self.answer)
+        if given == wanted:
+            return True
+        try:
+            return float(given) == float(wanted)
+        except ValueError:
+            return False
+
+
+@dataclass(frozen=True)
+class Section:
+    """Text to read at one stop: `stop` is the simulation position (steps done), or None."""
+
+    stop: int | None
+    text: str
+    questions: list[Question] = field(default_factory=list)
+    line: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class Lesson:
+    """One lesson file, loaded and checked: every placeholder filled, every answer computed."""
+
+    number: int
+    title: str
+    path: Path
+    scenario: Scenario
+    stops: list[int]
+    _sections: list[Section] = field(repr=False, default_factory=list)
+
+    def sections(self) -> list[Section]:
+        """The lesson's sections in reading order (placeholders already filled from the engine)."""
+        return list(self._sections)
+
+    @property
+    def questions(self) -> list[Question]:
+        """Every question of the lesson, in order."""
+        return [q for s in self._sections for q in s.questions]

@@ -1,0 +1,115 @@
+"""Running a lesson in the terminal: text, the simulator's state at each stop, questions."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from ..simulation import Simulation
+from .model import Lesson, Question, Section
+
+RULE = "─"
+
+
+def state_lines(sim: Simulation, max_terms: int = 4) -> list[str]:
+    """What every GPU holds now, one row per GPU, segment by segment ('GPU1  a₁ │ d₄+a₄')."""
+    if sim.symbolic is None:
+        return []
+    g = sim.plan.gpus
+    labels = [[sim.symbolic.label(gpu, j, max_terms=max_terms) for j in range(g)] for gpu in range(g)]
+    widths = [max(len(row[j]) for row in labels) for j in range(g)]
+    name = len(f"GPU{g}")
+    return [f"  GPU{gpu + 1:<{name - 3}}  " + " │ ".join(f"{label:<{w}}" for label, w in zip(row, widths))
+            .rstrip() for gpu, row in enumerate(labels)]
+
+
+def listing(lessons: list[Lesson]) -> list[str]:
+    """One line per lesson: number, title and scenario."""
+    width = max((len(l.title) for l in lessons), default=0)
+    lines = []
+    for l in lessons:
+        s = l.scenario
+        stops = f"{len(l.stops)} stop{'s' if len(l.stops) != 1 else ''}"
+        lines.append(f"{l.number:>3}  {l.title:<{width}}  {s.algorithm}, G={s.gpus}, N={s.elements}, "
+                     f"{stops}")
+    return lines
+
+
+class Runner:
+    """Prints a lesson section by section; waits for Enter and asks questions when interactive."""
+
+    def __init__(self, lesson: Lesson, out: TextIO, inp: TextIO | None) -> None:
+        self.lesson, self.out, self.inp = lesson, out, inp
+        self.sim = lesson.scenario.simulation()
+        self.right = 0
+        self.asked = 0
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def read(self, prompt: str) -> str | None:
+        """A line from the learner, or None at end of input (then we stop waiting)."""
+        if self.inp is None:
+            return None
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.inp.readline()
+        if not line:
+            self.inp = None
+            self.say()
+            return None
+        return line.rstrip("\n")
+
+    def run(self) -> int:
+        """Run the whole lesson; returns 0 (also when the learner quits early with q)."""
+        lesson = self.lesson
+        self.say(f"Lesson {lesson.number} · {lesson.title}")
+        self.say(f"Scenario: {self.sim.title}")
+        sections = lesson.sections()
+        for index, section in enumerate(sections):
+            self.show(section)
+            for question in section.questions:
+                self.ask(question)
+            if index + 1 < len(sections):
+                reply = self.read("\n[Enter: continue · q: quit] ")
+                if reply is not None and reply.strip().lower() in ("q", "quit"):
+                    self.say("Stopped. Run it again any time.")
+                    return 0
+        if self.asked:
+            self.say(f"\nEnd of lesson {lesson.number}: {self.right} of {self.asked} answers right.")
+        else:
+            self.say(f"\nEnd of lesson {lesson.number}.")
+        return 0
+
+    def show(self, section: Section) -> None:
+        self.say()
+        if section.stop is not None:
+            self.sim.goto(section.stop)
+            where = f"after step {section.stop} of {len(self.sim.plan)}" if section.stop else "before step 1"
+            self.say(f"{RULE * 3} {self.sim.banner} ({where}) {RULE * 3}")
+            self.say("\n".join(state_lines(self.sim)))
+            self.say()
+        self.say(section.text)
+
+    def ask(self, question: Question) -> None:
+        self.say(f"\nQuestion: {question.prompt}")
+        if self.inp is None:
+            self.say(f"Answer: {question.answer}")
+            return
+        reply = self.read("Your answer (Enter to see it): ")
+        if reply is None or not reply.strip():
+            self.say(f"Answer: {question.answer}")
+            return
+        self.asked += 1
+        if question.check(reply):
+            self.right += 1
+            self.say(f"Right: {question.answer}.")
+        else:
+            self.say(f"Not quite: the engine says {question.answer}.")
+
+
+def run_lesson(lesson: Lesson, out: TextIO, inp: TextIO | None = None) -> int:
+    """Run a lesson; with inp None it prints straight through, answers shown."""
+    return Runner(lesson, out, inp).run()
+
+
+__all__ = ["listing", "run_lesson", "state_lines"]

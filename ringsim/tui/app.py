@@ -1,0 +1,202 @@
+"""The ringsim App: owns one Simulation, turns keys into engine calls, and shows the result."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from textual.app import App
+from textual.binding import Binding
+from textual.timer import Timer
+
+from ..errors import RingsimError
+from ..simulation import Simulation
+from .scenario import (MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, Scenario, check_view_limits,
+                       fewer_elements, more_elements)
+from .screens.help import HelpScreen
+from .screens.simulator import SimulatorScreen
+
+SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # autoplay: seconds per iteration, slow to fast
+
+
+class RingsimApp(App[None]):
+    """Step through an all-reduce: the App's Simulation is the only source of figures."""
+
+    CSS_PATH = "ringsim.tcss"
+    TITLE = "ringsim"
+    ENABLE_COMMAND_PALETTE = False
+
+    BINDINGS = [
+        Binding("right,n", "next", "Next"),
+        Binding("left,p", "back", "Back"),
+        Binding("space", "play", "Play"),
+        Binding("plus", "faster", "Faster", show=False),
+        Binding("minus", "slower", "Slower", show=False),
+        Binding("r", "reset", "Reset"),
+        Binding("a", "algorithm", "Algo"),
+        Binding("g", "gpus(-1)", "−GPU", key_display="g"),
+        Binding("G", "gpus(1)", "+GPU", key_display="G"),
+        Binding("e", "elements(-1)", "−N", key_display="e"),
+        Binding("E", "elements(1)", "+N", key_display="E"),
+        Binding("v", "values", "Values"),
+        Binding("P", "present", "Present", key_display="P"),
+        Binding("l", "lesson", "Lesson"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self, sim: Simulation | None = None, *, master: int | None = None,
+                 present: bool = False, values: bool = False) -> None:
+        super().__init__()
+        self.sim = sim if sim is not None else Simulation.create("ring", 4, 8)
+        check_view_limits(self.sim.plan.gpus, self.sim.layout.elements)
+        self.scenario = Scenario(self.sim.plan.algorithm, self.sim.plan.gpus,
+                                 self.sim.layout.elements, master)
+        self.present = present
+        self.values = values
+        self.speed = 1
+        self.playing = False
+        self._timer: Timer | None = None
+        self.simulator = SimulatorScreen()
+
+    def get_default_screen(self) -> SimulatorScreen:
+        return self.simulator
+
+    async def refresh_view(self) -> None:
+        """Send the Simulation's state down to the screen."""
+        await self.simulator.show(self.sim, values=self.values, playing=self.playing,
+                                  delay=SPEEDS[self.speed], present=self.present)
+
+    # --- moving through the plan ------------------------------------------------------
+    async def action_next(self) -> None:
+        """Carry out the next iteration."""
+        if self.sim.done:
+            self.notify("The run is done: press r to start again.", severity="information")
+            return
+        self.sim.step()
+        await self.refresh_view()
+
+    async def action_back(self) -> None:
+        """Undo the last iteration."""
+        if self.sim.position == 0:
+            self.notify("Already at the start.", severity="information")
+            return
+        self.sim.back()
+        await self.refresh_view()
+
+    async def action_reset(self) -> None:
+        """Back to the start."""
+        self._stop()
+        self.sim.reset()
+        await self.refresh_view()
+
+    async def goto(self, position: int) -> None:
+        """Show the state after `position` steps."""
+        self.sim.goto(position)
+        await self.refresh_view()
+
+    # --- autoplay ---------------------------------------------------------------------
+    async def action_play(self) -> None:
+        """Start or stop stepping on a timer (from the start again when the run is done)."""
+        if self.playing:
+            self._stop()
+        else:
+            if self.sim.done:
+                self.sim.reset()
+            self.playing = True
+            self._restart_timer()
+        await self.refresh_view()
+
+    async def action_faster(self) -> None:
+        """Shorter autoplay delay."""
+        await self._set_speed(self.speed + 1)
+
+    async def action_slower(self) -> None:
+        """Longer autoplay delay."""
+        await self._set_speed(self.speed - 1)
+
+    async def _set_speed(self, speed: int) -> None:
+        if not 0 <= speed < len(SPEEDS):
+            self.notify(f"Autoplay runs at {SPEEDS[0]:g} to {SPEEDS[-1]:g} s per iteration.",
+                        severity="warning")
+            return
+        self.speed = speed
+        if self.playing:
+            self._restart_timer()
+        await self.refresh_view()
+
+    def _restart_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_interval(SPEEDS[self.speed], self._tick)
+
+    def _stop(self) -> None:
+        self.playing = False
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    async def _tick(self) -> None:
+        if self.sim.done:
+            self._stop()
+        else:
+            self.sim.step()
+        await self.refresh_view()
+
+    # --- changing the scenario --------------------------------------------------------
+    async def switch(self, scenario: Scenario, position: int = 0) -> bool:
+        """Simulate another scenario (from its start, or at `position`); refused with a notice."""
+        try:
+            check_view_limits(scenario.gpus, scenario.elements)
+            sim = Simulation.create(scenario.algorithm, scenario.gpus, scenario.elements,
+                                    master=scenario.master, xp=self.sim.xp)
+            sim.goto(position)
+        except RingsimError as error:
+            self.notify(str(error), severity="warning")
+            return False
+        self._stop()
+        self.sim, self.scenario = sim, scenario
+        await self.refresh_view()
+        return True
+
+    async def action_algorithm(self) -> None:
+        """Ring → master → naive → ring, same G and N."""
+        await self.switch(self.scenario.next_algorithm())
+
+    async def action_gpus(self, change: int) -> None:
+        """One GPU fewer or more (1 to 64)."""
+        gpus = self.scenario.gpus + change
+        if not MIN_GPUS <= gpus <= MAX_GPUS:
+            self.notify(f"The view shows {MIN_GPUS} to {MAX_GPUS} GPUs.", severity="warning")
+            return
+        await self.switch(self.scenario.with_gpus(gpus))
+
+    async def action_elements(self, change: int) -> None:
+        """Fewer or more elements per GPU (0 to 4,096)."""
+        n = self.scenario.elements
+        elements = more_elements(n) if change > 0 else fewer_elements(n)
+        if not 0 <= elements <= MAX_ELEMENTS:
+            self.notify(f"The view shows 0 to {MAX_ELEMENTS:,} elements per GPU.", severity="warning")
+            return
+        await self.switch(replace(self.scenario, elements=elements))
+
+    # --- how it is shown --------------------------------------------------------------
+    async def action_values(self) -> None:
+        """Cells show labels (a₁+b₁) or the numbers they hold."""
+        if self.sim.plan.gpus > 8:
+            self.notify("Numbers are shown for up to 8 GPUs; the heat map shows the sums.",
+                        severity="information")
+        self.values = not self.values
+        await self.refresh_view()
+
+    async def action_present(self) -> None:
+        """Presentation mode on or off: large, high-contrast cells for a projector."""
+        self.present = not self.present
+        await self.refresh_view()
+
+    def action_help(self) -> None:
+        """The key help."""
+        self.push_screen(HelpScreen())
+
+    def action_lesson(self) -> None:
+        """The lesson panel (needs ringsim.lessons)."""
+        self.notify("Lessons are not available in this build.", severity="warning")

@@ -1,0 +1,34 @@
+"""Which cells the step just carried out sent from and received into, read off its transfers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..plan import Step
+
+
+def cell_peers(step: Step | None, gpus: int) -> tuple[list[list[list[int]]], list[list[list[int]]]]:
+    """For every (GPU, segment): the GPUs it sent to and the GPUs it received from in `step`."""
+    sent_to = [[[] for _ in range(gpus)] for _ in range(gpus)]
+    came_from = [[[] for _ in range(gpus)] for _ in range(gpus)]
+    if step is not None:
+        for t in step.transfers():
+            for segment in range(t.first, t.last + 1):
+                sent_to[t.src][segment].append(t.dst)
+                came_from[t.dst][segment].append(t.src)
+    return sent_to, came_from
+
+
+def cell_masks(step: Step | None, gpus: int) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean G×G masks of the cells that sent and that received in `step` (fast at any G)."""
+    return _mask(step, step.src if step else None, gpus), _mask(step, step.dst if step else None, gpus)
+
+
+def _mask(step: Step | None, gpu: np.ndarray | None, gpus: int) -> np.ndarray:
+    if step is None or len(step) == 0:
+        return np.zeros((gpus, gpus), dtype=bool)
+    # Each transfer covers segments first..last: +1 at first, −1 after last, then a running sum.
+    edges = np.zeros((gpus, gpus + 1), dtype=np.int64)
+    np.add.at(edges, (gpu, step.first), 1)
+    np.add.at(edges, (gpu, step.last + 1), -1)
+    return np.cumsum(edges, axis=1)[:, :gpus] > 0

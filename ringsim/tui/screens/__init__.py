@@ -1,0 +1,1 @@
+"""The TUI's screens: the simulator and the key help."""

@@ -1,0 +1,83 @@
+"""The simulator screen: banner, GPU view (panels or heat map), transfers and counters."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Container, Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ...simulation import Simulation
+from ..scenario import DETAIL_MAX_GPUS
+from ..widgets.counters import Counters
+from ..widgets.gpu_grid import GpuGrid
+from ..widgets.heat_map import HeatMap
+from ..widgets.phase_banner import PhaseBanner
+from ..widgets.too_small import TooSmall
+from ..widgets.transfer_list import TransferList
+
+MIN_SIZE = (80, 24)
+MIN_SIZE_PRESENT = (100, 30)
+
+LEGEND = "→ sent to   ← received from (+ added, = replaced)   ⇄ both   ✓ complete sum   v: numbers"
+
+
+class SimulatorScreen(Screen):
+    """Everything the App's Simulation holds, refreshed by show() after every change."""
+
+    def compose(self) -> ComposeResult:
+        yield PhaseBanner(id="banner")
+        yield TooSmall(id="too-small")
+        with Horizontal(id="body"):
+            with Container(id="main"):
+                with VerticalScroll(id="view"):
+                    yield GpuGrid(id="grid")
+                    yield HeatMap(id="heat")
+                    yield Static(LEGEND, id="legend")
+                with Container(id="bottom"):
+                    with VerticalScroll(id="transfers-box") as box:
+                        box.border_title = "This iteration"
+                        yield TransferList(id="transfers")
+                    with VerticalScroll(id="counters-box") as box:
+                        box.border_title = "Elements moved"
+                        yield Counters(id="counters")
+        yield Footer(compact=True)
+
+    ready = False  # True once the widgets exist; earlier show() calls wait for on_mount's
+
+    async def on_mount(self) -> None:
+        # The App owns the Simulation; once the widgets exist, ask it for the first frame.
+        self.ready = True
+        await self.app.refresh_view()
+
+    async def show(self, sim: Simulation, *, values: bool = False, playing: bool = False,
+                   delay: float = 1.0, present: bool = False) -> None:
+        """Show the Simulation as it is now (rebuilding the GPU panels only when G changed)."""
+        if not self.ready:
+            return
+        heat = sim.plan.gpus > DETAIL_MAX_GPUS
+        self.set_class(heat, "-heat")
+        self.set_class(present, "-present")
+        self.query_one(PhaseBanner).show(sim, playing, delay)
+        grid = self.query_one(GpuGrid)
+        if heat:
+            await grid.build(0)
+            self.query_one(HeatMap).show(sim)
+        else:
+            await grid.build(sim.plan.gpus)
+            grid.show(sim, values)
+        self.query_one(TransferList).show(sim)
+        self.query_one(Counters).show(sim)
+        self._fit(self.size.width, self.size.height)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        """Show a message instead of the view when the terminal is too small for it."""
+        need_width, need_height = MIN_SIZE_PRESENT if self.has_class("-present") else MIN_SIZE
+        small = width < need_width or height < need_height
+        self.set_class(small, "-too-small")
+        if small:
+            self.query_one(TooSmall).show(width, height, need_width, need_height)

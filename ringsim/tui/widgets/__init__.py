@@ -1,0 +1,1 @@
+"""The TUI's widgets, one per module; each has a show() that takes what the Simulation holds."""

@@ -1,0 +1,71 @@
+"""The detailed GPU view (up to 8 GPUs): one panel per GPU, one cell per segment."""
+
+from __future__ import annotations
+
+from textual.containers import Horizontal
+
+from ...backend import to_numpy
+from ...naming import gpu_name
+from ...simulation import Simulation
+from ..marks import cell_peers
+from .gpu_panel import GpuPanel
+
+NUMBERS_SHOWN = 16  # a cell shows at most this many of a segment's numbers, then "…"
+
+
+def _note(sent_to: list[int], came_from: list[int], op: str) -> str:
+    """'→ GPU2', '← GPU1 +', '⇄ 3 GPUs': who this cell sent to and received from."""
+    def who(gpus: list[int]) -> str:
+        return gpu_name(gpus[0]) if len(gpus) == 1 else f"{len(gpus)} GPUs"
+    if sent_to and came_from:
+        return f"⇄ {who(sent_to)}" if sent_to == came_from else f"→{who(sent_to)} ←{who(came_from)}"
+    if sent_to:
+        return f"→ {who(sent_to)}"
+    if came_from:
+        return f"← {who(came_from)} {'+' if op == 'reduce' else '='}"
+    return ""
+
+
+class GpuGrid(Horizontal):
+    """GPU panels side by side, fed by the Simulation (labels, values, the last step's moves)."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.gpus = 0
+
+    async def build(self, gpus: int) -> None:
+        """Replace the panels when G changes (stepping only updates cells)."""
+        if gpus == self.gpus:
+            return
+        await self.remove_children()
+        self.gpus = gpus
+        await self.mount_all([GpuPanel(g, gpus) for g in range(gpus)])
+
+    def show(self, sim: Simulation, values: bool) -> None:
+        """Show every buffer as the Simulation holds it now, and the step just carried out."""
+        gpus = sim.plan.gpus
+        step = sim.current
+        sent_to, came_from = cell_peers(step, gpus)
+        op = step.op if step is not None else ""
+        ledger = sim.ledger()
+        master = sim.plan.options.get("master") if sim.plan.algorithm == "master" else None
+        numbers = to_numpy(sim.values()) if values else None
+        max_terms = 0 if gpus <= 4 else 4
+        for panel in self.query(GpuPanel):
+            g = panel.gpu
+            title = gpu_name(g) + (" · master" if g == master else "")
+            panel.show_load(title, int(ledger.sent[g]), int(ledger.received[g]), master=g == master)
+            for cell in panel.cells:
+                j = cell.segment
+                complete = sim.symbolic.is_complete(g, j)
+                if numbers is not None:
+                    row = numbers[g, sim.layout.offset(j):sim.layout.offset(j + 1)]
+                    text = " ".join(str(v) for v in row[:NUMBERS_SHOWN].tolist()) or "(empty)"
+                    if len(row) > NUMBERS_SHOWN:
+                        text += " …"
+                else:
+                    text = sim.symbolic.label(g, j, max_terms=max_terms)
+                if complete:
+                    text += " ✓"
+                cell.show(text, _note(sent_to[g][j], came_from[g][j], op), complete=complete,
+                          sending=bool(sent_to[g][j]), receiving=bool(came_from[g][j]))

@@ -1,0 +1,15 @@
+"""What a terminal too small for the view shows instead of a broken layout."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+
+class TooSmall(Static):
+    """'The terminal is 60×20; ringsim needs at least 80×24.'"""
+
+    def show(self, width: int, height: int, need_width: int, need_height: int) -> None:
+        """Say how large the terminal is and how large it must be."""
+        self.update(f"The terminal is {width}×{height}; ringsim needs at least "
+                    f"{need_width}×{need_height}.\n\nEnlarge the window (or the font smaller), "
+                    f"or press q to quit.")

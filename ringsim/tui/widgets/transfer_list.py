@@ -1,0 +1,30 @@
+"""The transfers of the iteration just carried out, in the seed's sentences."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ...simulation import Simulation
+
+MAX_LINES = 200  # the naive flood at G=64 has 4,032 sentences; the rest is summarised in one line
+
+
+class TransferList(Static):
+    """'GPU1 sends a₁ to GPU2, where it is added to b₁', one line per transfer."""
+
+    def show(self, sim: Simulation) -> None:
+        """List the Simulation's sentences for the step carried out last."""
+        lines = sim.sentences()
+        self.lines = lines
+        if not lines:
+            hint = "Press → or n to carry out the first iteration." if not sim.done else \
+                "Nothing moves." if not len(sim.plan) else ""
+            self.update(Text(hint, style="dim"))
+            return
+        text = Text()
+        for line in lines[:MAX_LINES]:
+            text.append(line + "\n")
+        if len(lines) > MAX_LINES:
+            text.append(f"… and {len(lines) - MAX_LINES:,} more transfers in this iteration\n", style="dim")
+        self.update(text)

@@ -1,0 +1,105 @@
+"""The walkthrough, the comparison table and the benchmark, as a user runs them."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ringsim.cli import main
+
+
+def run(argv, capsys):
+    status = main(argv)
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_walk_defaults_to_the_seed(capsys):
+    status, out, _ = run(["walk"], capsys)
+    assert status == 0
+    assert out.startswith("Ring all-reduce · 4 GPUs · 8 elements per GPU\n")
+    lines = [line.strip() for line in out.splitlines()]
+    assert lines.index("Reduce-scatter · iteration 1 of 3") < lines.index(
+        "GPU1 sends a₁ to GPU2, where it is added to b₁") < lines.index(
+        "Reduce-scatter · iteration 2 of 3") < lines.index(
+        "GPU1 sends (d₄+a₄) to GPU2, where it is added to b₄") < lines.index("All-gather")
+    assert "GPU1 sends (a₂+b₂+c₂+d₂) to GPU2, where it replaces b₂" in lines
+    assert "Every GPU holds the sum: yes" in lines
+    assert any(line.startswith("elements moved") and line.endswith("2·(G−1)·N = 48")
+               and " 48 " in line for line in lines)
+
+
+def test_walk_values_shows_real_sums(capsys):
+    status, out, _ = run(["walk", "--values", "--gpus", "2", "--elements", "2"], capsys)
+    assert status == 0
+    start = out.index("Start")
+    gpu_lines = [line.split(":")[1].split("|") for line in out[start:].splitlines()
+                 if line.strip().startswith("GPU") and ":" in line and "sends" not in line]
+    first = [[int(v) for v in cell.split()] for cell in gpu_lines[0]]
+    second = [[int(v) for v in cell.split()] for cell in gpu_lines[1]]
+    final = [[int(v) for v in cell.split()] for cell in gpu_lines[-1]]
+    assert final == [[a[0] + b[0]] for a, b in zip(first, second)]
+
+
+def test_walk_json_lines(capsys):
+    status, out, _ = run(["walk", "--json"], capsys)
+    records = [json.loads(line) for line in out.splitlines()]
+    steps, summary = records[:-1], records[-1]
+    assert status == 0 and len(steps) == 6
+    first = steps[0]
+    assert first["type"] == "step" and first["phase"] == "Reduce-scatter" and first["iteration"] == 1
+    assert first["transfers"][0] == {
+        "src": 1, "dst": 2, "segment": 1, "op": "reduce", "elements": 2, "label": "a₁",
+        "sentence": "GPU1 sends a₁ to GPU2, where it is added to b₁"}
+    assert steps[1]["transfers"][0]["label"] == "d₄+a₄"
+    assert steps[3]["transfers"][0]["op"] == "copy"
+    assert summary == {"type": "summary", "algorithm": "ring", "gpus": 4, "elements_per_gpu": 8,
+                       "total_elements": 48, "formula_total": 48, "sent": [12] * 4,
+                       "received": [12] * 4, "steps": 6, "messages": 24, "busiest_gpu": 1,
+                       "correct": True}
+
+
+@pytest.mark.parametrize("algorithm, total, steps, messages", [
+    ("naive", 5 * 4 * 7, 1, 20), ("master", 2 * 4 * 7, 2, 8)])
+def test_walk_json_other_algorithms(capsys, algorithm, total, steps, messages):
+    _, out, _ = run(["walk", "--json", "-a", algorithm, "-g", "5", "-n", "7"], capsys)
+    summary = json.loads(out.splitlines()[-1])
+    assert (summary["total_elements"], summary["steps"], summary["messages"]) == (total, steps, messages)
+    assert summary["formula_total"] == total and summary["correct"] is True
+
+
+def test_compare_answers_the_interview_at_scale(capsys):
+    status, out, _ = run(["compare", "--gpus", "1000", "--elements", "7000000000", "--json"], capsys)
+    rows = {r["algorithm"]: r for r in map(json.loads, out.splitlines())}
+    assert status == 0
+    assert rows["ring"]["total_elements"] == rows["ring"]["formula_total"] == 2 * 999 * 7_000_000_000
+    assert rows["ring"]["busiest_sent"] == 2 * 999 * 7_000_000_000 // 1000
+    assert rows["master"]["busiest_received"] == 999 * 7_000_000_000
+    assert rows["naive"]["total_elements"] == 1000 * 999 * 7_000_000_000
+    assert rows["ring"]["steps"] == 1998 and rows["master"]["steps"] == 2
+
+
+def test_compare_table(capsys):
+    status, out, _ = run(["compare"], capsys)
+    assert status == 0
+    assert "Ring all-reduce" in out and "GPU1: 12 / 12" in out and "GPU1: 24 / 24" in out
+    assert "G·(G−1)·N = 96" in out
+
+
+def test_bench_quick_json(capsys):
+    status, out, _ = run(["bench", "--quick", "--json", "--backend", "numpy"], capsys)
+    records = [json.loads(line) for line in out.splitlines()]
+    assert status == 0
+    assert [r["case"] for r in records] == ["ring-efficiency", "ring-scale", "ring-peak-memory"]
+    for r in records:
+        assert {"case", "gpus", "elements", "seconds", "ratio"} <= set(r)
+        assert r["ratio"] > 0
+    assert records[0]["gpus"] == 8 and records[1]["gpus"] == 1024
+
+
+def test_help_on_every_command():
+    for command in ["walk", "compare", "bench"]:
+        proc = subprocess.run([sys.executable, "-m", "ringsim", command, "--help"],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0 and "usage: ringsim " + command in proc.stdout

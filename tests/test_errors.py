@@ -1,0 +1,73 @@
+"""Bad input gets a clear one-line error: RingsimError in Python, exit status 2 on the CLI."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ringsim import RingsimError, Simulation, allreduce, make_plan
+from ringsim.cli import main
+
+
+@pytest.mark.parametrize("gpus, message", [
+    (0, "the number of GPUs must be from 1"),
+    (-3, "the number of GPUs must be from 1"),
+    (2.5, "the number of GPUs must be a whole number"),
+    ("4", "the number of GPUs must be a whole number"),
+    (True, "the number of GPUs must be a whole number"),
+])
+def test_bad_gpu_counts(gpus, message):
+    with pytest.raises(RingsimError, match=message):
+        make_plan("ring", gpus)
+
+
+def test_bad_elements_unknown_algorithm_and_master():
+    with pytest.raises(RingsimError, match="elements per GPU must be at least 0"):
+        Simulation.create("ring", 4, -1)
+    with pytest.raises(RingsimError, match="unknown algorithm 'tree'; choose one of: ring, master, naive"):
+        make_plan("tree", 4)
+    with pytest.raises(RingsimError, match="the master GPU must be from 1 to 4, got 5"):
+        make_plan("master", 4, master=5)
+    with pytest.raises(RingsimError, match="the master GPU must be from 1 to 4, got 0"):
+        make_plan("master", 4, master=0)
+
+
+def test_bad_arrays():
+    with pytest.raises(RingsimError, match=r"same shape: GPU1 has \(3,\), GPU2 has \(4,\)"):
+        allreduce([np.zeros(3), np.zeros(4)])
+    with pytest.raises(RingsimError, match="same dtype: GPU1 has float64, GPU2 has int64"):
+        allreduce([np.zeros(3), np.zeros(3, dtype=np.int64)])
+    with pytest.raises(RingsimError, match="must be numeric .* got bool"):
+        allreduce([np.zeros(3, dtype=bool)] * 2)
+    with pytest.raises(RingsimError, match="must be numeric .* got <U1"):
+        allreduce([np.array(["a"]), np.array(["b"])])
+    with pytest.raises(RingsimError, match="at least one array"):
+        allreduce([])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["walk", "--gpus", "0"], "the number of GPUs must be from 1"),
+    (["walk", "--gpus", "2.5"], "the number of GPUs must be a whole number"),
+    (["walk", "--gpus", "four"], "expected a whole number, got 'four'"),
+    (["walk", "--elements", "-1"], "elements per GPU must be at least 0"),
+    (["walk", "--algorithm", "tree"], "invalid choice: 'tree'"),
+    (["walk", "--algorithm", "master", "--master", "9"], "the master GPU must be from 1 to 4, got 9"),
+    (["walk", "--master", "2"], "--master only applies to the master algorithm"),
+    (["walk", "--gpus", "500"], "walk prints every transfer"),
+    (["compare", "--gpus", "0"], "the number of GPUs must be from 1"),
+    (["bench", "--backend", "tpu"], "invalid choice: 'tpu'"),
+])
+def test_cli_errors_are_one_line_with_status_2(argv, message):
+    proc = subprocess.run([sys.executable, "-m", "ringsim", *argv], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("ringsim")
+
+
+def test_main_returns_2_in_process(capsys):
+    assert main(["walk", "--algorithm", "master", "--master", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err == "ringsim: error: the master GPU must be from 1 to 4, got 0\n"

@@ -1,0 +1,87 @@
+"""Every algorithm equals the element-wise sum, for any G, N and numeric dtype."""
+
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given, strategies as st
+
+import ringsim
+from ringsim import Layout, allreduce, check, closed_form, make_plan, measure
+from ringsim.reference import reference_sum, tolerance
+
+from strategies import gradients, scenarios
+
+
+@st.composite
+def cases(draw):
+    algorithm, g, n, master = draw(scenarios())
+    return algorithm, master, draw(gradients(g, n))
+
+
+@given(cases())
+def test_allreduce_equals_the_elementwise_sum(case):
+    algorithm, master, x = case
+    arrays = [row.copy() for row in x]
+    before = [a.copy() for a in arrays]
+    result = allreduce(arrays, algorithm, master=master)
+    # User arrays are never modified.
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(arrays, before))
+    outputs = np.stack(result.outputs) if result.outputs else np.empty((0,))
+    # All GPUs end bitwise identical.
+    assert all(o.tobytes() == outputs[0].tobytes() for o in outputs)
+    expected = reference_sum(x) if len(x[0]) else x[0]
+    if x.dtype.kind in "iu":
+        assert np.array_equal(outputs[0], expected)  # integers wrap the same way in any order
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):
+            diff = np.abs(outputs[0].astype(np.float64) - expected.astype(np.float64))
+            bound = tolerance(x) if len(x[0]) else 0
+            finite = np.isfinite(expected) & np.isfinite(outputs[0])
+        assert np.all(diff[finite] <= np.broadcast_to(bound, diff.shape)[finite])
+        assert np.array_equal(np.isfinite(outputs[0]), np.isfinite(expected)) or x.dtype == np.float16
+
+
+@given(scenarios(), st.sampled_from(["float16", "float32", "float64"]))
+def test_integer_valued_floats_sum_exactly(scenario, dtype):
+    algorithm, g, n, master = scenario
+    x = np.random.default_rng(g * 1000 + n).integers(-64, 64, (g, n)).astype(dtype)
+    out = allreduce(list(x), algorithm, master=master).outputs
+    assert all(np.array_equal(o, x.sum(axis=0, dtype=np.float64).astype(dtype)) for o in out)
+
+
+@given(scenarios())
+def test_symbolic_checker_passes_and_ledger_equals_closed_forms(scenario):
+    algorithm, g, n, master = scenario
+    plan = make_plan(algorithm, g, master=master)
+    assert check(plan) == []
+    ledger = measure(plan, Layout(g, n))
+    form = closed_form(algorithm, g, n)
+    assert ledger.total == form.total.value
+    assert ledger.steps == form.steps.value
+    assert ledger.messages == form.messages.value
+    assert ledger.sent.sum() == ledger.received.sum() == ledger.total
+    if algorithm == "ring":
+        # Each GPU sends all but two of its segments' sizes: within 2 of 2·(G−1)·N/G.
+        assert all(abs(Fraction(int(v)) - form.busiest_sent.value) < 2 for v in ledger.sent)
+        assert all(abs(Fraction(int(v)) - form.busiest_received.value) < 2 for v in ledger.received)
+        if n % g == 0:
+            assert set(ledger.sent.tolist()) <= {form.busiest_sent.value}
+    else:
+        assert ledger.sent.max() == form.busiest_sent.value
+        assert ledger.received.max() == form.busiest_received.value
+    if algorithm == "master" and g > 1:
+        hub = (master or 1) - 1
+        assert ledger.busiest() == hub
+        assert set(ledger.links()) == {(k, hub) for k in range(g) if k != hub} | \
+            {(hub, k) for k in range(g) if k != hub}
+
+
+@given(scenarios(max_gpus=10, max_elements=40))
+def test_simulation_and_api_agree_bitwise(scenario):
+    algorithm, g, n, master = scenario
+    x = np.random.default_rng(n).standard_normal((g, n)).astype(np.float32)
+    sim = ringsim.Simulation.create(algorithm, g, n, master=master, gradients=x)
+    sim.run()
+    assert sim.correct()
+    api = np.stack(allreduce(list(x), algorithm, master=master).outputs)
+    assert api.tobytes() == sim.values().tobytes()

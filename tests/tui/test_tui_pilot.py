@@ -1,0 +1,206 @@
+"""Pilot tests: press keys in the real App and check what the engine and the widgets hold."""
+
+import io
+import json
+from contextlib import redirect_stdout
+
+from ringsim import Simulation
+from ringsim.backend import to_numpy
+from ringsim.cli import main
+from ringsim.tui.app import RingsimApp
+from ringsim.tui.screens.help import HelpScreen
+from ringsim.tui.widgets.counters import Counters
+from ringsim.tui.widgets.gpu_grid import GpuGrid
+from ringsim.tui.widgets.phase_banner import PhaseBanner
+from ringsim.tui.widgets.segment_cell import SegmentCell
+from ringsim.tui.widgets.transfer_list import TransferList
+
+SIZE = (120, 40)
+
+
+def cell(app, gpu: int, segment: int) -> SegmentCell:
+    """The cell of 1-based GPU and segment numbers."""
+    return app.screen.query_one(f"#cell-{gpu}-{segment}", SegmentCell)
+
+
+def notices(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def test_first_iteration_names_the_seeds_transfers(plain):
+    app = RingsimApp()
+    async with app.run_test(size=SIZE) as pilot:
+        assert "Start" in plain(app.screen.query_one(PhaseBanner))
+        await pilot.press("n")
+        lines = app.screen.query_one(TransferList).lines
+        assert lines[0] == "GPU1 sends a₁ to GPU2, where it is added to b₁"
+        assert lines[3] == "GPU4 sends d₄ to GPU1, where it is added to a₄"
+        assert "Reduce-scatter · iteration 1 of 3" in plain(app.screen.query_one(PhaseBanner))
+        sender, receiver = cell(app, 1, 1), cell(app, 2, 1)
+        assert sender.has_class("-sending") and sender.note == "→ GPU2"
+        assert receiver.has_class("-receiving") and receiver.note == "← GPU1 +"
+        assert receiver.text == "a₁+b₁"
+        assert not cell(app, 3, 1).has_class("-sending") and cell(app, 3, 1).note == ""
+
+
+async def test_three_iterations_complete_gpu1_segment_2_and_back_and_reset_undo():
+    app = RingsimApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "n", "right")
+        assert app.sim.position == 3
+        assert app.sim.symbolic.is_complete(0, 1)
+        complete = cell(app, 1, 2)
+        assert complete.has_class("-complete") and complete.text == "a₂+b₂+c₂+d₂ ✓"
+        await pilot.press("p")
+        assert app.sim.position == 2
+        assert not cell(app, 1, 2).has_class("-complete")
+        assert cell(app, 1, 2).text == "a₂"
+        assert cell(app, 1, 3).text == "c₃+d₃+a₃"
+        await pilot.press("left")
+        assert app.sim.position == 1
+        await pilot.press("r")
+        assert app.sim.position == 0
+        assert [cell(app, 2, j).text for j in range(1, 5)] == ["b₁", "b₂", "b₃", "b₄"]
+        await pilot.press("p")
+        assert app.sim.position == 0 and "Already at the start." in notices(app)
+
+
+async def test_run_to_the_end_shows_done_and_refuses_more(plain):
+    app = RingsimApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"nnnnnn")
+        assert "Done: every GPU holds the sum" in plain(app.screen.query_one(PhaseBanner))
+        assert all(c.has_class("-complete") for c in app.screen.query(SegmentCell))
+        await pilot.press("n")
+        assert app.sim.position == 6
+        assert any("done" in n for n in notices(app))
+
+
+async def test_a_cycles_the_algorithms_and_shows_the_master_and_the_flood(plain):
+    app = RingsimApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a")
+        assert app.sim.plan.algorithm == "master"
+        await pilot.press("n")
+        assert "Reduce to GPU1" in plain(app.screen.query_one(PhaseBanner))
+        assert app.screen.query_one("#gpu-1").has_class("-master")
+        assert cell(app, 1, 1).note == "← 3 GPUs +"
+        assert cell(app, 2, 3).note == "→ GPU1"
+        await pilot.press("a")
+        assert app.sim.plan.algorithm == "naive" and app.sim.position == 0
+        await pilot.press("n")
+        assert len(app.screen.query_one(TransferList).lines) == 12
+        assert cell(app, 3, 2).has_class("-exchanging") and cell(app, 3, 2).note == "⇄ 3 GPUs"
+        await pilot.press("a")
+        assert app.sim.plan.algorithm == "ring"
+
+
+async def test_gpus_and_elements_change_and_out_of_range_is_refused_with_a_notice():
+    app = RingsimApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("G")
+        assert app.sim.plan.gpus == 5 and len(app.screen.query(".gpu-panel")) == 5
+        await pilot.press("g", "g", "g", "g")
+        assert app.sim.plan.gpus == 1
+        await pilot.press("g")
+        assert app.sim.plan.gpus == 1 and "The view shows 1 to 64 GPUs." in notices(app)
+        await pilot.press("E")
+        assert app.sim.layout.elements == 9
+        await pilot.press(*"e" * 9)
+        assert app.sim.layout.elements == 0
+        await pilot.press("e")
+        assert app.sim.layout.elements == 0
+        assert "The view shows 0 to 4,096 elements per GPU." in notices(app)
+
+
+async def test_the_upper_limits_are_refused_too():
+    app = RingsimApp(Simulation.create("ring", 64, 4096))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("G", "E")
+        assert (app.sim.plan.gpus, app.sim.layout.elements) == (64, 4096)
+        assert len(notices(app)) == 2
+        await pilot.press("e", "g")
+        assert (app.sim.plan.gpus, app.sim.layout.elements) == (63, 2048)
+
+
+async def test_more_than_8_gpus_switch_to_the_heat_map(plain):
+    app = RingsimApp(Simulation.create("ring", 8, 8))
+    async with app.run_test(size=SIZE) as pilot:
+        assert not app.screen.has_class("-heat")
+        await pilot.press("G", "n")
+        assert app.screen.has_class("-heat")
+        assert len(app.screen.query_one(GpuGrid).children) == 0
+        heat = plain(app.screen.query_one("#heat"))
+        assert "GPU9" in heat and "complete sum" in heat
+        assert app.screen.query_one(TransferList).lines[0] == "GPU1 sends a₁ to GPU2, where it is added to b₁"
+
+
+async def test_v_shows_the_numbers_each_buffer_holds():
+    app = RingsimApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "v")
+        values = to_numpy(app.sim.values())
+        # GPU2's segment 1 now holds a₁+b₁: elements 0 and 1 of its buffer.
+        assert cell(app, 2, 1).text == f"{values[1, 0]} {values[1, 1]}"
+        assert values[1, 0] == to_numpy(app.sim.inputs)[0, 0] + to_numpy(app.sim.inputs)[1, 0]
+        await pilot.press("v")
+        assert cell(app, 2, 1).text == "a₁+b₁"
+
+
+def walk_summary(*args: str) -> dict:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["walk", "--json", *args]) == 0
+    return json.loads(out.getvalue().splitlines()[-1])
+
+
+async def test_counters_match_ringsim_walk_json(plain):
+    for algorithm, keys in (("ring", "nnnnnn"), ("master", "nn"), ("naive", "n")):
+        summary = walk_summary("--algorithm", algorithm, "--gpus", "4", "--elements", "10")
+        app = RingsimApp(Simulation.create(algorithm, 4, 10))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*keys)
+            ledger = app.sim.ledger()
+            assert ledger.total == summary["total_elements"] == summary["formula_total"]
+            assert ledger.sent.tolist() == summary["sent"]
+            assert ledger.received.tolist() == summary["received"]
+            assert (ledger.messages, ledger.steps) == (summary["messages"], summary["steps"])
+            text = plain(app.screen.query_one(Counters))
+            assert f"moved so far {summary['total_elements']}" in " ".join(text.split())
+            assert f"busiest GPU{summary['busiest_gpu']}" in text
+            for g, (sent, received) in enumerate(zip(summary["sent"], summary["received"]), 1):
+                row = next(line for line in text.splitlines() if line.startswith(f"GPU{g} "))
+                assert row.split()[-2:] != [] and [int(x) for x in row.replace("█", " ").replace(
+                    "░", " ").split()[1:]] == [sent, received]
+
+
+async def test_help_presentation_and_small_terminal(plain):
+    app = RingsimApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("P")
+        assert app.screen.has_class("-present")
+        await pilot.press("P")
+        assert not app.screen.has_class("-present")
+    app = RingsimApp()
+    async with app.run_test(size=(60, 20)):
+        assert app.screen.has_class("-too-small")
+        assert "60×20" in plain(app.screen.query_one("#too-small"))
+
+
+async def test_autoplay_steps_on_its_own_and_pauses():
+    app = RingsimApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("plus", "plus", "plus", "space")
+        assert app.playing
+        await pilot.pause(0.6)  # autoplay at 0.1 s per iteration
+        await pilot.press("space")
+        assert not app.playing and app.sim.position >= 1
+        position = app.sim.position
+        await pilot.pause(0.3)
+        assert app.sim.position == position
+        await pilot.press("plus")
+        assert "Autoplay runs at 2 to 0.1 s per iteration." in notices(app)

@@ -10,12 +10,14 @@ operations whatever G is, and its time is that of the data it moves.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
 from .layout import Layout
+from .order import arrival_order
 from .plan import Plan, Step
 
 _ROW_COPY_BYTES = 1 << 18  # segments at least this large are copied one by one
@@ -173,11 +175,11 @@ class NumericExecutor:
             self.apply(index)
 
     def _compile(self, step: Step) -> Callable[[], None]:
-        src_gpu, dst_gpu, src, dst = expand(step, self.plan.gpus)
+        _, _, src, dst = expand(step, self.plan.gpus)
         independent = len(np.unique(dst)) == len(dst) and not np.isin(src, dst).any()
         if independent:
             return self._compile_strided(step.op, src, dst)
-        return self._compile_general(step.op, src_gpu, dst_gpu, src, dst)
+        return self._compile_general(step)
 
     def _compile_strided(self, op: str, src: np.ndarray, dst: np.ndarray) -> Callable[[], None]:
         """One arrival per buffer, senders not receiving: each run is one in-place add or copy."""
@@ -201,47 +203,39 @@ class NumericExecutor:
                 d[...] = s
         return copy
 
-    def _compile_general(self, op: str, src_gpu, dst_gpu, src, dst) -> Callable[[], None]:
+    def _compile_general(self, step: Step) -> Callable[[], None]:
         """Several arrivals per buffer, or buffers that both send and receive.
 
         Everything is gathered from the state before the step and written back at the end;
-        each buffer's arrivals are added in `arrival_order` (received + own for one arrival,
-        GPU order for several) so that every receiver computes the same bits.
+        each buffer's arrivals are added in `arrival_order`, so every receiver of the naive
+        flood or the master's sum computes the same bits.
         """
-        buf, xp = self.buf, self.xp
-        if op == "copy":
-            d_rows, s_rows = xp.asarray(dst), xp.asarray(src)
+        g, buf, xp = self.plan.gpus, self.buf, self.xp
+        arrivals: dict[tuple[int, int, int], list[int]] = defaultdict(list)
+        for t in step.transfers():
+            arrivals[(t.dst, t.first, t.last)].append(t.src)
+        by_length: dict[int, tuple[list, list]] = defaultdict(lambda: ([], []))
+        for (dst, first, last), sources in arrivals.items():
+            segments = np.arange(first, last + 1)
+            order = sources[:1] if step.op == "copy" else arrival_order(dst, sources)
+            targets, table = by_length[len(order)]
+            targets.append(buffer_row(g, dst, segments))
+            table.append(np.stack([buffer_row(g, gpu, segments) for gpu in order]))
+        groups = [(xp.asarray(np.concatenate(targets)), xp.asarray(np.concatenate(table, axis=1)))
+                  for targets, table in by_length.values()]
 
-            def copy() -> None:
-                buf[d_rows] = buf[s_rows]
-            return copy
-        targets, arrivals = np.unique(dst, return_counts=True)
-        own_gpu = np.zeros(len(targets), dtype=np.int64)
-        own_gpu[np.searchsorted(targets, dst)] = dst_gpu
-        # Sort every contribution by (target row, key): a single arrival comes before the
-        # receiver's own value; several come in GPU order with the own value in its place.
-        single = arrivals[np.searchsorted(targets, dst)] == 1
-        key = np.concatenate([np.where(single, -1, src_gpu), own_gpu])
-        rows = np.concatenate([src, targets])
-        where = np.concatenate([dst, targets])
-        order = np.lexsort((key, where))
-        rows, where = rows[order], where[order]
-        groups = []
-        for length in np.unique(arrivals + 1):
-            chosen = np.isin(where, targets[arrivals + 1 == length])
-            table = rows[chosen].reshape(-1, int(length))
-            groups.append((xp.asarray(where[chosen][::length]), xp.asarray(table.T.copy())))
-
-        def reduce() -> None:
+        def run() -> None:
             results = []
             for target, table in groups:
-                acc = buf[table[0]] + buf[table[1]]
+                acc = buf[table[0]]
+                if len(table) > 1:
+                    acc = acc + buf[table[1]]
                 for column in table[2:]:
                     xp.add(acc, buf[column], out=acc)
                 results.append((target, acc))
             for target, acc in results:  # write only after every read: sends see the old state
                 buf[target] = acc
-        return reduce
+        return run
 
 
 def make_executor(plan: Plan, layout: Layout, xp: Any, dtype: Any):

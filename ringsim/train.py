@@ -141,7 +141,8 @@ def report_lines(run: TrainingRun) -> list[str]:
     """The run as text: settings, a row per epoch, and what the syncs moved."""
     from .algorithms import ALGORITHMS
     from .formula import format_number
-    how = ALGORITHMS[run.algorithm].TITLE.lower() if run.sync else "no sync"
+    title = ALGORITHMS[run.algorithm].TITLE
+    how = title[0].lower() + title[1:] if run.sync else "no sync"
     per_gpu = run.batch // run.gpus
     share = f"{per_gpu}" if run.batch % run.gpus == 0 else f"{per_gpu}–{per_gpu + 1}"
     lines = [

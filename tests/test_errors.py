@@ -71,3 +71,17 @@ def test_main_returns_2_in_process(capsys):
     assert main(["walk", "--algorithm", "master", "--master", "0"]) == 2
     err = capsys.readouterr().err
     assert err == "ringsim: error: the master GPU must be from 1 to 4, got 0\n"
+
+
+def test_plans_that_no_executor_could_run_are_refused():
+    from ringsim import Plan, Step
+    with pytest.raises(RingsimError, match="a GPU sends to itself"):
+        Plan("custom", 3, (Step.build("x", 1, 1, "reduce", [0], [0], [1]),))
+    with pytest.raises(RingsimError, match="outside 1..3"):
+        Plan("custom", 3, (Step.build("x", 1, 1, "reduce", [0], [1], [3]),))
+    with pytest.raises(RingsimError, match="two copies land in the same buffer"):
+        Plan("custom", 3, (Step.build("x", 1, 1, "copy", [0, 2], [1, 1], [0]),))
+    with pytest.raises(RingsimError, match="overlap only partly"):
+        Plan("custom", 3, (Step.build("x", 1, 1, "reduce", [0, 2], [1, 1], [0, 1], [1, 2]),))
+    with pytest.raises(RingsimError, match="unknown transfer op"):
+        Step.build("x", 1, 1, "multiply", [0], [1], [0])

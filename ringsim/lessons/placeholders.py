@@ -321,6 +321,7 @@ def _float(value: float) -> str:
 
 
 _SCEN = SCENARIO_OPTIONS
+_SIZE = ("gpus", "elements")  # figures that compare every algorithm take only G and N
 _POS = _SCEN + ("at",)
 _TRAIN = ("algorithm", "gpus", "master", "epochs", "sync")
 
@@ -355,11 +356,11 @@ VOCABULARY: dict[str, Entry] = {
                           "elements the busiest GPU sent plus received"),
     "held[][]": Entry(_held, _POS, "what GPU k's segment j holds: 'd₄+a₄'"),
     "sentences": Entry(_sentences, _POS + ("step",), "the seed's sentences of one step, one per line"),
-    "compare": Entry(_compare, _SCEN, "the three algorithms' closed forms for the scenario"),
-    "ratio.total": Entry(_ratio_total, _SCEN, "naive total ÷ ring total (G/2)"),
-    "ratio.busiest": Entry(_ratio_busiest, _SCEN,
+    "compare": Entry(_compare, _SIZE, "the three algorithms' closed forms for the scenario"),
+    "ratio.total": Entry(_ratio_total, _SIZE, "naive total ÷ ring total (G/2)"),
+    "ratio.busiest": Entry(_ratio_busiest, _SIZE,
                            "the master's load ÷ a ring GPU's load, sent plus received (G/2)"),
-    "latency": Entry(_latency, _SCEN + ("alpha_us", "gbps"), "α–β time model of five all-reduces"),
+    "latency": Entry(_latency, _SIZE + ("alpha_us", "gbps"), "α–β time model of five all-reduces"),
     "train": Entry(_train_block, _TRAIN, "the training demo's report"),
     "train.replica_difference": Entry(lambda a: _float(_train_run(a).epochs[-1].replica_difference),
                                       _TRAIN, "largest weight difference between replicas at the end"),
@@ -385,5 +386,5 @@ for _name in ("Naive all-to-all", "Single-GPU master", "Ring all-reduce", "Binar
               "Halving-doubling"):
     _key = {"Naive all-to-all": "naive", "Single-GPU master": "master", "Ring all-reduce": "ring",
             "Binary tree": "tree", "Halving-doubling": "halving_doubling"}[_name]
-    VOCABULARY[f"latency.{_key}"] = Entry(_latency_row(_name), _SCEN + ("alpha_us", "gbps"),
+    VOCABULARY[f"latency.{_key}"] = Entry(_latency_row(_name), _SIZE + ("alpha_us", "gbps"),
                                           f"α–β model time of {_name}")

@@ -46,10 +46,14 @@ class HeatMap(Static):
                     text.append("▀", style=Style(color=colours[g][j], bgcolor=lower))
                 text.append("\n")
         text.append("\n")
-        for colour, name in ((SENDING, "sent"), (RECEIVING, "received"), (COMPLETE, "complete sum"),
-                             (SHADES[0], "own segment only"), (SHADES[-1], "partial sum (brighter: more)")):
-            text.append("██", style=colour)
-            text.append(f" {name}  ")
+        legend = ((SENDING, "sent"), (RECEIVING, "received"), (COMPLETE, "complete sum"), None,
+                  (SHADES[0], "own segment only"), (SHADES[-1], "partial sum (brighter: more terms)"))
+        for item in legend:
+            if item is None:
+                text.append("\n")
+                continue
+            text.append("██", style=item[0])
+            text.append(f" {item[1]}  ")
         self.update(text)
 
     @staticmethod

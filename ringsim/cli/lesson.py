@@ -7,7 +7,7 @@ import sys
 
 from ..errors import RingsimError
 
-ORDER = 40
+ORDER = 30
 HELP = "list the lessons, run lesson N (Enter at each stop), or --check a lessons folder"
 
 

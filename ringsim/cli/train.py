@@ -7,7 +7,7 @@ import argparse
 from ..algorithms import ALGORITHMS
 from .common import _arg, gpus_arg
 
-ORDER = 50
+ORDER = 35
 HELP = "train a small model data-parallel on G simulated GPUs, syncing gradients with an algorithm"
 
 

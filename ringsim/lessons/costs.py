@@ -1,7 +1,8 @@
 """A latency–bandwidth (α–β) model of all-reduce time, for lesson 9's 'beyond the ring'.
 
 Time ≈ α · (messages the busiest GPU handles one after another) + β · (elements on its
-link), with α the start-up latency of a message and β the time per element on a link. Ring, master and naive come from the engine's closed forms; the tree and
+link), with α the start-up latency of a message and β the time per element on a link.
+The elements of ring, master and naive come from the engine's closed forms; the tree and
 recursive halving-doubling are textbook formulas (the simulator does not run them).
 The model is a sketch for comparing shapes, not a benchmark.
 """

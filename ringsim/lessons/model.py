@@ -32,11 +32,20 @@ class Scenario:
                                  xp=np if xp is None else xp)
 
 
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+
+
 def _normalise(text: str) -> str:
-    """A reply reduced to what matters for comparing: no case, spaces, commas or 'GPU'."""
-    text = text.strip().lower().rstrip(".")
-    text = re.sub(r"[\s,_]", "", text)
-    return text.removeprefix("gpu")
+    """A reply reduced to what matters for comparing: no case, spaces, commas, brackets or 'GPU'.
+
+    Subscripts may be typed as plain digits (a1 for a₁), and the terms of a sum in any
+    order (a sum does not depend on it), so 'a4 + d4' matches 'd₄+a₄'.
+    """
+    text = text.strip().lower().rstrip(".").translate(_SUBSCRIPTS)
+    text = re.sub(r"[\s,_()]", "", text).removeprefix("gpu")
+    if "+" in text:
+        text = "+".join(sorted(text.split("+")))
+    return text
 
 
 @dataclass(frozen=True)

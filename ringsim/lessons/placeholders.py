@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-from ..algorithms import ALGORITHMS, closed_form, make_plan
+from ..algorithms import ALGORITHMS, closed_form
 from ..checks import check_count, check_elements, check_gpus
 from ..errors import RingsimError
 from ..formula import format_number
@@ -382,9 +382,8 @@ for _field in ("total", "busiest_sent", "busiest_received", "steps", "messages")
     VOCABULARY[f"formula.{_field}.value"] = Entry(
         (lambda f: lambda a: _n(getattr(a.closed(), f).value))(_field), _SCEN, f"value of {_field}")
 
-for _name in ("Naive all-to-all", "Single-GPU master", "Ring all-reduce", "Binary tree",
-              "Halving-doubling"):
-    _key = {"Naive all-to-all": "naive", "Single-GPU master": "master", "Ring all-reduce": "ring",
-            "Binary tree": "tree", "Halving-doubling": "halving_doubling"}[_name]
+for _key, _name in (("naive", "Naive all-to-all"), ("master", "Single-GPU master"),
+                    ("ring", "Ring all-reduce"), ("tree", "Binary tree"),
+                    ("halving_doubling", "Halving-doubling")):
     VOCABULARY[f"latency.{_key}"] = Entry(_latency_row(_name), _SIZE + ("alpha_us", "gbps"),
                                           f"α–β model time of {_name}")

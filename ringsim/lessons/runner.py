@@ -10,11 +10,17 @@ from .model import Lesson, Question, Section
 RULE = "─"
 
 
+GRID_MAX_GPUS = 8  # wider grids do not fit a terminal; past it, one line of counts
+
+
 def state_lines(sim: Simulation, max_terms: int = 4) -> list[str]:
     """What every GPU holds now, one row per GPU, segment by segment ('GPU1  a₁ │ d₄+a₄')."""
     if sim.symbolic is None:
         return []
     g = sim.plan.gpus
+    if g > GRID_MAX_GPUS:
+        complete = [sum(sim.symbolic.is_complete(gpu, j) for j in range(g)) for gpu in range(g)]
+        return [f"  complete segments per GPU (of {g}): " + ", ".join(map(str, complete))]
     labels = [[sim.symbolic.label(gpu, j, max_terms=max_terms) for j in range(g)] for gpu in range(g)]
     widths = [max(len(row[j]) for row in labels) for j in range(g)]
     name = len(f"GPU{g}")

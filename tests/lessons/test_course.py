@@ -1,0 +1,232 @@
+"""The shipped course: every lesson loads, runs to its end, and states the engine's numbers."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ringsim import Layout, closed_form, make_plan, measure
+from ringsim.lessons import Question, default_directory, load_lessons
+from ringsim.lessons.runner import listing, run_lesson
+from ringsim.simulation import Simulation
+
+REPO = Path(__file__).resolve().parents[2]
+
+SEED_ITERATION_1 = [
+    "GPU1 sends a₁ to GPU2, where it is added to b₁",
+    "GPU2 sends b₂ to GPU3, where it is added to c₂",
+    "GPU3 sends c₃ to GPU4, where it is added to d₃",
+    "GPU4 sends d₄ to GPU1, where it is added to a₄",
+]
+SEED_ITERATION_2 = [
+    "GPU1 sends (d₄+a₄) to GPU2, where it is added to b₄",
+    "GPU2 sends (a₁+b₁) to GPU3, where it is added to c₁",
+    "GPU3 sends (b₂+c₂) to GPU4, where it is added to d₂",
+    "GPU4 sends (c₃+d₃) to GPU1, where it is added to a₃",
+]
+TITLES = ["Why GPUs must talk", "The interview", "Naive all-to-all", "The single-GPU master",
+          "Ring, phase 1", "Ring, phase 2", "Same total, different load",
+          "Four strategies for multi-GPU training", "Beyond the ring"]
+
+
+@pytest.fixture(scope="module")
+def lessons():
+    return load_lessons()
+
+
+def by_number(lessons, number):
+    return next(l for l in lessons if l.number == number)
+
+
+def test_the_checkout_course_is_the_default(lessons):
+    assert default_directory() == REPO / "lessons"
+    assert [l.number for l in lessons] == list(range(1, 10))
+    for lesson, title in zip(lessons, TITLES):
+        assert lesson.title.startswith(title)
+        assert lesson.path.parent == REPO / "lessons"
+
+
+def test_every_lesson_runs_to_its_end_with_every_placeholder_filled(lessons):
+    for lesson in lessons:
+        out = io.StringIO()
+        assert run_lesson(lesson, out) == 0
+        text = out.getvalue()
+        assert "{{" not in text and "}}" not in text, lesson.path
+        assert text.startswith(f"Lesson {lesson.number} · {lesson.title}\n")
+        assert text.rstrip().endswith(f"End of lesson {lesson.number}.")
+        for section in lesson.sections():
+            assert section.text in text
+        assert len(lesson.questions) >= 1
+        for question in lesson.questions:
+            assert f"Question: {question.prompt}\nAnswer: {question.answer}\n" in text
+
+
+def test_stops_are_positions_of_the_lessons_own_run(lessons):
+    for lesson in lessons:
+        steps = len(lesson.scenario.plan())
+        stops = [s.stop for s in lesson.sections() if s.stop is not None]
+        assert stops == lesson.stops
+        assert all(0 <= s <= steps for s in stops)
+    assert by_number(lessons, 5).stops == [0, 1, 2, 3]
+    assert by_number(lessons, 6).stops == [3, 4, 5, 6]
+
+
+def test_lesson_5_holds_the_seeds_sentences_at_their_stops(lessons):
+    sections = {s.stop: s for s in by_number(lessons, 5).sections()}
+    for sentence in SEED_ITERATION_1:
+        assert f"- {sentence}\n" in sections[1].text + "\n"
+    for sentence in SEED_ITERATION_2:
+        assert f"- {sentence}\n" in sections[2].text + "\n"
+    # Iteration 3 ends phase 1 with each GPU holding one complete segment.
+    assert "GPU1 holds a₂+b₂+c₂+d₂, GPU2 holds a₃+b₃+c₃+d₃" in sections[3].text
+
+
+def test_lesson_6_is_the_all_gather_of_the_same_ring(lessons):
+    text = "\n".join(s.text for s in by_number(lessons, 6).sections())
+    assert "GPU1 sends (a₂+b₂+c₂+d₂) to GPU2, where it replaces b₂" in text
+    assert "GPU4 sends (a₃+b₃+c₃+d₃) to GPU1, where it replaces (c₃+d₃+a₃)" in text
+    assert "2·(G−1)·N = 48" in text
+
+
+def _answers(lesson) -> dict[str, str]:
+    return {q.prompt: q.answer for q in lesson.questions}
+
+
+def test_answers_match_the_engine(lessons):
+    ring = make_plan("ring", 4)
+    layout = Layout(4, 8)
+    answers5 = _answers(by_number(lessons, 5))
+    assert answers5["How many elements did GPU3 send in iteration 1?"] == \
+        str(measure(ring, layout, 1).sent[2])
+    assert answers5["How many elements has GPU4 received so far?"] == \
+        str(measure(ring, layout, 3).received[3])
+    sim = Simulation.create("ring", 4, 8)
+    sim.goto(2)
+    assert answers5["What does GPU3 hold in its first segment now?"] == sim.symbolic.label(2, 0)
+    assert sim.symbolic.label(2, 0) == "a₁+b₁+c₁"
+
+    naive = measure(make_plan("naive", 4), layout)
+    assert _answers(by_number(lessons, 3))["How many elements does GPU3 send in all?"] == \
+        str(naive.sent[2]) == str(3 * 8)                      # (G−1)·N
+    assert _answers(by_number(lessons, 3))["How many elements move in all with G = 8 GPUs and N = 8?"] \
+        == str(8 * 7 * 8)                                      # G·(G−1)·N
+    answers4 = _answers(by_number(lessons, 4))
+    assert answers4["Which GPU sent plus received the most?"] == "GPU1"
+    assert answers4["How many elements does the master receive with G = 16 GPUs and N = 8?"] == \
+        str(int(closed_form("master", 16, 8).busiest_received.value)) == "120"
+    answers7 = _answers(by_number(lessons, 7))
+    assert answers7["With 1,000 GPUs, how many times more does the master carry than one ring GPU?"] == "500"
+    assert answers7["With the master at G = 4 and N = 8, how many elements does the master send plus receive?"] == "48"
+    assert _answers(by_number(lessons, 9))["How many steps does the ring need with 1,000 GPUs?"] == "1,998"
+
+
+def test_lesson_1_uses_the_training_demo(lessons):
+    from ringsim.train import train
+    lesson = by_number(lessons, 1)
+    text = "\n".join(s.text for s in lesson.sections())
+    run = train(4, "ring", 3)
+    assert "Data-parallel logistic regression · 4 GPUs · ring all-reduce" in text
+    assert "Data-parallel logistic regression · 4 GPUs · no sync" in text
+    answers = _answers(lesson)
+    assert answers["With the sync, what is the largest difference between two replicas' weights "
+                   "after 3 epochs?"] == "0"
+    assert answers["How many elements did the syncs move during those 3 epochs?"] == \
+        f"{run.elements_moved:,}" == f"{48 * 2 * 3 * 9:,}"   # 48 syncs × 2·(G−1)·N, N = 9
+
+
+def test_numbers_follow_the_scenario_not_the_text(tmp_path):
+    """Copy lesson 5 with G = 5: every figure and sentence changes with it."""
+    source = (REPO / "lessons" / "05-ring-reduce-scatter.md").read_text(encoding="utf-8")
+    (tmp_path / "05-five.md").write_text(source.replace("gpus: 4", "gpus: 5")
+                                         .replace("elements: 8", "elements: 10"), encoding="utf-8")
+    lesson = load_lessons(tmp_path)[0]
+    sections = {s.stop: s for s in lesson.sections()}
+    assert "- GPU5 sends e₅ to GPU1, where it is added to a₅" in sections[1].text
+    assert "So far 10 elements have moved, 2 sent by each GPU." in sections[1].text
+    assert _answers(lesson)["How many elements has GPU4 received so far?"] == \
+        str(measure(make_plan("ring", 5), Layout(5, 10), 3).received[3]) == "6"
+
+
+def test_question_check_accepts_the_answer_in_the_learners_spelling():
+    assert Question("q", "1,998").check(" 1998 ")
+    assert Question("q", "GPU1").check("gpu1") and Question("q", "GPU1").check("1")
+    assert Question("q", "a₁+b₁").check("a₁ + b₁")
+    assert Question("q", "d₄+a₄").check("a4+d4") and Question("q", "d₄+a₄").check("(d₄+a₄)")
+    assert not Question("q", "d₄+a₄").check("a₄+b₄")
+    assert Question("q", "0").check("0.0")
+    assert not Question("q", "12").check("13")
+    assert not Question("q", "GPU1").check("GPU2")
+
+
+def test_interactive_run_waits_asks_and_quits(lessons):
+    lesson = by_number(lessons, 5)
+    replies = io.StringIO("\n2\n\nwrong\n")   # Enter, right answer, Enter, wrong answer, then EOF
+    out = io.StringIO()
+    assert run_lesson(lesson, out, replies) == 0
+    text = out.getvalue()
+    assert text.count("[Enter: continue · q: quit]") == 3
+    assert "Right: 2." in text
+    assert "Not quite: the engine says a₁+b₁+c₁." in text
+    # Input ran out: the rest prints straight through with the answer shown.
+    assert "Question: How many elements has GPU4 received so far?\nAnswer: 6" in text
+    quit_out = io.StringIO()
+    run_lesson(lesson, quit_out, io.StringIO("q\n"))
+    assert "Stopped." in quit_out.getvalue() and "Iteration 1" not in quit_out.getvalue()
+
+
+def test_terminal_shows_the_simulator_state_at_each_stop(lessons):
+    out = io.StringIO()
+    run_lesson(by_number(lessons, 5), out)
+    text = out.getvalue()
+    assert "─── Reduce-scatter · iteration 1 of 3 (after step 1 of 6) ───" in text
+    assert re.search(r"GPU1  a₁ +│ a₂ +│ a₃ +│ d₄\+a₄\n", text)
+
+
+def test_listing_names_every_lesson(lessons):
+    lines = listing(lessons)
+    assert len(lines) == 9
+    assert lines[4].split()[0] == "5" and "ring, G=4, N=8, 4 stops" in lines[4]
+
+
+def test_a_teachers_folder_can_hold_other_files(tmp_path):
+    shutil.copy(REPO / "lessons" / "03-naive-all-to-all.md", tmp_path / "7-naive.md")
+    (tmp_path / "README.md").write_text("notes for the teacher\n")
+    lessons = load_lessons(tmp_path)
+    assert [(l.number, l.title) for l in lessons] == [(7, "Naive all-to-all")]
+    assert np.all(lessons[0].scenario.simulation().values() >= 0)
+
+
+def test_the_teachers_reference_names_every_placeholder():
+    from ringsim.lessons.placeholders import VOCABULARY
+    doc = (REPO / "docs" / "lessons.md").read_text(encoding="utf-8")
+    for name in VOCABULARY:
+        spelled = name.replace("[][]", "[k][j]").replace("[]", "[k]")
+        if name.startswith("formula."):
+            spelled = name.split(".")[1]
+        assert f"`{spelled}" in doc or spelled in doc, name
+
+
+def test_the_example_in_the_teachers_reference_loads(tmp_path):
+    doc = (REPO / "docs" / "lessons.md").read_text(encoding="utf-8")
+    example = doc.split("~~~markdown\n", 1)[1].split("\n~~~", 1)[0]
+    (tmp_path / "01-example.md").write_text(example + "\n", encoding="utf-8")
+    (lesson,) = load_lessons(tmp_path)
+    first, second, third = lesson.sections()
+    assert (first.stop, second.stop, third.stop) == (0, 1, None)
+    assert "splits its gradient into 4 segments of 2 elements" in first.text
+    assert "So far 8 elements have moved." in second.text
+    assert second.questions[0].answer == "2"
+
+
+def test_a_wide_scenario_prints_counts_instead_of_a_grid(tmp_path):
+    (tmp_path / "01-wide.md").write_text("---\ntitle: Wide\ngpus: 10\nelements: 10\nstops: 9\n---\n"
+                                         "<!-- stop 9 -->\n{{held[1][3]}}\n", encoding="utf-8")
+    out = io.StringIO()
+    run_lesson(load_lessons(tmp_path)[0], out)
+    # After reduce-scatter each GPU holds exactly one complete segment.
+    assert "  complete segments per GPU (of 10): " + ", ".join(["1"] * 10) + "\n" in out.getvalue()

@@ -1,0 +1,99 @@
+"""`ringsim lesson`: listing, running without pauses, --lessons-dir and --check."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ringsim.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_lesson_lists_the_course(capsys):
+    assert main(["lesson"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[:2] == ["1", "Why"]
+    assert sum(1 for line in out.splitlines() if line[:3].strip().isdigit()) == 9
+
+
+def test_lesson_no_pause_prints_straight_through(capsys):
+    assert main(["lesson", "5", "--no-pause"]) == 0
+    out = capsys.readouterr().out
+    assert "GPU1 sends (d₄+a₄) to GPU2, where it is added to b₄" in out
+    assert "[Enter" not in out and out.rstrip().endswith("End of lesson 5.")
+
+
+def test_lesson_through_a_pipe_does_not_wait():
+    # stdin is a pipe that never sends anything: waiting would hang until the timeout.
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    proc = subprocess.Popen([sys.executable, "-m", "ringsim", "lesson", "6"], cwd=REPO, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, encoding="utf-8")
+    try:
+        out, err = proc.communicate(timeout=60)  # stdin stays open until communicate closes it
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "[Enter" not in out and "End of lesson 6." in out
+
+
+def test_unknown_lesson_number(capsys):
+    assert main(["lesson", "42"]) == 2
+    err = capsys.readouterr().err
+    assert err == "ringsim: error: there is no lesson 42; the lessons are 1, 2, 3, 4, 5, 6, 7, 8, 9\n"
+
+
+def test_check_the_shipped_course(capsys):
+    assert main(["lesson", "--check", str(REPO / "lessons")]) == 0
+    assert capsys.readouterr().out == "9 lessons OK\n"
+
+
+def test_check_reports_every_problem(tmp_path, capsys):
+    (tmp_path / "01-good.md").write_text("---\ntitle: Good\ngpus: 2\nelements: 4\nstops:\n---\n"
+                                         "{{ledger.total}} elements.\n", encoding="utf-8")
+    (tmp_path / "02-bad.md").write_text("---\ntitle: Bad\ngpus: 2\nelements: 4\nstops:\n---\n"
+                                        "Text\n{{nonsense}}\n", encoding="utf-8")
+    (tmp_path / "03-worse.md").write_text("---\ntitle: Worse\ngpus: 2\nelements: 4\nstops: 3\n"
+                                          "---\n", encoding="utf-8")
+    assert main(["lesson", "--check", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        f"{tmp_path / '02-bad.md'}:8: {{{{nonsense}}}}: unknown placeholder 'nonsense'; "
+        "see docs/lessons.md for the vocabulary",
+        f"{tmp_path / '03-worse.md'}:5: stop 3 is outside the run: this scenario has 2 steps, "
+        "so stops are 0..2",
+    ]
+    # Running from that folder refuses at the first problem, in one line.
+    assert main(["lesson", "--lessons-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(f"ringsim: error: {tmp_path / '02-bad.md'}:8: ")
+
+
+def test_lessons_dir_runs_a_teachers_lesson(tmp_path, capsys):
+    (tmp_path / "01-mine.md").write_text(
+        "---\ntitle: Mine\nalgorithm: master\nmaster: 2\ngpus: 3\nelements: 6\nstops: 2\n---\n"
+        "<!-- stop 2 -->\nThe master sent {{sent[2]}}.\n", encoding="utf-8")
+    assert main(["lesson", "1", "--lessons-dir", str(tmp_path), "--no-pause"]) == 0
+    out = capsys.readouterr().out
+    assert "Scenario: Single-GPU master (GPU2) · 3 GPUs · 6 elements per GPU" in out
+    assert "The master sent 12." in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["lesson", "--check", "/nonexistent/lessons"], "ringsim: error: /nonexistent/lessons: no such lessons folder\n"),
+    (["lesson", "3", "--check", "."], "ringsim: error: --check takes a folder and no lesson number\n"),
+])
+def test_bad_lesson_invocations(argv, message, capsys):
+    assert main(argv) == 2
+    assert capsys.readouterr().err == message
+
+
+def test_empty_folder(tmp_path, capsys):
+    assert main(["lesson", "--check", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (f"ringsim: error: {tmp_path}: no lesson files "
+                                       "(expected names like 01-intro.md)\n")

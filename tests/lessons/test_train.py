@@ -1,0 +1,109 @@
+"""The data-parallel training demo: synced replicas stay identical, unsynced ones drift."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ringsim import RingsimError, closed_form
+from ringsim.cli import main
+from ringsim.train import report_lines, synthetic_data, train
+
+
+@pytest.mark.parametrize("algorithm", ["ring", "master", "naive"])
+@pytest.mark.parametrize("gpus", [1, 3, 4, 7])
+def test_synced_replicas_are_identical_and_match_one_gpu(algorithm, gpus):
+    run = train(gpus, algorithm, epochs=2)
+    assert run.weights.shape == (gpus, 9)
+    assert np.array_equal(run.weights, np.broadcast_to(run.weights[0], run.weights.shape))
+    assert all(e.replica_difference == 0 for e in run.epochs)
+    # Same batches, same mean gradient: only the order of additions differs.
+    np.testing.assert_allclose(run.weights[0], run.reference, rtol=0, atol=1e-12)
+    assert run.epochs[-1].reference_difference <= 1e-12
+    assert run.epochs[-1].loss < run.epochs[0].loss < np.log(2)  # it learns from log 2 at w = 0
+
+
+def test_one_gpu_is_the_reference_bit_for_bit():
+    run = train(1, epochs=2)
+    assert np.array_equal(run.weights[0], run.reference)
+    assert run.elements_moved == 0
+
+
+def test_without_sync_the_replicas_drift_apart():
+    synced, drifting = train(4, epochs=3), train(4, epochs=3, sync=False)
+    spreads = [e.replica_difference for e in drifting.epochs]
+    assert spreads[0] > 1e-2 and spreads[-1] > spreads[0]
+    assert drifting.epochs[-1].reference_difference > 1e-2
+    assert drifting.syncs == 0 and drifting.elements_moved == 0
+    assert len({tuple(w) for w in drifting.weights}) == 4
+    assert synced.epochs[-1].replica_difference == 0
+
+
+def test_elements_moved_are_the_syncs_times_the_closed_form():
+    run = train(5, "ring", epochs=2, samples=1000, batch=100, features=4)
+    assert run.steps_per_epoch == 10 and run.syncs == 20
+    per_sync = int(closed_form("ring", 5, 5).total.value)  # N = 4 features + bias
+    assert run.elements_per_sync == per_sync == 2 * 4 * 5
+    assert run.elements_moved == 20 * per_sync
+    assert report_lines(run)[-1] == "Syncs: 20 × 2·(G−1)·N = 40 elements = 800 elements moved"
+
+
+def test_the_data_are_fixed_by_the_seed():
+    x1, y1 = synthetic_data(64, 3, seed=1)
+    x2, y2 = synthetic_data(64, 3, seed=1)
+    assert np.array_equal(x1, x2) and np.array_equal(y1, y2)
+    assert set(np.unique(y1)) <= {0.0, 1.0}
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"gpus": 0}, "the number of GPUs must be from 1 to 1,000,000, got 0"),
+    ({"gpus": 8, "batch": 4}, "each GPU needs at least one sample of every batch: --gpus (8) must "
+                              "be at most the batch size (4)"),
+    ({"epochs": 0}, "the number of epochs must be from 1 to 10,000, got 0"),
+    ({"lr": -1.0}, "the learning rate must be a positive number, got -1.0"),
+    ({"algorithm": "tree"}, "unknown algorithm 'tree'; choose one of: ring, master, naive"),
+])
+def test_bad_settings_are_refused(kwargs, message):
+    with pytest.raises(RingsimError) as info:
+        train(**kwargs)
+    assert str(info.value) == message
+
+
+def test_train_command_prints_the_report(capsys):
+    assert main(["train", "--gpus", "3", "--algorithm", "master", "--epochs", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Data-parallel logistic regression · 3 GPUs · single-GPU master"
+    assert lines[2].split()[:2] == ["epoch", "loss"]
+    rows = [line.split() for line in lines[3:5]]
+    assert [r[0] for r in rows] == ["1", "2"] and all(r[2] == "0" for r in rows)
+    assert all(float(r[3]) <= 1e-12 for r in rows)
+    assert lines[5] == "Syncs: 32 × 2·(G−1)·N = 36 elements = 1,152 elements moved"
+
+
+def test_train_command_no_sync(capsys):
+    assert main(["train", "--no-sync", "--epochs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "· no sync" in out and "0 elements moved" in out
+    assert float(out.splitlines()[3].split()[2]) > 1e-2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--gpus", "0"], "ringsim train: error: argument -g/--gpus: the number of GPUs must be from 1 to 1,000,000, got 0"),
+    (["--epochs", "x"], "ringsim train: error: argument -e/--epochs: expected a whole number, got 'x'"),
+    (["--lr", "0"], "ringsim train: error: argument --lr: expected a positive number, got '0'"),
+    (["--algorithm", "tree"], "ringsim train: error: argument -a/--algorithm: invalid choice: 'tree' "
+                              "(choose from 'ring', 'master', 'naive')"),
+    (["--batch", "2", "--gpus", "3"], "ringsim: error: each GPU needs at least one sample of every "
+                                      "batch: --gpus (3) must be at most the batch size (2)"),
+    (["--master", "2"], "ringsim: error: --master only applies to the master algorithm"),
+    (["--seed", "-1"], "ringsim train: error: argument --seed: the seed must be from 0 to "
+                       "9,223,372,036,854,775,807, got -1"),
+])
+def test_bad_options_exit_2_with_one_line(argv, message, capsys):
+    try:
+        status = main(["train", *argv])
+    except SystemExit as exit_:
+        status = exit_.code
+    assert status == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == message + "\n"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .algorithms import closed_form, make_plan
+from .backend import to_numpy
 from .checks import check_count, check_gpus
 from .errors import RingsimError
 from .layout import Layout
@@ -84,8 +85,11 @@ def _loss(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
 
 def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool = True,
           master: int | None = None, samples: int = 4096, features: int = 8, batch: int = 256,
-          lr: float = 0.5, seed: int = 0) -> TrainingRun:
-    """Train logistic regression data-parallel on `gpus` simulated GPUs; see the module doc."""
+          lr: float = 0.5, seed: int = 0, xp=np) -> TrainingRun:
+    """Train logistic regression data-parallel on `gpus` simulated GPUs; see the module doc.
+
+    The model's arithmetic runs in NumPy; the gradient syncs run on `xp`'s arrays (NumPy or CuPy).
+    """
     gpus = check_gpus(gpus)
     epochs = check_count(epochs, "the number of epochs", minimum=1, maximum=10_000)
     samples = check_count(samples, "the number of samples", minimum=1, maximum=10_000_000)
@@ -100,7 +104,7 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
     x, y = synthetic_data(samples, features, seed)
     n = features + 1
     layout = Layout(gpus, n)
-    executor = make_executor(plan, layout, np, np.float64)
+    executor = make_executor(plan, layout, xp, np.float64)
     per_sync = measure(plan, layout).total
     replicas = np.zeros((gpus, n))
     reference = np.zeros(n)
@@ -116,9 +120,9 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
                 # Each GPU's share of the mean gradient: summing the shares gives the mean.
                 local = np.stack([_gradient(replicas[g], xb[s], yb[s], 1 / len(yb))
                                   for g, s in enumerate(shards)])
-                executor.load(local)
+                executor.load(xp.asarray(local))
                 executor.run()
-                replicas -= lr * executor.gradients()
+                replicas -= lr * to_numpy(executor.gradients())
                 syncs += 1
             else:
                 # Without sync a GPU only knows its own shard: it steps on that shard's mean.

@@ -46,4 +46,9 @@ def run(args: argparse.Namespace) -> int:
               f"{seconds:>9}  ratio {r['ratio']:.3f}{verdict}")
         if r.get("meaning"):
             print(f"{'':<18} ({r['meaning']})")
+        if r.get("busbw") is not None:
+            print(f"{'':<18} NCCL allReduce: algbw {r['algbw'] / 1e9:.1f} GB/s, "
+                  f"busbw {r['busbw'] / 1e9:.1f} GB/s")
+        if r.get("note"):
+            print(f"{'':<18} note: {r['note']}")
     return 0

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..backend import array_module
 from ..errors import RingsimError
+from .common import add_backend_argument
 
 ORDER = 30
 HELP = "list the lessons, run lesson N (Enter at each stop), or --check a lessons folder"
@@ -23,6 +25,7 @@ def register(sub) -> None:
     parser.add_argument("--check", metavar="DIR", default=None,
                         help="check every lesson file in DIR; exit 0 when all load, else 2 "
                              "with each problem as file:line: reason")
+    add_backend_argument(parser)
     from .train import one_line_errors
     one_line_errors(parser)
     parser.set_defaults(run=run)
@@ -51,4 +54,5 @@ def run(args: argparse.Namespace) -> int:
         numbers = ", ".join(str(l.number) for l in lessons)
         raise RingsimError(f"there is no lesson {args.number}; the lessons are {numbers}")
     interactive = not args.no_pause and sys.stdin.isatty()
-    return run_lesson(chosen[0], sys.stdout, sys.stdin if interactive else None)
+    return run_lesson(chosen[0], sys.stdout, sys.stdin if interactive else None,
+                      xp=array_module(args.backend))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ..algorithms import ALGORITHMS
-from .common import _arg, gpus_arg
+from ..backend import array_module
+from .common import add_backend_argument, _arg, gpus_arg
 
 ORDER = 35
 HELP = "train a small model data-parallel on G simulated GPUs, syncing gradients with an algorithm"
@@ -49,6 +50,7 @@ def register(sub) -> None:
     parser.add_argument("--no-sync", action="store_true",
                         help="skip the all-reduce: each GPU steps on its own shard and the replicas drift")
     one_line_errors(parser)
+    add_backend_argument(parser)
     parser.set_defaults(run=run)
 
 
@@ -63,6 +65,6 @@ def run(args: argparse.Namespace) -> int:
     from ..train import report_lines, train
     result = train(args.gpus, args.algorithm, args.epochs, sync=not args.no_sync, master=args.master,
                    samples=args.samples, features=args.features, batch=args.batch, lr=args.lr,
-                   seed=args.seed)
+                   seed=args.seed, xp=array_module(args.backend))
     print("\n".join(report_lines(result)))
     return 0

@@ -36,6 +36,7 @@ class FusedExecutor(NumericExecutor):
         self.fused_dtype = kernel.supported(self.buf.dtype)
         self._launch = launch if launch is not None else _raw_kernel_launch(xp, self.buf.dtype)
         self.fused_steps: set[int] = set()  # indices of the steps that compiled to the kernel
+        self._index = {id(step): index for index, step in enumerate(plan.steps)}
         self.devices = 1
         self.note = D1_NOTE
 
@@ -43,7 +44,7 @@ class FusedExecutor(NumericExecutor):
         g, width = self.plan.gpus, self.layout.width
         if not (self.fused_dtype and width and kernel.fusable(step, g)):
             return super()._compile(step)
-        self.fused_steps.add(self.plan.steps.index(step))
+        self.fused_steps.add(self._index[id(step)])
         table, rows = kernel.step_table(step, g)
         device_table = self.xp.asarray(table)  # uploaded once per step, reused every run
         grid, block = kernel.launch_shape(width, rows)

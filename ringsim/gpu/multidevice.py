@@ -16,6 +16,7 @@ import numpy as np
 
 from ..layout import Layout
 from ..plan import Plan
+from .executor import D1_NOTE
 from .placement import (Add, Copy, Fetch, Partial, Record, Rows, Scheduler, Stage, Wait, device_of,
                         segment_blocks)
 
@@ -41,16 +42,17 @@ class StreamExecutor:
                     self.events[(kind, k)] = xp.cuda.Event(disable_timing=True)
         self.scheduler = Scheduler(g)
         self.note = (f"{g} simulated GPUs on {devices} devices: transfers between devices are "
-                     "device-to-device copies" if devices > 1 else
-                     "all simulated GPUs share one device: the speed measured is that device's "
-                     "memory, not an interconnect")
+                     "device-to-device copies" if devices > 1 else D1_NOTE)
 
     # --- moving data in and out -------------------------------------------------------
     def load(self, gradients) -> None:
         """Copy each GPU's flat gradient (rows of a (G, N) array, or G 1-D arrays) onto its device."""
         xp = self.xp
         blocks = segment_blocks(self.plan.gpus, self.layout.elements)
-        self.synchronize()
+        # The input may still be being written on a device's default stream, which our
+        # non-blocking streams do not wait for: finish all work on every device first.
+        for device in range(self.devices):
+            xp.cuda.Device(device).synchronize()
         for k, row in enumerate(gradients):
             with xp.cuda.Device(self.device[k]), self.streams[k]:
                 row = xp.asarray(row)  # a NumPy row is copied onto this device

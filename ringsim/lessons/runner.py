@@ -43,9 +43,9 @@ def listing(lessons: list[Lesson]) -> list[str]:
 class Runner:
     """Prints a lesson section by section; waits for Enter and asks questions when interactive."""
 
-    def __init__(self, lesson: Lesson, out: TextIO, inp: TextIO | None) -> None:
+    def __init__(self, lesson: Lesson, out: TextIO, inp: TextIO | None, xp=None) -> None:
         self.lesson, self.out, self.inp = lesson, out, inp
-        self.sim = lesson.scenario.simulation()
+        self.sim = lesson.scenario.simulation(xp)
         self.right = 0
         self.asked = 0
 
@@ -113,9 +113,10 @@ class Runner:
             self.say(f"Not quite: the engine says {question.answer}.")
 
 
-def run_lesson(lesson: Lesson, out: TextIO, inp: TextIO | None = None) -> int:
-    """Run a lesson; with inp None it prints straight through, answers shown."""
-    return Runner(lesson, out, inp).run()
+def run_lesson(lesson: Lesson, out: TextIO, inp: TextIO | None = None, xp=None) -> int:
+    """Run a lesson (its simulation on array module xp, NumPy by default); with inp None it
+    prints straight through, answers shown."""
+    return Runner(lesson, out, inp, xp).run()
 
 
 __all__ = ["listing", "run_lesson", "state_lines"]

@@ -48,7 +48,7 @@ def expand(step: Step, gpus: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
     return src, dst, buffer_row(gpus, src, segment), buffer_row(gpus, dst, segment)
 
 
-def _runs(src: np.ndarray, dst: np.ndarray) -> list[Run]:
+def row_runs(src: np.ndarray, dst: np.ndarray) -> list[Run]:
     """Group (src row, dst row) pairs, in order, into runs of constant strides."""
     n = len(src)
     if n == 0:
@@ -185,7 +185,7 @@ class NumericExecutor:
         """One arrival per buffer, senders not receiving: each run is one in-place add or copy."""
         buf, xp = self.buf, self.xp
         pairs = [(_rows(buf, r.dst, r.dst_stride, r.count), _rows(buf, r.src, r.src_stride, r.count))
-                 for r in _runs(src, dst)]
+                 for r in row_runs(src, dst)]
         if op == "reduce":
             def reduce() -> None:
                 for d, s in pairs:
@@ -195,7 +195,7 @@ class NumericExecutor:
             # NumPy stages an assignment through a temporary when the two views' address
             # ranges overlap (a bounds-only test); with segments this large, copy those
             # runs segment by segment instead. Disjoint runs stay one large copy.
-            pairs = [piece for r, (d, s) in zip(_runs(src, dst), pairs)
+            pairs = [piece for r, (d, s) in zip(row_runs(src, dst), pairs)
                      for piece in (_split(d, s) if _bounds_overlap(r) else [(d, s)])]
 
         def copy() -> None:

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 
 from ringsim import Layout, make_plan
-from ringsim.numeric import NumericExecutor, _runs, buffer_row, expand
+from ringsim.numeric import NumericExecutor, row_runs, buffer_row, expand
 from ringsim.order import arrival_order
 
 from strategies import scenarios
@@ -46,11 +46,11 @@ def test_compiled_steps_equal_the_plain_run_bitwise(scenario):
     assert ex.unload().tobytes() == plain_run(plan, x).tobytes()
 
 
-def test_a_ring_step_is_a_few_contiguous_runs_whatever_g():
+def test_a_ring_step_is_a_few_contiguousrow_runs_whatever_g():
     for g in (4, 64, 1024):
         plan = make_plan("ring", g)
         for step in (plan.steps[0], plan.steps[g // 2], plan.steps[-1]):
-            runs = _runs(*expand(step, g)[2:])
+            runs = row_runs(*expand(step, g)[2:])
             assert len(runs) <= 3
             assert all(r.src_stride in (0, 1) and r.dst_stride in (0, 1) for r in runs)
             assert sum(r.count for r in runs) == g

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..numeric import expand
+from ..numeric import expand, row_runs
 from ..plan import Step
 
 KERNEL_NAME = "ringsim_step"
@@ -122,37 +122,15 @@ def fusable(step: Step, gpus: int) -> bool:
     return _independent(src, dst)
 
 
-def row_runs(src: np.ndarray, dst: np.ndarray) -> list[tuple[int, int, int, int, int]]:
-    """(src, src_stride, dst, dst_stride, count) runs of row pairs with constant strides, in order."""
-    n = len(src)
-    if n == 0:
-        return []
-    ds, dd = np.diff(src), np.diff(dst)
-    # Stride k (from pair k to k+1) differs from stride k−1: pair k ends a run there.
-    change = np.flatnonzero((ds[1:] != ds[:-1]) | (dd[1:] != dd[:-1])) + 1
-    runs, i = [], 0
-    while i < n:
-        if i == n - 1:
-            j = i
-        else:
-            k = np.searchsorted(change, i, side="right")
-            j = int(change[k]) if k < len(change) else n - 1
-        count = j - i + 1
-        runs.append((int(src[i]), int(ds[i]) if count > 1 else 0,
-                     int(dst[i]), int(dd[i]) if count > 1 else 0, count))
-        i = j + 1
-    return runs
-
-
 def step_table(step: Step, gpus: int) -> tuple[np.ndarray, int]:
     """The step's int64 run table (runs × 5) and its number of work rows (segments moved)."""
     _, _, src, dst = expand(step, gpus)
     runs = row_runs(src, dst)
     table = np.zeros((len(runs), TABLE_COLUMNS), dtype=np.int64)
     rows = 0
-    for k, (s, s_stride, d, d_stride, count) in enumerate(runs):
-        table[k] = (rows, s, s_stride, d, d_stride)
-        rows += count
+    for k, run in enumerate(runs):
+        table[k] = (rows, run.src, run.src_stride, run.dst, run.dst_stride)
+        rows += run.count
     return table, rows
 
 

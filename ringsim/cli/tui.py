@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import RingsimError
 from .common import add_scenario_arguments, simulation_from_args
 
 ORDER = 5
@@ -15,6 +16,8 @@ def register(sub) -> None:
                             "of 4 GPUs with 8 elements each; press ? inside for the keys.")
     add_scenario_arguments(parser)
     add_view_arguments(parser)
+    parser.add_argument("--lesson", type=int, metavar="K",
+                        help="open the lesson panel at lesson K (key l opens it at any time)")
     parser.set_defaults(run=run)
 
 
@@ -31,8 +34,14 @@ def make_app(args: argparse.Namespace):
     from ..tui.scenario import check_view_limits
     check_view_limits(args.gpus, args.elements)
     from ..tui.app import RingsimApp  # Textual loads only here, not at `ringsim` start-up
+    lesson = getattr(args, "lesson", None)
+    if lesson is not None:
+        from ..lessons import load_lessons
+        count = len(load_lessons())
+        if not 1 <= lesson <= count:
+            raise RingsimError(f"--lesson must be from 1 to {count}, got {lesson}")
     return RingsimApp(simulation_from_args(args), master=args.master,
-                      present=args.present, values=args.values)
+                      present=args.present, values=args.values, lesson=lesson)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,11 +9,13 @@ from textual.binding import Binding
 from textual.timer import Timer
 
 from ..errors import RingsimError
+from ..lessons import load_lessons
 from ..simulation import Simulation
 from .scenario import (MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, Scenario, check_view_limits,
                        fewer_elements, more_elements)
 from .screens.help import HelpScreen
 from .screens.simulator import SimulatorScreen
+from .widgets.lesson_panel import LessonPanel
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # autoplay: seconds per iteration, slow to fast
 
@@ -45,7 +47,7 @@ class RingsimApp(App[None]):
     ]
 
     def __init__(self, sim: Simulation | None = None, *, master: int | None = None,
-                 present: bool = False, values: bool = False) -> None:
+                 present: bool = False, values: bool = False, lesson: int | None = None) -> None:
         super().__init__()
         self.sim = sim if sim is not None else Simulation.create("ring", 4, 8)
         check_view_limits(self.sim.plan.gpus, self.sim.layout.elements)
@@ -57,9 +59,17 @@ class RingsimApp(App[None]):
         self.playing = False
         self._timer: Timer | None = None
         self.simulator = SimulatorScreen()
+        self.first_lesson = 0 if lesson is None else lesson - 1  # the lesson `l` opens first
+        self.open_lesson = lesson is not None
 
     def get_default_screen(self) -> SimulatorScreen:
         return self.simulator
+
+    async def screen_ready(self) -> None:
+        """The simulator's widgets exist: first frame, and the lesson panel if asked for."""
+        await self.refresh_view()
+        if self.open_lesson:
+            self.action_lesson()
 
     async def refresh_view(self) -> None:
         """Send the Simulation's state down to the screen."""
@@ -198,5 +208,32 @@ class RingsimApp(App[None]):
         self.push_screen(HelpScreen())
 
     def action_lesson(self) -> None:
-        """The lesson panel (needs ringsim.lessons)."""
-        self.notify("Lessons are not available in this build.", severity="warning")
+        """Open or close the lesson panel beside the simulator."""
+        panel = self.simulator.query_one(LessonPanel)
+        if self.simulator.has_class("-lesson"):
+            self.simulator.remove_class("-lesson")
+            self.set_focus(None)
+            return
+        if not panel.lessons:
+            try:
+                lessons = load_lessons()
+            except RingsimError as error:
+                self.notify(f"The lessons cannot be loaded: {error}", severity="error")
+                return
+            if not lessons:
+                self.notify("No lessons were found.", severity="warning")
+                return
+            panel.load(lessons, self.first_lesson)
+        self.simulator.add_class("-lesson")
+        panel.focus()
+
+    async def on_lesson_panel_section_shown(self, message: LessonPanel.SectionShown) -> None:
+        """The reader moved to a section: switch to its lesson's scenario and its stop."""
+        wanted = message.lesson.scenario
+        scenario = Scenario(wanted.algorithm, wanted.gpus, wanted.elements, wanted.master)
+        stop = message.section.stop
+        if scenario != self.scenario:
+            await self.switch(scenario, stop or 0)
+        elif stop is not None:
+            self._stop()
+            await self.goto(stop)

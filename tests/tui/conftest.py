@@ -1,4 +1,7 @@
-"""Helpers for the TUI tests: plain text of what a widget shows."""
+"""Helpers for the TUI tests: async tests run on asyncio; plain text of what a widget shows."""
+
+import asyncio
+import inspect
 
 import pytest
 from rich.console import Console
@@ -18,3 +21,13 @@ def plain_text(widget) -> str:
 def plain():
     """The plain_text helper as a fixture."""
     return plain_text
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """Run `async def` tests (Textual's Pilot) in a fresh asyncio loop; no plugin needed."""
+    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        return None
+    args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+    asyncio.run(pyfuncitem.obj(**args))
+    return True

@@ -11,16 +11,16 @@ from ringsim.tui.app import RingsimApp
 from ringsim.tui.screens.help import HelpScreen
 from ringsim.tui.widgets.counters import Counters
 from ringsim.tui.widgets.gpu_grid import GpuGrid
+from ringsim.tui.widgets.gpu_panel import GpuPanel
 from ringsim.tui.widgets.phase_banner import PhaseBanner
-from ringsim.tui.widgets.segment_cell import SegmentCell
 from ringsim.tui.widgets.transfer_list import TransferList
 
 SIZE = (120, 40)
 
 
-def cell(app, gpu: int, segment: int) -> SegmentCell:
-    """The cell of 1-based GPU and segment numbers."""
-    return app.screen.query_one(f"#cell-{gpu}-{segment}", SegmentCell)
+def cell(app, gpu: int, segment: int):
+    """What the panel of 1-based GPU `gpu` shows in its cell for 1-based `segment`."""
+    return app.screen.query_one(f"#gpu-{gpu}", GpuPanel).cells[segment - 1]
 
 
 def notices(app) -> list[str]:
@@ -37,10 +37,10 @@ async def test_first_iteration_names_the_seeds_transfers(plain):
         assert lines[3] == "GPU4 sends d₄ to GPU1, where it is added to a₄"
         assert "Reduce-scatter · iteration 1 of 3" in plain(app.screen.query_one(PhaseBanner))
         sender, receiver = cell(app, 1, 1), cell(app, 2, 1)
-        assert sender.has_class("-sending") and sender.note == "→ GPU2"
-        assert receiver.has_class("-receiving") and receiver.note == "← GPU1 +"
+        assert sender.sending and sender.note == "→ GPU2"
+        assert receiver.receiving and receiver.note == "← GPU1 +"
         assert receiver.text == "a₁+b₁"
-        assert not cell(app, 3, 1).has_class("-sending") and cell(app, 3, 1).note == ""
+        assert not cell(app, 3, 1).sending and cell(app, 3, 1).note == ""
 
 
 async def test_three_iterations_complete_gpu1_segment_2_and_back_and_reset_undo():
@@ -50,10 +50,10 @@ async def test_three_iterations_complete_gpu1_segment_2_and_back_and_reset_undo(
         assert app.sim.position == 3
         assert app.sim.symbolic.is_complete(0, 1)
         complete = cell(app, 1, 2)
-        assert complete.has_class("-complete") and complete.text == "a₂+b₂+c₂+d₂ ✓"
+        assert complete.complete and complete.text == "a₂+b₂+c₂+d₂ ✓"
         await pilot.press("p")
         assert app.sim.position == 2
-        assert not cell(app, 1, 2).has_class("-complete")
+        assert not cell(app, 1, 2).complete
         assert cell(app, 1, 2).text == "a₂"
         assert cell(app, 1, 3).text == "c₃+d₃+a₃"
         await pilot.press("left")
@@ -70,7 +70,7 @@ async def test_run_to_the_end_shows_done_and_refuses_more(plain):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"nnnnnn")
         assert "Done: every GPU holds the sum" in plain(app.screen.query_one(PhaseBanner))
-        assert all(c.has_class("-complete") for c in app.screen.query(SegmentCell))
+        assert all(c.complete for p in app.screen.query(GpuPanel) for c in p.cells)
         await pilot.press("n")
         assert app.sim.position == 6
         assert any("done" in n for n in notices(app))
@@ -90,7 +90,7 @@ async def test_a_cycles_the_algorithms_and_shows_the_master_and_the_flood(plain)
         assert app.sim.plan.algorithm == "naive" and app.sim.position == 0
         await pilot.press("n")
         assert len(app.screen.query_one(TransferList).lines) == 12
-        assert cell(app, 3, 2).has_class("-exchanging") and cell(app, 3, 2).note == "⇄ 3 GPUs"
+        assert cell(app, 3, 2).state == "exchanging" and cell(app, 3, 2).note == "⇄ 3 GPUs"
         await pilot.press("a")
         assert app.sim.plan.algorithm == "ring"
 
@@ -130,7 +130,7 @@ async def test_more_than_8_gpus_switch_to_the_heat_map(plain):
         await pilot.press("G", "n")
         assert app.screen.has_class("-heat")
         assert len(app.screen.query_one(GpuGrid).children) == 0
-        heat = plain(app.screen.query_one("#heat"))
+        heat = "\n".join(app.screen.query_one("#heat").lines)
         assert "GPU9" in heat and "complete sum" in heat
         assert app.screen.query_one(TransferList).lines[0] == "GPU1 sends a₁ to GPU2, where it is added to b₁"
 
@@ -170,8 +170,8 @@ async def test_counters_match_ringsim_walk_json(plain):
             assert f"busiest GPU{summary['busiest_gpu']}" in text
             for g, (sent, received) in enumerate(zip(summary["sent"], summary["received"]), 1):
                 row = next(line for line in text.splitlines() if line.startswith(f"GPU{g} "))
-                assert row.split()[-2:] != [] and [int(x) for x in row.replace("█", " ").replace(
-                    "░", " ").split()[1:]] == [sent, received]
+                numbers = row.split()[1:]  # the bars are coloured blanks
+                assert [int(x) for x in numbers] == [sent, received]
 
 
 async def test_help_presentation_and_small_terminal(plain):
@@ -204,3 +204,42 @@ async def test_autoplay_steps_on_its_own_and_pauses():
         assert app.sim.position == position
         await pilot.press("plus")
         assert "Autoplay runs at 2 to 0.1 s per iteration." in notices(app)
+
+
+async def test_lesson_panel_moves_the_simulator_to_each_stop(plain):
+    from ringsim.lessons import load_lessons
+    from ringsim.tui.widgets.lesson_panel import LessonPanel
+    lessons = load_lessons()
+    app = RingsimApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("l")
+        panel = app.screen.query_one(LessonPanel)
+        assert app.screen.has_class("-lesson") and app.focused is panel
+        assert panel.lesson.number == 1 and lessons[0].title in plain(panel.query_one("#lesson-head"))
+        # Lesson 3 (naive all-to-all): the simulator switches to its scenario.
+        await pilot.press("right_curly_bracket", "right_curly_bracket")
+        assert panel.lesson.number == 3
+        assert app.sim.plan.algorithm == lessons[2].scenario.algorithm == "naive"
+        for index, section in enumerate(lessons[2].sections()):
+            if index:
+                await pilot.press("right_square_bracket")
+            assert panel.section.text == section.text
+            if section.stop is not None:
+                assert app.sim.position == section.stop
+        # Lesson 5, the seed's reduce-scatter: each section's stop is the simulator's position.
+        await pilot.press("right_curly_bracket", "right_curly_bracket")
+        assert panel.lesson.number == 5 and app.sim.plan.algorithm == "ring"
+        stops = [s.stop for s in lessons[4].sections()]
+        seen = [app.sim.position]
+        for _ in stops[1:]:
+            await pilot.press("right_square_bracket")
+            seen.append(app.sim.position)
+        assert seen == stops
+        assert app.screen.query_one(TransferList).lines == app.sim.sentences()
+        await pilot.press("left_square_bracket")
+        assert app.sim.position == stops[-2]
+        # The simulator keys still work while reading; l closes the panel.
+        await pilot.press("n")
+        assert app.sim.position == stops[-2] + 1
+        await pilot.press("l")
+        assert not app.screen.has_class("-lesson")

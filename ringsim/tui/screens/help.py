@@ -21,6 +21,8 @@ KEYS = [
     ("v", "labels (a₁+b₁) / numbers in the cells"),
     ("P", "presentation mode: large, high-contrast cells"),
     ("l", "lesson panel: read a lesson beside the simulator"),
+    ("]  [", "(lesson panel) next / previous section: the simulator moves to its stop"),
+    ("}  {", "(lesson panel) next / previous lesson"),
     ("?", "this help"),
     ("q", "quit"),
 ]

@@ -13,12 +13,14 @@ from ..scenario import DETAIL_MAX_GPUS
 from ..widgets.counters import Counters
 from ..widgets.gpu_grid import GpuGrid
 from ..widgets.heat_map import HeatMap
+from ..widgets.lesson_panel import LessonPanel
 from ..widgets.phase_banner import PhaseBanner
 from ..widgets.too_small import TooSmall
 from ..widgets.transfer_list import TransferList
 
 MIN_SIZE = (80, 24)
 MIN_SIZE_PRESENT = (100, 30)
+NARROW = 110  # below this width the transfer list and the counters stack instead of sitting side by side
 
 LEGEND = "→ sent to   ← received from (+ added, = replaced)   ⇄ both   ✓ complete sum   v: numbers"
 
@@ -42,6 +44,7 @@ class SimulatorScreen(Screen):
                     with VerticalScroll(id="counters-box") as box:
                         box.border_title = "Elements moved"
                         yield Counters(id="counters")
+            yield LessonPanel(id="lesson")
         yield Footer(compact=True)
 
     ready = False  # True once the widgets exist; earlier show() calls wait for on_mount's
@@ -49,7 +52,7 @@ class SimulatorScreen(Screen):
     async def on_mount(self) -> None:
         # The App owns the Simulation; once the widgets exist, ask it for the first frame.
         self.ready = True
-        await self.app.refresh_view()
+        await self.app.screen_ready()
 
     async def show(self, sim: Simulation, *, values: bool = False, playing: bool = False,
                    delay: float = 1.0, present: bool = False) -> None:
@@ -66,7 +69,7 @@ class SimulatorScreen(Screen):
             self.query_one(HeatMap).show(sim)
         else:
             await grid.build(sim.plan.gpus)
-            grid.show(sim, values)
+            grid.show(sim, values, present)
         self.query_one(TransferList).show(sim)
         self.query_one(Counters).show(sim)
         self._fit(self.size.width, self.size.height)
@@ -78,6 +81,7 @@ class SimulatorScreen(Screen):
         """Show a message instead of the view when the terminal is too small for it."""
         need_width, need_height = MIN_SIZE_PRESENT if self.has_class("-present") else MIN_SIZE
         small = width < need_width or height < need_height
+        self.set_class(width < NARROW, "-narrow")
         self.set_class(small, "-too-small")
         if small:
             self.query_one(TooSmall).show(width, height, need_width, need_height)

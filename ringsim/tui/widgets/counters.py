@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
 from ...formula import format_number
 from ...naming import gpu_name
 from ...simulation import Simulation
+from ..sized import update_sized
 
 BAR = 12  # characters per bar
-
-
-def _bar(value: int, scale: float, colour: str) -> Text:
-    """A bar of BAR characters filled in proportion to value/scale, then the number."""
-    filled = 0 if scale <= 0 else min(BAR, round(BAR * value / scale))
-    text = Text("█" * filled, style=colour)
-    text.append("░" * (BAR - filled), style="grey30")
-    text.append(f" {value:,}")
-    return text
+SENT = "#ff9f1c"
+RECEIVED = "#e056fd"
 
 
 class Counters(Static):
@@ -28,33 +21,44 @@ class Counters(Static):
     def show(self, sim: Simulation) -> None:
         """Show the Simulation's ledger so far and its closed-form figures."""
         ledger, formulas = sim.ledger(), sim.closed_form()
-        busiest = ledger.busiest()
-        summary = Table.grid(padding=(0, 1))
-        summary.add_column(style="bold")
-        summary.add_column(justify="right")
-        summary.add_column(style="cyan")
-        summary.add_row("moved so far", format_number(ledger.total), f"of {formulas.total}")
-        summary.add_row(f"busiest {gpu_name(busiest)} sent", format_number(ledger.sent[busiest]),
-                        f"of {formulas.busiest_sent}")
-        summary.add_row(f"busiest {gpu_name(busiest)} received", format_number(ledger.received[busiest]),
-                        f"of {formulas.busiest_received}")
-        summary.add_row("messages", format_number(ledger.messages), f"of {formulas.messages}")
-        summary.add_row("steps", format_number(ledger.steps), f"of {formulas.steps}")
+        busiest = gpu_name(ledger.busiest())
+        rows = [
+            ("moved so far", ledger.total, formulas.total),
+            (f"busiest {busiest} sent", ledger.sent[ledger.busiest()], formulas.busiest_sent),
+            (f"busiest {busiest} received", ledger.received[ledger.busiest()], formulas.busiest_received),
+            ("messages", ledger.messages, formulas.messages),
+            ("steps", ledger.steps, formulas.steps),
+        ]
+        name_width = max(len(r[0]) for r in rows)
+        numbers = [format_number(r[1]) for r in rows]
+        number_width = max(len(n) for n in numbers)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for (name, _, formula), number in zip(rows, numbers):
+            text.append(name.ljust(name_width) + " ", style="bold")
+            text.append(number.rjust(number_width) + " ")
+            text.append(f"of {formula}\n", style="cyan")
 
-        # Bars share one scale, the busiest GPU's share at the end: the master's overload and
-        # the ring's even spread are visible at a glance.
+        # One scale for every bar, the busiest GPU's share at the end: the master's overload
+        # and the ring's even spread show at a glance.
         scale = float(max(formulas.busiest_sent.value, formulas.busiest_received.value))
-        bars = Table.grid(padding=(0, 1))
-        bars.add_column(style="bold")
-        bars.add_column()
-        bars.add_column()
-        bars.add_row("", Text("sent", style="dim"), Text("received", style="dim"))
+        sent, received = ledger.sent.tolist(), ledger.received.tolist()
+        digits = max(len(f"{v:,}") for v in sent + received)
+        label = len(gpu_name(sim.plan.gpus - 1))
+        text.append(f"\n{'':{label}} {'sent':<{BAR + digits + 3}}received\n", style="dim")
         for g in range(sim.plan.gpus):
-            bars.add_row(gpu_name(g), _bar(int(ledger.sent[g]), scale, "#ff9f1c"),
-                         _bar(int(ledger.received[g]), scale, "#e056fd"))
+            text.append(gpu_name(g).ljust(label) + " ", style="bold")
+            self._bar(text, sent[g], scale, digits, SENT)
+            text.append("  ")
+            self._bar(text, received[g], scale, digits, RECEIVED)
+            text.append("\n")
+        text.right_crop(1)
+        update_sized(self, text, sim.plan.gpus)
 
-        grid = Table.grid()
-        grid.add_row(summary)
-        grid.add_row("")
-        grid.add_row(bars)
-        self.update(grid)
+    @staticmethod
+    def _bar(text: Text, value: int, scale: float, digits: int, colour: str) -> None:
+        """A bar of BAR characters filled in proportion to value/scale, then the number."""
+        filled = 0 if scale <= 0 else min(BAR, round(BAR * value / scale))
+        # Coloured spaces rather than block glyphs: exact in exported SVGs as well as terminals.
+        text.append(" " * filled, style=f"on {colour}")
+        text.append(" " * (BAR - filled), style="on grey23")
+        text.append(f" {value:>{digits},}")

@@ -7,6 +7,7 @@ from textual.containers import Horizontal
 from ...backend import to_numpy
 from ...naming import gpu_name
 from ...simulation import Simulation
+from ..cell import CellView
 from ..marks import cell_peers
 from .gpu_panel import GpuPanel
 
@@ -41,7 +42,7 @@ class GpuGrid(Horizontal):
         self.gpus = gpus
         await self.mount_all([GpuPanel(g, gpus) for g in range(gpus)])
 
-    def show(self, sim: Simulation, values: bool) -> None:
+    def show(self, sim: Simulation, values: bool, present: bool = False) -> None:
         """Show every buffer as the Simulation holds it now, and the step just carried out."""
         gpus = sim.plan.gpus
         step = sim.current
@@ -50,16 +51,15 @@ class GpuGrid(Horizontal):
         ledger = sim.ledger()
         master = sim.plan.options.get("master") if sim.plan.algorithm == "master" else None
         numbers = to_numpy(sim.values()) if values else None
+        offsets = [sim.layout.offset(j) for j in range(gpus + 1)]
         max_terms = 0 if gpus <= 4 else 4
         for panel in self.query(GpuPanel):
             g = panel.gpu
-            title = gpu_name(g) + (" · master" if g == master else "")
-            panel.show_load(title, int(ledger.sent[g]), int(ledger.received[g]), master=g == master)
-            for cell in panel.cells:
-                j = cell.segment
+            cells = []
+            for j in range(gpus):
                 complete = sim.symbolic.is_complete(g, j)
                 if numbers is not None:
-                    row = numbers[g, sim.layout.offset(j):sim.layout.offset(j + 1)]
+                    row = numbers[g, offsets[j]:offsets[j + 1]]
                     text = " ".join(str(v) for v in row[:NUMBERS_SHOWN].tolist()) or "(empty)"
                     if len(row) > NUMBERS_SHOWN:
                         text += " …"
@@ -67,5 +67,7 @@ class GpuGrid(Horizontal):
                     text = sim.symbolic.label(g, j, max_terms=max_terms)
                 if complete:
                     text += " ✓"
-                cell.show(text, _note(sent_to[g][j], came_from[g][j], op), complete=complete,
-                          sending=bool(sent_to[g][j]), receiving=bool(came_from[g][j]))
+                cells.append(CellView(text, _note(sent_to[g][j], came_from[g][j], op), complete,
+                                      bool(sent_to[g][j]), bool(came_from[g][j])))
+            panel.show(gpu_name(g) + (" · master" if g == master else ""), int(ledger.sent[g]),
+                       int(ledger.received[g]), cells, master=g == master, present=present)

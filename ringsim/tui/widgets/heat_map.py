@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
+from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
-from textual.widgets import Static
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
 
 from ...simulation import Simulation
 from ..marks import cell_masks
@@ -17,63 +21,96 @@ RECEIVING = "#e056fd"
 COMPLETE = "#2ecc71"
 # Partial sums: from dim (own segment only) to bright (all but one GPU), in 8 shades.
 SHADES = ["#3a3f4b", "#2b4c7e", "#2d5f9e", "#3274bd", "#3b89d6", "#4f9de8", "#6cb2f2", "#8fc6f7"]
+PALETTE = [SENDING, RECEIVING, COMPLETE, *SHADES]
+BOLD, DIM = Style(bold=True), Style(dim=True)
 
 
-class HeatMap(Static):
-    """Rows: GPUs; columns: segments. Orange sent, magenta received, green complete."""
+class HeatMap(Widget):
+    """Rows: GPUs; columns: segments. Orange sent, magenta received, green complete, blue partial.
+
+    Rows are built once per step as strips (runs of one colour merged), so repainting is cheap."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.strips: list[Strip] = []
+        self.lines: list[str] = []  # the same rows as plain text, for tests and screen readers
 
     def show(self, sim: Simulation) -> None:
         """Colour every cell from the Simulation's symbolic state and the last step's transfers."""
         gpus = sim.plan.gpus
-        colours = self._colours(sim)
-        text = Text(no_wrap=True)
+        colour = self._colours(sim)
+        rows: list[list[Segment]] = []
         if gpus < HALF_BLOCK_FROM:
-            text.append("seg   " + "".join(f"{j + 1:<2}" if j % 4 == 0 else "  " for j in range(gpus)) + "\n",
-                        style="dim")
+            rows.append([Segment("seg   " + "".join(f"{j + 1:<8}" for j in range(0, gpus, 4)), DIM)])
             for g in range(gpus):
-                text.append(f"GPU{g + 1:<3}", style="bold")
-                for j in range(gpus):
-                    text.append("██", style=colours[g][j])
-                text.append("\n")
+                # Coloured spaces, not block glyphs: backgrounds stay exact in exported SVGs too.
+                rows.append([Segment(f"GPU{g + 1:<3}", BOLD),
+                             *_runs([_half(None, c) for c in colour[g]], "  ")])
         else:
-            text.append("seg        " + "".join(f"{j + 1:<8}" for j in range(0, gpus, 8)) + "\n", style="dim")
+            rows.append([Segment("seg        " + "".join(f"{j + 1:<8}" for j in range(0, gpus, 8)), DIM)])
             for g in range(0, gpus, 2):
                 # Two GPUs per row: the upper half block is GPU g+1, the lower GPU g+2.
-                text.append(f"GPU{g + 1:>2}/{g + 2:<2}".ljust(11) if g + 1 < gpus else f"GPU{g + 1:>2}".ljust(11),
-                            style="bold")
-                for j in range(gpus):
-                    lower = colours[g + 1][j] if g + 1 < gpus else "black"
-                    text.append("▀", style=Style(color=colours[g][j], bgcolor=lower))
-                text.append("\n")
-        text.append("\n")
-        legend = ((SENDING, "sent"), (RECEIVING, "received"), (COMPLETE, "complete sum"), None,
-                  (SHADES[0], "own segment only"), (SHADES[-1], "partial sum (brighter: more terms)"))
-        for item in legend:
-            if item is None:
-                text.append("\n")
-                continue
-            text.append("██", style=item[0])
-            text.append(f" {item[1]}  ")
-        self.update(text)
+                label = f"GPU{g + 1:>2}/{g + 2:<2}" if g + 1 < gpus else f"GPU{g + 1:>2}"
+                lower = colour[g + 1] if g + 1 < gpus else [None] * gpus
+                styles = [_half(a, b) for a, b in zip(colour[g], lower)]
+                # One segment per cell: glyphs are placed cell by cell in exported SVGs.
+                rows.append([Segment(label.ljust(11), BOLD), *(Segment("▀", st) for st in styles)])
+        rows.append([])
+        rows.append(_legend([(SENDING, "sent"), (RECEIVING, "received"), (COMPLETE, "complete sum")]))
+        rows.append(_legend([(SHADES[0], "own segment only"), (SHADES[-1], "partial (brighter: more)")]))
+        resized = len(rows) != len(self.strips)
+        self.strips = [Strip(row) for row in rows]
+        self.lines = ["".join(s.text for s in row) for row in rows]
+        self.refresh(layout=resized)  # same G, same size: repaint only
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.strips)
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return max((strip.cell_length for strip in self.strips), default=0)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_region.width
+        if y >= len(self.strips):
+            return Strip.blank(width)
+        return self.strips[y].crop_extend(0, width, None)
 
     @staticmethod
-    def _colours(sim: Simulation) -> list[list[str]]:
+    def _colours(sim: Simulation) -> np.ndarray:
+        """Index into PALETTE for every (GPU, segment)."""
         gpus = sim.plan.gpus
         state = sim.symbolic
         sending, receiving = cell_masks(sim.current, gpus)
         held = np.array([[len(state.contributors(g, j)) for j in range(gpus)] for g in range(gpus)])
+        complete = np.array([[state.is_complete(g, j) for j in range(gpus)] for g in range(gpus)])
         shade = np.minimum((held - 1) * len(SHADES) // max(gpus - 1, 1), len(SHADES) - 1)
-        colours = []
-        for g in range(gpus):
-            row = []
-            for j in range(gpus):
-                if sending[g, j]:
-                    row.append(SENDING)
-                elif receiving[g, j]:
-                    row.append(RECEIVING)
-                elif state.is_complete(g, j):
-                    row.append(COMPLETE)
-                else:
-                    row.append(SHADES[shade[g, j]])
-            colours.append(row)
-        return colours
+        colour = 3 + shade
+        colour[complete] = 2
+        colour[receiving] = 1
+        colour[sending] = 0
+        return colour.tolist()
+
+
+@lru_cache(maxsize=None)
+def _half(upper: int | None, lower: int | None) -> Style:
+    """The style of a cell: upper colour as foreground (▀), lower as background (palette indices)."""
+    return Style(color=PALETTE[upper] if upper is not None else None,
+                 bgcolor=PALETTE[lower] if lower is not None else None)
+
+
+def _runs(styles: list[Style], block: str) -> list[Segment]:
+    """One segment per run of equal styles (a handful per row instead of one per cell)."""
+    segments: list[Segment] = []
+    start = 0
+    for i in range(1, len(styles) + 1):
+        if i == len(styles) or styles[i] != styles[start]:
+            segments.append(Segment(block * (i - start), styles[start]))
+            start = i
+    return segments
+
+
+def _legend(items: list[tuple[str, str]]) -> list[Segment]:
+    segments: list[Segment] = []
+    for colour, name in items:
+        segments += [Segment("  ", Style(bgcolor=colour)), Segment(f" {name}   ")]
+    return segments

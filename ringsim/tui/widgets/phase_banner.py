@@ -21,4 +21,4 @@ class PhaseBanner(Static):
         text.append(sim.title, style="bold")
         text.append(f"   step {sim.position} of {len(sim.plan)} · {play}\n", style="dim")
         text.append(sim.banner, style="bold")
-        self.update(text)
+        self.update(text, layout=False)  # fixed height: no layout pass needed

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ..sized import update_sized
+
 from ...simulation import Simulation
 
 MAX_LINES = 200  # the naive flood at G=64 has 4,032 sentences; the rest is summarised in one line
@@ -27,4 +29,4 @@ class TransferList(Static):
             text.append(line + "\n")
         if len(lines) > MAX_LINES:
             text.append(f"… and {len(lines) - MAX_LINES:,} more transfers in this iteration\n", style="dim")
-        self.update(text)
+        update_sized(self, text, tuple(len(line) for line in lines[:MAX_LINES]))

@@ -14,7 +14,8 @@ class Formula:
     value: Fraction
 
     def __str__(self) -> str:
-        return f"{self.text} = {format_number(self.value)}"
+        value = format_number(self.value)
+        return value if self.text == value else f"{self.text} = {value}"
 
 
 def format_number(value) -> str:

@@ -43,12 +43,17 @@ def by_number(lessons, number):
     return next(l for l in lessons if l.number == number)
 
 
-def test_the_checkout_course_is_the_default(lessons):
-    assert default_directory() == REPO / "lessons"
+def test_the_shipped_course_is_the_default(lessons):
+    # From a checkout (editable install) it is <repo>/lessons; installed, ringsim/_lessons,
+    # which must hold exactly the checkout's files.
+    folder = default_directory()
+    checkout = sorted((REPO / "lessons").glob("*.md"))
+    assert [p.name for p in sorted(folder.glob("*.md"))] == [p.name for p in checkout]
+    assert all((folder / p.name).read_bytes() == p.read_bytes() for p in checkout)
     assert [l.number for l in lessons] == list(range(1, 10))
     for lesson, title in zip(lessons, TITLES):
         assert lesson.title.startswith(title)
-        assert lesson.path.parent == REPO / "lessons"
+        assert lesson.path.parent == folder
 
 
 def test_every_lesson_runs_to_its_end_with_every_placeholder_filled(lessons):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from itertools import chain
 
 from .naming import gpu_name, sum_label
 from .order import arrival_order
@@ -36,17 +37,18 @@ class SymbolicState:
 
     def apply(self, step: Step) -> None:
         """Carry out one step; every send reads the state before the step."""
-        arrivals: dict[tuple[int, int], list[int]] = defaultdict(list)
+        arrivals: dict[tuple[int, int, int], list[int]] = defaultdict(list)
         for t in step.transfers():
-            for segment in range(t.first, t.last + 1):
-                arrivals[(t.dst, segment)].append(t.src)
+            arrivals[(t.dst, t.first, t.last)].append(t.src)
         before = self.held
         after = [row[:] for row in before]
-        for (dst, segment), sources in arrivals.items():
+        for (dst, first, last), sources in arrivals.items():
             if step.op == "copy":
-                after[dst][segment] = before[sources[0]][segment]
-            else:
-                after[dst][segment] = sum((before[g][segment] for g in arrival_order(dst, sources)), ())
+                after[dst][first:last + 1] = before[sources[0]][first:last + 1]
+                continue
+            order = arrival_order(dst, sources)
+            for segment in range(first, last + 1):
+                after[dst][segment] = tuple(chain.from_iterable(before[g][segment] for g in order))
         self.held = after
 
     def problems(self) -> list[str]:

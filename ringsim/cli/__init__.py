@@ -37,7 +37,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _command_modules():
         module.register(sub)
+    for command in [parser, *sub.choices.values()]:
+        _one_line_errors(command)
     return parser
+
+
+def _one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """Bad options: one line on stderr and exit status 2 (`--help` still shows the usage)."""
+    def error(message: str):
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
+    parser.error = error
 
 
 def main(argv: list[str] | None = None) -> int:

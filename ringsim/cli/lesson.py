@@ -26,8 +26,6 @@ def register(sub) -> None:
                         help="check every lesson file in DIR; exit 0 when all load, else 2 "
                              "with each problem as file:line: reason")
     add_backend_argument(parser)
-    from .train import one_line_errors
-    one_line_errors(parser)
     parser.set_defaults(run=run)
 
 

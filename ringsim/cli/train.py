@@ -49,16 +49,8 @@ def register(sub) -> None:
     parser.add_argument("--seed", type=_whole("the seed", 0, 2**63 - 1), default=0, help="seed of the synthetic data (default: 0)")
     parser.add_argument("--no-sync", action="store_true",
                         help="skip the all-reduce: each GPU steps on its own shard and the replicas drift")
-    one_line_errors(parser)
     add_backend_argument(parser)
     parser.set_defaults(run=run)
-
-
-def one_line_errors(parser: argparse.ArgumentParser) -> None:
-    """Bad options: one line on stderr and exit status 2, without the usage block."""
-    def error(message: str):
-        parser.exit(2, f"{parser.prog}: error: {message}\n")
-    parser.error = error
 
 
 def run(args: argparse.Namespace) -> int:

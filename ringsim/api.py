@@ -57,9 +57,8 @@ def allreduce(arrays: Sequence, algorithm: str = "ring", *, master: int | None =
     The arrays are copied, never modified. `backend` is 'numpy', 'cupy' or 'auto'; by default
     the arrays' own module is used. `master` is the 1-based master GPU of the master algorithm.
     """
-    first = next(iter(arrays), None) if not hasattr(arrays, "shape") else arrays
-    xp = array_module(backend) if backend is not None else module_of(first)
     rows, shape, dtype = _rows(arrays)
+    xp = array_module(backend) if backend is not None else module_of(rows[0])
     plan = make_plan(algorithm, len(rows), master=master)
     layout = Layout(plan.gpus, int(np.prod(shape, dtype=np.int64)))
     executor = make_executor(plan, layout, xp, dtype)

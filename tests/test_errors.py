@@ -44,6 +44,14 @@ def test_bad_arrays():
         allreduce([np.array(["a"]), np.array(["b"])])
     with pytest.raises(RingsimError, match="at least one array"):
         allreduce([])
+    with pytest.raises(RingsimError, match="a sequence with one array per GPU"):
+        allreduce(5)
+
+
+def test_any_iterable_of_arrays_and_any_shape():
+    result = allreduce((np.full((2, 3), g, dtype=np.int16) for g in range(4)), "naive")
+    assert len(result.outputs) == 4
+    assert all(o.shape == (2, 3) and (o == 6).all() for o in result.outputs)
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -8,6 +8,7 @@ from ..algorithms import ALGORITHMS
 from ..backend import BACKENDS, array_module
 from ..checks import check_elements, check_gpus
 from ..errors import RingsimError
+from ..scenario import Scenario
 from ..simulation import Simulation
 
 
@@ -57,4 +58,4 @@ def add_backend_argument(parser: argparse.ArgumentParser) -> None:
 def simulation_from_args(args: argparse.Namespace) -> Simulation:
     """The Simulation the scenario options describe."""
     xp = array_module(getattr(args, "backend", "numpy"))
-    return Simulation.create(args.algorithm, args.gpus, args.elements, master=args.master, xp=xp)
+    return Scenario(args.algorithm, args.gpus, args.elements, args.master).simulation(xp)

@@ -6,30 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..algorithms import make_plan
-from ..plan import Plan
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """The simulation a lesson runs beside its text: algorithm, G, N and the 1-based master."""
-
-    algorithm: str
-    gpus: int
-    elements: int
-    master: int | None = None
-
-    def plan(self) -> Plan:
-        """The scenario's plan (no gradient arrays)."""
-        return make_plan(self.algorithm, self.gpus, master=self.master)
-
-    def simulation(self, xp=None):
-        """A fresh Simulation of the scenario, at the start (NumPy unless xp is given)."""
-        import numpy as np
-
-        from ..simulation import Simulation
-        return Simulation.create(self.algorithm, self.gpus, self.elements, master=self.master,
-                                 xp=np if xp is None else xp)
+from ..scenario import Scenario  # noqa: F401  (a lesson's scenario; re-exported)
 
 
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")

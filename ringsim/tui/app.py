@@ -157,8 +157,7 @@ class RingsimApp(App[None]):
         """Simulate another scenario (from its start, or at `position`); refused with a notice."""
         try:
             check_view_limits(scenario.gpus, scenario.elements)
-            sim = Simulation.create(scenario.algorithm, scenario.gpus, scenario.elements,
-                                    master=scenario.master, xp=self.sim.xp)
+            sim = scenario.simulation(self.sim.xp)
             sim.goto(position)
         except RingsimError as error:
             self.notify(str(error), severity="warning")
@@ -229,8 +228,7 @@ class RingsimApp(App[None]):
 
     async def on_lesson_panel_section_shown(self, message: LessonPanel.SectionShown) -> None:
         """The reader moved to a section: switch to its lesson's scenario and its stop."""
-        wanted = message.lesson.scenario
-        scenario = Scenario(wanted.algorithm, wanted.gpus, wanted.elements, wanted.master)
+        scenario = message.lesson.scenario
         stop = message.section.stop
         if scenario != self.scenario:
             await self.switch(scenario, stop or 0)

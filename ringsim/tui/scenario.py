@@ -1,37 +1,14 @@
-"""The scenario the TUI shows (algorithm, G, N, master) and the limits of the view."""
+"""The limits of the TUI's view (the engine itself takes far more)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
-from ..algorithms import ALGORITHMS
 from ..errors import RingsimError
+from ..scenario import Scenario  # noqa: F401  (what the TUI shows; re-exported for its modules)
 
 MIN_GPUS = 1
 MAX_GPUS = 64       # the heat map stays readable up to here; the engine goes far beyond
 MAX_ELEMENTS = 4096  # a cell cannot show more numbers usefully
 DETAIL_MAX_GPUS = 8  # up to here every GPU is a panel of cells; beyond, a heat map
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """What to simulate: an algorithm, G GPUs, N elements per GPU and (master only) the master."""
-
-    algorithm: str = "ring"
-    gpus: int = 4
-    elements: int = 8
-    master: int | None = None  # 1-based, as users write it
-
-    def with_gpus(self, gpus: int) -> "Scenario":
-        """The same scenario with G GPUs; a master past the new G falls back to GPU1."""
-        master = self.master if self.master is not None and self.master <= gpus else None
-        return replace(self, gpus=gpus, master=master)
-
-    def next_algorithm(self) -> "Scenario":
-        """The same G and N with the next algorithm of the registry (ring → master → naive → ring)."""
-        names = list(ALGORITHMS)
-        name = names[(names.index(self.algorithm) + 1) % len(names)]
-        return replace(self, algorithm=name, master=self.master if name == "master" else None)
 
 
 def check_view_limits(gpus: int, elements: int) -> None:

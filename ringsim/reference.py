@@ -27,11 +27,16 @@ def tolerance(gradients, xp=np):
     return (len(gradients) - 1) * eps * magnitude
 
 
-def matches_sum(result, gradients, xp=np) -> bool:
-    """True when a (N,) result equals the reference sum (exactly for integers)."""
+def gpus_off_the_sum(values, gradients, xp=np) -> list[int]:
+    """The 0-based GPUs whose row of a (G, N) result differs from the reference sum.
+
+    Integers must match exactly; floats within `tolerance` (NaN matches NaN).
+    """
     expected = reference_sum(gradients, xp)
     if not xp.issubdtype(gradients.dtype, xp.inexact):
-        return bool(xp.array_equal(result, expected))
-    same = (result == expected) | (xp.isnan(result) & xp.isnan(expected))
-    close = xp.abs(result.astype(np.complex128) - expected.astype(np.complex128)) <= tolerance(gradients, xp)
-    return bool(xp.all(same | close))
+        ok = (values == expected).all(axis=1)
+    else:
+        same = (values == expected) | (xp.isnan(values) & xp.isnan(expected))
+        gap = xp.abs(values.astype(np.complex128) - expected.astype(np.complex128))
+        ok = (same | (gap <= tolerance(gradients, xp))).all(axis=1)
+    return [int(g) for g in np.flatnonzero(np.asarray(ok.get() if hasattr(ok, "get") else ok) == 0)]

@@ -15,7 +15,7 @@ from .ledger import Ledger, measure
 from .narrate import sentences
 from .numeric import make_executor
 from .plan import Plan, Step
-from .reference import matches_sum
+from .reference import gpus_off_the_sum
 from .symbolic import SymbolicState
 
 SYMBOLIC_MAX_GPUS = 128  # labels grow with G; past this only numbers and the ledger are kept
@@ -45,6 +45,7 @@ class Simulation:
         self._numeric = make_executor(plan, self.layout, xp, gradients.dtype)
         self._sentences: dict[int, list[str]] = {}
         self._ledgers: dict[int, Ledger] = {}
+        self._problems: dict[int, list[str]] = {}  # a position's state never changes
         self.reset()
 
     @classmethod
@@ -152,12 +153,12 @@ class Simulation:
 
     def problems(self) -> list[str]:
         """What is wrong where, now: buffers that do not (yet) hold the full sum, in words."""
-        found = self.symbolic.problems() if self.symbolic is not None else []
-        values = self.values()
-        for gpu in range(self.plan.gpus):
-            if not matches_sum(values[gpu], self.inputs, self.xp):
-                found.append(f"GPU{gpu + 1}'s numbers differ from the element-wise sum")
-        return found
+        if self.position not in self._problems:
+            found = self.symbolic.problems() if self.symbolic is not None else []
+            found += [f"GPU{gpu + 1}'s numbers differ from the element-wise sum"
+                      for gpu in gpus_off_the_sum(self.values(), self.inputs, self.xp)]
+            self._problems[self.position] = found
+        return self._problems[self.position]
 
     def correct(self) -> bool:
         """True when every GPU holds the element-wise sum, checked symbolically and numerically."""

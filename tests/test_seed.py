@@ -81,3 +81,13 @@ def test_seed_counts(seed):
     naive = Simulation.create("naive", 4, 8)
     naive.run()
     assert naive.ledger().total == 4 * 3 * 8
+
+
+def test_the_checker_says_what_is_wrong_where(seed):
+    problems = seed.problems()
+    assert "GPU1 segment 1 holds a₁, should hold a₁+b₁+c₁+d₁" in problems
+    assert "GPU3's numbers differ from the element-wise sum" in problems
+    seed.goto(2)
+    assert "GPU3 segment 1 holds a₁+b₁+c₁, should hold a₁+b₁+c₁+d₁" in seed.problems()
+    seed.run()
+    assert seed.problems() == [] and seed.correct()

@@ -8,6 +8,7 @@ import json
 from ..errors import RingsimError
 from ..formula import format_number
 from ..ledger import transfer_elements
+from ..naming import subscript
 from ..narrate import held
 from ..simulation import SYMBOLIC_MAX_GPUS, Simulation, phase_text
 from ..backend import to_numpy
@@ -81,7 +82,7 @@ def _text(sim: Simulation, values: bool) -> None:
     print(sim.title)
     g = sim.plan.gpus
     print(f"Each GPU's gradient is split into {g} segments of {size_text} elements; "
-          f"GPU k's segments carry letter k (GPU1 holds a₁…{'a' + _sub(g)}).")
+          f"GPU k's segments carry letter k (GPU1 holds a₁…{'a' + subscript(g)}).")
     if values:
         print("\nStart: every GPU holds only its own gradient")
         print("\n".join(_values_lines(sim)))
@@ -101,11 +102,6 @@ def _text(sim: Simulation, values: bool) -> None:
     print(f"\nEvery GPU holds the sum: {'yes' if not problems else 'no'}")
     for problem in problems[:10]:
         print(f"  {problem}")
-
-
-def _sub(number: int) -> str:
-    from ..naming import subscript
-    return subscript(number)
 
 
 def _print_ledger(sim: Simulation) -> None:

@@ -15,7 +15,7 @@ from .ledger import Ledger, measure
 from .numeric import make_executor
 from .layout import Layout
 from .plan import Plan
-from .algorithms import closed_form
+from .algorithms import closed_form, plan_options
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,20 +51,23 @@ def _rows(arrays: Sequence):
 
 
 def allreduce(arrays: Sequence, algorithm: str = "ring", *, master: int | None = None,
-              backend: str | None = None) -> AllReduceResult:
+              backend: str | None = None, **options) -> AllReduceResult:
     """Sum one array per simulated GPU with `algorithm`; every output holds the element-wise sum.
 
     The arrays are copied, never modified. `backend` is 'numpy', 'cupy' or 'auto'; by default
-    the arrays' own module is used. `master` is the 1-based master GPU of the master algorithm.
+    the arrays' own module is used. `master` is the 1-based master GPU of the master algorithm;
+    other options as the algorithm takes them (chunks=, channels=, ring_order=, nodes=).
+    Every GPU ends bitwise identical. Float sums of different algorithms (or G) may differ
+    in the last bits: each adds in its own order (order.py states the rule).
     """
     rows, shape, dtype = _rows(arrays)
     xp = array_module(backend) if backend is not None else module_of(rows[0])
-    plan = make_plan(algorithm, len(rows), master=master)
-    layout = Layout(plan.gpus, int(np.prod(shape, dtype=np.int64)))
+    plan = make_plan(algorithm, len(rows), master=master, **options)
+    layout = Layout(plan.segments, int(np.prod(shape, dtype=np.int64)))
     executor = make_executor(plan, layout, xp, dtype)
     executor.load(rows)  # copies GPU by GPU: the inputs are read, never written
     executor.run()
     summed = executor.unload()
     outputs = [summed[g].reshape(shape) for g in range(plan.gpus)]
     return AllReduceResult(outputs, plan, measure(plan, layout),
-                           closed_form(algorithm, plan.gpus, layout.elements))
+                           closed_form(algorithm, plan.gpus, layout.elements, **plan_options(plan)))

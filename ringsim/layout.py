@@ -1,31 +1,49 @@
-"""How N elements per GPU are split into G segments whose sizes differ by at most one."""
+"""The one split of N elements per GPU into S segments, used by every executor and the ledger.
+
+The split (as MPICH's reduce-scatter/all-gather all-reduce splits its counts): each of the
+S segments gets ⌊N/S⌋ elements and the first N mod S segments one more, so sizes differ
+by at most one and longer segments come first. Segment j starts at j·⌊N/S⌋ + min(j, N mod S).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Layout:
-    """N elements split into G segments; the first N mod G segments get one extra element."""
+    """N elements split into S segments; the first N mod S segments get one extra element."""
 
-    gpus: int
+    segments: int
     elements: int
+
+    @property
+    def gpus(self) -> int:
+        """The number of segments (the name from when S was always G; prefer `segments`)."""
+        return self.segments
 
     @property
     def width(self) -> int:
         """Size of the largest segment (every segment buffer is allocated this wide)."""
-        return -(-self.elements // self.gpus)
+        return -(-self.elements // self.segments)
 
     def size(self, segment: int) -> int:
         """Number of elements in the 0-based segment."""
-        q, r = divmod(self.elements, self.gpus)
+        q, r = divmod(self.elements, self.segments)
         return q + (segment < r)
 
     def offset(self, segment: int) -> int:
-        """Index of the segment's first element in a GPU's flat gradient (segment G gives N)."""
-        q, r = divmod(self.elements, self.gpus)
+        """Index of the segment's first element in a GPU's flat gradient (segment S gives N)."""
+        q, r = divmod(self.elements, self.segments)
         return segment * q + min(segment, r)
+
+    def offsets(self, segments) -> np.ndarray:
+        """`offset` for an integer array of segments (int64; N must fit in int64)."""
+        q, r = divmod(self.elements, self.segments)
+        segments = np.asarray(segments, dtype=np.int64)
+        return segments * q + np.minimum(segments, r)
 
     def span(self, first: int, last: int) -> int:
         """Number of elements in segments first..last (inclusive)."""
@@ -33,4 +51,4 @@ class Layout:
 
     def sizes(self) -> list[int]:
         """Every segment's size, in order."""
-        return [self.size(j) for j in range(self.gpus)]
+        return [self.size(j) for j in range(self.segments)]

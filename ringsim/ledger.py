@@ -14,7 +14,7 @@ from .plan import Plan, Step
 
 def transfer_elements(step: Step, layout: Layout) -> np.ndarray:
     """Elements each transfer of the step moves (empty segments move 0)."""
-    q, r = divmod(layout.elements, layout.gpus)
+    q, r = divmod(layout.elements, layout.segments)
     offset = lambda j: j * q + np.minimum(j, r)  # noqa: E731  (Layout.offset, vectorised)
     return offset(step.last + 1) - offset(step.first)
 

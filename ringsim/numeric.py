@@ -1,10 +1,10 @@
 """The numeric executor: each GPU's segment buffers as real arrays of an array module.
 
-All G·G segment buffers live in one array of shape (G·G, W), W the widest segment
-(shorter segments keep a zero tail that only ever adds zeros). GPU g's segment j is row
-((j − g) mod G)·G + g: buffers are stored by diagonal, so the G transfers of one ring
-iteration — GPU k's segment k+c to GPU k+1 — read one contiguous block of rows and write
-the next. A step compiles, once, into a few strided views, so it costs a few array
+All S·G segment buffers (S segments per GPU) live in one array of shape (S·G, W), W the
+widest segment (shorter segments keep a zero tail that only ever adds zeros). GPU g's
+segment j is row ((j − g) mod S)·G + g: buffers are stored by diagonal, so (for the
+seed's S = G) the G transfers of one ring iteration — GPU k's segment k+c to GPU k+1 —
+read one contiguous block of rows and write the next. A step compiles, once, into a few strided views, so it costs a few array
 operations whatever G is, and its time is that of the data it moves.
 """
 
@@ -17,15 +17,15 @@ from typing import Any, Callable
 import numpy as np
 
 from .layout import Layout
-from .order import arrival_order
-from .plan import Plan, Step
+from .order import reductions
+from .plan import COPY, Plan, Step
 
 _ROW_COPY_BYTES = 1 << 18  # segments at least this large are copied one by one
 
 
-def buffer_row(gpus: int, gpu, segment):
-    """Row of GPU `gpu`'s segment `segment` in the (G·G, W) buffer array (works on arrays)."""
-    return ((segment - gpu) % gpus) * gpus + gpu
+def buffer_row(gpus: int, gpu, segment, segments: int | None = None):
+    """Row of GPU `gpu`'s segment `segment` in the (S·G, W) buffer array (works on arrays; S = G by default)."""
+    return ((segment - gpu) % (gpus if segments is None else segments)) * gpus + gpu
 
 
 @dataclass(frozen=True)
@@ -39,13 +39,14 @@ class Run:
     count: int
 
 
-def expand(step: Step, gpus: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def expand(step: Step, gpus: int, segments: int | None = None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The step as one entry per segment moved: (src GPU, dst GPU, src row, dst row), in plan order."""
     widths = step.last - step.first + 1
     owner = np.repeat(np.arange(len(step)), widths)
     segment = step.first[owner] + np.arange(int(widths.sum())) - np.repeat(np.cumsum(widths) - widths, widths)
     src, dst = step.src[owner], step.dst[owner]
-    return src, dst, buffer_row(gpus, src, segment), buffer_row(gpus, dst, segment)
+    return src, dst, buffer_row(gpus, src, segment, segments), buffer_row(gpus, dst, segment, segments)
 
 
 def row_runs(src: np.ndarray, dst: np.ndarray) -> list[Run]:
@@ -96,28 +97,31 @@ class NumericExecutor:
 
     def __init__(self, plan: Plan, layout: Layout, xp: Any, dtype: Any) -> None:
         self.plan, self.layout, self.xp = plan, layout, xp
-        g = plan.gpus
-        self.buf = xp.zeros((g * g, layout.width), dtype=dtype)
+        self.segments = getattr(plan, "segments", plan.gpus)
+        self.buf = xp.zeros((self.segments * plan.gpus, layout.width), dtype=dtype)
         self._compiled: dict[int, Callable[[], None]] = {}
+
+    def _row(self, gpu, segment):
+        return buffer_row(self.plan.gpus, gpu, segment, self.segments)
 
     # --- moving data in and out -------------------------------------------------------
     def _parts(self):
         """(segments, width) pairs covering a GPU's flat gradient in order: longer ones first."""
-        g, n = self.plan.gpus, self.layout.elements
-        q, r = divmod(n, g)
-        return [(np.arange(a, b), w) for a, b, w in ((0, r, q + 1), (r, g, q)) if b > a]
+        s, n = self.segments, self.layout.elements
+        q, r = divmod(n, s)
+        return [(np.arange(a, b), w) for a, b, w in ((0, r, q + 1), (r, s, q)) if b > a]
 
     def load(self, gradients) -> None:
         """Copy each GPU's flat gradient (rows of a (G, N) array, or G 1-D arrays) into the buffers.
 
         GPU by GPU, so that no second full-size copy of the input is ever made.
         """
-        g, xp = self.plan.gpus, self.xp
+        xp = self.xp
         self.buf[...] = 0
         for gpu, row in enumerate(gradients):
             at = 0
             for segments, w in self._parts():
-                rows = xp.asarray(buffer_row(g, gpu, segments))
+                rows = xp.asarray(self._row(gpu, segments))
                 self.buf[rows, :w] = xp.asarray(row[at:at + len(segments) * w]).reshape(len(segments), w)
                 at += len(segments) * w
 
@@ -128,17 +132,23 @@ class NumericExecutor:
         for gpu in range(g):
             at = 0
             for segments, w in self._parts():
-                rows = xp.asarray(buffer_row(g, gpu, segments))
+                rows = xp.asarray(self._row(gpu, segments))
                 out[gpu, at:at + len(segments) * w] = self.buf[rows, :w].reshape(-1)
                 at += len(segments) * w
         return out
 
     def unload(self):
-        """The (G, N) result without a full second copy: reorders the buffers in place.
+        """The (G, N) result without a full second copy (when S = G): reorders the buffers in place.
 
-        The executor cannot run steps afterwards. When G divides N the result is a view.
+        The executor cannot run steps afterwards. When S = G and G divides N the result is a view.
         """
         g, w, xp = self.plan.gpus, self.layout.width, self.xp
+        self._compiled.clear()
+        self.apply = self._unloaded  # type: ignore[method-assign]
+        if self.segments != g:
+            out = self.gradients()
+            self.buf = None
+            return out
         cells = self.buf.reshape(g, g, w)           # cells[d, gpu] = segment (d + gpu) mod G
         for d in range(g):                          # transpose, one block row at a time
             upper = cells[d, d + 1:].copy()
@@ -146,8 +156,6 @@ class NumericExecutor:
             cells[d + 1:, d] = upper
         for gpu in range(1, g):                     # cells[gpu, d] → cells[gpu, segment]
             cells[gpu] = xp.roll(cells[gpu], gpu, axis=0)
-        self._compiled.clear()
-        self.apply = self._unloaded  # type: ignore[method-assign]
         if self.layout.elements == g * w:
             return cells.reshape(g, g * w)
         out = xp.empty((g, self.layout.elements), dtype=self.buf.dtype)
@@ -175,11 +183,23 @@ class NumericExecutor:
             self.apply(index)
 
     def _compile(self, step: Step) -> Callable[[], None]:
-        _, _, src, dst = expand(step, self.plan.gpus)
+        _, _, src, dst = expand(step, self.plan.gpus, self.segments)
         independent = len(np.unique(dst)) == len(dst) and not np.isin(src, dst).any()
-        if independent:
-            return self._compile_strided(step.op, src, dst)
-        return self._compile_general(step)
+        if not independent:
+            return self._compile_general(step)
+        # No buffer is both read and written, each written once: reduce and copy transfers
+        # may run one after the other, each as a few strided array operations.
+        widths = (step.last - step.first + 1)
+        is_copy = np.repeat(step.ops == COPY, widths)
+        actions = [self._compile_strided(op, src[mask], dst[mask])
+                   for op, mask in (("reduce", ~is_copy), ("copy", is_copy)) if mask.any()]
+        if len(actions) == 1:
+            return actions[0]
+
+        def both() -> None:
+            for action in actions:
+                action()
+        return both
 
     def _compile_strided(self, op: str, src: np.ndarray, dst: np.ndarray) -> Callable[[], None]:
         """One arrival per buffer, senders not receiving: each run is one in-place add or copy."""
@@ -189,7 +209,7 @@ class NumericExecutor:
         if op == "reduce":
             def reduce() -> None:
                 for d, s in pairs:
-                    xp.add(d, s, out=d)  # d + s and s + d are the same bits: the seed's "s+d"
+                    xp.add(s, d, out=d)  # received + own, as order.arrival_order says ("d₄+a₄")
             return reduce
         if buf.shape[1] * buf.itemsize >= _ROW_COPY_BYTES:
             # NumPy stages an assignment through a temporary when the two views' address
@@ -207,20 +227,17 @@ class NumericExecutor:
         """Several arrivals per buffer, or buffers that both send and receive.
 
         Everything is gathered from the state before the step and written back at the end;
-        each buffer's arrivals are added in `arrival_order`, so every receiver of the naive
-        flood or the master's sum computes the same bits.
+        each buffer's arrivals are added in the order `order.reductions` gives, so every
+        GPU that computes a sum (the naive flood, a swap) computes the same bits.
         """
-        g, buf, xp = self.plan.gpus, self.buf, self.xp
-        arrivals: dict[tuple[int, int, int], list[int]] = defaultdict(list)
-        for t in step.transfers():
-            arrivals[(t.dst, t.first, t.last)].append(t.src)
+        buf, xp = self.buf, self.xp
+        orders, copies = reductions(step)
         by_length: dict[int, tuple[list, list]] = defaultdict(lambda: ([], []))
-        for (dst, first, last), sources in arrivals.items():
+        for (dst, first, last), order in [*orders.items(), *((k, [s]) for k, s in copies.items())]:
             segments = np.arange(first, last + 1)
-            order = sources[:1] if step.op == "copy" else arrival_order(dst, sources)
             targets, table = by_length[len(order)]
-            targets.append(buffer_row(g, dst, segments))
-            table.append(np.stack([buffer_row(g, gpu, segments) for gpu in order]))
+            targets.append(self._row(dst, segments))
+            table.append(np.stack([self._row(gpu, segments) for gpu in order]))
         groups = [(xp.asarray(np.concatenate(targets)), xp.asarray(np.concatenate(table, axis=1)))
                   for targets, table in by_length.values()]
 

@@ -1,14 +1,18 @@
 """Plans: an algorithm as pure data — ordered steps of transfers, no gradient arrays.
 
-A transfer moves segments first..last (0-based, inclusive) of GPU `src` into the same
-segments of GPU `dst`, either adding them ("reduce") or replacing them ("copy").
-All transfers of a step happen at once: every send reads the state before the step.
-Each step keeps its transfers as small read-only integer columns, so a ring plan for
-1,000 GPUs (two million transfers) is built in milliseconds.
+Every GPU's gradient is split into S segments (`Plan.segments`; the seed's ring has S = G,
+a pipelined tree S = chunks, K rings S = K·G). A transfer moves segments first..last
+(0-based, inclusive) of GPU `src` into the same segments of GPU `dst`, either adding them
+("reduce") or replacing them ("copy"); the op is a column like src and dst, so one step
+can reduce up a tree while it copies down. All transfers of a step happen at once: every
+send reads the state before the step. Each step keeps its transfers as small read-only
+integer columns, so a ring plan for 1,000 GPUs (two million transfers) is built in
+milliseconds.
 """
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Iterator, Literal, NamedTuple
 
@@ -18,7 +22,8 @@ from .errors import RingsimError
 from .naming import gpu_name, subscript
 
 Op = Literal["reduce", "copy"]
-OPS = ("reduce", "copy")
+OPS = ("reduce", "copy")  # the op column stores the index into this tuple
+REDUCE, COPY = 0, 1
 
 
 class Transfer(NamedTuple):
@@ -38,58 +43,120 @@ class Transfer(NamedTuple):
         return f"{gpu_name(self.src)} → {gpu_name(self.dst)} seg{segs} {arrow}"
 
 
-def _column(values) -> np.ndarray:
-    col = np.array(values, dtype=np.int64).reshape(-1)
+def _column(values, dtype=np.int64) -> np.ndarray:
+    col = np.array(values, dtype=dtype).reshape(-1)
     col.flags.writeable = False
     return col
 
 
+def _op_codes(op) -> np.ndarray:
+    """'reduce'/'copy' (or a sequence of them, or of codes 0/1) as a column of codes."""
+    values = [op] if isinstance(op, (str, numbers.Integral)) else list(np.asarray(op).reshape(-1))
+    codes = []
+    for value in values:
+        if isinstance(value, (str, np.str_)):
+            if value not in OPS:
+                raise RingsimError(f"unknown transfer op {value!r}; expected one of {', '.join(OPS)}")
+            codes.append(OPS.index(value))
+        elif int(value) in (REDUCE, COPY):
+            codes.append(int(value))
+        else:
+            raise RingsimError(f"unknown transfer op {value!r}; expected one of {', '.join(OPS)}")
+    return _column(codes, np.int8)
+
+
 @dataclass(frozen=True, eq=False)
 class Step:
-    """One iteration: a phase name, its 1-based iteration number, and its transfers."""
+    """One iteration: a phase name, its 1-based iteration number, and its transfers.
+
+    Columns: src, dst, first, last (int64) and ops (int8: 0 reduce, 1 copy). `route` gives
+    the words a sentence puts after what is sent, for reduce and for copy transfers
+    ("up the tree", "down the tree"); `swap` names what a pair of GPUs sending to each
+    other in this step exchange ("halves", "whole gradients").
+    """
 
     phase: str
     iteration: int
     iterations: int
-    op: str
     src: np.ndarray
     dst: np.ndarray
     first: np.ndarray
     last: np.ndarray
+    ops: np.ndarray
+    route: tuple[str, str] = ("", "")
+    swap: str = ""
 
     @classmethod
-    def build(cls, phase: str, iteration: int, iterations: int, op: str,
-              src, dst, first, last=None) -> "Step":
-        """A step from columns (scalars broadcast); `last` defaults to `first`."""
-        if op not in OPS:
-            raise RingsimError(f"unknown transfer op {op!r}; expected one of {', '.join(OPS)}")
-        src_c, dst_c, first_c = np.broadcast_arrays(_column(src), _column(dst), _column(first))
+    def build(cls, phase: str, iteration: int, iterations: int, op,
+              src, dst, first, last=None, *, route: tuple[str, str] = ("", ""),
+              swap: str = "") -> "Step":
+        """A step from columns (scalars broadcast); `op` is one op or a column; `last` defaults to `first`."""
+        codes = _op_codes(op)
+        src_c, dst_c, first_c, op_c = np.broadcast_arrays(_column(src), _column(dst), _column(first), codes)
         last_c = first_c if last is None else np.broadcast_to(_column(last), first_c.shape)
-        return cls(phase, iteration, iterations, op,
-                   _column(src_c), _column(dst_c), _column(first_c), _column(last_c))
+        return cls(phase, iteration, iterations, _column(src_c), _column(dst_c), _column(first_c),
+                   _column(last_c), _column(op_c, np.int8), tuple(route), swap)
 
     def __len__(self) -> int:
         return len(self.src)
 
+    @property
+    def op(self) -> str:
+        """The op shared by every transfer ('reduce' or 'copy'); RingsimError when the step mixes them.
+
+        Kept for code written when a step had one op; new code reads `Transfer.op`.
+        """
+        if len(self.ops) == 0 or bool((self.ops == self.ops[0]).all()):
+            return OPS[int(self.ops[0])] if len(self.ops) else "copy"
+        raise RingsimError(f"{self.phase} {self.iteration} mixes reduce and copy transfers; "
+                           "read each transfer's op (Step.transfers())")
+
+    @property
+    def mixed(self) -> bool:
+        """True when the step holds both reduce and copy transfers."""
+        return len(self.ops) > 0 and not bool((self.ops == self.ops[0]).all())
+
     def transfers(self) -> Iterator[Transfer]:
         """The step's transfers, in plan order."""
-        for s, d, f, l in zip(self.src.tolist(), self.dst.tolist(),
-                              self.first.tolist(), self.last.tolist()):
-            yield Transfer(s, d, f, l, self.op)
+        for s, d, f, l, o in zip(self.src.tolist(), self.dst.tolist(), self.first.tolist(),
+                                 self.last.tolist(), self.ops.tolist()):
+            yield Transfer(s, d, f, l, OPS[o])
+
+    @staticmethod
+    def join(steps: list["Step"], phase: str | None = None, iteration: int | None = None,
+             iterations: int | None = None) -> "Step":
+        """Several steps' transfers as one step (rings or trees running side by side)."""
+        base = steps[0]
+        cat = lambda name: np.concatenate([getattr(s, name) for s in steps])  # noqa: E731
+        return Step(phase or base.phase, iteration or base.iteration, iterations or base.iterations,
+                    _column(cat("src")), _column(cat("dst")), _column(cat("first")),
+                    _column(cat("last")), _column(cat("ops"), np.int8), base.route, base.swap)
+
+
+def _count(value: object, what: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise RingsimError(f"{what} must be a whole number of at least {minimum}, got {value!r}")
+    return int(value)
 
 
 @dataclass(frozen=True, eq=False)
 class Plan:
-    """A schedule for an all-reduce of G GPUs' gradients split into G segments each."""
+    """A schedule for an all-reduce of G GPUs' gradients, each split into S segments (S = G by default)."""
 
     algorithm: str
     gpus: int
     steps: tuple[Step, ...]
     options: dict = field(default_factory=dict)
+    segments: int | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "gpus", _count(self.gpus, "a plan's number of GPUs", 1))
+        segments = self.gpus if self.segments is None else self.segments
+        object.__setattr__(self, "segments", _count(segments, "a plan's number of segments", 1))
+        if not isinstance(self.steps, tuple) or not all(isinstance(s, Step) for s in self.steps):
+            raise RingsimError("a plan's steps must be a tuple of Step")
         for index, step in enumerate(self.steps):
-            _validate_step(self.gpus, index, step)
+            _validate_step(self.gpus, self.segments, index, step)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -101,23 +168,29 @@ class Plan:
             seen.setdefault(step.phase)
         return list(seen)
 
+    def transfer_count(self) -> int:
+        """Number of transfers in all steps."""
+        return sum(len(s) for s in self.steps)
+
     def __str__(self) -> str:
-        lines = [f"{self.algorithm} plan for {self.gpus} GPUs: {len(self.steps)} steps"]
+        lines = [f"{self.algorithm} plan for {self.gpus} GPUs, {self.segments} segments each: "
+                 f"{len(self.steps)} steps"]
         for number, step in enumerate(self.steps, 1):
-            lines.append(f"step {number}: {step.phase} {step.iteration}/{step.iterations} ({step.op})")
+            ops = "mixed" if step.mixed else step.op
+            lines.append(f"step {number}: {step.phase} {step.iteration}/{step.iterations} ({ops})")
             lines.extend(f"  {t}" for t in step.transfers())
         return "\n".join(lines)
 
 
-def _validate_step(gpus: int, index: int, step: Step) -> None:
+def _validate_step(gpus: int, segments: int, index: int, step: Step) -> None:
     """Refuse a step that no executor could run unambiguously."""
     where = f"step {index + 1} ({step.phase} {step.iteration})"
     if len(step) == 0:
         return
-    lowest = min(step.src.min(), step.dst.min(), step.first.min())
-    highest = max(step.src.max(), step.dst.max(), step.last.max())
-    if lowest < 0 or highest >= gpus:
-        raise RingsimError(f"{where}: a GPU or segment is outside 1..{gpus}")
+    if min(step.src.min(), step.dst.min()) < 0 or max(step.src.max(), step.dst.max()) >= gpus:
+        raise RingsimError(f"{where}: a GPU is outside GPU1..GPU{gpus}")
+    if step.first.min() < 0 or step.last.max() >= segments:
+        raise RingsimError(f"{where}: a segment is outside 1..{segments}")
     if np.any(step.src == step.dst):
         raise RingsimError(f"{where}: a GPU sends to itself")
     if np.any(step.last < step.first):
@@ -127,11 +200,11 @@ def _validate_step(gpus: int, index: int, step: Step) -> None:
     # Transfers into one GPU must name the same segment range or disjoint ones, so that
     # "what arrives in a buffer during a step" is well defined.
     order = np.lexsort((step.last, step.first, step.dst))
-    dst, first, last = step.dst[order], step.first[order], step.last[order]
+    dst, first, last, ops = step.dst[order], step.first[order], step.last[order], step.ops[order]
     same_dst = dst[1:] == dst[:-1]
     identical = same_dst & (first[1:] == first[:-1]) & (last[1:] == last[:-1])
     overlapping = same_dst & ~identical & (first[1:] <= last[:-1])
     if np.any(overlapping):
         raise RingsimError(f"{where}: transfers into one GPU overlap only partly")
-    if step.op == "copy" and np.any(identical):
-        raise RingsimError(f"{where}: two copies land in the same buffer")
+    if np.any(identical & ((ops[1:] == COPY) | (ops[:-1] == COPY))):
+        raise RingsimError(f"{where}: a copy lands in a buffer that another transfer also writes")

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .algorithms import ALGORITHMS, closed_form, make_plan
+from .algorithms import ALGORITHMS, closed_form, make_plan, option_text, plan_options
 from .checks import check_elements
 from .errors import RingsimError
 from .formula import ClosedForm
@@ -33,7 +33,7 @@ class Simulation:
     def __init__(self, plan: Plan, elements: int, gradients=None, *, xp: Any = np,
                  symbolic: bool | None = None) -> None:
         self.plan = plan
-        self.layout = Layout(plan.gpus, check_elements(elements))
+        self.layout = Layout(plan.segments, check_elements(elements))
         self.xp = xp
         if gradients is None:
             gradients = demo_gradients(plan.gpus, self.layout.elements, xp)
@@ -50,16 +50,17 @@ class Simulation:
 
     @classmethod
     def create(cls, algorithm: str = "ring", gpus: int = 4, elements: int = 8, *,
-               master: int | None = None, xp: Any = np, gradients=None) -> "Simulation":
-        """A simulation of a named algorithm (`master` is the 1-based master GPU)."""
-        return cls(make_plan(algorithm, gpus, master=master), elements, gradients, xp=xp)
+               master: int | None = None, xp: Any = np, gradients=None, **options) -> "Simulation":
+        """A simulation of a named algorithm (`master` is the 1-based master GPU; other
+        options as the algorithm takes them: chunks=, channels=, ring_order=, nodes=)."""
+        return cls(make_plan(algorithm, gpus, master=master, **options), elements, gradients, xp=xp)
 
     # --- moving -----------------------------------------------------------------------
     def reset(self) -> None:
         """Back to the start: every GPU holds only its own gradient."""
         self.position = 0
         self._numeric.load(self.inputs)
-        self.symbolic = SymbolicState(self.plan.gpus) if self.symbolic_enabled else None
+        self.symbolic = SymbolicState(self.plan.gpus, self.plan.segments) if self.symbolic_enabled else None
 
     def step(self) -> Step | None:
         """Carry out the next step and return it (None at the end)."""
@@ -112,6 +113,9 @@ class Simulation:
         name = ALGORITHMS[self.plan.algorithm].TITLE
         if self.plan.algorithm == "master":
             name += f" (GPU{self.plan.options['master'] + 1})"
+        shown = option_text(self.plan)
+        if shown:
+            name += f" ({shown})"
         return f"{name} · {self.plan.gpus} GPUs · {self.layout.elements:,} elements per GPU"
 
     @property
@@ -149,20 +153,35 @@ class Simulation:
 
     def closed_form(self) -> ClosedForm:
         """The seed's formulas for this algorithm at this G and N."""
-        return closed_form(self.plan.algorithm, self.plan.gpus, self.layout.elements)
+        return closed_form(self.plan.algorithm, self.plan.gpus, self.layout.elements,
+                           **plan_options(self.plan))
 
     def problems(self) -> list[str]:
         """What is wrong where, now: buffers that do not (yet) hold the full sum, in words."""
         if self.position not in self._problems:
             found = self.symbolic.problems() if self.symbolic is not None else []
-            found += [f"GPU{gpu + 1}'s numbers differ from the element-wise sum"
-                      for gpu in gpus_off_the_sum(self.values(), self.inputs, self.xp)]
+            values = self.values()
+            off = gpus_off_the_sum(values, self.inputs, self.xp)
+            found += [f"GPU{gpu + 1}'s numbers differ from the element-wise sum" for gpu in off]
+            found += [f"GPU{gpu + 1}'s bits differ from GPU1's (the same sum added in another order)"
+                      for gpu in bitwise_strays(values) if gpu not in off]
             self._problems[self.position] = found
         return self._problems[self.position]
 
     def correct(self) -> bool:
         """True when every GPU holds the element-wise sum, checked symbolically and numerically."""
         return not self.problems()
+
+
+def bitwise_strays(values) -> list[int]:
+    """The 0-based GPUs whose (G, N) result row differs from GPU1's in any bit (NaN payloads, signed zeros)."""
+    if values.shape[0] < 2 or values.shape[1] == 0:
+        return []
+    raw = values.reshape(values.shape[0], -1).view(f"u{values.dtype.itemsize}") \
+        if values.dtype.itemsize in (1, 2, 4, 8) else values.view("u1")
+    differ = (raw != raw[:1]).any(axis=1)
+    differ = differ.get() if hasattr(differ, "get") else differ
+    return [int(g) for g in np.flatnonzero(np.asarray(differ))]
 
 
 def phase_text(step: Step) -> str:

@@ -103,7 +103,7 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
     plan = make_plan(algorithm, gpus, master=master)
     x, y = synthetic_data(samples, features, seed)
     n = features + 1
-    layout = Layout(gpus, n)
+    layout = Layout(plan.segments, n)
     executor = make_executor(plan, layout, xp, np.float64)
     per_sync = measure(plan, layout).total
     replicas = np.zeros((gpus, n))

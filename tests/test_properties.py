@@ -54,7 +54,7 @@ def test_symbolic_checker_passes_and_ledger_equals_closed_forms(scenario):
     algorithm, g, n, master = scenario
     plan = make_plan(algorithm, g, master=master)
     assert check(plan) == []
-    ledger = measure(plan, Layout(g, n))
+    ledger = measure(plan, Layout(plan.segments, n))
     form = closed_form(algorithm, g, n)
     assert ledger.total == form.total.value
     assert ledger.steps == form.steps.value

@@ -27,6 +27,11 @@ def plan(gpus: int, master: int = 0) -> Plan:
     return Plan(NAME, gpus, tuple(steps), {"master": master})
 
 
+def transfers(gpus: int, master: int = 0) -> int:
+    """Transfers the plan holds: G−1 into the master, then G−1 out of it."""
+    return 2 * (gpus - 1)
+
+
 def closed_form(gpus: int, elements: int) -> ClosedForm:
     """2·(G−1)·N in all; the master receives (G−1)·N and sends (G−1)·N."""
     g, n = gpus, elements

@@ -23,6 +23,11 @@ def plan(gpus: int) -> Plan:
     return Plan(NAME, gpus, tuple(steps))
 
 
+def transfers(gpus: int) -> int:
+    """Transfers the plan holds: one per ordered pair of GPUs."""
+    return gpus * (gpus - 1)
+
+
 def closed_form(gpus: int, elements: int) -> ClosedForm:
     """G·(G−1)·N in all; each GPU sends and receives (G−1)·N."""
     g, n = gpus, elements

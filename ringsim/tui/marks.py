@@ -7,10 +7,12 @@ import numpy as np
 from ..plan import Step
 
 
-def cell_peers(step: Step | None, gpus: int) -> tuple[list[list[list[int]]], list[list[list[int]]]]:
+def cell_peers(step: Step | None, gpus: int, segments: int | None = None
+               ) -> tuple[list[list[list[int]]], list[list[list[int]]]]:
     """For every (GPU, segment): the GPUs it sent to and the GPUs it received from in `step`."""
-    sent_to = [[[] for _ in range(gpus)] for _ in range(gpus)]
-    came_from = [[[] for _ in range(gpus)] for _ in range(gpus)]
+    segments = gpus if segments is None else segments
+    sent_to = [[[] for _ in range(segments)] for _ in range(gpus)]
+    came_from = [[[] for _ in range(segments)] for _ in range(gpus)]
     if step is not None:
         for t in step.transfers():
             for segment in range(t.first, t.last + 1):
@@ -19,16 +21,18 @@ def cell_peers(step: Step | None, gpus: int) -> tuple[list[list[list[int]]], lis
     return sent_to, came_from
 
 
-def cell_masks(step: Step | None, gpus: int) -> tuple[np.ndarray, np.ndarray]:
-    """Boolean G×G masks of the cells that sent and that received in `step` (fast at any G)."""
-    return _mask(step, step.src if step else None, gpus), _mask(step, step.dst if step else None, gpus)
+def cell_masks(step: Step | None, gpus: int, segments: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean G×S masks of the cells that sent and that received in `step` (fast at any G)."""
+    segments = gpus if segments is None else segments
+    return (_mask(step, step.src if step else None, gpus, segments),
+            _mask(step, step.dst if step else None, gpus, segments))
 
 
-def _mask(step: Step | None, gpu: np.ndarray | None, gpus: int) -> np.ndarray:
+def _mask(step: Step | None, gpu: np.ndarray | None, gpus: int, segments: int) -> np.ndarray:
     if step is None or len(step) == 0:
-        return np.zeros((gpus, gpus), dtype=bool)
+        return np.zeros((gpus, segments), dtype=bool)
     # Each transfer covers segments first..last: +1 at first, −1 after last, then a running sum.
-    edges = np.zeros((gpus, gpus + 1), dtype=np.int64)
+    edges = np.zeros((gpus, segments + 1), dtype=np.int64)
     np.add.at(edges, (gpu, step.first), 1)
     np.add.at(edges, (gpu, step.last + 1), -1)
-    return np.cumsum(edges, axis=1)[:, :gpus] > 0
+    return np.cumsum(edges, axis=1)[:, :segments] > 0

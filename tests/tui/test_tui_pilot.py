@@ -92,7 +92,7 @@ async def test_a_cycles_the_algorithms_and_shows_the_master_and_the_flood(plain)
         assert len(app.screen.query_one(TransferList).lines) == 12
         assert cell(app, 3, 2).state == "exchanging" and cell(app, 3, 2).note == "⇄ 3 GPUs"
         await pilot.press("a")
-        assert app.sim.plan.algorithm == "ring"
+        assert app.sim.plan.algorithm == "tree"  # then the other algorithms, and back to ring
 
 
 async def test_gpus_and_elements_change_and_out_of_range_is_refused_with_a_notice():

@@ -68,7 +68,7 @@ class SimulatorScreen(Screen):
             await grid.build(0)
             self.query_one(HeatMap).show(sim)
         else:
-            await grid.build(sim.plan.gpus)
+            await grid.build(sim.plan.gpus, sim.plan.segments)
             grid.show(sim, values, present)
         self.query_one(TransferList).show(sim)
         self.query_one(Counters).show(sim)

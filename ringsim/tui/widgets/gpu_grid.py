@@ -34,29 +34,32 @@ class GpuGrid(Horizontal):
         super().__init__(**kwargs)
         self.gpus = 0
 
-    async def build(self, gpus: int) -> None:
-        """Replace the panels when G changes (stepping only updates cells)."""
-        if gpus == self.gpus:
+    async def build(self, gpus: int, segments: int | None = None) -> None:
+        """Replace the panels when G or S changes (stepping only updates cells)."""
+        shape = (gpus, gpus if segments is None else segments)
+        if shape == (self.gpus, getattr(self, "segments", None)):
             return
         await self.remove_children()
-        self.gpus = gpus
-        await self.mount_all([GpuPanel(g, gpus) for g in range(gpus)])
+        self.gpus, self.segments = shape
+        await self.mount_all([GpuPanel(g, self.segments) for g in range(gpus)])
 
     def show(self, sim: Simulation, values: bool, present: bool = False) -> None:
         """Show every buffer as the Simulation holds it now, and the step just carried out."""
-        gpus = sim.plan.gpus
+        gpus, segments = sim.plan.gpus, sim.plan.segments
         step = sim.current
-        sent_to, came_from = cell_peers(step, gpus)
-        op = step.op if step is not None else ""
+        sent_to, came_from = cell_peers(step, gpus, segments)
+        # A step may reduce some buffers and copy others (a pipelined tree): the op per cell.
+        ops = {(t.dst, j): t.op for t in (step.transfers() if step is not None else ())
+               for j in range(t.first, t.last + 1)}
         ledger = sim.ledger()
         master = sim.plan.options.get("master") if sim.plan.algorithm == "master" else None
         numbers = to_numpy(sim.values()) if values else None
-        offsets = [sim.layout.offset(j) for j in range(gpus + 1)]
+        offsets = [sim.layout.offset(j) for j in range(segments + 1)]
         max_terms = 0 if gpus <= 4 else 4
         for panel in self.query(GpuPanel):
             g = panel.gpu
             cells = []
-            for j in range(gpus):
+            for j in range(segments):
                 complete = sim.symbolic.is_complete(g, j)
                 if numbers is not None:
                     row = numbers[g, offsets[j]:offsets[j + 1]]
@@ -67,7 +70,7 @@ class GpuGrid(Horizontal):
                     text = sim.symbolic.label(g, j, max_terms=max_terms)
                 if complete:
                     text += " ✓"
-                cells.append(CellView(text, _note(sent_to[g][j], came_from[g][j], op), complete,
+                cells.append(CellView(text, _note(sent_to[g][j], came_from[g][j], ops.get((g, j), "")), complete,
                                       bool(sent_to[g][j]), bool(came_from[g][j])))
             panel.show(gpu_name(g) + (" · master" if g == master else ""), int(ledger.sent[g]),
                        int(ledger.received[g]), cells, master=g == master, present=present)

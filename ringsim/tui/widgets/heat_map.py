@@ -37,21 +37,21 @@ class HeatMap(Widget):
 
     def show(self, sim: Simulation) -> None:
         """Colour every cell from the Simulation's symbolic state and the last step's transfers."""
-        gpus = sim.plan.gpus
+        gpus, segments = sim.plan.gpus, sim.plan.segments
         colour = self._colours(sim)
         rows: list[list[Segment]] = []
         if gpus < HALF_BLOCK_FROM:
-            rows.append([Segment("seg   " + "".join(f"{j + 1:<8}" for j in range(0, gpus, 4)), DIM)])
+            rows.append([Segment("seg   " + "".join(f"{j + 1:<8}" for j in range(0, segments, 4)), DIM)])
             for g in range(gpus):
                 # Coloured spaces, not block glyphs: backgrounds stay exact in exported SVGs too.
                 rows.append([Segment(f"GPU{g + 1:<3}", BOLD),
                              *_runs([_half(None, c) for c in colour[g]], "  ")])
         else:
-            rows.append([Segment("seg        " + "".join(f"{j + 1:<8}" for j in range(0, gpus, 8)), DIM)])
+            rows.append([Segment("seg        " + "".join(f"{j + 1:<8}" for j in range(0, segments, 8)), DIM)])
             for g in range(0, gpus, 2):
                 # Two GPUs per row: the upper half block is GPU g+1, the lower GPU g+2.
                 label = f"GPU{g + 1:>2}/{g + 2:<2}" if g + 1 < gpus else f"GPU{g + 1:>2}"
-                lower = colour[g + 1] if g + 1 < gpus else [None] * gpus
+                lower = colour[g + 1] if g + 1 < gpus else [None] * segments
                 styles = [_half(a, b) for a, b in zip(colour[g], lower)]
                 # One segment per cell: glyphs are placed cell by cell in exported SVGs.
                 rows.append([Segment(label.ljust(11), BOLD), *(Segment("▀", st) for st in styles)])
@@ -78,11 +78,11 @@ class HeatMap(Widget):
     @staticmethod
     def _colours(sim: Simulation) -> np.ndarray:
         """Index into PALETTE for every (GPU, segment)."""
-        gpus = sim.plan.gpus
+        gpus, segments = sim.plan.gpus, sim.plan.segments
         state = sim.symbolic
-        sending, receiving = cell_masks(sim.current, gpus)
-        held = np.array([[len(state.contributors(g, j)) for j in range(gpus)] for g in range(gpus)])
-        complete = np.array([[state.is_complete(g, j) for j in range(gpus)] for g in range(gpus)])
+        sending, receiving = cell_masks(sim.current, gpus, segments)
+        held = np.array([[len(state.held[g][j]) for j in range(segments)] for g in range(gpus)])
+        complete = np.array([[state.is_complete(g, j) for j in range(segments)] for g in range(gpus)])
         shade = np.minimum((held - 1) * len(SHADES) // max(gpus - 1, 1), len(SHADES) - 1)
         colour = 3 + shade
         colour[complete] = 2

@@ -1,0 +1,124 @@
+"""Exact closed forms without building a plan: per-GPU counts of whole and long segments.
+
+With N = q·S + r every segment holds q elements and the first r hold one more ("long"
+segments, Layout's split). A GPU that sends `count` segments of which `long` are long
+sends exactly q·count + long elements. Counting segments per GPU is O(G) integer work
+(NumPy, small numbers); the element totals are then Python integers, exact for any N.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..formula import ClosedForm, Formula
+
+
+@dataclasses.dataclass
+class Tally:
+    """Per-GPU segment counts sent and received, plus messages (non-empty transfers)."""
+
+    gpus: int
+    segments: int
+    elements: int
+
+    def __post_init__(self) -> None:
+        self.q, self.r = divmod(self.elements, self.segments)
+        zeros = lambda: np.zeros(self.gpus, dtype=np.int64)  # noqa: E731
+        self.sent, self.sent_long, self.received, self.received_long = zeros(), zeros(), zeros(), zeros()
+        self.messages = 0
+
+    def long_in(self, first, width: int):
+        """Long segments among first..first+width−1 (first may be an array)."""
+        return np.clip(self.r - np.asarray(first, dtype=np.int64), 0, width)
+
+    def nonempty(self, first) -> np.ndarray:
+        """Whether a range starting at `first` holds any element."""
+        return (np.asarray(first) < self.r) | (self.q > 0)
+
+    def add_sends(self, src, dst, first, width: int) -> None:
+        """Transfers of `width` segments from first, src → dst (arrays, one entry each)."""
+        src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+        first = np.broadcast_to(np.asarray(first, np.int64), src.shape)
+        long = self.long_in(first, width)
+        np.add.at(self.sent, src, width)
+        np.add.at(self.received, dst, width)
+        np.add.at(self.sent_long, src, long)
+        np.add.at(self.received_long, dst, long)
+        self.messages += int(np.count_nonzero(self.nonempty(first)))
+
+    def add_rings(self, orders, bases, width: int) -> None:
+        """Reduce-scatter and all-gather of R rings (`_phases.ring_iterations`), counted without the steps.
+
+        Position p sends every block but (p+1) mod L in reduce-scatter and every block but
+        (p+2) mod L in all-gather; it receives every block but p, then every block but p+1.
+        """
+        orders = np.atleast_2d(np.asarray(orders, dtype=np.int64))
+        rings, length = orders.shape
+        if length < 2:
+            return
+        bases = np.broadcast_to(np.asarray(bases, np.int64).reshape(-1, 1), orders.shape)
+        p = np.arange(length)
+        long = self.long_in(bases + p * width, width)                 # (R, L) long per block
+        all_long = long.sum(axis=1, keepdims=True)
+        at = lambda shift: np.take_along_axis(long, np.broadcast_to((p + shift) % length, long.shape), 1)  # noqa: E731
+        gpus = orders.reshape(-1)
+        np.add.at(self.sent, gpus, 2 * (length - 1) * width)
+        np.add.at(self.received, gpus, 2 * (length - 1) * width)
+        np.add.at(self.sent_long, gpus, (2 * all_long - at(1) - at(2)).reshape(-1))
+        np.add.at(self.received_long, gpus, (2 * all_long - at(0) - at(1)).reshape(-1))
+        self.messages += 2 * (length - 1) * int(np.count_nonzero(self.nonempty(bases + p * width)))
+
+    def elements_of(self, count, long) -> int:
+        """q·count + long, exactly."""
+        return self.q * int(count) + int(long)
+
+    def busiest(self, count: np.ndarray, long: np.ndarray) -> tuple[int, int]:
+        """(the most elements any GPU moves, the lowest such GPU), exactly."""
+        best, who = -1, 0
+        for c in np.unique(count):  # few distinct counts: each is one candidate group
+            group = np.flatnonzero(count == c)
+            k = int(group[np.argmax(long[group])])
+            value = self.elements_of(c, long[k])
+            if value > best or (value == best and k < who):
+                best, who = value, k
+        return max(best, 0), who
+
+    def total(self) -> int:
+        """Elements moved over all links."""
+        return self.q * int(self.sent.sum()) + int(self.sent_long.sum())
+
+
+def formula(text: str, value: int, textbook=None, exact: str = "") -> Formula:
+    """A Formula whose text is honest: a textbook expression that is only a bound says so."""
+    fields = {f.name for f in dataclasses.fields(Formula)}
+    if textbook is not None and "textbook" in fields:
+        return Formula(text, value, textbook, exact)  # type: ignore[call-arg]
+    if textbook is not None and textbook != value:
+        text = f"{text}, exactly {exact}" if exact else f"{text} (segments differ by one element)"
+    return Formula(text, value)
+
+
+def closed(total: Formula, sent: Formula, received: Formula, steps: Formula, messages: Formula,
+           sender: int = 0, receiver: int = 0) -> ClosedForm:
+    """A ClosedForm, naming the busiest GPUs where ClosedForm has room for them."""
+    fields = {f.name for f in dataclasses.fields(ClosedForm)}
+    extra = {"busiest_sender": sender, "busiest_receiver": receiver} if "busiest_sender" in fields else {}
+    return ClosedForm(total, sent, received, steps, messages, **extra)
+
+
+def from_tally(tally: Tally, texts: dict[str, str], steps: int, textbook: dict | None = None) -> ClosedForm:
+    """The ClosedForm a tally measures, with the algorithm's own expressions as texts."""
+    textbook = textbook or {}
+    sent, sender = tally.busiest(tally.sent, tally.sent_long)
+    received, receiver = tally.busiest(tally.received, tally.received_long)
+    exact = "the sum of the segments it moves"
+    return closed(
+        formula(texts["total"], tally.total()),
+        formula(texts["sent"], sent, textbook.get("sent"), exact),
+        formula(texts["received"], received, textbook.get("received"), exact),
+        formula(texts["steps"], steps),
+        formula(texts["messages"], tally.messages),
+        sender, receiver,
+    )

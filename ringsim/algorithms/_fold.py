@@ -1,0 +1,49 @@
+"""MPICH's way with G that is not a power of two: fold the extra GPUs in first, hand the sum back last.
+
+With p2 the largest power of two ≤ G and rem = G − p2, the first 2·rem ranks pair up:
+each even rank sends its whole vector to the odd rank after it, which adds it, and sits
+out; the odd ones (new ranks 0…rem−1) and the ranks from 2·rem on (new ranks rem…p2−1)
+run the power-of-two algorithm; at the end each odd rank sends the result back.
+(MPICH src/mpi/coll/allreduce/allreduce_intra_recursive_doubling.c and
+allreduce_intra_reduce_scatter_allgather.c; Thakur, Rabenseifner & Gropp, IJHPCA 2005.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..plan import Step
+
+FOLD = "Fold in the extra GPUs"
+UNFOLD = "Hand the sum back to the extra GPUs"
+
+
+def split(gpus: int) -> tuple[int, int]:
+    """(p2, rem): the largest power of two ≤ G, and how many GPUs are left over."""
+    p2 = 1 << (gpus.bit_length() - 1)
+    return p2, gpus - p2
+
+
+def real_ranks(gpus: int) -> np.ndarray:
+    """The GPU (0-based) playing each new rank 0…p2−1."""
+    p2, rem = split(gpus)
+    new = np.arange(p2, dtype=np.int64)
+    return np.where(new < rem, 2 * new + 1, new + rem)
+
+
+def fold_step(gpus: int, segments: int) -> list[Step]:
+    """The fold: even ranks below 2·rem add their whole vector into the next rank."""
+    _, rem = split(gpus)
+    if not rem:
+        return []
+    even = np.arange(0, 2 * rem, 2)
+    return [Step.build(FOLD, 1, 1, "reduce", even, even + 1, 0, segments - 1)]
+
+
+def unfold_step(gpus: int, segments: int) -> list[Step]:
+    """The hand-back: odd ranks below 2·rem copy the finished sum to the rank before them."""
+    _, rem = split(gpus)
+    if not rem:
+        return []
+    odd = np.arange(1, 2 * rem, 2)
+    return [Step.build(UNFOLD, 1, 1, "copy", odd, odd - 1, 0, segments - 1, route=("", "back"))]

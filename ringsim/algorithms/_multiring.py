@@ -1,0 +1,94 @@
+"""Several rings at once, each on its share of the segments (NCCL's channels, the bidirectional ring).
+
+Ring c of K visits the GPUs in its own order and works on segments c·G … c·G+G−1 of
+S = K·G, so each ring carries 1/K of the data. Every iteration holds all K rings'
+transfers; each ring follows the seed's rule on its positions. (Patarasuk & Yuan, JPDC
+2009, show the ring's 2·(G−1)·N/G per GPU is the bandwidth optimum; K rings keep it.)
+"""
+
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import RingsimError
+from ..formula import ClosedForm
+from ..plan import Plan, Step
+from ._counts import Tally, from_tally
+from ._phases import ring_iterations
+
+
+def parse_orders(ring_order, gpus: int) -> tuple[tuple[int, ...], ...] | None:
+    """Ring orders as users write them — '1,3,2,4;1,2,3,4' or [[1,3,2,4], …] or [1,3,2,4] — 1-based, checked."""
+    if ring_order is None:
+        return None
+    if isinstance(ring_order, str):
+        rings = [part.split(",") for part in ring_order.split(";") if part.strip()]
+        try:
+            parsed = [[int(x) for x in ring] for ring in rings]
+        except ValueError:
+            raise RingsimError(f"--ring-order must be GPU numbers separated by commas, rings by "
+                               f"semicolons (1,3,2,4;1,2,3,4), got {ring_order!r}") from None
+    else:
+        items = list(ring_order)
+        if items and all(isinstance(x, numbers.Integral) for x in items):
+            items = [items]
+        parsed = [list(ring) for ring in items]
+    if not parsed:
+        raise RingsimError("--ring-order needs at least one ring")
+    for number, ring in enumerate(parsed, 1):
+        if any(isinstance(x, bool) or not isinstance(x, numbers.Integral) for x in ring) or \
+                sorted(int(x) for x in ring) != list(range(1, gpus + 1)):
+            shown = ",".join(str(x) for x in ring)
+            raise RingsimError(f"ring order {number} must list each of GPU1..GPU{gpus} once "
+                               f"(1..{gpus}), got {shown[:80]}")
+    return tuple(tuple(int(x) for x in ring) for ring in parsed)
+
+
+def check_channels(channels, gpus: int, orders) -> int:
+    """K: at least 1, and one ring order or one per channel."""
+    if isinstance(channels, bool) or not isinstance(channels, numbers.Integral) or not 1 <= channels <= 64:
+        raise RingsimError(f"--channels must be a whole number from 1 to 64, got {channels!r}")
+    if orders is not None and len(orders) not in (1, channels):
+        raise RingsimError(f"--ring-order gives {len(orders)} rings but --channels is {channels}: "
+                           "give one order for every channel, or one order for all")
+    return int(channels)
+
+
+def order_array(orders, channels: int, gpus: int) -> np.ndarray:
+    """(K, G) 0-based orders: the identity ring when none is given, one order repeated for every channel."""
+    if orders is None:
+        return np.tile(np.arange(gpus, dtype=np.int64), (channels, 1))
+    rows = np.array(orders, dtype=np.int64) - 1
+    return np.tile(rows, (channels // len(rows), 1)) if len(rows) == 1 else rows
+
+
+def build(name: str, gpus: int, orders: np.ndarray, options: dict) -> Plan:
+    """The plan of K rings side by side: K·(G) transfers in each of 2·(G−1) iterations."""
+    channels = len(orders)
+    bases = np.arange(channels) * gpus
+    rounds = gpus - 1
+    steps = []
+    for gather, phase, op in ((False, "Reduce-scatter", "reduce"), (True, "All-gather", "copy")):
+        for s, (src, dst, first, last) in enumerate(ring_iterations(orders, bases, 1, gather), 1):
+            steps.append(Step.build(phase, s, rounds, op, src, dst, first, last))
+    return Plan(name, gpus, tuple(steps), options, segments=channels * gpus)
+
+
+def closed_form(gpus: int, elements: int, orders: np.ndarray) -> ClosedForm:
+    """Exact counts of K rings: 2·(G−1)·N in all, 2·(G−1)·N/G per GPU when K·G divides N."""
+    channels = len(orders)
+    tally = Tally(gpus, channels * gpus, elements)
+    tally.add_rings(orders, np.arange(channels) * gpus, 1)
+    textbook = Fraction(2 * (gpus - 1) * elements, gpus)
+    return from_tally(tally, {
+        "total": "2·(G−1)·N", "sent": "2·(G−1)·N/G", "received": "2·(G−1)·N/G",
+        "steps": "2·(G−1)", "messages": "2·(G−1)·min(N,K·G)",
+    }, 2 * (gpus - 1), {"sent": textbook, "received": textbook})
+
+
+def transfers(gpus: int, channels: int) -> int:
+    """K·G transfers in each of the 2·(G−1) iterations."""
+    return 2 * (gpus - 1) * channels * gpus

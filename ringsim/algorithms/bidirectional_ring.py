@@ -1,0 +1,47 @@
+"""Bidirectional ring: two rings in opposite directions, each on half the data.
+
+Ring 1 runs GPU1 → GPU2 → … → GPUG on segments 1…G, ring 2 runs GPUG → … → GPU1 on
+segments G+1…2G, so both directions of every link carry data in every step (NCCL builds
+its rings in both directions for this reason). Each ring is the seed's ring on its half:
+the total stays 2·(G−1)·N and each GPU still sends 2·(G−1)·N/G (Patarasuk & Yuan,
+"Bandwidth optimal all-reduce algorithms for clusters of workstations", JPDC 2009).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..formula import ClosedForm
+from ..plan import Plan
+from . import _multiring
+
+NAME = "bidirectional-ring"
+TITLE = "Bidirectional ring"
+SUMMARY = "two rings in opposite directions, each on half the data: 2·(G−1)·N, every link busy both ways"
+
+
+@dataclass(frozen=True)
+class Options:
+    """No options: always two rings, one each way."""
+
+
+def _orders(gpus: int) -> np.ndarray:
+    forward = np.arange(gpus, dtype=np.int64)
+    return np.stack([forward, forward[::-1]])
+
+
+def plan(gpus: int) -> Plan:
+    """Reduce-scatter then all-gather on both rings at once: S = 2·G segments."""
+    return _multiring.build(NAME, gpus, _orders(gpus), {})
+
+
+def transfers(gpus: int) -> int:
+    """2·G transfers in each of the 2·(G−1) steps."""
+    return _multiring.transfers(gpus, 2)
+
+
+def closed_form(gpus: int, elements: int) -> ClosedForm:
+    """2·(G−1)·N in all; 2·(G−1)·N/G per GPU when 2·G divides N, exactly counted otherwise."""
+    return _multiring.closed_form(gpus, elements, _orders(gpus))

@@ -1,0 +1,117 @@
+"""Rabenseifner's all-reduce: recursive-halving reduce-scatter, then recursive-doubling all-gather.
+
+The vector is cut into p2 segments (p2 the largest power of two ≤ G). In halving step s
+(distance 2^s) GPU k and GPU k XOR 2^s swap halves of the range they still work on: the
+lower GPU keeps the lower half and sends the upper, adding what it gets. After lg p2
+steps each GPU holds one complete segment; the doubling steps retrace the pairs in
+reverse, copying. Each GPU sends and receives about 2·N·(p2−1)/p2 — the ring's volume in
+2·lg p2 steps (Thakur, Rabenseifner & Gropp, "Optimization of Collective Communication
+Operations in MPICH", IJHPCA 2005; MPICH allreduce_intra_reduce_scatter_allgather.c,
+whose counts split N as Layout does: the first N mod p2 segments one longer). G not a
+power of two: the extra GPUs are folded in first and handed the sum last (`_fold`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..formula import ClosedForm
+from ..layout import Layout
+from ..plan import Plan, Step
+from ._counts import closed, formula
+from ._fold import fold_step, real_ranks, split, unfold_step
+
+NAME = "halving-doubling"
+TITLE = "Halving-doubling (Rabenseifner)"
+SUMMARY = "recursive-halving reduce-scatter, recursive-doubling all-gather: ring volume in 2·lg G steps"
+
+
+@dataclass(frozen=True)
+class Options:
+    """No options."""
+
+
+def _halving(p2: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per halving step (distance 1, 2, …): each new rank's partner and the (first, last) it sends.
+
+    MPICH's indices: a new rank below its partner sends [send_idx, last_idx) — the upper
+    half of its range — and keeps the lower; the other sends the lower half.
+    """
+    new = np.arange(p2)
+    lo, size = np.zeros(p2, dtype=np.int64), p2
+    out = []
+    mask = 1
+    while mask < p2:
+        half = size // 2
+        partner = new ^ mask
+        lower = new < partner
+        send_first = np.where(lower, lo + half, lo)
+        out.append((partner, send_first, send_first + half - 1))
+        lo = np.where(lower, lo, lo + half)
+        size, mask = half, mask * 2
+    return out
+
+
+def plan(gpus: int) -> Plan:
+    """Fold, recursive halving (reduce), recursive doubling (copy), hand back; S = p2 segments."""
+    p2, _ = split(gpus)
+    real = real_ranks(gpus)
+    halving = _halving(p2)
+    lg = len(halving)
+    steps = fold_step(gpus, p2)
+    for s, (partner, first, last) in enumerate(halving, 1):
+        steps.append(Step.build("Recursive halving", s, lg, "reduce", real, real[partner], first, last,
+                                swap="halves"))
+    # Doubling retraces the halving pairs in reverse: each GPU sends the whole range it
+    # has finished, which is exactly the part its partner gave away at that distance.
+    for s, (partner, first, last) in enumerate(reversed(halving), 1):
+        steps.append(Step.build("Recursive doubling", s, lg, "copy", real[partner], real,
+                                first, last, swap="halves"))
+    steps += unfold_step(gpus, p2)
+    return Plan(NAME, gpus, tuple(steps), {}, segments=p2)
+
+
+def transfers(gpus: int) -> int:
+    """2·rem for the fold and hand-back, p2 in each of 2·lg p2 steps."""
+    p2, rem = split(gpus)
+    return 2 * rem + 2 * p2 * (p2.bit_length() - 1)
+
+
+def closed_form(gpus: int, elements: int) -> ClosedForm:
+    """2·(p2−1+rem)·N in all; the busiest GPU (new rank 0) sends and receives N + Σ its kept ranges.
+
+    New rank r sends, while halving, everything but its final segment b (N − |b|) and,
+    while doubling, the nested ranges it kept (|b| + the ranges of 2, 4, … p2/2 segments
+    around b): N + Σ_{j=1}^{lg p2 − 1} |aligned range of 2^j segments around b|. Longer
+    segments come first, so new rank 0 (ranges [0, 2^j)) moves the most; with extra GPUs
+    it also takes the fold (N) and hands the sum back (N).
+    """
+    p2, rem = split(gpus)
+    lg, n = p2.bit_length() - 1, elements
+    layout = Layout(p2, n)
+    if gpus == 1:
+        busiest = 0
+    else:
+        busiest = n + sum(layout.span(0, (1 << j) - 1) for j in range(1, lg)) + (n if rem else 0)
+    q = n // p2
+    messages = 2 * rem * (n > 0)
+    mask = 1
+    while mask < p2:
+        h = p2 // (2 * mask)
+        blocks = 2 * mask if q else min(2 * mask, -(-n // h))
+        messages += 2 * h * blocks  # halving and doubling move the same ranges
+        mask *= 2
+    who = (1 if rem else 0) if n else 0
+    textbook = Fraction(2 * (p2 - 1) * n, p2) + (2 * n if rem else 0) if gpus > 1 else None
+    text = "2·(p2−1)·N/p2 + 2·N" if rem else "2·(G−1)·N/G"
+    return closed(
+        formula("2·(p2−1+rem)·N" if rem else "2·(G−1)·N", 2 * (p2 - 1 + rem) * n),
+        formula(text, busiest, textbook, "N + Σ of its kept ranges" + (" + 2·N" if rem else "")),
+        formula(text, busiest, textbook, "N + Σ of its kept ranges" + (" + 2·N" if rem else "")),
+        formula("2·lg p2 + 2" if rem else "2·lg G", 2 * lg + (2 if rem else 0)),
+        formula("transfers that carry at least one element", messages),
+        who, who,
+    )

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .algorithms import closed_form, make_plan
+from .algorithms import closed_form, make_plan, plan_options
 from .backend import to_numpy
 from .checks import check_count, check_gpus
 from .errors import RingsimError
@@ -85,8 +85,10 @@ def _loss(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
 
 def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool = True,
           master: int | None = None, samples: int = 4096, features: int = 8, batch: int = 256,
-          lr: float = 0.5, seed: int = 0, xp=np) -> TrainingRun:
+          lr: float = 0.5, seed: int = 0, xp=np, options: dict | None = None) -> TrainingRun:
     """Train logistic regression data-parallel on `gpus` simulated GPUs; see the module doc.
+
+    `options` are the algorithm's own (chunks=, channels=, ring_order=, nodes=).
 
     The model's arithmetic runs in NumPy; the gradient syncs run on `xp`'s arrays (NumPy or CuPy).
     """
@@ -100,7 +102,7 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
                            f"must be at most the batch size ({batch})")
     if not (isinstance(lr, (int, float)) and 0 < lr < float("inf")):
         raise RingsimError(f"the learning rate must be a positive number, got {lr!r}")
-    plan = make_plan(algorithm, gpus, master=master)
+    plan = make_plan(algorithm, gpus, master=master, **(options or {}))
     x, y = synthetic_data(samples, features, seed)
     n = features + 1
     layout = Layout(plan.segments, n)
@@ -110,7 +112,7 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
     reference = np.zeros(n)
     starts = list(range(0, samples, batch))
     run = TrainingRun(gpus, algorithm, sync, samples, features, batch, len(starts),
-                      formula_per_sync=str(closed_form(algorithm, gpus, n).total))
+                      formula_per_sync=str(closed_form(algorithm, gpus, n, **plan_options(plan)).total))
     syncs = 0
     for number in range(1, epochs + 1):
         for start in starts:

@@ -8,7 +8,7 @@ import sys
 
 from ..errors import RingsimError
 from ..tui.scenario import check_view_limits
-from .common import add_scenario_arguments
+from .common import add_scenario_arguments, options_from_args
 from .tui import add_view_arguments
 
 ORDER = 55
@@ -29,6 +29,8 @@ def tui_command(args: argparse.Namespace) -> str:
              "--gpus", str(args.gpus), "--elements", str(args.elements), "--backend", args.backend]
     if args.master is not None:
         words += ["--master", str(args.master)]
+    for name, value in options_from_args(args):
+        words += ["--" + name.replace("_", "-"), str(value)]
     words += ["--present"] * args.present + ["--values"] * args.values
     return shlex.join(words)
 

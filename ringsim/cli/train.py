@@ -6,7 +6,7 @@ import argparse
 
 from ..algorithms import ALGORITHMS
 from ..backend import array_module
-from .common import add_backend_argument, _arg, gpus_arg
+from .common import add_backend_argument, add_option_arguments, _arg, gpus_arg, options_from_args
 
 ORDER = 35
 HELP = "train a small model data-parallel on G simulated GPUs, syncing gradients with an algorithm"
@@ -49,6 +49,7 @@ def register(sub) -> None:
     parser.add_argument("--seed", type=_whole("the seed", 0, 2**63 - 1), default=0, help="seed of the synthetic data (default: 0)")
     parser.add_argument("--no-sync", action="store_true",
                         help="skip the all-reduce: each GPU steps on its own shard and the replicas drift")
+    add_option_arguments(parser)
     add_backend_argument(parser)
     parser.set_defaults(run=run)
 
@@ -57,6 +58,6 @@ def run(args: argparse.Namespace) -> int:
     from ..train import report_lines, train
     result = train(args.gpus, args.algorithm, args.epochs, sync=not args.no_sync, master=args.master,
                    samples=args.samples, features=args.features, batch=args.batch, lr=args.lr,
-                   seed=args.seed, xp=array_module(args.backend))
+                   seed=args.seed, xp=array_module(args.backend), options=dict(options_from_args(args)))
     print("\n".join(report_lines(result)))
     return 0

@@ -71,7 +71,7 @@ def _values_lines(sim: Simulation) -> list[str]:
     lines = []
     for gpu, row in enumerate(values):
         parts = [" ".join(str(v) for v in row[layout.offset(j):layout.offset(j + 1)])
-                 for j in range(sim.plan.gpus)]
+                 for j in range(sim.plan.segments)]
         lines.append(f"    GPU{gpu + 1}: " + " | ".join(parts))
     return lines
 
@@ -80,7 +80,7 @@ def _text(sim: Simulation, values: bool) -> None:
     sizes = sorted(set(sim.layout.sizes()))
     size_text = " or ".join(str(s) for s in sizes)
     print(sim.title)
-    g = sim.plan.gpus
+    g = sim.plan.segments
     print(f"Each GPU's gradient is split into {g} segments of {size_text} elements; "
           f"GPU k's segments carry letter k (GPU1 holds a₁…{'a' + subscript(g)}).")
     if values:

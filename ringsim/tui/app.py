@@ -8,6 +8,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.timer import Timer
 
+from ..algorithms import plan_options
 from ..errors import RingsimError
 from ..lessons import load_lessons
 from ..simulation import Simulation
@@ -52,7 +53,8 @@ class RingsimApp(App[None]):
         self.sim = sim if sim is not None else Simulation.create("ring", 4, 8)
         check_view_limits(self.sim.plan.gpus, self.sim.layout.elements)
         self.scenario = Scenario(self.sim.plan.algorithm, self.sim.plan.gpus,
-                                 self.sim.layout.elements, master)
+                                 self.sim.layout.elements, master,
+                                 tuple(plan_options(self.sim.plan).items()))
         self.present = present
         self.values = values
         self.speed = 1

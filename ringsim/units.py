@@ -102,12 +102,15 @@ def format_seconds(seconds: float) -> str:
 
 
 def format_bandwidth(rate: float | None) -> str:
-    """Bytes per second in GB/s (powers of 1000, as nccl-tests prints them)."""
+    """Bytes per second in GB/s (powers of 1000, as nccl-tests prints them), or MB/s, kB/s."""
     if rate is None:
         return "—"
     if math.isinf(rate):
         return "inf"
-    return f"{rate / 1e9:,.2f} GB/s"
+    for unit, scale in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if rate >= scale:
+            return f"{rate / scale:,.2f} {unit}"
+    return f"{rate:,.2f} B/s"
 
 
 def format_bytes(nbytes: int) -> str:

@@ -64,3 +64,8 @@ def seconds(gpus: int, elements: int, model, master: int = 0):
     by_level = _level_seconds(spent)
     return Estimate(fsum(by_level.values()), _dominant(by_level),
                     f"{gpu_name(master)}'s ports (the master)")
+
+
+def busiest_gpu(gpus: int, elements: int, master: int = 0) -> int:
+    """The master: it receives and sends (G−1)·N, every other GPU only N each way."""
+    return master if elements and gpus > 1 else 0  # nothing moves: the ledger picks GPU1

@@ -50,3 +50,8 @@ def seconds(gpus: int, elements: int, model):
     level_time = {key: c * model.transfer(key, nbytes, True) for key, c in count.items() if c}
     level = _dominant(level_time)
     return Estimate(level_time[level] if level else 0.0, level, "every GPU's in port")
+
+
+def busiest_gpu(gpus: int, elements: int) -> int:
+    """GPU1: every GPU sends and receives (G−1)·N, and ties go to the lowest."""
+    return 0

@@ -82,3 +82,11 @@ def test_svg_writer_maps_decades_linearly():
     assert x2 - x1 == pytest.approx(x3 - x2) and y1 - y2 == pytest.approx(y2 - y3) and y3 < y1
     with pytest.raises(ValueError):
         loglog_svg("t", "x", "y", {"a": [(0.0, 1.0)]}, [])
+
+
+def test_without_plotext_the_table_and_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(__import__("sys").modules, "plotext", None)  # import plotext fails
+    assert main(["sweep", "--gpus", "8", "--sizes", "1KiB..1MiB:x32"]) == 0
+    out = capsys.readouterr().out
+    assert "fastest" in out and out.strip().splitlines()[-1] == (
+        "(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)")

@@ -32,7 +32,7 @@ from .layout import Layout
 from .ledger import transfer_elements
 from .naming import gpu_name
 from .plan import Plan, Step
-from .topology import LEVEL_WORDS, LEVELS, Topology, load
+from .topology import LEVEL_WORDS, LEVELS, Level, Topology, load
 from .units import itemsize as dtype_itemsize
 
 
@@ -48,6 +48,14 @@ class CostModel:
         """A model from a topology (or its preset name / TOML path) and a dtype name."""
         topo = load(topology) if isinstance(topology, str) else topology
         return cls(topo, dtype_itemsize(dtype))
+
+    @classmethod
+    def flat(cls, alpha: float = 5e-6, bandwidth: float = 100e9,
+             reduce_bandwidth: float = math.inf, itemsize: int = 4) -> "CostModel":
+        """The textbook machine: one switch, one port per GPU (α in s, bandwidths in B/s)."""
+        level = Level("inside", "one switch", alpha, bandwidth)
+        return cls(Topology("flat", "Flat (textbook)", None, {"inside": level},
+                            reduce_bandwidth), itemsize)
 
     def transfer(self, level: str, nbytes: float, reduce: bool = False) -> float:
         """Seconds one transfer of `nbytes` keeps a port of `level` busy (γ on a reduce's in port)."""

@@ -98,7 +98,7 @@ def format_seconds(seconds: float) -> str:
         if seconds >= scale:
             return f"{seconds / scale:,.2f} {unit}" if unit != "s" or seconds < 1e4 \
                 else f"{seconds:,.0f} s"
-    return f"{seconds * 1e9:,.2f} ns"
+    return f"{seconds * 1e9:,.0f} ns" if seconds >= 1e-8 else f"{seconds * 1e9:,.2f} ns"
 
 
 def format_bandwidth(rate: float | None) -> str:
@@ -107,7 +107,7 @@ def format_bandwidth(rate: float | None) -> str:
         return "—"
     if math.isinf(rate):
         return "inf"
-    for unit, scale in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+    for unit, scale in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
         if rate >= scale:
             return f"{rate / scale:,.2f} {unit}"
     return f"{rate:,.2f} B/s"

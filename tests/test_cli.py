@@ -125,7 +125,7 @@ def test_compare_time_on_four_dgx_nodes(capsys):
 def test_compare_time_table(capsys):
     status, out, _ = run(["compare", "--time", "--gpus", "8", "--size", "1MiB"], capsys)
     assert status == 0
-    assert "Time on Flat (textbook)" in out and "busbw = algbw·2(G−1)/G" in out
+    assert "Modelled time on flat · 8 GPUs" in out and "Flat (textbook)" in out and "busbw = algbw·2(G−1)/G" in out
     table = out[out.index("algorithm               time"):]
     assert table.splitlines()[2].startswith("Ring all-reduce")
 

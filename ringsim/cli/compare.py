@@ -117,11 +117,12 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
 def _print_times(rows: list[Row], gpus: int, elements: int, model) -> None:
     topo = model.topology
     nbytes = elements * model.itemsize
-    where = topo.title
+    where = f"{topo.name} · {gpus:,} GPUs"
     if topo.gpus_per_node:
         nodes = topo.nodes(gpus)
-        where += f" · {nodes:,} node{'s' * (nodes > 1)}"
-    print(f"\nTime on {where} · {format_bytes(nbytes)} per GPU ({model.itemsize}-byte elements)")
+        where += f" in {nodes:,} node{'s' * (nodes > 1)}"
+    print(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
+          f"({model.itemsize}-byte elements)")
     print(topo.describe() + "\n")
     timed = sorted((r for r in rows if r.timing), key=lambda r: r.timing.rank)
     body = [(r.title, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),

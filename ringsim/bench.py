@@ -96,4 +96,40 @@ def numpy_cases(quick: bool = False) -> list[dict]:
     records.append({"case": "ring-peak-memory", **base, "gpus": 1024, "elements": elements,
                     "seconds": None, "ratio": peak_memory_ratio(1024, elements), "target": 3.0,
                     "meaning": "peak bytes (input included) over input bytes; lower is better"})
+    records.extend(cost_cases())
     return records
+
+
+def cost_cases() -> list[dict]:
+    """The closed forms at scale, each against a 1 s budget: compare --time at G=1,000,000 and
+    sweep at G=1,024 over 24 sizes (1KiB..8GiB), every algorithm; compare's peak memory."""
+    from .compare import compare
+    from .cost import CostModel
+    from .sweep import parse_sizes, sweep
+    from .topology import load
+    model = CostModel(load("dgx-h100"), 4)
+    base = {"backend": "model", "dtype": "float32", "target": 1.0}
+    tracemalloc.start()
+    start = time.perf_counter()
+    compare(1_000_000, 7_000_000_000, model)
+    compare_seconds = time.perf_counter() - start
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    sizes = parse_sizes("1KiB..8GiB")
+    start = time.perf_counter()
+    sweep(1024, sizes, model)
+    sweep_seconds = time.perf_counter() - start
+    lower = "; lower is better"
+    return [
+        {"case": "compare-time-1M", **base, "gpus": 1_000_000, "elements": 7_000_000_000,
+         "seconds": compare_seconds, "ratio": compare_seconds,
+         "meaning": "compare --time --gpus 1000000 --elements 7000000000 (dgx-h100), seconds "
+                    "over a 1 s budget" + lower},
+        {"case": "compare-memory-1M", **base, "gpus": 1_000_000, "elements": 7_000_000_000,
+         "seconds": None, "ratio": peak / 200e6,
+         "meaning": f"peak memory {peak / 1e6:.0f} MB over a 200 MB budget" + lower},
+        {"case": "sweep-1024", **base, "gpus": 1024, "elements": sizes[-1] // 4,
+         "seconds": sweep_seconds, "ratio": sweep_seconds,
+         "meaning": f"sweep --gpus 1024 over {len(sizes)} sizes, every timed algorithm, seconds "
+                    "over a 1 s budget" + lower},
+    ]

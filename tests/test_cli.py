@@ -91,7 +91,8 @@ def test_bench_quick_json(capsys):
     status, out, _ = run(["bench", "--quick", "--json", "--backend", "numpy"], capsys)
     records = [json.loads(line) for line in out.splitlines()]
     assert status == 0
-    assert [r["case"] for r in records] == ["ring-efficiency", "ring-scale", "ring-peak-memory"]
+    assert [r["case"] for r in records] == ["ring-efficiency", "ring-scale", "ring-peak-memory",
+                                            "compare-time-1M", "compare-memory-1M", "sweep-1024"]
     for r in records:
         assert {"case", "gpus", "elements", "seconds", "ratio"} <= set(r)
         assert r["ratio"] > 0
@@ -103,3 +104,55 @@ def test_help_on_every_command():
         proc = subprocess.run([sys.executable, "-m", "ringsim", command, "--help"],
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0 and "usage: ringsim " + command in proc.stdout
+
+
+def test_compare_time_on_four_dgx_nodes(capsys):
+    status, out, _ = run(["compare", "--time", "--topology", "dgx-h100", "--nodes", "4",
+                          "--size", "1GiB", "--json"], capsys)
+    rows = {r["algorithm"]: r for r in map(json.loads, out.splitlines())}
+    assert status == 0
+    ring = rows["ring"]
+    assert ring["gpus"] == 32 and ring["elements"] == 2**28 and ring["bytes_per_gpu"] == 2**30
+    assert {"seconds", "algbw", "busbw", "bottleneck", "rank"} <= set(ring)
+    assert ring["algbw"] == pytest.approx(2**30 / ring["seconds"])
+    assert ring["busbw"] == pytest.approx(ring["algbw"] * 2 * 31 / 32)
+    assert ring["rank"] == 1 and "InfiniBand" in ring["bottleneck"]
+    # The network's 50 GB/s bounds busbw; α and γ keep the ring a little below it.
+    assert 45e9 < ring["busbw"] < 50e9
+    assert rows["ring"]["total_elements"] == 2 * 31 * 2**28  # today's fields are kept
+
+
+def test_compare_time_table(capsys):
+    status, out, _ = run(["compare", "--time", "--gpus", "8", "--size", "1MiB"], capsys)
+    assert status == 0
+    assert "Modelled time on flat · 8 GPUs" in out and "Flat (textbook)" in out and "busbw = algbw·2(G−1)/G" in out
+    table = out[out.index("algorithm               time"):]
+    assert table.splitlines()[2].startswith("Ring all-reduce")
+
+
+def test_compare_answers_a_million_gpus_with_exact_integers(capsys):
+    status, out, _ = run(["compare", "--gpus", "1000", "--elements", "10000000000000000",
+                          "--json"], capsys)
+    rows = {r["algorithm"]: r for r in map(json.loads, out.splitlines())}
+    assert rows["naive"]["total_elements"] == 1000 * 999 * 10**16
+    status, out, _ = run(["compare", "--gpus", "1000", "--elements", "10000000000000000"], capsys)
+    assert "The master sends 500× what the ring's busiest GPU sends" in out
+    status, out, _ = run(["compare", "--gpus", "1000000", "--elements", "7000000000", "--time",
+                          "--topology", "dgx-h100", "--json"], capsys)
+    rows = {r["algorithm"]: r for r in map(json.loads, out.splitlines())}
+    assert status == 0 and rows["ring"]["steps"] == 2 * 999_999 and rows["ring"]["rank"] == 1
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--size", "1GiB", "--elements", "4"], "give --size or --elements, not both"),
+    (["--size", "1001"], "not a whole number of float32 elements"),
+    (["--size", "12 parsecs"], "--size: unknown unit"),
+    (["--alpha", "5"], "needs a unit"),
+    (["--bandwidth", "up=5GB/s"], "must be inside or across"),
+    (["--nodes", "2"], "topology flat has no nodes"),
+    (["--topology", "pcie-gen4", "--nodes", "2"], "no across nodes level"),
+    (["--topology", "dgx-h100", "--nodes", "2", "--gpus", "8"], "disagrees with --nodes 2"),
+])
+def test_compare_time_errors_are_one_line(capsys, argv, words):
+    status, _, err = run(["compare", "--time", *argv], capsys)
+    assert status == 2 and words in err and len(err.strip().splitlines()) == 1

@@ -43,3 +43,34 @@ def closed_form(gpus: int, elements: int) -> ClosedForm:
         steps=Formula("2", Fraction(2 if g > 1 else 0)),
         messages=Formula("2·(G−1)", Fraction(2 * (g - 1) if n else 0)),
     )
+
+
+def seconds(gpus: int, elements: int, model, master: int = 0):
+    """α-β-γ time: the master's in port queues G−1 reduces of N, its out port G−1 copies.
+
+    Per level l with c_l senders (the master's node-mates inside, the rest across):
+    max_l c_l·(α_l + Nβ_l + Nγ) to gather, then max_l c_l·(α_l + Nβ_l) to broadcast.
+    """
+    from math import fsum
+
+    from ..cost import Estimate, _dominant, _level_seconds
+    topo = model.topology
+    if gpus < 2:
+        return Estimate(0.0, None)
+    nbytes = elements * model.itemsize
+    mates = topo.node_size(topo.node(master), gpus) - 1
+    count = {"inside": mates, "across": gpus - 1 - mates}
+    spent = []
+    for reduce in (True, False):
+        level_time = {key: c * model.transfer(key, nbytes, reduce) for key, c in count.items() if c}
+        level = _dominant(level_time)
+        if level is not None:
+            spent.append((level, level_time[level]))
+    by_level = _level_seconds(spent)
+    return Estimate(fsum(by_level.values()), _dominant(by_level),
+                    f"{gpu_name(master)}'s ports (the master)")
+
+
+def busiest_gpu(gpus: int, elements: int, master: int = 0) -> int:
+    """The master: it receives and sends (G−1)·N, every other GPU only N each way."""
+    return master if elements and gpus > 1 else 0  # nothing moves: the ledger picks GPU1

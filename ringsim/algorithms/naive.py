@@ -38,3 +38,25 @@ def closed_form(gpus: int, elements: int) -> ClosedForm:
         steps=Formula("1", Fraction(1 if g > 1 else 0)),
         messages=Formula("G·(G−1)", Fraction(g * (g - 1) if n else 0)),
     )
+
+
+def seconds(gpus: int, elements: int, model):
+    """α-β-γ time of the one all-to-all step: each in port queues its G−1 reduces of N.
+
+    A GPU receives from its node-mates inside and from every other GPU across, so the
+    slowest port is inside a full node or across from the smallest (last) node.
+    """
+    from ..cost import Estimate, _dominant
+    topo = model.topology
+    nbytes = elements * model.itemsize
+    largest = topo.node_size(0, gpus)
+    smallest = topo.node_size(topo.nodes(gpus) - 1, gpus)
+    count = {"inside": largest - 1, "across": gpus - smallest}
+    level_time = {key: c * model.transfer(key, nbytes, True) for key, c in count.items() if c}
+    level = _dominant(level_time)
+    return Estimate(level_time[level] if level else 0.0, level, "every GPU's in port")
+
+
+def busiest_gpu(gpus: int, elements: int) -> int:
+    """GPU1: every GPU sends and receives (G−1)·N, and ties go to the lowest."""
+    return 0

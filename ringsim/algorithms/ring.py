@@ -77,3 +77,77 @@ def closed_form(gpus: int, elements: int, channels: int = 1, ring_order=None) ->
         steps=Formula("2·(G−1)", Fraction(2 * (g - 1))),
         messages=Formula("2·(G−1)·min(N,G)", Fraction(2 * (g - 1) * min(n, g))),
     )
+
+
+def seconds(gpus: int, elements: int, model):
+    """α-β-γ time: 2·(G−1) steps, each as long as its slowest transfer to the next GPU.
+
+    On one level with G dividing N this is the textbook 2(G−1)α + 2(G−1)/G·Nβ + (G−1)/G·Nγ
+    (Thakur, Rabenseifner & Gropp 2005, §4.1). Exactly, for any N: in each step every GPU
+    sends one segment; a level's time is α + b·β (+ b·γ in reduce-scatter) for the largest
+    segment b that some GPU sends on it, found for all steps at once in O(G).
+    """
+    from ..cost import Estimate, _dominant
+    topo = model.topology
+    if gpus < 2:
+        return Estimate(0.0, None)
+    q, r = divmod(elements, gpus)
+    sizes = (q * model.itemsize, (q + 1) * model.itemsize)
+    per_node = topo.gpus_per_node
+    crosses = np.zeros(gpus, bool)  # does GPU k's next GPU live in another node?
+    if per_node is not None and gpus > per_node:
+        crosses[per_node - 1::per_node] = True
+        crosses[gpus - 1] = True
+    spent = {"inside": 0.0, "across": 0.0}
+    windows: dict = {}
+    for reduce, first in ((True, 0), (False, gpus - 1)):
+        # Step s sends segment (k − d) mod G from GPU k, d = s−1 in reduce-scatter and s−2 in
+        # all-gather: the big segments 0..r−1 leave GPUs d..d+r−1 (mod G) in that step.
+        d = np.arange(gpus - 1) if first == 0 else np.concatenate([[gpus - 1], np.arange(gpus - 2)])
+        big = {}
+        for key, senders in (("inside", ~crosses), ("across", crosses)):
+            if not senders.any():
+                continue
+            if r == 0 or senders.all():
+                big[key] = np.full(len(d), r > 0)  # one size, or every GPU sends on this level
+                continue
+            if key not in windows:
+                windows[key] = np.concatenate(
+                    [[0], np.cumsum(np.concatenate([senders, senders]), dtype=np.int64)])
+            big[key] = windows[key][d + r] > windows[key][d]
+        # Each step is one of at most four cases (big or small on each level): count them.
+        for big_in in (False, True):
+            for big_across in (False, True):
+                chosen = np.ones(len(d), bool)
+                if "inside" in big:
+                    chosen &= big["inside"] == big_in
+                elif big_in:
+                    continue
+                if "across" in big:
+                    chosen &= big["across"] == big_across
+                elif big_across:
+                    continue
+                steps = int(np.count_nonzero(chosen))
+                if not steps:
+                    continue
+                inside = model.transfer("inside", sizes[big_in], reduce) if "inside" in big else 0.0
+                across = model.transfer("across", sizes[big_across], reduce) if "across" in big \
+                    else 0.0
+                if across >= inside and across > 0:  # across holds the bottleneck on ties
+                    spent["across"] += steps * across
+                elif inside > 0:
+                    spent["inside"] += steps * inside
+    return Estimate(spent["inside"] + spent["across"], _dominant(spent), "every GPU's ports")
+
+
+def busiest_gpu(gpus: int, elements: int) -> int:
+    """The lowest 0-based GPU sending plus receiving the most, as the ledger picks it.
+
+    GPU k sends every segment but k+1 (reduce-scatter) and k+2 (all-gather), and receives
+    every segment but k and k+1: it moves 4N − |k| − 2|k+1| − |k+2| (indices mod G), so the
+    busiest GPU is the first k whose segments k, k+1, k+1, k+2 hold the fewest big ones.
+    """
+    if gpus < 3:
+        return 0
+    big = (np.arange(gpus) < elements % gpus).astype(np.int64)
+    return int(np.argmin(big + 2 * np.roll(big, -1) + np.roll(big, -2)))

@@ -1,59 +1,134 @@
-"""ringsim compare: one table, a row per algorithm, measured beside the seed's formulas."""
+"""ringsim compare: one table, a row per algorithm, from closed forms; time with --time."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from fractions import Fraction
 
-from ..compare import compare
+from ..compare import Row, compare
 from ..formula import format_number
+from ..units import format_bandwidth, format_bytes, format_seconds
+from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
+                         gpus_from_args, model_from_args, uses_cost)
 from .common import elements_arg, gpus_arg
 
 ORDER = 20
-HELP = "compare the algorithms' traffic in one table (any G, no gradients allocated)"
+HELP = "compare the algorithms' traffic (and with --time their modelled time) in one table"
+DESCRIPTION = (
+    HELP + ". Every row comes from the algorithms' closed forms: no plan is built and no "
+    "gradient allocated, so any G up to 1,000,000 answers in well under a second, with exact "
+    "integers (no overflow) however large N is. The 1,000-GPU interview question: "
+    "ringsim compare --gpus 1000 --elements 7000000000. Time: ringsim compare --time "
+    "--topology dgx-h100 --nodes 4 --size 1GiB. " + MODEL_HELP + " " + BANDWIDTH_HELP)
 
 
 def register(sub) -> None:
-    parser = sub.add_parser("compare", help=HELP, description=HELP + ". The seed's interview: "
-                            "ringsim compare --gpus 1000 --elements 7000000000")
-    parser.add_argument("-g", "--gpus", type=gpus_arg, default=4, metavar="G",
-                        help="number of GPUs (default: 4)")
-    parser.add_argument("-n", "--elements", type=elements_arg, default=8, metavar="N",
+    parser = sub.add_parser("compare", help=HELP, description=DESCRIPTION)
+    parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
+                        help="number of GPUs, up to 1,000,000 (default: 4, or --nodes × GPUs "
+                             "per node)")
+    parser.add_argument("-n", "--elements", type=elements_arg, default=None, metavar="N",
                         help="gradient elements per GPU (default: 8)")
+    parser.add_argument("--time", action="store_true",
+                        help="add each algorithm's modelled time, algbw, busbw, bottleneck and "
+                             "rank (implied by any time-model option)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per algorithm")
+    add_cost_arguments(parser)
     parser.set_defaults(run=run)
 
 
+def _exact(value):
+    """An exact count for JSON: an int, or a Fraction written as 'p/q' (never a rounded float)."""
+    value = Fraction(value)
+    return value.numerator if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def _ratio(value: Fraction) -> str:
+    """A ratio to one decimal, computed exactly; '≈' marks a rounded one."""
+    tenths = round(value * 10)
+    text = f"{tenths // 10:,}.{tenths % 10}" if tenths % 10 else f"{tenths // 10:,}"
+    return text if Fraction(tenths, 10) == value else "≈" + text
+
+
 def run(args: argparse.Namespace) -> int:
-    rows = compare(args.gpus, args.elements)
+    timed = args.time or uses_cost(args)
+    model = model_from_args(args) if timed else None
+    gpus = gpus_from_args(args, model.topology, 4) if model else (args.gpus or 4)
+    elements = elements_from_args(args, model.itemsize if model else 4, 8)
+    rows = compare(gpus, elements, model)
     if args.json:
         for r in rows:
-            print(json.dumps({
-                "algorithm": r.algorithm, "gpus": args.gpus, "elements": args.elements,
-                "total_elements": r.total, "formula_total": int(r.formulas.total.value),
-                "busiest_gpu": r.busiest_gpu + 1, "busiest_sent": r.busiest_sent,
-                "busiest_received": r.busiest_received, "steps": r.steps, "messages": r.messages,
-            }))
+            print(json.dumps(_record(r, gpus, elements, model)))
         return 0
-    print(f"{args.gpus:,} GPUs · {args.elements:,} elements per GPU\n")
-    header = ("algorithm", "elements moved", "busiest GPU sent / received", "steps", "messages",
-              "closed form")
-    table = [header] + [
-        (r.title, format_number(r.total),
-         f"GPU{r.busiest_gpu + 1}: {format_number(r.busiest_sent)} / {format_number(r.busiest_received)}",
-         format_number(r.steps), format_number(r.messages), str(r.formulas.total))
-        for r in rows
-    ]
+    _print_counts(rows, gpus, elements)
+    if model is not None:
+        _print_times(rows, gpus, elements, model)
+    return 0
+
+
+def _record(r: Row, gpus: int, elements: int, model) -> dict:
+    record = {
+        "algorithm": r.algorithm, "gpus": gpus, "elements": elements,
+        "total_elements": _exact(r.total), "formula_total": _exact(r.formulas.total.value),
+        "busiest_gpu": None if r.busiest_gpu is None else r.busiest_gpu + 1,
+        "busiest_sent": _exact(r.busiest_sent), "busiest_received": _exact(r.busiest_received),
+        "steps": _exact(r.steps), "messages": _exact(r.messages),
+    }
+    if model is not None:
+        t = r.timing
+        record.update(topology=model.topology.name, dtype_bytes=model.itemsize,
+                      bytes_per_gpu=elements * model.itemsize,
+                      seconds=None if t is None else t.estimate.seconds,
+                      algbw=None if t is None else t.algbw, busbw=None if t is None else t.busbw,
+                      bottleneck=None if t is None else t.estimate.describe(model.topology),
+                      rank=None if t is None else t.rank)
+    return record
+
+
+def _table(header: tuple, body: list[tuple]) -> None:
+    """Print a table: first column left-aligned, the last one free, the rest right-aligned."""
+    table = [header] + body
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for number, row in enumerate(table):
         cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:-1], widths[1:-1])]
-        print("  ".join(cells + [row[-1]]))
+        print("  ".join(cells + [row[-1]]).rstrip())
         if number == 0:
             print("  ".join("─" * w for w in widths))
-    ring = next(r for r in rows if r.algorithm == "ring")
-    master = next(r for r in rows if r.algorithm == "master")
-    if ring.busiest_sent:
-        print(f"\nThe master sends {master.busiest_sent / ring.busiest_sent:,.1f}× what the ring's "
-              f"busiest GPU sends; the ring's load per GPU is 2·(G−1)·N/G = "
-              f"{format_number(ring.formulas.busiest_sent.value)}.")
-    return 0
+
+
+def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
+    print(f"{gpus:,} GPUs · {elements:,} elements per GPU\n")
+    _table(("algorithm", "elements moved", "busiest GPU sent / received", "steps", "messages",
+            "closed form"),
+           [(r.title, format_number(r.total),
+             ("—" if r.busiest_gpu is None else f"GPU{r.busiest_gpu + 1}") +
+             f": {format_number(r.busiest_sent)} / {format_number(r.busiest_received)}",
+             format_number(r.steps), format_number(r.messages), str(r.formulas.total))
+            for r in rows])
+    named = {r.algorithm: r for r in rows}
+    ring, master = named.get("ring"), named.get("master")
+    if ring and master and ring.busiest_sent:
+        ratio = Fraction(master.busiest_sent) / Fraction(ring.busiest_sent)
+        print(f"\nThe master sends {_ratio(ratio)}× what the ring's busiest GPU sends; the ring's "
+              f"load per GPU is 2·(G−1)·N/G = {format_number(ring.formulas.busiest_sent.value)}.")
+
+
+def _print_times(rows: list[Row], gpus: int, elements: int, model) -> None:
+    topo = model.topology
+    nbytes = elements * model.itemsize
+    where = f"{topo.name} · {gpus:,} GPUs"
+    if topo.gpus_per_node:
+        nodes = topo.nodes(gpus)
+        where += f" in {nodes:,} node{'s' * (nodes > 1)}"
+    print(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
+          f"({model.itemsize}-byte elements)")
+    print(topo.describe() + "\n")
+    timed = sorted((r for r in rows if r.timing), key=lambda r: r.timing.rank)
+    body = [(r.title, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),
+             format_bandwidth(r.timing.busbw), str(r.timing.rank),
+             r.timing.estimate.describe(topo)) for r in timed]
+    body += [(r.title, "—", "—", "—", "—", "no closed-form time yet") for r in rows if not r.timing]
+    _table(("algorithm", "time", "algbw", "busbw", "rank", "bottleneck"), body)
+    print("\nalgbw = S/t with S the bytes per GPU; busbw = algbw·2(G−1)/G, the rate each GPU's "
+          "link must carry (nccl-tests' definitions).")

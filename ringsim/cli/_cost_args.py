@@ -1,0 +1,112 @@
+"""Options shared by the commands that price time: topology, nodes, size, dtype, α, β, γ."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..checks import check_count, check_gpus
+from ..cost import CostModel
+from ..errors import RingsimError
+from ..topology import LEVELS, Topology, load, presets
+from ..units import DTYPES, itemsize, parse_bandwidth, parse_seconds, parse_size
+
+BANDWIDTH_HELP = (
+    "Bandwidths are reported as nccl-tests does (doc/PERFORMANCE.md): algbw = S/t, with S the "
+    "bytes each GPU holds and t the modelled time; busbw = algbw·2(G−1)/G for all-reduce, the "
+    "rate each GPU's link must carry, since any all-reduce moves at least 2(G−1)/G·S through "
+    "each GPU. Compare busbw with the link bandwidth of the topology (busbw reaches it for a "
+    "ring when latency is negligible). GB/s are 10^9 bytes per second.")
+MODEL_HELP = (
+    "The model: every GPU has a full-duplex port per level (inside a node, across nodes); a "
+    "transfer of b bytes costs α + b·β on both ports, a reduce b·γ more at the receiver; "
+    "transfers sharing a port in a step queue; a step lasts as long as its slowest port "
+    "(its bottleneck).")
+
+
+def add_cost_arguments(parser: argparse.ArgumentParser, *, size: bool = True) -> None:
+    """--topology, --nodes, (--size,) --dtype, --alpha, --bandwidth, --reduce-bandwidth."""
+    group = parser.add_argument_group("time model (α-β-γ)")
+    group.add_argument("--topology", default=None, metavar="T",
+                       help=f"a preset ({', '.join(presets())}; default flat) or a TOML file "
+                            "(see docs/cost.md)")
+    group.add_argument("--nodes", default=None, metavar="M",
+                       help="number of nodes: G = M × the topology's GPUs per node")
+    if size:
+        group.add_argument("--size", default=None, metavar="S",
+                           help="bytes per GPU, with a unit: 256MiB, 1GB, 4096 (instead of "
+                                "--elements)")
+    group.add_argument("--dtype", default="float32", choices=list(DTYPES),
+                       help="element type, for the bytes per element (default: float32)")
+    group.add_argument("--alpha", action="append", default=[], metavar="[LEVEL=]T",
+                       help="latency per transfer, e.g. 0.5us; LEVEL inside or across sets one "
+                            "level (default: every level)")
+    group.add_argument("--bandwidth", action="append", default=[], metavar="[LEVEL=]B",
+                       help="port bandwidth per direction, e.g. 450GB/s or 400Gb/s")
+    group.add_argument("--reduce-bandwidth", default=None, metavar="B",
+                       help="bytes a GPU reduces per second, e.g. 1TB/s, or inf (γ = 0)")
+
+
+def uses_cost(args: argparse.Namespace) -> bool:
+    """True when any time-model option was given."""
+    return any([args.topology, args.nodes, getattr(args, "size", None), args.alpha,
+                args.bandwidth, args.reduce_bandwidth, args.dtype != "float32"])
+
+
+def _per_level(values: list[str], parse, what: str) -> dict:
+    out: dict = {}
+    for text in values:
+        key, sep, value = text.partition("=")
+        if not sep:
+            key, value = None, text
+        elif key not in LEVELS:
+            raise RingsimError(f"--{what}: the level before '=' must be inside or across, "
+                               f"got {key!r}")
+        out[key] = parse(value, f"--{what}")
+    return out
+
+
+def topology_from_args(args: argparse.Namespace) -> Topology:
+    """The topology the options name, with --alpha/--bandwidth/--reduce-bandwidth applied."""
+    topo = load(args.topology or "flat")
+    reduce = None
+    if args.reduce_bandwidth is not None:
+        reduce = parse_bandwidth(args.reduce_bandwidth, "--reduce-bandwidth")
+    return topo.with_overrides(_per_level(args.alpha, parse_seconds, "alpha"),
+                               _per_level(args.bandwidth, parse_bandwidth, "bandwidth"), reduce)
+
+
+def model_from_args(args: argparse.Namespace) -> CostModel:
+    """The CostModel: topology with overrides and the dtype's bytes per element."""
+    return CostModel(topology_from_args(args), itemsize(args.dtype))
+
+
+def gpus_from_args(args: argparse.Namespace, topology: Topology, default: int) -> int:
+    """G from --gpus, or from --nodes × GPUs per node; both must agree when both are given."""
+    if args.nodes is None:
+        return default if args.gpus is None else args.gpus
+    if topology.gpus_per_node is None:
+        raise RingsimError(f"topology {topology.name} has no nodes; give --gpus instead of --nodes")
+    try:
+        nodes = int(args.nodes)
+    except ValueError:
+        raise RingsimError(f"--nodes must be a whole number, got {args.nodes!r}") from None
+    nodes = check_count(nodes, "the number of nodes", minimum=1)
+    gpus = check_gpus(nodes * topology.gpus_per_node)
+    if args.gpus is not None and args.gpus != gpus:
+        raise RingsimError(f"--gpus {args.gpus} disagrees with --nodes {nodes} × "
+                           f"{topology.gpus_per_node} GPUs per node = {gpus}")
+    return gpus
+
+
+def elements_from_args(args: argparse.Namespace, size: int, default: int) -> int:
+    """N from --elements, or from --size over the dtype's bytes per element."""
+    text = getattr(args, "size", None)
+    if text is None:
+        return default if args.elements is None else args.elements
+    if args.elements is not None:
+        raise RingsimError("give --size or --elements, not both")
+    nbytes = parse_size(text, "--size")
+    if nbytes % size:
+        raise RingsimError(f"--size {text} is not a whole number of {args.dtype} elements "
+                           f"({size} bytes each)")
+    return nbytes // size

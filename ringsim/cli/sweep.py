@@ -1,0 +1,188 @@
+"""ringsim sweep: modelled time and busbw of every algorithm over message sizes, and crossovers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from ..errors import RingsimError
+from ..sweep import Sweep, parse_sizes, sweep
+from ..units import format_bandwidth, format_bytes, format_seconds
+from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, gpus_from_args,
+                         model_from_args)
+from .common import gpus_arg
+
+ORDER = 25
+HELP = "sweep message sizes: each algorithm's modelled time and busbw, the best, the crossovers"
+DESCRIPTION = (
+    HELP + ", as nccl-tests' all_reduce_perf -b 1K -e 8G -f 2 would measure them, but from "
+    "the closed forms on a modelled topology. Prints a table, a log-log terminal plot (with "
+    "plotext: pip install '.[plot]' from a clone) and the sizes where the fastest algorithm "
+    "changes, found to the element by bisection. " + MODEL_HELP + " " + BANDWIDTH_HELP)
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("sweep", help=HELP, description=DESCRIPTION)
+    parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
+                        help="number of GPUs (default: 64, or --nodes × GPUs per node)")
+    parser.add_argument("--sizes", default="1KiB..8GiB", metavar="A..B",
+                        help="bytes per GPU: a range doubling each time (1KiB..8GiB, the default: "
+                             "24 sizes), A..B:xF for a factor F, or a list 1KiB,1MiB,1GiB")
+    parser.add_argument("--plot", choices=("time", "busbw"), default="time",
+                        help="what the terminal plot and --svg show (default: time)")
+    parser.add_argument("--no-plot", action="store_true", help="print the table only")
+    parser.add_argument("--svg", default=None, metavar="FILE",
+                        help="also write the plot as an SVG file (for slides)")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per size, then one per crossover")
+    add_cost_arguments(parser, size=False)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    model = model_from_args(args)
+    gpus = gpus_from_args(args, model.topology, 64)
+    sizes = parse_sizes(args.sizes)
+    svg_path = _svg_target(args.svg) if args.svg else None
+    result = sweep(gpus, sizes, model)
+    if svg_path is not None:
+        _write_svg(result, svg_path, args.plot)
+    if args.json:
+        _print_json(result)
+        return 0
+    _print_table(result)
+    if not args.no_plot:
+        print()
+        print(_terminal_plot(result, args.plot, sys.stdout.isatty()))
+    if svg_path is not None:
+        print(f"\nSVG written to {svg_path}")
+    return 0
+
+
+def _svg_target(text: str) -> Path:
+    """Check where the SVG goes before any work: an existing folder, not a folder itself."""
+    path = Path(text)
+    if path.is_dir():
+        raise RingsimError(f"--svg {text} is a folder; give a file name such as sweep.svg")
+    if not path.parent.is_dir():
+        raise RingsimError(f"--svg: the folder {path.parent} does not exist")
+    return path
+
+
+def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
+    from ..algorithms import ALGORITHMS
+    out = {}
+    for name in result.algorithms:
+        values = []
+        for p in result.points:
+            y = p.estimates[name].seconds if metric == "time" else p.busbw(name, result.gpus)
+            values.append((float(p.nbytes), float(y or 0.0)))
+        out[ALGORITHMS[name].TITLE] = values
+    return out
+
+
+def _title(result: Sweep, metric: str) -> str:
+    what = "modelled time" if metric == "time" else "busbw"
+    return f"All-reduce {what}, {result.gpus:,} GPUs, {result.model.topology.name}"
+
+
+def _xticks(result: Sweep, count: int = 6) -> list[tuple[float, str]]:
+    sizes = [p.nbytes for p in result.points]
+    step = max(1, math.ceil(len(sizes) / count))
+    return [(float(n), format_bytes(n)) for n in sizes[::step]]
+
+
+def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
+    """The log-log plot drawn by plotext, or one line saying how to get it."""
+    try:
+        import plotext as plt
+    except ImportError:
+        return "(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)"
+    plt.clear_figure()
+    plt.plotsize(100, 24)
+    plt.theme("pro" if colour else "clear")
+    plt.xscale("log")
+    plt.yscale("log")
+    for name, values in _series(result, metric).items():
+        xs = [x for x, y in values if y > 0]
+        ys = [y for x, y in values if y > 0]
+        if xs:
+            plt.plot(xs, ys, label=name, marker="braille")
+    ticks = _xticks(result)
+    plt.xticks([x for x, _ in ticks], [label for _, label in ticks])
+    plt.title(_title(result, metric))
+    plt.xlabel("bytes per GPU")
+    plt.ylabel("seconds" if metric == "time" else "busbw (B/s)")
+    text = plt.build()
+    plt.clear_figure()
+    return text if colour else plt.uncolorize(text)
+
+
+def _write_svg(result: Sweep, path: Path, metric: str) -> None:
+    from ..svgplot import loglog_svg
+    fmt = format_seconds if metric == "time" else format_bandwidth
+    text = loglog_svg(_title(result, metric), "bytes per GPU",
+                      "time" if metric == "time" else "busbw", _series(result, metric),
+                      _xticks(result), fmt)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise RingsimError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _print_table(result: Sweep) -> None:
+    from ..algorithms import ALGORITHMS
+    topo = result.model.topology
+    print(f"All-reduce over {result.gpus:,} GPUs on {topo.title} "
+          f"({result.model.itemsize}-byte elements)\n")
+    names = result.algorithms
+    header = ("size", *(ALGORITHMS[n].NAME for n in names), "fastest", "its busbw")
+    body = [(format_bytes(p.nbytes), *(format_seconds(p.estimates[n].seconds) for n in names),
+             p.best, format_bandwidth(p.busbw(p.best, result.gpus))) for p in result.points]
+    table = [header] + body
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for number, row in enumerate(table):
+        print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+        if number == 0:
+            print("  ".join("─" * w for w in widths))
+    print("\nbusbw per algorithm (nccl-tests: algbw·2(G−1)/G):")
+    header = ("size", *(ALGORITHMS[n].NAME for n in names))
+    body = [(format_bytes(p.nbytes), *(format_bandwidth(p.busbw(n, result.gpus)) for n in names))
+            for p in result.points]
+    table = [header] + body
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for number, row in enumerate(table):
+        print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+        if number == 0:
+            print("  ".join("─" * w for w in widths))
+    print()
+    if not result.crossovers:
+        best = result.points[0].best if result.points else "—"
+        print(f"No crossover: {best} is the fastest at every size swept.")
+    for c in result.crossovers:
+        print(f"Crossover: {ALGORITHMS[c.after].TITLE} overtakes {ALGORITHMS[c.before].TITLE} "
+              f"at {c.nbytes:,} bytes per GPU ({_approx_bytes(c.nbytes)}).")
+
+
+def _approx_bytes(nbytes: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:,.2f} {unit}"
+    return f"{nbytes} B"
+
+
+def _print_json(result: Sweep) -> None:
+    for p in result.points:
+        print(json.dumps({
+            "type": "size", "gpus": result.gpus, "topology": result.model.topology.name,
+            "bytes": p.nbytes, "elements": p.elements, "best": p.best,
+            "algorithms": {n: {"seconds": p.estimates[n].seconds, "algbw": p.algbw(n),
+                               "busbw": p.busbw(n, result.gpus),
+                               "bottleneck": p.estimates[n].describe(result.model.topology)}
+                           for n in result.algorithms}}))
+    for c in result.crossovers:
+        print(json.dumps({"type": "crossover", "before": c.before, "after": c.after,
+                          "bytes": c.nbytes}))

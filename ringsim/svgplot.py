@@ -1,0 +1,76 @@
+"""A small log-log line chart written as SVG text, for slides (plotext draws only terminals).
+
+Plain SVG 1.1 with a system font stack, no scripts and no external resources, so that it
+opens offline in browsers, Inkscape and slide tools. Each series is one <polyline>.
+"""
+
+from __future__ import annotations
+
+import math
+from xml.sax.saxutils import escape
+
+COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf")
+WIDTH, HEIGHT = 860, 520
+LEFT, RIGHT, TOP, BOTTOM = 90, 230, 50, 70
+
+
+def _decades(low: float, high: float) -> list[float]:
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    return [10.0 ** e for e in range(first, last + 1)]
+
+
+def loglog_svg(title: str, xlabel: str, ylabel: str, series: dict[str, list[tuple[float, float]]],
+               xticks: list[tuple[float, str]], yformat=lambda v: f"{v:g}") -> str:
+    """SVG text of a log-log chart: one polyline per named series of positive (x, y) points."""
+    points = [p for values in series.values() for p in values if p[0] > 0 and p[1] > 0]
+    if not points:
+        raise ValueError("nothing positive to plot on log axes")
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    x0, x1 = math.log10(min(xs)), math.log10(max(xs))
+    decades = _decades(min(ys), max(ys))
+    y0, y1 = math.log10(decades[0]), math.log10(decades[-1])
+    x1, y1 = (x1 if x1 > x0 else x0 + 1), (y1 if y1 > y0 else y0 + 1)
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def px(x: float) -> float:
+        return LEFT + (math.log10(x) - x0) / (x1 - x0) * plot_w
+
+    def py(y: float) -> float:
+        return TOP + plot_h - (math.log10(y) - y0) / (y1 - y0) * plot_h
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+           f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="DejaVu Sans, Helvetica, Arial, '
+           'sans-serif" font-size="13">',
+           f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
+           f'<text x="{WIDTH / 2:.1f}" y="28" text-anchor="middle" font-size="16">'
+           f'{escape(title)}</text>']
+    for value in decades:
+        y = py(value)
+        out.append(f'<line x1="{LEFT}" y1="{y:.2f}" x2="{LEFT + plot_w}" y2="{y:.2f}" '
+                   'stroke="#e0e0e0"/>')
+        out.append(f'<text x="{LEFT - 8}" y="{y + 4:.2f}" text-anchor="end">'
+                   f'{escape(yformat(value))}</text>')
+    for value, label in xticks:
+        x = px(value)
+        out.append(f'<line x1="{x:.2f}" y1="{TOP}" x2="{x:.2f}" y2="{TOP + plot_h}" '
+                   'stroke="#e0e0e0"/>')
+        out.append(f'<text x="{x:.2f}" y="{TOP + plot_h + 18}" text-anchor="middle">'
+                   f'{escape(label)}</text>')
+    out.append(f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" '
+               'stroke="#333"/>')
+    out.append(f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 20}" text-anchor="middle">'
+               f'{escape(xlabel)}</text>')
+    out.append(f'<text x="20" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" '
+               f'transform="rotate(-90 20 {TOP + plot_h / 2:.1f})">{escape(ylabel)}</text>')
+    for number, (name, values) in enumerate(series.items()):
+        colour = COLOURS[number % len(COLOURS)]
+        coords = " ".join(f"{px(x):.2f},{py(y):.2f}" for x, y in values if x > 0 and y > 0)
+        out.append(f'<polyline data-series="{escape(name)}" points="{coords}" fill="none" '
+                   f'stroke="{colour}" stroke-width="2"/>')
+        ly = TOP + 10 + 22 * number
+        out.append(f'<line x1="{LEFT + plot_w + 15}" y1="{ly}" x2="{LEFT + plot_w + 40}" '
+                   f'y2="{ly}" stroke="{colour}" stroke-width="3"/>')
+        out.append(f'<text x="{LEFT + plot_w + 46}" y="{ly + 4}">{escape(name)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,139 @@
+"""The α-β-γ model: plans priced step by step against the textbook and the closed forms.
+
+Reference formulas are written from Thakur, Rabenseifner & Gropp, "Optimization of Collective
+Communication Operations in MPICH" (IJHPCA 2005), Table 1 and §4, for p GPUs, n bytes per GPU,
+p dividing n, one flat level: they are independent of ringsim's plans and closed forms.
+"""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ringsim.algorithms import ALGORITHMS, make_plan
+from ringsim.cost import (CostModel, algbw, busbw, estimate, price, timed_algorithms)
+from ringsim.errors import RingsimError
+from ringsim.topology import Level, Topology, load, presets
+
+ALPHA, BANDWIDTH, REDUCE = 3e-6, 80e9, 500e9
+
+
+def flat(alpha=ALPHA, bandwidth=BANDWIDTH, reduce=REDUCE) -> CostModel:
+    """One level, one port per GPU: the textbook machine (4-byte elements)."""
+    return CostModel(Topology("t", "t", None, {"inside": Level("inside", "t", alpha, bandwidth)},
+                              reduce), 4)
+
+
+def lg(p):
+    return p.bit_length() - 1
+
+
+a, b, c = ALPHA, 1 / BANDWIDTH, 1 / REDUCE
+TEXTBOOK = {  # time for p GPUs and n bytes per GPU
+    "ring": lambda p, n: 2 * (p - 1) * a + 2 * (p - 1) / p * n * b + (p - 1) / p * n * c,
+    "master": lambda p, n: 2 * (p - 1) * (a + n * b) + (p - 1) * n * c,
+    "naive": lambda p, n: (p - 1) * (a + n * b + n * c),
+    "recursive-doubling": lambda p, n: lg(p) * (a + n * b + n * c),
+    "halving-doubling": lambda p, n: 2 * lg(p) * a + 2 * (p - 1) / p * n * b + (p - 1) / p * n * c,
+}
+POWER_OF_TWO_ONLY = {"recursive-doubling", "halving-doubling"}
+
+
+@pytest.mark.parametrize("name", sorted(TEXTBOOK))
+@pytest.mark.parametrize("p", [2, 3, 4, 8, 16, 64, 256])
+def test_plan_priced_time_is_the_textbook_formula(name, p):
+    if name not in ALGORITHMS:
+        pytest.skip(f"{name} is not registered yet: its plan lands with the algorithms branch")
+    if name in POWER_OF_TWO_ONLY and p & (p - 1):
+        pytest.skip(f"{name} is defined here for p a power of two")
+    if name == "naive" and p > 64:
+        p = 64  # p·(p−1) transfers: keep the test fast
+    elements = p * 1000
+    plan = ALGORITHMS[name].plan(p)
+    priced = price(plan, elements, flat()).seconds
+    assert priced == pytest.approx(TEXTBOOK[name](p, elements * 4), rel=1e-9)
+
+
+def test_each_step_reports_its_bottleneck_port():
+    # Master on 4 GPUs: the master's in port queues 3 reduces, then its out port 3 copies.
+    cost = price(make_plan("master", 4), 400, flat())
+    assert [str(s.port) for s in cost.steps] == ["GPU1 receiving inside a node",
+                                                 "GPU1 sending inside a node"]
+    n = 1600
+    assert cost.steps[0].seconds == pytest.approx(3 * (a + n * b + n * c), rel=1e-12)
+    assert cost.clock()[-1] == pytest.approx(cost.seconds)
+
+
+def test_two_levels_the_ring_waits_on_the_network():
+    model = CostModel(load("dgx-h100"), 4)
+    cost = price(make_plan("ring", 16), 16 * 2**20, model)
+    assert cost.bottleneck_level() == "across"
+    inside, across = model.topology.level("inside"), model.topology.level("across")
+    segment = 2**20 * 4
+    step = across.alpha + segment * across.beta
+    assert cost.steps[-1].seconds == pytest.approx(step, rel=1e-12)  # all-gather: no γ
+    # Ties go to the across level, the in port, the lowest GPU: GPU1 receiving from GPU16.
+    assert str(cost.steps[-1].port) == "GPU1 receiving across nodes"
+    assert step > inside.alpha + segment * inside.beta
+
+
+@st.composite
+def cases(draw):
+    name = draw(st.sampled_from(timed_algorithms()))
+    topo = draw(st.sampled_from(presets()))
+    per_node = load(topo).gpus_per_node
+    top = per_node if topo == "pcie-gen4" else 40
+    g = draw(st.integers(1, top))
+    n = draw(st.one_of(st.integers(0, 3 * g), st.integers(0, 5000)))
+    options = {"master": draw(st.integers(0, g - 1))} if name == "master" else {}
+    return name, topo, g, n, draw(st.sampled_from([1, 2, 4, 8])), options
+
+
+@settings(max_examples=150, deadline=None)
+@given(cases())
+def test_every_time_closed_form_equals_the_priced_plan(case):
+    """Every registered algorithm with a `seconds` hook: closed form == plan priced, any N."""
+    name, topo, g, n, size, options = case
+    model = CostModel(load(topo), size)
+    plan = ALGORITHMS[name].plan(g, **options)
+    priced, closed = price(plan, n, model), estimate(name, g, n, model, **options)
+    assert closed.seconds == pytest.approx(priced.seconds, rel=1e-9, abs=1e-300)
+    assert closed.level == priced.bottleneck_level()
+
+
+@pytest.mark.parametrize("name", ["ring", "master", "naive"])
+@pytest.mark.parametrize("p", [97, 256])
+def test_closed_forms_hold_up_to_256_gpus_on_two_levels(name, p):
+    if name == "naive" and p > 100:
+        p = 100
+    model = CostModel(load("dgx-h100"), 2)
+    for n in (p * 3 + 5, 10**6 + 1):
+        priced = price(make_plan(name, p), n, model)
+        closed = estimate(name, p, n, model)
+        assert closed.seconds == pytest.approx(priced.seconds, rel=1e-9)
+        assert closed.level == priced.bottleneck_level()
+
+
+def test_every_registered_algorithm_is_checked_when_it_has_a_time_form():
+    assert {"ring", "master", "naive"} <= set(timed_algorithms())
+    assert set(timed_algorithms()) <= set(ALGORITHMS)
+
+
+def test_bandwidths_as_nccl_tests_defines_them():
+    # nccl-tests doc/PERFORMANCE.md: algbw = S/t; all-reduce busbw = algbw·2(n−1)/n.
+    assert algbw(10**9, 0.5) == 2e9 and busbw(2e9, 8) == 2e9 * 14 / 8
+    assert algbw(10**9, 0.0) is None and busbw(None, 8) is None
+    # Without latency or reduce cost, the ring's busbw is exactly the link bandwidth.
+    model = flat(alpha=0.0, reduce=math.inf)
+    p, n = 8, 8 * 2**20
+    t = estimate("ring", p, n, model).seconds
+    assert busbw(algbw(n * 4, t), p) == pytest.approx(BANDWIDTH, rel=1e-12)
+
+
+def test_a_million_gpus_without_a_plan():
+    model = CostModel(load("dgx-h100"), 4)
+    ring = estimate("ring", 1_000_000, 7_000_000_000, model)
+    assert ring.level == "across" and ring.seconds > 0
+    with pytest.raises(RingsimError, match="no across nodes level"):
+        estimate("ring", 16, 16, CostModel(load("pcie-gen4"), 4))

@@ -1,0 +1,92 @@
+"""ringsim sweep: sizes, best algorithm per size, crossovers found exactly, table, plot, SVG."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from ringsim.cli import main
+from ringsim.cost import CostModel, estimate
+from ringsim.errors import RingsimError
+from ringsim.svgplot import loglog_svg
+from ringsim.sweep import parse_sizes, sweep
+from ringsim.topology import load
+
+
+def test_size_ranges():
+    sizes = parse_sizes("1KiB..8GiB")
+    assert len(sizes) == 24 and sizes[0] == 1024 and sizes[-1] == 8 * 2**30
+    assert parse_sizes("1KiB..64KiB:x4") == [1024, 4096, 16384, 65536]
+    assert parse_sizes("1MiB,1KiB") == [1024, 2**20]
+    for bad, words in (("8GiB..1KiB", "must go up"), ("1KiB..8GiB:x1", "at least 2"),
+                       (",".join(map(str, range(1, 300))), "at most 200 sizes"), ("", "give a range")):
+        with pytest.raises(RingsimError, match=words):
+            parse_sizes(bad)
+
+
+def test_crossover_is_exact_to_the_element():
+    model = CostModel(load("dgx-h100"), 4)
+    result = sweep(64, parse_sizes("1KiB..8GiB"), model)
+    assert [p.best for p in result.points][:3] == ["naive"] * 3 and result.points[-1].best == "ring"
+    (cross,) = result.crossovers
+    assert (cross.before, cross.after) == ("naive", "ring")
+    n = cross.nbytes // 4
+    times = lambda n: {a: estimate(a, 64, n, model).seconds for a in ("ring", "naive")}  # noqa
+    before, at = times(n - 1), times(n)
+    assert before["naive"] <= before["ring"] and at["ring"] < at["naive"]
+
+
+def test_sweep_cli_table_json_and_svg(tmp_path, capsys):
+    svg = tmp_path / "sweep.svg"
+    assert main(["sweep", "--gpus", "16", "--sizes", "1KiB..1GiB:x8", "--svg", str(svg),
+                 "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    assert "fastest" in out and "Crossover: Ring all-reduce overtakes" in out
+    root = ET.parse(svg).getroot()
+    lines = root.findall("{http://www.w3.org/2000/svg}polyline")
+    assert [l.get("data-series") for l in lines] == ["Ring all-reduce", "Single-GPU master",
+                                                      "Naive all-to-all"]
+    xs = [float(p.split(",")[0]) for p in lines[0].get("points").split()]
+    assert len(xs) == 7 and xs == sorted(xs)
+    assert main(["sweep", "--gpus", "16", "--sizes", "1KiB..1GiB:x8", "--json"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["type"] for r in records].count("size") == 7
+    assert records[-1]["type"] == "crossover" and records[-1]["after"] == "ring"
+    assert {"seconds", "algbw", "busbw", "bottleneck"} <= set(records[0]["algorithms"]["ring"])
+
+
+def test_terminal_plot_is_drawn_by_plotext(capsys):
+    pytest.importorskip("plotext")
+    assert main(["sweep", "--gpus", "8", "--sizes", "1KiB..1GiB:x4"]) == 0
+    out = capsys.readouterr().out
+    assert "All-reduce modelled time, 8 GPUs, flat" in out and "bytes per GPU" in out
+    assert "\x1b[" not in out  # not a terminal: no colour codes
+    assert "⠁" in out or "⠊" in out or "⣀" in out  # braille dots drawn by plotext
+
+
+def test_sweep_errors(tmp_path, capsys):
+    assert main(["sweep", "--svg", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    assert main(["sweep", "--svg", str(tmp_path / "no" / "x.svg")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
+    assert main(["sweep", "--sizes", "1KiB..8GiB", "--dtype", "float64", "--sizes", "4,8"]) == 2
+    assert "not a whole number of 8-byte elements" in capsys.readouterr().err
+
+
+def test_svg_writer_maps_decades_linearly():
+    text = loglog_svg("t", "x", "y", {"a": [(1.0, 1.0), (10.0, 10.0), (100.0, 100.0)]},
+                      [(1.0, "1"), (100.0, "100")])
+    points = ET.fromstring(text).find("{http://www.w3.org/2000/svg}polyline").get("points")
+    (x1, y1), (x2, y2), (x3, y3) = [tuple(map(float, p.split(","))) for p in points.split()]
+    assert x2 - x1 == pytest.approx(x3 - x2) and y1 - y2 == pytest.approx(y2 - y3) and y3 < y1
+    with pytest.raises(ValueError):
+        loglog_svg("t", "x", "y", {"a": [(0.0, 1.0)]}, [])
+
+
+def test_without_plotext_the_table_and_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(__import__("sys").modules, "plotext", None)  # import plotext fails
+    assert main(["sweep", "--gpus", "8", "--sizes", "1KiB..1MiB:x32"]) == 0
+    out = capsys.readouterr().out
+    assert "fastest" in out and out.strip().splitlines()[-1] == (
+        "(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)")

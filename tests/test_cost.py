@@ -96,7 +96,12 @@ def test_every_time_closed_form_equals_the_priced_plan(case):
     """Every registered algorithm with a `seconds` hook: closed form == plan priced, any N."""
     name, topo, g, n, size, options = case
     model = CostModel(load(topo), size)
-    plan = ALGORITHMS[name].plan(g, **options)
+    try:
+        plan = ALGORITHMS[name].plan(g, **options)
+    except RingsimError:  # an algorithm defined only for some G (a power of two, say)
+        with pytest.raises(RingsimError):
+            estimate(name, g, n, model, **options)
+        return
     priced, closed = price(plan, n, model), estimate(name, g, n, model, **options)
     assert closed.seconds == pytest.approx(priced.seconds, rel=1e-9, abs=1e-300)
     assert closed.level == priced.bottleneck_level()

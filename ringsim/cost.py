@@ -31,7 +31,7 @@ from .errors import RingsimError
 from .layout import Layout
 from .ledger import transfer_elements
 from .naming import gpu_name
-from .plan import Plan, Step
+from .plan import OPS, Plan, Step
 from .topology import LEVEL_WORDS, LEVELS, Level, Topology, load
 from .units import itemsize as dtype_itemsize
 
@@ -153,12 +153,13 @@ def _dominant(seconds: dict[str, float]) -> str | None:
 def _reduces(step: Step) -> np.ndarray:
     """Which transfers of the step reduce (the one place that reads ops).
 
-    Today a step has one op; when ops become a per-transfer column, read the column.
+    Reads the per-transfer op column `ops` (codes into plan.OPS) where steps have one, else
+    the step's single op: a step that mixes ops has no single `op` to read.
     """
-    op = getattr(step, "op", None)
-    if isinstance(op, str):
-        return np.full(len(step), op == "reduce")
-    return np.fromiter((t.op == "reduce" for t in step.transfers()), bool, len(step))
+    ops = getattr(step, "ops", None)
+    if ops is not None:
+        return np.asarray(ops) == OPS.index("reduce")
+    return np.full(len(step), step.op == "reduce")
 
 
 def price_step(step: Step, layout: Layout, model: CostModel) -> StepCost:

@@ -156,6 +156,10 @@ def cupy_executor(plan: Plan, layout: Layout, xp: Any, dtype: Any, *, devices: i
     `devices` (default: every visible device, see `visible_devices`) and `mode` ('fused' or
     'streams'; default: fused when D = 1) let tests run the streams executor on one device.
     """
+    from .probe import kernel_problem
+    problem = kernel_problem(xp)
+    if problem:
+        raise RingsimError(f"{problem} (pip install 'ringsim[gpu]' brings NVRTC and the CUDA headers)")
     d = visible_devices(xp) if devices is None else devices
     mode = mode or ("fused" if d == 1 else "streams")
     if mode == "fused":

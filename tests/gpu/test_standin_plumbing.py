@@ -163,3 +163,27 @@ def test_fused_executor_on_the_standin_uses_the_kernels():
         assert isinstance(ex, FusedExecutor) and same_bits(got, numpy_result(algorithm, data))
     launched = {e[1] for e in xp.log if e[0] == "launch"}
     assert launched == {"ringsim_step", "ringsim_add"}
+
+
+class _Segments:
+    """A plan that says it has S ≠ G segments (the fused kernel's rows assume S = G)."""
+
+    def __init__(self, plan, segments):
+        self._plan, self.segments = plan, segments
+
+    def __getattr__(self, name):
+        return getattr(self._plan, name)
+
+
+def test_fused_path_refuses_plans_whose_segments_are_not_the_gpus():
+    """Such a plan runs through NumericExecutor's general path, never the kernels' S = G rows."""
+    xp = Cupy()
+    data = gradients(4, 24, "int32", seed=8)
+    plan = make_plan("ring", 4)
+    ex = FusedExecutor(_Segments(plan, 5), Layout(4, 24), xp, data.dtype)
+    ex.load(xp.asarray(data))
+    ex.run()
+    assert ex.fused_steps == set() and not [e for e in xp.log if e[0] == "launch"]
+    square = FusedExecutor(_Segments(plan, 4), Layout(4, 24), xp, data.dtype)
+    assert square.square and not ex.square
+    assert same_bits(xp.asnumpy(ex.gradients()), numpy_result("ring", data))

@@ -68,3 +68,20 @@ def test_gpu_check_script_runs_end_to_end_on_the_standin():
     assert sum(r["check"] == "race-stress" for r in records) == 12
     assert sum(r["check"] == "float-specials" for r in records) == 18
     assert all(r["ok"] for r in records)
+
+
+def test_a_check_that_raises_is_reported_and_the_rest_still_run(monkeypatch, capsys):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "benchmarks" / "gpu_check.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+
+    def broken(xp, **options):
+        raise MemoryError("out of memory allocating 8,589,934,592 bytes")
+    monkeypatch.setattr(selfcheck, "race_stress", broken)
+    assert script.main(["--standin", "--only", "environment", "race-stress", "big-index"]) == 1
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["check"] for r in records] == ["environment", "race-stress", "big-index",
+                                             "big-index", "big-index", "big-index", "summary"]
+    assert records[1]["ok"] is False and records[1]["error"].startswith("MemoryError: out of memory")
+    assert records[-1]["ok"] is False and records[-1]["failed"] == ["race-stress"]

@@ -8,8 +8,8 @@ for bit against NumPy), the past-2³¹-elements run (uint8, G = 2 and 3; skipped
 where device memory is short), the float corner cases (subnormals, signed zeros, NaN
 payloads) and `ringsim bench --backend cupy`'s records; then a summary line. A failing check
 prints its error and the rest still run. Exit status 0 when every check passed or was
-skipped with its reason, 1 otherwise. About 2–4 minutes on one H200 (mostly NumPy computing
-the reference results on the host).
+skipped with its reason, 1 otherwise. Estimated (not yet measured) at 2–4 minutes on one
+H200, mostly NumPy computing the reference results on the host.
 
     python benchmarks/gpu_check.py --standin
 

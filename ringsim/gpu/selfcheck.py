@@ -202,5 +202,6 @@ def environment(xp: Any) -> dict:
     count = visible_devices(xp)
     record["devices"] = count
     if hasattr(runtime, "getDeviceProperties"):
-        record["names"] = [runtime.getDeviceProperties(d)["name"].decode() for d in range(count)]
+        names = [runtime.getDeviceProperties(d)["name"] for d in range(count)]
+        record["names"] = [n.decode() if isinstance(n, bytes) else str(n) for n in names]
     return record

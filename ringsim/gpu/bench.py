@@ -161,10 +161,13 @@ def nccl_case(xp: Any, elements: int, dtype, repeats: int, devices: int) -> dict
             "meaning": "ringsim ring algbw over NCCL allReduce algbw (busbw = algbw·2(n−1)/n)"}
 
 
-def cupy_cases(quick: bool = False) -> list[dict]:
-    """The GPU benchmark records: the ring vs the copy bandwidth, and vs NCCL where D ≥ 2."""
+def cupy_cases(quick: bool = False, xp: Any = None) -> list[dict]:
+    """The GPU benchmark records: the ring vs the copy bandwidth, and vs NCCL where D ≥ 2.
+
+    `xp` is CuPy (default: `array_module("cupy")`); benchmarks/gpu_check.py --standin passes
+    its stand-in to test the plumbing."""
     from .executor import visible_devices
-    xp = array_module("cupy")
+    xp = array_module("cupy") if xp is None else xp
     devices = visible_devices(xp)
     elements = 1 << (16 if quick else 26)
     repeats = 2 if quick else 5

@@ -46,6 +46,16 @@ def peer_pairs(plan: Plan, devices: int) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
+def combine(dst: int, arrivals: list[tuple[int, str]]) -> tuple[str, list[int]]:
+    """How buffer `dst` combines its arrivals (source GPU, op) of one step: ('copy', [source])
+    when a copy lands (plans allow one copy per buffer and step), else ('reduce', the GPUs
+    whose values are added, in `arrival_order`)."""
+    for src, op in arrivals:
+        if op == "copy":
+            return "copy", [src]
+    return "reduce", arrival_order(dst, [src for src, _ in arrivals])
+
+
 def segment_blocks(gpus: int, elements: int) -> list[tuple[slice, int, slice]]:
     """How a GPU's flat gradient maps onto its (G, W) segment buffers: (segment rows, width,
     flat range) for the longer segments, then the shorter ones; empty blocks left out."""
@@ -138,7 +148,7 @@ class Scheduler:
         ops: list[Op] = []
         transfers = list(step.transfers())
         # Phase 1: receivers fetch what arrives, once the sender's last write is done.
-        staged: dict[tuple[int, int, int], list[tuple[int, int]]] = defaultdict(list)
+        staged: dict[tuple[int, int, int], list[tuple[int, int, str]]] = defaultdict(list)
         waited: set[tuple[int, int]] = set()
         fetchers: dict[int, None] = {}
         for key, t in enumerate(transfers):
@@ -146,7 +156,7 @@ class Scheduler:
                 waited.add((t.dst, t.src))
                 ops.append(Wait(t.dst, ("E", t.src)))
             ops.append(Fetch(t.dst, key, t.src, t.first, t.last))
-            staged[(t.dst, t.first, t.last)].append((t.src, key))
+            staged[(t.dst, t.first, t.last)].append((t.src, key, t.op))
             fetchers.setdefault(t.dst)
             self.readers[t.src].add(t.dst)
         for d in fetchers:
@@ -161,13 +171,13 @@ class Scheduler:
             for (_, first, last) in groups:
                 target = Rows(d, first, last)
                 arrivals = staged[(d, first, last)]
-                if step.op == "copy":
-                    ops.append(Copy(d, target, Stage(arrivals[0][1])))
-                    continue
                 keys: dict[int, deque[int]] = defaultdict(deque)
-                for src, key in arrivals:
+                for src, key, _ in arrivals:
                     keys[src].append(key)
-                order = arrival_order(d, [src for src, _ in arrivals])
+                how, order = combine(d, [(src, op) for src, _, op in arrivals])
+                if how == "copy":
+                    ops.append(Copy(d, target, Stage(keys[order[0]][0])))
+                    continue
                 operand = [target if g == d else Stage(keys[g].popleft()) for g in order]
                 # The same left fold in arrival order as NumericExecutor: one arrival is
                 # received + own, added in place (a + b and b + a are the same bits).

@@ -57,3 +57,12 @@ def emulate(grid, block, buf, table, runs, W, rows, reduce) -> int:
     flat[dst] = np.add(flat[dst], flat[src]) if reduce else flat[src]
     return len(dst)
 
+
+
+def emulate_add(a, b, out) -> None:
+    """ringsim_add on NumPy arrays: the launcher's checks, then the kernel's one add per
+    element. Its float adds are PTX add.rn (IEEE round to nearest, subnormals kept), which is
+    what NumPy's add does; float16 adds in float32 and rounds once, as NumPy does too."""
+    for x in (a, b, out):
+        assert x.shape == out.shape and x.dtype == out.dtype and x.flags.c_contiguous
+    np.add(a, b, out=out)

@@ -92,7 +92,8 @@ def test_import_ringsim_imports_neither_cupy_nor_nccl(tmp_path):
     """With an importable (fake) CuPy on the path, importing ringsim and ringsim.gpu loads none of it."""
     path = fake_cupy(tmp_path, "return 1")
     code = ("import sys, ringsim, ringsim.gpu, ringsim.gpu.kernel, ringsim.gpu.placement, "
-            "ringsim.gpu.executor, ringsim.gpu.multidevice, ringsim.gpu.bench\n"
+            "ringsim.gpu.executor, ringsim.gpu.multidevice, ringsim.gpu.bench, ringsim.gpu.probe, "
+            "ringsim.gpu.selfcheck\n"
             "print(sorted(m for m in sys.modules if m == 'cupy' or m.startswith('cupy.')))")
     done = ringsim(path=path, code=code)
     assert done.returncode == 0, done.stderr

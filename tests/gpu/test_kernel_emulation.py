@@ -9,7 +9,7 @@ from ringsim import Layout, NumericExecutor, make_plan
 from ringsim.gpu import kernel
 from ringsim.gpu.executor import FusedExecutor
 
-from .emulation import emulate
+from .emulation import emulate, emulate_add
 
 DTYPES = ["int32", "uint8", "float16", "float32", "float64", "int64"]
 
@@ -96,7 +96,7 @@ def test_fused_executor_with_the_emulated_launch_equals_numpy(algorithm):
         for elements in sizes(gpus):
             for dtype in ("float32", "uint8", "float16"):
                 layout, data = Layout(gpus, elements), gradients(gpus, elements, dtype, seed=7)
-                fused = FusedExecutor(plan, layout, np, data.dtype, launch=emulate)
+                fused = FusedExecutor(plan, layout, np, data.dtype, launch=emulate, add=emulate_add)
                 ref = NumericExecutor(plan, layout, np, data.dtype)
                 fused.load(data)
                 ref.load(data)

@@ -1,0 +1,207 @@
+"""The MPI executor: one rank's part of every plan step, as real point-to-point messages.
+
+Rank r plays GPU r. For a step it posts every receive (Irecv) and every send (Isend) the
+plan gives it, all in flight at once, waits for them all, then applies what arrived: a copy
+replaces the segments; a reduce adds them in `arrival_order` (ringsim/order.py), the rule
+the in-process NumericExecutor follows, so an MPI run gives the same bits as
+`ringsim.allreduce` on the same data. Sends read the state before the step, as in the
+plan's semantics, because nothing is written until every message of the step is done.
+Messages carry raw bytes, so any numeric dtype travels; MPI's own datatypes are not needed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import RingsimError
+from ..layout import Layout
+from ..order import arrival_order
+from ..plan import Plan
+from .watch import Watch
+
+TAG_LIMIT = 32767  # the MPI standard guarantees tags up to at least this
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """Segments first..last of `dst` (this rank) that `sources` send in one step, and the op."""
+
+    first: int
+    last: int
+    op: str
+    sources: tuple[int, ...]
+
+
+@dataclass
+class RankStep:
+    """This rank's part of one step: what it sends (dst, lo, hi) and receives (src, lo, hi)."""
+
+    sends: list[tuple[int, int, int]] = field(default_factory=list)
+    receives: list[tuple[int, int, int]] = field(default_factory=list)
+    arrivals: list[Arrival] = field(default_factory=list)
+    direct: list[bool] = field(default_factory=list)  # receive straight into the buffer
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """What one step cost this rank: seconds, and bytes really sent and received."""
+
+    seconds: float
+    sent: int
+    received: int
+
+
+def rank_steps(plan: Plan, layout: Layout, rank: int) -> list[RankStep]:
+    """Rank `rank`'s sends, receives and arrivals in every step (empty segments move nothing)."""
+    out = []
+    for step in plan.steps:
+        mine = RankStep()
+        groups: dict[tuple[int, int, str], list[int]] = {}
+        copies = []
+        for t in step.transfers():
+            lo, hi = layout.offset(t.first), layout.offset(t.last + 1)
+            if hi == lo:
+                continue
+            if t.src == rank:
+                mine.sends.append((t.dst, lo, hi))
+            if t.dst == rank:
+                mine.receives.append((t.src, lo, hi))
+                copies.append(t.op == "copy")  # a plan never lands two copies in one buffer
+                groups.setdefault((t.first, t.last, t.op), []).append(t.src)
+        mine.arrivals = [Arrival(f, l, op, tuple(s)) for (f, l, op), s in groups.items()]
+        for (_, lo, hi), copy in zip(mine.receives, copies):
+            # A copy lands in place unless this rank also sends from those elements this step.
+            mine.direct.append(copy and all(hi <= a or b <= lo for _, a, b in mine.sends))
+        out.append(mine)
+    return out
+
+
+class MPIExecutor:
+    """Runs this rank's part of a plan over an mpi4py communicator (rank r is GPU r)."""
+
+    def __init__(self, plan: Plan, layout: Layout, dtype: Any, *, comm: Any, watch: Watch,
+                 MPI: Any, xp: Any = np, kill_at: int | None = None) -> None:
+        self.plan, self.layout, self.xp, self.MPI = plan, layout, xp, MPI
+        self.comm, self.watch = comm, watch
+        self.rank = comm.Get_rank()
+        self.dtype = np.dtype(dtype)
+        self.steps = rank_steps(plan, layout, self.rank)
+        scratch = max((sum(hi - lo for (_, lo, hi), d in zip(s.receives, s.direct) if not d)
+                       for s in self.steps), default=0)
+        if xp is np:
+            check_memory((layout.elements + scratch) * self.dtype.itemsize)
+        self.buf = xp.zeros(layout.elements, dtype=self.dtype)
+        self.scratch = xp.empty(scratch, dtype=self.dtype)
+        self.records: list[StepRecord] = []
+        self.kill_at = kill_at  # 0-based step at which this rank dies on purpose (a demo)
+
+    def load(self, x) -> None:
+        """Copy this rank's flat input into the buffer (the input is never written)."""
+        self.buf[...] = self.xp.asarray(x).reshape(-1)
+        self.records = []
+
+    def result(self):
+        """The buffer: after run(), the element-wise sum over every rank."""
+        return self.buf
+
+    def run(self, barrier: bool = False) -> None:
+        """Every step in order; with `barrier`, ranks line up before each step so its time is its own."""
+        for index in range(len(self.steps)):
+            if barrier:
+                self.watch.wait([self.comm.Ibarrier()], [-1], index)
+            self.apply(index)
+
+    def apply(self, index: int) -> StepRecord:
+        """Carry out step `index`: post every message, wait for all, then write what arrived."""
+        if self.kill_at == index:
+            _die()
+        mine, buf, MPI = self.steps[index], self.buf, self.MPI
+        start = time.perf_counter()
+        if self.xp is not np:  # MPI reads device memory directly: finish pending kernels first
+            self.xp.cuda.get_current_stream().synchronize()
+        tag = index % TAG_LIMIT
+        requests, peers, incoming = [], [], {}
+        at = 0
+        for (src, lo, hi), direct in zip(mine.receives, mine.direct):
+            if direct:
+                target = buf[lo:hi]
+            else:
+                target = self.scratch[at:at + hi - lo]
+                at += hi - lo
+            incoming[(src, lo)] = None if direct else target
+            requests.append(self.comm.Irecv([_bytes(target), MPI.BYTE], source=src, tag=tag))
+            peers.append(src)
+        receives = len(requests)
+        sent = 0
+        for dst, lo, hi in mine.sends:
+            piece = buf[lo:hi]
+            requests.append(self.comm.Isend([_bytes(piece), MPI.BYTE], dest=dst, tag=tag))
+            peers.append(dst)
+            sent += piece.nbytes
+        statuses = [MPI.Status() for _ in requests]
+        self.watch.wait(requests, peers, index, statuses)
+        received = sum(s.Get_count(MPI.BYTE) for s in statuses[:receives])
+        self._write(mine, incoming)
+        record = StepRecord(time.perf_counter() - start, sent, received)
+        self.records.append(record)
+        return record
+
+    def _write(self, mine: RankStep, incoming: dict) -> None:
+        """Apply the step's arrivals: copies replace, reduces add in `arrival_order`."""
+        buf, xp, layout = self.buf, self.xp, self.layout
+        for arrival in mine.arrivals:
+            lo, hi = layout.offset(arrival.first), layout.offset(arrival.last + 1)
+            own = buf[lo:hi]
+            if arrival.op == "copy":
+                got = incoming[(arrival.sources[0], lo)]
+                if got is not None:  # None: it was received straight into place
+                    own[...] = got
+                continue
+            order = arrival_order(self.rank, list(arrival.sources))
+            values = [own if g == self.rank else incoming[(g, lo)] for g in order]
+            if len(values) == 2:
+                xp.add(own, values[0] if values[1] is own else values[1], out=own)
+                continue
+            # Several arrivals: fold left in the rule's order, in a received buffer (never
+            # `own` before its turn), so every receiver adds the same values the same way.
+            acc = values[0] if values[0] is not own else values[1]
+            xp.add(values[0], values[1], out=acc)
+            for value in values[2:]:
+                xp.add(acc, value, out=acc)
+            own[...] = acc
+
+
+def _bytes(array):
+    """The array's memory as bytes, for messages of any dtype."""
+    return array.view(np.uint8) if isinstance(array, np.ndarray) else array.view("uint8")
+
+
+def _die() -> None:
+    """End this process at once, as a crashed rank does: no MPI_Finalize, nothing flushed by MPI."""
+    import os
+    import sys
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(137)
+
+
+def check_memory(nbytes: int) -> None:
+    """Refuse, in one line, a buffer larger than the memory this machine has free."""
+    try:
+        with open("/proc/meminfo") as info:
+            free = next(int(line.split()[1]) * 1024 for line in info if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError):
+        return  # not Linux: nothing to read, let the allocation speak
+    if nbytes > free:
+        raise RingsimError(f"this rank needs {nbytes / 2**20:,.0f} MiB for its buffers but only "
+                           f"{free / 2**20:,.0f} MiB is free")
+
+
+def check_plan_fits(plan: Plan, size: int) -> None:
+    """The plan must have one GPU per rank of the communicator."""
+    if plan.gpus != size:
+        raise RingsimError(f"the plan is for {plan.gpus} GPUs but the communicator has {size} ranks")

@@ -111,15 +111,20 @@ def allreduce(x, algorithm: str = "ring", comm: Any = None, *, timeout: float = 
     return run(x, algorithm, comm, timeout=timeout, **options).output
 
 
+def session(MPI: Any, comm: Any, timeout: float) -> tuple[_Channels, Watch]:
+    """The communicator's channels and a Watch for one more collective call on them."""
+    chan = channels(MPI, comm)
+    chan.calls += 1
+    return chan, Watch(MPI, chan.control, chan.calls, timeout, min(SUSPECT, timeout))
+
+
 def run(x, algorithm: str = "ring", comm: Any = None, *, timeout: float = DEFAULT_TIMEOUT,
         barrier: bool = False, kill_at: int | None = None, **options: Any) -> RankRun:
     """allreduce with what the CLI reports: per-step times and bytes, and the transport used."""
     MPI = mpi()
     comm = MPI.COMM_WORLD if comm is None else comm
     flat, shape, dtype = _flat(x)
-    chan = channels(MPI, comm)
-    chan.calls += 1
-    watch = Watch(MPI, chan.control, chan.calls, timeout, min(SUSPECT, timeout))
+    chan, watch = session(MPI, comm, timeout)
     size = comm.Get_size()
     _agree(watch, chan.data, MPI, flat.size, dtype, f"{algorithm}{sorted(options.items())}")
     plan = plan_for(algorithm, size, options)

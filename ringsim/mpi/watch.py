@@ -23,6 +23,7 @@ from ..errors import RingsimError
 PING, PONG, FAIL = 1, 2, 3
 _POLL_EVERY = 0.002   # seconds between looks at the control channel while waiting
 _SPIN = 0.0002        # spin this long before yielding the core to other ranks
+heartbeat = [0.0]     # when a wait loop last ran (read by the CLI's backstop thread)
 
 
 class RankFailedError(RingsimError):
@@ -74,14 +75,14 @@ class Watch:
         MPI = self.MPI
         if statuses is None:
             statuses = [MPI.Status() for _ in requests]
-        start = time.monotonic()
+        start = heartbeat[0] = time.monotonic()
         next_poll = start + _POLL_EVERY
         next_ping = start + self.suspect
         unanswered: dict[int, float] = {}   # peer → when it was pinged
         done = [False] * len(requests)
         kept: dict[int, Any] = {}           # statuses of requests completed one by one
         while not MPI.Request.Testall(requests, statuses):
-            now = time.monotonic()
+            now = heartbeat[0] = time.monotonic()
             if now - start > _SPIN:
                 os.sched_yield()  # ranks may share cores: let the others run
             if now < next_poll:

@@ -99,16 +99,18 @@ def _agree(watch: Watch, comm: Any, MPI: Any, elements: int, dtype: np.dtype, re
             raise RingsimError(f"every rank must pass the same {what} to allreduce: {detail}")
 
 
-def allreduce(x, algorithm: str = "ring", comm: Any = None, *, timeout: float = DEFAULT_TIMEOUT,
-              **options: Any):
+def allreduce(x, algorithm: str = "ring", comm: Any = None, *, out: Any = None,
+              timeout: float = DEFAULT_TIMEOUT, **options: Any):
     """Sum `x` over every rank of `comm` (default COMM_WORLD) with a ringsim plan; call on every rank.
 
     Returns a new array of x's shape and dtype holding the element-wise sum, bitwise equal on
     every rank and to `ringsim.allreduce` on the same arrays; x is never modified. Use it where
     an mpi4py program calls comm.Allreduce(x, out, op=MPI.SUM). A rank that dies makes every
     other rank raise RankFailedError within about `timeout` seconds instead of hanging.
+    With `out` (a contiguous array of x's size and dtype, as comm.Allreduce's recvbuf) the
+    sum is written there and `out` is returned.
     """
-    return run(x, algorithm, comm, timeout=timeout, **options).output
+    return run(x, algorithm, comm, out=out, timeout=timeout, **options).output
 
 
 def session(MPI: Any, comm: Any, timeout: float) -> tuple[_Channels, Watch]:
@@ -119,7 +121,7 @@ def session(MPI: Any, comm: Any, timeout: float) -> tuple[_Channels, Watch]:
 
 
 def run(x, algorithm: str = "ring", comm: Any = None, *, timeout: float = DEFAULT_TIMEOUT,
-        barrier: bool = False, kill_at: int | None = None, **options: Any) -> RankRun:
+        barrier: bool = False, kill_at: int | None = None, out: Any = None, **options: Any) -> RankRun:
     """allreduce with what the CLI reports: per-step times and bytes, and the transport used."""
     MPI = mpi()
     comm = MPI.COMM_WORLD if comm is None else comm
@@ -131,11 +133,27 @@ def run(x, algorithm: str = "ring", comm: Any = None, *, timeout: float = DEFAUL
     layout = Layout(segments_of(plan), int(flat.size))
     from .devices import placement
     xp, transport, stage = placement(flat, chan.data, MPI)
+    target = None if out is None or stage else _out_buffer(out, flat)
     executor = MPIExecutor(plan, layout, dtype, comm=chan.data, watch=watch, MPI=MPI,
-                           xp=np if stage else xp, kill_at=kill_at)
+                           xp=np if stage else xp, kill_at=kill_at, out=target)
     executor.load(flat.get() if stage else flat)
     executor.run(barrier=barrier)
-    out = executor.result()
+    result = executor.result()
     if stage:
-        out = xp.asarray(out)
-    return RankRun(out.reshape(shape), plan, layout, executor.records, transport)
+        result = xp.asarray(result)
+        if out is not None:
+            _out_buffer(out, flat)[...] = result
+    if out is not None:
+        return RankRun(out, plan, layout, executor.records, transport)
+    return RankRun(result.reshape(shape), plan, layout, executor.records, transport)
+
+
+def _out_buffer(out, flat):
+    """`out` as a flat writable view, or a RingsimError saying what it must be."""
+    if getattr(out, "size", None) != flat.size or getattr(out, "dtype", None) != flat.dtype:
+        raise RingsimError(f"out must have {flat.size:,} elements of {flat.dtype}, like the input")
+    if not (out.flags.c_contiguous and out.flags.writeable):
+        raise RingsimError("out must be a contiguous, writable array")
+    if isinstance(out, np.ndarray) and np.shares_memory(out, flat):
+        raise RingsimError("out must not overlap the input (the input is never written)")
+    return out.reshape(-1)

@@ -84,18 +84,19 @@ class MPIExecutor:
     """Runs this rank's part of a plan over an mpi4py communicator (rank r is GPU r)."""
 
     def __init__(self, plan: Plan, layout: Layout, dtype: Any, *, comm: Any, watch: Watch,
-                 MPI: Any, xp: Any = np, kill_at: int | None = None) -> None:
+                 MPI: Any, xp: Any = np, kill_at: int | None = None, out: Any = None) -> None:
         self.plan, self.layout, self.xp, self.MPI = plan, layout, xp, MPI
         self.comm, self.watch = comm, watch
         self.rank = comm.Get_rank()
         self.dtype = np.dtype(dtype)
-        self.steps = rank_steps(plan, layout, self.rank)
+        self.steps = _cached_steps(plan, layout, self.rank)
         scratch = max((sum(hi - lo for (_, lo, hi), d in zip(s.receives, s.direct) if not d)
                        for s in self.steps), default=0)
         if xp is np:
-            check_memory((layout.elements + scratch) * self.dtype.itemsize)
-        self.buf = xp.zeros(layout.elements, dtype=self.dtype)
-        self.scratch = xp.empty(scratch, dtype=self.dtype)
+            check_memory((layout.elements * (out is None) + scratch) * self.dtype.itemsize)
+        # The result lands in `out` when given (comm.Allreduce's recvbuf); load() fills it all.
+        self.buf = xp.empty(layout.elements, dtype=self.dtype) if out is None else out
+        self.scratch = _scratch(xp, scratch, self.dtype)
         self.records: list[StepRecord] = []
         self.kill_at = kill_at  # 0-based step at which this rank dies on purpose (a demo)
 
@@ -187,6 +188,30 @@ def _die() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(137)
+
+
+_STEPS: dict = {}
+_SCRATCH: dict = {}
+
+
+def _scratch(xp: Any, elements: int, dtype: np.dtype):
+    """Receive space, kept between calls: a fresh array would pay its page faults every call."""
+    key = (xp.__name__, dtype.str)
+    found = _SCRATCH.get(key)
+    if found is None or found.size < elements:
+        found = _SCRATCH[key] = xp.empty(elements, dtype=dtype)
+    return found[:elements]
+
+
+def _cached_steps(plan: Plan, layout: Layout, rank: int) -> list[RankStep]:
+    """rank_steps, computed once per (plan, layout, rank): training loops repeat the same call."""
+    key = (id(plan), layout, rank)
+    found = _STEPS.get(key)
+    if found is None or found[0] is not plan:
+        if len(_STEPS) > 32:
+            _STEPS.clear()
+        found = _STEPS[key] = (plan, rank_steps(plan, layout, rank))
+    return found[1]
 
 
 def check_memory(nbytes: int) -> None:

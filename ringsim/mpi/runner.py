@@ -21,7 +21,7 @@ from ..errors import RingsimError
 from ._load import mpi
 from .options import add_run_arguments, check_run, elements_of
 
-PROG = "ringsim mpi"
+PROG = "ringsim"
 
 
 def rank_data(seed: int, rank: int, elements: int, dtype: str) -> np.ndarray:

@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms import ALGORITHMS, make_plan
+from ..algorithms import ALGORITHMS
+from ..backend import array_module, to_numpy
+from ..errors import RingsimError
 from ..api import allreduce as in_process
 from ..formula import format_number
 from ..ledger import measure, transfer_elements
@@ -40,6 +42,23 @@ def seconds_text(s: float) -> str:
     return f"{s * 1e6:,.0f} µs" if s < 1e-3 else f"{s * 1e3:,.2f} ms" if s < 1 else f"{s:,.2f} s"
 
 
+def on_device(backend: str, comm: Any, MPI: Any, x: np.ndarray) -> tuple[Any, str]:
+    """This rank's data where --backend puts it: host memory, or CUDA device local_rank mod D."""
+    if backend == "numpy":
+        return x, ""
+    try:
+        cupy = array_module("cupy")
+    except RingsimError:
+        if backend == "cupy":
+            raise
+        return x, " (no CUDA device visible to CuPy, so the buffers stay in host memory)"
+    from .devices import local_device
+    count = int(cupy.cuda.runtime.getDeviceCount())
+    device = local_device(comm, MPI, count)
+    cupy.cuda.Device(device).use()
+    return cupy.asarray(x), f"; this rank's buffer on CUDA device {device} of {count}"
+
+
 def gather(watch, comm, MPI, mine: np.ndarray) -> np.ndarray | None:
     """Every rank's array of one shape, stacked on rank 0 (None elsewhere), deadline-bounded."""
     table = np.empty((comm.Get_size(), *mine.shape), mine.dtype) if comm.Get_rank() == 0 else None
@@ -51,8 +70,11 @@ def narrated_run(args: argparse.Namespace, comm: Any, MPI: Any, x: np.ndarray) -
     """Run once with a barrier before each step, then report and check on rank 0; exit status."""
     rank, size = comm.Get_rank(), comm.Get_size()
     kill_at = args.at_step - 1 if args.kill_rank == rank else None
-    done = run(x, args.algorithm, comm, timeout=args.timeout, barrier=True, kill_at=kill_at,
+    device, where = on_device(args.backend, comm, MPI, x)
+    done = run(device, args.algorithm, comm, timeout=args.timeout, barrier=True, kill_at=kill_at,
                **options_of(args))
+    done = RankRun(to_numpy(done.output), done.plan, done.layout, done.records,
+                   done.transport + where)
     chan, watch = session(MPI, comm, args.timeout)
     records = np.array([[r.seconds, r.sent, r.received] for r in done.records], np.float64)
     table = gather(watch, chan.data, MPI, records.reshape(-1, 3))

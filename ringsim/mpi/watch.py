@@ -79,6 +79,9 @@ class Watch:
         next_poll = start + _POLL_EVERY
         next_ping = start + self.suspect
         unanswered: dict[int, float] = {}   # peer → when it was pinged
+        # A rank stuck in a collective (a barrier) waits twice as long before it declares, so
+        # the rank that waited on the dead one's own message names the step where it died.
+        patience = self.timeout * (2 if any(p < 0 for p in peers) else 1)
         done = [False] * len(requests)
         kept: dict[int, Any] = {}           # statuses of requests completed one by one
         while not MPI.Request.Testall(requests, statuses):
@@ -95,7 +98,7 @@ class Watch:
                     if peer not in unanswered:
                         unanswered[peer] = now
                         self._send(PING, peer)
-            late = [peer for peer, since in unanswered.items() if now - since > self.timeout]
+            late = [peer for peer, since in unanswered.items() if now - since > patience]
             if late:
                 still = set(self._waiting_on(requests, peers, done, kept))
                 for peer in late:

@@ -59,7 +59,7 @@ def launcher_flags(mpiexec: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from ..mpi.options import check_run
-    check_run(args, args.ranks)  # bad input: one line here, before any process starts
+    check_run(args, args.ranks, args.ranks)  # bad input: one line here, before any process starts
     mpiexec = find_mpiexec()
     forwarded = _rebuild(args)
     command = [mpiexec, "-n", str(args.ranks), *launcher_flags(mpiexec), sys.executable,

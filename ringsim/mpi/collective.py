@@ -152,7 +152,7 @@ def _out_buffer(out, flat):
     """`out` as a flat writable view, or a RingsimError saying what it must be."""
     if getattr(out, "size", None) != flat.size or getattr(out, "dtype", None) != flat.dtype:
         raise RingsimError(f"out must have {flat.size:,} elements of {flat.dtype}, like the input")
-    if not (out.flags.c_contiguous and out.flags.writeable):
+    if not (out.flags.c_contiguous and getattr(out.flags, "writeable", True)):  # CuPy: no such flag
         raise RingsimError("out must be a contiguous, writable array")
     if isinstance(out, np.ndarray) and np.shares_memory(out, flat):
         raise RingsimError("out must not overlap the input (the input is never written)")

@@ -222,7 +222,7 @@ def check_memory(nbytes: int) -> None:
     except (OSError, StopIteration, ValueError):
         return  # not Linux: nothing to read, let the allocation speak
     if nbytes > free:
-        raise RingsimError(f"this rank needs {nbytes / 2**20:,.0f} MiB for its buffers but only "
+        raise RingsimError(f"this needs {nbytes / 2**20:,.0f} MiB of memory but only "
                            f"{free / 2**20:,.0f} MiB is free")
 
 

@@ -74,7 +74,18 @@ def elements_of(args: argparse.Namespace) -> int:
     return BENCH_ELEMENTS if (args.bench or args.calibrate) else 8
 
 
-def check_run(args: argparse.Namespace, ranks: int) -> None:
+def bytes_needed(args: argparse.Namespace, ranks: int, ranks_here: int) -> int:
+    """Memory a run takes on one machine holding `ranks_here` of the ranks (rank 0 among them).
+
+    Each rank holds its input, its result and up to one result's worth of receive space;
+    a narrated run's rank 0 also gathers every input and sums them once more in one process.
+    """
+    nbytes = elements_of(args) * np.dtype(args.dtype).itemsize
+    checking = 0 if (args.bench or args.calibrate) else (2 * ranks + 1) * nbytes
+    return 3 * nbytes * ranks_here + checking
+
+
+def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None:
     """Refuse, in one line, what cannot run: one rank, no elements, a kill outside the plan."""
     if ranks < 2:
         raise RingsimError(f"an MPI all-reduce needs at least 2 ranks, got {ranks}: with one rank "
@@ -96,3 +107,5 @@ def check_run(args: argparse.Namespace, ranks: int) -> None:
             raise RingsimError(f"--at-step must be from 1 to {steps} (the plan's steps), got {args.at_step}")
     if args.timeout <= 0:
         raise RingsimError(f"--timeout must be positive, got {args.timeout:g}")
+    from .executor import check_memory
+    check_memory(bytes_needed(args, ranks, ranks_here))

@@ -31,7 +31,7 @@ def rank_data(seed: int, rank: int, elements: int, dtype: str) -> np.ndarray:
     if kind.kind == "i":
         info = np.iinfo(kind)
         return rng.integers(info.min, info.max, size=elements, dtype=kind, endpoint=True)
-    return rng.standard_normal(elements).astype(kind)
+    return rng.standard_normal(elements, dtype=kind)
 
 
 def _backstop(limit: float) -> None:

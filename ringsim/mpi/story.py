@@ -42,6 +42,21 @@ def seconds_text(s: float) -> str:
     return f"{s * 1e6:,.0f} µs" if s < 1e-3 else f"{s * 1e3:,.2f} ms" if s < 1 else f"{s:,.2f} s"
 
 
+def _room_for_the_check(comm: Any, MPI: Any, timeout: float, nbytes: int) -> None:
+    """Rank 0 gathers every input for the in-process check: all ranks refuse together if it can't."""
+    problem = ""
+    if comm.Get_rank() == 0:
+        try:
+            check_memory(nbytes)
+        except RingsimError as error:
+            problem = f"{error} (rank 0 gathers every rank's input to check the result)"
+    _, watch = session(MPI, comm, timeout)
+    flag = np.array([len(problem) > 0], np.int8)
+    watch.wait([comm.Ibcast(flag, root=0)], [-1], -1)
+    if flag[0]:
+        raise RingsimError(problem or "rank 0 has no memory to gather every input for the check")
+
+
 def on_device(backend: str, comm: Any, MPI: Any, x: np.ndarray) -> tuple[Any, str]:
     """This rank's data where --backend puts it: host memory, or CUDA device local_rank mod D."""
     if backend == "numpy":
@@ -69,6 +84,7 @@ def gather(watch, comm, MPI, mine: np.ndarray) -> np.ndarray | None:
 def narrated_run(args: argparse.Namespace, comm: Any, MPI: Any, x: np.ndarray) -> int:
     """Run once with a barrier before each step, then report and check on rank 0; exit status."""
     rank, size = comm.Get_rank(), comm.Get_size()
+    _room_for_the_check(comm, MPI, args.timeout, size * x.nbytes)
     kill_at = args.at_step - 1 if args.kill_rank == rank else None
     device, where = on_device(args.backend, comm, MPI, x)
     done = run(device, args.algorithm, comm, timeout=args.timeout, barrier=True, kill_at=kill_at,
@@ -84,8 +100,6 @@ def narrated_run(args: argparse.Namespace, comm: Any, MPI: Any, x: np.ndarray) -
     expected = np.empty_like(x)
     watch.wait([chan.data.Iallreduce(x, expected, op=MPI.SUM)], [-1], -1)
     same_as_mpi = gather(watch, chan.data, MPI, np.array([done.output.tobytes() == expected.tobytes()]))
-    if rank == 0:
-        check_memory(size * x.nbytes)
     inputs = gather(watch, chan.data, MPI, x)
     nodes = gather(watch, chan.data, MPI, np.frombuffer(MPI.Get_processor_name().encode()[:64].ljust(64), np.uint8))
     if rank != 0:

@@ -1,8 +1,8 @@
 """`ringsim mpi --bench`: ringsim's plan over MPI against the library's own MPI_Allreduce.
 
-Same ranks, same data, one run: each is warmed up once, then timed five times with the
-ranks lined up by a barrier before each; a time is the slowest rank's, the figure the best
-of the five. Target: ring over MPI within 1.5× MPI_Allreduce (issue 11).
+Same ranks, same data, one run: each is warmed up once, then the two are timed in turn,
+five times each (interleaved, so both see the same load on a shared machine), the ranks
+lined up by a barrier before each; a time is the slowest rank's, the figure the best of five. Target: ring over MPI within 1.5× MPI_Allreduce (issue 11).
 """
 
 from __future__ import annotations
@@ -35,10 +35,15 @@ def timed(watch, comm, MPI, action) -> float:
     return float(slowest[0])
 
 
-def best_of(watch, comm, MPI, action) -> float:
-    """Warm up once, then the best of REPEATS timed calls."""
-    action()
-    return min(timed(watch, comm, MPI, action) for _ in range(REPEATS))
+def best_of(watch, comm, MPI, *actions) -> list[float]:
+    """Warm each action up once, then time them in turn REPEATS times: the best time of each."""
+    for action in actions:
+        action()
+    best = [float("inf")] * len(actions)
+    for _ in range(REPEATS):
+        for i, action in enumerate(actions):
+            best[i] = min(best[i], timed(watch, comm, MPI, action))
+    return best
 
 
 def bench(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
@@ -48,9 +53,10 @@ def bench(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
     out = np.empty_like(x)
     chan, watch = session(MPI, comm, args.timeout)
     # Both write into the same preallocated `out`, as comm.Allreduce(x, out) does.
-    ours = best_of(watch, chan.data, MPI, lambda: run(x, args.algorithm, comm, out=out,
-                                                      timeout=args.timeout, **options_of(args)))
-    theirs = best_of(watch, chan.data, MPI, lambda: comm.Allreduce(x, out, op=MPI.SUM))
+    ours, theirs = best_of(watch, chan.data, MPI,
+                           lambda: run(x, args.algorithm, comm, out=out, timeout=args.timeout,
+                                       **options_of(args)),
+                           lambda: comm.Allreduce(x, out, op=MPI.SUM))
     record = {"case": f"{args.algorithm} over MPI vs MPI_Allreduce", "ranks": size,
               "elements": int(x.size), "dtype": args.dtype, "bytes_per_rank": int(x.nbytes),
               "ringsim_seconds": ours, "mpi_allreduce_seconds": theirs, "ratio": ours / theirs,

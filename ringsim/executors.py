@@ -20,7 +20,8 @@ def make_executor(plan: Plan, layout: Layout, xp: Any = None, dtype: Any = None,
     """The executor for a plan: by array module `xp` (numpy, cupy) or by `backend` name.
 
     backend='mpi' gives this rank's part of the plan over an mpi4py communicator
-    (`comm=` in options); the other two hold every simulated GPU in this process.
+    (options: comm=, default COMM_WORLD, and timeout=); load() takes this rank's array and
+    result() gives its sum. The other two hold every simulated GPU in this process.
     """
     if backend is None:
         backend = "cupy" if getattr(xp, "__name__", "") == "cupy" else "numpy"
@@ -36,7 +37,7 @@ def make_executor(plan: Plan, layout: Layout, xp: Any = None, dtype: Any = None,
         from .gpu.executor import cupy_executor  # loads CuPy code only when CuPy is in use
         return cupy_executor(plan, layout, xp, dtype, **options)
     if backend == "mpi":
-        from .mpi.executor import MPIExecutor  # loads mpi4py only when MPI is in use
-        return MPIExecutor(plan, layout, dtype, **options)
+        from .mpi.collective import mpi_executor  # loads mpi4py only when MPI is in use
+        return mpi_executor(plan, layout, dtype, **options)
     raise RingsimError(f"unknown executor backend {backend!r}; choose one of: "
                        f"{', '.join(EXECUTOR_BACKENDS)}")

@@ -120,6 +120,18 @@ def session(MPI: Any, comm: Any, timeout: float) -> tuple[_Channels, Watch]:
     return chan, Watch(MPI, chan.control, chan.calls, timeout, min(SUSPECT, timeout))
 
 
+def mpi_executor(plan: Plan, layout: Layout, dtype: Any, *, comm: Any = None,
+                 timeout: float = DEFAULT_TIMEOUT, **options: Any) -> MPIExecutor:
+    """This rank's executor for a plan over `comm` (default COMM_WORLD), host memory."""
+    MPI = mpi()
+    comm = MPI.COMM_WORLD if comm is None else comm
+    if plan.gpus != comm.Get_size():
+        raise RingsimError(f"the plan is for {plan.gpus} GPUs but the communicator has "
+                           f"{comm.Get_size()} ranks")
+    chan, watch = session(MPI, comm, timeout)
+    return MPIExecutor(plan, layout, dtype, comm=chan.data, watch=watch, MPI=MPI, **options)
+
+
 def run(x, algorithm: str = "ring", comm: Any = None, *, timeout: float = DEFAULT_TIMEOUT,
         barrier: bool = False, kill_at: int | None = None, out: Any = None, **options: Any) -> RankRun:
     """allreduce with what the CLI reports: per-step times and bytes, and the transport used."""

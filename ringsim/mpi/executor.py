@@ -224,9 +224,3 @@ def check_memory(nbytes: int) -> None:
     if nbytes > free:
         raise RingsimError(f"this needs {nbytes / 2**20:,.0f} MiB of memory but only "
                            f"{free / 2**20:,.0f} MiB is free")
-
-
-def check_plan_fits(plan: Plan, size: int) -> None:
-    """The plan must have one GPU per rank of the communicator."""
-    if plan.gpus != size:
-        raise RingsimError(f"the plan is for {plan.gpus} GPUs but the communicator has {size} ranks")

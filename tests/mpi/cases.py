@@ -78,6 +78,13 @@ def main() -> None:
     same = ringsim.mpi.allreduce(x, "naive", out=out) is out
     expected = sum(np.arange(12).reshape(3, 4) + r for r in range(size))
     ok = summed.shape == (3, 4) and np.array_equal(summed, expected) and same and np.array_equal(out, expected)
+    # The factory's MPI executor: this rank's part of a plan, stepped by the caller.
+    from ringsim.executors import make_executor
+    plan = ringsim.make_plan("ring", size)
+    executor = make_executor(plan, ringsim.Layout(size, 12), dtype=np.int64, backend="mpi", comm=comm)
+    executor.load(x)
+    executor.run()
+    ok = ok and np.array_equal(executor.result().reshape(3, 4), expected)
     if rank == 0:
         print(json.dumps({"drop_in": bool(ok)}), flush=True)
 

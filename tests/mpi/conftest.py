@@ -19,7 +19,7 @@ def _mpiexec() -> str | None:
         import mpi4py  # noqa: F401  (only whether it is installed)
     except ImportError:
         return None
-    from ringsim.cli.mpi import find_mpiexec, launcher_flags
+    from ringsim.cli.mpi import find_mpiexec
     from ringsim.errors import RingsimError
     try:
         found = find_mpiexec()

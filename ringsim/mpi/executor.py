@@ -84,9 +84,12 @@ class MPIExecutor:
     """Runs this rank's part of a plan over an mpi4py communicator (rank r is GPU r)."""
 
     def __init__(self, plan: Plan, layout: Layout, dtype: Any, *, comm: Any, watch: Watch,
-                 MPI: Any, xp: Any = np, kill_at: int | None = None, out: Any = None) -> None:
+                 MPI: Any, xp: Any = np, kill_at: int | None = None, out: Any = None,
+                 link: Any = None) -> None:
         self.plan, self.layout, self.xp, self.MPI = plan, layout, xp, MPI
         self.comm, self.watch = comm, watch
+        # How messages travel: MPI point-to-point, or NCCL's send/recv (ringsim.mpi.nccl).
+        self.link = link if link is not None else MPILink(comm, watch, MPI, xp)
         self.rank = comm.Get_rank()
         self.dtype = np.dtype(dtype)
         self.steps = _cached_steps(plan, layout, self.rank)
@@ -120,12 +123,9 @@ class MPIExecutor:
         """Carry out step `index`: post every message, wait for all, then write what arrived."""
         if self.kill_at == index:
             _die()
-        mine, buf, MPI = self.steps[index], self.buf, self.MPI
+        mine, buf = self.steps[index], self.buf
         start = time.perf_counter()
-        if self.xp is not np:  # MPI reads device memory directly: finish pending kernels first
-            self.xp.cuda.get_current_stream().synchronize()
-        tag = index % TAG_LIMIT
-        requests, peers, incoming = [], [], {}
+        receives, incoming = [], {}
         at = 0
         for (src, lo, hi), direct in zip(mine.receives, mine.direct):
             if direct:
@@ -134,20 +134,11 @@ class MPIExecutor:
                 target = self.scratch[at:at + hi - lo]
                 at += hi - lo
             incoming[(src, lo)] = None if direct else target
-            requests.append(self.comm.Irecv([_bytes(target), MPI.BYTE], source=src, tag=tag))
-            peers.append(src)
-        receives = len(requests)
-        sent = 0
-        for dst, lo, hi in mine.sends:
-            piece = buf[lo:hi]
-            requests.append(self.comm.Isend([_bytes(piece), MPI.BYTE], dest=dst, tag=tag))
-            peers.append(dst)
-            sent += piece.nbytes
-        statuses = [MPI.Status() for _ in requests]
-        self.watch.wait(requests, peers, index, statuses)
-        received = sum(s.Get_count(MPI.BYTE) for s in statuses[:receives])
+            receives.append((src, target))
+        sends = [(dst, buf[lo:hi]) for dst, lo, hi in mine.sends]
+        received = self.link.exchange(receives, sends, index)
         self._write(mine, incoming)
-        record = StepRecord(time.perf_counter() - start, sent, received)
+        record = StepRecord(time.perf_counter() - start, sum(p.nbytes for _, p in sends), received)
         self.records.append(record)
         return record
 
@@ -174,6 +165,26 @@ class MPIExecutor:
             for value in values[2:]:
                 xp.add(acc, value, out=acc)
             own[...] = acc
+
+
+class MPILink:
+    """A step's messages as MPI_Irecv/MPI_Isend of raw bytes, all in flight, one bounded wait."""
+
+    def __init__(self, comm: Any, watch: Watch, MPI: Any, xp: Any) -> None:
+        self.comm, self.watch, self.MPI, self.xp = comm, watch, MPI, xp
+
+    def exchange(self, receives: list, sends: list, index: int) -> int:
+        """Post every receive (src, array) and send (dst, array); return the bytes received."""
+        MPI, comm, tag = self.MPI, self.comm, index % TAG_LIMIT
+        if self.xp is not np:  # MPI reads device memory directly: finish pending kernels first
+            self.xp.cuda.get_current_stream().synchronize()
+        requests = [comm.Irecv([_bytes(a), MPI.BYTE], source=src, tag=tag) for src, a in receives]
+        requests += [comm.Isend([_bytes(a), MPI.BYTE], dest=dst, tag=tag) for dst, a in sends]
+        peers = [src for src, _ in receives] + [dst for dst, _ in sends]
+        statuses = [MPI.Status() for _ in requests]
+        self.watch.wait(requests, peers, index, statuses)
+        # Measured from the messages: what each completed receive reports it got.
+        return sum(s.Get_count(MPI.BYTE) for s in statuses[:len(receives)])
 
 
 def _bytes(array):

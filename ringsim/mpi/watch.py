@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -75,16 +75,40 @@ class Watch:
         MPI = self.MPI
         if statuses is None:
             statuses = [MPI.Status() for _ in requests]
+        done = [False] * len(requests)
+        kept: dict[int, Any] = {}  # statuses of requests completed one by one
+
+        def waiting_on() -> list[int]:
+            """Peers of the requests not complete yet (every other rank for a collective)."""
+            waiting: set[int] = set()
+            for i, request in enumerate(requests):
+                if done[i]:
+                    continue
+                status = MPI.Status()
+                if request.Test(status):
+                    done[i], kept[i] = True, status
+                elif peers[i] < 0:
+                    waiting.update(r for r in range(self.size) if r != self.rank)
+                else:
+                    waiting.add(peers[i])
+            return sorted(waiting)
+
+        self.wait_for(lambda: MPI.Request.Testall(requests, statuses), waiting_on, step,
+                      collective=any(p < 0 for p in peers))
+        for i, status in kept.items():  # Testall reports completed-earlier requests as empty
+            statuses[i] = status
+
+    def wait_for(self, finished: Callable[[], bool], waiting_on: Callable[[], list[int]], step: int,
+                 collective: bool = False) -> None:
+        """Loop until finished(); ping the ranks waiting_on() names once the wait runs long."""
         start = heartbeat[0] = time.monotonic()
         next_poll = start + _POLL_EVERY
         next_ping = start + self.suspect
         unanswered: dict[int, float] = {}   # peer → when it was pinged
         # A rank stuck in a collective (a barrier) waits twice as long before it declares, so
         # the rank that waited on the dead one's own message names the step where it died.
-        patience = self.timeout * (2 if any(p < 0 for p in peers) else 1)
-        done = [False] * len(requests)
-        kept: dict[int, Any] = {}           # statuses of requests completed one by one
-        while not MPI.Request.Testall(requests, statuses):
+        patience = self.timeout * (2 if collective else 1)
+        while not finished():
             now = heartbeat[0] = time.monotonic()
             if now - start > _SPIN:
                 os.sched_yield()  # ranks may share cores: let the others run
@@ -94,35 +118,17 @@ class Watch:
             self.poll(unanswered)
             if now >= next_ping:
                 next_ping = now + self.suspect
-                for peer in self._waiting_on(requests, peers, done, kept):
+                for peer in waiting_on():
                     if peer not in unanswered:
                         unanswered[peer] = now
                         self._send(PING, peer)
             late = [peer for peer, since in unanswered.items() if now - since > patience]
             if late:
-                still = set(self._waiting_on(requests, peers, done, kept))
+                still = set(waiting_on())
                 for peer in late:
                     if peer in still:  # its message never came and it never answered
                         self.declare(peer, step)
                     unanswered.pop(peer)
-        for i, status in kept.items():  # Testall reports completed-earlier requests as empty
-            statuses[i] = status
-
-    def _waiting_on(self, requests, peers, done, kept) -> list[int]:
-        """Peers of the requests not complete yet (every other rank for a collective)."""
-        waiting: set[int] = set()
-        for i, request in enumerate(requests):
-            if done[i]:
-                continue
-            status = self.MPI.Status()
-            if request.Test(status):
-                done[i] = True
-                kept[i] = status
-            elif peers[i] < 0:
-                waiting.update(r for r in range(self.size) if r != self.rank)
-            else:
-                waiting.add(peers[i])
-        return sorted(waiting)
 
     def declare(self, dead: int, step: int) -> None:
         """Tell every other live rank that `dead` stopped answering at `step`, then raise."""

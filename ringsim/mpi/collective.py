@@ -39,6 +39,8 @@ class _Channels:
         self.data = comm.Dup()
         self.control = comm.Dup()
         self.calls = 0
+        self.nccl = None       # the NCCL link, made on first use by ranks on CUDA devices
+        self.transport = None  # how device buffers travel (devices.device_transport)
 
 
 _KEYVAL: list = []
@@ -88,7 +90,7 @@ def _agree(watch: Watch, comm: Any, MPI: Any, elements: int, dtype: np.dtype, re
     mine = np.array([elements, zlib.crc32(dtype.str.encode()), zlib.crc32(recipe.encode())], np.int64)
     table = np.empty((comm.Get_size(), 3), np.int64)
     watch.wait([comm.Iallgather(mine, table)], [-1], -1)
-    for column, what in ((0, "number of elements"), (1, "dtype"), (2, "algorithm and options")):
+    for column, what in ((0, "number of elements"), (1, "dtype"), (2, "algorithm, options and memory (host or device)")):
         differ = np.flatnonzero(table[:, column] != table[0, column])
         if len(differ):
             other = int(differ[0])
@@ -140,14 +142,29 @@ def run(x, algorithm: str = "ring", comm: Any = None, *, timeout: float = DEFAUL
     flat, shape, dtype = _flat(x)
     chan, watch = session(MPI, comm, timeout)
     size = comm.Get_size()
-    _agree(watch, chan.data, MPI, flat.size, dtype, f"{algorithm}{sorted(options.items())}")
+    from .devices import HOST, NCCL, STAGED, device_transport, placement
+    xp, on_device = placement(flat)
+    # Host and device ranks would choose different transports: they must agree first.
+    _agree(watch, chan.data, MPI, flat.size, dtype,
+           f"{algorithm}{sorted(options.items())} on {'device' if on_device else 'host'}")
+    transport = HOST
+    if on_device:
+        if chan.transport is None:  # decided once per communicator: devices do not move
+            chan.transport = device_transport(xp, chan.data, MPI, watch)
+        transport = chan.transport
+    stage = transport == STAGED
     plan = plan_for(algorithm, size, options)
     layout = Layout(segments_of(plan), int(flat.size))
-    from .devices import placement
-    xp, transport, stage = placement(flat, chan.data, MPI)
+    link = None
+    if transport == NCCL:
+        from .nccl import NcclLink, nccl_module
+        if chan.nccl is None:
+            chan.nccl = NcclLink(xp, nccl_module(xp), chan.data, watch)
+        link = chan.nccl
+        link.watch = watch
     target = None if out is None or stage else _out_buffer(out, flat)
     executor = MPIExecutor(plan, layout, dtype, comm=chan.data, watch=watch, MPI=MPI,
-                           xp=np if stage else xp, kill_at=kill_at, out=target)
+                           xp=np if stage else xp, kill_at=kill_at, out=target, link=link)
     executor.load(flat.get() if stage else flat)
     executor.run(barrier=barrier)
     result = executor.result()

@@ -23,7 +23,9 @@ from ..errors import RingsimError
 PING, PONG, FAIL = 1, 2, 3
 _POLL_EVERY = 0.002   # seconds between looks at the control channel while waiting
 _SPIN = 0.0002        # spin this long before yielding the core to other ranks
-heartbeat = [0.0]     # when a wait loop last ran (read by the CLI's backstop thread)
+# When a wait loop last ran (infinity outside waits), read by the CLI's backstop thread: a
+# wait whose loop stops turning is stuck inside an MPI call.
+heartbeat = [float("inf")]
 
 
 class RankFailedError(RingsimError):
@@ -108,27 +110,30 @@ class Watch:
         # A rank stuck in a collective (a barrier) waits twice as long before it declares, so
         # the rank that waited on the dead one's own message names the step where it died.
         patience = self.timeout * (2 if collective else 1)
-        while not finished():
-            now = heartbeat[0] = time.monotonic()
-            if now - start > _SPIN:
-                os.sched_yield()  # ranks may share cores: let the others run
-            if now < next_poll:
-                continue
-            next_poll = now + _POLL_EVERY
-            self.poll(unanswered)
-            if now >= next_ping:
-                next_ping = now + self.suspect
-                for peer in waiting_on():
-                    if peer not in unanswered:
-                        unanswered[peer] = now
-                        self._send(PING, peer)
-            late = [peer for peer, since in unanswered.items() if now - since > patience]
-            if late:
-                still = set(waiting_on())
-                for peer in late:
-                    if peer in still:  # its message never came and it never answered
-                        self.declare(peer, step)
-                    unanswered.pop(peer)
+        try:
+            while not finished():
+                now = heartbeat[0] = time.monotonic()
+                if now - start > _SPIN:
+                    os.sched_yield()  # ranks may share cores: let the others run
+                if now < next_poll:
+                    continue
+                next_poll = now + _POLL_EVERY
+                self.poll(unanswered)
+                if now >= next_ping:
+                    next_ping = now + self.suspect
+                    for peer in waiting_on():
+                        if peer not in unanswered:
+                            unanswered[peer] = now
+                            self._send(PING, peer)
+                late = [peer for peer, since in unanswered.items() if now - since > patience]
+                if late:
+                    still = set(waiting_on())
+                    for peer in late:
+                        if peer in still:  # its message never came and it never answered
+                            self.declare(peer, step)
+                        unanswered.pop(peer)
+        finally:
+            heartbeat[0] = float("inf")  # not waiting: the backstop has nothing to watch
 
     def declare(self, dead: int, step: int) -> None:
         """Tell every other live rank that `dead` stopped answering at `step`, then raise."""

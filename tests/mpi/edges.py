@@ -15,13 +15,18 @@ from ringsim.errors import RingsimError
 
 
 def mismatch() -> None:
-    rank = MPI.COMM_WORLD.Get_rank()
+    comm = MPI.COMM_WORLD
+    rank = comm.Get_rank()
+    seen = []
     for x in (np.ones(4 + rank, np.float32), np.ones(4, np.float32 if rank else np.float64)):
         try:
             ringsim.mpi.allreduce(x, timeout=10)
-            print(rank, "no error", flush=True)
+            seen.append(f"{rank} no error")
         except RingsimError as error:
-            print(rank, error, flush=True)
+            seen.append(f"{rank} {error}")
+    everyone = comm.gather(seen, root=0)  # rank 0 prints all: the launcher may split lines
+    if rank == 0:
+        print("\n".join(line for lines in everyone for line in lines), flush=True)
 
 
 def single() -> None:

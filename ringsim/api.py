@@ -12,7 +12,7 @@ from .backend import array_module, module_of
 from .errors import RingsimError
 from .formula import ClosedForm
 from .ledger import Ledger, measure
-from .numeric import make_executor
+from .executors import make_executor
 from .layout import Layout
 from .plan import Plan
 from .algorithms import closed_form, plan_options

@@ -254,10 +254,3 @@ class NumericExecutor:
                 buf[target] = acc
         return run
 
-
-def make_executor(plan: Plan, layout: Layout, xp: Any, dtype: Any):
-    """The executor for an array module: NumPy's strided one, or CuPy's (ringsim.gpu) for cupy."""
-    if getattr(xp, "__name__", "") == "cupy":
-        from .gpu.executor import cupy_executor  # loads CuPy code only when CuPy is in use
-        return cupy_executor(plan, layout, xp, dtype)
-    return NumericExecutor(plan, layout, xp, dtype)

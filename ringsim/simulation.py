@@ -13,7 +13,7 @@ from .formula import ClosedForm
 from .layout import Layout
 from .ledger import Ledger, measure
 from .narrate import sentences
-from .numeric import make_executor
+from .executors import make_executor
 from .plan import Plan, Step
 from .reference import gpus_off_the_sum
 from .symbolic import SymbolicState

@@ -18,7 +18,7 @@ from .checks import check_count, check_gpus
 from .errors import RingsimError
 from .layout import Layout
 from .ledger import measure
-from .numeric import make_executor
+from .executors import make_executor
 
 
 @dataclass(frozen=True)

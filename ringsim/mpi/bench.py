@@ -1,0 +1,75 @@
+"""`ringsim mpi --bench`: ringsim's plan over MPI against the library's own MPI_Allreduce.
+
+Same ranks, same data, one run: each is warmed up once, then the two are timed in turn,
+five times each (interleaved, so both see the same load on a shared machine), the ranks
+lined up by a barrier before each; a time is the slowest rank's, the figure the best of five. Target: ring over MPI within 1.5× MPI_Allreduce (issue 11).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+from .collective import run, session
+from .options import elements_of
+from .runner import rank_data
+from .story import bytes_text, library_name, options_of, seconds_text
+
+TARGET = 1.5
+REPEATS = 5
+
+
+def timed(watch, comm, MPI, action) -> float:
+    """The slowest rank's time for one call of `action`, ranks started together."""
+    watch.wait([comm.Ibarrier()], [-1], -1)
+    start = time.perf_counter()
+    action()
+    mine = np.array([time.perf_counter() - start])
+    slowest = np.empty(1)
+    watch.wait([comm.Iallreduce(mine, slowest, op=MPI.MAX)], [-1], -1)
+    return float(slowest[0])
+
+
+def best_of(watch, comm, MPI, *actions) -> list[float]:
+    """Warm each action up once, then time them in turn REPEATS times: the best time of each."""
+    for action in actions:
+        action()
+    best = [float("inf")] * len(actions)
+    for _ in range(REPEATS):
+        for i, action in enumerate(actions):
+            best[i] = min(best[i], timed(watch, comm, MPI, action))
+    return best
+
+
+def bench(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
+    """Time ringsim's plan and MPI_Allreduce on the same data; rank 0 prints the ratio."""
+    rank, size = comm.Get_rank(), comm.Get_size()
+    x = rank_data(args.seed, rank, elements_of(args), args.dtype)
+    out = np.empty_like(x)
+    chan, watch = session(MPI, comm, args.timeout)
+    # Both write into the same preallocated `out`, as comm.Allreduce(x, out) does.
+    ours, theirs = best_of(watch, chan.data, MPI,
+                           lambda: run(x, args.algorithm, comm, out=out, timeout=args.timeout,
+                                       **options_of(args)),
+                           lambda: comm.Allreduce(x, out, op=MPI.SUM))
+    record = {"case": f"{args.algorithm} over MPI vs MPI_Allreduce", "ranks": size,
+              "elements": int(x.size), "dtype": args.dtype, "bytes_per_rank": int(x.nbytes),
+              "ringsim_seconds": ours, "mpi_allreduce_seconds": theirs, "ratio": ours / theirs,
+              "target": TARGET, "met": ours / theirs <= TARGET, "mpi_library": library_name(MPI),
+              "cores": os.cpu_count(), "repeats": REPEATS}
+    if rank == 0:
+        if args.json:
+            print(json.dumps(record))
+        else:
+            shared = f", sharing {record['cores']} cores" if size > (record["cores"] or size) else ""
+            print(f"{record['case']} · {size} ranks{shared} · {x.size:,} {args.dtype} per rank "
+                  f"({bytes_text(x.nbytes)}) · {record['mpi_library']}")
+            print(f"  ringsim {args.algorithm}: {seconds_text(ours)}   MPI_Allreduce: "
+                  f"{seconds_text(theirs)}   ratio {ours / theirs:.2f} (target ≤ {TARGET}: "
+                  f"{'met' if record['met'] else 'NOT met'}; best of {REPEATS} after a warm-up)")
+    return record

@@ -1,0 +1,157 @@
+"""`ringsim mpi --calibrate`: measure α and β by ping-pong, then price every algorithm with them.
+
+A message of b bytes is modelled as α + β·b (Hockney's model; Thakur, Rabenseifner & Gropp,
+"Optimization of Collective Communication Operations in MPICH", IJHPCA 2005, price MPICH's
+all-reduce algorithms the same way). Ranks 0 and 1 bounce messages of growing size; half a
+round trip is one message's time; a least-squares line through (b, time) gives α and β,
+with their standard errors from the residuals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+import numpy as np
+
+from ..algorithms import ALGORITHMS, make_plan
+from ..layout import Layout
+from ..ledger import transfer_elements
+from ..plan import Plan
+from .bench import timed
+from .collective import run, segments_of, session
+from .options import elements_of
+from .runner import rank_data
+from .story import bytes_text, library_name, seconds_text
+
+SIZES = [2 ** k for k in range(3, 23, 2)]  # 8 B … 2 MiB
+
+
+def price(plan: Plan, layout: Layout, itemsize: int, alpha: float, beta: float,
+          gamma: float = 0.0) -> float:
+    """Model seconds of a plan: per step, α per message, β per byte, γ per byte added.
+
+    In a step a rank's messages go out one after another on its link (full duplex: sending
+    and receiving overlap), so the step costs α·m + β·b + γ·r, with m and b the most messages
+    and bytes any one rank sends or receives, r the most bytes one rank adds.
+    (Until ringsim/cost.py lands; then price with that.)
+    """
+    total = 0.0
+    g = plan.gpus
+    for step in plan.steps:
+        elements = transfer_elements(step, layout)
+        moved = elements > 0
+        counts = np.maximum(np.bincount(step.src[moved], minlength=g),
+                            np.bincount(step.dst[moved], minlength=g))
+        received = np.bincount(step.dst, weights=elements, minlength=g)
+        volume = np.maximum(np.bincount(step.src, weights=elements, minlength=g), received)
+        reduced = np.bincount(step.dst, weights=elements * np.array(
+            [t.op == "reduce" for t in step.transfers()], dtype=float), minlength=g)
+        total += (alpha * counts.max(initial=0) + beta * volume.max(initial=0) * itemsize
+                  + gamma * reduced.max(initial=0) * itemsize)
+    return total
+
+
+def add_cost(elements: int, dtype) -> float:
+    """γ: seconds per byte of np.add(a, b, out=a) on this rank, best of 5."""
+    a = np.ones(max(elements, 1), dtype=dtype)
+    b = np.ones_like(a)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        np.add(a, b, out=a)
+        best = min(best, time.perf_counter() - start)
+    return best / a.nbytes
+
+
+def fit(sizes: np.ndarray, seconds: np.ndarray) -> dict:
+    """Least-squares α, β with standard errors and R² for seconds ≈ α + β·bytes.
+
+    Each point is weighted by 1/seconds (relative errors), so the small messages that fix α
+    count as much as the large ones that fix β.
+    """
+    weight = 1.0 / seconds
+    design = np.column_stack([np.ones_like(sizes, dtype=float), sizes.astype(float)])
+    (alpha, beta), *_ = np.linalg.lstsq(design * weight[:, None], seconds * weight, rcond=None)
+    residual = (seconds - design @ np.array([alpha, beta])) * weight
+    dof = max(len(sizes) - 2, 1)
+    scaled = design * weight[:, None]
+    covariance = (residual @ residual / dof) * np.linalg.inv(scaled.T @ scaled)
+    plain = seconds - design @ np.array([alpha, beta])  # R² on the seconds themselves
+    spread = ((seconds - seconds.mean()) ** 2).sum()
+    return {"alpha": float(alpha), "beta": float(beta),
+            "alpha_error": float(np.sqrt(covariance[0, 0])), "beta_error": float(np.sqrt(covariance[1, 1])),
+            "r2": float(1 - (plain @ plain) / spread) if spread else 1.0}
+
+
+def ping_pong(watch, comm, MPI) -> tuple[np.ndarray, np.ndarray]:
+    """Half the best round trip between ranks 0 and 1 for every size (other ranks wait)."""
+    rank = comm.Get_rank()
+    times = []
+    buf = np.zeros(max(SIZES), np.uint8)
+    for size in SIZES:
+        best = float("inf")
+        for _ in range(5 if size >= 1 << 20 else 20):
+            if rank > 1:
+                break
+            piece = [buf[:size], MPI.BYTE]
+            start = time.perf_counter()
+            if rank == 0:
+                watch.wait([comm.Isend(piece, dest=1, tag=7)], [1], -1)
+                watch.wait([comm.Irecv(piece, source=1, tag=7)], [1], -1)
+            else:
+                watch.wait([comm.Irecv(piece, source=0, tag=7)], [0], -1)
+                watch.wait([comm.Isend(piece, dest=0, tag=7)], [0], -1)
+            best = min(best, (time.perf_counter() - start) / 2)
+        times.append(best)
+    watch.wait([comm.Ibarrier()], [-1], -1)
+    return np.array(SIZES), np.array(times)
+
+
+def calibrate(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
+    """Fit α and β, then set each algorithm's modelled time beside its measured time."""
+    rank, size = comm.Get_rank(), comm.Get_size()
+    chan, watch = session(MPI, comm, args.timeout)
+    sizes, seconds = ping_pong(watch, chan.data, MPI)
+    x = rank_data(args.seed, rank, elements_of(args), args.dtype)
+    mine = fit(sizes, seconds) if rank == 0 else {}
+    if rank == 0:
+        mine["gamma"] = add_cost(x.size // size, x.dtype)
+    values = np.array(list(mine.values()) if rank == 0 else np.zeros(6))
+    watch.wait([chan.data.Ibcast(values, root=0)], [-1], -1)
+    model = dict(zip(("alpha", "beta", "alpha_error", "beta_error", "r2", "gamma"), values.tolist()))
+    out = np.empty_like(x)
+    rows = []
+    for name in ALGORITHMS:
+        plan = make_plan(name, size)
+        predicted = price(plan, Layout(segments_of(plan), x.size), x.itemsize,
+                          model["alpha"], model["beta"], model["gamma"])
+        run(x, name, comm, out=out, timeout=args.timeout)  # warm-up
+        measured = min(timed(watch, chan.data, MPI,
+                             lambda: run(x, name, comm, out=out, timeout=args.timeout)) for _ in range(3))
+        rows.append({"algorithm": name, "predicted_seconds": predicted, "measured_seconds": measured})
+    record = {"type": "calibration", **model, "ranks": size, "elements": int(x.size),
+              "dtype": args.dtype, "mpi_library": library_name(MPI), "algorithms": rows,
+              "ping_pong": {"bytes": sizes.tolist(), "seconds": seconds.tolist()}}
+    if rank == 0:
+        print(json.dumps(record) if args.json else _text(record, x.nbytes))
+    return record
+
+
+def _text(r: dict, nbytes: int) -> str:
+    lines = [f"Ping-pong between ranks 0 and 1 ({r['mpi_library']}), one message = α + β·bytes:",
+             f"  α = {r['alpha'] * 1e6:,.2f} ± {r['alpha_error'] * 1e6:,.2f} µs   "
+             f"β = {r['beta'] * 1e9:,.4f} ± {r['beta_error'] * 1e9:,.4f} ns/byte "
+             f"({1 / r['beta'] / 1e9 if r['beta'] > 0 else float('inf'):,.2f} GB/s)   R² = {r['r2']:.4f}",
+             f"  γ = {r['gamma'] * 1e9:,.4f} ns per byte added (np.add on rank 0)",
+             f"\n{r['ranks']} ranks, {r['elements']:,} {r['dtype']} per rank ({bytes_text(nbytes)}): "
+             "the α–β model against the clock (best of 3)",
+             f"  {'algorithm':<10} {'predicted':>12} {'measured':>12} {'measured/predicted':>19}"]
+    for row in r["algorithms"]:
+        ratio = row["measured_seconds"] / row["predicted_seconds"] if row["predicted_seconds"] else float("nan")
+        lines.append(f"  {row['algorithm']:<10} {seconds_text(row['predicted_seconds']):>12} "
+                     f"{seconds_text(row['measured_seconds']):>12} {ratio:>19.2f}")
+    lines.append("  (the model does not know when ranks share cores: then the clock runs slower)")
+    return "\n".join(lines)

@@ -1,0 +1,188 @@
+"""ringsim.mpi.allreduce: a drop-in for comm.Allreduce(x, out, op=SUM) that runs a ringsim plan."""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ..algorithms import make_plan
+from ..errors import RingsimError
+from ..layout import Layout
+from ..plan import Plan
+from ._load import mpi
+from .executor import MPIExecutor, StepRecord
+from .watch import Watch
+
+DEFAULT_TIMEOUT = 60.0   # seconds a rank waits on a silent peer before declaring it dead
+SUSPECT = 0.5            # seconds of waiting before a rank starts pinging its peers
+
+
+@dataclass(frozen=True, eq=False)
+class RankRun:
+    """One rank's all-reduce: the sum, the plan it followed, and what each step cost it."""
+
+    output: Any
+    plan: Plan
+    layout: Layout
+    records: list[StepRecord]
+    transport: str
+
+
+class _Channels:
+    """Private duplicates of a user's communicator: one for data, one for control messages."""
+
+    def __init__(self, comm: Any) -> None:
+        self.data = comm.Dup()
+        self.control = comm.Dup()
+        self.calls = 0
+        self.nccl = None       # the NCCL link, made on first use by ranks on CUDA devices
+        self.transport = None  # how device buffers travel (devices.device_transport)
+
+
+_KEYVAL: list = []
+
+
+def channels(MPI: Any, comm: Any) -> _Channels:
+    """The communicator's private channels, made once and cached on it as an MPI attribute.
+
+    ringsim's messages never mix with the user's own, whatever tags they use.
+    """
+    if not _KEYVAL:
+        _KEYVAL.append(MPI.Comm.Create_keyval())
+    found = comm.Get_attr(_KEYVAL[0])
+    if found is None:
+        found = _Channels(comm)
+        comm.Set_attr(_KEYVAL[0], found)
+    return found
+
+
+@lru_cache(maxsize=32)
+def _plan(algorithm: str, gpus: int, options: tuple) -> Plan:
+    return make_plan(algorithm, gpus, **dict(options))
+
+
+def plan_for(algorithm: str, gpus: int, options: dict) -> Plan:
+    """The plan (cached: a training loop calls all-reduce with the same shape again and again)."""
+    return _plan(algorithm, gpus, tuple(sorted(options.items())))
+
+
+def segments_of(plan: Plan) -> int:
+    """S, the number of segments each GPU's array is split into."""
+    return getattr(plan, "segments", plan.gpus)
+
+
+def _flat(x) -> tuple[Any, tuple, np.dtype]:
+    """The rank's array as a flat view or copy (never written), its shape and dtype."""
+    if not (hasattr(x, "dtype") and hasattr(x, "shape")):
+        x = np.asarray(x)
+    dtype = np.dtype(x.dtype)
+    if dtype.kind not in "iufc":
+        raise RingsimError(f"the array must be numeric (integer, unsigned, float or complex), got {dtype}")
+    return x.reshape(-1), tuple(x.shape), dtype
+
+
+def _agree(watch: Watch, comm: Any, MPI: Any, elements: int, dtype: np.dtype, recipe: str) -> None:
+    """Every rank must pass the same size, dtype and algorithm; otherwise one line on every rank."""
+    mine = np.array([elements, zlib.crc32(dtype.str.encode()), zlib.crc32(recipe.encode())], np.int64)
+    table = np.empty((comm.Get_size(), 3), np.int64)
+    watch.wait([comm.Iallgather(mine, table)], [-1], -1)
+    for column, what in ((0, "number of elements"), (1, "dtype"), (2, "algorithm, options and memory (host or device)")):
+        differ = np.flatnonzero(table[:, column] != table[0, column])
+        if len(differ):
+            other = int(differ[0])
+            if column == 0:
+                detail = f"rank 0 has {table[0, 0]:,}, rank {other} has {table[other, 0]:,}"
+            else:
+                detail = f"rank 0 and rank {other} differ"
+            raise RingsimError(f"every rank must pass the same {what} to allreduce: {detail}")
+
+
+def allreduce(x, algorithm: str = "ring", comm: Any = None, *, out: Any = None,
+              timeout: float = DEFAULT_TIMEOUT, **options: Any):
+    """Sum `x` over every rank of `comm` (default COMM_WORLD) with a ringsim plan; call on every rank.
+
+    Returns a new array of x's shape and dtype holding the element-wise sum, bitwise equal on
+    every rank and to `ringsim.allreduce` on the same arrays; x is never modified. Use it where
+    an mpi4py program calls comm.Allreduce(x, out, op=MPI.SUM). A rank that dies makes every
+    other rank raise RankFailedError within about `timeout` seconds instead of hanging.
+    With `out` (a contiguous array of x's size and dtype, as comm.Allreduce's recvbuf) the
+    sum is written there and `out` is returned.
+    """
+    return run(x, algorithm, comm, out=out, timeout=timeout, **options).output
+
+
+def session(MPI: Any, comm: Any, timeout: float) -> tuple[_Channels, Watch]:
+    """The communicator's channels and a Watch for one more collective call on them."""
+    chan = channels(MPI, comm)
+    chan.calls += 1
+    return chan, Watch(MPI, chan.control, chan.calls, timeout, min(SUSPECT, timeout))
+
+
+def mpi_executor(plan: Plan, layout: Layout, dtype: Any, *, comm: Any = None,
+                 timeout: float = DEFAULT_TIMEOUT, **options: Any) -> MPIExecutor:
+    """This rank's executor for a plan over `comm` (default COMM_WORLD), host memory."""
+    MPI = mpi()
+    comm = MPI.COMM_WORLD if comm is None else comm
+    if plan.gpus != comm.Get_size():
+        raise RingsimError(f"the plan is for {plan.gpus} GPUs but the communicator has "
+                           f"{comm.Get_size()} ranks")
+    chan, watch = session(MPI, comm, timeout)
+    return MPIExecutor(plan, layout, dtype, comm=chan.data, watch=watch, MPI=MPI, **options)
+
+
+def run(x, algorithm: str = "ring", comm: Any = None, *, timeout: float = DEFAULT_TIMEOUT,
+        barrier: bool = False, kill_at: int | None = None, out: Any = None, **options: Any) -> RankRun:
+    """allreduce with what the CLI reports: per-step times and bytes, and the transport used."""
+    MPI = mpi()
+    comm = MPI.COMM_WORLD if comm is None else comm
+    flat, shape, dtype = _flat(x)
+    chan, watch = session(MPI, comm, timeout)
+    size = comm.Get_size()
+    from .devices import HOST, NCCL, STAGED, device_transport, placement
+    xp, on_device = placement(flat)
+    # Host and device ranks would choose different transports: they must agree first.
+    _agree(watch, chan.data, MPI, flat.size, dtype,
+           f"{algorithm}{sorted(options.items())} on {'device' if on_device else 'host'}")
+    transport = HOST
+    if on_device:
+        if chan.transport is None:  # decided once per communicator: devices do not move
+            chan.transport = device_transport(xp, chan.data, MPI, watch)
+        transport = chan.transport
+    stage = transport == STAGED
+    plan = plan_for(algorithm, size, options)
+    layout = Layout(segments_of(plan), int(flat.size))
+    link = None
+    if transport == NCCL:
+        from .nccl import NcclLink, nccl_module
+        if chan.nccl is None:
+            chan.nccl = NcclLink(xp, nccl_module(xp), chan.data, watch)
+        link = chan.nccl
+        link.watch = watch
+    target = None if out is None or stage else _out_buffer(out, flat)
+    executor = MPIExecutor(plan, layout, dtype, comm=chan.data, watch=watch, MPI=MPI,
+                           xp=np if stage else xp, kill_at=kill_at, out=target, link=link)
+    executor.load(flat.get() if stage else flat)
+    executor.run(barrier=barrier)
+    result = executor.result()
+    if stage:
+        result = xp.asarray(result)
+        if out is not None:
+            _out_buffer(out, flat)[...] = result
+    if out is not None:
+        return RankRun(out, plan, layout, executor.records, transport)
+    return RankRun(result.reshape(shape), plan, layout, executor.records, transport)
+
+
+def _out_buffer(out, flat):
+    """`out` as a flat writable view, or a RingsimError saying what it must be."""
+    if getattr(out, "size", None) != flat.size or getattr(out, "dtype", None) != flat.dtype:
+        raise RingsimError(f"out must have {flat.size:,} elements of {flat.dtype}, like the input")
+    if not (out.flags.c_contiguous and getattr(out.flags, "writeable", True)):  # CuPy: no such flag
+        raise RingsimError("out must be a contiguous, writable array")
+    if isinstance(out, np.ndarray) and np.shares_memory(out, flat):
+        raise RingsimError("out must not overlap the input (the input is never written)")
+    return out.reshape(-1)

@@ -1,0 +1,111 @@
+"""The options of an MPI run, shared by `ringsim mpi` (the launcher) and `python -m ringsim.mpi`."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+import numpy as np
+
+from ..algorithms import ALGORITHMS
+from ..checks import check_elements
+from ..errors import RingsimError
+
+DTYPES = ("int32", "int64", "float32", "float64")
+BENCH_ELEMENTS = 1 << 22
+_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20,
+          "mib": 2**20, "g": 2**30, "gb": 2**30, "gib": 2**30}
+
+
+def parse_size(text: str) -> int:
+    """Bytes from '4096', '64K', '16MiB', '1G' (binary units)."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
+    if not match or match.group(2).lower() not in _UNITS:
+        raise argparse.ArgumentTypeError(f"expected a size such as 4096, 64K or 16MiB, got {text!r}")
+    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+
+
+def _elements(text: str) -> int:
+    try:
+        return check_elements(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    except RingsimError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Every option the ranks read (the launcher adds -n and passes the rest through)."""
+    parser.add_argument("-a", "--algorithm", default="ring", choices=list(ALGORITHMS),
+                        help="all-reduce algorithm (default: ring)")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--elements", "-N", type=_elements, default=None, metavar="N",
+                      help="elements per rank (default: 8; 2^22 with --bench)")
+    size.add_argument("--size", type=parse_size, default=None, metavar="S",
+                      help="bytes per rank instead of elements, e.g. 16MiB")
+    parser.add_argument("--dtype", default="float32", choices=DTYPES,
+                        help="element type (default: float32); integers use their whole range, so sums wrap")
+    parser.add_argument("--master", type=int, default=None, metavar="K",
+                        help="the master GPU (rank K−1) of the master algorithm")
+    parser.add_argument("--backend", default="numpy", choices=("numpy", "cupy", "auto"),
+                        help="rank buffers in host memory (numpy, the default) or on a CUDA device")
+    parser.add_argument("--json", action="store_true",
+                        help="JSON Lines: one object per step, then a summary")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="how long a rank waits on a silent peer before declaring it dead (default: 10)")
+    parser.add_argument("--kill-rank", type=int, default=None, metavar="R",
+                        help="rank R (0-based, as MPI counts) dies on purpose at --at-step")
+    parser.add_argument("--at-step", type=int, default=1, metavar="S",
+                        help="the 1-based step at which --kill-rank dies (default: 1)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--bench", action="store_true",
+                      help="ring over MPI vs MPI_Allreduce on the same data, best of 5 after warm-up")
+    mode.add_argument("--calibrate", action="store_true",
+                      help="fit α and β by ping-pong, then predicted vs measured time per algorithm")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random data (default: 0)")
+
+
+def elements_of(args: argparse.Namespace) -> int:
+    """N from --elements, --size (bytes ÷ item size) or the mode's default."""
+    if args.size is not None:
+        return args.size // np.dtype(args.dtype).itemsize
+    if args.elements is not None:
+        return args.elements
+    return BENCH_ELEMENTS if (args.bench or args.calibrate) else 8
+
+
+def bytes_needed(args: argparse.Namespace, ranks: int, ranks_here: int) -> int:
+    """Memory a run takes on one machine holding `ranks_here` of the ranks (rank 0 among them).
+
+    Each rank holds its input, its result and up to one result's worth of receive space;
+    a narrated run's rank 0 also gathers every input and sums them once more in one process.
+    """
+    nbytes = elements_of(args) * np.dtype(args.dtype).itemsize
+    checking = 0 if (args.bench or args.calibrate) else (2 * ranks + 1) * nbytes
+    return 3 * nbytes * ranks_here + checking
+
+
+def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None:
+    """Refuse, in one line, what cannot run: one rank, no elements, a kill outside the plan."""
+    if ranks < 2:
+        raise RingsimError(f"an MPI all-reduce needs at least 2 ranks, got {ranks}: with one rank "
+                           "there is nothing to send (try -n 4)")
+    if elements_of(args) == 0:
+        raise RingsimError("there are 0 elements per rank: nothing to send (try --elements 8)")
+    if args.master is not None and args.algorithm != "master":
+        raise RingsimError("--master only applies to the master algorithm")
+    if args.master is not None and not 1 <= args.master <= ranks:
+        raise RingsimError(f"--master must be from 1 to {ranks}, got {args.master}")
+    if args.kill_rank is not None:
+        if not 0 <= args.kill_rank < ranks:
+            raise RingsimError(f"--kill-rank must be from 0 to {ranks - 1}, got {args.kill_rank}")
+        if args.bench or args.calibrate:
+            raise RingsimError("--kill-rank runs one narrated all-reduce; leave out --bench/--calibrate")
+        from ..algorithms import make_plan
+        steps = len(make_plan(args.algorithm, ranks, master=args.master))
+        if not 1 <= args.at_step <= steps:
+            raise RingsimError(f"--at-step must be from 1 to {steps} (the plan's steps), got {args.at_step}")
+    if args.timeout <= 0:
+        raise RingsimError(f"--timeout must be positive, got {args.timeout:g}")
+    from .executor import check_memory
+    check_memory(bytes_needed(args, ranks, ranks_here))

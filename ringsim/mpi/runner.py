@@ -1,0 +1,97 @@
+"""The program every rank runs (`python -m ringsim.mpi`, started by `ringsim mpi` or srun/mpirun).
+
+Each rank makes its own data, runs the plan with ringsim.mpi, and sends rank 0 what it
+measured; rank 0 tells the story in walk's sentences and checks the result against
+MPI_Allreduce and against the in-process executor. A failure anywhere ends every rank
+with one line from the lowest surviving rank, and a non-zero exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+import time
+
+import numpy as np
+
+from ..errors import RingsimError
+from ._load import mpi
+from .options import add_run_arguments, check_run, elements_of
+
+PROG = "ringsim"
+
+
+def rank_data(seed: int, rank: int, elements: int, dtype: str) -> np.ndarray:
+    """This rank's gradient: floats ~ N(0, 1); integers over the dtype's whole range (sums wrap)."""
+    rng = np.random.default_rng([seed, rank])
+    kind = np.dtype(dtype)
+    if kind.kind == "i":
+        info = np.iinfo(kind)
+        return rng.integers(info.min, info.max, size=elements, dtype=kind, endpoint=True)
+    return rng.standard_normal(elements, dtype=kind)
+
+
+def _backstop(limit: float) -> None:
+    """A thread that ends this rank if one wait's loop stops turning (stuck inside an MPI call)."""
+    from . import watch
+
+    def guard() -> None:
+        while True:
+            time.sleep(1.0)
+            if time.monotonic() - watch.heartbeat[0] > limit:
+                sys.stderr.write(f"{PROG}: error: this rank made no progress for {limit:g} s "
+                                 "(blocked inside MPI); stopping\n")
+                sys.stderr.flush()
+                os._exit(1)
+    threading.Thread(target=guard, name="ringsim-backstop", daemon=True).start()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse, run this rank's part, report from rank 0; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m ringsim.mpi",
+                                     description="One rank of a ringsim MPI run (start it with "
+                                                 "mpiexec, srun or `ringsim mpi -n G`).")
+    add_run_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        MPI = mpi()
+    except RingsimError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    # MPICH's hydra signals survivors with SIGUSR1 when a rank dies; ringsim finds the rank itself.
+    if hasattr(signal, "SIGUSR1"):
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    try:
+        check_run(args, size)
+    except RingsimError as error:
+        if rank == 0:
+            print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    _backstop(3 * args.timeout + 30)
+    from .watch import RankFailedError
+    try:
+        if args.bench:
+            from .bench import bench
+            bench(args, comm, MPI)
+        elif args.calibrate:
+            from .calibrate import calibrate
+            calibrate(args, comm, MPI)
+        else:
+            from .story import narrated_run
+            return narrated_run(args, comm, MPI, rank_data(args.seed, rank, elements_of(args), args.dtype))
+    except RankFailedError as error:
+        if rank == min(r for r in range(size) if r != error.dead):
+            print(f"{PROG}: error: {error}", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)  # MPI_Finalize would wait for the dead rank: leave without it
+    except RingsimError as error:
+        if rank == 0:
+            print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    return 0

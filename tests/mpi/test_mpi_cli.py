@@ -1,0 +1,112 @@
+"""`ringsim mpi`: the narrated run, its checks, failures in one line, bench and calibrate."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from .conftest import ROOT, json_lines, launch, ringsim
+
+EDGES = ROOT / "tests" / "mpi" / "edges.py"
+
+mpi = pytest.mark.mpi
+
+
+@mpi
+@pytest.mark.parametrize("algorithm, ranks, dtype", [("ring", 4, "int32"), ("master", 3, "float64"),
+                                                     ("naive", 3, "float32")])
+def test_json_run_speaks_walks_sentences_and_checks_out(mpiexec, algorithm, ranks, dtype):
+    run = ringsim("mpi", "-n", str(ranks), "-a", algorithm, "--dtype", dtype, "--elements", "10", "--json")
+    assert run.returncode == 0, run.stderr
+    lines = json_lines(run.stdout)
+    steps, summary = lines[:-1], lines[-1]
+    walk = json_lines(ringsim("walk", "-a", algorithm, "-g", str(ranks), "-n", "10", "--json").stdout)
+    assert [[t["sentence"] for t in s["transfers"]] for s in steps] == \
+        [[t["sentence"] for t in s["transfers"]] for s in walk[:-1]]
+    assert all(s["seconds"] > 0 for s in steps)
+    item = 4 if dtype.endswith("32") else 8
+    assert summary["sent_bytes"] == [v * item for v in walk[-1]["sent"]]
+    assert summary["received_bytes"] == [v * item for v in walk[-1]["received"]]
+    assert summary["bytes_equal_ledger"] and summary["every_rank_same_bits"]
+    assert summary["bitwise_equal_to_ringsim"] and summary["equal_to_mpi_allreduce"]
+    assert summary["correct"]
+    if dtype == "int32":
+        assert summary["mpi_allreduce_exact"]
+
+
+@mpi
+def test_text_run_reports_bytes_beside_the_ledger_and_the_verdicts(mpiexec):
+    run = ringsim("mpi", "-n", "3", "--dtype", "int64", "--size", "96")
+    assert run.returncode == 0, run.stderr
+    text = run.stdout
+    assert "Ring all-reduce over MPI · 3 ranks · 12 int64 elements per rank (96 B)" in text
+    assert "GPU1 sends a₁ to GPU2, where it is added to b₁" in text
+    assert "rank 0 (GPU1): sent 128 (ledger 128), received 128 (ledger 128)" in text
+    assert "measured bytes equal the ledger: yes" in text
+    assert "Against MPI_Allreduce on the same data: equal, bit for bit on every rank" in text
+    assert "same addition order): bitwise equal" in text
+
+
+@mpi
+@pytest.mark.parametrize("algorithm, dead, step", [("ring", 2, 3), ("naive", 0, 1)])
+def test_a_killed_rank_stops_every_other_rank_with_one_line(mpiexec, algorithm, dead, step):
+    start = time.monotonic()
+    run = ringsim("mpi", "-n", "4", "-a", algorithm, "--kill-rank", str(dead), "--at-step", str(step),
+                  "--timeout", "2", timeout=90)
+    elapsed = time.monotonic() - start
+    assert run.returncode == 1
+    assert run.stderr.strip().splitlines() == [
+        f"ringsim: error: rank {dead} (GPU{dead + 1}) stopped answering at step {step}: no reply "
+        "for 2 s, so every other rank stopped"]
+    assert elapsed < 45  # startup, 0.5 s before pinging, 2 s of silence, shutdown
+
+
+@mpi
+def test_ranks_that_disagree_on_size_or_dtype_get_one_clear_line(mpiexec):
+    run = launch(mpiexec, 2, [str(EDGES), "mismatch"], timeout=60)
+    assert run.returncode == 0, run.stderr
+    lines = sorted(run.stdout.splitlines())
+    assert lines == [
+        "0 every rank must pass the same dtype to allreduce: rank 0 and rank 1 differ",
+        "0 every rank must pass the same number of elements to allreduce: rank 0 has 4, rank 1 has 5",
+        "1 every rank must pass the same dtype to allreduce: rank 0 and rank 1 differ",
+        "1 every rank must pass the same number of elements to allreduce: rank 0 has 4, rank 1 has 5",
+    ]
+
+
+@mpi
+def test_one_rank_and_no_elements_pass_through_the_api_unchanged(mpiexec):
+    run = launch(mpiexec, 1, [str(EDGES), "single"], timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[0, 1, 2, 3, 4] True (0,)"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-n", "1"], "an MPI all-reduce needs at least 2 ranks, got 1"),
+    (["-N", "0"], "there are 0 elements per rank: nothing to send"),
+    (["--kill-rank", "4"], "--kill-rank must be from 0 to 3, got 4"),
+    (["--kill-rank", "1", "--at-step", "7"], "--at-step must be from 1 to 6 (the plan's steps), got 7"),
+    (["-a", "ring", "--master", "2"], "--master only applies to the master algorithm"),
+    (["--size", "lots"], "expected a size such as 4096, 64K or 16MiB, got 'lots'"),
+])
+def test_bad_input_gets_one_line_before_any_process_starts(args, message):
+    run = ringsim("mpi", *args, timeout=60)
+    assert run.returncode == 2
+    assert len(run.stderr.strip().splitlines()) == 1
+    assert message in run.stderr
+
+
+@mpi
+def test_bench_and_calibrate_report_their_figures(mpiexec):
+    bench = ringsim("mpi", "-n", "2", "--bench", "-N", "4096", "--json")
+    assert bench.returncode == 0, bench.stderr
+    (record,) = json_lines(bench.stdout)
+    assert record["ringsim_seconds"] > 0 and record["mpi_allreduce_seconds"] > 0
+    assert record["ratio"] == pytest.approx(record["ringsim_seconds"] / record["mpi_allreduce_seconds"])
+    calibration = ringsim("mpi", "-n", "3", "--calibrate", "-N", "3000", "--json")
+    assert calibration.returncode == 0, calibration.stderr
+    (fit,) = json_lines(calibration.stdout)
+    assert fit["beta"] > 0 and fit["alpha_error"] >= 0 and fit["beta_error"] >= 0
+    assert [row["algorithm"] for row in fit["algorithms"]] == ["ring", "master", "naive"]
+    assert all(row["predicted_seconds"] > 0 and row["measured_seconds"] > 0 for row in fit["algorithms"])

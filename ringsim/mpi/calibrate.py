@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from typing import Any
 
 import numpy as np
 
+from .. import cost
 from ..algorithms import ALGORITHMS, make_plan
-from ..layout import Layout
-from ..ledger import transfer_elements
+from ..cost import CostModel
 from ..plan import Plan
 from .bench import timed
-from .collective import run, segments_of, session
+from .collective import run, session
 from .options import elements_of
 from .runner import rank_data
 from .story import bytes_text, library_name, seconds_text
@@ -29,29 +30,13 @@ from .story import bytes_text, library_name, seconds_text
 SIZES = [2 ** k for k in range(3, 23, 2)]  # 8 B … 2 MiB
 
 
-def price(plan: Plan, layout: Layout, itemsize: int, alpha: float, beta: float,
+def price(plan: Plan, elements: int, itemsize: int, alpha: float, beta: float,
           gamma: float = 0.0) -> float:
-    """Model seconds of a plan: per step, α per message, β per byte, γ per byte added.
-
-    In a step a rank's messages go out one after another on its link (full duplex: sending
-    and receiving overlap), so the step costs α·m + β·b + γ·r, with m and b the most messages
-    and bytes any one rank sends or receives, r the most bytes one rank adds.
-    (Until ringsim/cost.py lands; then price with that.)
-    """
-    total = 0.0
-    g = plan.gpus
-    for step in plan.steps:
-        elements = transfer_elements(step, layout)
-        moved = elements > 0
-        counts = np.maximum(np.bincount(step.src[moved], minlength=g),
-                            np.bincount(step.dst[moved], minlength=g))
-        received = np.bincount(step.dst, weights=elements, minlength=g)
-        volume = np.maximum(np.bincount(step.src, weights=elements, minlength=g), received)
-        reduced = np.bincount(step.dst, weights=elements * np.array(
-            [t.op == "reduce" for t in step.transfers()], dtype=float), minlength=g)
-        total += (alpha * counts.max(initial=0) + beta * volume.max(initial=0) * itemsize
-                  + gamma * reduced.max(initial=0) * itemsize)
-    return total
+    """Model seconds of a plan on the measured machine: the engine's α-β-γ model (ringsim.cost)
+    on one flat level with α, 1/β and 1/γ as measured."""
+    model = CostModel.flat(alpha=alpha, bandwidth=1 / beta if beta > 0 else math.inf,
+                           reduce_bandwidth=1 / gamma if gamma > 0 else math.inf, itemsize=itemsize)
+    return cost.price(plan, elements, model).seconds
 
 
 def add_cost(elements: int, dtype) -> float:
@@ -126,8 +111,7 @@ def calibrate(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
     rows = []
     for name in ALGORITHMS:
         plan = make_plan(name, size)
-        predicted = price(plan, Layout(segments_of(plan), x.size), x.itemsize,
-                          model["alpha"], model["beta"], model["gamma"])
+        predicted = price(plan, x.size, x.itemsize, model["alpha"], model["beta"], model["gamma"])
         run(x, name, comm, out=out, timeout=args.timeout)  # warm-up
         measured = min(timed(watch, chan.data, MPI,
                              lambda: run(x, name, comm, out=out, timeout=args.timeout)) for _ in range(3))

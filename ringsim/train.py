@@ -18,6 +18,7 @@ from .checks import check_count, check_gpus
 from .errors import RingsimError
 from .layout import Layout
 from .ledger import measure
+from .memory import check_memory, train_bytes
 from .numeric import make_executor
 
 
@@ -101,6 +102,10 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
     if not (isinstance(lr, (int, float)) and 0 < lr < float("inf")):
         raise RingsimError(f"the learning rate must be a positive number, got {lr!r}")
     plan = make_plan(algorithm, gpus, master=master)
+    check_memory(train_bytes(plan, samples, features, batch),
+                 f"training on {samples:,} samples of {features:,} features with {gpus:,} GPUs",
+                 instead="fewer samples, features or GPUs; `ringsim compare` gives a sync's counts "
+                         "at any size without allocating")
     x, y = synthetic_data(samples, features, seed)
     n = features + 1
     layout = Layout(gpus, n)

@@ -133,7 +133,7 @@ class Simulation:
         return phase_text(self.current)
 
     def sentences(self, index: int | None = None) -> list[str]:
-        """The seed's sentences for step `index` (default: the step carried out last)."""
+        """The step's sentences ('GPU1 sends a₁ to GPU2, …') for step `index` (default: the last)."""
         if index is None:
             index = self.position - 1
         if index < 0 or self.symbolic is None:
@@ -156,7 +156,7 @@ class Simulation:
         return self._ledgers[self.position]
 
     def closed_form(self) -> ClosedForm:
-        """The seed's formulas for this algorithm at this G and N."""
+        """The exact closed-form figures for this algorithm at this G and N."""
         return closed_form(self.plan.algorithm, self.plan.gpus, self.layout.elements)
 
     def problems(self) -> list[str]:

@@ -30,7 +30,7 @@ COUNT_HELP = "whole numbers: digits (1000000, 1_000_000) or 1e6, never a decimal
 
 def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, elements: int = 8,
                            backend: bool = True) -> None:
-    """--algorithm, --gpus, --elements, --master (and --backend) with the seed's defaults."""
+    """--algorithm, --gpus, --elements, --master (and --backend); defaults: the 4-GPU example."""
     parser.add_argument("-a", "--algorithm", default="ring", choices=list(ALGORITHMS),
                         help="all-reduce algorithm (default: ring)")
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=gpus, metavar="G",

@@ -73,7 +73,7 @@ def parse_count(text: str, what: str, *, minimum: int | None, maximum: int | Non
     if _looks_numeric(stripped):
         raise RingsimError(f"{what} must be a whole number written with digits only (8, "
                            f"1_000_000) or as 1e6, got {echo(text)}")
-    raise RingsimError(f"{what}: expected a whole number, got {echo(text)}")
+    raise RingsimError(f"expected a whole number, got {echo(text)}")  # argparse names the option
 
 
 def _looks_numeric(text: str) -> bool:

@@ -124,20 +124,28 @@ _BASELINE_BYTES = 1 << 20    # small objects every run makes
 
 def _moves(step: Step) -> int:
     """Segment buffers the step moves (a transfer of segments first..last moves last−first+1)."""
-    return int((step.last - step.first + 1).sum()) if len(step) else 0
+    if len(step) == 0:
+        return 0
+    spans = step.last - step.first
+    return len(step) + (int(spans.sum()) if spans.any() else 0)
 
 
-def _general(step: Step, segments: int) -> bool:
+def _general(step: Step, gpus: int, segments: int, seen: np.ndarray) -> bool:
     """Whether the executor gathers this step through index tables (numeric._compile_general):
-    some buffer gets several arrivals, or a buffer both sends and receives."""
+    some buffer gets several arrivals, or a buffer both sends and receives. `seen` is a
+    scratch array of G·S False values (left all False again)."""
     if len(step) == 0:
         return False
-    if len(np.unique(step.dst)) < len(step.dst):
+    if np.bincount(step.dst, minlength=gpus).max() > 1:
         return True
-    single = bool(np.all(step.first == step.last))
-    if single:
-        return bool(np.isin(step.src * segments + step.first, step.dst * segments + step.first).any())
-    return bool(np.isin(step.src, step.dst).any())
+    if np.array_equal(step.first, step.last):  # one segment each: compare (GPU, segment) buffers
+        received, sent = step.dst * segments + step.first, step.src * segments + step.first
+    else:  # ranges: any GPU that both sends and receives counts (an upper bound)
+        received, sent = step.dst, step.src
+    seen[received] = True
+    both = bool(seen[sent].any())
+    seen[received] = False
+    return both
 
 
 def executor_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
@@ -145,8 +153,9 @@ def executor_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
     gpus, width = plan.gpus, layout.width
     segments = getattr(plan, "segments", gpus)
     buffers = gpus * segments * width * itemsize
+    seen = np.zeros(gpus * segments, dtype=bool)
     moves = [_moves(step) for step in plan.steps]
-    general = [_general(step, segments) for step in plan.steps]
+    general = [_general(step, gpus, segments, seen) for step in plan.steps]
     kept = _INDEX_BYTES_KEPT * sum(m for m, g in zip(moves, general) if g)
     transient = _INDEX_BYTES_TRANSIENT * max(moves, default=0)
     # A general step gathers every arriving buffer and a running sum (≤ 2 × the buffers);

@@ -34,6 +34,14 @@ class Formula:
         """True when the textbook expression differs from the exact value (uneven segments)."""
         return self.textbook is not None
 
+    @property
+    def note(self) -> str:
+        """Why the textbook expression is not exact here ('' when it is)."""
+        if self.textbook is None:
+            return ""
+        return (f"segments differ by one element (G does not divide N): exactly {self.exact} = "
+                f"{format_number(self.value)}, not {self.text} = {format_number(self.textbook)}")
+
     def __str__(self) -> str:
         value = format_number(self.value)
         if self.textbook is not None:

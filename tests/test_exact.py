@@ -56,11 +56,12 @@ def test_the_ring_bound_when_g_does_not_divide_n(g, n, textbook, exact):
     assert max(ring_sent_from_the_seed_rule(g, n)) == exact == form.value
     assert form.textbook == textbook and form.uneven
     assert str(form).startswith("2·(G−1)·N/G = ") and str(form).endswith(f"= {exact}")
+    assert form.note.startswith("segments differ by one element (G does not divide N): exactly ")
 
 
 def test_even_ring_keeps_the_textbook_form():
     form = closed_form("ring", 4, 8).busiest_sent
-    assert str(form) == "2·(G−1)·N/G = 12" and not form.uneven
+    assert str(form) == "2·(G−1)·N/G = 12" and not form.uneven and form.note == ""
 
 
 def test_closed_forms_at_a_million_gpus_are_python_ints():

@@ -97,7 +97,10 @@ def _run(argv: list[str] | None) -> int:
             args = parser.parse_args([command])
         return int(args.run(args) or 0)
     except SystemExit as done:  # argparse's --help, --version and usage errors
-        return done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
+        if done.code is None or isinstance(done.code, int):
+            return done.code or 0
+        print(done.code, file=sys.stderr)  # sys.exit("message"), as Python itself would
+        return 1
     except RingsimError as error:
         _say(str(error))
         return 2

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
-import numpy as np
-
-from .algorithms import make_plan
+from .algorithms import make_plan, plan_closed_form
 from .backend import array_module, module_of
+from .checks import as_numeric_array
 from .errors import RingsimError
 from .formula import ClosedForm
-from .ledger import Ledger, measure
-from .executors import make_executor
 from .layout import Layout
+from .ledger import Ledger, measure
+from .memory import allreduce_bytes, check_memory
+from .executors import make_executor
 from .plan import Plan
-from .algorithms import closed_form, plan_options
 
 
 @dataclass(frozen=True, eq=False)
@@ -30,13 +31,17 @@ class AllReduceResult:
 
 def _rows(arrays: Sequence):
     """Validate the per-GPU arrays; return them as flat views (never copies) and their shape."""
+    if isinstance(arrays, (Mapping, Set, str, bytes)) or hasattr(arrays, "dtype") and \
+            getattr(arrays, "ndim", 1) == 0:
+        raise RingsimError(f"arrays must be a list or tuple with one array per GPU, "
+                           f"got a {type(arrays).__name__}")
     try:
         items = list(arrays)
     except TypeError:
         raise RingsimError("arrays must be a sequence with one array per GPU") from None
     if not items:
         raise RingsimError("arrays must hold at least one array (one per GPU)")
-    items = [a if hasattr(a, "dtype") and hasattr(a, "shape") else np.asarray(a) for a in items]
+    items = [as_numeric_array(a, f"GPU{number}'s array") for number, a in enumerate(items, 1)]
     shape, dtype = tuple(items[0].shape), items[0].dtype
     for number, a in enumerate(items, 1):
         if tuple(a.shape) != shape:
@@ -45,8 +50,6 @@ def _rows(arrays: Sequence):
         if a.dtype != dtype:
             raise RingsimError(f"every GPU's array must have the same dtype: GPU1 has {dtype}, "
                                f"GPU{number} has {a.dtype}")
-    if dtype.kind not in "iufc":
-        raise RingsimError(f"arrays must be numeric (integer, unsigned, float or complex), got {dtype}")
     return [a.reshape(-1) for a in items], shape, dtype
 
 
@@ -63,11 +66,15 @@ def allreduce(arrays: Sequence, algorithm: str = "ring", *, master: int | None =
     rows, shape, dtype = _rows(arrays)
     xp = array_module(backend) if backend is not None else module_of(rows[0])
     plan = make_plan(algorithm, len(rows), master=master, **options)
-    layout = Layout(plan.segments, int(np.prod(shape, dtype=np.int64)))
+    layout = Layout(plan.segments, math.prod(shape))
+    check_memory(allreduce_bytes(plan, layout, dtype.itemsize),
+                 f"an all-reduce of {plan.gpus:,} arrays of {layout.elements:,} {dtype} elements",
+                 instead=f"ringsim.closed_form({algorithm!r}, {plan.gpus}, {layout.elements}) gives "
+                         f"the counts without allocating", xp=xp)
     executor = make_executor(plan, layout, xp, dtype)
     executor.load(rows)  # copies GPU by GPU: the inputs are read, never written
     executor.run()
     summed = executor.unload()
     outputs = [summed[g].reshape(shape) for g in range(plan.gpus)]
     return AllReduceResult(outputs, plan, measure(plan, layout),
-                           closed_form(algorithm, plan.gpus, layout.elements, **plan_options(plan)))
+                           plan_closed_form(plan, layout.elements))

@@ -10,6 +10,9 @@ import numpy as np
 from .errors import RingsimError
 
 BACKENDS = ("auto", "numpy", "cupy")
+# ringsim is installed from a clone (it is not on the package index), so the extra is '.[gpu]'.
+INSTALL_CUPY = ("CuPy is not installed: in your ringsim clone, pip install '.[gpu]' "
+                "(CUDA 12; '.[gpu-cuda13]' for CUDA 13)")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -25,7 +28,7 @@ def _cupy() -> ModuleType:
     except ModuleNotFoundError as exc:
         if exc.name != "cupy":  # CuPy is there but something it needs is not
             raise RingsimError(f"CuPy cannot be imported: {_first_line(exc)}") from None
-        raise RingsimError("CuPy is not installed: pip install 'ringsim[gpu]'") from None
+        raise RingsimError(INSTALL_CUPY) from None
     except Exception as exc:  # a broken install (e.g. a CUDA library it links) fails its own way
         raise RingsimError(f"CuPy cannot be imported: {_first_line(exc)}") from None
     try:

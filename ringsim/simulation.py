@@ -6,12 +6,13 @@ from typing import Any
 
 import numpy as np
 
-from .algorithms import ALGORITHMS, closed_form, make_plan, option_text, plan_options
-from .checks import check_elements
+from .algorithms import ALGORITHMS, make_plan, option_text, plan_closed_form
+from .checks import as_numeric_array, check_count, check_elements
 from .errors import RingsimError
 from .formula import ClosedForm
 from .layout import Layout
 from .ledger import Ledger, measure
+from .memory import check_memory, simulation_bytes
 from .narrate import sentences
 from .executors import make_executor
 from .plan import Plan, Step
@@ -35,13 +36,21 @@ class Simulation:
         self.plan = plan
         self.layout = Layout(plan.segments, check_elements(elements))
         self.xp = xp
-        if gradients is None:
-            gradients = demo_gradients(plan.gpus, self.layout.elements, xp)
-        if tuple(gradients.shape) != (plan.gpus, self.layout.elements):
-            raise RingsimError(f"gradients must have shape ({plan.gpus}, {self.layout.elements}), "
-                               f"got {tuple(gradients.shape)}")
-        self.inputs = gradients
+        if gradients is not None:
+            gradients = as_numeric_array(gradients, "gradients")
+            if tuple(gradients.shape) != (plan.gpus, self.layout.elements):
+                raise RingsimError(f"gradients must have shape ({plan.gpus}, {self.layout.elements}), "
+                                   f"got {tuple(gradients.shape)}")
+        itemsize = np.dtype(np.int64 if gradients is None else gradients.dtype).itemsize
+        g, n = plan.gpus, self.layout.elements
         self.symbolic_enabled = plan.gpus <= SYMBOLIC_MAX_GPUS if symbolic is None else symbolic
+        check_memory(simulation_bytes(plan, self.layout, itemsize, symbolic=self.symbolic_enabled),
+                     f"a simulation of {g:,} GPUs with {n:,} elements each",
+                     instead=f"`ringsim compare --gpus {g} --elements {n}` (or ringsim.closed_form) "
+                             f"gives the counts without allocating", xp=xp)
+        if gradients is None:
+            gradients = demo_gradients(g, n, xp)
+        self.inputs = gradients
         self._numeric = make_executor(plan, self.layout, xp, gradients.dtype)
         self._sentences: dict[int, list[str]] = {}
         self._ledgers: dict[int, Ledger] = {}
@@ -85,8 +94,7 @@ class Simulation:
 
     def goto(self, position: int) -> None:
         """Move to the state after `position` steps (0: the start)."""
-        if not 0 <= position <= len(self.plan):
-            raise RingsimError(f"step must be from 0 to {len(self.plan)}, got {position}")
+        position = check_count(position, "the step", minimum=0, maximum=len(self.plan))
         if position < self.position:
             self.reset()
         while self.position < position:
@@ -129,7 +137,7 @@ class Simulation:
         return phase_text(self.current)
 
     def sentences(self, index: int | None = None) -> list[str]:
-        """The seed's sentences for step `index` (default: the step carried out last)."""
+        """The step's sentences ('GPU1 sends a₁ to GPU2, …') for step `index` (default: the last)."""
         if index is None:
             index = self.position - 1
         if index < 0 or self.symbolic is None:
@@ -152,9 +160,8 @@ class Simulation:
         return self._ledgers[self.position]
 
     def closed_form(self) -> ClosedForm:
-        """The seed's formulas for this algorithm at this G and N."""
-        return closed_form(self.plan.algorithm, self.plan.gpus, self.layout.elements,
-                           **plan_options(self.plan))
+        """The exact closed-form figures for this algorithm at this G and N."""
+        return plan_closed_form(self.plan, self.layout.elements)
 
     def problems(self) -> list[str]:
         """What is wrong where, now: buffers that do not (yet) hold the full sum, in words."""

@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .algorithms import closed_form, make_plan, plan_options
+from .algorithms import make_plan, plan_closed_form
 from .backend import to_numpy
 from .checks import check_count, check_gpus
 from .errors import RingsimError
 from .layout import Layout
 from .ledger import measure
 from .executors import make_executor
+from .memory import check_memory, train_bytes
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,10 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
     if not (isinstance(lr, (int, float)) and 0 < lr < float("inf")):
         raise RingsimError(f"the learning rate must be a positive number, got {lr!r}")
     plan = make_plan(algorithm, gpus, master=master, **(options or {}))
+    check_memory(train_bytes(plan, samples, features, batch),
+                 f"training on {samples:,} samples of {features:,} features with {gpus:,} GPUs",
+                 instead="fewer samples, features or GPUs; `ringsim compare` gives a sync's counts "
+                         "at any size without allocating")
     x, y = synthetic_data(samples, features, seed)
     n = features + 1
     layout = Layout(plan.segments, n)
@@ -112,7 +117,7 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
     reference = np.zeros(n)
     starts = list(range(0, samples, batch))
     run = TrainingRun(gpus, algorithm, sync, samples, features, batch, len(starts),
-                      formula_per_sync=str(closed_form(algorithm, gpus, n, **plan_options(plan)).total))
+                      formula_per_sync=str(plan_closed_form(plan, n).total))
     syncs = 0
     for number in range(1, epochs + 1):
         for start in starts:

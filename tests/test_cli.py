@@ -97,6 +97,13 @@ def test_bench_quick_json(capsys):
         assert {"case", "gpus", "elements", "seconds", "ratio"} <= set(r)
         assert r["ratio"] > 0
     assert records[0]["gpus"] == 8 and records[1]["gpus"] == 1024
+    # The same records as text: a quick run claims no verdict on the targets.
+    from ringsim.cli.bench import text_lines
+    text = "\n".join(text_lines(records, quick=True))
+    assert all(r["quick"] is True for r in records)
+    assert "NOT met" not in text and " met" not in text
+    assert text.count("quick: not comparable with the targets") == 3
+    assert "met" in "\n".join(text_lines(records, quick=False))
 
 
 def test_help_on_every_command():

@@ -1,7 +1,5 @@
 """Every algorithm equals the element-wise sum, for any G, N and numeric dtype."""
 
-from fractions import Fraction
-
 import numpy as np
 from hypothesis import given, strategies as st
 
@@ -60,15 +58,11 @@ def test_symbolic_checker_passes_and_ledger_equals_closed_forms(scenario):
     assert ledger.steps == form.steps.value
     assert ledger.messages == form.messages.value
     assert ledger.sent.sum() == ledger.received.sum() == ledger.total
-    if algorithm == "ring":
-        # Each GPU sends all but two of its segments' sizes: within 2 of 2·(G−1)·N/G.
-        assert all(abs(Fraction(int(v)) - form.busiest_sent.value) < 2 for v in ledger.sent)
-        assert all(abs(Fraction(int(v)) - form.busiest_received.value) < 2 for v in ledger.received)
-        if n % g == 0:
-            assert set(ledger.sent.tolist()) <= {form.busiest_sent.value}
-    else:
-        assert ledger.sent.max() == form.busiest_sent.value
-        assert ledger.received.max() == form.busiest_received.value
+    # Exact for every G and N, G dividing N or not (segments then differ by one element).
+    assert ledger.sent.max() == form.busiest_sent
+    assert ledger.received.max() == form.busiest_received
+    if algorithm == "ring" and n % g == 0:
+        assert set(ledger.sent.tolist()) <= {form.busiest_sent.value}
     if algorithm == "master" and g > 2 and n > 0:
         hub = (master or 1) - 1
         assert ledger.busiest() == hub

@@ -97,10 +97,7 @@ def closed_form(name: str, gpus: int, elements: int, *, master: int | None = Non
     """Algorithm `name`'s exact figures at G GPUs and N elements each (no plan is built)."""
     module = algorithm(name)
     gpus, elements = check_gpus(gpus), check_elements(elements)
-    checked = _options(name, gpus, master, options)
-    if name == "master":
-        checked = {}  # the master's position does not change its counts
-    return module.closed_form(gpus, elements, **checked)
+    return module.closed_form(gpus, elements, **_options(name, gpus, master, options))
 
 
 def plan_options(plan: Plan) -> dict:
@@ -109,6 +106,12 @@ def plan_options(plan: Plan) -> dict:
         return {}
     names = option_names(plan.algorithm)
     return {k: v for k, v in plan.options.items() if k in names}
+
+
+def plan_closed_form(plan: Plan, elements: int) -> ClosedForm:
+    """The exact figures of the algorithm and options a plan was made with, at N elements."""
+    master = plan.options.get("master", 0) + 1 if plan.algorithm == "master" else None
+    return closed_form(plan.algorithm, plan.gpus, elements, master=master, **plan_options(plan))
 
 
 def option_text(plan: Plan) -> str:

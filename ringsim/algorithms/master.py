@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 
 import numpy as np
 
@@ -32,16 +31,20 @@ def transfers(gpus: int, master: int = 0) -> int:
     return 2 * (gpus - 1)
 
 
-def closed_form(gpus: int, elements: int) -> ClosedForm:
-    """2·(G−1)·N in all; the master receives (G−1)·N and sends (G−1)·N."""
+def closed_form(gpus: int, elements: int, master: int = 0) -> ClosedForm:
+    """2·(G−1)·N in all; the master (0-based `master`) receives (G−1)·N and sends (G−1)·N.
+
+    Every transfer carries a whole gradient, so these are exact for every G and N.
+    """
     g, n = gpus, elements
-    through_master = Fraction((g - 1) * n)
     return ClosedForm(
-        total=Formula("2·(G−1)·N", Fraction(2 * (g - 1) * n)),
-        busiest_sent=Formula("(G−1)·N", through_master),
-        busiest_received=Formula("(G−1)·N", through_master),
-        steps=Formula("2", Fraction(2 if g > 1 else 0)),
-        messages=Formula("2·(G−1)", Fraction(2 * (g - 1) if n else 0)),
+        total=Formula("2·(G−1)·N", 2 * (g - 1) * n),
+        busiest_sent=Formula("(G−1)·N", (g - 1) * n),
+        busiest_received=Formula("(G−1)·N", (g - 1) * n),
+        steps=Formula("2", 2 if g > 1 else 0),
+        messages=Formula("2·(G−1)", 2 * (g - 1) if n else 0),
+        busiest_sender=master if g > 2 and n else 0,
+        busiest_receiver=master if g > 2 and n else 0,
     )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 
 import numpy as np
 
@@ -29,14 +28,14 @@ def transfers(gpus: int) -> int:
 
 
 def closed_form(gpus: int, elements: int) -> ClosedForm:
-    """G·(G−1)·N in all; each GPU sends and receives (G−1)·N."""
+    """G·(G−1)·N in all; each GPU sends and receives (G−1)·N (whole gradients: exact)."""
     g, n = gpus, elements
     return ClosedForm(
-        total=Formula("G·(G−1)·N", Fraction(g * (g - 1) * n)),
-        busiest_sent=Formula("(G−1)·N", Fraction((g - 1) * n)),
-        busiest_received=Formula("(G−1)·N", Fraction((g - 1) * n)),
-        steps=Formula("1", Fraction(1 if g > 1 else 0)),
-        messages=Formula("G·(G−1)", Fraction(g * (g - 1) if n else 0)),
+        total=Formula("G·(G−1)·N", g * (g - 1) * n),
+        busiest_sent=Formula("(G−1)·N", (g - 1) * n),
+        busiest_received=Formula("(G−1)·N", (g - 1) * n),
+        steps=Formula("1", 1 if g > 1 else 0),
+        messages=Formula("G·(G−1)", g * (g - 1) if n else 0),
     )
 
 

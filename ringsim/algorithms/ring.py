@@ -65,17 +65,36 @@ def transfers(gpus: int, channels: int = 1, ring_order=None) -> int:
 
 
 def closed_form(gpus: int, elements: int, channels: int = 1, ring_order=None) -> ClosedForm:
-    """2·(G−1)·N in all; 2·(G−1)·N/G sent and received by every GPU."""
+    """2·(G−1)·N in all; 2·(G−1)·N/G sent and received per GPU when G divides N, exactly.
+
+    The bound is Patarasuk & Yuan's ("Bandwidth optimal all-reduce algorithms for clusters
+    of workstations", JPDC 2009). With N = q·G + r the first r segments hold q+1 elements.
+    From the plan's rule GPU k sends every segment but (k+1) mod G in reduce-scatter and
+    every segment but (k+2) mod G in all-gather: 2N minus two neighbouring segments. The
+    smallest neighbouring pair holds 2q elements, or 2q+1 when r = G−1 (only one small
+    segment, whose neighbours are large); GPU k receives what GPU k−1 sends.
+    """
     if _several(gpus, channels, ring_order):
         return _multiring.closed_form(gpus, elements, _multiring.order_array(ring_order, channels, gpus))
     g, n = gpus, elements
-    per_gpu = Fraction(2 * (g - 1) * n, g)
+    q, r = divmod(n, g)
+    if g == 1:
+        sent, exact, sender, receiver = 0, "0", 0, 0
+    elif r == g - 1:
+        sent, exact = 2 * (n - q) - 1, "2·(N − ⌊N/G⌋) − 1"
+        sender, receiver = min((g - 3) % g, g - 2), g - 2
+    else:
+        sent, exact = 2 * (n - q), "2·(N − ⌊N/G⌋)"
+        sender, receiver = (r - 1, r) if r else (0, 0)
+    textbook = Fraction(2 * (g - 1) * n, g)
     return ClosedForm(
-        total=Formula("2·(G−1)·N", Fraction(2 * (g - 1) * n)),
-        busiest_sent=Formula("2·(G−1)·N/G", per_gpu),
-        busiest_received=Formula("2·(G−1)·N/G", per_gpu),
-        steps=Formula("2·(G−1)", Fraction(2 * (g - 1))),
-        messages=Formula("2·(G−1)·min(N,G)", Fraction(2 * (g - 1) * min(n, g))),
+        total=Formula("2·(G−1)·N", 2 * (g - 1) * n),
+        busiest_sent=Formula("2·(G−1)·N/G", sent, textbook, exact),
+        busiest_received=Formula("2·(G−1)·N/G", sent, textbook, exact),
+        steps=Formula("2·(G−1)", 2 * (g - 1)),
+        messages=Formula("2·(G−1)·min(N,G)", 2 * (g - 1) * min(n, g)),
+        busiest_sender=sender,
+        busiest_receiver=receiver,
     )
 
 

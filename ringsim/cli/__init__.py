@@ -8,13 +8,19 @@ register(subparsers). It must not import Textual, CuPy or MPI at import time, so
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import io
+import os
 import pkgutil
 import sys
 
 from ..errors import RingsimError
+from ..textout import prepare_streams
 
 PROG = "ringsim"
+# Errors a write to an output stream raises (no file name: opening a file gives one).
+_WRITE_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF}
 
 
 def _command_modules():
@@ -50,25 +56,99 @@ def _one_line_errors(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ringsim; returns the exit status (2 for bad input, with a one-line message)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        # Bare `ringsim`: the TUI for a person at a terminal, the walkthrough for a pipe.
-        command = "tui" if sys.stdout.isatty() and sys.stdin.isatty() and "tui" in _choices(parser) \
-            else "walk"
-        args = parser.parse_args([command])
+    """Run ringsim; returns the exit status (2 for bad input, with a one-line message).
+
+    Output problems end quietly or in one line: a reader that leaves early (`| head`) ends
+    the command with status 0, a full disk or a closed stdout gets one line and status 1
+    or 2, and a terminal that cannot encode a₁ gets the ASCII forms (textout.py).
+    """
+    if sys.stdout is None:  # started with stdout closed (`ringsim >&-`)
+        _say("standard output is closed: nothing could be printed (run it without >&-)")
+        return 2
+    prepare_streams()
     try:
+        status = _run(argv)
+        sys.stdout.flush()  # a write error surfaces here, inside the guard, not at exit
+        return status
+    except BrokenPipeError:
+        return _reader_left()
+    except OSError as error:
+        failure = _stdout_failure()
+        if failure is None and error.filename is None and error.errno in _WRITE_ERRORS:
+            failure = error  # a write to stdout failed mid-run; its buffer was dropped
+        if isinstance(failure, BrokenPipeError):
+            return _reader_left()
+        if failure is not None:
+            _say(f"cannot write to standard output: {failure.strerror or failure}")
+            _discard_stdout()
+            return 1
+        _say(f"{error.strerror or error}" + (f": {error.filename}" if error.filename else ""))
+        return 1
+
+
+def _run(argv: list[str] | None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            # Bare `ringsim`: the TUI for a person at a terminal, the walkthrough for a pipe.
+            command = "tui" if _isatty(sys.stdout) and _isatty(sys.stdin) and \
+                "tui" in _choices(parser) else "walk"
+            args = parser.parse_args([command])
         return int(args.run(args) or 0)
+    except SystemExit as done:  # argparse's --help, --version and usage errors
+        if done.code is None or isinstance(done.code, int):
+            return done.code or 0
+        print(done.code, file=sys.stderr)  # sys.exit("message"), as Python itself would
+        return 1
     except RingsimError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
+        _say(str(error))
         return 2
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        # `ringsim walk | head`: the reader left; say nothing more.
-        sys.stderr.close()
-        return 0
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (ValueError, OSError):  # closed or detached
+        return False
+
+
+def _say(message: str) -> None:
+    """One line on stderr (nowhere when stderr is closed too)."""
+    if sys.stderr is not None:
+        try:
+            print(f"{PROG}: error: {message}", file=sys.stderr, flush=True)
+        except (OSError, ValueError):
+            pass
+
+
+def _stdout_failure() -> OSError | None:
+    """The error writing stdout's pending output raises now (a failed write stays buffered)."""
+    try:
+        sys.stdout.flush()
+    except OSError as error:
+        return error
+    except ValueError:  # closed
+        return None
+    return None
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's last flush finds nothing to fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # not a file descriptor (an in-memory stream): nothing is flushed at exit
+
+
+def _reader_left() -> int:
+    """`ringsim walk | head`: the reader has gone; end quietly, as `head` users expect."""
+    _discard_stdout()
+    return 0
 
 
 def _choices(parser: argparse.ArgumentParser) -> set[str]:

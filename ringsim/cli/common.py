@@ -6,54 +6,43 @@ import argparse
 
 from ..algorithms import ALGORITHMS
 from ..backend import BACKENDS, array_module
-from ..checks import check_elements, check_gpus
+from ..checks import MAX_GPUS, parse_count
 from ..errors import RingsimError
 from ..scenario import Scenario
 from ..simulation import Simulation
 
 
-def _arg(check):
-    """An argparse type that applies a ringsim check and reports its message on failure."""
-    def parse(text: str):
+def count_arg(what: str, *, minimum: int | None, maximum: int | None = None):
+    """An argparse type for a count: digits or 1e6, parsed exactly (see checks.parse_count)."""
+    def parse(text: str) -> int:
         try:
-            value = int(text)
-        except ValueError:
-            try:
-                value = float(text)
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        try:
-            return check(value)
+            return parse_count(text, what, minimum=minimum, maximum=maximum)
         except RingsimError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
     return parse
 
 
-gpus_arg = _arg(check_gpus)
-elements_arg = _arg(check_elements)
+gpus_arg = count_arg("the number of GPUs", minimum=1, maximum=MAX_GPUS)
+elements_arg = count_arg("the number of elements per GPU", minimum=0)
+master_arg = count_arg("the master GPU", minimum=None)  # its range (1..G) is checked with G
+COUNT_HELP = "whole numbers: digits (1000000, 1_000_000) or 1e6, never a decimal point"
 
 
 def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, elements: int = 8,
                            backend: bool = True) -> None:
-    """--algorithm, --gpus, --elements, --master (and --backend) with the seed's defaults."""
+    """--algorithm, --gpus, --elements, --master (and --backend); defaults: the 4-GPU example."""
     parser.add_argument("-a", "--algorithm", default="ring", choices=list(ALGORITHMS),
                         help="all-reduce algorithm (default: ring)")
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=gpus, metavar="G",
                         help=f"number of GPUs (default: {gpus})")
     parser.add_argument("-n", "--elements", type=elements_arg, default=elements, metavar="N",
-                        help=f"gradient elements per GPU (default: {elements})")
-    parser.add_argument("--master", type=int, default=None, metavar="K",
+                        help=f"gradient elements per GPU (default: {elements}); counts are "
+                             f"{COUNT_HELP}")
+    parser.add_argument("--master", type=master_arg, default=None, metavar="K",
                         help="the master GPU of the master algorithm, 1..G (default: 1)")
     add_option_arguments(parser)
     if backend:
         add_backend_argument(parser)
-
-
-def _whole(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
 
 
 OPTION_FLAGS = ("chunks", "channels", "ring_order", "nodes")
@@ -62,14 +51,14 @@ OPTION_FLAGS = ("chunks", "channels", "ring_order", "nodes")
 def add_option_arguments(parser: argparse.ArgumentParser) -> None:
     """--chunks, --channels, --ring-order, --nodes: the algorithms' own options (default: theirs)."""
     group = parser.add_argument_group("algorithm options (each applies to the algorithms named)")
-    group.add_argument("--chunks", type=_whole, default=None, metavar="C",
+    group.add_argument("--chunks", type=count_arg("the number of chunks", minimum=None), default=None, metavar="C",
                        help="tree, double-tree: pieces the gradient is pipelined in (default: 1)")
-    group.add_argument("--channels", type=_whole, default=None, metavar="K",
+    group.add_argument("--channels", type=count_arg("the number of channels", minimum=None), default=None, metavar="K",
                        help="ring: K rings side by side, each on 1/K of the data (default: 1)")
     group.add_argument("--ring-order", default=None, metavar="ORDER",
                        help="ring: each ring's GPU order, e.g. 1,3,2,4 or 1,3,2,4;4,3,2,1 "
                             "(default: 1,2,…,G)")
-    group.add_argument("--nodes", type=_whole, default=None, metavar="M",
+    group.add_argument("--nodes", type=count_arg("the number of nodes", minimum=None), default=None, metavar="M",
                        help="hierarchical: M nodes of G/M GPUs (default: the divisor of G nearest √G)")
 
 

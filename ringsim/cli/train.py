@@ -6,7 +6,7 @@ import argparse
 
 from ..algorithms import ALGORITHMS
 from ..backend import array_module
-from .common import add_backend_argument, add_option_arguments, _arg, gpus_arg, options_from_args
+from .common import add_backend_argument, add_option_arguments, count_arg, gpus_arg, master_arg, options_from_args
 
 ORDER = 35
 HELP = "train a small model data-parallel on G simulated GPUs, syncing gradients with an algorithm"
@@ -23,8 +23,7 @@ def _positive_float(text: str) -> float:
 
 
 def _whole(what: str, minimum: int, maximum: int):
-    from ..checks import check_count
-    return _arg(lambda v: check_count(v, what, minimum=minimum, maximum=maximum))
+    return count_arg(what, minimum=minimum, maximum=maximum)
 
 
 def register(sub) -> None:
@@ -35,7 +34,7 @@ def register(sub) -> None:
                         help="number of simulated GPUs (default: 4)")
     parser.add_argument("-a", "--algorithm", default="ring", choices=list(ALGORITHMS),
                         help="all-reduce algorithm for the gradients (default: ring)")
-    parser.add_argument("--master", type=int, default=None, metavar="K",
+    parser.add_argument("--master", type=master_arg, default=None, metavar="K",
                         help="the master GPU of the master algorithm, 1..G (default: 1)")
     parser.add_argument("-e", "--epochs", type=_whole("the number of epochs", 1, 10_000), default=5,
                         metavar="E", help="passes over the data (default: 5)")

@@ -1,10 +1,11 @@
-"""ringsim walk: every iteration in the seed's own sentences, then the ledger against the formulas."""
+"""ringsim walk: every iteration in words, then the ledger against the closed forms."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
+from ..algorithms import closed_form
 from ..errors import RingsimError
 from ..formula import format_number
 from ..ledger import transfer_elements
@@ -12,18 +13,23 @@ from ..naming import subscript
 from ..narrate import held
 from ..simulation import SYMBOLIC_MAX_GPUS, Simulation, phase_text
 from ..backend import to_numpy
+from ..textout import json_ensure_ascii
 from .common import add_scenario_arguments, simulation_from_args
 
 ORDER = 10
-HELP = "print every iteration in the seed's sentences, then the ledger vs the formulas"
+HELP = "print every iteration in words, then the ledger vs the formulas"
+MAX_VALUES_SHOWN = 20_000  # numbers --values prints in all, unless --force
 
 
 def register(sub) -> None:
-    parser = sub.add_parser("walk", help=HELP, description=HELP + ". Defaults: the seed's "
+    parser = sub.add_parser("walk", help=HELP, description=HELP + ". Defaults: the 4-GPU "
                             "example (ring, 4 GPUs, 8 elements per GPU).")
     add_scenario_arguments(parser)
     parser.add_argument("--values", action="store_true",
-                        help="show every GPU's numbers after each iteration (small integers)")
+                        help="show every GPU's numbers after each iteration (small integers; "
+                             f"at most {MAX_VALUES_SHOWN:,} numbers in all unless --force)")
+    parser.add_argument("--force", action="store_true",
+                        help="print --values however many numbers that makes")
     parser.add_argument("--json", action="store_true",
                         help="print JSON Lines: one object per step, then a summary")
     parser.set_defaults(run=run)
@@ -33,6 +39,13 @@ def run(args: argparse.Namespace) -> int:
     if args.gpus > SYMBOLIC_MAX_GPUS:
         raise RingsimError(f"walk prints every transfer, so it takes at most {SYMBOLIC_MAX_GPUS} "
                            f"GPUs; `ringsim compare --gpus {args.gpus}` handles any G")
+    if args.values and not args.force:
+        steps = int(closed_form(args.algorithm, args.gpus, args.elements, master=args.master).steps)
+        shown = args.gpus * args.elements * (steps + 1)
+        if shown > MAX_VALUES_SHOWN:
+            raise RingsimError(f"--values would print {shown:,} numbers ({args.gpus} GPUs × "
+                               f"{args.elements:,} elements, at the start and after each of "
+                               f"{steps:,} steps); at most {MAX_VALUES_SHOWN:,} without --force")
     sim = simulation_from_args(args)
     (_json_lines if args.json else _text)(sim, args.values)
     return 0
@@ -53,7 +66,7 @@ def _json_lines(sim: Simulation, _values: bool) -> None:
         ]
         print(json.dumps({"type": "step", "step": index + 1, "phase": step.phase,
                           "iteration": step.iteration, "transfers": transfers},
-                         ensure_ascii=False))
+                         ensure_ascii=json_ensure_ascii()))
     ledger, formulas = sim.ledger(), sim.closed_form()
     print(json.dumps({
         "type": "summary", "algorithm": sim.plan.algorithm, "gpus": sim.plan.gpus,
@@ -62,7 +75,7 @@ def _json_lines(sim: Simulation, _values: bool) -> None:
         "received": ledger.received.tolist(), "steps": ledger.steps,
         "messages": ledger.messages, "busiest_gpu": ledger.busiest() + 1,
         "correct": sim.correct(),
-    }, ensure_ascii=False))
+    }, ensure_ascii=json_ensure_ascii()))
 
 
 def _values_lines(sim: Simulation) -> list[str]:
@@ -106,13 +119,13 @@ def _text(sim: Simulation, values: bool) -> None:
 
 def _print_ledger(sim: Simulation) -> None:
     ledger, formulas = sim.ledger(), sim.closed_form()
-    busiest = ledger.busiest()
+    sender, receiver = int(ledger.sent.argmax()), int(ledger.received.argmax())
     rows = [
         ("elements moved", format_number(ledger.total), str(formulas.total)),
-        (f"sent by the busiest GPU (GPU{busiest + 1})", format_number(ledger.sent[busiest]),
+        (f"sent by the busiest sender (GPU{sender + 1})", format_number(ledger.sent[sender]),
          str(formulas.busiest_sent)),
-        (f"received by GPU{busiest + 1}", format_number(ledger.received[busiest]),
-         str(formulas.busiest_received)),
+        (f"received by the busiest receiver (GPU{receiver + 1})",
+         format_number(ledger.received[receiver]), str(formulas.busiest_received)),
         ("steps", format_number(ledger.steps), str(formulas.steps)),
         ("messages", format_number(ledger.messages), str(formulas.messages)),
     ]
@@ -122,3 +135,19 @@ def _print_ledger(sim: Simulation) -> None:
         print(f"  {name:<{width}}  {measured:>8}   {formula}")
     print("  sent per GPU:     " + ", ".join(format_number(v) for v in ledger.sent))
     print("  received per GPU: " + ", ".join(format_number(v) for v in ledger.received))
+    note = uneven_note(sim)
+    if note:
+        print(f"\n{note}")
+
+
+def uneven_note(sim: Simulation) -> str:
+    """Why per-GPU counts differ from the textbook 2·(G−1)·N/G when G does not divide N."""
+    form = sim.closed_form().busiest_sent
+    if not form.uneven:
+        return ""
+    g, n = sim.plan.gpus, sim.layout.elements
+    sizes = " and ".join(str(size) for size in sorted(set(sim.layout.sizes()), reverse=True))
+    return (f"N mod G = {n % g}: the segments differ by one element (sizes {sizes}), so GPUs "
+            f"do not all send the same. The busiest sends exactly {form.exact} = "
+            f"{format_number(form.value)}, not the textbook {form.text} = "
+            f"{format_number(form.textbook)}, which holds when G divides N.")

@@ -69,7 +69,8 @@ def test_broken_cupy_install_is_one_line_too(tmp_path):
 def test_cupy_not_installed():
     done = ringsim("walk", "--backend", "cupy")
     assert done.returncode == 2
-    assert done.stderr == "ringsim: error: CuPy is not installed: pip install 'ringsim[gpu]'\n"
+    assert done.stderr == ("ringsim: error: CuPy is not installed: in your ringsim clone, "
+                           "pip install '.[gpu]' (CUDA 12; '.[gpu-cuda13]' for CUDA 13)\n")
     assert "Traceback" not in done.stderr
 
 

@@ -125,7 +125,9 @@ def test_answers_match_the_engine(lessons):
     assert answers4["How many elements does the master receive with G = 16 GPUs and N = 8?"] == \
         str(int(closed_form("master", 16, 8).busiest_received.value)) == "120"
     answers7 = _answers(by_number(lessons, 7))
-    assert answers7["With 1,000 GPUs, how many times more does the master carry than one ring GPU?"] == "500"
+    # N = 8 < G = 1,000: eight one-element segments, so a ring GPU moves exactly 16 + 16,
+    # not the textbook 2·(G−1)·N/G; the master moves 2·999·8 (exact closed forms).
+    assert answers7["With 1,000 GPUs, how many times more does the master carry than one ring GPU?"] == "499.50"
     assert answers7["With the master at G = 4 and N = 8, how many elements does the master send plus receive?"] == "48"
     assert _answers(by_number(lessons, 9))["How many steps does the ring need with 1,000 GPUs?"] == "1,998"
 

@@ -1,0 +1,47 @@
+"""The API refuses what it cannot sum with a RingsimError that says what was expected."""
+
+import numpy as np
+import pytest
+
+from ringsim import RingsimError, Simulation, allreduce, closed_form
+
+pytestmark = pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: allreduce({1: np.ones(3)}), "a list or tuple with one array per GPU, got a dict"),
+    (lambda: allreduce({np.float64(1)}), "got a set"),
+    (lambda: allreduce("ab"), "got a str"),
+    (lambda: allreduce(np.float64(3)), "got a float64"),
+    (lambda: allreduce([[1, 2], [3]]), r"same shape: GPU1 has \(2,\), GPU2 has \(1,\)"),
+    (lambda: allreduce([[1, [2, 3]], [3, 4]]), "GPU1's array must be a regular array of numbers"),
+    (lambda: allreduce([np.matrix([[1, 2]])] * 2), "not np.matrix"),
+    (lambda: allreduce([np.array([{}]), np.array([{}])]), "must be numeric .* got object"),
+    (lambda: allreduce([np.ones(2, bool)] * 2), "must be numeric .* got bool"),
+    (lambda: Simulation.create("ring", 2, 2, gradients=np.array([["a", "b"], ["c", "d"]])),
+     "gradients must be numeric .* got <U1"),
+    (lambda: Simulation.create("ring", 2, 2, gradients=np.ones((2, 2), bool)),
+     "gradients must be numeric .* got bool"),
+    (lambda: Simulation.create("ring", 2, 2, gradients=np.array([[None, 1], [2, 3]])),
+     "gradients must be numeric .* got object"),
+    (lambda: Simulation.create("ring", 2, 2, gradients=[[1, 2], [3]]),
+     "gradients must be a regular array of numbers"),
+    (lambda: Simulation.create("ring", 2, 2, gradients=np.matrix([[1, 2], [3, 4]])),
+     "not np.matrix"),
+    (lambda: Simulation.create().goto("3"), "the step must be a whole number, got '3'"),
+    (lambda: Simulation.create().goto(2.5), "the step must be a whole number, got 2.5"),
+    (lambda: Simulation.create().goto(7), "the step must be from 0 to 6, got 7"),
+    (lambda: closed_form("ring", 0, 8), "the number of GPUs must be from 1"),
+    (lambda: closed_form("ring", 4, -1), "elements per GPU must be at least 0, got -1"),
+])
+def test_bad_api_input_is_a_ringsim_error(call, message):
+    with pytest.raises(RingsimError, match=message):
+        call()
+
+
+def test_what_is_accepted_still_works():
+    sim = Simulation.create("ring", 2, 2, gradients=[[1, 2], [3, 4]])
+    sim.goto(2.0)  # a whole float is a whole number
+    assert sim.done and sim.values().tolist() == [[4, 6], [4, 6]]
+    assert [o.tolist() for o in allreduce([[1, 2], [3, 4]]).outputs] == [[4, 6], [4, 6]]
+    assert [o.tolist() for o in allreduce(np.array([[1, 2], [3, 4]])).outputs] == [[4, 6], [4, 6]]

@@ -1,0 +1,96 @@
+"""Closed pipes, full disks, a closed stdout and ASCII-only terminals, with real processes."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ringsim.textout import ascii_form
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = pytest.param(["bench", "--quick", "--backend", "numpy"], marks=pytest.mark.slow)
+COMMANDS = [["walk"], ["walk", "--json"], ["compare"], ["train", "--epochs", "1"], BENCH,
+            ["--help"], ["walk", "--help"]]
+
+
+def env(**extra):
+    """The environment a user's shell gives: no PYTHONUNBUFFERED, ringsim from this tree."""
+    base = {k: v for k, v in os.environ.items() if k not in ("PYTHONUNBUFFERED", "PYTHONIOENCODING")}
+    return {**base, "PYTHONPATH": ROOT, **extra}
+
+
+def ringsim(*argv):
+    return [sys.executable, "-m", "ringsim", *argv]
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=lambda argv: " ".join(argv) if isinstance(argv, list) else None)
+def test_a_reader_that_leaves_ends_the_command_quietly(argv):
+    proc = subprocess.Popen(ringsim(*argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env(), cwd=ROOT)
+    proc.stdout.close()  # `| true`: the reader is gone before the first line is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0
+    assert err == ""
+
+
+def test_a_reader_that_leaves_mid_output_ends_it_quietly_too():
+    # walk --gpus 40 prints far more than a pipe's buffer: the write fails mid-run.
+    script = "python -m ringsim walk --gpus 40 | head -1; echo ${PIPESTATUS[0]}"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env(),
+                          cwd=ROOT, timeout=120)
+    assert proc.stdout.splitlines() == ["Ring all-reduce · 40 GPUs · 8 elements per GPU", "0"]
+    assert proc.stderr == ""
+
+
+@pytest.mark.parametrize("argv", [["walk"], ["walk", "--gpus", "40"], ["compare"]], ids=" ".join)
+def test_a_full_disk_is_one_line_and_a_failure(argv):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(ringsim(*argv), stdout=full, stderr=subprocess.PIPE, text=True,
+                              env=env(), cwd=ROOT, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr == "ringsim: error: cannot write to standard output: No space left on device\n"
+
+
+@pytest.mark.parametrize("argv", [[], ["walk"]], ids=lambda a: " ".join(a) or "bare")
+def test_a_closed_stdout_is_one_line(argv):
+    command = " ".join(["python -m ringsim", *argv]) + " >&-"
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env(),
+                          cwd=ROOT, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("ringsim: error: standard output is closed")
+    assert len(proc.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=lambda argv: " ".join(argv) if isinstance(argv, list) else None)
+def test_an_ascii_terminal_gets_ascii_forms(argv):
+    proc = subprocess.run(ringsim(*argv), capture_output=True, env=env(PYTHONIOENCODING="ascii"),
+                          cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode("ascii", "replace")
+    out = proc.stdout.decode("ascii")  # every byte is ASCII
+    assert proc.stderr == b""
+    if argv == ["walk"]:
+        assert "GPU1 sends a1 to GPU2, where it is added to b1" in out
+        assert "2*(G-1)*N = 48" in out
+    if argv == ["walk", "--json"]:
+        unicode = subprocess.run(ringsim(*argv), capture_output=True, env=env(), cwd=ROOT,
+                                 timeout=120).stdout.decode()
+        records = [json.loads(line) for line in out.splitlines()]
+        assert records == [json.loads(line) for line in unicode.splitlines()]
+        assert records[0]["transfers"][0]["label"] == "a₁"  # escaped, not rewritten
+
+
+def test_errors_reach_an_ascii_terminal_too():
+    proc = subprocess.run(ringsim("walk", "--gpus", "−3"), capture_output=True,
+                          env=env(PYTHONIOENCODING="ascii"), cwd=ROOT, timeout=120)
+    assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+    proc.stderr.decode("ascii")
+
+
+@pytest.mark.parametrize("text, ascii", [
+    ("GPU1 sends a₁₂ to GPU2", "GPU1 sends a12 to GPU2"), ("2·(G−1)·N/G", "2*(G-1)*N/G"),
+    ("⌊N/G⌋", "floor(N/G)"), ("G² and 2¹⁰", "G^2 and 2^10"), ("a → b … c ≤ d", "a -> b ... c <= d"),
+    ("naïve ☃", "naive ?"), ("plain", "plain")])
+def test_ascii_forms(text, ascii):
+    assert ascii_form(text) == ascii

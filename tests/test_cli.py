@@ -102,7 +102,7 @@ def test_bench_quick_json(capsys):
     text = "\n".join(text_lines(records, quick=True))
     assert all(r["quick"] is True for r in records)
     assert "NOT met" not in text and " met" not in text
-    assert text.count("quick: not comparable with the targets") == 3
+    assert text.count("quick: not comparable with the targets") == len(records)
     assert "met" in "\n".join(text_lines(records, quick=False))
 
 
@@ -133,8 +133,9 @@ def test_compare_time_table(capsys):
     status, out, _ = run(["compare", "--time", "--gpus", "8", "--size", "1MiB"], capsys)
     assert status == 0
     assert "Modelled time on flat · 8 GPUs" in out and "Flat (textbook)" in out and "busbw = algbw·2(G−1)/G" in out
-    table = out[out.index("algorithm               time"):]
-    assert table.splitlines()[2].startswith("Ring all-reduce")
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("algorithm") and " time " in line)
+    assert lines[header + 2].startswith("Ring all-reduce")
 
 
 def test_compare_answers_a_million_gpus_with_exact_integers(capsys):

@@ -39,7 +39,8 @@ CASES = [
     (GOOD_FRONT + "<!-- stop 2 -->\n", 8, "this marker says stop 2 but the front matter's next stop is 1"),
     (GOOD_FRONT + "text\n", 6, "stop 1 has no '<!-- stop 1 -->' marker in the text"),
     (GOOD_FRONT + GOOD_BODY + "<!-- stop 3 -->\n", 10, "stop 3 is not listed in the front matter's stops"),
-    (GOOD_FRONT + "<!-- stop one -->\n", 8, "a stop marker is '<!-- stop N -->' with N the steps done, "
+    (GOOD_FRONT + "<!-- stop one -->\n", 8, "a stop marker is '<!-- stop N -->' with N the steps done "
+                                            "(a whole number or an expression in G and N), "
                                             "got '<!-- stop one -->'"),
     # placeholders
     (GOOD_FRONT + GOOD_BODY + "Moved {{ledger.totl}}.\n", 10,

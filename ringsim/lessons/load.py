@@ -418,7 +418,8 @@ def _question(block, resolve, context: Context, stop: int | None, path: Path,
         return None
     number, expression = answer
     expression = expression.strip().removeprefix("{{").removesuffix("}}").strip()
-    if re.fullmatch(r"[-+\d.,\s]+", expression) or not expression[:1].isalpha():
+    arithmetic = expression.startswith("=") and re.search(r"\b[GN]\b", expression)
+    if re.fullmatch(r"[-+\d.,\s]+", expression) or not (expression[:1].isalpha() or arithmetic):
         problems.append(Problem(path, number, f"answer {clip(expression)!r} is typed by hand: write an "
                                               f"engine expression such as sent[3] or ledger.total"))
         return None

@@ -6,7 +6,7 @@ from typing import Callable, TextIO
 
 from ..simulation import Simulation
 from .model import Lesson, Question, Section
-from .text import plain, plural
+from .text import plain, plural, wrap
 from .vocabulary import title_text
 
 RULE = "─"
@@ -40,6 +40,15 @@ def _grid(cells: list[list[str]], g: int) -> list[str]:
     name = len(f"GPU{g}")
     return [f"  GPU{gpu + 1:<{name - 3}}  " + " │ ".join(f"{cell:<{w}}" for cell, w in zip(row, widths))
             .rstrip() for gpu, row in enumerate(cells)]
+
+
+def meter(sim: Simulation) -> str:
+    """Total and busiest-GPU traffic so far: the two numbers the course follows at every stop."""
+    from ..formula import format_number as n
+    ledger = sim.ledger()
+    busiest = ledger.busiest()
+    return (f"  moved so far: {n(ledger.total)} in all · busiest GPU{busiest + 1}: "
+            f"sent {n(ledger.sent[busiest])}, received {n(ledger.received[busiest])}")
 
 
 def listing(lessons: list[Lesson]) -> list[str]:
@@ -81,6 +90,10 @@ class Runner:
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
+
+    def note(self, text: str) -> None:
+        """A line of the runner's own ('Question: …', 'Why: …'), filled to 80 columns."""
+        self.say(wrap(text, WIDTH, "  "))
 
     def read(self, prompt: str) -> str | None:
         """A line from the learner, or None at end of input (then we stop waiting)."""
@@ -126,20 +139,23 @@ class Runner:
             where = f"after step {section.stop} of {len(self.sim.plan)}" if section.stop else "before step 1"
             self.say(f"{RULE * 3} {self.sim.banner} ({where}) {RULE * 3}")
             self.say("\n".join(state_lines(self.sim)))
+            if section.stop:
+                self.say(meter(self.sim))
             self.say()
         if section.text.strip():
             self.markdown(section.text)
 
     def ask(self, question: Question) -> None:
-        self.say(f"\nQuestion: {question.prompt}")
+        self.say()
+        self.note(f"Question: {question.prompt}")
         if self.inp is None:
             self.say(f"Answer: {question.answer}")
-            self.say(f"Why: {question.explain()}")
+            self.note(f"Why: {question.explain()}")
             return
         reply = self.read("Your answer (Enter to see it): ")
         if reply is None or not reply.strip():
             self.say(f"Answer: {question.answer}")
-            self.say(f"Why: {question.explain()}")
+            self.note(f"Why: {question.explain()}")
             return
         self.asked += 1
         if question.check(reply):
@@ -147,7 +163,7 @@ class Runner:
             self.say(f"Right: {question.answer}.")
         else:
             self.say(f"Not quite: the engine says {question.answer}.")
-            self.say(f"Why: {question.explain()}")
+            self.note(f"Why: {question.explain()}")
 
 
 def run_lesson(lesson: Lesson, out: TextIO, inp: TextIO | None = None, xp=None, *,
@@ -157,4 +173,4 @@ def run_lesson(lesson: Lesson, out: TextIO, inp: TextIO | None = None, xp=None, 
     return Runner(lesson, out, inp, xp, rich).run()
 
 
-__all__ = ["listing", "markdown_printer", "run_lesson", "state_lines"]
+__all__ = ["listing", "markdown_printer", "meter", "run_lesson", "state_lines"]

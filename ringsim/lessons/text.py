@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 
 # ESC [ … final byte (CSI), ESC ] … BEL or ESC \ (OSC), ESC P/X/^/_ … ESC \ (DCS and friends),
 # then any other two-byte ESC sequence: what a terminal would act on instead of printing.
@@ -57,13 +58,31 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
 
 
-def plain(markdown: str) -> str:
-    """Markdown as plain text for a pipe or a file: headings underlined, emphasis and fences gone.
+_ITEM = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
+
+
+def wrap(text: str, width: int = 80, indent: str = "") -> str:
+    """One paragraph or list item filled to `width` columns."""
+    return textwrap.fill(" ".join(text.split()), width=width, subsequent_indent=indent,
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def plain(markdown: str, width: int = 80) -> str:
+    """Markdown as plain text for a pipe or a file: headings underlined, emphasis and fences
+    gone, paragraphs and list items filled to `width` columns.
 
     Code blocks keep their lines as they are (indented by four), so tables and diagrams survive.
     """
     out: list[str] = []
     fence: str | None = None
+    item: list[str] = []
+    hang = ""
+
+    def flush() -> None:
+        if item:
+            out.append(wrap(" ".join(item), width, hang))
+            item.clear()
+
     for line in markdown.split("\n"):
         match = _FENCE.match(line)
         if fence is not None:
@@ -73,15 +92,28 @@ def plain(markdown: str) -> str:
                 out.append("    " + line if line.strip() else "")
             continue
         if match:
+            flush()
             fence = match.group(1)
             continue
         heading = _HEADING.match(line)
         if heading:
+            flush()
             title = _inline(heading.group(2))
             out.append(title)
             out.append(("=" if len(heading.group(1)) == 1 else "-") * len(title))
             continue
-        out.append(_inline(line))
+        if not line.strip():
+            flush()
+            out.append("")
+            continue
+        bullet = _ITEM.match(line)
+        if bullet:
+            flush()
+            hang = " " * len(bullet.group(0))
+        elif not item:
+            hang = ""
+        item.append(_inline(line.strip()) if not bullet else bullet.group(0) + _inline(line[bullet.end():]))
+    flush()
     return "\n".join(out)
 
 

@@ -336,6 +336,22 @@ def _latency_row(key: str) -> Callable:
     return fn
 
 
+def _latencies_row(key: str) -> Callable:
+    def fn(a) -> str:
+        from .costs import cost_rows
+        rows = {r.key: r for r in cost_rows(a.scenario.gpus, a.scenario.elements)}
+        return _n(rows[key].latencies)
+    return fn
+
+
+def _latencies_why(key: str) -> Callable:
+    def why(a, value: str) -> str:
+        from .costs import cost_rows
+        row = {r.key: r for r in cost_rows(a.scenario.gpus, a.scenario.elements)}[key]
+        return f"{row.name} at G = {a.scenario.gpus:,} pays {value} latencies in a row ({row.source})."
+    return why
+
+
 def _latency_why(key: str) -> Callable:
     def why(a, value: str) -> str:
         from .costs import cost_rows
@@ -374,6 +390,9 @@ def _train_block(a) -> str:
 
 def _train_why(a, value: str) -> str:
     run = _train_run(a)
+    if a.expr.name == "train.per_sync":
+        return (f"One sync is one all-reduce of the model's N = {run.parameters} parameters on "
+                f"{plural(run.gpus, 'GPU')}: {run.formula_per_sync}.")
     if a.expr.name == "train.elements":
         return (f"{run.syncs:,} syncs (one per batch) × {run.formula_per_sync} elements per sync "
                 f"= {value}.")
@@ -450,6 +469,8 @@ VOCABULARY: dict[str, Entry] = {
     "train.loss": Entry(lambda a: f"{_train_run(a).epochs[-1].loss:.5f}", _TRAIN, "final loss", _train_why),
     "train.elements": Entry(lambda a: _n(_train_run(a).elements_moved), _TRAIN,
                             "elements all the syncs moved", _train_why),
+    "train.per_sync": Entry(lambda a: _n(_train_run(a).elements_per_sync), _TRAIN,
+                            "elements one sync (one all-reduce) moves", _train_why),
     "train.syncs": Entry(lambda a: _n(_train_run(a).syncs), _TRAIN, "number of syncs", _train_why),
     "train.parameters": Entry(lambda a: _n(_train_run(a).parameters), _TRAIN, "model size N", _train_why),
 }
@@ -471,6 +492,8 @@ def _register_latency_rows() -> None:
     for key, name in ROW_KEYS.items():
         VOCABULARY[f"latency.{key}"] = Entry(_latency_row(key), _SIZE + ("alpha_us", "gbps"),
                                              f"α–β model time of {name}", _latency_why(key))
+        VOCABULARY[f"latencies.{key}"] = Entry(_latencies_row(key), _SIZE,
+                                               f"latencies (α) {name} pays in a row", _latencies_why(key))
 
 
 _register_latency_rows()

@@ -71,7 +71,7 @@ def plain(markdown: str, width: int = 80) -> str:
     """Markdown as plain text for a pipe or a file: headings underlined, emphasis and fences
     gone, paragraphs and list items filled to `width` columns.
 
-    Code blocks keep their lines as they are (indented by four), so tables and diagrams survive.
+    Code blocks keep their lines as they are (indented by two), so tables and diagrams survive.
     """
     out: list[str] = []
     fence: str | None = None
@@ -89,7 +89,7 @@ def plain(markdown: str, width: int = 80) -> str:
             if match and line.strip().startswith(fence):
                 fence = None
             else:
-                out.append("    " + line if line.strip() else "")
+                out.append("  " + line if line.strip() else "")
             continue
         if match:
             flush()
@@ -114,7 +114,7 @@ def plain(markdown: str, width: int = 80) -> str:
             hang = ""
         item.append(_inline(line.strip()) if not bullet else bullet.group(0) + _inline(line[bullet.end():]))
     flush()
-    return "\n".join(out)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n")
 
 
 def _inline(line: str) -> str:

@@ -189,6 +189,13 @@ def _each(field: str) -> Callable:
     return fn
 
 
+def _each_why(field: str) -> Callable:
+    def why(a, value: str) -> str:
+        return (f"The ledger counts what each GPU {_VERB[field]}, {where(a)}: "
+                f"{_listed(_per_gpu(a, field))}, so {value} each.")
+    return why
+
+
 _VERB = {"sent": "sent", "received": "received", "load": "sent plus received"}
 
 
@@ -225,10 +232,11 @@ def _compare(a) -> str:
     lines = [f"G = {g:,} GPUs, N = {n:,} elements per GPU"]
     for name, module in ALGORITHMS.items():
         cf = closed_form(name, g, n)
-        lines.append(f"{module.TITLE}:")
-        lines.append(f"  elements moved in all: {cf.total}")
-        lines.append(f"  the busiest GPU sends {cf.busiest_sent}")
-        lines.append(f"                 receives {cf.busiest_received}")
+        lines.append(f"{module.TITLE + ':':<19}in all {cf.total}")
+        if cf.busiest_sent == cf.busiest_received:
+            lines.append(f"  the busiest GPU sends and receives {cf.busiest_sent} each")
+        else:
+            lines.append(f"  the busiest GPU sends {cf.busiest_sent}, receives {cf.busiest_received}")
     return "\n".join(lines)
 
 
@@ -435,10 +443,10 @@ VOCABULARY: dict[str, Entry] = {
     "load[]": Entry(lambda a: _n(a.ledger().sent[a.gpu(a.indices[0])]
                                  + a.ledger().received[a.gpu(a.indices[0])]), _POS,
                     "elements GPU k sent plus received so far", _ledger_why("load")),
-    "sent.each": Entry(_each("sent"), _POS, "what every GPU sent, when all sent the same "
+    "sent.each": Entry(_each("sent"), _POS, why=_each_why("sent"), help="what every GPU sent, when all sent the same "
                        "(refused otherwise: a claim the engine checks)"),
-    "received.each": Entry(_each("received"), _POS, "what every GPU received, when all the same"),
-    "load.each": Entry(_each("load"), _POS, "sent plus received by every GPU, when all the same"),
+    "received.each": Entry(_each("received"), _POS, why=_each_why("received"), help="what every GPU received, when all the same"),
+    "load.each": Entry(_each("load"), _POS, why=_each_why("load"), help="sent plus received by every GPU, when all the same"),
     "sent.max": Entry(lambda a: _n(max(_per_gpu(a, "sent"))), _POS, "the most any GPU sent"),
     "sent.min": Entry(lambda a: _n(min(_per_gpu(a, "sent"))), _POS, "the least any GPU sent"),
     "received.max": Entry(lambda a: _n(max(_per_gpu(a, "received"))), _POS, "the most any GPU received"),

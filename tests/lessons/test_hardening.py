@@ -157,7 +157,7 @@ def test_plain_text_when_piped_and_rich_markdown_on_a_terminal():
 
 def test_plain_keeps_code_blocks_and_drops_emphasis():
     assert plain("# T\n\n**bold** and *it* and `code`\n```text\nx | y\n```") == \
-        "T\n=\n\nbold and it and code\n    x | y"
+        "T\n=\n\nbold and it and code\n  x | y"
 
 
 def test_the_teachers_guide_says_elements_is_required():

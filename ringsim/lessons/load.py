@@ -154,6 +154,9 @@ def _override(scenario: Scenario, gpus: int | None, elements: int | None) -> Sce
     """The lesson's scenario on another G and N, with the limits the front matter has."""
     if gpus is not None:
         check_gpus(gpus)
+        if gpus < 2:
+            raise RingsimError("a lesson needs at least 2 GPUs (--gpus 2 or more): one GPU has "
+                               "nothing to synchronise")
         if gpus > SYMBOLIC_MAX_GPUS:
             raise RingsimError(f"a lesson's scenario runs beside the text, so --gpus must be from 1 "
                                f"to {SYMBOLIC_MAX_GPUS}, got {gpus:,}")

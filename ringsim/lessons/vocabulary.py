@@ -87,11 +87,11 @@ def where(a) -> str:
     s = a.scenario
     name = ALGORITHMS[s.algorithm].TITLE
     if s.algorithm == "master":
-        name += f" (master GPU{s.master or 1})"
+        name += f" on GPU{s.master or 1}"
     steps = a.steps()
     at = "before step 1" if a.position == 0 else (
         "at the end" if a.position == steps else f"after step {a.position} of {steps}")
-    return f"{name} at G = {s.gpus:,}, N = {s.elements:,}, {at}"
+    return f"{name}, G = {s.gpus:,}, N = {s.elements:,}, {at}"
 
 
 def generic_why(a, value: str) -> str:
@@ -143,8 +143,8 @@ def _held_why(a, value: str) -> str:
         return (f"GPU{gpu}'s segment {segment} still holds only its own {start}: nothing was "
                 f"added into it by then ({where(a)}).")
     return (f"GPU{gpu}'s segment {segment} started as {start}; each reduce step adds the copy that "
-            f"arrives and each copy step replaces it, so {where(a)} it holds {len(set(held))} of "
-            f"{a.scenario.gpus} terms: {value}.")
+            f"arrives, each copy step replaces it. {where(a)}: it holds {len(set(held))} of "
+            f"{a.scenario.gpus} terms, {value}.")
 
 
 def _iterations(a) -> str:
@@ -191,7 +191,7 @@ def _each(field: str) -> Callable:
 
 def _each_why(field: str) -> Callable:
     def why(a, value: str) -> str:
-        return (f"The ledger counts what each GPU {_VERB[field]}, {where(a)}: "
+        return (f"The ledger counts what each GPU {_VERB[field]} ({where(a)}): "
                 f"{_listed(_per_gpu(a, field))}, so {value} each.")
     return why
 
@@ -214,7 +214,7 @@ def _ledger_why(field: str, gpu_from_index: bool = True) -> Callable:
         parts = " + ".join(f"{_n(m)} (step {p})" for p, m in steps[:8])
         if len(steps) > 8:
             parts += f" + … ({len(steps)} steps)"
-        return f"The ledger adds what {who} {_VERB.get(field, 'moved')} step by step, {where(a)}: " \
+        return f"The ledger adds what {who} {_VERB.get(field, 'moved')}, step by step ({where(a)}): " \
                f"{parts} = {value}."
     return why
 
@@ -290,7 +290,8 @@ def _calc(a) -> str:
 
 def _calc_why(a, value: str) -> str:
     s = a.ctx.scenario
-    return f"{a.expr.indices[0].text} with G = {s.gpus:,} and N = {s.elements:,} is {value}."
+    expression = a.expr.indices[0].text.replace("//", "÷").replace("*", "·").replace("-", "−")
+    return f"{expression} with G = {s.gpus:,} and N = {s.elements:,} is {value}."
 
 
 def _letters(a) -> str:

@@ -18,13 +18,22 @@ def test_rows_follow_the_closed_forms_and_the_textbook():
     assert r["ring"].latencies == int(ring.steps.value) == 1998
     assert r["ring"].elements == int(ring.busiest_sent.value) == 1_998_000
     assert r["master"].elements == 2 * 999 * 1_000_000
-    assert r["tree"].latencies == 2 * 10 and r["tree"].elements == 20 * 1_000_000
     # α·latencies + β·elements, β = 4 bytes / 100 GB/s
     assert r["ring"].seconds == pytest.approx(1998 * 5e-6 + 1_998_000 * 4e-11)
-    assert [x.simulated for x in r.values()] == [True, True, True, False, False]
+    # Rows of algorithms in the engine's registry are simulated; the textbook rows are not
+    # (until an algorithm module of that name lands: then its closed form prices the row).
+    from ringsim.algorithms import ALGORITHMS
+    assert [x.simulated for x in r.values()] == [key in ALGORITHMS for key in r]
+
+
+def _textbook(key):
+    from ringsim.algorithms import ALGORITHMS
+    if key in ALGORITHMS:
+        pytest.skip(f"{key} is now an engine algorithm: its row comes from its closed form")
 
 
 def test_halving_doubling_at_a_power_of_two_and_not():
+    _textbook("halving_doubling")
     # Thakur, Rabenseifner & Gropp 2005: 2·lg p·α + 2·(p−1)/p·n·β at p = 2^k; otherwise
     # fold the r = p − 2^⌊lg p⌋ extra processes in and out: two more steps, 2·n·β more.
     at_1024 = rows(1024, 1024)["halving_doubling"]
@@ -34,6 +43,12 @@ def test_halving_doubling_at_a_power_of_two_and_not():
     assert at_1000.elements == 2 * 511 * 100_000_000 // 512 + 2 * 100_000_000  # exact here
     # The figure: 16.1 ms at α = 5 µs, 100 GB/s (not 8.1 ms as if 1,000 were 1,024).
     assert format_seconds(at_1000.seconds) == "16.1 ms"
+
+
+def test_the_binomial_tree_moves_whole_gradients_on_every_level():
+    _textbook("tree")
+    r = rows(1000, 1_000_000)["tree"]
+    assert (r.latencies, r.elements) == (2 * 10, 20 * 1_000_000)   # 2·⌈log₂ 1000⌉ levels of N
 
 
 def test_the_ring_pays_the_largest_segment_each_step():

@@ -138,10 +138,11 @@ def test_a_wrong_answer_gets_the_why(lessons):
                                           "(G−1)·N; with G = 16 and N = 8 that is (16−1)·8 = 120.")
     held = by_number(lessons, 5).questions[0]
     assert held.explain().startswith("GPU1's segment 4 started as a₄; each reduce step adds")
-    assert held.explain().endswith("it holds 2 of 4 terms: d₄+a₄.")
+    assert held.explain().endswith("Ring all-reduce, G = 4, N = 8, after step 1 of 6: it holds 2 of 4 "
+                                   "terms, d₄+a₄.")
     sent = [q for q in by_number(lessons, 6).questions if "received over both" in q.prompt][0]
-    assert sent.explain() == ("The ledger adds what GPU4 received step by step, Ring all-reduce at "
-                              "G = 4, N = 8, at the end: 2 (step 1) + 2 (step 2) + 2 (step 3) + 2 "
+    assert sent.explain() == ("The ledger adds what GPU4 received, step by step (Ring all-reduce, "
+                              "G = 4, N = 8, at the end): 2 (step 1) + 2 (step 2) + 2 (step 3) + 2 "
                               "(step 4) + 2 (step 5) + 2 (step 6) = 12.")
 
 

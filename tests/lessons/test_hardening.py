@@ -130,15 +130,17 @@ def test_clip_and_plural():
 
 
 def test_one_gpu_one_element_reads_in_the_singular(tmp_path):
-    _write(tmp_path, "01-x.md", "---\ntitle: T\ngpus: 3\nelements: 3\n---\n"
-                                "{{G unit=segment}} of {{segment.size unit=element}}\n")
+    body = "{{G unit=segment}} of {{segment.size unit=element}}\n"
+    _write(tmp_path, "01-x.md", "---\ntitle: T\ngpus: 1\nelements: 1\n---\n" + body)
     out = io.StringIO()
-    run_lesson(load_lessons(tmp_path, gpus=1, elements=1)[0], out)
+    run_lesson(load_lessons(tmp_path)[0], out)
     assert "Scenario: Ring all-reduce · 1 GPU · 1 element per GPU" in out.getvalue()
     assert "1 segment of 1 element" in out.getvalue()
     out = io.StringIO()
-    run_lesson(load_lessons(tmp_path)[0], out)
+    run_lesson(load_lessons(tmp_path, gpus=3, elements=3)[0], out)
     assert "3 segments of 1 element" in out.getvalue()
+    with pytest.raises(RingsimError, match="a lesson needs at least 2 GPUs"):
+        load_lessons(tmp_path, gpus=1)
 
 
 def test_plain_text_when_piped_and_rich_markdown_on_a_terminal():

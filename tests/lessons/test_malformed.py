@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ringsim import RingsimError
+from ringsim.algorithms import ALGORITHMS
 from ringsim.lessons import check_lessons, load_lessons
 
 GOOD_FRONT = "---\ntitle: T\nalgorithm: ring\ngpus: 4\nelements: 8\nstops: 1\n---\n"
@@ -20,8 +21,8 @@ CASES = [
                                             "title, algorithm, gpus, elements, master, stops"),
     ("---\ngpus: 4\nelements: 8\nstops:\n---\n", 1, "the front matter needs 'title:'"),
     ("---\ntitle: T\ngpus: four\nelements: 8\nstops:\n---\n", 3, "gpus must be a whole number, got 'four'"),
-    ("---\ntitle: T\nalgorithm: tree\ngpus: 4\nelements: 8\nstops:\n---\n", 3,
-     "unknown algorithm 'tree'; choose one of: ring, master, naive"),
+    ("---\ntitle: T\nalgorithm: bogus\ngpus: 4\nelements: 8\nstops:\n---\n", 3,
+     f"unknown algorithm 'bogus'; choose one of: {', '.join(ALGORITHMS)}"),
     # scenario out of range
     ("---\ntitle: T\ngpus: 0\nelements: 8\nstops:\n---\n", 3, "the number of GPUs must be from 1 to 1,000,000, got 0"),
     ("---\ntitle: T\ngpus: 500\nelements: 8\nstops:\n---\n", 3,

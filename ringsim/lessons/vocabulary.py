@@ -233,7 +233,10 @@ def _compare(a) -> str:
     for name, module in ALGORITHMS.items():
         cf = closed_form(name, g, n)
         lines.append(f"{module.TITLE + ':':<19}in all {cf.total}")
-        if cf.busiest_sent == cf.busiest_received:
+        if n % g and "/G" in cf.busiest_sent.text:
+            # The formula is the average; segments differ by one element, so GPUs differ too.
+            lines.append(f"  each GPU sends and receives {cf.busiest_sent} on average")
+        elif cf.busiest_sent == cf.busiest_received:
             lines.append(f"  the busiest GPU sends and receives {cf.busiest_sent} each")
         else:
             lines.append(f"  the busiest GPU sends {cf.busiest_sent}, receives {cf.busiest_received}")
@@ -317,6 +320,13 @@ def _complete(a) -> str:
 
 def _busiest(a) -> int:
     return a.ledger().busiest()
+
+
+def _busiest_why(a, value: str) -> str:
+    ledger, k = a.ledger(), _busiest(a)
+    return (f"The ledger adds what each GPU sent and received ({where(a)}); GPU{k + 1} has the most: "
+            f"{_n(ledger.sent[k])} sent + {_n(ledger.received[k])} received = "
+            f"{_n(ledger.sent[k] + ledger.received[k])}.")
 
 
 def _latency(a) -> str:
@@ -454,12 +464,14 @@ VOCABULARY: dict[str, Entry] = {
     "received.min": Entry(lambda a: _n(min(_per_gpu(a, "received"))), _POS, "the least any GPU received"),
     "sent.list": Entry(lambda a: _listed(_per_gpu(a, "sent")), _POS, "what GPU1, GPU2, … sent: '5, 6 and 5'"),
     "received.list": Entry(lambda a: _listed(_per_gpu(a, "received")), _POS, "what each GPU received"),
-    "busiest": Entry(lambda a: gpu_name(_busiest(a)), _POS, "the GPU that sent plus received most"),
-    "busiest.sent": Entry(lambda a: _n(a.ledger().sent[_busiest(a)]), _POS, "elements the busiest GPU sent"),
+    "busiest": Entry(lambda a: gpu_name(_busiest(a)), _POS, "the GPU that sent plus received most",
+                     _busiest_why),
+    "busiest.sent": Entry(lambda a: _n(a.ledger().sent[_busiest(a)]), _POS, "elements the busiest GPU sent",
+                          _busiest_why),
     "busiest.received": Entry(lambda a: _n(a.ledger().received[_busiest(a)]), _POS,
-                              "elements the busiest GPU received"),
+                              "elements the busiest GPU received", _busiest_why),
     "busiest.load": Entry(lambda a: _n(a.ledger().sent[_busiest(a)] + a.ledger().received[_busiest(a)]),
-                          _POS, "elements the busiest GPU sent plus received"),
+                          _POS, "elements the busiest GPU sent plus received", _busiest_why),
     "held[][]": Entry(_held, _POS, "what GPU k's segment j holds: 'd₄+a₄'", _held_why),
     "sentences": Entry(_sentences, _POS + ("step",), "the sentences of one step, one per line"),
     "compare": Entry(_compare, _SIZE, "the algorithms' closed forms for the scenario"),

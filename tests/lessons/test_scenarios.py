@@ -221,6 +221,14 @@ def check_claims(number: int, lesson, g: int, n: int) -> int:
         if m:
             assert n % g and m[1] == listed(sent)
         assert found == 1
+        m = claim(rf"G = {g} GPUs, N = {n} elements per GPU Ring all-reduce: in all 2·\(G−1\)·N = ([\d,]+) "
+                  r"(the busiest GPU sends and receives 2·\(G−1\)·N/G = ([\d,]+) each|each GPU sends and "
+                  r"receives 2·\(G−1\)·N/G = ([\d.,]+) on average)")
+        assert m and num(m[1]) == sum(sent)
+        if m[3]:
+            assert n % g == 0 and num(m[3]) == max(sent) == min(sent)
+        else:
+            assert n % g and abs(float(m[4].replace(",", "")) - sum(sent) / g) < 0.01
     if number == 9:
         sent, _, _ = ring(g, n, end)
         m = claim(r"Our ring of \d+ GPUs? took ([\d,]+) steps")

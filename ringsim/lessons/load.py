@@ -102,6 +102,26 @@ def check_lessons(directory: str | Path | None = None, *, gpus: int | None = Non
     return sorted(lessons, key=lambda l: l.number), problems
 
 
+def load_numbered(number: int, directory: str | Path | None = None, *, gpus: int | None = None,
+                  elements: int | None = None) -> Lesson:
+    """Lesson `number` of a folder, loaded alone (a run on another G and N computes only it)."""
+    folder = default_directory() if directory is None else Path(directory)
+    if not folder.is_dir():
+        raise RingsimError(f"{clean(str(folder))}: no such lessons folder")
+    files = [p for p in lesson_files(folder) if int(re.match(r"\d+", p.name).group()) == number]
+    if not files:
+        numbers = ", ".join(str(int(re.match(r"\d+", p.name).group())) for p in lesson_files(folder))
+        raise RingsimError(f"there is no lesson {number}; the lessons are {numbers}")
+    if len(files) > 1:
+        raise RingsimError(f"{clean(str(files[1]))}:1: lesson number {number} is already used by "
+                           f"{clean(files[0].name)}")
+    problems: list[Problem] = []
+    lesson = load_lesson(files[0], problems, budget=Budget(), gpus=gpus, elements=elements)
+    if lesson is None:
+        raise RingsimError(str(problems[0]))
+    return lesson
+
+
 def load_lessons(directory: str | Path | None = None, *, gpus: int | None = None,
                  elements: int | None = None) -> list[Lesson]:
     """The lessons of a folder (the shipped course by default), sorted by number.

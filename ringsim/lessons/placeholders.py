@@ -18,7 +18,7 @@ from ..checks import check_count, check_elements, check_gpus
 from ..errors import RingsimError
 from ..ledger import Ledger
 from ..simulation import SYMBOLIC_MAX_GPUS, Simulation
-from .budget import Budget, ledger_cost, simulation_cost
+from .budget import Budget, ledger_cost, simulation_cost  # noqa: F401
 from .expr import compile_expression, evaluate
 from .model import Scenario
 from .text import clip, plural
@@ -165,11 +165,10 @@ class Context:
         return entry.why(ask, value) if entry.why else vocabulary.generic_why(ask, value)
 
     def simulation(self) -> Simulation:
+        # The lesson's own scenario runs beside the text anyway (bounded by the front
+        # matter's limits), so it is not charged to the budget; other scenarios are.
         if self._sim is None:
-            s = self.scenario
-            self.budget.spend(simulation_cost(s.gpus, len(self.plan), s.elements),
-                              "simulating the lesson's scenario")
-            self._sim = s.simulation()
+            self._sim = self.scenario.simulation()
         return self._sim
 
 

@@ -97,3 +97,21 @@ def test_empty_folder(tmp_path, capsys):
     assert main(["lesson", "--check", str(tmp_path)]) == 2
     assert capsys.readouterr().err == (f"ringsim: error: {tmp_path}: no lesson files "
                                        "(expected names like 01-intro.md)\n")
+
+
+def test_a_lesson_on_another_scenario(capsys):
+    assert main(["lesson", "5", "--gpus", "3", "--elements", "8", "--no-pause"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Scenario: Ring all-reduce · 3 GPUs · 8 elements per GPU" in out
+    # G = 3 does not divide N = 8: the text says so, with the engine's uneven counts.
+    assert "G = 3 does not divide N = 8, so segments hold 2 or 3 elements" in out
+    assert "sent 5, 6 and 5" in out and "No GPU did more than any other" not in out
+
+
+def test_check_defaults_to_the_course_and_takes_a_scenario(capsys):
+    assert main(["lesson", "--check"]) == 0
+    assert main(["lesson", "--check", "--gpus", "5", "--elements", "11"]) == 0
+    assert capsys.readouterr().out == "10 lessons OK\n10 lessons OK\n"
+    assert main(["lesson", "5", "--gpus", "1"]) == 2
+    assert capsys.readouterr().err == ("ringsim: error: a lesson needs at least 2 GPUs (--gpus 2 or "
+                                       "more): one GPU has nothing to synchronise\n")

@@ -223,7 +223,7 @@ class _Ask:
         if not self.own and s.gpus > LEDGER_MAX_GPUS:
             raise RingsimError(f"ledger figures of another scenario need at most {LEDGER_MAX_GPUS:,} "
                                f"GPUs (got {s.gpus:,}); use formula.* for larger ones")
-        if not vocabulary.ledger_cached(s, position):
+        if not self.own and not vocabulary.ledger_cached(s, position):
             self.ctx.budget.spend(ledger_cost(int(self.closed().messages.value) + s.gpus),
                                   f"{self.expr.head!r} (the ledger of {s.gpus:,} GPUs)")
         return vocabulary.ledger_of(s, position)

@@ -202,13 +202,16 @@ _VERB = {"sent": "sent", "received": "received", "load": "sent plus received"}
 def _ledger_why(field: str, gpu_from_index: bool = True) -> Callable:
     def why(a, value: str) -> str:
         g = a.indices[0] - 1 if gpu_from_index else None
+        who = f"GPU{g + 1}" if g is not None else "the GPUs"
+        if a.position > 8:  # a long run: the sum, not every step
+            return (f"The ledger adds what {who} {_VERB.get(field, 'moved')} over steps 1 to "
+                    f"{a.position} ({where(a)}): {value}.")
         steps = []
         for position in range(1, a.position + 1):
             before, after = a.ledger(position - 1), a.ledger(position)
             moved = _field(after, field, g) - _field(before, field, g)
             if moved:
                 steps.append((position, moved))
-        who = f"GPU{g + 1}" if g is not None else "the GPUs"
         if not steps:
             return f"{who} {_VERB.get(field, 'moved')} nothing in the steps done ({where(a)})."
         parts = " + ".join(f"{_n(m)} (step {p})" for p, m in steps[:8])

@@ -90,7 +90,8 @@ def _halving_doubling(g: int, n: int) -> tuple[int, int, str]:
     if p == g:
         return 2 * rounds, moved, "textbook (MPICH): 2·log₂G·α + 2·(G−1)/G·N·β"
     return 2 * rounds + 2, moved + 2 * n, \
-        "textbook (MPICH), G not a power of two: 2·(⌊log₂G⌋+1)·α + (2·(p′−1)/p′ + 2)·N·β, p′ = 2^⌊log₂G⌋"
+        ("textbook (MPICH), G not a power of two: 2·(⌊log₂G⌋+1)·α + (2·(p′−1)/p′ + 2)·N·β, "
+         "p′ = 2^⌊log₂G⌋")
 
 
 _PRICES = {"naive": _naive, "master": _master, "ring": _ring, "tree": _tree,

@@ -65,7 +65,10 @@ def _value(node: ast.AST, names: dict, text: str) -> int:
         result = names[node.id]
     elif isinstance(node, ast.UnaryOp):
         inner = _value(node.operand, names, text)
-        result = -inner if isinstance(node.op, ast.USub) else (not inner) if isinstance(node.op, ast.Not) else inner
+        if isinstance(node.op, ast.USub):
+            result = -inner
+        else:
+            result = (not inner) if isinstance(node.op, ast.Not) else inner
     elif isinstance(node, ast.BinOp):
         left, right = _value(node.left, names, text), _value(node.right, names, text)
         if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and right == 0:

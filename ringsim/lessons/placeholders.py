@@ -18,7 +18,7 @@ from ..checks import check_count, check_elements, check_gpus
 from ..errors import RingsimError
 from ..ledger import Ledger
 from ..simulation import SYMBOLIC_MAX_GPUS, Simulation
-from .budget import Budget, ledger_cost, simulation_cost  # noqa: F401
+from .budget import Budget, ledger_cost, simulation_cost
 from .expr import compile_expression, evaluate
 from .model import Scenario
 from .text import clip, plural

@@ -457,10 +457,12 @@ VOCABULARY: dict[str, Entry] = {
     "load[]": Entry(lambda a: _n(a.ledger().sent[a.gpu(a.indices[0])]
                                  + a.ledger().received[a.gpu(a.indices[0])]), _POS,
                     "elements GPU k sent plus received so far", _ledger_why("load")),
-    "sent.each": Entry(_each("sent"), _POS, why=_each_why("sent"), help="what every GPU sent, when all sent the same "
-                       "(refused otherwise: a claim the engine checks)"),
-    "received.each": Entry(_each("received"), _POS, why=_each_why("received"), help="what every GPU received, when all the same"),
-    "load.each": Entry(_each("load"), _POS, why=_each_why("load"), help="sent plus received by every GPU, when all the same"),
+    "sent.each": Entry(_each("sent"), _POS, "what every GPU sent, when all sent the same "
+                       "(refused otherwise: a claim the engine checks)", _each_why("sent")),
+    "received.each": Entry(_each("received"), _POS, "what every GPU received, when all the same",
+                           _each_why("received")),
+    "load.each": Entry(_each("load"), _POS, "sent plus received by every GPU, when all the same",
+                       _each_why("load")),
     "sent.max": Entry(lambda a: _n(max(_per_gpu(a, "sent"))), _POS, "the most any GPU sent"),
     "sent.min": Entry(lambda a: _n(min(_per_gpu(a, "sent"))), _POS, "the least any GPU sent"),
     "received.max": Entry(lambda a: _n(max(_per_gpu(a, "received"))), _POS, "the most any GPU received"),

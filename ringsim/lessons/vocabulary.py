@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable
 
 from ..algorithms import ALGORITHMS, closed_form
@@ -26,6 +27,7 @@ SIMULATE_MAX_CELLS = 1_000_000  # G·N of another scenario that is simulated for
 TRAIN_MAX_EPOCHS = 50  # lessons load eagerly: keep a training placeholder to a second or so
 TRAIN_MAX_GPUS = 256   # `ringsim train`'s default batch: every GPU needs a sample of it
 LIST_MAX = 8           # per-GPU lists longer than this are shortened
+COMPARED = ("ring", "master", "naive")
 
 
 # --- caches of engine results (shared by every lesson loaded in this process) --------------
@@ -233,7 +235,9 @@ def _field(ledger: Ledger, field: str, gpu: int | None) -> int:
 def _compare(a) -> str:
     g, n = a.scenario.gpus, a.scenario.elements
     lines = [f"G = {g:,} GPUs, N = {n:,} elements per GPU"]
-    for name, module in ALGORITHMS.items():
+    # The three algorithms of the original story, in the registry's order (new algorithms
+    # are compared in lesson 9's cost table, which reads the whole registry).
+    for name, module in ((k, m) for k, m in ALGORITHMS.items() if k in COMPARED):
         cf = closed_form(name, g, n)
         lines.append(f"{module.TITLE + ':':<19}in all {cf.total}")
         if n % g and "/G" in cf.busiest_sent.text:
@@ -467,6 +471,10 @@ VOCABULARY: dict[str, Entry] = {
     "sent.min": Entry(lambda a: _n(min(_per_gpu(a, "sent"))), _POS, "the least any GPU sent"),
     "received.max": Entry(lambda a: _n(max(_per_gpu(a, "received"))), _POS, "the most any GPU received"),
     "received.min": Entry(lambda a: _n(min(_per_gpu(a, "received"))), _POS, "the least any GPU received"),
+    "sent.mean": Entry(lambda a: _n(Fraction(sum(_per_gpu(a, "sent")), a.scenario.gpus)), _POS,
+                       "what a GPU sent on average (total ÷ G): '10.67'"),
+    "received.mean": Entry(lambda a: _n(Fraction(sum(_per_gpu(a, "received")), a.scenario.gpus)), _POS,
+                           "what a GPU received on average"),
     "sent.list": Entry(lambda a: _listed(_per_gpu(a, "sent")), _POS, "what GPU1, GPU2, … sent: '5, 6 and 5'"),
     "received.list": Entry(lambda a: _listed(_per_gpu(a, "received")), _POS, "what each GPU received"),
     "busiest": Entry(lambda a: gpu_name(_busiest(a)), _POS, "the GPU that sent plus received most",

@@ -1,4 +1,4 @@
-"""ringsim lesson: list the course, run one lesson, or check a teacher's lesson folder."""
+"""ringsim lesson: list the course, run one lesson, or check a lessons folder."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 from ..backend import array_module
 from ..errors import RingsimError
-from .common import add_backend_argument
+from .common import add_backend_argument, elements_arg, gpus_arg
 
 ORDER = 30
 HELP = "list the lessons, run lesson N (Enter at each stop), or --check a lessons folder"
@@ -18,39 +18,59 @@ def register(sub) -> None:
                             "states is computed by the engine.")
     parser.add_argument("number", nargs="?", type=int, metavar="N",
                         help="the lesson to run (omit to list them)")
+    parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
+                        help="run the lesson on G GPUs instead of its own scenario (1..128)")
+    parser.add_argument("-n", "--elements", type=elements_arg, default=None, metavar="M",
+                        help="run the lesson with M elements per GPU (0..100,000)")
     parser.add_argument("--no-pause", action="store_true",
-                        help="print straight through, answers shown (also when stdin is not a terminal)")
+                        help="print straight through, answers shown (also when stdin or stdout "
+                             "is not a terminal)")
     parser.add_argument("--lessons-dir", metavar="DIR", default=None,
                         help="read lessons from DIR instead of the shipped course")
-    parser.add_argument("--check", metavar="DIR", default=None,
-                        help="check every lesson file in DIR; exit 0 when all load, else 2 "
-                             "with each problem as file:line: reason")
+    parser.add_argument("--check", metavar="DIR", nargs="?", const="", default=None,
+                        help="check every lesson file in DIR (the shipped course if omitted); "
+                             "exit 0 when all load, else 2 with each problem as file:line: reason")
     add_backend_argument(parser)
     parser.set_defaults(run=run)
 
 
+def _is_terminal(stream) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError, OSError):  # closed or replaced streams
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..lessons import check_lessons, load_lessons
+    from ..lessons import check_lessons, load_lessons, load_numbered
     from ..lessons.runner import listing, run_lesson
+    scenario = {"gpus": args.gpus, "elements": args.elements}
     if args.check is not None:
         if args.number is not None:
             raise RingsimError("--check takes a folder and no lesson number")
-        lessons, problems = check_lessons(args.check)
+        lessons, problems = check_lessons(args.check or args.lessons_dir, **scenario)
         for problem in problems:
             print(problem, file=sys.stderr)
         if problems:
             return 2
         print(f"{len(lessons)} lesson{'s' if len(lessons) != 1 else ''} OK")
         return 0
-    lessons = load_lessons(args.lessons_dir)
     if args.number is None:
-        print("\n".join(listing(lessons)))
+        print("\n".join(listing(load_lessons(args.lessons_dir, **scenario))))
         print("\nRun one with: ringsim lesson N")
         return 0
-    chosen = [l for l in lessons if l.number == args.number]
-    if not chosen:
-        numbers = ", ".join(str(l.number) for l in lessons)
-        raise RingsimError(f"there is no lesson {args.number}; the lessons are {numbers}")
-    interactive = not args.no_pause and sys.stdin.isatty()
+    if args.gpus is None and args.elements is None:
+        # The course as written: the whole folder must load, as `--check` would say.
+        lessons = load_lessons(args.lessons_dir)
+        chosen = [l for l in lessons if l.number == args.number]
+        if not chosen:
+            numbers = ", ".join(str(l.number) for l in lessons)
+            raise RingsimError(f"there is no lesson {args.number}; the lessons are {numbers}")
+    else:
+        chosen = [load_numbered(args.number, args.lessons_dir, **scenario)]
+    # Questions need a person at a terminal on both ends; otherwise print straight through
+    # (a closed stdin, a pipe or a file must never leave the lesson waiting).
+    terminal_out = _is_terminal(sys.stdout)
+    interactive = not args.no_pause and _is_terminal(sys.stdin) and terminal_out
     return run_lesson(chosen[0], sys.stdout, sys.stdin if interactive else None,
-                      xp=array_module(args.backend))
+                      xp=array_module(args.backend), rich=terminal_out)

@@ -14,14 +14,21 @@ from ..algorithms import ALGORITHMS, make_plan
 from ..checks import check_elements, check_gpus
 from ..errors import RingsimError
 from ..simulation import SYMBOLIC_MAX_GPUS
+from .budget import Budget
+from .expr import evaluate
 from .model import Lesson, Question, Scenario, Section
 from .placeholders import PLACEHOLDER, Context, parse
+from .text import clean, clip
 
 LESSON_FILE = re.compile(r"^(\d+)[-_ .].*\.md$|^(\d+)\.md$")
 MAX_ELEMENTS = 100_000  # a lesson's own scenario runs beside the reader, labels and all
 FRONT_KEYS = ("title", "algorithm", "gpus", "elements", "master", "stops")
 _STOP = re.compile(r"^\s*<!--\s*stop\b(.*?)-->\s*$")
 _PAUSE = re.compile(r"^\s*<!--\s*pause\s*-->\s*$")
+_IF = re.compile(r"^\s*<!--\s*(if|elif)\b(.*?)-->\s*$")
+_ELSE = re.compile(r"^\s*<!--\s*(else|end)\s*-->\s*$")
+MAX_TITLE = 100
+MAX_REASON = 300  # an error line stays one readable line whatever the file holds
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\w*)\s*$")
 
 
@@ -41,7 +48,10 @@ class Problem:
     reason: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.reason}"
+        reason = clean(self.reason)
+        if len(reason) > MAX_REASON:
+            reason = reason[:MAX_REASON - 1] + "…"
+        return f"{clean(str(self.path))}:{self.line}: {reason}"
 
 
 class _Refused(Exception):
@@ -62,63 +72,122 @@ def lesson_files(directory: Path) -> list[Path]:
                   key=lambda p: (int(re.match(r"\d+", p.name).group()), p.name))
 
 
-def check_lessons(directory: str | Path | None = None) -> tuple[list[Lesson], list[Problem]]:
-    """Load every lesson of a folder; return the good lessons and every problem found."""
+def check_lessons(directory: str | Path | None = None, *, gpus: int | None = None,
+                  elements: int | None = None) -> tuple[list[Lesson], list[Problem]]:
+    """Load every lesson of a folder; return the good lessons and every problem found.
+
+    gpus and elements, when given, replace every lesson's G and N (its text follows them).
+    The whole check shares one work budget (ringsim.lessons.budget).
+    """
     folder = default_directory() if directory is None else Path(directory)
     if not folder.is_dir():
-        raise RingsimError(f"{folder}: no such lessons folder")
+        raise RingsimError(f"{clean(str(folder))}: no such lessons folder")
     files = lesson_files(folder)
     if not files:
-        raise RingsimError(f"{folder}: no lesson files (expected names like 01-intro.md)")
+        raise RingsimError(f"{clean(str(folder))}: no lesson files (expected names like 01-intro.md)")
     lessons, problems, numbers = [], [], {}
+    budget = Budget()
     for path in files:
         found: list[Problem] = []
-        lesson = load_lesson(path, found)
+        lesson = load_lesson(path, found, budget=budget, gpus=gpus, elements=elements)
         problems.extend(found)
         if lesson is None:
             continue
         if lesson.number in numbers:
             problems.append(Problem(path, 1, f"lesson number {lesson.number} is already used by "
-                                             f"{numbers[lesson.number].name}"))
+                                             f"{clean(numbers[lesson.number].name)}"))
             continue
         numbers[lesson.number] = path
         lessons.append(lesson)
     return sorted(lessons, key=lambda l: l.number), problems
 
 
-def load_lessons(directory: str | Path | None = None) -> list[Lesson]:
+def load_numbered(number: int, directory: str | Path | None = None, *, gpus: int | None = None,
+                  elements: int | None = None) -> Lesson:
+    """Lesson `number` of a folder, loaded alone (a run on another G and N computes only it)."""
+    folder = default_directory() if directory is None else Path(directory)
+    if not folder.is_dir():
+        raise RingsimError(f"{clean(str(folder))}: no such lessons folder")
+    files = [p for p in lesson_files(folder) if int(re.match(r"\d+", p.name).group()) == number]
+    if not files:
+        numbers = ", ".join(str(int(re.match(r"\d+", p.name).group())) for p in lesson_files(folder))
+        raise RingsimError(f"there is no lesson {number}; the lessons are {numbers}")
+    if len(files) > 1:
+        raise RingsimError(f"{clean(str(files[1]))}:1: lesson number {number} is already used by "
+                           f"{clean(files[0].name)}")
+    problems: list[Problem] = []
+    lesson = load_lesson(files[0], problems, budget=Budget(), gpus=gpus, elements=elements)
+    if lesson is None:
+        raise RingsimError(str(problems[0]))
+    return lesson
+
+
+def load_lessons(directory: str | Path | None = None, *, gpus: int | None = None,
+                 elements: int | None = None) -> list[Lesson]:
     """The lessons of a folder (the shipped course by default), sorted by number.
 
+    gpus and elements, when given, run every lesson on that G and N instead of its own.
     Raises RingsimError 'file:line: reason' for the first malformed file.
     """
-    lessons, problems = check_lessons(directory)
+    lessons, problems = check_lessons(directory, gpus=gpus, elements=elements)
     if problems:
         raise RingsimError(str(problems[0]))
     return lessons
 
 
-def load_lesson(path: Path, problems: list[Problem]) -> Lesson | None:
-    """One lesson file; problems found are appended (None when the file cannot be used)."""
+def load_lesson(path: Path, problems: list[Problem], *, budget: Budget | None = None,
+                gpus: int | None = None, elements: int | None = None) -> Lesson | None:
+    """One lesson file; problems found are appended (None when the file cannot be used).
+
+    Everything read from the file is stripped of control characters before use, so no
+    title or text can drive the reader's terminal.
+    """
     def refuse(line: int, reason: str):
         problems.append(Problem(path, line, reason))
         raise _Refused
     try:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = clean(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as error:
             refuse(1, f"cannot read the file: {error}")
         lines = text.splitlines()
         front, body_start = _front_matter(lines, refuse)
         scenario, title, stops = _settings(front, refuse)
-        drafts = _sections(lines, body_start, refuse)
+        own = gpus is None and elements is None
+        if not own:
+            scenario = _override(scenario, gpus, elements)
+        drafts = _sections(lines, body_start, scenario, refuse)
+        marked = [d.stop for d in drafts if d.stop is not None]
+        if stops is None or not own:
+            stops = marked
         _check_stops(drafts, stops, front, len(scenario.plan()), refuse)
     except _Refused:
         return None
     number = int(re.match(r"\d+", path.name).group())
-    sections = _fill(drafts, scenario, path, problems)
+    sections = _fill(drafts, scenario, path, problems, budget)
     if sections is None:
         return None
     return Lesson(number, title, path, scenario, stops, sections)
+
+
+def _override(scenario: Scenario, gpus: int | None, elements: int | None) -> Scenario:
+    """The lesson's scenario on another G and N, with the limits the front matter has."""
+    if gpus is not None:
+        check_gpus(gpus)
+        if gpus < 2:
+            raise RingsimError("a lesson needs at least 2 GPUs (--gpus 2 or more): one GPU has "
+                               "nothing to synchronise")
+        if gpus > SYMBOLIC_MAX_GPUS:
+            raise RingsimError(f"a lesson's scenario runs beside the text, so --gpus must be from 1 "
+                               f"to {SYMBOLIC_MAX_GPUS}, got {gpus:,}")
+        scenario = scenario.with_gpus(gpus)
+    if elements is not None:
+        check_elements(elements)
+        if elements > MAX_ELEMENTS:
+            raise RingsimError(f"a lesson's scenario runs beside the text, so --elements must be "
+                               f"from 0 to {MAX_ELEMENTS:,}, got {elements:,}")
+        scenario = Scenario(scenario.algorithm, scenario.gpus, elements, scenario.master)
+    return scenario
 
 
 def _front_matter(lines: list[str], refuse) -> tuple[dict, int]:
@@ -146,12 +215,14 @@ def _front_matter(lines: list[str], refuse) -> tuple[dict, int]:
 
 def _settings(front: dict, refuse) -> tuple[Scenario, str, list[int]]:
     """Title, scenario and stops from the front matter, each checked."""
-    for key in ("title", "gpus", "elements", "stops"):
+    for key in ("title", "gpus", "elements"):
         if key not in front:
             refuse(1, f"the front matter needs '{key}:'")
     line, title = front["title"]
     if not title:
         refuse(line, "the title is empty")
+    if len(title) > MAX_TITLE:
+        refuse(line, f"the title is {len(title):,} characters long; at most {MAX_TITLE}")
     line, algorithm = front.get("algorithm", (1, "ring"))
     if algorithm not in ALGORITHMS:
         refuse(line, f"unknown algorithm {algorithm!r}; choose one of: {', '.join(ALGORITHMS)}")
@@ -172,20 +243,22 @@ def _settings(front: dict, refuse) -> tuple[Scenario, str, list[int]]:
         refuse(front["elements"][0], str(error))
     if elements > MAX_ELEMENTS:
         refuse(front["elements"][0], f"a lesson's scenario runs beside the text, so elements must "
-                                     f"be from 0 to {MAX_ELEMENTS:,}, got {elements:,}")
+                                     f"be from 0 to {MAX_ELEMENTS:,}, got {clip(f'{elements:,}')}")
     if master is not None and algorithm != "master":
         refuse(front["master"][0], "'master:' applies only to 'algorithm: master'")
     try:
         make_plan(algorithm, gpus, master=master)
     except RingsimError as error:
         refuse(front.get("master", front.get("algorithm", (1, "")))[0], str(error))
-    line, value = front["stops"]
-    stops = []
-    for part in value.strip("[]").replace(",", " ").split():
-        try:
-            stops.append(int(part))
-        except ValueError:
-            refuse(line, f"stops must be whole numbers (steps done), got {part!r}")
+    stops = None
+    if "stops" in front:
+        line, value = front["stops"]
+        stops = []
+        for part in value.strip("[]").replace(",", " ").split():
+            try:
+                stops.append(int(part))
+            except ValueError:
+                refuse(line, f"stops must be whole numbers (steps done), got {clip(part)!r}")
     return Scenario(algorithm, gpus, elements, master), title, stops
 
 
@@ -194,16 +267,27 @@ def _whole(entry: tuple[int, str], key: str, refuse) -> int:
     try:
         return int(value.replace(",", "_"))
     except ValueError:
-        refuse(line, f"{key} must be a whole number, got {value!r}")
+        refuse(line, f"{key} must be a whole number, got {clip(value)!r}")
 
 
-def _sections(lines: list[str], start: int, refuse) -> list[_Draft]:
-    """Split the body at stop and pause markers; pull out question blocks."""
+def _sections(lines: list[str], start: int, scenario: Scenario, refuse) -> list[_Draft]:
+    """Split the body at stop and pause markers; keep the branches of if-markers that hold
+    for the scenario's G and N; pull out question blocks."""
     drafts = [_Draft(None, start + 1)]
     fence: str | None = None
     question: tuple[int, list] | None = None
+    branches: list[list] = []  # per open if: [line, this branch holds, a branch was taken]
+    g, n = scenario.gpus, scenario.elements
+
+    def condition(text: str, number: int) -> bool:
+        try:
+            return bool(evaluate(text, g, n))
+        except RingsimError as error:
+            refuse(number, f"condition {clip(text.strip())!r}: {error}")
+
     for index in range(start, len(lines)):
         line, number = lines[index], index + 1
+        active = all(b[1] for b in branches)
         match = _FENCE.match(line)
         if question is not None:
             if match and not match.group(2) and line.strip().startswith(fence):
@@ -215,44 +299,80 @@ def _sections(lines: list[str], start: int, refuse) -> list[_Draft]:
         if fence is not None:
             if match and not match.group(2) and line.strip().startswith(fence):
                 fence = None
-            drafts[-1].lines.append((number, line))
+            if active:
+                drafts[-1].lines.append((number, line))
             continue
         if match:
             fence = match.group(1)
+            if not active:
+                continue
             if match.group(2) == "question":
                 question = (number, [])
                 continue
             drafts[-1].lines.append((number, line))
             continue
+        branch = _IF.match(line)
+        if branch:
+            if branch.group(1) == "if":
+                outer = active
+                holds = outer and condition(branch.group(2), number)
+                branches.append([number, holds, holds])
+            else:
+                if not branches:
+                    refuse(number, "'<!-- elif -->' without an '<!-- if -->' above it")
+                top = branches[-1]
+                outer = all(b[1] for b in branches[:-1])
+                holds = outer and not top[2] and condition(branch.group(2), number)
+                top[1], top[2] = holds, top[2] or holds
+            continue
+        other = _ELSE.match(line)
+        if other:
+            if not branches:
+                refuse(number, f"'<!-- {other.group(1)} -->' without an '<!-- if -->' above it")
+            if other.group(1) == "end":
+                branches.pop()
+            else:
+                top = branches[-1]
+                outer = all(b[1] for b in branches[:-1])
+                top[1], top[2] = outer and not top[2], True
+            continue
+        if not active:
+            continue
         stop = _STOP.match(line)
         if stop:
             value = stop.group(1).strip()
             try:
-                drafts.append(_Draft(int(value), number))
-            except ValueError:
-                refuse(number, f"a stop marker is '<!-- stop N -->' with N the steps done, "
-                               f"got {line.strip()!r}")
+                drafts.append(_Draft(evaluate(value, g, n), number))
+            except RingsimError:
+                refuse(number, f"a stop marker is '<!-- stop N -->' with N the steps done (a whole "
+                               f"number or an expression in G and N), got {clip(line.strip())!r}")
             continue
         if _PAUSE.match(line):
             drafts.append(_Draft(None, number))
             continue
-        if "<!--" in line and re.search(r"<!--\s*(stop|pause)", line):
-            refuse(number, f"a marker must stand alone on its line: {line.strip()!r}")
+        if "<!--" in line and re.search(r"<!--\s*(stop|pause|if|elif|else|end)\b", line):
+            refuse(number, f"a marker must stand alone on its line: {clip(line.strip())!r}")
         drafts[-1].lines.append((number, line))
     if question is not None:
         refuse(question[0], "the question block is not closed with ```")
     if fence is not None:
         refuse(len(lines), "a code block is not closed")
+    if branches:
+        refuse(branches[-1][0], "this '<!-- if -->' is not closed with '<!-- end -->'")
     return drafts
 
 
 def _check_stops(drafts: list[_Draft], stops: list[int], front: dict, steps: int, refuse) -> None:
-    """The markers must be the front matter's stops, in order, each within the run."""
-    line = front["stops"][0]
+    """The markers must be the front matter's stops (when it lists them), in order, each within the run."""
+    line = front.get("stops", (1, ""))[0]
     for stop in stops:
         if not 0 <= stop <= steps:
             refuse(line, f"stop {stop} is outside the run: this scenario has {steps} steps, "
                          f"so stops are 0..{steps}")
+    for draft in drafts:
+        if draft.stop is not None and not 0 <= draft.stop <= steps:
+            refuse(draft.line, f"stop {draft.stop} is outside the run: this scenario has {steps} "
+                               f"steps, so stops are 0..{steps}")
     if any(b < a for a, b in zip(stops, stops[1:])):
         refuse(line, "stops must be in order")
     marked = [d for d in drafts if d.stop is not None]
@@ -269,9 +389,9 @@ def _check_stops(drafts: list[_Draft], stops: list[int], front: dict, steps: int
 
 
 def _fill(drafts: list[_Draft], scenario: Scenario, path: Path,
-          problems: list[Problem]) -> list[Section] | None:
+          problems: list[Problem], budget: Budget | None = None) -> list[Section] | None:
     """Evaluate every placeholder and answer; None (problems appended) if any fails."""
-    context = Context(scenario)
+    context = Context(scenario, budget)
     count = len(problems)
 
     def resolve(text: str, number: int, position: int | None) -> str:
@@ -282,7 +402,7 @@ def _fill(drafts: list[_Draft], scenario: Scenario, path: Path,
             try:
                 return context.evaluate(parse(match.group(1)), position)
             except RingsimError as error:
-                problems.append(Problem(path, number, f"{{{{{match.group(1).strip()}}}}}: {error}"))
+                problems.append(Problem(path, number, f"{{{{{clip(match.group(1).strip())}}}}}: {error}"))
                 return match.group(0)
         return PLACEHOLDER.sub(one, text)
 
@@ -321,13 +441,16 @@ def _question(block, resolve, context: Context, stop: int | None, path: Path,
         return None
     number, expression = answer
     expression = expression.strip().removeprefix("{{").removesuffix("}}").strip()
-    if re.fullmatch(r"[-+\d.,\s]+", expression) or not expression[:1].isalpha():
-        problems.append(Problem(path, number, f"answer {expression!r} is typed by hand: write an "
+    arithmetic = expression.startswith("=") and re.search(r"\b[GN]\b", expression)
+    if re.fullmatch(r"[-+\d.,\s]+", expression) or not (expression[:1].isalpha() or arithmetic):
+        problems.append(Problem(path, number, f"answer {clip(expression)!r} is typed by hand: write an "
                                               f"engine expression such as sent[3] or ledger.total"))
         return None
     try:
-        value = context.evaluate(parse(expression), stop)
+        parsed = parse(expression)
+        value = context.evaluate(parsed, stop)
+        why = context.explain(parsed, stop, value)
     except RingsimError as error:
-        problems.append(Problem(path, number, f"answer {expression!r}: {error}"))
+        problems.append(Problem(path, number, f"answer {clip(expression)!r}: {error}"))
         return None
-    return Question(" ".join(prompt), value, expression, start)
+    return Question(" ".join(prompt), value, expression, start, why)

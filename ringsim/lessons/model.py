@@ -33,6 +33,7 @@ class Question:
     answer: str
     expression: str = ""
     line: int = 0
+    why: str = ""
 
     def check(self, reply: str) -> bool:
         """True when the learner's reply matches the answer (ignoring case, spaces, commas, 'GPU')."""
@@ -43,6 +44,10 @@ class Question:
             return float(given) == float(wanted)
         except ValueError:
             return False
+
+    def explain(self) -> str:
+        """Why the answer is what it is: the expression the engine evaluated, in words."""
+        return self.why or f"The engine evaluated {self.expression}: {self.answer}."
 
 
 @dataclass(frozen=True)

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import Callable, TextIO
 
 from ..simulation import Simulation
 from .model import Lesson, Question, Section
+from .text import plain, plural, wrap
+from .vocabulary import title_text
 
 RULE = "─"
-
-
 GRID_MAX_GPUS = 8  # wider grids do not fit a terminal; past it, one line of counts
+WIDTH = 80         # the most common terminal: every line the runner draws fits in it
 
 
-def state_lines(sim: Simulation, max_terms: int = 4) -> list[str]:
-    """What every GPU holds now, one row per GPU, segment by segment ('GPU1  a₁ │ d₄+a₄')."""
+def state_lines(sim: Simulation, max_terms: int = 4, width: int = WIDTH) -> list[str]:
+    """What every GPU holds now, one row per GPU, segment by segment ('GPU1  a₁ │ d₄+a₄').
+
+    When the labels would not fit `width` columns, each cell shows how many GPUs' copies it
+    has summed, ✓ when it holds the complete sum.
+    """
     if sim.symbolic is None:
         return []
     g = sim.plan.gpus
@@ -22,10 +27,28 @@ def state_lines(sim: Simulation, max_terms: int = 4) -> list[str]:
         complete = [sum(sim.symbolic.is_complete(gpu, j) for j in range(g)) for gpu in range(g)]
         return [f"  complete segments per GPU (of {g}): " + ", ".join(map(str, complete))]
     labels = [[sim.symbolic.label(gpu, j, max_terms=max_terms) for j in range(g)] for gpu in range(g)]
-    widths = [max(len(row[j]) for row in labels) for j in range(g)]
+    rows = _grid(labels, g)
+    if max(map(len, rows)) <= width:
+        return rows
+    counts = [["✓" if sim.symbolic.is_complete(gpu, j) else str(len(sim.symbolic.contributors(gpu, j)))
+               for j in range(g)] for gpu in range(g)]
+    return [f"  (copies summed in each segment, ✓ = the complete sum of all {g})"] + _grid(counts, g)
+
+
+def _grid(cells: list[list[str]], g: int) -> list[str]:
+    widths = [max(len(row[j]) for row in cells) for j in range(g)]
     name = len(f"GPU{g}")
-    return [f"  GPU{gpu + 1:<{name - 3}}  " + " │ ".join(f"{label:<{w}}" for label, w in zip(row, widths))
-            .rstrip() for gpu, row in enumerate(labels)]
+    return [f"  GPU{gpu + 1:<{name - 3}}  " + " │ ".join(f"{cell:<{w}}" for cell, w in zip(row, widths))
+            .rstrip() for gpu, row in enumerate(cells)]
+
+
+def meter(sim: Simulation) -> str:
+    """Total and busiest-GPU traffic so far: the two numbers the course follows at every stop."""
+    from ..formula import format_number as n
+    ledger = sim.ledger()
+    busiest = ledger.busiest()
+    return (f"  moved so far: {n(ledger.total)} in all · busiest GPU{busiest + 1}: "
+            f"sent {n(ledger.sent[busiest])}, received {n(ledger.received[busiest])}")
 
 
 def listing(lessons: list[Lesson]) -> list[str]:
@@ -34,23 +57,43 @@ def listing(lessons: list[Lesson]) -> list[str]:
     lines = []
     for l in lessons:
         s = l.scenario
-        stops = f"{len(l.stops)} stop{'s' if len(l.stops) != 1 else ''}"
+        stops = plural(len(l.stops), "stop")
         lines.append(f"{l.number:>3}  {l.title:<{width}}  {s.algorithm}, G={s.gpus}, N={s.elements}, "
                      f"{stops}")
     return lines
 
 
-class Runner:
-    """Prints a lesson section by section; waits for Enter and asks questions when interactive."""
+def markdown_printer(out: TextIO, rich: bool) -> Callable[[str], None]:
+    """How section text reaches the reader: Rich Markdown on a terminal, plain text otherwise."""
+    if not rich:
+        return lambda text: print(plain(text), file=out, flush=True)
+    from rich.console import Console
+    from rich.markdown import Markdown
+    console = Console(file=out, highlight=False, emoji=False, markup=False)
+    return lambda text: console.print(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
 
-    def __init__(self, lesson: Lesson, out: TextIO, inp: TextIO | None, xp=None) -> None:
+
+class Runner:
+    """Prints a lesson section by section; waits for Enter and asks questions when interactive.
+
+    A question is asked in the section it is written in, before the next stop shows the
+    board that answers it (predict, then reveal).
+    """
+
+    def __init__(self, lesson: Lesson, out: TextIO, inp: TextIO | None, xp=None,
+                 rich: bool = False) -> None:
         self.lesson, self.out, self.inp = lesson, out, inp
         self.sim = lesson.scenario.simulation(xp)
+        self.markdown = markdown_printer(out, rich)
         self.right = 0
         self.asked = 0
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
+
+    def note(self, text: str) -> None:
+        """A line of the runner's own ('Question: …', 'Why: …'), filled to 80 columns."""
+        self.say(wrap(text, WIDTH, "  "))
 
     def read(self, prompt: str) -> str | None:
         """A line from the learner, or None at end of input (then we stop waiting)."""
@@ -58,7 +101,10 @@ class Runner:
             return None
         self.out.write(prompt)
         self.out.flush()
-        line = self.inp.readline()
+        try:
+            line = self.inp.readline()
+        except (OSError, ValueError):  # stdin closed or unreadable: read no more
+            line = ""
         if not line:
             self.inp = None
             self.say()
@@ -69,7 +115,7 @@ class Runner:
         """Run the whole lesson; returns 0 (also when the learner quits early with q)."""
         lesson = self.lesson
         self.say(f"Lesson {lesson.number} · {lesson.title}")
-        self.say(f"Scenario: {self.sim.title}")
+        self.say(f"Scenario: {title_text(lesson.scenario)}")
         sections = lesson.sections()
         for index, section in enumerate(sections):
             self.show(section)
@@ -93,17 +139,23 @@ class Runner:
             where = f"after step {section.stop} of {len(self.sim.plan)}" if section.stop else "before step 1"
             self.say(f"{RULE * 3} {self.sim.banner} ({where}) {RULE * 3}")
             self.say("\n".join(state_lines(self.sim)))
+            if section.stop:
+                self.say(meter(self.sim))
             self.say()
-        self.say(section.text)
+        if section.text.strip():
+            self.markdown(section.text)
 
     def ask(self, question: Question) -> None:
-        self.say(f"\nQuestion: {question.prompt}")
+        self.say()
+        self.note(f"Question: {question.prompt}")
         if self.inp is None:
             self.say(f"Answer: {question.answer}")
+            self.note(f"Why: {question.explain()}")
             return
         reply = self.read("Your answer (Enter to see it): ")
         if reply is None or not reply.strip():
             self.say(f"Answer: {question.answer}")
+            self.note(f"Why: {question.explain()}")
             return
         self.asked += 1
         if question.check(reply):
@@ -111,12 +163,14 @@ class Runner:
             self.say(f"Right: {question.answer}.")
         else:
             self.say(f"Not quite: the engine says {question.answer}.")
+            self.note(f"Why: {question.explain()}")
 
 
-def run_lesson(lesson: Lesson, out: TextIO, inp: TextIO | None = None, xp=None) -> int:
+def run_lesson(lesson: Lesson, out: TextIO, inp: TextIO | None = None, xp=None, *,
+               rich: bool = False) -> int:
     """Run a lesson (its simulation on array module xp, NumPy by default); with inp None it
-    prints straight through, answers shown."""
-    return Runner(lesson, out, inp, xp).run()
+    prints straight through, answers shown. rich=True renders the Markdown for a terminal."""
+    return Runner(lesson, out, inp, xp, rich).run()
 
 
-__all__ = ["listing", "run_lesson", "state_lines"]
+__all__ = ["listing", "markdown_printer", "meter", "run_lesson", "state_lines"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ringsim import ALGORITHMS, RingsimError
+from ringsim import RingsimError
+from ringsim.algorithms import ALGORITHMS
 from ringsim.lessons import check_lessons, load_lessons
 
 GOOD_FRONT = "---\ntitle: T\nalgorithm: ring\ngpus: 4\nelements: 8\nstops: 1\n---\n"
@@ -20,8 +21,8 @@ CASES = [
                                             "title, algorithm, gpus, elements, master, stops"),
     ("---\ngpus: 4\nelements: 8\nstops:\n---\n", 1, "the front matter needs 'title:'"),
     ("---\ntitle: T\ngpus: four\nelements: 8\nstops:\n---\n", 3, "gpus must be a whole number, got 'four'"),
-    ("---\ntitle: T\nalgorithm: butterfly\ngpus: 4\nelements: 8\nstops:\n---\n", 3,
-     "unknown algorithm 'butterfly'; choose one of: " + ", ".join(ALGORITHMS)),
+    ("---\ntitle: T\nalgorithm: bogus\ngpus: 4\nelements: 8\nstops:\n---\n", 3,
+     f"unknown algorithm 'bogus'; choose one of: {', '.join(ALGORITHMS)}"),
     # scenario out of range
     ("---\ntitle: T\ngpus: 0\nelements: 8\nstops:\n---\n", 3, "the number of GPUs must be from 1 to 1,000,000, got 0"),
     ("---\ntitle: T\ngpus: 500\nelements: 8\nstops:\n---\n", 3,
@@ -39,7 +40,8 @@ CASES = [
     (GOOD_FRONT + "<!-- stop 2 -->\n", 8, "this marker says stop 2 but the front matter's next stop is 1"),
     (GOOD_FRONT + "text\n", 6, "stop 1 has no '<!-- stop 1 -->' marker in the text"),
     (GOOD_FRONT + GOOD_BODY + "<!-- stop 3 -->\n", 10, "stop 3 is not listed in the front matter's stops"),
-    (GOOD_FRONT + "<!-- stop one -->\n", 8, "a stop marker is '<!-- stop N -->' with N the steps done, "
+    (GOOD_FRONT + "<!-- stop one -->\n", 8, "a stop marker is '<!-- stop N -->' with N the steps done "
+                                            "(a whole number or an expression in G and N), "
                                             "got '<!-- stop one -->'"),
     # placeholders
     (GOOD_FRONT + GOOD_BODY + "Moved {{ledger.totl}}.\n", 10,

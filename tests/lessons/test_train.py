@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ringsim import ALGORITHMS, RingsimError, closed_form
+from ringsim import RingsimError, closed_form
+from ringsim.algorithms import ALGORITHMS
 from ringsim.cli import main
 from ringsim.train import report_lines, synthetic_data, train
 
@@ -61,7 +62,7 @@ def test_the_data_are_fixed_by_the_seed():
                               "be at most the batch size (4)"),
     ({"epochs": 0}, "the number of epochs must be from 1 to 10,000, got 0"),
     ({"lr": -1.0}, "the learning rate must be a positive number, got -1.0"),
-    ({"algorithm": "butterfly"}, "unknown algorithm 'butterfly'; choose one of: " + ", ".join(ALGORITHMS)),
+    ({"algorithm": "bogus"}, f"unknown algorithm 'bogus'; choose one of: {', '.join(ALGORITHMS)}"),
 ])
 def test_bad_settings_are_refused(kwargs, message):
     with pytest.raises(RingsimError) as info:
@@ -91,8 +92,8 @@ def test_train_command_no_sync(capsys):
     (["--gpus", "0"], "ringsim train: error: argument -g/--gpus: the number of GPUs must be from 1 to 1,000,000, got 0"),
     (["--epochs", "x"], "ringsim train: error: argument -e/--epochs: expected a whole number, got 'x'"),
     (["--lr", "0"], "ringsim train: error: argument --lr: expected a positive number, got '0'"),
-    (["--algorithm", "butterfly"], "ringsim train: error: argument -a/--algorithm: invalid choice: "
-                                   "'butterfly' (choose from " + ", ".join(f"'{a}'" for a in ALGORITHMS) + ")"),
+    (["--algorithm", "bogus"], "ringsim train: error: argument -a/--algorithm: invalid choice: 'bogus' "
+                               f"(choose from {', '.join(repr(a) for a in ALGORITHMS)})"),
     (["--batch", "2", "--gpus", "3"], "ringsim: error: each GPU needs at least one sample of every "
                                       "batch: --gpus (3) must be at most the batch size (2)"),
     (["--master", "2"], "ringsim: error: --master only applies to the master algorithm"),

@@ -1,0 +1,124 @@
+"""Text helpers for the course: terminal-safe text, short echoes, plurals, Markdown as plain text."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+# ESC [ … final byte (CSI), ESC ] … BEL or ESC \ (OSC), ESC P/X/^/_ … ESC \ (DCS and friends),
+# then any other two-byte ESC sequence: what a terminal would act on instead of printing.
+_ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+                      r"|\x9d[^\x07\x9c]*[\x07\x9c]?"
+                      r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+                      r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+                      r"|\x1b[@-Z\\-_]?")
+# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and
+# isolates that can make a line read differently from what it holds (CVE-2021-42574).
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: str) -> str:
+    """Text from a lesson file made safe to print: escape sequences and control characters removed.
+
+    Newlines and tabs stay; '\\r\\n' line ends become '\\n'.
+    """
+    text = text.replace("\r\n", "\n")
+    return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+def clip(value: object, width: int = 60) -> str:
+    """A value echoed in an error line, cut to about `width` characters ('999…999 (100,000 characters)')."""
+    text = clean(value if isinstance(value, str) else repr(value))
+    if len(text) <= width:
+        return text
+    keep = max(width // 2 - 2, 4)
+    return f"{text[:keep]}…{text[-keep:]} ({len(text):,} characters)"
+
+
+def plural(count: int, word: str) -> str:
+    """'1 GPU', '4 GPUs', '1 element', '2,000 elements': the count with its noun."""
+    from ..formula import format_number
+    return f"{format_number(count)} {word if count == 1 else _plural(word)}"
+
+
+def _plural(word: str) -> str:
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u"):
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def plural_word(count: int, word: str) -> str:
+    """The noun alone, singular for 1: plural_word(3, 'segment') → 'segments'."""
+    return word if count == 1 else _plural(word)
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```+|~~~+)")
+
+
+_ITEM = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
+
+
+def wrap(text: str, width: int = 80, indent: str = "") -> str:
+    """One paragraph or list item filled to `width` columns."""
+    return textwrap.fill(" ".join(text.split()), width=width, subsequent_indent=indent,
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def plain(markdown: str, width: int = 80) -> str:
+    """Markdown as plain text for a pipe or a file: headings underlined, emphasis and fences
+    gone, paragraphs and list items filled to `width` columns.
+
+    Code blocks keep their lines as they are (indented by two), so tables and diagrams survive.
+    """
+    out: list[str] = []
+    fence: str | None = None
+    item: list[str] = []
+    hang = ""
+
+    def flush() -> None:
+        if item:
+            out.append(wrap(" ".join(item), width, hang))
+            item.clear()
+
+    for line in markdown.split("\n"):
+        match = _FENCE.match(line)
+        if fence is not None:
+            if match and line.strip().startswith(fence):
+                fence = None
+            else:
+                out.append("  " + line if line.strip() else "")
+            continue
+        if match:
+            flush()
+            fence = match.group(1)
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            flush()
+            title = _inline(heading.group(2))
+            out.append(title)
+            out.append(("=" if len(heading.group(1)) == 1 else "-") * len(title))
+            continue
+        if not line.strip():
+            flush()
+            out.append("")
+            continue
+        bullet = _ITEM.match(line)
+        if bullet:
+            flush()
+            hang = " " * len(bullet.group(0))
+        elif not item:
+            hang = ""
+        item.append(_inline(line.strip()) if not bullet else bullet.group(0) + _inline(line[bullet.end():]))
+    flush()
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n")
+
+
+def _inline(line: str) -> str:
+    """Inline Markdown removed: **bold**, *italic*, `code` (the words stay)."""
+    line = re.sub(r"\*\*(.+?)\*\*", r"\1", line)
+    line = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\1", line)
+    return re.sub(r"`([^`]+)`", r"\1", line)

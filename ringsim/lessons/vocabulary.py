@@ -1,0 +1,533 @@
+"""The words a lesson may quote: how each figure is computed, and why it has its value.
+
+Each Entry computes a figure from an evaluation `a` (placeholders._Ask: the scenario, the
+position, the options) and can say in words which expression the engine evaluated, which
+Question.explain() gives a learner who answered wrong.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable
+
+from ..algorithms import ALGORITHMS, closed_form
+from ..errors import RingsimError
+from ..formula import format_number
+from ..layout import Layout
+from ..ledger import Ledger, measure
+from ..naming import gpu_name, letter, sum_label, term
+from ..scenario import Scenario
+from ..simulation import Simulation
+from .text import plural
+
+LEDGER_MAX_GPUS = 1024     # ledgers of other scenarios come from real plans: keep them small
+SIMULATE_MAX_CELLS = 1_000_000  # G·N of another scenario that is simulated for its labels
+TRAIN_MAX_EPOCHS = 50  # lessons load eagerly: keep a training placeholder to a second or so
+TRAIN_MAX_GPUS = 256   # `ringsim train`'s default batch: every GPU needs a sample of it
+LIST_MAX = 8           # per-GPU lists longer than this are shortened
+COMPARED = ("ring", "master", "naive")
+
+
+# --- caches of engine results (shared by every lesson loaded in this process) --------------
+class _Cache(OrderedDict):
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def get_or(self, key, make):
+        if key in self:
+            self.move_to_end(key)
+            return self[key]
+        value = self[key] = make()
+        if len(self) > self.size:
+            self.popitem(last=False)
+        return value
+
+
+_LEDGERS, _SIMULATIONS, _TRAININGS = _Cache(256), _Cache(8), _Cache(16)
+
+
+def ledger_cached(scenario: Scenario, position: int) -> bool:
+    return (scenario, position) in _LEDGERS
+
+
+def ledger_of(scenario: Scenario, position: int) -> Ledger:
+    """The ledger of the scenario's first `position` steps."""
+    def make():
+        plan = scenario.plan()
+        return measure(plan, Layout(plan.gpus, scenario.elements), position)
+    return _LEDGERS.get_or((scenario, position), make)
+
+
+def simulation_cached(scenario: Scenario) -> bool:
+    return scenario in _SIMULATIONS
+
+
+def simulation_of(scenario: Scenario) -> Simulation:
+    return _SIMULATIONS.get_or(scenario, scenario.simulation)
+
+
+# --- the vocabulary ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Entry:
+    """A vocabulary word: how to compute it, which options it takes, one line of help, and why."""
+
+    fn: Callable
+    options: tuple[str, ...]
+    help: str
+    why: Callable | None = None
+
+
+def _n(value) -> str:
+    return format_number(value)
+
+
+def where(a) -> str:
+    """'Ring all-reduce at G = 4, N = 8, after step 3 of 6' for explanations."""
+    s = a.scenario
+    name = ALGORITHMS[s.algorithm].TITLE
+    if s.algorithm == "master":
+        name += f" on GPU{s.master or 1}"
+    steps = a.steps()
+    at = "before step 1" if a.position == 0 else (
+        "at the end" if a.position == steps else f"after step {a.position} of {steps}")
+    return f"{name}, G = {s.gpus:,}, N = {s.elements:,}, {at}"
+
+
+def generic_why(a, value: str) -> str:
+    return f"The engine evaluated {a.expr.head} on {where(a)}: {value}."
+
+
+def title_text(scenario: Scenario) -> str:
+    """'Ring all-reduce · 4 GPUs · 8 elements per GPU', singular where the count is 1."""
+    name = ALGORITHMS[scenario.algorithm].TITLE
+    if scenario.algorithm == "master":
+        name += f" (GPU{scenario.master or 1})"
+    return f"{name} · {plural(scenario.gpus, 'GPU')} · {plural(scenario.elements, 'element')} per GPU"
+
+
+def _sentences(a) -> str:
+    step = a.options.get("step")
+    sim = a.sim()
+    last = len(sim.plan)
+    if step is None:
+        if a.position == 0:
+            raise RingsimError("no step is done at stop 0: write 'sentences step=K'")
+        step = a.position
+    if not 1 <= step <= last:
+        raise RingsimError(f"step={step} is outside the run (1..{last})")
+    return "\n".join(f"- {text}" for text in sim.sentences(step - 1))
+
+
+def _segment(a, index: int) -> int:
+    if not 1 <= index <= a.scenario.gpus:
+        raise RingsimError(f"segment {index} does not exist: segments are 1..{a.scenario.gpus}")
+    return index - 1
+
+
+def _held(a) -> str:
+    gpu, segment = a.indices
+    g, j = a.gpu(gpu), _segment(a, segment)
+    sim = a.sim()
+    if sim.symbolic is None:
+        raise RingsimError("labels are kept only for at most 128 GPUs")
+    return sim.symbolic.label(g, j, max_terms=8)
+
+
+def _held_why(a, value: str) -> str:
+    gpu, segment = a.indices
+    sim = a.sim()
+    held = sim.symbolic.contributors(gpu - 1, segment - 1)
+    start = term(gpu - 1, segment - 1)
+    if len(held) == 1:
+        return (f"GPU{gpu}'s segment {segment} still holds only its own {start}: nothing was "
+                f"added into it by then ({where(a)}).")
+    return (f"GPU{gpu}'s segment {segment} started as {start}; each reduce step adds the copy that "
+            f"arrives, each copy step replaces it. {where(a)}: it holds {len(set(held))} of "
+            f"{a.scenario.gpus} terms, {value}.")
+
+
+def _iterations(a) -> str:
+    if a.plan is None:
+        if a.scenario.gpus > LEDGER_MAX_GPUS:
+            raise RingsimError(f"iterations of another scenario need at most {LEDGER_MAX_GPUS:,} GPUs "
+                               f"(got {a.scenario.gpus:,}); use formula.steps for larger ones")
+        plan = a.scenario.plan()
+    else:
+        plan = a.plan
+    if not plan.steps:
+        return "0"
+    return _n(plan.steps[max(a.position - 1, 0)].iterations)
+
+
+def _sizes(a) -> str:
+    sizes = sorted(set(Layout(a.scenario.gpus, a.scenario.elements).sizes()))
+    return " or ".join(_n(s) for s in sizes)
+
+
+def _per_gpu(a, field: str) -> list[int]:
+    ledger = a.ledger()
+    if field == "load":
+        return [int(s + r) for s, r in zip(ledger.sent, ledger.received)]
+    return [int(v) for v in getattr(ledger, field)]
+
+
+def _listed(values: list) -> str:
+    shown = [_n(v) for v in values]
+    if len(shown) > LIST_MAX:
+        shown = shown[:LIST_MAX - 2] + ["…", shown[-1]]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _each(field: str) -> Callable:
+    def fn(a) -> str:
+        values = _per_gpu(a, field)
+        if len(set(values)) > 1:
+            raise RingsimError(f"not every GPU {_VERB[field]} the same here ({_listed(values)}): put "
+                               f"this sentence under '<!-- if ... -->' (e.g. N % G == 0)")
+        return _n(values[0])
+    return fn
+
+
+def _each_why(field: str) -> Callable:
+    def why(a, value: str) -> str:
+        return (f"The ledger counts what each GPU {_VERB[field]} ({where(a)}): "
+                f"{_listed(_per_gpu(a, field))}, so {value} each.")
+    return why
+
+
+_VERB = {"sent": "sent", "received": "received", "load": "sent plus received"}
+
+
+def _ledger_why(field: str, gpu_from_index: bool = True) -> Callable:
+    def why(a, value: str) -> str:
+        g = a.indices[0] - 1 if gpu_from_index else None
+        who = f"GPU{g + 1}" if g is not None else "the GPUs"
+        if a.position > 8:  # a long run: the sum, not every step
+            return (f"The ledger adds what {who} {_VERB.get(field, 'moved')} over steps 1 to "
+                    f"{a.position} ({where(a)}): {value}.")
+        steps = []
+        for position in range(1, a.position + 1):
+            before, after = a.ledger(position - 1), a.ledger(position)
+            moved = _field(after, field, g) - _field(before, field, g)
+            if moved:
+                steps.append((position, moved))
+        if not steps:
+            return f"{who} {_VERB.get(field, 'moved')} nothing in the steps done ({where(a)})."
+        parts = " + ".join(f"{_n(m)} (step {p})" for p, m in steps[:8])
+        if len(steps) > 8:
+            parts += f" + … ({len(steps)} steps)"
+        return f"The ledger adds what {who} {_VERB.get(field, 'moved')}, step by step ({where(a)}): " \
+               f"{parts} = {value}."
+    return why
+
+
+def _field(ledger: Ledger, field: str, gpu: int | None) -> int:
+    if gpu is None:
+        return ledger.total
+    if field == "load":
+        return int(ledger.sent[gpu] + ledger.received[gpu])
+    return int(getattr(ledger, field)[gpu])
+
+
+def _compare(a) -> str:
+    g, n = a.scenario.gpus, a.scenario.elements
+    lines = [f"G = {g:,} GPUs, N = {n:,} elements per GPU"]
+    # The three algorithms of the original story, in the registry's order (new algorithms
+    # are compared in lesson 9's cost table, which reads the whole registry).
+    for name, module in ((k, m) for k, m in ALGORITHMS.items() if k in COMPARED):
+        cf = closed_form(name, g, n)
+        lines.append(f"{module.TITLE + ':':<19}in all {cf.total}")
+        if n % g and "/G" in cf.busiest_sent.text:
+            # The formula is the average; segments differ by one element, so GPUs differ too.
+            lines.append(f"  each GPU sends and receives {cf.busiest_sent} on average")
+        elif cf.busiest_sent == cf.busiest_received:
+            lines.append(f"  the busiest GPU sends and receives {cf.busiest_sent} each")
+        else:
+            lines.append(f"  the busiest GPU sends {cf.busiest_sent}, receives {cf.busiest_received}")
+    return "\n".join(lines)
+
+
+def _ratio_total(a) -> str:
+    g, n = a.scenario.gpus, a.scenario.elements
+    ring = closed_form("ring", g, n).total.value
+    return _n(closed_form("naive", g, n).total.value / ring) if ring else "1"
+
+
+def _ratio_busiest(a) -> str:
+    g, n = a.scenario.gpus, a.scenario.elements
+    m, r = closed_form("master", g, n), closed_form("ring", g, n)
+    ring = r.busiest_sent.value + r.busiest_received.value
+    return _n((m.busiest_sent.value + m.busiest_received.value) / ring) if ring else "1"
+
+
+def _ratio_why(kind: str) -> Callable:
+    def why(a, value: str) -> str:
+        g, n = a.scenario.gpus, a.scenario.elements
+        if kind == "total":
+            return (f"Naive moves G·(G−1)·N, the ring 2·(G−1)·N; their ratio is G/2. With G = {g:,} "
+                    f"and N = {n:,}: {_n(closed_form('naive', g, n).total.value)} ÷ "
+                    f"{_n(closed_form('ring', g, n).total.value)} = {value}.")
+        return (f"The master sends and receives (G−1)·N each way, a ring GPU 2·(G−1)·N/G each way; "
+                f"the ratio is G/2. With G = {g:,}: {value}.")
+    return why
+
+
+def substitute(text: str, gpus: int, elements: int) -> str:
+    """A formula with G and N replaced by their values: '2·(G−1)·N' → '2·(4−1)·8'."""
+    return text.replace("G", f"{gpus:,}").replace("N", f"{elements:,}")
+
+
+def _formula_why(field: str) -> Callable:
+    words = {"total": "the elements moved in all", "busiest_sent": "what the busiest GPU sends",
+             "busiest_received": "what the busiest GPU receives", "steps": "the number of steps",
+             "messages": "the number of messages"}[field]
+
+    def why(a, value: str) -> str:
+        s = a.scenario
+        formula = getattr(a.closed(), field)
+        return (f"For {ALGORITHMS[s.algorithm].TITLE}, {words} is {formula.text}; with G = {s.gpus:,} "
+                f"and N = {s.elements:,} that is {substitute(formula.text, s.gpus, s.elements)} = "
+                f"{_n(formula.value)}.")
+    return why
+
+
+def _calc(a) -> str:
+    return _n(a.indices[0])
+
+
+def _calc_why(a, value: str) -> str:
+    s = a.ctx.scenario
+    expression = a.expr.indices[0].text.replace("//", "÷").replace("*", "·").replace("-", "−")
+    return f"{expression} with G = {s.gpus:,} and N = {s.elements:,} is {value}."
+
+
+def _letters(a) -> str:
+    g = a.scenario.gpus
+    names = [letter(k) for k in range(g)]
+    if g > 6:
+        names = names[:3] + ["…", names[-1]]
+    return " + ".join(names)
+
+
+def _segments(a) -> str:
+    g = a.gpu(a.indices[0])
+    names = [term(g, j) for j in range(a.scenario.gpus)]
+    if len(names) > 6:
+        names = names[:3] + ["…", names[-1]]
+    return " ".join(names)
+
+
+def _complete(a) -> str:
+    j = _segment(a, a.indices[0])
+    return sum_label(tuple(range(a.scenario.gpus)), j, max_terms=8)
+
+
+def _busiest(a) -> int:
+    return a.ledger().busiest()
+
+
+def _busiest_why(a, value: str) -> str:
+    ledger, k = a.ledger(), _busiest(a)
+    return (f"The ledger adds what each GPU sent and received ({where(a)}); GPU{k + 1} has the most: "
+            f"{_n(ledger.sent[k])} sent + {_n(ledger.received[k])} received = "
+            f"{_n(ledger.sent[k] + ledger.received[k])}.")
+
+
+def _latency(a) -> str:
+    from .costs import cost_rows, format_seconds
+    g, n = a.scenario.gpus, a.scenario.elements
+    alpha, gbps = a.options.get("alpha_us", 5.0), a.options.get("gbps", 100.0)
+    rows = cost_rows(g, n, alpha, gbps)
+    lines = [f"G = {g:,}, N = {n:,} float32, α = {alpha:g} µs, links {gbps:g} GB/s",
+             f"  {'':<{max(len(r.short) for r in rows)}}  {'α ×':>6}  {'elements in a row':>17}  time"]
+    width = max(len(r.short) for r in rows)
+    for r in rows:
+        mark = "" if r.simulated else " *"
+        lines.append(f"  {r.short:<{width}}  {r.latencies:>6,}  {r.elements:>17,}  "
+                     f"{format_seconds(r.seconds)}{mark}")
+    if not all(r.simulated for r in rows):
+        lines.append("  * textbook formula: not simulated by ringsim")
+    return "\n".join(lines)
+
+
+def _latency_row(key: str) -> Callable:
+    def fn(a) -> str:
+        from .costs import cost_rows, format_seconds
+        rows = {r.key: r for r in cost_rows(a.scenario.gpus, a.scenario.elements,
+                                            a.options.get("alpha_us", 5.0), a.options.get("gbps", 100.0))}
+        return format_seconds(rows[key].seconds)
+    return fn
+
+
+def _latencies_row(key: str) -> Callable:
+    def fn(a) -> str:
+        from .costs import cost_rows
+        rows = {r.key: r for r in cost_rows(a.scenario.gpus, a.scenario.elements)}
+        return _n(rows[key].latencies)
+    return fn
+
+
+def _latencies_why(key: str) -> Callable:
+    def why(a, value: str) -> str:
+        from .costs import cost_rows
+        row = {r.key: r for r in cost_rows(a.scenario.gpus, a.scenario.elements)}[key]
+        return f"{row.name} at G = {a.scenario.gpus:,} pays {value} latencies in a row ({row.source})."
+    return why
+
+
+def _latency_why(key: str) -> Callable:
+    def why(a, value: str) -> str:
+        from .costs import cost_rows
+        alpha, gbps = a.options.get("alpha_us", 5.0), a.options.get("gbps", 100.0)
+        row = {r.key: r for r in cost_rows(a.scenario.gpus, a.scenario.elements, alpha, gbps)}[key]
+        return (f"{row.name}: {row.latencies:,} latencies × {alpha:g} µs + {row.elements:,} elements in a "
+                f"row × 4 bytes ÷ {gbps:g} GB/s = {value} ({row.source}).")
+    return why
+
+
+def _train_run(a):
+    from .budget import training_cost
+    s = a.scenario
+    epochs = a.options.get("epochs", 5)
+    if not 1 <= epochs <= TRAIN_MAX_EPOCHS:
+        raise RingsimError(f"epochs must be from 1 to {TRAIN_MAX_EPOCHS} in a lesson, got {epochs}")
+    if s.gpus > TRAIN_MAX_GPUS:
+        raise RingsimError(f"the training demo splits a batch of {TRAIN_MAX_GPUS} over the GPUs: "
+                           f"gpus must be at most {TRAIN_MAX_GPUS}, got {s.gpus:,}")
+    sync = a.options.get("sync", True)
+    key = (s.gpus, s.algorithm, epochs, sync, s.master)
+    if key not in _TRAININGS:
+        a.ctx.budget.spend(training_cost(epochs, 16, s.gpus, a.steps()),
+                           f"{a.expr.head!r} (training on {s.gpus:,} GPUs for {epochs} epochs)")
+
+    def make():
+        from ..train import train
+        return train(s.gpus, s.algorithm, epochs, sync=sync, master=s.master)
+    return _TRAININGS.get_or(key, make)
+
+
+def _train_block(a) -> str:
+    from ..train import report_lines
+    return "\n".join(report_lines(_train_run(a)))
+
+
+def _train_why(a, value: str) -> str:
+    run = _train_run(a)
+    if a.expr.name == "train.per_sync":
+        return (f"One sync is one all-reduce of the model's N = {run.parameters} parameters on "
+                f"{plural(run.gpus, 'GPU')}: {run.formula_per_sync}.")
+    if a.expr.name == "train.elements":
+        return (f"{run.syncs:,} syncs (one per batch) × {run.formula_per_sync} elements per sync "
+                f"= {value}.")
+    return f"The training run ({plural(run.gpus, 'GPU')}, {len(run.epochs)} epochs) reports {value}."
+
+
+def _float(value: float) -> str:
+    return "0" if value == 0 else f"{value:.2e}"
+
+
+_SCEN = ("algorithm", "gpus", "elements", "master")
+_SIZE = ("gpus", "elements")  # figures that compare every algorithm take only G and N
+_POS = _SCEN + ("at",)
+_TRAIN = ("algorithm", "gpus", "master", "epochs", "sync")
+
+VOCABULARY: dict[str, Entry] = {
+    "=": Entry(_calc, (), "'{{= G-1}}': a whole-number expression in G and N", _calc_why),
+    "G": Entry(lambda a: _n(a.scenario.gpus), _SCEN, "the number of GPUs"),
+    "N": Entry(lambda a: _n(a.scenario.elements), _SCEN, "elements per GPU"),
+    "algorithm": Entry(lambda a: ALGORITHMS[a.scenario.algorithm].TITLE, _SCEN, "the algorithm's name"),
+    "title": Entry(lambda a: title_text(a.scenario), _SCEN,
+                   "'Ring all-reduce · 4 GPUs · 8 elements per GPU'"),
+    "banner": Entry(lambda a: a.sim().banner, _POS, "where the run is: 'Reduce-scatter · iteration 2 of 3'"),
+    "position": Entry(lambda a: _n(a.position), _POS, "steps done at this point"),
+    "plan.steps": Entry(lambda a: _n(a.steps()), _SCEN, "steps in the whole run"),
+    "iterations": Entry(_iterations, _POS, "iterations in the phase of the step done last "
+                        "(the first step's phase at stop 0)"),
+    "segment.size": Entry(_sizes, _SCEN, "elements per segment: '2' or '2 or 3'"),
+    "letters": Entry(_letters, _SCEN, "the GPUs' gradient letters as a sum: 'a + b + c + d'"),
+    "segments[]": Entry(_segments, _SCEN, "GPU k's segment names: 'a₁ a₂ a₃ a₄'"),
+    "complete[]": Entry(_complete, _SCEN, "the complete sum of segment j: 'a₂+b₂+c₂+d₂'"),
+    "ledger.total": Entry(lambda a: _n(a.ledger().total), _POS, "elements moved so far",
+                          _ledger_why("total", False)),
+    "ledger.messages": Entry(lambda a: _n(a.ledger().messages), _POS, "transfers so far"),
+    "ledger.steps": Entry(lambda a: _n(a.ledger().steps), _POS, "steps done so far"),
+    "sent[]": Entry(lambda a: _n(a.ledger().sent[a.gpu(a.indices[0])]), _POS,
+                    "elements GPU k sent so far", _ledger_why("sent")),
+    "received[]": Entry(lambda a: _n(a.ledger().received[a.gpu(a.indices[0])]), _POS,
+                        "elements GPU k received so far", _ledger_why("received")),
+    "load[]": Entry(lambda a: _n(a.ledger().sent[a.gpu(a.indices[0])]
+                                 + a.ledger().received[a.gpu(a.indices[0])]), _POS,
+                    "elements GPU k sent plus received so far", _ledger_why("load")),
+    "sent.each": Entry(_each("sent"), _POS, "what every GPU sent, when all sent the same "
+                       "(refused otherwise: a claim the engine checks)", _each_why("sent")),
+    "received.each": Entry(_each("received"), _POS, "what every GPU received, when all the same",
+                           _each_why("received")),
+    "load.each": Entry(_each("load"), _POS, "sent plus received by every GPU, when all the same",
+                       _each_why("load")),
+    "sent.max": Entry(lambda a: _n(max(_per_gpu(a, "sent"))), _POS, "the most any GPU sent"),
+    "sent.min": Entry(lambda a: _n(min(_per_gpu(a, "sent"))), _POS, "the least any GPU sent"),
+    "received.max": Entry(lambda a: _n(max(_per_gpu(a, "received"))), _POS, "the most any GPU received"),
+    "received.min": Entry(lambda a: _n(min(_per_gpu(a, "received"))), _POS, "the least any GPU received"),
+    "sent.mean": Entry(lambda a: _n(Fraction(sum(_per_gpu(a, "sent")), a.scenario.gpus)), _POS,
+                       "what a GPU sent on average (total ÷ G): '10.67'"),
+    "received.mean": Entry(lambda a: _n(Fraction(sum(_per_gpu(a, "received")), a.scenario.gpus)), _POS,
+                           "what a GPU received on average"),
+    "sent.list": Entry(lambda a: _listed(_per_gpu(a, "sent")), _POS, "what GPU1, GPU2, … sent: '5, 6 and 5'"),
+    "received.list": Entry(lambda a: _listed(_per_gpu(a, "received")), _POS, "what each GPU received"),
+    "busiest": Entry(lambda a: gpu_name(_busiest(a)), _POS, "the GPU that sent plus received most",
+                     _busiest_why),
+    "busiest.sent": Entry(lambda a: _n(a.ledger().sent[_busiest(a)]), _POS, "elements the busiest GPU sent",
+                          _busiest_why),
+    "busiest.received": Entry(lambda a: _n(a.ledger().received[_busiest(a)]), _POS,
+                              "elements the busiest GPU received", _busiest_why),
+    "busiest.load": Entry(lambda a: _n(a.ledger().sent[_busiest(a)] + a.ledger().received[_busiest(a)]),
+                          _POS, "elements the busiest GPU sent plus received", _busiest_why),
+    "held[][]": Entry(_held, _POS, "what GPU k's segment j holds: 'd₄+a₄'", _held_why),
+    "sentences": Entry(_sentences, _POS + ("step",), "the sentences of one step, one per line"),
+    "compare": Entry(_compare, _SIZE, "the algorithms' closed forms for the scenario"),
+    "ratio.total": Entry(_ratio_total, _SIZE, "naive total ÷ ring total (G/2)", _ratio_why("total")),
+    "ratio.busiest": Entry(_ratio_busiest, _SIZE,
+                           "the master's load ÷ a ring GPU's load, sent plus received (G/2)",
+                           _ratio_why("busiest")),
+    "latency": Entry(_latency, _SIZE + ("alpha_us", "gbps"), "α–β time model of the all-reduces"),
+    "train": Entry(_train_block, _TRAIN, "the training demo's report"),
+    "train.replica_difference": Entry(lambda a: _float(_train_run(a).epochs[-1].replica_difference),
+                                      _TRAIN, "largest weight difference between replicas at the end",
+                                      _train_why),
+    "train.reference_difference": Entry(lambda a: _float(_train_run(a).epochs[-1].reference_difference),
+                                        _TRAIN, "largest difference from one-GPU training at the end",
+                                        _train_why),
+    "train.loss": Entry(lambda a: f"{_train_run(a).epochs[-1].loss:.5f}", _TRAIN, "final loss", _train_why),
+    "train.elements": Entry(lambda a: _n(_train_run(a).elements_moved), _TRAIN,
+                            "elements all the syncs moved", _train_why),
+    "train.per_sync": Entry(lambda a: _n(_train_run(a).elements_per_sync), _TRAIN,
+                            "elements one sync (one all-reduce) moves", _train_why),
+    "train.syncs": Entry(lambda a: _n(_train_run(a).syncs), _TRAIN, "number of syncs", _train_why),
+    "train.parameters": Entry(lambda a: _n(_train_run(a).parameters), _TRAIN, "model size N", _train_why),
+}
+
+for _field_name in ("total", "busiest_sent", "busiest_received", "steps", "messages"):
+    VOCABULARY[f"formula.{_field_name}"] = Entry(
+        (lambda f: lambda a: str(getattr(a.closed(), f)))(_field_name), _SCEN,
+        f"closed form of {_field_name}, with its value: '2·(G−1)·N = 48'", _formula_why(_field_name))
+    VOCABULARY[f"formula.{_field_name}.text"] = Entry(
+        (lambda f: lambda a: getattr(a.closed(), f).text)(_field_name), _SCEN,
+        f"closed form of {_field_name}", _formula_why(_field_name))
+    VOCABULARY[f"formula.{_field_name}.value"] = Entry(
+        (lambda f: lambda a: _n(getattr(a.closed(), f).value))(_field_name), _SCEN,
+        f"value of {_field_name}", _formula_why(_field_name))
+
+
+def _register_latency_rows() -> None:
+    from .costs import ROW_KEYS
+    for key, name in ROW_KEYS.items():
+        VOCABULARY[f"latency.{key}"] = Entry(_latency_row(key), _SIZE + ("alpha_us", "gbps"),
+                                             f"α–β model time of {name}", _latency_why(key))
+        VOCABULARY[f"latencies.{key}"] = Entry(_latencies_row(key), _SIZE,
+                                               f"latencies (α) {name} pays in a row", _latencies_why(key))
+
+
+_register_latency_rows()

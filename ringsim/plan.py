@@ -206,5 +206,7 @@ def _validate_step(gpus: int, segments: int, index: int, step: Step) -> None:
     overlapping = same_dst & ~identical & (first[1:] <= last[:-1])
     if np.any(overlapping):
         raise RingsimError(f"{where}: transfers into one GPU overlap only partly")
+    if np.any(identical & (ops[1:] == COPY) & (ops[:-1] == COPY)):
+        raise RingsimError(f"{where}: two copies land in the same buffer")
     if np.any(identical & ((ops[1:] == COPY) | (ops[:-1] == COPY))):
-        raise RingsimError(f"{where}: a copy lands in a buffer that another transfer also writes")
+        raise RingsimError(f"{where}: a copy and an add land in the same buffer")

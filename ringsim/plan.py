@@ -26,6 +26,9 @@ OPS = ("reduce", "copy")  # the op column stores the index into this tuple
 REDUCE, COPY = 0, 1
 
 
+_CODE_ARRAYS = {name: np.array([code], dtype=np.int8) for code, name in enumerate(OPS)}
+
+
 class Transfer(NamedTuple):
     """One send: segments first..last of GPU src into GPU dst (0-based), reduce or copy."""
 
@@ -49,8 +52,19 @@ def _column(values, dtype=np.int64) -> np.ndarray:
     return col
 
 
+def _owned(values: np.ndarray, shape: tuple) -> np.ndarray:
+    """A read-only copy of the column, broadcast to `shape` (the caller's array stays its own)."""
+    col = np.array(np.broadcast_to(values, shape)) if values.shape != shape else values.copy()
+    col.flags.writeable = False
+    return col
+
+
 def _op_codes(op) -> np.ndarray:
     """'reduce'/'copy' (or a sequence of them, or of codes 0/1) as a column of codes."""
+    if isinstance(op, str) and op in OPS:
+        return _CODE_ARRAYS[op]
+    if isinstance(op, np.ndarray) and op.dtype == np.int8 and ((op == REDUCE) | (op == COPY)).all():
+        return op.reshape(-1)
     values = [op] if isinstance(op, (str, numbers.Integral)) else list(np.asarray(op).reshape(-1))
     codes = []
     for value in values:
@@ -92,10 +106,13 @@ class Step:
               swap: str = "") -> "Step":
         """A step from columns (scalars broadcast); `op` is one op or a column; `last` defaults to `first`."""
         codes = _op_codes(op)
-        src_c, dst_c, first_c, op_c = np.broadcast_arrays(_column(src), _column(dst), _column(first), codes)
-        last_c = first_c if last is None else np.broadcast_to(_column(last), first_c.shape)
-        return cls(phase, iteration, iterations, _column(src_c), _column(dst_c), _column(first_c),
-                   _column(last_c), _column(op_c, np.int8), tuple(route), swap)
+        parts = [np.asarray(v, dtype=np.int64).reshape(-1) for v in (src, dst, first)]
+        shape = np.broadcast_shapes(*(p.shape for p in parts), codes.shape)
+        src_c, dst_c, first_c = (_owned(p, shape) for p in parts)
+        last_c = first_c if last is None else _owned(np.asarray(last, dtype=np.int64).reshape(-1), shape)
+        ops_c = np.full(shape, codes[0], dtype=np.int8) if len(codes) == 1 else _owned(codes, shape)
+        ops_c.flags.writeable = False
+        return cls(phase, iteration, iterations, src_c, dst_c, first_c, last_c, ops_c, tuple(route), swap)
 
     def __len__(self) -> int:
         return len(self.src)

@@ -256,6 +256,38 @@ class NumericExecutor:
                 d[...] = s
         return copy
 
+    def _compile_direct(self, groups) -> Callable[[], None] | None:
+        """Row-by-row in-place execution of a general step (see `_direct_plan`), or None."""
+        work = _direct_plan(groups)
+        if work is None:
+            return None
+        buf, xp = self.buf, self.xp
+        row = lambda r: buf[r:r + 1]  # noqa: E731
+        ops = []
+        for src, dst in work:
+            out = row(dst[0])
+            if len(src) == 1:
+                ops.append((None, [row(src[0])], out, [row(t) for t in dst[1:]]))
+                continue
+            # Adding into dst[0] first would lose its value if it is a later addend.
+            temp = xp.empty_like(out) if dst[0] in src[2:] else None
+            ops.append((temp, [row(r) for r in src], out, [row(t) for t in dst[1:]]))
+
+        def run() -> None:
+            for temp, sources, out, others in ops:
+                if len(sources) == 1:
+                    out[...] = sources[0]
+                else:
+                    acc = out if temp is None else temp
+                    xp.add(sources[0], sources[1], out=acc)
+                    for more in sources[2:]:
+                        xp.add(acc, more, out=acc)
+                    if temp is not None:
+                        out[...] = temp
+                for other in others:
+                    other[...] = out
+        return run
+
     def _compile_general(self, step: Step) -> Callable[[], None]:
         """Several arrivals per buffer, or buffers that both send and receive.
 
@@ -288,6 +320,9 @@ class NumericExecutor:
             table = self._row(o[:, first_use], j[first_use])     # (length, sums)
             groups.append((xp.asarray(table), xp.asarray(self._row(d, j)), xp.asarray(use)))
         self._class = after
+        direct = self._compile_direct(groups)
+        if direct is not None:
+            return direct
 
         def run() -> None:
             results = []
@@ -301,6 +336,37 @@ class NumericExecutor:
             for target, acc in results:  # write only after every read: sends see the old state
                 buf[target] = acc
         return run
+
+
+_DIRECT_MAX_ROWS = 1 << 14  # past this many row operations a step gathers instead
+
+
+def _direct_plan(groups) -> list[tuple[list[int], list[int]]] | None:
+    """The step as (source rows, target rows) computations when they can run in place, else None.
+
+    In place is safe when no computation writes a row another one reads: then each sum is
+    added straight into its first target (through a temporary only when that target is
+    also a later addend) and copied to the others, with no gather of the whole step.
+    """
+    work = []
+    for table, target, use in groups:
+        table, target = np.asarray(table), np.asarray(target)
+        if use is None:
+            work += [([int(s)], [int(t)]) for s, t in zip(table[0].tolist(), target.tolist())]
+        else:
+            use = np.asarray(use)
+            for u in range(table.shape[1]):
+                work.append((table[:, u].tolist(), target[use == u].tolist()))
+    if sum(len(src) + len(dst) for src, dst in work) > _DIRECT_MAX_ROWS:
+        return None
+    readers: dict[int, int] = defaultdict(int)
+    for src, _ in work:
+        for row in set(src):
+            readers[row] += 1
+    for src, dst in work:
+        if any(readers.get(row, 0) > (row in src) for row in dst):
+            return None  # another computation reads a row this one writes
+    return work
 
 
 def make_executor(plan: Plan, layout: Layout, xp: Any, dtype: Any):

@@ -29,10 +29,10 @@ class Row:
 def compare(gpus: int, elements: int) -> list[Row]:
     """A row per algorithm for G GPUs of N elements each, measured from the plans' transfers."""
     gpus, elements = check_gpus(gpus), check_elements(elements)
-    layout = Layout(gpus, elements)
     rows = []
     for name, module in ALGORITHMS.items():
-        ledger = measure(make_plan(name, gpus), layout)
+        plan = make_plan(name, gpus)
+        ledger = measure(plan, Layout(plan.segments, elements))
         busiest = ledger.busiest()
         rows.append(Row(name, module.TITLE, ledger.total, busiest, int(ledger.sent[busiest]),
                         int(ledger.received[busiest]), ledger.steps, ledger.messages,

@@ -239,17 +239,17 @@ class NumericExecutor:
         buf, xp = self.buf, self.xp
         pairs = [(_rows(buf, r.dst, r.dst_stride, r.count), _rows(buf, r.src, r.src_stride, r.count))
                  for r in row_runs(src, dst)]
+        if buf.shape[1] * buf.itemsize >= _ROW_COPY_BYTES:
+            # NumPy stages an operand through a temporary when the two views' address
+            # ranges overlap (a bounds-only test); with segments this large, run those
+            # runs segment by segment instead. Disjoint runs stay one large operation.
+            pairs = [piece for r, (d, s) in zip(row_runs(src, dst), pairs)
+                     for piece in (_split(d, s) if _bounds_overlap(r) else [(d, s)])]
         if op == "reduce":
             def reduce() -> None:
                 for d, s in pairs:
                     xp.add(s, d, out=d)  # received + own, as order.arrival_order says ("d₄+a₄")
             return reduce
-        if buf.shape[1] * buf.itemsize >= _ROW_COPY_BYTES:
-            # NumPy stages an assignment through a temporary when the two views' address
-            # ranges overlap (a bounds-only test); with segments this large, copy those
-            # runs segment by segment instead. Disjoint runs stay one large copy.
-            pairs = [piece for r, (d, s) in zip(row_runs(src, dst), pairs)
-                     for piece in (_split(d, s) if _bounds_overlap(r) else [(d, s)])]
 
         def copy() -> None:
             for d, s in pairs:
@@ -370,8 +370,15 @@ def _direct_plan(groups) -> list[tuple[list[int], list[int]]] | None:
 
 
 def make_executor(plan: Plan, layout: Layout, xp: Any, dtype: Any):
-    """The executor for an array module: NumPy's strided one, or CuPy's (ringsim.gpu) for cupy."""
+    """The executor for an array module: NumPy's strided one, or CuPy's (ringsim.gpu) for cupy.
+
+    CuPy's fused kernel is written for the seed's shape (S = G, one op per step); other
+    plans run on CuPy arrays through this module's executor, which works on any array module.
+    """
     if getattr(xp, "__name__", "") == "cupy":
-        from .gpu.executor import cupy_executor  # loads CuPy code only when CuPy is in use
-        return cupy_executor(plan, layout, xp, dtype)
+        seed_shaped = getattr(plan, "segments", plan.gpus) == plan.gpus and \
+            not any(step.mixed for step in plan.steps) and plan.algorithm in ("ring", "master", "naive")
+        if seed_shaped:
+            from .gpu.executor import cupy_executor  # loads CuPy code only when CuPy is in use
+            return cupy_executor(plan, layout, xp, dtype)
     return NumericExecutor(plan, layout, xp, dtype)

@@ -152,16 +152,6 @@ class Step:
                                  self.last.tolist(), self.ops.tolist()):
             yield Transfer(s, d, f, l, OPS[o])
 
-    @staticmethod
-    def join(steps: list["Step"], phase: str | None = None, iteration: int | None = None,
-             iterations: int | None = None) -> "Step":
-        """Several steps' transfers as one step (rings or trees running side by side)."""
-        base = steps[0]
-        cat = lambda name: np.concatenate([getattr(s, name) for s in steps])  # noqa: E731
-        return Step(phase or base.phase, iteration or base.iteration, iterations or base.iterations,
-                    _column(cat("src")), _column(cat("dst")), _column(cat("first")),
-                    _column(cat("last")), _column(cat("ops"), np.int8), base.route, base.swap)
-
 
 def _count(value: object, what: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:

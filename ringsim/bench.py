@@ -14,19 +14,23 @@ import tracemalloc
 
 import numpy as np
 
-from .algorithms import make_plan
+from .algorithms import ALGORITHMS, make_plan
 from .api import allreduce
 from .layout import Layout
 from .ledger import transfer_elements
 from .numeric import NumericExecutor
 from .plan import Plan
 
+NEW_ALGORITHMS = ("tree", "double-tree", "recursive-doubling", "halving-doubling",
+                  "bidirectional-ring", "hierarchical")
+
 
 def useful_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
     """Bytes a plan must read and write at the least: 3× per reduced element, 2× per copied one."""
     total = 0
     for step in plan.steps:
-        total += (3 if step.op == "reduce" else 2) * int(transfer_elements(step, layout).sum())
+        factor = np.where(step.ops == 0, 3, 2)  # per transfer: a step may reduce and copy
+        total += int((factor * transfer_elements(step, layout)).sum())
     return total * itemsize
 
 
@@ -42,10 +46,12 @@ def copy_bandwidth(total_elements: int, dtype=np.float32, repeats: int = 3) -> f
     return 2 * src.nbytes / best
 
 
-def ring_seconds(gpus: int, elements: int, dtype=np.float32, repeats: int = 3) -> tuple[float, int]:
-    """Best time of `repeats` runs of the ring's steps over loaded buffers, and its useful bytes."""
-    plan = make_plan("ring", gpus)
-    layout = Layout(gpus, elements)
+def ring_seconds(gpus: int, elements: int, dtype=np.float32, repeats: int = 3,
+                 algorithm: str = "ring") -> tuple[float, int]:
+    """Best time of `repeats` runs of an algorithm's steps (the ring's by default) over loaded
+    buffers, and its useful bytes."""
+    plan = make_plan(algorithm, gpus)
+    layout = Layout(plan.segments, elements)
     rng = np.random.default_rng(0)
     gradients = rng.standard_normal((gpus, elements), dtype=np.float32).astype(dtype, copy=False)
     executor = NumericExecutor(plan, layout, np, np.dtype(dtype))
@@ -92,6 +98,20 @@ def numpy_cases(quick: bool = False) -> list[dict]:
             record.update(ratio=efficiency[1024] / efficiency[8], target=0.5,
                           meaning="efficiency at G=1,024 over efficiency at G=8")
         records.append(record)
+    for name in NEW_ALGORITHMS:
+        elements = (1 << total_log2) // 8
+        seconds, useful = ring_seconds(8, elements, algorithm=name)
+        records.append({"case": f"{name}-efficiency", **base, "gpus": 8, "elements": elements,
+                        "seconds": seconds, "useful_bytes_per_s": useful / seconds,
+                        "copy_bytes_per_s": bandwidth, "ratio": useful / seconds / bandwidth,
+                        "target": 0.7, "meaning": "useful bytes/s over np.copyto bytes/s"})
+    for name in ALGORITHMS:
+        start = time.perf_counter()
+        make_plan(name, 1024)
+        records.append({"case": f"{name}-plan", **base, "gpus": 1024, "elements": 0,
+                        "seconds": time.perf_counter() - start,
+                        "ratio": time.perf_counter() - start, "target": 0.5,
+                        "meaning": "seconds to build the plan for 1,024 GPUs; lower is better"})
     elements = (1 << total_log2) // 1024
     records.append({"case": "ring-peak-memory", **base, "gpus": 1024, "elements": elements,
                     "seconds": None, "ratio": peak_memory_ratio(1024, elements), "target": 3.0,

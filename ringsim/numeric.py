@@ -174,7 +174,10 @@ class NumericExecutor:
         """Carry out step `index` of the plan on the buffers."""
         action = self._compiled.get(index)
         if action is None:
-            action = self._compiled[index] = self._compile(self.plan.steps[index])
+            # Steps compile in order: each reads which buffers hold identical bits after the last.
+            for earlier in range(len(self._compiled), index + 1):
+                self._compiled[earlier] = self._compile(self.plan.steps[earlier])
+            action = self._compiled[index]
         action()
 
     def run(self) -> None:
@@ -182,17 +185,47 @@ class NumericExecutor:
         for index in range(len(self.plan.steps)):
             self.apply(index)
 
+    # Which buffers hold the same bits: a class id per (GPU, segment), tracked as steps compile.
+    # A copy passes its class on; a sum gets a new class, and targets whose sums would add the
+    # same classes in the same order share one computation. Adding is commutative except for
+    # NaN payloads, and NumPy's vector and scalar loops may pass operands in either order, so
+    # a sum two GPUs both need is computed once and copied: every GPU ends bit for bit alike.
+    def _classes(self) -> np.ndarray:
+        if not hasattr(self, "_class"):
+            g, s = self.plan.gpus, self.segments
+            self._class = np.arange(g * s, dtype=np.int64).reshape(g, s)
+            self._next_class = g * s
+        return self._class
+
+    def _fresh(self, count: int) -> np.ndarray:
+        self._classes()
+        ids = np.arange(self._next_class, self._next_class + count, dtype=np.int64)
+        self._next_class += count
+        return ids
+
     def _compile(self, step: Step) -> Callable[[], None]:
-        _, _, src, dst = expand(step, self.plan.gpus, self.segments)
+        classes = self._classes()
+        src_gpu, dst_gpu, src, dst = expand(step, self.plan.gpus, self.segments)
+        widths = (step.last - step.first + 1)
+        segment = np.repeat(step.first, widths) + np.arange(int(widths.sum())) - \
+            np.repeat(np.cumsum(widths) - widths, widths)
+        is_copy = np.repeat(step.ops == COPY, widths)
         independent = len(np.unique(dst)) == len(dst) and not np.isin(src, dst).any()
+        reduce = ~is_copy
+        if independent and reduce.any():
+            keys = np.stack([classes[src_gpu[reduce], segment[reduce]],
+                             classes[dst_gpu[reduce], segment[reduce]]], axis=1)
+            independent = len(np.unique(keys, axis=0)) == len(keys)
         if not independent:
             return self._compile_general(step)
+        after = classes.copy()
+        after[dst_gpu[is_copy], segment[is_copy]] = classes[src_gpu[is_copy], segment[is_copy]]
+        after[dst_gpu[reduce], segment[reduce]] = self._fresh(int(reduce.sum()))
+        self._class = after
         # No buffer is both read and written, each written once: reduce and copy transfers
         # may run one after the other, each as a few strided array operations.
-        widths = (step.last - step.first + 1)
-        is_copy = np.repeat(step.ops == COPY, widths)
         actions = [self._compile_strided(op, src[mask], dst[mask])
-                   for op, mask in (("reduce", ~is_copy), ("copy", is_copy)) if mask.any()]
+                   for op, mask in (("reduce", reduce), ("copy", is_copy)) if mask.any()]
         if len(actions) == 1:
             return actions[0]
 
@@ -206,51 +239,131 @@ class NumericExecutor:
         buf, xp = self.buf, self.xp
         pairs = [(_rows(buf, r.dst, r.dst_stride, r.count), _rows(buf, r.src, r.src_stride, r.count))
                  for r in row_runs(src, dst)]
+        if buf.shape[1] * buf.itemsize >= _ROW_COPY_BYTES:
+            # NumPy stages an operand through a temporary when the two views' address
+            # ranges overlap (a bounds-only test); with segments this large, run those
+            # runs segment by segment instead. Disjoint runs stay one large operation.
+            pairs = [piece for r, (d, s) in zip(row_runs(src, dst), pairs)
+                     for piece in (_split(d, s) if _bounds_overlap(r) else [(d, s)])]
         if op == "reduce":
             def reduce() -> None:
                 for d, s in pairs:
                     xp.add(s, d, out=d)  # received + own, as order.arrival_order says ("d₄+a₄")
             return reduce
-        if buf.shape[1] * buf.itemsize >= _ROW_COPY_BYTES:
-            # NumPy stages an assignment through a temporary when the two views' address
-            # ranges overlap (a bounds-only test); with segments this large, copy those
-            # runs segment by segment instead. Disjoint runs stay one large copy.
-            pairs = [piece for r, (d, s) in zip(row_runs(src, dst), pairs)
-                     for piece in (_split(d, s) if _bounds_overlap(r) else [(d, s)])]
 
         def copy() -> None:
             for d, s in pairs:
                 d[...] = s
         return copy
 
+    def _compile_direct(self, groups) -> Callable[[], None] | None:
+        """Row-by-row in-place execution of a general step (see `_direct_plan`), or None."""
+        work = _direct_plan(groups)
+        if work is None:
+            return None
+        buf, xp = self.buf, self.xp
+        row = lambda r: buf[r:r + 1]  # noqa: E731
+        ops = []
+        for src, dst in work:
+            out = row(dst[0])
+            if len(src) == 1:
+                ops.append((None, [row(src[0])], out, [row(t) for t in dst[1:]]))
+                continue
+            # Adding into dst[0] first would lose its value if it is a later addend.
+            temp = xp.empty_like(out) if dst[0] in src[2:] else None
+            ops.append((temp, [row(r) for r in src], out, [row(t) for t in dst[1:]]))
+
+        def run() -> None:
+            for temp, sources, out, others in ops:
+                if len(sources) == 1:
+                    out[...] = sources[0]
+                else:
+                    acc = out if temp is None else temp
+                    xp.add(sources[0], sources[1], out=acc)
+                    for more in sources[2:]:
+                        xp.add(acc, more, out=acc)
+                    if temp is not None:
+                        out[...] = temp
+                for other in others:
+                    other[...] = out
+        return run
+
     def _compile_general(self, step: Step) -> Callable[[], None]:
         """Several arrivals per buffer, or buffers that both send and receive.
 
         Everything is gathered from the state before the step and written back at the end;
-        each buffer's arrivals are added in the order `order.reductions` gives, so every
-        GPU that computes a sum (the naive flood, a swap) computes the same bits.
+        each buffer's arrivals are added in the order `order.reductions` gives, and a sum
+        that several buffers need (the naive flood, a swap) is computed once for all of them.
         """
-        buf, xp = self.buf, self.xp
+        g, buf, xp = self.plan.gpus, self.buf, self.xp
+        classes = self._classes()
+        after = classes.copy()
         orders, copies = reductions(step)
-        by_length: dict[int, tuple[list, list]] = defaultdict(lambda: ([], []))
+        by_length: dict[int, tuple[list, list, list]] = defaultdict(lambda: ([], [], []))
         for (dst, first, last), order in [*orders.items(), *((k, [s]) for k, s in copies.items())]:
-            segments = np.arange(first, last + 1)
-            targets, table = by_length[len(order)]
-            targets.append(self._row(dst, segments))
-            table.append(np.stack([self._row(gpu, segments) for gpu in order]))
-        groups = [(xp.asarray(np.concatenate(targets)), xp.asarray(np.concatenate(table, axis=1)))
-                  for targets, table in by_length.values()]
+            dsts, segs, gpus = by_length[len(order)]
+            width = last - first + 1
+            dsts.append(np.full(width, dst))
+            segs.append(np.arange(first, last + 1))
+            gpus.append(np.repeat(np.array(order, dtype=np.int64)[:, None], width, axis=1))
+        groups = []
+        for length, (dsts, segs, gpus) in by_length.items():
+            d, j, o = np.concatenate(dsts), np.concatenate(segs), np.concatenate(gpus, axis=1)
+            if length == 1:  # copies: the same bits, the same class
+                after[d, j] = classes[o[0], j]
+                groups.append((xp.asarray(self._row(o, j)), xp.asarray(self._row(d, j)), None))
+                continue
+            keys = classes[o, j].T                               # (targets, length)
+            _, first_use, use = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+            use = use.reshape(-1)
+            after[d, j] = self._fresh(len(first_use))[use]
+            table = self._row(o[:, first_use], j[first_use])     # (length, sums)
+            groups.append((xp.asarray(table), xp.asarray(self._row(d, j)), xp.asarray(use)))
+        self._class = after
+        direct = self._compile_direct(groups)
+        if direct is not None:
+            return direct
 
         def run() -> None:
             results = []
-            for target, table in groups:
+            for table, target, use in groups:
                 acc = buf[table[0]]
                 if len(table) > 1:
                     acc = acc + buf[table[1]]
                 for column in table[2:]:
                     xp.add(acc, buf[column], out=acc)
-                results.append((target, acc))
+                results.append((target, acc if use is None else acc[use]))
             for target, acc in results:  # write only after every read: sends see the old state
                 buf[target] = acc
         return run
 
+
+_DIRECT_MAX_ROWS = 1 << 14  # past this many row operations a step gathers instead
+
+
+def _direct_plan(groups) -> list[tuple[list[int], list[int]]] | None:
+    """The step as (source rows, target rows) computations when they can run in place, else None.
+
+    In place is safe when no computation writes a row another one reads: then each sum is
+    added straight into its first target (through a temporary only when that target is
+    also a later addend) and copied to the others, with no gather of the whole step.
+    """
+    work = []
+    for table, target, use in groups:
+        table, target = np.asarray(table), np.asarray(target)
+        if use is None:
+            work += [([int(s)], [int(t)]) for s, t in zip(table[0].tolist(), target.tolist())]
+        else:
+            use = np.asarray(use)
+            for u in range(table.shape[1]):
+                work.append((table[:, u].tolist(), target[use == u].tolist()))
+    if sum(len(src) + len(dst) for src, dst in work) > _DIRECT_MAX_ROWS:
+        return None
+    readers: dict[int, int] = defaultdict(int)
+    for src, _ in work:
+        for row in set(src):
+            readers[row] += 1
+    for src, dst in work:
+        if any(readers.get(row, 0) > (row in src) for row in dst):
+            return None  # another computation reads a row this one writes
+    return work

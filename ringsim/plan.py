@@ -26,6 +26,9 @@ OPS = ("reduce", "copy")  # the op column stores the index into this tuple
 REDUCE, COPY = 0, 1
 
 
+_CODE_ARRAYS = {name: np.array([code], dtype=np.int8) for code, name in enumerate(OPS)}
+
+
 class Transfer(NamedTuple):
     """One send: segments first..last of GPU src into GPU dst (0-based), reduce or copy."""
 
@@ -49,8 +52,27 @@ def _column(values, dtype=np.int64) -> np.ndarray:
     return col
 
 
+def _owned(values: np.ndarray, shape: tuple) -> np.ndarray:
+    """A read-only copy of the column, broadcast to `shape` (the caller's array stays its own)."""
+    col = np.array(np.broadcast_to(values, shape)) if values.shape != shape else values.copy()
+    col.flags.writeable = False
+    return col
+
+
+def _given(values: np.ndarray, shape: tuple) -> np.ndarray:
+    """A column handed over by a plan builder: made read-only, copied only to broadcast."""
+    if values.shape != shape:
+        return _owned(values, shape)
+    values.flags.writeable = False
+    return values
+
+
 def _op_codes(op) -> np.ndarray:
     """'reduce'/'copy' (or a sequence of them, or of codes 0/1) as a column of codes."""
+    if isinstance(op, str) and op in OPS:
+        return _CODE_ARRAYS[op]
+    if isinstance(op, np.ndarray) and op.dtype == np.int8 and ((op == REDUCE) | (op == COPY)).all():
+        return op.reshape(-1)
     values = [op] if isinstance(op, (str, numbers.Integral)) else list(np.asarray(op).reshape(-1))
     codes = []
     for value in values:
@@ -89,13 +111,21 @@ class Step:
     @classmethod
     def build(cls, phase: str, iteration: int, iterations: int, op,
               src, dst, first, last=None, *, route: tuple[str, str] = ("", ""),
-              swap: str = "") -> "Step":
-        """A step from columns (scalars broadcast); `op` is one op or a column; `last` defaults to `first`."""
+              swap: str = "", handed_over: bool = False) -> "Step":
+        """A step from columns (scalars broadcast); `op` is one op or a column; `last` defaults to `first`.
+
+        `handed_over=True`: the caller gives its fresh int64 arrays away (a plan builder), so
+        they are made read-only instead of copied.
+        """
         codes = _op_codes(op)
-        src_c, dst_c, first_c, op_c = np.broadcast_arrays(_column(src), _column(dst), _column(first), codes)
-        last_c = first_c if last is None else np.broadcast_to(_column(last), first_c.shape)
-        return cls(phase, iteration, iterations, _column(src_c), _column(dst_c), _column(first_c),
-                   _column(last_c), _column(op_c, np.int8), tuple(route), swap)
+        parts = [np.asarray(v, dtype=np.int64).reshape(-1) for v in (src, dst, first)]
+        shape = np.broadcast_shapes(*(p.shape for p in parts), codes.shape)
+        own = _given if handed_over else _owned
+        src_c, dst_c, first_c = (own(p, shape) for p in parts)
+        last_c = first_c if last is None else own(np.asarray(last, dtype=np.int64).reshape(-1), shape)
+        ops_c = np.full(shape, codes[0], dtype=np.int8) if len(codes) == 1 else _owned(codes, shape)
+        ops_c.flags.writeable = False
+        return cls(phase, iteration, iterations, src_c, dst_c, first_c, last_c, ops_c, tuple(route), swap)
 
     def __len__(self) -> int:
         return len(self.src)
@@ -121,16 +151,6 @@ class Step:
         for s, d, f, l, o in zip(self.src.tolist(), self.dst.tolist(), self.first.tolist(),
                                  self.last.tolist(), self.ops.tolist()):
             yield Transfer(s, d, f, l, OPS[o])
-
-    @staticmethod
-    def join(steps: list["Step"], phase: str | None = None, iteration: int | None = None,
-             iterations: int | None = None) -> "Step":
-        """Several steps' transfers as one step (rings or trees running side by side)."""
-        base = steps[0]
-        cat = lambda name: np.concatenate([getattr(s, name) for s in steps])  # noqa: E731
-        return Step(phase or base.phase, iteration or base.iteration, iterations or base.iterations,
-                    _column(cat("src")), _column(cat("dst")), _column(cat("first")),
-                    _column(cat("last")), _column(cat("ops"), np.int8), base.route, base.swap)
 
 
 def _count(value: object, what: str, minimum: int) -> int:
@@ -199,12 +219,16 @@ def _validate_step(gpus: int, segments: int, index: int, step: Step) -> None:
         return  # every GPU receives at most once: nothing can overlap
     # Transfers into one GPU must name the same segment range or disjoint ones, so that
     # "what arrives in a buffer during a step" is well defined.
-    order = np.lexsort((step.last, step.first, step.dst))
+    # One int64 key (dst, first) sorts faster than a lexsort; equal keys with different
+    # ends are partial overlaps, which the test below reports.
+    order = np.argsort(step.dst * segments + step.first, kind="stable")
     dst, first, last, ops = step.dst[order], step.first[order], step.last[order], step.ops[order]
     same_dst = dst[1:] == dst[:-1]
     identical = same_dst & (first[1:] == first[:-1]) & (last[1:] == last[:-1])
     overlapping = same_dst & ~identical & (first[1:] <= last[:-1])
     if np.any(overlapping):
         raise RingsimError(f"{where}: transfers into one GPU overlap only partly")
+    if np.any(identical & (ops[1:] == COPY) & (ops[:-1] == COPY)):
+        raise RingsimError(f"{where}: two copies land in the same buffer")
     if np.any(identical & ((ops[1:] == COPY) | (ops[:-1] == COPY))):
-        raise RingsimError(f"{where}: a copy lands in a buffer that another transfer also writes")
+        raise RingsimError(f"{where}: a copy and an add land in the same buffer")

@@ -91,7 +91,11 @@ def test_bench_quick_json(capsys):
     status, out, _ = run(["bench", "--quick", "--json", "--backend", "numpy"], capsys)
     records = [json.loads(line) for line in out.splitlines()]
     assert status == 0
-    assert [r["case"] for r in records] == ["ring-efficiency", "ring-scale", "ring-peak-memory",
+    from ringsim import ALGORITHMS
+    from ringsim.bench import NEW_ALGORITHMS
+    assert [r["case"] for r in records] == ["ring-efficiency", "ring-scale",
+                                            *(f"{n}-efficiency" for n in NEW_ALGORITHMS),
+                                            *(f"{n}-plan" for n in ALGORITHMS), "ring-peak-memory",
                                             "compare-time-1M", "compare-memory-1M", "sweep-1024"]
     for r in records:
         assert {"case", "gpus", "elements", "seconds", "ratio"} <= set(r)

@@ -25,8 +25,8 @@ def test_bad_gpu_counts(gpus, message):
 def test_bad_elements_unknown_algorithm_and_master():
     with pytest.raises(RingsimError, match="elements per GPU must be at least 0"):
         Simulation.create("ring", 4, -1)
-    with pytest.raises(RingsimError, match="unknown algorithm 'tree'; choose one of: ring, master, naive"):
-        make_plan("tree", 4)
+    with pytest.raises(RingsimError, match="unknown algorithm 'butterfly'; choose one of: ring, master, naive"):
+        make_plan("butterfly", 4)
     with pytest.raises(RingsimError, match="the master GPU must be from 1 to 4, got 5"):
         make_plan("master", 4, master=5)
     with pytest.raises(RingsimError, match="the master GPU must be from 1 to 4, got 0"):
@@ -59,7 +59,7 @@ def test_any_iterable_of_arrays_and_any_shape():
     (["walk", "--gpus", "2.5"], "the number of GPUs must be a whole number"),
     (["walk", "--gpus", "four"], "expected a whole number, got 'four'"),
     (["walk", "--elements", "-1"], "elements per GPU must be at least 0"),
-    (["walk", "--algorithm", "tree"], "invalid choice: 'tree'"),
+    (["walk", "--algorithm", "butterfly"], "invalid choice: 'butterfly'"),
     (["walk", "--algorithm", "master", "--master", "9"], "the master GPU must be from 1 to 4, got 9"),
     (["walk", "--master", "2"], "--master only applies to the master algorithm"),
     (["walk", "--gpus", "500"], "walk prints every transfer"),

@@ -14,19 +14,22 @@ from strategies import scenarios
 def plain_run(plan, x):
     """The plan executed the slow, obvious way: per segment, per arrival, in arrival order."""
     g, n = x.shape
-    layout = Layout(g, n)
-    segs = [[x[k, layout.offset(j):layout.offset(j + 1)].copy() for j in range(g)] for k in range(g)]
+    layout = Layout(plan.segments, n)
+    segs = [[x[k, layout.offset(j):layout.offset(j + 1)].copy() for j in range(plan.segments)]
+            for k in range(g)]
     for step in plan.steps:
         before = [[s.copy() for s in row] for row in segs]
-        arrivals = {}
+        arrivals, ops = {}, {}
         for t in step.transfers():
             for j in range(t.first, t.last + 1):
                 arrivals.setdefault((t.dst, j), []).append(t.src)
+                ops[(t.dst, j)] = t.op
         for (d, j), srcs in arrivals.items():
-            if step.op == "copy":
+            if ops[(d, j)] == "copy":
                 segs[d][j] = before[srcs[0]][j].copy()
             else:
-                order = arrival_order(d, srcs)
+                swap = len(srcs) == 1 and arrivals.get((srcs[0], j)) == [d]
+                order = arrival_order(d, srcs, swap)
                 acc = before[order[0]][j] + before[order[1]][j]
                 for s in order[2:]:
                     acc = acc + before[s][j]
@@ -39,7 +42,7 @@ def test_compiled_steps_equal_the_plain_run_bitwise(scenario):
     algorithm, g, n, master = scenario
     x = np.random.default_rng(g + n).standard_normal((g, n)).astype(np.float32)
     plan = make_plan(algorithm, g, master=master)
-    ex = NumericExecutor(plan, Layout(g, n), np, x.dtype)
+    ex = NumericExecutor(plan, Layout(plan.segments, n), np, x.dtype)
     ex.load(x)
     ex.run()
     assert ex.gradients().tobytes() == plain_run(plan, x).tobytes()

@@ -29,6 +29,11 @@ class Tally:
         self.sent, self.sent_long, self.received, self.received_long = zeros(), zeros(), zeros(), zeros()
         self.messages = 0
 
+    def _per_gpu(self, gpus: np.ndarray, values) -> np.ndarray:
+        """Sum of values per GPU (values are segment counts, far below 2⁵³: float weights stay exact)."""
+        weights = np.broadcast_to(np.asarray(values, dtype=np.float64), gpus.shape)
+        return np.rint(np.bincount(gpus, weights=weights, minlength=self.gpus)).astype(np.int64)
+
     def long_in(self, first, width: int):
         """Long segments among first..first+width−1 (first may be an array)."""
         return np.clip(self.r - np.asarray(first, dtype=np.int64), 0, width)
@@ -42,10 +47,10 @@ class Tally:
         src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
         first = np.broadcast_to(np.asarray(first, np.int64), src.shape)
         long = self.long_in(first, width)
-        np.add.at(self.sent, src, width)
-        np.add.at(self.received, dst, width)
-        np.add.at(self.sent_long, src, long)
-        np.add.at(self.received_long, dst, long)
+        self.sent += self._per_gpu(src, width)
+        self.received += self._per_gpu(dst, width)
+        self.sent_long += self._per_gpu(src, long)
+        self.received_long += self._per_gpu(dst, long)
         self.messages += int(np.count_nonzero(self.nonempty(first)))
 
     def add_rings(self, orders, bases, width: int) -> None:
@@ -60,14 +65,18 @@ class Tally:
             return
         bases = np.broadcast_to(np.asarray(bases, np.int64).reshape(-1, 1), orders.shape)
         p = np.arange(length)
-        long = self.long_in(bases + p * width, width)                 # (R, L) long per block
-        all_long = long.sum(axis=1, keepdims=True)
-        at = lambda shift: np.take_along_axis(long, np.broadcast_to((p + shift) % length, long.shape), 1)  # noqa: E731
-        gpus = orders.reshape(-1)
-        np.add.at(self.sent, gpus, 2 * (length - 1) * width)
-        np.add.at(self.received, gpus, 2 * (length - 1) * width)
-        np.add.at(self.sent_long, gpus, (2 * all_long - at(1) - at(2)).reshape(-1))
-        np.add.at(self.received_long, gpus, (2 * all_long - at(0) - at(1)).reshape(-1))
+        long = self.long_in(bases + p * width, width) if self.r else None  # (R, L) long per block
+        all_long = long.sum(axis=1, keepdims=True) if self.r else None
+        at = lambda shift: long[:, (p + shift) % length]  # noqa: E731  (block p+shift of every ring)
+        moved = 2 * (length - 1) * width
+        for row in orders:  # each ring row names a GPU at most once: plain indexed adds
+            self.sent[row] += moved
+            self.received[row] += moved
+        if self.r:  # with N a multiple of S no segment is long
+            sent_long, received_long = 2 * all_long - at(1) - at(2), 2 * all_long - at(0) - at(1)
+            for index, row in enumerate(orders):
+                self.sent_long[row] += sent_long[index]
+                self.received_long[row] += received_long[index]
         self.messages += 2 * (length - 1) * int(np.count_nonzero(self.nonempty(bases + p * width)))
 
     def elements_of(self, count, long) -> int:
@@ -77,7 +86,8 @@ class Tally:
     def busiest(self, count: np.ndarray, long: np.ndarray) -> tuple[int, int]:
         """(the most elements any GPU moves, the lowest such GPU), exactly."""
         best, who = -1, 0
-        for c in np.unique(count):  # few distinct counts: each is one candidate group
+        distinct = np.flatnonzero(np.bincount(count)) if len(count) else []
+        for c in distinct:  # few distinct counts: each is one candidate group
             group = np.flatnonzero(count == c)
             k = int(group[np.argmax(long[group])])
             value = self.elements_of(c, long[k])

@@ -73,7 +73,7 @@ def build(name: str, gpus: int, orders: np.ndarray, options: dict) -> Plan:
     steps = []
     for gather, phase, op in ((False, "Reduce-scatter", "reduce"), (True, "All-gather", "copy")):
         for s, (src, dst, first, last) in enumerate(ring_iterations(orders, bases, 1, gather), 1):
-            steps.append(Step.build(phase, s, rounds, op, src, dst, first, last))
+            steps.append(Step.build(phase, s, rounds, op, src, dst, first, last, handed_over=True))
     return Plan(name, gpus, tuple(steps), options, segments=channels * gpus)
 
 

@@ -29,7 +29,8 @@ def ring_iterations(orders: np.ndarray, bases, width: int, gather: bool) -> list
     for s in range(1, length):
         block = (p + (2 if gather else 1) - s) % length
         first = bases + block * width
-        out.append((src.reshape(-1), dst.reshape(-1), first.reshape(-1), (first + width - 1).reshape(-1)))
+        out.append((src.reshape(-1).copy(), dst.reshape(-1).copy(), first.reshape(-1),
+                    (first + width - 1).reshape(-1)))  # fresh arrays: plan builders hand them over
     return out
 
 

@@ -84,7 +84,7 @@ def plan(gpus: int, nodes=None) -> Plan:
         iterations = ring_iterations(orders, bases, width, gather)
         for s, (src, dst, first, last) in enumerate(iterations, 1):
             steps.append(Step.build(phase, s, len(iterations), "copy" if gather else "reduce",
-                                    src, dst, first, last, route=route))
+                                    src, dst, first, last, route=route, handed_over=True))
     return Plan(NAME, gpus, tuple(steps), {"nodes": m}, segments=gpus)
 
 

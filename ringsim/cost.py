@@ -155,6 +155,9 @@ def _reduces(step: Step) -> np.ndarray:
 
     Today a step has one op; when ops become a per-transfer column, read the column.
     """
+    ops = getattr(step, "ops", None)
+    if ops is not None:  # the per-transfer op column (a mixed step has no single op)
+        return ops == 0
     op = getattr(step, "op", None)
     if isinstance(op, str):
         return np.full(len(step), op == "reduce")

@@ -168,19 +168,24 @@ def initial_state(name: str, gpus: int, segments: int | None = None) -> Symbolic
     return state
 
 
-def check(name: str, plan: Plan) -> list[str]:
-    """Run the plan symbolically from the collective's start; what misses its goal, in words."""
+def problems(name: str, state: SymbolicState) -> list[str]:
+    """Every buffer of a symbolic state that misses the collective's goal, in words."""
     c = collective(name)
-    state = initial_state(name, plan.gpus, plan.segments)
-    for step in plan.steps:
-        state.apply(step)
     found = []
-    for g in range(plan.gpus):
-        for s in range(plan.segments):
-            want = c.expected(g, s, plan.gpus)
+    for g in range(state.gpus):
+        for s in range(state.segments):
+            want = c.expected(g, s, state.gpus)
             held = state.held[g][s]
             if want is not None and (len(held) != len(want) or set(held) != want):
                 found.append(f"{gpu_name(g)} segment {s + 1} holds "
                              f"{sum_label(held, s) if held else 'nothing'}, should hold "
                              f"{sum_label(tuple(sorted(want)), s)}")
     return found
+
+
+def check(name: str, plan: Plan) -> list[str]:
+    """Run the plan symbolically from the collective's start; what misses its goal, in words."""
+    state = initial_state(name, plan.gpus, plan.segments)
+    for step in plan.steps:
+        state.apply(step)
+    return problems(name, state)

@@ -92,3 +92,23 @@ def test_errors():
         C.plan("broadcast", 4)
     with pytest.raises(RingsimError, match="same shape"):
         ringsim.all_gather([np.zeros(2), np.zeros(3)])
+
+
+def test_cli_walk_compare_timeline_take_the_collective(capsys):
+    from ringsim.cli import main
+    import json
+    assert main(["walk", "--collective", "reduce-scatter", "--gpus", "3", "-n", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "Every GPU holds its shard of the sum (GPU k: segment k): yes" in out
+    assert "(G−1)·N = 12" in out
+    assert main(["walk", "--collective", "all-gather", "--gpus", "4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["correct"] is True
+    assert main(["compare", "--collective", "all-gather", "--json", "--time", "-g", "8",
+                 "-n", "800"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["total_elements"] == 7 * 800 and math.isclose(row["busbw"], row["algbw"] * 7 / 8)
+    assert main(["timeline", "--collective", "reduce-scatter", "-g", "4", "-n", "8", "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 13 and lines[-1]["collective"] == "reduce-scatter"
+    assert main(["walk", "--collective", "all-gather", "-a", "tree"]) == 2
+    assert capsys.readouterr().err.startswith("ringsim: error: all-gather is built for the ring only")

@@ -10,6 +10,7 @@ from ..errors import RingsimError
 from ..units import format_bytes, format_seconds
 from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args,
                          model_from_args)
+from ._collective import add_collective_argument
 from .common import _whole, elements_arg, gpus_arg
 
 ORDER = 22
@@ -58,6 +59,7 @@ def register(sub) -> None:
                         help="one JSON object per transfer, then {\"type\": \"summary\", …}")
     parser.add_argument("--trace", default=None, metavar="FILE",
                         help="write Chrome/Perfetto trace JSON (open in ui.perfetto.dev)")
+    add_collective_argument(parser)
     add_cost_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -68,14 +70,14 @@ def _options(args) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..algorithms import make_plan
+    from ..collectives import ALL_REDUCE, plan as collective_plan
     from ..timeline import simulate, trace
     from ..timeline.report import (alternatives, fault_costs, lesson_lines, path_lines, strip)
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 8)
     elements = elements_from_args(args, model.itemsize, 1 << 24)
     faults = tuple(args.slow_gpu + args.slow_link + args.delay)
-    plan = make_plan(args.algorithm, gpus, **_options(args))
+    plan = collective_plan(args.collective, gpus, args.algorithm, **_options(args))
     timeline = simulate(plan, elements, model, faults)
     if args.trace:
         try:
@@ -89,13 +91,15 @@ def run(args: argparse.Namespace) -> int:
         for i in range(len(timeline)):
             print(json.dumps(timeline.record(i)))
         print(json.dumps({
-            "type": "summary", "algorithm": plan.algorithm, "gpus": gpus, "elements": elements,
+            "type": "summary", "algorithm": plan.algorithm, "collective": args.collective, "gpus": gpus, "elements": elements,
             "bytes_per_gpu": elements * model.itemsize, "topology": model.topology.name,
             "seconds": timeline.seconds, "lockstep_seconds": timeline.lockstep,
             "transfers": len(timeline), "critical_path": timeline.critical_path(),
             "faults": [{"fault": c.fault.flag(), "seconds": c.seconds} for c in costs]}))
         return 0
-    print(f"Timeline of {ALGORITHMS[plan.algorithm].TITLE.lower()} · {gpus:,} GPUs · "
+    what = ALGORITHMS[plan.algorithm].TITLE.lower() if args.collective == ALL_REDUCE else \
+        f"ring {args.collective}"
+    print(f"Timeline of {what} · {gpus:,} GPUs · "
           f"{format_bytes(elements * model.itemsize)} per GPU · {model.topology.name}")
     print(f"{len(timeline):,} transfers as {timeline.events:,} events")
     print(f"Total: {format_seconds(timeline.seconds)}"
@@ -113,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
     if gantt:
         print("\nWhen each GPU sends (█) and idles (·):")
         print("\n".join(gantt))
-    if faults and small and any(f.kind != "delay" for f in faults) and gpus >= 2:
+    if faults and small and any(f.kind != "delay" for f in faults) and gpus >= 2 \
+            and args.collective == ALL_REDUCE:
         print()
         print("\n".join(lesson_lines(alternatives(gpus, elements, model, faults))))
     if args.trace:

@@ -12,6 +12,7 @@ from ..naming import subscript
 from ..narrate import held
 from ..simulation import SYMBOLIC_MAX_GPUS, Simulation, phase_text
 from ..backend import to_numpy
+from ._collective import add_collective_argument, collective_simulation
 from .common import add_scenario_arguments, simulation_from_args
 
 ORDER = 10
@@ -26,6 +27,7 @@ def register(sub) -> None:
                         help="show every GPU's numbers after each iteration (small integers)")
     parser.add_argument("--json", action="store_true",
                         help="print JSON Lines: one object per step, then a summary")
+    add_collective_argument(parser)
     parser.set_defaults(run=run)
 
 
@@ -33,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     if args.gpus > SYMBOLIC_MAX_GPUS:
         raise RingsimError(f"walk prints every transfer, so it takes at most {SYMBOLIC_MAX_GPUS} "
                            f"GPUs; `ringsim compare --gpus {args.gpus}` handles any G")
-    sim = simulation_from_args(args)
+    sim = collective_simulation(args) or simulation_from_args(args)
     (_json_lines if args.json else _text)(sim, args.values)
     return 0
 
@@ -99,7 +101,8 @@ def _text(sim: Simulation, values: bool) -> None:
             print("\n".join(_values_lines(sim)))
     _print_ledger(sim)
     problems = sim.problems()
-    print(f"\nEvery GPU holds the sum: {'yes' if not problems else 'no'}")
+    goal = getattr(sim, "goal", "Every GPU holds the sum")
+    print(f"\n{goal}: {'yes' if not problems else 'no'}")
     for problem in problems[:10]:
         print(f"  {problem}")
 

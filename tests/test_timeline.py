@@ -118,6 +118,24 @@ def test_engine_agrees_with_a_sweep_under_faults(name, gpus, elements, data):
     assert math.isclose(got, reference(plan, elements, model, faults), rel_tol=1e-12, abs_tol=1e-18)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(sorted(ALGORITHMS)), st.integers(1, 9), st.integers(0, 40), st.data())
+def test_the_step_pass_gives_the_engine_s_times(name, gpus, elements, data):
+    a, b = data.draw(st.lists(st.integers(1, max(gpus, 2)), min_size=2, max_size=2, unique=True))
+    faults = ((slow_link(f"{a}-{b}:0.4"), slow_gpu(f"{b}:0.5"), delay(f"{a}:3us"))
+              if gpus >= 2 else ())
+    model = CostModel.of(data.draw(st.sampled_from(["flat", "dgx-h100"])))
+    plan = make_plan(name, gpus, **({"chunks": 3} if name in ("tree", "double-tree") else {}))
+    events = simulate(plan, elements, model, faults, method="events")
+    sweep = simulate(plan, elements, model, faults, method="sweep")
+    assert np.array_equal(events.start, sweep.start) and events.seconds == sweep.seconds
+    for timeline in (events, sweep):  # each step of the critical path waits for the one before
+        path = timeline.critical_path()
+        assert not path or timeline.end[path[-1]] == timeline.seconds
+        for before, after in zip(path, path[1:]):
+            assert timeline.cause[after] == before and timeline.start[after] >= timeline.start[before]
+
+
 @pytest.mark.parametrize("factor", [0.5, 0.25, 0.1])
 def test_a_slow_link_stretches_a_bandwidth_bound_ring_by_one_over_f(factor):
     model = CostModel.flat(alpha=0.0, bandwidth=1e9)  # α = 0, γ = 0: bandwidth only

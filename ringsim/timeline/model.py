@@ -22,12 +22,14 @@ steps when levels differ in speed, and can trail them when a port's queue mixes 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import partial
+from dataclasses import dataclass
+from functools import cached_property, partial
+from types import SimpleNamespace
 
 import numpy as np
 
 from ..cost import CostModel, price
+from ..errors import RingsimError
 from ..layout import Layout
 from ..ledger import transfer_elements
 from ..plan import OPS, REDUCE, Plan
@@ -37,6 +39,7 @@ from .faults import Fault
 
 # Why a transfer started when it did.
 JOINED, SENDER_PORT, RECEIVER_PORT, DATA = "joined", "out port", "in port", "data"
+REASONS = ("", DATA, SENDER_PORT, RECEIVER_PORT, JOINED)  # stored as codes 0..4
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,9 +62,13 @@ class Timeline:
     sent: np.ndarray       # the out port is free again (α + b·β after start)
     end: np.ndarray        # arrived, reduced when it reduces
     cause: np.ndarray      # the transfer whose finish let this one start (−1: none)
-    reason: tuple[str, ...]
+    reasons: np.ndarray    # why it started then: an index into REASONS
     events: int = 0
-    lockstep: float = field(default=0.0)
+
+    @cached_property
+    def lockstep(self) -> float:
+        """The lockstep model's time for the plan without faults (cost.price)."""
+        return price(self.plan, self.elements, self.model).seconds
 
     @property
     def seconds(self) -> float:
@@ -93,23 +100,27 @@ class Timeline:
                 "op": OPS[int(self.ops[i])], "elements": int(self.sizes[i]),
                 "bytes": int(self.sizes[i]) * self.model.itemsize, "level": LEVELS[int(self.level[i])],
                 "start": float(self.start[i]), "sent": float(self.sent[i]), "end": float(self.end[i]),
-                "waited_for": self.reason[i]}
+                "waited_for": self.reason(i)}
+
+    def reason(self, i: int) -> str:
+        """What transfer i waited for last: 'data', 'out port', 'in port', 'joined' or ''."""
+        return REASONS[int(self.reasons[i])]
 
 
 def _columns(plan: Plan, elements: int, model: CostModel):
     """Every transfer that moves bytes, as flat columns in plan order."""
     layout = Layout(plan.segments, elements)
-    parts = []
-    for k, step in enumerate(plan.steps):
-        if len(step):
-            size = transfer_elements(step, layout)
-            keep = size > 0
-            parts.append((np.full(int(keep.sum()), k), step.src[keep], step.dst[keep],
-                          step.first[keep], step.last[keep], step.ops[keep], size[keep]))
-    if not parts:
+    steps = [s for s in plan.steps if len(s)]
+    if not steps:
         empty = np.zeros(0, np.int64)
         return (empty,) * 5 + (np.zeros(0, np.int8), empty)
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(7))
+    number = np.repeat(np.array([k for k, s in enumerate(plan.steps) if len(s)]),
+                       [len(s) for s in steps])
+    cols = [np.concatenate([getattr(s, name) for s in steps])
+            for name in ("src", "dst", "first", "last", "ops")]
+    size = transfer_elements(SimpleNamespace(first=cols[2], last=cols[3]), layout)
+    keep = size > 0
+    return (number[keep], *(c[keep] for c in cols), size[keep])
 
 
 def durations(src, dst, ops, sizes, model: CostModel, faults=()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -122,13 +133,16 @@ def durations(src, dst, ops, sizes, model: CostModel, faults=()) -> tuple[np.nda
     extra = np.zeros(len(src))
     reduce = ops == REDUCE
     # CostModel.transfer prices one transfer; a plan has few distinct (level, bytes) pairs.
-    keys, inverse = np.unique(np.stack([level, nbytes]), axis=1, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    for j in range(keys.shape[1]):
-        lv, b = LEVELS[int(keys[0, j])], float(keys[1, j])
-        chosen = inverse == j
-        wire[chosen] = model.transfer(lv, b)
-        extra[chosen & reduce] = model.transfer(lv, b, reduce=True) - model.transfer(lv, b)
+    for lv in (0, 1):
+        on = np.flatnonzero(level == lv)
+        if not len(on):
+            continue
+        sizes_here, inverse = np.unique(nbytes[on], return_inverse=True)
+        key = LEVELS[lv]
+        out = np.array([model.transfer(key, float(b)) for b in sizes_here])
+        more = np.array([model.transfer(key, float(b), reduce=True) for b in sizes_here]) - out
+        wire[on] = out[inverse]
+        extra[on] = np.where(reduce[on], more[inverse], 0.0)
     for fault in faults:
         if fault.kind == "slow-gpu":
             wire[src == fault.gpus[0]] /= fault.value
@@ -139,9 +153,15 @@ def durations(src, dst, ops, sizes, model: CostModel, faults=()) -> tuple[np.nda
     return level, wire, extra
 
 
+# Up to this many transfers the engine runs the plan event by event; above, the same times
+# come from the step-by-step pass of sweep.py (tests hold the two equal).
+EVENT_TRANSFERS = 50_000
+
+
 def simulate(plan: Plan, elements: int, model: CostModel | None = None,
-             faults: tuple[Fault, ...] | list = ()) -> Timeline:
-    """Run the plan as events on the engine: each transfer's start, end and what it waited for."""
+             faults: tuple[Fault, ...] | list = (), method: str = "auto") -> Timeline:
+    """Each transfer's start, end and what it waited for: on the event engine ('events'), by
+    the step-by-step pass ('sweep'), or the engine up to EVENT_TRANSFERS transfers ('auto')."""
     model = model or CostModel()
     model.topology.check_gpus(plan.gpus)
     faults = tuple(faults)
@@ -153,15 +173,22 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
     for fault in faults:
         if fault.kind == "delay":
             joined[fault.gpus[0]] = max(joined[fault.gpus[0]], fault.value)
-    waits_sent, waits_end, remaining = _dependencies(
-        _queue_keys(plan.gpus, src, dst, level, model.topology.gpus_per_node),
-        step, src, dst, first, last, level)
-    run = _Run(src, dst, wire, extra, joined, waits_sent, waits_end, remaining)
-    run.go()
-    reason = tuple(run.reason)
+    keys = _queue_keys(plan.gpus, src, dst, level, model.topology.gpus_per_node)
+    if method not in ("auto", "events", "sweep"):
+        raise RingsimError(f"method must be auto, events or sweep, got {method!r}")
+    if method == "sweep" or (method == "auto" and len(src) > EVENT_TRANSFERS):
+        from . import sweep
+        start, cause, reason = sweep.run(plan.gpus, plan.segments, step, src, dst, first, last,
+                                         level, wire, extra, joined, keys)
+        events = 0
+    else:
+        waits_sent, waits_end, remaining = _dependencies(keys, step, src, dst, first, last, level)
+        run = _Run(src, dst, wire, extra, joined, waits_sent, waits_end, remaining)
+        run.go()
+        start, cause, events = run.start, run.cause, run.engine.processed
+        reason = np.array([REASONS.index(r) for r in run.reason], np.int8)
     return Timeline(plan, elements, model, faults, step, src, dst, first, last, ops, sizes, level,
-                    run.start, run.start + wire, run.start + wire + extra, run.cause, reason,
-                    run.engine.processed, price(plan, elements, model).seconds)
+                    start, start + wire, start + wire + extra, cause, reason, events)
 
 
 def _queue_keys(gpus: int, src, dst, level, per_node: int | None) -> np.ndarray:

@@ -49,7 +49,7 @@ def _describe(timeline: Timeline, i: int) -> str:
     segs = f"seg {first}" if first == last else f"seg {first}–{last}"
     return (f"{gpu_name(int(timeline.src[i]))} → {gpu_name(int(timeline.dst[i]))} {segs} "
             f"({step.phase} {step.iteration}) {format_seconds(float(timeline.start[i]))} – "
-            f"{format_seconds(float(timeline.end[i]))}, waited for {timeline.reason[i] or 'nothing'}")
+            f"{format_seconds(float(timeline.end[i]))}, waited for {timeline.reason(i) or 'nothing'}")
 
 
 def path_lines(timeline: Timeline, shown: int = 6) -> list[str]:

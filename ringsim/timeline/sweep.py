@@ -37,37 +37,56 @@ def run(gpus, segments, step, src, dst, first, last, level, wire, extra, joined,
     out_key = (src * 2 + level) * 2
     in_key = (dst * 2 + level) * 2 + 1
     join = np.maximum(joined[src], joined[dst]) if n else np.zeros(0)
-    single = first == last
     cuts = np.concatenate([[0], np.flatnonzero(np.diff(step)) + 1, [n]]) if n else np.zeros(1, np.int64)
-    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
-        idx = np.arange(a, b)
-        if single[a:b].all():  # one segment per transfer: no ranges to expand
-            flat = src[a:b] * segments + first[a:b]
+    bounds = list(zip(cuts[:-1].tolist(), cuts[1:].tolist()))
+    # Per step, once for all: one segment per transfer? every port used once?
+    widths = last - first + 1
+    single = np.logical_and.reduceat(widths == 1, cuts[:-1]) if n else np.zeros(0, bool)
+    distinct = _ports_distinct(step, out_key, in_key, cuts, 4 * gpus) if n else np.zeros(0, bool)
+    src_flat, dst_flat = src * segments + first, dst * segments + first
+    for k, (a, b) in enumerate(bounds):
+        if single[k]:  # one segment per transfer: no ranges to expand
+            flat = src_flat[a:b]
             data, data_by = ready[flat], ready_by[flat]
-            target, writer, rows = dst[a:b] * segments + first[a:b], idx, None
+            target, writer, rows = dst_flat[a:b], None, None
         else:
             rows, segment, firsts = _expand(first[a:b], last[a:b])
             flat = src[a:b][rows] * segments + segment
             data = np.maximum.reduceat(ready[flat], firsts)
             data_by = ready_by[flat[firsts + _argmax_reduceat(ready[flat], firsts)]]
-            target, writer = dst[a:b][rows] * segments + segment, idx[rows]
-        if np.bincount(out_key[a:b], minlength=4 * gpus).max() <= 1 and \
-                np.bincount(in_key[a:b], minlength=4 * gpus).max() <= 1:
+            target, writer = dst[a:b][rows] * segments + segment, a + rows
+        if distinct[k]:
             _step_at_once(a, b, data, data_by, out_key, in_key, free, free_by, join, wire, extra,
                           start, cause, code)
         else:
-            order = np.lexsort((idx, src[a:b], keys[a:b]))
+            order = np.lexsort((np.arange(b - a), src[a:b], keys[a:b]))
             for j in order.tolist():
                 _one(a + j, float(data[j]), int(data_by[j]), out_key, in_key, free, free_by,
                      join, wire, extra, start, cause, code)
         end = start[a:b] + wire[a:b] + extra[a:b]
-        if rows is not None:
+        if rows is None:
+            # This step's writes: a segment's ready time is the latest arrival into it.
+            np.maximum.at(ready, target, end)
+            latest = end == ready[target]
+            ready_by[target[latest]] = np.flatnonzero(latest) + a
+        else:
             end = end[rows]
-        # This step's writes: a segment's ready time is the latest arrival into it.
-        np.maximum.at(ready, target, end)
-        latest = end == ready[target]
-        ready_by[target[latest]] = writer[latest]
+            np.maximum.at(ready, target, end)
+            latest = end == ready[target]
+            ready_by[target[latest]] = writer[latest]
     return start, cause, code
+
+
+def _ports_distinct(step, out_key, in_key, cuts, ports: int) -> np.ndarray:
+    """For every step: True when no out port and no in port serves two of its transfers."""
+    steps = len(cuts) - 1
+    distinct = np.ones(steps, bool)
+    number = np.repeat(np.arange(steps, dtype=np.int64), np.diff(cuts))
+    for key in (out_key, in_key):
+        combined = np.sort(number * ports + key)
+        same = np.flatnonzero(combined[1:] == combined[:-1])
+        distinct[combined[same] // ports] = False
+    return distinct
 
 
 def _argmax_reduceat(values: np.ndarray, firsts: np.ndarray) -> np.ndarray:
@@ -94,8 +113,9 @@ def _step_at_once(a, b, data, data_by, out_key, in_key, free, free_by, join, wir
     cause[a:b] = by
     code[a:b] = np.where(which == 3, 4, np.where(by >= 0, which + 1, 0))
     idx = np.arange(a, b)
-    free[o], free_by[o] = begin + wire[a:b], idx
-    free[i], free_by[i] = begin + wire[a:b] + extra[a:b], idx
+    sent = begin + wire[a:b]
+    free[o], free_by[o] = sent, idx
+    free[i], free_by[i] = sent + extra[a:b], idx
 
 
 def _one(t, data, data_by, out_key, in_key, free, free_by, join, wire, extra, start, cause, code) -> None:

@@ -155,7 +155,7 @@ def durations(src, dst, ops, sizes, model: CostModel, faults=()) -> tuple[np.nda
 
 # Up to this many transfers the engine runs the plan event by event; above, the same times
 # come from the step-by-step pass of sweep.py (tests hold the two equal).
-EVENT_TRANSFERS = 50_000
+EVENT_TRANSFERS = 20_000
 
 
 def simulate(plan: Plan, elements: int, model: CostModel | None = None,

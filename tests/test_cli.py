@@ -92,7 +92,8 @@ def test_bench_quick_json(capsys):
     records = [json.loads(line) for line in out.splitlines()]
     assert status == 0
     assert [r["case"] for r in records] == ["ring-efficiency", "ring-scale", "ring-peak-memory",
-                                            "compare-time-1M", "compare-memory-1M", "sweep-1024"]
+                                            "compare-time-1M", "compare-memory-1M", "sweep-1024",
+                                            "timeline-ring", "overlap-7b"]
     for r in records:
         assert {"case", "gpus", "elements", "seconds", "ratio"} <= set(r)
         assert r["ratio"] > 0

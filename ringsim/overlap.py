@@ -147,3 +147,25 @@ def simulate(model: Model, gpus: int, cost: CostModel, *, bucket_mb: float = DEF
 def sweep(model: Model, gpus: int, cost: CostModel, sizes=SWEEP_MB, **options) -> list[Overlap]:
     """The step at every bucket size of the sweep (math.inf: one bucket for the whole model)."""
     return [simulate(model, gpus, cost, bucket_mb=mb, **options) for mb in sizes]
+
+
+def trace_events(step: Overlap, model: Model):
+    """Trace events (Trace Event Format) of one step: the compute track and the communication
+    stream of a GPU (every GPU runs the same), one event per layer and per bucket."""
+    yield {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "every GPU"}}
+    for tid, name in ((1, "compute"), (2, "communication")):
+        yield {"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": name}}
+    yield {"ph": "X", "cat": "compute", "name": "forward", "pid": 1, "tid": 1, "ts": 0.0,
+           "dur": step.forward_seconds * 1e6, "args": {"layers": len(model.layers)}}
+    begin = step.forward_seconds
+    for i in range(len(model.layers) - 1, -1, -1):
+        end = step.layer_ends[i]
+        yield {"ph": "X", "cat": "compute", "name": f"backward {model.layers[i].name}", "pid": 1,
+               "tid": 1, "ts": begin * 1e6, "dur": (end - begin) * 1e6,
+               "args": {"params": model.layers[i].params}}
+        begin = end
+    for number, b in enumerate(step.buckets, 1):
+        yield {"ph": "X", "cat": "communication", "name": f"all-reduce bucket {number}", "pid": 1,
+               "tid": 2, "ts": b.start * 1e6, "dur": (b.end - b.start) * 1e6,
+               "args": {"elements": b.elements, "layers": f"{b.lo + 1}-{b.hi + 1}",
+                        "ready": b.ready * 1e6}}

@@ -83,3 +83,15 @@ def test_cli_overlap(capsys):
     assert main(["overlap", "--layers", "4xQ"]) == 2
     with pytest.raises(SystemExit):
         main(["overlap", "--bucket-mb", "0"])
+
+
+def test_trace_has_one_stream(tmp_path, capsys):
+    path = tmp_path / "o.json"
+    assert main(["overlap", "--model", "resnet-50", "--trace", str(path)]) == 0
+    events = json.loads(path.read_text())["traceEvents"]
+    comm = sorted((e for e in events if e.get("cat") == "communication"), key=lambda e: e["ts"])
+    compute = [e for e in events if e.get("cat") == "compute"]
+    assert len(compute) == 1 + len(resnet_50().layers) and comm
+    for before, after in zip(comm, comm[1:]):  # one stream: no two all-reduces at once
+        assert after["ts"] >= before["ts"] + before["dur"] - 1e-6
+    assert all(e["ts"] >= e["args"]["ready"] - 1e-6 for e in comm)

@@ -54,6 +54,9 @@ def register(sub) -> None:
                              "BF16 peak)")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object with step_seconds, exposed_seconds, the buckets, the sweep")
+    parser.add_argument("--trace", default=None, metavar="FILE",
+                        help="write the step as Chrome/Perfetto trace JSON (compute and "
+                             "communication tracks)")
     add_cost_arguments(parser, size=False)
     parser.set_defaults(run=run)
 
@@ -76,6 +79,14 @@ def run(args: argparse.Namespace) -> int:
     sizes = sorted(set(SWEEP_MB) | {args.bucket_mb})
     runs = sweep(net, gpus, cost, sizes, **options)
     best = min(runs, key=lambda o: (o.step_seconds, -o.bucket_mb))
+    if args.trace:
+        from ..overlap import trace_events
+        from ..timeline.trace import write_events
+        try:
+            with open(args.trace, "w", encoding="utf-8") as out:
+                write_events(trace_events(step, net), out)
+        except OSError as error:
+            raise RingsimError(f"cannot write {args.trace}: {error.strerror or error}") from None
     if args.json:
         print(json.dumps({
             "model": net.name, "params": net.params, "layers": len(net.layers), "gpus": gpus,
@@ -113,4 +124,6 @@ def run(args: argparse.Namespace) -> int:
               f"{format_seconds(o.exposed_seconds):>10}{mark}")
     print(f"\nBest bucket size: {_mb(best.bucket_mb)}. Small buckets pay α per all-reduce; large "
           f"ones start late and leave the last all-reduce exposed.")
+    if args.trace:
+        print(f"Trace written to {args.trace} (open it in ui.perfetto.dev or chrome://tracing).")
     return 0

@@ -10,7 +10,7 @@ metadata events (`ph` "M", `process_name` / `thread_name` with `args.name`). Per
 from __future__ import annotations
 
 import json
-from typing import IO, Iterator
+from typing import IO, Iterable, Iterator
 
 from ..naming import gpu_name
 from ..plan import OPS, REDUCE
@@ -56,10 +56,15 @@ def events(timeline: Timeline) -> Iterator[dict]:
 
 
 def write(timeline: Timeline, out: IO[str]) -> int:
-    """Write the trace JSON to a text stream, an event at a time; the number of events."""
+    """Write the timeline's trace JSON to a text stream, an event at a time; the number of events."""
+    return write_events(events(timeline), out)
+
+
+def write_events(trace: Iterable[dict], out: IO[str]) -> int:
+    """Write trace events as a Trace Event Format JSON object; the number of events."""
     out.write('{"displayTimeUnit": "ns", "traceEvents": [\n')
     count = 0
-    for event in events(timeline):
+    for event in trace:
         out.write((",\n" if count else "") + json.dumps(event, ensure_ascii=False))
         count += 1
     out.write("\n]}\n")

@@ -99,10 +99,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     what = ALGORITHMS[plan.algorithm].TITLE.lower() if args.collective == ALL_REDUCE else \
         f"ring {args.collective}"
-    print(f"Timeline of {what} · {gpus:,} GPUs · "
+    print(f"Timeline of {what} · {gpus:,} GPU{'s' * (gpus != 1)} · "
           f"{format_bytes(elements * model.itemsize)} per GPU · {model.topology.name}")
-    print(f"{len(timeline):,} transfers, " + (f"run as {timeline.events:,} events" if timeline.events
-                                              else "computed step by step (too many for events)"))
+    if len(timeline):
+        how = (f"run as {timeline.events:,} events" if timeline.events
+               else "computed step by step (too many to run one event at a time)")
+        print(f"{len(timeline):,} transfers, {how}")
+    else:
+        print("Nothing to send.")
     print(f"Total: {format_seconds(timeline.seconds)}"
           + (f" (lockstep model without faults: {format_seconds(timeline.lockstep)})"))
     if faults:

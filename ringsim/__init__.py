@@ -10,6 +10,7 @@ from .layout import Layout
 from .ledger import Ledger, measure
 from .numeric import NumericExecutor
 from .plan import Plan, Step, Transfer
+from .shards import CollectiveResult, all_gather, reduce_scatter
 from .simulation import Simulation, demo_gradients
 from .symbolic import SymbolicState, check, run_symbolic
 
@@ -19,4 +20,5 @@ __all__ = [
     "ALGORITHMS", "AllReduceResult", "Layout", "Ledger", "NumericExecutor", "Plan",
     "RingsimError", "Simulation", "Step", "SymbolicState", "Transfer", "allreduce", "check",
     "closed_form", "demo_gradients", "make_plan", "measure", "run_symbolic",
+    "CollectiveResult", "all_gather", "reduce_scatter",
 ]

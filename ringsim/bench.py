@@ -117,6 +117,8 @@ def numpy_cases(quick: bool = False) -> list[dict]:
                     "seconds": None, "ratio": peak_memory_ratio(1024, elements), "target": 3.0,
                     "meaning": "peak bytes (input included) over input bytes; lower is better"})
     records.extend(cost_cases())
+    from .timeline.bench import timeline_cases  # issue 12: timeline and overlap budgets
+    records.extend(timeline_cases(quick))
     return records
 
 

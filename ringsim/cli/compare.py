@@ -11,6 +11,8 @@ from ..formula import format_number
 from ..units import format_bandwidth, format_bytes, format_seconds
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
                          gpus_from_args, model_from_args, uses_cost)
+from ..collectives import ALL_REDUCE
+from ._collective import add_collective_argument, compare_collective
 from .common import elements_arg, gpus_arg
 
 ORDER = 20
@@ -34,6 +36,7 @@ def register(sub) -> None:
                         help="add each algorithm's modelled time, algbw, busbw, bottleneck and "
                              "rank (implied by any time-model option)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per algorithm")
+    add_collective_argument(parser)
     add_cost_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -52,6 +55,8 @@ def _ratio(value: Fraction) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.collective != ALL_REDUCE:
+        return compare_collective(args)
     timed = args.time or uses_cost(args)
     model = model_from_args(args) if timed else None
     gpus = gpus_from_args(args, model.topology, 4) if model else (args.gpus or 4)

@@ -44,19 +44,28 @@ def register(sub) -> None:
                         default=4096, metavar="S", help="size of the synthetic data set (default: 4096)")
     parser.add_argument("--features", type=_whole("the number of features", 1, 10_000), default=8,
                         metavar="F", help="input features; the model has F+1 parameters (default: 8)")
-    parser.add_argument("--lr", type=_positive_float, default=0.5, help="learning rate (default: 0.5)")
+    parser.add_argument("--lr", type=_positive_float, default=None,
+                        help="learning rate (default: 0.5; 0.05 for Adam with --zero)")
     parser.add_argument("--seed", type=_whole("the seed", 0, 2**63 - 1), default=0, help="seed of the synthetic data (default: 0)")
     parser.add_argument("--no-sync", action="store_true",
                         help="skip the all-reduce: each GPU steps on its own shard and the replicas drift")
+    parser.add_argument("--zero", type=int, choices=[1, 2, 3], default=None, metavar="STAGE",
+                        help="ZeRO stage 1, 2 or 3 with Adam: reduce-scatter the gradients, each GPU "
+                             "updates its shard, all-gather the parameters; compared with plain "
+                             "data parallelism (ring only)")
     add_option_arguments(parser)
     add_backend_argument(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.zero is not None:
+        from ..zero_train import run_from_args
+        return run_from_args(args)
     from ..train import report_lines, train
+    lr = 0.5 if args.lr is None else args.lr
     result = train(args.gpus, args.algorithm, args.epochs, sync=not args.no_sync, master=args.master,
-                   samples=args.samples, features=args.features, batch=args.batch, lr=args.lr,
+                   samples=args.samples, features=args.features, batch=args.batch, lr=lr,
                    seed=args.seed, xp=array_module(args.backend), options=dict(options_from_args(args)))
     print("\n".join(report_lines(result)))
     return 0

@@ -14,7 +14,8 @@ from ..narrate import held
 from ..simulation import SYMBOLIC_MAX_GPUS, Simulation, phase_text
 from ..backend import to_numpy
 from ..textout import json_ensure_ascii
-from .common import add_scenario_arguments, simulation_from_args
+from ._collective import add_collective_argument, collective_simulation
+from .common import add_scenario_arguments, options_from_args, simulation_from_args
 
 ORDER = 10
 HELP = "print every iteration in words, then the ledger vs the formulas"
@@ -32,6 +33,7 @@ def register(sub) -> None:
                         help="print --values however many numbers that makes")
     parser.add_argument("--json", action="store_true",
                         help="print JSON Lines: one object per step, then a summary")
+    add_collective_argument(parser)
     parser.set_defaults(run=run)
 
 
@@ -40,13 +42,14 @@ def run(args: argparse.Namespace) -> int:
         raise RingsimError(f"walk prints every transfer, so it takes at most {SYMBOLIC_MAX_GPUS} "
                            f"GPUs; `ringsim compare --gpus {args.gpus}` handles any G")
     if args.values and not args.force:
-        steps = int(closed_form(args.algorithm, args.gpus, args.elements, master=args.master).steps)
+        steps = int(closed_form(args.algorithm, args.gpus, args.elements, master=args.master,
+                                **dict(options_from_args(args))).steps)
         shown = args.gpus * args.elements * (steps + 1)
         if shown > MAX_VALUES_SHOWN:
             raise RingsimError(f"--values would print {shown:,} numbers ({args.gpus} GPUs × "
                                f"{args.elements:,} elements, at the start and after each of "
                                f"{steps:,} steps); at most {MAX_VALUES_SHOWN:,} without --force")
-    sim = simulation_from_args(args)
+    sim = collective_simulation(args) or simulation_from_args(args)
     (_json_lines if args.json else _text)(sim, args.values)
     return 0
 
@@ -112,7 +115,8 @@ def _text(sim: Simulation, values: bool) -> None:
             print("\n".join(_values_lines(sim)))
     _print_ledger(sim)
     problems = sim.problems()
-    print(f"\nEvery GPU holds the sum: {'yes' if not problems else 'no'}")
+    goal = getattr(sim, "goal", "Every GPU holds the sum")
+    print(f"\n{goal}: {'yes' if not problems else 'no'}")
     for problem in problems[:10]:
         print(f"  {problem}")
 

@@ -1,0 +1,78 @@
+"""--collective for walk, compare and timeline: all-reduce (default), reduce-scatter, all-gather."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..collectives import ALL_REDUCE, COLLECTIVES
+
+
+def add_collective_argument(parser: argparse.ArgumentParser) -> None:
+    """--collective all-reduce|reduce-scatter|all-gather."""
+    parser.add_argument("--collective", default=ALL_REDUCE, choices=list(COLLECTIVES),
+                        help="what the GPUs compute: all-reduce (default), or the ring's "
+                             "reduce-scatter (GPU k ends with segment k of the sum) or all-gather "
+                             "(every GPU ends with every GPU's shard)")
+
+
+def collective_simulation(args: argparse.Namespace):
+    """The Simulation of a reduce-scatter or all-gather; None for all-reduce."""
+    if args.collective == ALL_REDUCE:
+        return None
+    from ..backend import array_module
+    from ..collective_sim import CollectiveSimulation
+    from ..collectives import _check_algorithm
+    from .common import options_from_args
+    _check_algorithm(args.collective, args.algorithm)
+    if options_from_args(args) or args.master is not None:
+        from ..errors import RingsimError
+        raise RingsimError(f"the ring's {args.collective} takes no algorithm options")
+    return CollectiveSimulation(args.collective, args.gpus, args.elements,
+                                xp=array_module(getattr(args, "backend", "numpy")))
+
+
+def compare_collective(args: argparse.Namespace) -> int:
+    """`compare --collective reduce-scatter|all-gather`: the ring's row from closed forms (and time)."""
+    import json
+    from fractions import Fraction
+    from .. import collectives
+    from ..cost import algbw
+    from ..formula import format_number
+    from ..units import format_bandwidth, format_bytes, format_seconds
+    from ._cost_args import elements_from_args, gpus_from_args, model_from_args, uses_cost
+    timed = args.time or uses_cost(args)
+    model = model_from_args(args) if timed else None
+    gpus = gpus_from_args(args, model.topology, 4) if model else (args.gpus or 4)
+    elements = elements_from_args(args, model.itemsize if model else 4, 8)
+    name = args.collective
+    form = collectives.closed_form(name, gpus, elements)
+    factor = collectives.collective(name).bus_factor(gpus)
+    record = {"collective": name, "algorithm": "ring", "gpus": gpus, "elements": elements,
+              "total_elements": int(form.total.value), "busiest_sent": int(form.busiest_sent.value),
+              "busiest_received": int(form.busiest_received.value), "steps": int(form.steps.value),
+              "messages": int(form.messages.value)}
+    if model is not None:
+        est = collectives.seconds(name, gpus, elements, model)
+        alg = algbw(elements * model.itemsize, est.seconds)
+        record.update(topology=model.topology.name, seconds=est.seconds, algbw=alg,
+                      busbw=None if alg is None else alg * float(factor),
+                      bottleneck=est.describe(model.topology))
+    if args.json:
+        print(json.dumps(record))
+        return 0
+    title = collectives.collective(name).title
+    print(f"{gpus:,} GPUs · {elements:,} elements per GPU · {title} (ring; the other algorithms "
+          f"are all-reduces)\n")
+    print(f"  elements moved       {format_number(form.total.value):>14}   {form.total.text}")
+    print(f"  busiest GPU sent     {format_number(form.busiest_sent.value):>14}   {form.busiest_sent.text}")
+    print(f"  busiest GPU received {format_number(form.busiest_received.value):>14}   "
+          f"{form.busiest_received.text}")
+    print(f"  steps                {format_number(form.steps.value):>14}   {form.steps.text}")
+    print(f"  messages             {format_number(form.messages.value):>14}   {form.messages.text}")
+    if model is not None:
+        print(f"\nModelled time on {model.topology.name} · {format_bytes(elements * model.itemsize)} "
+              f"per GPU: {format_seconds(record['seconds'])}, algbw {format_bandwidth(record['algbw'])}, "
+              f"busbw {format_bandwidth(record['busbw'])} (busbw = algbw·{collectives.COLLECTIVES[name].factor_text} "
+              f"= algbw·{format_number(Fraction(factor))}, nccl-tests' factor for {name}); "
+              f"bottleneck: {record['bottleneck']}")
+    return 0

@@ -1,0 +1,129 @@
+"""ringsim timeline: the plan as events on a topology, with slow GPUs, slow links and late GPUs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..algorithms import ALGORITHMS
+from ..errors import RingsimError
+from ..units import format_bytes, format_seconds
+from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args,
+                         model_from_args)
+from ._collective import add_collective_argument
+from .common import _whole, elements_arg, gpus_arg
+
+ORDER = 22
+HELP = "the plan as a timeline of events: overlap, stragglers, the critical path, trace JSON"
+DESCRIPTION = (
+    HELP + ". Every transfer starts when the data it sends is ready and its ports are free, so "
+    "pipelined chunks and channels overlap; without faults the total equals the lockstep "
+    "model of compare --time. Faults: --slow-gpu 2:0.5 (GPU2 computes and sends at half "
+    "speed), --slow-link 1-2:0.25, --delay 3:10us (GPU3 joins 10 µs late). " + MODEL_HELP)
+
+# Above this many transfers the text report skips the comparison with other schedules.
+REPORT_TRANSFERS = 200_000
+
+
+def _fault(parse):
+    def convert(text: str):
+        try:
+            return parse(text)
+        except RingsimError as error:  # argparse names the option already
+            raise argparse.ArgumentTypeError(str(error).split(": ", 1)[-1]) from None
+    return convert
+
+
+def register(sub) -> None:
+    from ..timeline import faults
+    parser = sub.add_parser("timeline", help=HELP, description=DESCRIPTION)
+    parser.add_argument("-a", "--algorithm", default="ring", choices=list(ALGORITHMS),
+                        help="all-reduce algorithm (default: ring)")
+    parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
+                        help="number of GPUs (default: 8, or --nodes × GPUs per node)")
+    parser.add_argument("-n", "--elements", type=elements_arg, default=None, metavar="N",
+                        help="gradient elements per GPU (default: 16,777,216, 64 MiB of float32)")
+    parser.add_argument("--chunks", type=_whole, default=None, metavar="C",
+                        help="tree, double-tree: pieces the gradient is pipelined in")
+    parser.add_argument("--channels", type=_whole, default=None, metavar="K",
+                        help="ring: K rings side by side")
+    parser.add_argument("--ring-order", default=None, metavar="ORDER",
+                        help="ring: each ring's GPU order, e.g. 1,3,2,4;4,3,2,1")
+    parser.add_argument("--slow-gpu", action="append", default=[], type=_fault(faults.slow_gpu),
+                        metavar="K:F", help="GPU K computes and sends at F× speed (0.5: half)")
+    parser.add_argument("--slow-link", action="append", default=[], type=_fault(faults.slow_link),
+                        metavar="A-B:F", help="the link between GPUs A and B runs at F× speed, both ways")
+    parser.add_argument("--delay", action="append", default=[], type=_fault(faults.delay),
+                        metavar="K:T", help="GPU K joins T late (e.g. 3:10us)")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per transfer, then {\"type\": \"summary\", …}")
+    parser.add_argument("--trace", default=None, metavar="FILE",
+                        help="write Chrome/Perfetto trace JSON (open in ui.perfetto.dev)")
+    add_collective_argument(parser)
+    add_cost_arguments(parser)
+    parser.set_defaults(run=run)
+
+
+def _options(args) -> dict:
+    return {k: getattr(args, k) for k in ("chunks", "channels", "ring_order")
+            if getattr(args, k) is not None}
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..collectives import ALL_REDUCE, plan as collective_plan
+    from ..timeline import simulate, trace
+    from ..timeline.report import (alternatives, fault_costs, lesson_lines, path_lines, strip)
+    model = model_from_args(args)
+    gpus = gpus_from_args(args, model.topology, 8)
+    elements = elements_from_args(args, model.itemsize, 1 << 24)
+    faults = tuple(args.slow_gpu + args.slow_link + args.delay)
+    plan = collective_plan(args.collective, gpus, args.algorithm, **_options(args))
+    timeline = simulate(plan, elements, model, faults)
+    if args.trace:
+        try:
+            with open(args.trace, "w", encoding="utf-8") as out:
+                trace.write(timeline, out)
+        except OSError as error:
+            raise RingsimError(f"cannot write {args.trace}: {error.strerror or error}") from None
+    small = plan.transfer_count() <= REPORT_TRANSFERS
+    costs = fault_costs(timeline)
+    if args.json:
+        for i in range(len(timeline)):
+            print(json.dumps(timeline.record(i)))
+        print(json.dumps({
+            "type": "summary", "algorithm": plan.algorithm, "collective": args.collective, "gpus": gpus, "elements": elements,
+            "bytes_per_gpu": elements * model.itemsize, "topology": model.topology.name,
+            "seconds": timeline.seconds, "lockstep_seconds": timeline.lockstep,
+            "transfers": len(timeline), "critical_path": timeline.critical_path(),
+            "faults": [{"fault": c.fault.flag(), "seconds": c.seconds} for c in costs]}))
+        return 0
+    what = ALGORITHMS[plan.algorithm].TITLE.lower() if args.collective == ALL_REDUCE else \
+        f"ring {args.collective}"
+    print(f"Timeline of {what} · {gpus:,} GPU{'s' * (gpus != 1)} · "
+          f"{format_bytes(elements * model.itemsize)} per GPU · {model.topology.name}")
+    if len(timeline):
+        how = (f"run as {timeline.events:,} events" if timeline.events
+               else "computed step by step (too many to run one event at a time)")
+        print(f"{len(timeline):,} transfers, {how}")
+    else:
+        print("Nothing to send.")
+    print(f"Total: {format_seconds(timeline.seconds)}"
+          + (f" (lockstep model without faults: {format_seconds(timeline.lockstep)})"))
+    if faults:
+        print("Faults, and the time each adds (the others kept):")
+        for c in costs:
+            share = f" ({c.seconds / timeline.seconds:.0%} of the total)" if timeline.seconds else ""
+            print(f"  {c.fault}: +{format_seconds(c.seconds)}{share}")
+    print()
+    print("\n".join(path_lines(timeline)))
+    gantt = strip(timeline)
+    if gantt:
+        print("\nWhen each GPU sends (█) and idles (·):")
+        print("\n".join(gantt))
+    if faults and small and any(f.kind != "delay" for f in faults) and gpus >= 2 \
+            and args.collective == ALL_REDUCE:
+        print()
+        print("\n".join(lesson_lines(alternatives(gpus, elements, model, faults))))
+    if args.trace:
+        print(f"\nTrace written to {args.trace} (open it in ui.perfetto.dev or chrome://tracing).")
+    return 0

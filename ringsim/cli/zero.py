@@ -1,0 +1,92 @@
+"""ringsim zero: ZeRO stages 0–3 per training step — elements sent, time, memory per GPU."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..errors import RingsimError
+from ._cost_args import add_cost_arguments, gpus_from_args, model_from_args
+from .common import gpus_arg
+
+ORDER = 37
+HELP = "ZeRO stages 0-3 (FSDP): per training step, what each GPU sends, how long, what it keeps"
+DESCRIPTION = (
+    HELP + ". Mixed-precision Adam as in Rajbhandari et al., ZeRO (SC'20): 2 bytes of fp16 "
+    "parameters, 2 of fp16 gradients and 12 of Adam state per parameter; stage 1 shards the "
+    "Adam state, stage 2 the gradients too, stage 3 (FSDP's full shard) the parameters too. "
+    "Stages 0-2 move 2Ψ per GPU per step, stage 3 moves 3Ψ. Times from the α-β-γ model, "
+    "fp16 elements by default.")
+
+
+def _gb(nbytes: int) -> str:
+    """Bytes in decimal units as the paper writes them: 31.41 GB, 234.38 MB."""
+    for unit, size in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if nbytes >= size:
+            return f"{nbytes / size:,.2f} {unit}"
+    return f"{nbytes} B"
+
+
+def _params(text: str) -> int:
+    from ..zero import parse_params
+    try:
+        return parse_params(text)
+    except RingsimError as error:
+        raise argparse.ArgumentTypeError(str(error).split(": ", 1)[-1]) from None
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("zero", help=HELP, description=DESCRIPTION)
+    parser.add_argument("--stage", type=int, choices=[0, 1, 2, 3], default=None,
+                        help="one ZeRO stage (default: all four)")
+    parser.add_argument("--params", type=_params, required=True, metavar="P",
+                        help="model parameters Ψ: 7B, 7.5B, 125M, 1.3e9")
+    parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
+                        help="data-parallel GPUs N_d (default: 64, or --nodes × GPUs per node)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per stage")
+    add_cost_arguments(parser, size=False)
+    parser.set_defaults(run=run, dtype="float16")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..units import format_seconds
+    from ..zero import STAGE_NAMES, STAGES, paper_memory, step
+    model = model_from_args(args)
+    gpus = gpus_from_args(args, model.topology, 64)
+    stages = STAGES if args.stage is None else (args.stage,)
+    steps = [step(s, args.params, gpus, model) for s in stages]
+    if args.json:
+        for z in steps:
+            print(json.dumps({
+                "stage": z.stage, "params": z.params, "gpus": z.gpus, "topology": model.topology.name,
+                "collectives": [{"collective": c, "moves": what} for c, what in z.collectives],
+                "elements_sent_per_gpu": z.sent, "elements_received_per_gpu": z.received,
+                "paper_elements_per_gpu": z.paper_elements, "seconds": z.seconds,
+                "memory_bytes_per_gpu": z.memory.total,
+                "memory": {"parameters": z.memory.parameters, "gradients": z.memory.gradients,
+                           "optimizer": z.memory.optimizer},
+                "paper_memory_bytes_per_gpu": float(paper_memory(z.stage, z.params, gpus))}))
+        return 0
+    psi = args.params
+    print(f"ZeRO per training step · Ψ = {psi:,} parameters · {gpus:,} GPUs · {model.topology.name}, "
+          f"{model.itemsize}-byte elements on the wire")
+    print("Memory: fp16 parameters 2Ψ, fp16 gradients 2Ψ, Adam states 12Ψ bytes (fp32 copy, "
+          "momentum, variance), sharded by stage.\n")
+    header = ("stage", "sends per GPU", "× Ψ", "time", "parameters", "gradients", "Adam states",
+              "memory per GPU")
+    rows = [(str(z.stage), f"{z.sent:,}", f"{z.sent / psi:.3f}",
+             "—" if z.seconds is None else format_seconds(z.seconds),
+             _gb(z.memory.parameters), _gb(z.memory.gradients),
+             _gb(z.memory.optimizer), _gb(z.memory.total)) for z in steps]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for number, row in enumerate([header, *rows]):
+        print("  ".join([row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]))
+        if number == 0:
+            print("  ".join("─" * w for w in widths))
+    print()
+    for z in steps:
+        moves = ", then ".join(f"{c} of the {what}" for c, what in z.collectives)
+        print(f"Stage {z.stage} ({STAGE_NAMES[z.stage]}): {moves}.")
+    print(f"\nThe paper rounds each collective to Ψ per GPU (stages 0-2: 2Ψ, stage 3: 3Ψ = 1.5×); "
+          f"a ring moves (G−1)/G of that, {gpus - 1}/{gpus} here.")
+    return 0

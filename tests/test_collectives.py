@@ -1,0 +1,114 @@
+"""Reduce-scatter and all-gather: their goals, plans, closed forms, times and API."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import ringsim
+from ringsim import RingsimError, collectives as C
+from ringsim.cost import CostModel, price
+from ringsim.layout import Layout
+from ringsim.ledger import measure
+from ringsim.plan import Plan
+from ringsim.reference import tolerance
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(C.COLLECTIVES)), st.integers(1, 12), st.integers(0, 60))
+def test_plans_reach_their_goal_and_closed_forms_are_exact(name, gpus, elements):
+    plan = C.plan(name, gpus)
+    assert C.check(name, plan) == []
+    if name == C.ALL_REDUCE:
+        return  # the all-reduce's closed forms are the algorithms' own (tests/test_properties.py)
+    ledger, form = measure(plan, Layout(plan.segments, elements)), C.closed_form(name, gpus, elements)
+    assert form.total.value == ledger.total and form.messages.value == ledger.messages
+    assert form.busiest_sent.value == max(ledger.sent) and form.busiest_received.value == max(ledger.received)
+    assert form.steps.value == len(plan.steps)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([C.REDUCE_SCATTER, C.ALL_GATHER]), st.integers(1, 20), st.integers(0, 100),
+       st.sampled_from(["flat", "dgx-h100", "ethernet-100g"]))
+def test_closed_form_time_equals_the_priced_plan(name, gpus, elements, topology):
+    model = CostModel.of(topology)
+    assert math.isclose(C.seconds(name, gpus, elements, model).seconds,
+                        price(C.plan(name, gpus), elements, model).seconds, rel_tol=1e-12, abs_tol=1e-18)
+
+
+def test_the_goals_are_checked():
+    # A reduce-scatter is not an all-gather, and half a reduce-scatter is not a reduce-scatter.
+    rs = C.plan(C.REDUCE_SCATTER, 4)
+    assert len(C.check(C.ALL_GATHER, rs)) > 0
+    half = Plan(rs.algorithm, 4, rs.steps[:2])
+    assert C.check(C.REDUCE_SCATTER, half)[0].startswith("GPU1 segment 1 holds")
+    # Reduce-scatter's goal leaves the other segments free; the ring all-reduce meets it too.
+    assert C.check(C.REDUCE_SCATTER, ringsim.make_plan("ring", 4)) == []
+
+
+def test_bus_factors_follow_nccl_tests():
+    assert C.collective("all-reduce").bus_factor(8) == Fraction(14, 8)
+    assert C.collective("reduce-scatter").bus_factor(8) == Fraction(7, 8)
+    assert C.collective("all-gather").bus_factor(8) == Fraction(7, 8)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 9), st.integers(0, 6), st.sampled_from(["int32", "float64"]), st.data())
+def test_reduce_scatter_then_all_gather_is_all_reduce(gpus, per_gpu, dtype, data):
+    n = gpus * per_gpu
+    values = data.draw(st.lists(st.integers(-1000, 1000), min_size=gpus * n, max_size=gpus * n))
+    x = np.array(values, dtype=dtype).reshape(gpus, n)
+    before = x.copy()
+    rs = ringsim.reduce_scatter(list(x))
+    ag = ringsim.all_gather(rs.outputs)
+    ar = ringsim.allreduce(list(x))
+    for g in range(gpus):
+        np.testing.assert_array_equal(ag.outputs[g].reshape(-1), ar.outputs[g])
+    np.testing.assert_array_equal(x, before)
+    # In the ledger: the two halves move what the ring all-reduce moves, GPU by GPU.
+    assert rs.ledger.total + ag.ledger.total == ar.ledger.total
+    assert rs.ledger.messages + ag.ledger.messages == ar.ledger.messages
+    assert rs.ledger.steps + ag.ledger.steps == ar.ledger.steps
+    np.testing.assert_array_equal(rs.ledger.sent + ag.ledger.sent, ar.ledger.sent)
+    np.testing.assert_array_equal(rs.ledger.received + ag.ledger.received, ar.ledger.received)
+
+
+def test_reduce_scatter_of_floats_and_uneven_shards():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((5, 13))
+    out = ringsim.reduce_scatter(x).outputs
+    assert [len(o) for o in out] == [3, 3, 3, 2, 2]
+    np.testing.assert_allclose(np.concatenate(out), x.sum(0), atol=float(tolerance(x).max()))
+
+
+def test_errors():
+    with pytest.raises(RingsimError, match="ring only"):
+        C.plan(C.REDUCE_SCATTER, 4, "tree")
+    with pytest.raises(RingsimError, match="unknown collective"):
+        C.plan("broadcast", 4)
+    with pytest.raises(RingsimError, match="same shape"):
+        ringsim.all_gather([np.zeros(2), np.zeros(3)])
+
+
+def test_cli_walk_compare_timeline_take_the_collective(capsys):
+    from ringsim.cli import main
+    import json
+    assert main(["walk", "--collective", "reduce-scatter", "--gpus", "3", "-n", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "Every GPU holds its shard of the sum (GPU k: segment k): yes" in out
+    assert "(G−1)·N = 12" in out
+    assert main(["walk", "--collective", "all-gather", "--gpus", "4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["correct"] is True
+    assert main(["compare", "--collective", "all-gather", "--json", "--time", "-g", "8",
+                 "-n", "800"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["total_elements"] == 7 * 800 and math.isclose(row["busbw"], row["algbw"] * 7 / 8)
+    assert main(["timeline", "--collective", "reduce-scatter", "-g", "4", "-n", "8", "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 13 and lines[-1]["collective"] == "reduce-scatter"
+    assert main(["walk", "--collective", "all-gather", "-a", "tree"]) == 2
+    assert capsys.readouterr().err.startswith("ringsim: error: all-gather is built for the ring only")

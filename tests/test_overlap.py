@@ -1,0 +1,97 @@
+"""Overlap: DDP's buckets, the events of one step, the presets' sizes, the command."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ringsim import RingsimError
+from ringsim.cli import main
+from ringsim.cost import CostModel, estimate
+from ringsim.models import Layer, Model, llama_7b, parse_layers, resnet_50
+from ringsim.overlap import MIB, assign_buckets, simulate
+
+
+def model_of(sizes, flops=1e6):
+    return Model("t", "test", tuple(Layer(f"l{i}", (s,), flops * s) for i, s in enumerate(sizes)), "x", 1)
+
+
+def test_buckets_as_ddp_assigns_them():
+    # float32: 262,144 elements are 1 MiB. The first bucket closes at 1 MiB, later ones at the cap.
+    m = model_of([100_000, 200_000, 300_000, 3_000_000, 100_000, 7_000_000, 10])
+    assert assign_buckets(m, 10 * MIB, 4) == [(0, 1, 300_000), (2, 3, 3_300_000), (4, 5, 7_100_000),
+                                              (6, 6, 10)]
+
+
+def test_presets_have_their_published_sizes():
+    assert llama_7b().params == 6_738_415_616  # Llama 2 7B
+    r = resnet_50()
+    assert r.params == 25_557_032  # torchvision resnet50
+    assert math.isclose(sum(layer.flops for layer in r.layers) / 2, 4.09e9, rel_tol=0.01)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, 3_000_000), min_size=1, max_size=30), st.floats(0.5, 100),
+       st.integers(2, 64), st.floats(1e9, 1e15))
+def test_events_match_the_recurrence(sizes, bucket_mb, gpus, flops):
+    """Independent of the engine: bucket k starts at max(its last layer ready, the previous end)."""
+    m, cost = model_of(sizes), CostModel.of("flat")
+    got = simulate(m, gpus, cost, bucket_mb=bucket_mb, flops=flops)
+    forward = [layer.flops / flops for layer in m.layers]
+    t, done = sum(forward), [0.0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):
+        t += 2 * forward[i]
+        done[i] = t
+    clock = 0.0
+    for lo, hi, elements in reversed(assign_buckets(m, bucket_mb * MIB, 4)):
+        clock = max(done[lo], clock) + estimate("ring", gpus, elements, cost).seconds
+    assert math.isclose(got.step_seconds, max(clock, t), rel_tol=1e-9)
+    assert got.exposed_seconds >= -1e-15
+
+
+def test_free_network_hides_everything_and_slow_compute_hides_more():
+    m = llama_7b()
+    free = CostModel.flat(alpha=0.0, bandwidth=math.inf)
+    step = simulate(m, 8, free)
+    assert step.exposed_seconds == 0
+    assert math.isclose(step.step_seconds, step.forward_seconds + step.backward_seconds, rel_tol=1e-12)
+    cost = CostModel.of("dgx-h100")
+    fast, slow = simulate(m, 16, cost, flops=1e18), simulate(m, 16, cost, flops=1e13)
+    assert fast.exposed_seconds > slow.exposed_seconds
+    assert math.isclose(fast.step_seconds, fast.communication_seconds, rel_tol=0.01)
+
+
+def test_layers_spec():
+    m = parse_layers("1M,3x2M")
+    assert [layer.params for layer in m.layers] == [1_000_000] + [2_000_000] * 3
+    for bad in ("", "3x", "0x5M", "abc"):
+        with pytest.raises(RingsimError):
+            parse_layers(bad)
+
+
+def test_cli_overlap(capsys):
+    assert main(["overlap", "--model", "resnet-50", "--topology", "dgx-h100", "--nodes", "2",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["params"] == 25_557_032 and data["step_seconds"] > data["exposed_seconds"] > 0
+    assert data["best_bucket_mb"] == min(data["sweep"], key=lambda r: r["step_seconds"])["bucket_mb"]
+    assert main(["overlap", "--layers", "4x10M", "--gpus", "4"]) == 0
+    assert "Best bucket size" in capsys.readouterr().out
+    assert main(["overlap", "--layers", "4xQ"]) == 2
+    with pytest.raises(SystemExit):
+        main(["overlap", "--bucket-mb", "0"])
+
+
+def test_trace_has_one_stream(tmp_path, capsys):
+    path = tmp_path / "o.json"
+    assert main(["overlap", "--model", "resnet-50", "--trace", str(path)]) == 0
+    events = json.loads(path.read_text())["traceEvents"]
+    comm = sorted((e for e in events if e.get("cat") == "communication"), key=lambda e: e["ts"])
+    compute = [e for e in events if e.get("cat") == "compute"]
+    assert len(compute) == 1 + len(resnet_50().layers) and comm
+    for before, after in zip(comm, comm[1:]):  # one stream: no two all-reduces at once
+        assert after["ts"] >= before["ts"] + before["dur"] - 1e-6
+    assert all(e["ts"] >= e["args"]["ready"] - 1e-6 for e in comm)

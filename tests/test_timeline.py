@@ -1,0 +1,225 @@
+"""The timeline: the event engine, the plan as events, faults, the trace and the command."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ringsim import ALGORITHMS, RingsimError, make_plan
+from ringsim.cli import main
+from ringsim.cost import CostModel, price
+from ringsim.layout import Layout
+from ringsim.ledger import transfer_elements
+from ringsim.timeline import Engine, simulate, slow_gpu, slow_link, delay
+from ringsim.timeline.report import fault_costs, route_around
+from ringsim.timeline.trace import events
+
+
+def test_engine_runs_in_time_then_scheduling_order():
+    engine, seen = Engine(), []
+    for name, t in (("b", 2.0), ("a", 1.0), ("c", 2.0), ("d", 1.0)):
+        engine.at(t, lambda name=name: seen.append((engine.now, name)))
+    engine.run()
+    assert seen == [(1.0, "a"), (1.0, "d"), (2.0, "b"), (2.0, "c")]
+
+
+def test_engine_until_and_errors():
+    engine, seen = Engine(), []
+    engine.at(1.0, lambda: engine.after(5.0, lambda: seen.append(engine.now)))
+    assert engine.run(until=3.0) == 3.0 and seen == []
+    engine.run()
+    assert seen == [6.0]
+    with pytest.raises(RingsimError):
+        engine.at(1.0, lambda: None)  # the past
+    engine.at(7.0, lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):  # a failing event stops the run, as in SimPy
+        engine.run()
+
+
+def reference(plan, elements, model, faults=()):
+    """The timeline as a sweep, written from the rules in the docstring, not from the engine:
+    per step, per transfer in queue order, start = max(data ready, out port free, in port
+    free, joined)."""
+    g, per = plan.gpus, model.topology.gpus_per_node
+    layout = Layout(plan.segments, elements)
+    ready = np.zeros((g, plan.segments))
+    free: dict = {}
+    joined = np.zeros(g)
+    for f in faults:
+        if f.kind == "delay":
+            joined[f.gpus[0]] = f.value
+    end_all = 0.0
+    for step in plan.steps:
+        sizes = transfer_elements(step, layout)
+        writes = []
+        ts = [t for t, n in zip(step.transfers(), sizes) if n > 0]
+        ns = [int(n) for n in sizes if n > 0]
+        def key(item):
+            t = item[0]
+            p = g if per is None else per
+            nodes = -(-g // p)
+            lv = 0 if per is None or t.src // per == t.dst // per else 1
+            return ((lv * nodes + (t.dst // p - t.src // p) % nodes) * p + (t.dst % p - t.src % p) % p, t.src)
+        for t, n in sorted(zip(ts, ns), key=key):
+            lv = "inside" if per is None or t.src // per == t.dst // per else "across"
+            wire = model.transfer(lv, n * model.itemsize)
+            extra = model.transfer(lv, n * model.itemsize, t.op == "reduce") - wire
+            for f in faults:
+                if f.kind == "slow-gpu" and t.src == f.gpus[0]:
+                    wire /= f.value
+                if f.kind == "slow-gpu" and t.dst == f.gpus[0]:
+                    extra /= f.value
+                if f.kind == "slow-link" and {t.src, t.dst} == set(f.gpus):
+                    wire /= f.value
+            start = max(ready[t.src, t.first:t.last + 1].max(), free.get((t.src, lv, "out"), 0.0),
+                        free.get((t.dst, lv, "in"), 0.0), joined[t.src], joined[t.dst])
+            free[(t.src, lv, "out")] = start + wire
+            free[(t.dst, lv, "in")] = start + wire + extra
+            writes.append((t, start + wire + extra))
+            end_all = max(end_all, start + wire + extra)
+        for t, end in writes:
+            seg = ready[t.dst, t.first:t.last + 1]
+            ready[t.dst, t.first:t.last + 1] = np.maximum(seg, end)
+    return end_all
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(ALGORITHMS)), st.integers(1, 10), st.integers(1, 4))
+def test_without_faults_one_chunk_equals_the_lockstep_model(name, gpus, per_segment):
+    plan = make_plan(name, gpus)
+    elements = plan.segments * per_segment  # one chunk per segment, all the same size
+    assert math.isclose(simulate(plan, elements).seconds, price(plan, elements).seconds,
+                        rel_tol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(ALGORITHMS)), st.integers(1, 10), st.integers(0, 60),
+       st.sampled_from(["flat", "dgx-h100"]))
+def test_never_slower_than_lockstep(name, gpus, elements, topology):
+    model = CostModel.of(topology)
+    plan = make_plan(name, gpus)
+    assert simulate(plan, elements, model).seconds <= price(plan, elements, model).seconds * (1 + 1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(sorted(ALGORITHMS)), st.integers(2, 9), st.integers(0, 40),
+       st.data())
+def test_engine_agrees_with_a_sweep_under_faults(name, gpus, elements, data):
+    a, b = data.draw(st.lists(st.integers(1, gpus), min_size=2, max_size=2, unique=True))
+    faults = (slow_link(f"{a}-{b}:0.25"), slow_gpu(f"{data.draw(st.integers(1, gpus))}:0.5"),
+              delay(f"{data.draw(st.integers(1, gpus))}:{data.draw(st.integers(0, 30))}us"))
+    model = CostModel.of(data.draw(st.sampled_from(["flat", "dgx-h100"])))
+    plan = make_plan(name, gpus)
+    got = simulate(plan, elements, model, faults).seconds
+    assert math.isclose(got, reference(plan, elements, model, faults), rel_tol=1e-12, abs_tol=1e-18)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(sorted(ALGORITHMS)), st.integers(1, 9), st.integers(0, 40), st.data())
+def test_the_step_pass_gives_the_engine_s_times(name, gpus, elements, data):
+    a, b = data.draw(st.lists(st.integers(1, max(gpus, 2)), min_size=2, max_size=2, unique=True))
+    faults = ((slow_link(f"{a}-{b}:0.4"), slow_gpu(f"{b}:0.5"), delay(f"{a}:3us"))
+              if gpus >= 2 else ())
+    model = CostModel.of(data.draw(st.sampled_from(["flat", "dgx-h100"])))
+    plan = make_plan(name, gpus, **({"chunks": 3} if name in ("tree", "double-tree") else {}))
+    events = simulate(plan, elements, model, faults, method="events")
+    sweep = simulate(plan, elements, model, faults, method="sweep")
+    assert np.array_equal(events.start, sweep.start) and events.seconds == sweep.seconds
+    for timeline in (events, sweep):  # each step of the critical path waits for the one before
+        path = timeline.critical_path()
+        assert not path or timeline.end[path[-1]] == timeline.seconds
+        for before, after in zip(path, path[1:]):
+            assert timeline.cause[after] == before and timeline.start[after] >= timeline.start[before]
+
+
+@pytest.mark.parametrize("factor", [0.5, 0.25, 0.1])
+def test_a_slow_link_stretches_a_bandwidth_bound_ring_by_one_over_f(factor):
+    model = CostModel.flat(alpha=0.0, bandwidth=1e9)  # α = 0, γ = 0: bandwidth only
+    plan = make_plan("ring", 8)
+    healthy = simulate(plan, 8 * 1000, model).seconds
+    slow = simulate(plan, 8 * 1000, model, (slow_link(f"3-4:{factor}"),))
+    assert math.isclose(slow.seconds, healthy / factor, rel_tol=1e-12)
+    # The critical path runs over the slow link at every step.
+    on_it = [i for i in slow.critical_path() if {int(slow.src[i]), int(slow.dst[i])} == {2, 3}]
+    assert len(on_it) == 2 * 7
+
+
+def test_slow_gpu_delay_and_fault_costs():
+    model = CostModel.flat(alpha=0.0, bandwidth=1e9)
+    plan = make_plan("ring", 4)
+    healthy = simulate(plan, 4000, model).seconds
+    assert math.isclose(simulate(plan, 4000, model, (slow_gpu("2:0.5"),)).seconds, 2 * healthy)
+    late = simulate(plan, 4000, model, (delay("3:1ms"),))
+    assert math.isclose(late.seconds, healthy + 1e-3)
+    both = simulate(plan, 4000, model, (delay("3:1ms"), slow_link("1-2:0.5")))
+    costs = {c.fault.kind: c.seconds for c in fault_costs(both)}
+    assert math.isclose(costs["delay"], both.seconds - simulate(plan, 4000, model, (slow_link("1-2:0.5"),)).seconds)
+    assert costs["slow-link"] > 0
+
+
+def test_pipelined_chunks_overlap():
+    model = CostModel.of("dgx-h100")
+    one = simulate(make_plan("double-tree", 16), 1 << 20, model).seconds
+    eight = simulate(make_plan("double-tree", 16, chunks=8), 1 << 20, model).seconds
+    assert eight < 0.75 * one
+
+
+def test_route_around():
+    order = route_around(6, 0, 1)
+    pos = order.index(1), order.index(2)
+    assert sorted(order) == list(range(1, 7)) and (pos[0] - pos[1]) % 6 not in (1, 5)
+    assert route_around(3, 0, 1) is None
+
+
+def test_trace_follows_the_trace_event_format():
+    timeline = simulate(make_plan("ring", 3), 6, CostModel.of("flat"))
+    trace = list(events(timeline))
+    complete = [e for e in trace if e["ph"] == "X"]
+    meta = [e for e in trace if e["ph"] == "M"]
+    assert {e["name"] for e in meta} == {"process_name", "thread_name", "process_sort_index"}
+    assert all(isinstance(e["args"]["name"], str) for e in meta if e["name"] != "process_sort_index")
+    for e in complete:
+        assert set(e) >= {"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"}
+        assert e["ts"] >= 0 and e["dur"] >= 0 and e["cat"] in ("send", "receive", "reduce")
+        assert {"step", "segment", "bytes"} <= set(e["args"])
+    # a send and a receive per transfer, a reduce per reduce (flat has γ > 0)
+    assert len(complete) == 2 * len(timeline) + int((timeline.ops == 0).sum())
+
+
+def test_cli_json_and_trace(tmp_path, capsys):
+    path = tmp_path / "t.json"
+    assert main(["timeline", "--gpus", "4", "-n", "8", "--json", "--trace", str(path)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [x["type"] for x in lines] == ["transfer"] * 24 + ["summary"]
+    summary = lines[-1]
+    assert math.isclose(summary["seconds"], max(x["end"] for x in lines[:-1]))
+    assert math.isclose(summary["seconds"], summary["lockstep_seconds"], rel_tol=1e-12)
+    data = json.loads(path.read_text())
+    assert data["traceEvents"] and data["displayTimeUnit"] == "ns"
+
+
+def test_cli_text_names_the_path_and_the_lesson(capsys):
+    assert main(["timeline", "--gpus", "6", "-n", "6000", "--slow-link", "1-2:0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "link GPU1–GPU2 at 0.5× speed: +" in out
+    assert "GPU1 → GPU2: 10 transfers" in out
+    assert "two rings, the second around the slow link" in out
+
+
+@pytest.mark.parametrize("argv", [["--slow-link", "1-1:0.5"], ["--slow-gpu", "2:0"],
+                                  ["--delay", "2:5"], ["--slow-link", "x"]])
+def test_cli_bad_faults_one_line(argv, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["timeline", *argv])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error" in err
+
+
+def test_cli_fault_outside_the_gpus(capsys):
+    assert main(["timeline", "--gpus", "4", "--slow-gpu", "9:0.5"]) == 2
+    assert capsys.readouterr().err == "ringsim: error: --slow-gpu 9:0.5: GPU 9 is outside 1..4\n"

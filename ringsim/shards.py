@@ -19,7 +19,7 @@ from .errors import RingsimError
 from .formula import ClosedForm
 from .layout import Layout
 from .ledger import Ledger, measure
-from .numeric import make_executor
+from .executors import make_executor
 from .plan import Plan
 
 

@@ -24,7 +24,7 @@ from .checks import check_count, check_gpus
 from .errors import RingsimError
 from .layout import Layout
 from .ledger import measure
-from .numeric import make_executor
+from .executors import make_executor
 from .plan import Plan
 from .train import _gradient, _loss, synthetic_data
 

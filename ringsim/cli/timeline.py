@@ -11,7 +11,7 @@ from ..units import format_bytes, format_seconds
 from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args,
                          model_from_args)
 from ._collective import add_collective_argument
-from .common import _whole, elements_arg, gpus_arg
+from .common import count_arg, elements_arg, gpus_arg
 
 ORDER = 22
 HELP = "the plan as a timeline of events: overlap, stragglers, the critical path, trace JSON"
@@ -43,9 +43,9 @@ def register(sub) -> None:
                         help="number of GPUs (default: 8, or --nodes × GPUs per node)")
     parser.add_argument("-n", "--elements", type=elements_arg, default=None, metavar="N",
                         help="gradient elements per GPU (default: 16,777,216, 64 MiB of float32)")
-    parser.add_argument("--chunks", type=_whole, default=None, metavar="C",
+    parser.add_argument("--chunks", type=count_arg("the number of chunks", minimum=None), default=None, metavar="C",
                         help="tree, double-tree: pieces the gradient is pipelined in")
-    parser.add_argument("--channels", type=_whole, default=None, metavar="K",
+    parser.add_argument("--channels", type=count_arg("the number of channels", minimum=None), default=None, metavar="K",
                         help="ring: K rings side by side")
     parser.add_argument("--ring-order", default=None, metavar="ORDER",
                         help="ring: each ring's GPU order, e.g. 1,3,2,4;4,3,2,1")

@@ -82,7 +82,8 @@ def make_plan(name: str = "ring", gpus: int = 4, *, master: int | None = None, *
     if count > MAX_PLAN_TRANSFERS:
         raise RingsimError(
             f"a {name} plan for {gpus:,} GPUs holds {count:,} transfers, more than the "
-            f"{MAX_PLAN_TRANSFERS:,} a plan may hold; for the counts at any G use "
+            f"{MAX_PLAN_TRANSFERS:,} a plan may hold (MAX_PLAN_TRANSFERS, about "
+            f"{MAX_PLAN_TRANSFERS * 40 // 10**6} MB); for the counts at any G use "
             f"ringsim.closed_form or `ringsim compare`")
     return module.plan(gpus, **checked)
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-from fractions import Fraction
 
-import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 

@@ -34,8 +34,8 @@ from .memory import allreduce_bytes, check_memory
 # Significand bits (with the implicit one) of the float types measured: u = 2^-bits.
 PRECISION = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
 DEFAULT_DTYPES = ("float32", "bfloat16")
-MAX_CELLS = 1 << 22  # G·N: the exact reference runs math.fsum once per element, in Python
-MAX_GPUS = 1024
+MAX_CELLS = 1 << 21  # G·N: the exact reference runs math.fsum once per element, in Python
+MAX_GPUS = 256  # the naive flood's G² transfers: larger G makes minutes, not seconds
 QUOTE = ('NCCL\'s maintainers: "Ring, by nature, has a worse precision than say Tree, because '
          'of the order in which it performs the sums" (NVIDIA/nccl issue #1055).')
 
@@ -90,14 +90,22 @@ def textbook_bound(gradients: np.ndarray, name: str) -> np.ndarray:
     return gamma * np.abs(np.asarray(gradients).astype(np.float64)).sum(axis=0)
 
 
-def reduce_with(algorithm: str, gradients: np.ndarray, **options) -> np.ndarray:
-    """GPU1's result of running `algorithm` on the (G, N) gradients, in their own dtype."""
-    gpus, elements = gradients.shape
+def _checked_plan(algorithm: str, gpus: int, elements: int, itemsize: int, **options):
     plan = make_plan(algorithm, gpus, **options)
     layout = Layout(plan.segments, elements)
-    check_memory(allreduce_bytes(plan, layout, gradients.dtype.itemsize),
-                 f"a {algorithm} all-reduce of {gpus:,} × {elements:,} {gradients.dtype} elements",
+    check_memory(allreduce_bytes(plan, layout, itemsize),
+                 f"a {algorithm} all-reduce of {gpus:,} × {elements:,} {itemsize}-byte elements",
                  instead="use fewer GPUs or elements")
+    return plan, layout
+
+
+def reduce_with(algorithm: str, gradients: np.ndarray, plan=None, **options) -> np.ndarray:
+    """GPU1's result of running `algorithm` on the (G, N) gradients, in their own dtype."""
+    gpus, elements = gradients.shape
+    if plan is None:
+        plan, layout = _checked_plan(algorithm, gpus, elements, gradients.dtype.itemsize, **options)
+    else:
+        layout = Layout(plan.segments, elements)
     executor = make_executor(plan, layout, np, gradients.dtype)
     executor.load(list(gradients))  # copied in, never written
     executor.run()
@@ -156,13 +164,15 @@ def measure(gpus: int = 8, elements: int = 65536, seed: int = 0,
                            f"one math.fsum per element; {gpus:,} × {elements:,} is "
                            f"{gpus * elements:,}: use fewer elements")
     names = tuple(algorithms or ALGORITHMS)
+    widest = max((dtype_of(d).itemsize for d in dtypes), default=1)
+    plans = {a: _checked_plan(a, gpus, elements, widest)[0] for a in names}  # refuse before running
     found: dict = {}
     for name in dtypes:
         gradients = random_gradients(gpus, elements, name, seed)
         exact, bound = exact_sum(gradients), textbook_bound(gradients, name)
         first = None
         for algorithm in names:
-            result = reduce_with(algorithm, gradients)
+            result = reduce_with(algorithm, gradients, plans[algorithm])
             bits = result.view(f"u{result.dtype.itemsize}")
             first = bits if first is None else first
             high, mean, used = errors_of(result, exact, bound)

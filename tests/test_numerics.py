@@ -111,9 +111,9 @@ def test_ring_and_tree_add_in_different_orders(dtype, big):
 
 
 def test_limits_are_one_line_errors():
-    with pytest.raises(RingsimError, match="at most 4,194,304 values"):
+    with pytest.raises(RingsimError, match="at most 2,097,152 values"):
         measure(8, 10**9)
-    with pytest.raises(RingsimError, match="from 1 to 1,024"):
+    with pytest.raises(RingsimError, match="from 1 to 256"):
         measure(2000, 10)
 
 
@@ -152,7 +152,7 @@ def test_compare_numerics_json(capsys):
     (["--numerics", "--time"], "--numerics measures rounding, not time"),
     (["--numerics", "--topology", "dgx-h100"], "--numerics measures rounding, not time"),
     (["--seed", "3"], "--seed sets the gradients of --numerics"),
-    (["--numerics", "-n", "1e9"], "the numerics view sums at most 4,194,304 values"),
+    (["--numerics", "-n", "1e9"], "the numerics view sums at most 2,097,152 values"),
 ])
 def test_compare_numerics_bad_input(capsys, argv, message):
     status, out, err = run(["compare", *argv], capsys)

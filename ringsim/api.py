@@ -60,8 +60,12 @@ def allreduce(arrays: Sequence, algorithm: str = "ring", *, master: int | None =
     The arrays are copied, never modified. `backend` is 'numpy', 'cupy' or 'auto'; by default
     the arrays' own module is used. `master` is the 1-based master GPU of the master algorithm;
     other options as the algorithm takes them (chunks=, channels=, ring_order=, nodes=).
-    Every GPU ends bitwise identical. Float sums of different algorithms (or G) may differ
-    in the last bits: each adds in its own order (order.py states the rule).
+    Every GPU ends bitwise identical. Float sums of different algorithms (or G, or channel
+    counts) may differ in the last bits: each adds in its own order (order.py states the
+    rule), and every float addition rounds. NCCL's maintainers: "Ring, by nature, has a worse
+    precision than say Tree, because of the order in which it performs the sums" (NVIDIA/nccl
+    issue #1055). ringsim.numerics.measure (`ringsim compare --numerics`) measures each
+    algorithm's error against the exact sum; all stay within (G−1)·u·Σ|x|.
     """
     rows, shape, dtype = _rows(arrays)
     xp = array_module(backend) if backend is not None else module_of(rows[0])

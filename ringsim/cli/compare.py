@@ -7,12 +7,14 @@ import json
 from fractions import Fraction
 
 from ..compare import Row, compare
+from ..errors import RingsimError
 from ..formula import format_number
 from ..units import format_bandwidth, format_bytes, format_seconds
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
                          gpus_from_args, model_from_args, uses_cost)
 from ..collectives import ALL_REDUCE
 from ._collective import add_collective_argument, compare_collective
+from ._numerics_view import add_numerics_arguments, run_numerics
 from .common import elements_arg, gpus_arg
 
 ORDER = 20
@@ -38,6 +40,7 @@ def register(sub) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object per algorithm")
     add_collective_argument(parser)
     add_cost_arguments(parser)
+    add_numerics_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -58,6 +61,10 @@ def run(args: argparse.Namespace) -> int:
     if args.collective != ALL_REDUCE:
         return compare_collective(args)
     timed = args.time or uses_cost(args)
+    if args.numerics:
+        return run_numerics(args, timed)
+    if args.seed is not None:
+        raise RingsimError("--seed sets the gradients of --numerics; give it with --numerics")
     model = model_from_args(args) if timed else None
     gpus = gpus_from_args(args, model.topology, 4) if model else (args.gpus or 4)
     elements = elements_from_args(args, model.itemsize if model else 4, 8)

@@ -1,60 +1,221 @@
-"""ringsim walk: every iteration in words, then the ledger against the closed forms."""
+"""ringsim walk: every iteration in words, then the ledger against the closed forms.
+
+With a topology or --time, each step also gets its modelled time (ringsim.cost, priced from
+the plan itself), its bottleneck port and the running clock, and the walk ends with the
+total and nccl-tests' algbw and busbw. With a float --dtype the gradients are floats and
+--values shows how the order of additions sets the last bits (ringsim.numerics).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+from dataclasses import dataclass
 
-from ..algorithms import closed_form
+import numpy as np
+
+from ..algorithms import closed_form, make_plan
+from ..backend import array_module, to_numpy
+from ..collectives import collective
+from ..cost import CostModel, PlanCost, Port, algbw, price
 from ..errors import RingsimError
 from ..formula import format_number
+from ..layout import Layout
 from ..ledger import transfer_elements
-from ..naming import subscript
+from ..memory import check_memory, simulation_bytes
+from ..naming import gpu_name, subscript
 from ..narrate import held
-from ..simulation import SYMBOLIC_MAX_GPUS, Simulation, phase_text
-from ..backend import to_numpy
+from ..simulation import SYMBOLIC_MAX_GPUS, Simulation, demo_gradients, phase_text
 from ..textout import json_ensure_ascii
 from ._collective import add_collective_argument, collective_simulation
-from .common import add_scenario_arguments, options_from_args, simulation_from_args
+from ..topology import LEVEL_WORDS, Topology
+from ..units import format_bandwidth, format_bytes, format_seconds, itemsize
+from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
+                         gpus_from_args, topology_from_args)
+from .common import add_scenario_arguments, options_from_args
 
 ORDER = 10
 HELP = "print every iteration in words, then the ledger vs the formulas"
 MAX_VALUES_SHOWN = 20_000  # numbers --values prints in all, unless --force
 
 
+NUMPY_DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8")
+FLOAT_DTYPES = ("float64", "float32", "float16")
+DESCRIPTION = (
+    HELP + ". Defaults: the 4-GPU example (ring, 4 GPUs, 8 elements per GPU). With --time or "
+    "a time-model option (--topology, --size, --alpha, --bandwidth, --reduce-bandwidth), every "
+    "step also shows its modelled time, its bottleneck port and the running clock, and the walk "
+    "ends with the total, algbw and busbw: ringsim walk --topology dgx-h100 --nodes 2 --elements "
+    "1e6. walk allocates the gradients it simulates, so a huge --size is refused; ringsim "
+    "compare --time prices any size without allocating. " + MODEL_HELP + " " + BANDWIDTH_HELP)
+NODES_HELP = ("with a topology that has nodes (dgx-h100, …): M nodes, G = M × its GPUs per "
+              "node (and hierarchical's M); else hierarchical's M nodes of G/M GPUs (default: "
+              "the divisor of G nearest √G)")
+DTYPE_HELP = ("element type: the bytes per element of the time model and the gradients' type "
+              "(float types: random floats, so --values shows float sums; bfloat16 and float8 "
+              "have no NumPy type, so those walks keep small integers). Default: small integers "
+              "(int64), priced as 4-byte elements")
+
+
 def register(sub) -> None:
-    parser = sub.add_parser("walk", help=HELP, description=HELP + ". Defaults: the 4-GPU "
-                            "example (ring, 4 GPUs, 8 elements per GPU).")
+    # The time model's --nodes (G = M × GPUs per node) and hierarchical's --nodes share one
+    # flag: the algorithm option, added last, resolves the clash and serves both (see run).
+    parser = sub.add_parser("walk", help=HELP, description=DESCRIPTION,
+                            conflict_handler="resolve")
+    add_cost_arguments(parser)
     add_scenario_arguments(parser)
+    for action in parser._actions:
+        if action.dest == "nodes":
+            action.help = NODES_HELP
+        elif action.dest == "dtype":
+            action.help = DTYPE_HELP
+    parser.add_argument("--time", action="store_true",
+                        help="add each step's modelled time, bottleneck port and running clock, "
+                             "and the total with algbw and busbw (default topology: flat)")
     parser.add_argument("--values", action="store_true",
-                        help="show every GPU's numbers after each iteration (small integers; "
-                             f"at most {MAX_VALUES_SHOWN:,} numbers in all unless --force)")
+                        help="show every GPU's numbers after each iteration (small integers, or "
+                             "floats with a float --dtype; at most "
+                             f"{MAX_VALUES_SHOWN:,} numbers in all unless --force)")
     parser.add_argument("--force", action="store_true",
                         help="print --values however many numbers that makes")
     parser.add_argument("--json", action="store_true",
                         help="print JSON Lines: one object per step, then a summary")
     add_collective_argument(parser)
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, gpus=None, elements=None, dtype=None)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The walk's time model and the plan priced on it, step by step."""
+
+    model: CostModel
+    dtype: str
+    cost: PlanCost
+    gpus: int
+    elements: int
+    collective: str = "all-reduce"
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes per GPU: S in nccl-tests' algbw = S/t."""
+        return self.elements * self.model.itemsize
+
+    def bandwidths(self) -> tuple[float | None, float | None]:
+        """(algbw, busbw) in bytes/s as nccl-tests defines them; None when nothing moved."""
+        alg = algbw(self.nbytes, self.cost.seconds)
+        factor = collective(self.collective).bus_factor(self.gpus)
+        return alg, None if alg is None else alg * float(factor)
+
+
+def uses_time(args: argparse.Namespace) -> bool:
+    """True when --time or any time-model option asks for the modelled time."""
+    return bool(args.time or args.topology or args.size or args.alpha or args.bandwidth
+                or args.reduce_bandwidth)
+
+
+def _scenario(args: argparse.Namespace) -> tuple[int, int, CostModel | None]:
+    """G, N and the time model (None without one) from the options; --nodes read for both uses."""
+    model = None
+    gpus = args.gpus
+    if uses_time(args):
+        topology = topology_from_args(args)
+        model = CostModel(topology, itemsize(args.dtype or "float32"))
+        if args.nodes is not None:
+            if topology.gpus_per_node is not None:
+                gpus = gpus_from_args(args, topology, 4)
+                if args.algorithm != "hierarchical":
+                    args.nodes = None  # spent on G; only hierarchical also takes it
+            elif args.algorithm != "hierarchical":
+                raise RingsimError(f"topology {topology.name} has no nodes; give --gpus instead "
+                                   "of --nodes (or a topology with nodes, such as dgx-h100)")
+    gpus = 4 if gpus is None else gpus
+    priced = argparse.Namespace(**{**vars(args), "dtype": args.dtype or "float32"})
+    elements = elements_from_args(priced, model.itemsize if model else 4, 8)
+    return gpus, elements, model
+
+
+def _compare_hint(args: argparse.Namespace, gpus: int, elements: int, timed: bool) -> str:
+    """The compare command that answers this scenario without allocating."""
+    size = f"--size {args.size}" if getattr(args, "size", None) else f"--elements {elements}"
+    if timed:
+        return (f"`ringsim compare --time --gpus {gpus} {size}` (with the same time-model "
+                "options) prices any size and G without allocating")
+    return f"`ringsim compare --gpus {gpus} --elements {elements}` gives the counts without allocating"
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.gpus > SYMBOLIC_MAX_GPUS:
+    gpus, elements, model = _scenario(args)
+    args.gpus, args.elements = gpus, elements
+    if gpus > SYMBOLIC_MAX_GPUS:
         raise RingsimError(f"walk prints every transfer, so it takes at most {SYMBOLIC_MAX_GPUS} "
-                           f"GPUs; `ringsim compare --gpus {args.gpus}` handles any G")
+                           f"GPUs; {_compare_hint(args, gpus, elements, model is not None)}")
+    if model is not None:
+        model.topology.check_gpus(gpus)
     if args.values and not args.force:
-        steps = int(closed_form(args.algorithm, args.gpus, args.elements, master=args.master,
+        steps = int(closed_form(args.algorithm, gpus, elements, master=args.master,
                                 **dict(options_from_args(args))).steps)
-        shown = args.gpus * args.elements * (steps + 1)
+        shown = gpus * elements * (steps + 1)
         if shown > MAX_VALUES_SHOWN:
-            raise RingsimError(f"--values would print {shown:,} numbers ({args.gpus} GPUs × "
-                               f"{args.elements:,} elements, at the start and after each of "
+            raise RingsimError(f"--values would print {shown:,} numbers ({gpus} GPUs × "
+                               f"{elements:,} elements, at the start and after each of "
                                f"{steps:,} steps); at most {MAX_VALUES_SHOWN:,} without --force")
-    sim = collective_simulation(args) or simulation_from_args(args)
-    (_json_lines if args.json else _text)(sim, args.values)
+    sim = collective_simulation(args) or _simulation(args, model)
+    timing = None
+    if model is not None:
+        timing = Timing(model, args.dtype or "float32", price(sim.plan, elements, model), gpus,
+                        elements, args.collective)
+    if args.json:
+        _json_lines(sim, args.values, timing)
+    else:
+        _text(sim, args.values, timing, args.dtype)
     return 0
 
 
-def _json_lines(sim: Simulation, _values: bool) -> None:
+def _simulation(args: argparse.Namespace, model: CostModel | None) -> Simulation:
+    """The walk's Simulation, its memory checked first (with what to use for any size)."""
+    xp = array_module(getattr(args, "backend", "numpy"))
+    plan = make_plan(args.algorithm, args.gpus, master=args.master, **dict(options_from_args(args)))
+    dtype = np.dtype(args.dtype) if args.dtype in NUMPY_DTYPES else np.dtype(np.int64)
+    layout = Layout(plan.segments, args.elements)
+    instead = _compare_hint(args, args.gpus, args.elements, model is not None)
+    check_memory(simulation_bytes(plan, layout, dtype.itemsize,
+                                  symbolic=plan.gpus <= SYMBOLIC_MAX_GPUS),
+                 f"a walk of {args.gpus:,} GPUs with {args.elements:,} elements each",
+                 instead=instead, xp=xp)
+    gradients = xp.asarray(_gradients(args.gpus, args.elements, dtype))
+    return Simulation(plan, args.elements, gradients, xp=xp)
+
+
+def _gradients(gpus: int, elements: int, dtype: np.dtype) -> np.ndarray:
+    """Small integers 0..9 (fewer where a narrow type would overflow), or floats with two
+    decimals (standard normal, rounded) whose float sums show their last bits."""
+    if dtype.kind == "f":
+        rng = np.random.default_rng(0)
+        return np.round(rng.standard_normal((gpus, elements)), 2).astype(dtype)
+    top = min(9, int(np.iinfo(dtype).max) // max(gpus, 1))
+    return (demo_gradients(gpus, elements) % (top + 1)).astype(dtype)
+
+
+def port_words(port: Port | None, topology: Topology) -> str:
+    """'GPU3 receiving inside a node (NVLink 4 via NVSwitch)', or 'nothing moved'."""
+    if port is None:
+        return "nothing moved"
+    verb = "sending" if port.direction == "out" else "receiving"
+    where = f" {LEVEL_WORDS[port.level]}" if topology.gpus_per_node else ""
+    return f"{gpu_name(port.gpu)} {verb}{where} ({topology.level(port.level).name})"
+
+
+def _bottleneck(port: Port | None, topology: Topology) -> dict | None:
+    if port is None:
+        return None
+    return {"gpu": port.gpu + 1, "level": port.level, "direction": port.direction,
+            "link": topology.level(port.level).name, "words": port_words(port, topology)}
+
+
+def _json_lines(sim: Simulation, values: bool, timing: Timing | None) -> None:
+    ascii_only = json_ensure_ascii()
+    clock = timing.cost.clock() if timing else []
     while not sim.done:
         index = sim.position
         step = sim.plan.steps[index]
@@ -67,18 +228,33 @@ def _json_lines(sim: Simulation, _values: bool) -> None:
              "op": t.op, "elements": n, "label": label, "sentence": text}
             for t, n, label, text in zip(step.transfers(), counts, labels, sim.sentences(index))
         ]
-        print(json.dumps({"type": "step", "step": index + 1, "phase": step.phase,
-                          "iteration": step.iteration, "transfers": transfers},
-                         ensure_ascii=json_ensure_ascii()))
+        record = {"type": "step", "step": index + 1, "phase": step.phase,
+                  "iteration": step.iteration, "transfers": transfers}
+        if timing:
+            cost = timing.cost.steps[index]
+            record.update(seconds=cost.seconds, clock_seconds=clock[index],
+                          bottleneck=_bottleneck(cost.port, timing.model.topology))
+        if values:
+            record["values"] = to_numpy(sim.values()).tolist()
+        print(json.dumps(record, ensure_ascii=ascii_only))
     ledger, formulas = sim.ledger(), sim.closed_form()
-    print(json.dumps({
+    summary = {
         "type": "summary", "algorithm": sim.plan.algorithm, "gpus": sim.plan.gpus,
         "elements_per_gpu": sim.layout.elements, "total_elements": ledger.total,
         "formula_total": int(formulas.total.value), "sent": ledger.sent.tolist(),
         "received": ledger.received.tolist(), "steps": ledger.steps,
         "messages": ledger.messages, "busiest_gpu": ledger.busiest() + 1,
         "correct": sim.correct(),
-    }, ensure_ascii=json_ensure_ascii()))
+    }
+    if timing:
+        alg, bus = timing.bandwidths()
+        summary.update(topology=timing.model.topology.name, dtype=timing.dtype,
+                       dtype_bytes=timing.model.itemsize, bytes_per_gpu=timing.nbytes,
+                       seconds=timing.cost.seconds, algbw=alg, busbw=bus,
+                       bottleneck_level=timing.cost.bottleneck_level())
+    if values and sim.inputs.dtype.kind == "f":
+        summary["numerics"] = _float_report(sim)
+    print(json.dumps(summary, ensure_ascii=ascii_only))
 
 
 def _values_lines(sim: Simulation) -> list[str]:
@@ -92,18 +268,27 @@ def _values_lines(sim: Simulation) -> list[str]:
     return lines
 
 
-def _text(sim: Simulation, values: bool) -> None:
+def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | None) -> None:
     sizes = sorted(set(sim.layout.sizes()))
     size_text = " or ".join(str(s) for s in sizes)
     print(sim.title)
     g = sim.plan.segments
     print(f"Each GPU's gradient is split into {g} segments of {size_text} elements; "
           f"GPU k's segments carry letter k (GPU1 holds a₁…{'a' + subscript(g)}).")
+    if dtype is not None and dtype not in NUMPY_DTYPES:
+        print(f"{dtype} has no NumPy type: the walk adds small integers"
+              + (f", priced as {itemsize(dtype)}-byte elements." if timing else "."))
+    elif dtype in FLOAT_DTYPES:
+        print(f"The gradients are random {dtype} numbers with two decimals.")
+    if timing:
+        _print_model(timing)
     if values:
         print("\nStart: every GPU holds only its own gradient")
         print("\n".join(_values_lines(sim)))
+    clock = timing.cost.clock() if timing else []
     phase = None
     while not sim.done:
+        index = sim.position
         step = sim.step()
         if step.phase != phase:
             phase = step.phase
@@ -111,14 +296,83 @@ def _text(sim: Simulation, values: bool) -> None:
         print(f"  {phase_text(step)}")
         for text in sim.sentences():
             print(f"    {text}")
+        if timing:
+            cost = timing.cost.steps[index]
+            print(f"    time {format_seconds(cost.seconds)} · bottleneck "
+                  f"{port_words(cost.port, timing.model.topology)} · clock "
+                  f"{format_seconds(clock[index])}")
         if values:
             print("\n".join(_values_lines(sim)))
     _print_ledger(sim)
+    if timing:
+        _print_total(timing)
     problems = sim.problems()
     goal = getattr(sim, "goal", "Every GPU holds the sum")
     print(f"\n{goal}: {'yes' if not problems else 'no'}")
     for problem in problems[:10]:
         print(f"  {problem}")
+    if values and sim.inputs.dtype.kind == "f":
+        print("\n" + _float_note(_float_report(sim), sim.layout.elements))
+
+
+def _print_model(timing: Timing) -> None:
+    topo = timing.model.topology
+    where = f"{topo.name} · {timing.gpus:,} GPUs"
+    if topo.gpus_per_node:
+        nodes = topo.nodes(timing.gpus)
+        where += f" in {nodes:,} node{'s' * (nodes > 1)}"
+    print(f"\nModelled time on {where} · {format_bytes(timing.nbytes)} per GPU "
+          f"({timing.dtype}, {timing.model.itemsize}-byte elements)")
+    print(topo.describe())
+
+
+def _print_total(timing: Timing) -> None:
+    alg, bus = timing.bandwidths()
+    steps = len(timing.cost.steps)
+    print(f"\nModelled time: {format_seconds(timing.cost.seconds)} over {steps:,} "
+          f"step{'s' * (steps != 1)} · algbw {format_bandwidth(alg)} · busbw "
+          f"{format_bandwidth(bus)}")
+    shares = timing.cost.level_seconds()
+    total = math.fsum(shares.values())
+    if total > 0 and timing.model.topology.gpus_per_node:
+        parts = [f"{LEVEL_WORDS[level]} {seconds / total:.0%}" for level, seconds in shares.items()]
+        print(f"  the bottleneck port was {', '.join(parts)} of the time")
+    print(f"  algbw = S/t with S = {format_bytes(timing.nbytes)} per GPU; busbw = "
+          f"algbw·{collective(timing.collective).factor_text}, what each GPU's link must carry "
+          "(nccl-tests' definitions)")
+
+
+def _float_report(sim: Simulation) -> dict:
+    """This run's largest error against the exact sum, and in how many elements each other
+    algorithm's sums (default options, same gradients) differ from it in their bits."""
+    from ..algorithms import ALGORITHMS
+    from ..numerics import MAX_CELLS, exact_sum, reduce_with
+    inputs = to_numpy(sim.inputs)
+    mine = to_numpy(sim.values())[0]
+    error = np.abs(mine.astype(np.float64) - exact_sum(inputs))
+    differs = {}
+    if inputs.size <= MAX_CELLS:
+        bits = f"u{mine.dtype.itemsize}"
+        for name in ALGORITHMS:
+            if name != sim.plan.algorithm:
+                other = reduce_with(name, inputs)
+                differs[name] = int(np.count_nonzero(other.view(bits) != mine.view(bits)))
+    return {"dtype": str(inputs.dtype), "max_error": float(error.max()) if error.size else 0.0,
+            "differs": differs}
+
+
+def _float_note(report: dict, elements: int) -> str:
+    from ..numerics import QUOTE
+    text = (f"Float sums ({report['dtype']}): every GPU holds the same bits, but the order of "
+            f"additions sets the last ones. These sums are off the exact sum (math.fsum) by at "
+            f"most {report['max_error']:.3g}.")
+    if report["differs"]:
+        parts = ", ".join(f"{name} {count} of {elements:,}"
+                          for name, count in report["differs"].items())
+        text += (f" On the same gradients, the other algorithms' sums differ from these in: "
+                 f"{parts} (another G or channel count reorders the additions too).")
+    return (text + " " + QUOTE + " `ringsim compare --numerics` measures every algorithm's "
+            "error.")
 
 
 def _print_ledger(sim: Simulation) -> None:

@@ -44,6 +44,12 @@ class Question:
         except ValueError:
             return False
 
+    def explain(self) -> str:
+        """Why the answer is what it is, in words: the engine expression and its value."""
+        if self.expression:
+            return f"the engine computes {self.expression} = {self.answer} at this point of the run"
+        return f"the answer is {self.answer}"
+
 
 @dataclass(frozen=True)
 class Section:

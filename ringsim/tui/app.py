@@ -42,19 +42,17 @@ class RingsimApp(App[None]):
         Binding("a", "algorithm", "Algo", tooltip="next algorithm: ring → master → naive"),
         Binding("g", "gpus(-1)", "−GPU", key_display="g", group=GPUS, tooltip="one GPU fewer"),
         Binding("G", "gpus(1)", "+GPU", key_display="G", group=GPUS,
-                tooltip=f"one GPU more ({MIN_GPUS} to {MAX_GPUS}; beyond {DETAIL_MAX_GPUS} a heat "
-                        f"map; N grows with G so that no segment is empty)"),
+                tooltip=f"one GPU more ({MIN_GPUS} to {MAX_GPUS}; past {DETAIL_MAX_GPUS} a heat map; "
+                        f"N ≥ G)"),
         Binding("e", "elements(-1)", "−N", key_display="e", show=False, group=ELEMENTS,
                 tooltip="fewer elements per GPU"),
         Binding("E", "elements(1)", "+N", key_display="E", show=False, group=ELEMENTS,
-                tooltip=f"more elements per GPU (0 to {MAX_ELEMENTS:,}; by one up to 16, "
-                        f"then halving / doubling)"),
+                tooltip=f"more (0 to {MAX_ELEMENTS:,}; ±1 up to 16, then ×2 / ÷2)"),
         Binding("v", "values", "Values", show=False, tooltip="labels (a₁+b₁) / numbers in the cells"),
         Binding("P", "present", "Present", key_display="P", show=False,
                 tooltip="presentation mode: large, high-contrast cells"),
         Binding("l", "lesson", "Lesson",
-                tooltip="lesson panel: read a lesson beside (or, on narrow terminals, below) "
-                        "the simulator"),
+                tooltip="lesson panel beside the simulator (below it under 110 columns)"),
         Binding("question_mark", "help", "Help", key_display="?", tooltip="this help"),
         Binding("q", "quit", "Quit", tooltip="quit"),
     ]

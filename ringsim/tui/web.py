@@ -51,9 +51,10 @@ class GuardedServer(Server):
         """Say in the browser's terminal why no session starts, then close (code 1013: try later)."""
         websocket = web.WebSocketResponse()
         await websocket.prepare(request)
-        message = (f"ringsim serve: {self.max_sessions} browser sessions are open already, the "
-                   f"most it runs at once.\r\nClose another ringsim tab (or press q in it), then "
-                   f"reload this page.\r\n")
+        count = self.max_sessions
+        message = (f"ringsim serve runs at most {count} browser session{'s' * (count != 1)} at "
+                   f"once, and that many are open.\r\nClose another ringsim tab (or press q in "
+                   f"it), then reload this page.\r\n")
         await websocket.send_bytes(message.encode("utf-8"))
         await websocket.close(code=1013, message=b"too many sessions")
         return websocket

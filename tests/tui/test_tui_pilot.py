@@ -131,7 +131,7 @@ async def test_more_than_8_gpus_switch_to_the_heat_map(plain):
         assert app.screen.has_class("-heat")
         assert len(app.screen.query_one(GpuGrid).children) == 0
         heat = "\n".join(app.screen.query_one("#heat").lines)
-        assert "GPU9" in heat and "complete sum" in heat
+        assert "GPU9" in heat and "complete" in heat and "partial sum" in heat
         assert app.screen.query_one(TransferList).lines[0] == "GPU1 sends a₁ to GPU2, where it is added to b₁"
 
 

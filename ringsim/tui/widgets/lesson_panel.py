@@ -4,6 +4,7 @@ simulation; its questions are answered (or revealed) in an Input, as in `ringsim
 from __future__ import annotations
 
 from rich.markdown import Markdown
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -31,8 +32,10 @@ class LessonPanel(VerticalScroll, can_focus=True):
                 group=LESSONS, tooltip="next lesson"),
         Binding("left_curly_bracket", "lesson(-1)", "Prev lesson", key_display="{", show=False,
                 group=LESSONS, tooltip="previous lesson"),
-        Binding("enter", "answer", "Answer", tooltip="answer the question (type, then Enter; "
-                "Enter on an empty field shows the answer; escape leaves the field)"),
+        Binding("enter", "answer", "Answer",
+                tooltip="answer the question: type, then Enter (empty: show the answer)"),
+        Binding("escape", "leave", "Leave the answer field",
+                tooltip="leave the answer field: the simulator's keys work again"),
     ]
 
     class SectionShown(Message):
@@ -102,8 +105,8 @@ class LessonPanel(VerticalScroll, can_focus=True):
         """Show the section's question `index` with the answer field (none left: hide it)."""
         self.question_index = index
         question, count = self.question, len(self.section.questions)
-        text = "" if question is None else \
-            f"[b]Question{f' {index + 1} of {count}' if count > 1 else ''}:[/b] {question.prompt}"
+        text = Text() if question is None else Text.assemble(
+            (f"Question{f' {index + 1} of {count}' if count > 1 else ''}: ", "bold"), question.prompt)
         self.query_one("#lesson-question", Static).update(text)
         self.query_one("#lesson-answer").set_class(question is not None, "-asking")
         self.query_one("#lesson-input", Input).value = ""
@@ -113,20 +116,21 @@ class LessonPanel(VerticalScroll, can_focus=True):
         question = self.question
         if question is None:
             return ""
+        # Text, not markup: an answer or an expression such as held[3][1] is shown as written.
         if not text.strip():
-            verdict = f"Answer: {question.answer}."
+            verdict = Text(f"Answer: {question.answer}.")
         else:
             self.asked += 1
             if question.check(text):
                 self.right += 1
-                verdict = f"[green]Right:[/green] {question.answer}."
+                verdict = Text.assemble(("Right:", "green"), f" {question.answer}.")
             else:
-                verdict = f"[yellow]Not quite:[/yellow] {question.explain()}."
+                verdict = Text.assemble(("Not quite:", "yellow"), f" {question.explain()}.")
         self.query_one("#lesson-reply", Static).update(verdict)
         self.ask(self.question_index + 1)
         if self.question is None:
             self.focus()
-        return verdict
+        return verdict.plain
 
     def action_answer(self) -> None:
         """Move into the answer field (when a question is asked)."""
@@ -143,11 +147,15 @@ class LessonPanel(VerticalScroll, can_focus=True):
         event.stop()
         self.reply("")
 
-    def on_key(self, event) -> None:
-        # Escape in the answer field gives the keys back to the panel (] [ } { and the simulator).
-        if event.key == "escape" and isinstance(self.app.focused, Input):
-            event.stop()
-            self.focus()
+    def action_leave(self) -> None:
+        """Out of the answer field: the keys go to the panel (] [ } {) and the simulator again."""
+        self.focus()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        # While typing an answer the footer shows how to stop; otherwise `leave` is hidden.
+        if action == "leave":
+            return isinstance(self.app.focused, Input)
+        return True
 
     def action_section(self, change: int) -> None:
         """Next or previous section, across lesson boundaries."""

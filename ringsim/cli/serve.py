@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     check_scenario(args)  # the same refusals as `ringsim tui`, before anything is served
     check_port(args.port)
     try:
+        import textual_serve.server  # noqa: F401  (asked first: ..tui.web may be loaded already)
         from ..tui.web import GuardedServer
     except ImportError:
         raise RingsimError("textual-serve is not installed: from a clone of ringsim, "

@@ -11,7 +11,7 @@ import pytest
 from ringsim import Simulation
 from ringsim.cli import main
 
-from .serving import serving
+from .serving import free_port, serving
 
 
 def test_export_writes_one_svg_per_iteration_with_its_sentences(tmp_path, capsys):
@@ -57,7 +57,7 @@ def test_tui_refuses_sizes_the_view_cannot_show(capsys):
 def test_serve_without_textual_serve_says_how_to_install_it(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "textual_serve", None)
     monkeypatch.setitem(sys.modules, "textual_serve.server", None)
-    assert main(["serve"]) == 2
+    assert main(["serve", "--port", str(free_port())]) == 2
     err = capsys.readouterr().err
     assert err == ("ringsim: error: textual-serve is not installed: from a clone of ringsim, "
                    "pip install '.[serve]'\n")

@@ -8,27 +8,44 @@ from pathlib import Path
 
 from ..errors import RingsimError
 from .common import add_scenario_arguments
-from .tui import add_view_arguments, make_app
+from .tui import add_view_arguments, elements_follow_gpus, make_app
 
 ORDER = 50
 HELP = "write the TUI's screen after every iteration as numbered SVG files (for slides)"
+# A frame costs time and memory in proportion to its cells (30000x10000 took 92 s and 3 GB);
+# 400x200 is larger than any screen a slide needs, and renders in a fraction of a second.
+MIN_SIZE, MAX_SIZE = (20, 10), (400, 200)
 
 
 def _size(text: str) -> tuple[int, int]:
-    match = re.fullmatch(r"(\d+)[x×](\d+)", text.strip())
-    if not match or int(match[1]) < 20 or int(match[2]) < 10:
-        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 120x40, got {text!r}")
-    return int(match[1]), int(match[2])
+    match = re.fullmatch(r"(\d{1,9})[x×](\d{1,9})", text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 120x40, got {text[:40]!r}")
+    width, height = int(match[1]), int(match[2])
+    if not (MIN_SIZE[0] <= width <= MAX_SIZE[0] and MIN_SIZE[1] <= height <= MAX_SIZE[1]):
+        raise argparse.ArgumentTypeError(
+            f"the size must be from {MIN_SIZE[0]}x{MIN_SIZE[1]} to {MAX_SIZE[0]}x{MAX_SIZE[1]} "
+            f"characters, got {width}x{height}")
+    return width, height
 
 
 def register(sub) -> None:
     parser = sub.add_parser("export", help=HELP, description=HELP + ": 00-start.svg, "
-                            "01-reduce-scatter-1.svg, …")
+                            "01-reduce-scatter-1.svg, … The SVGs name locally installed fonts "
+                            "(nothing is loaded from the internet).")
     parser.add_argument("--svg", required=True, metavar="DIR", type=Path,
                         help="folder for the SVG files (created if missing)")
     parser.add_argument("--size", type=_size, default=(120, 40), metavar="WxH",
-                        help="terminal size in characters (default: 120x40)")
+                        help=f"terminal size in characters, up to {MAX_SIZE[0]}x{MAX_SIZE[1]} "
+                             "(default: 120x40)")
+    parser.add_argument("--crop", action="store_true",
+                        help="only the GPU view and the transfer list: no banner, counters, "
+                             "footer or window frame")
+    parser.add_argument("--png", action="store_true",
+                        help="also write a PNG beside each SVG (needs resvg-py: "
+                             "pip install '.[export]' from a clone of ringsim)")
     add_scenario_arguments(parser)
+    elements_follow_gpus(parser)
     add_view_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -43,26 +60,61 @@ def file_name(index: int, step) -> str:
     return f"{index:02d}-{slug}.svg"
 
 
+def make_folder(folder: Path) -> None:
+    """Create the folder (and its parents), or say in one line why it cannot be."""
+    for part in [folder, *folder.parents]:
+        if part.exists() or part.is_symlink():
+            if not part.is_dir():
+                what = "is not a folder" if part == folder else f"is inside {part}, which is a file"
+                raise RingsimError(f"{folder} {what}")
+            break
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RingsimError(f"cannot create the folder {folder}: {error.strerror or error}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     folder: Path = args.svg
     if folder.exists() and not folder.is_dir():
-        raise RingsimError(f"{folder} exists and is not a folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    app = make_app(args)
+        raise RingsimError(f"{folder} is not a folder")
+    app = make_app(args)  # every scenario check first: a refused run leaves no folder behind
+    if args.png:
+        try:
+            import resvg_py  # noqa: F401
+        except ImportError:
+            raise RingsimError("--png needs resvg-py: pip install '.[export]' from a clone of "
+                               "ringsim (or pip install resvg-py)") from None
+    make_folder(folder)
+    from ..tui.svg import screen_svg, svg_to_png
     written: list[Path] = []
+    failed: list[OSError] = []
 
     async def frames(pilot) -> None:
         await pilot.pause()  # the auto-pilot starts before the screen is mounted
-        for index in range(len(app.sim.plan) + 1):
-            await app.goto(index)
-            await pilot.pause()
-            path = folder / file_name(index, app.sim.current)
-            path.write_text(app.export_screenshot(title=f"ringsim · {app.sim.banner}"), encoding="utf-8")
-            written.append(path)
+        if args.crop:
+            app.simulator.add_class("-crop")
+        try:
+            for index in range(len(app.sim.plan) + 1):
+                await app.goto(index)
+                await pilot.pause()
+                path = folder / file_name(index, app.sim.current)
+                rows = app.simulator.crop_rows() if args.crop else None
+                svg = screen_svg(app, f"ringsim · {app.sim.banner}", rows)
+                path.write_text(svg, encoding="utf-8")
+                if args.png:
+                    path.with_suffix(".png").write_bytes(svg_to_png(svg))
+                written.append(path)
+        except OSError as error:  # a full disk, a folder made read-only meanwhile
+            failed.append(error)
         app.exit()
 
     app.run(headless=True, size=args.size, auto_pilot=frames)
-    if app.return_code not in (0, None):
+    if failed:
+        raise RingsimError(f"the export stopped after {len(written)} frames: "
+                           f"{failed[0].strerror or failed[0]}")
+    if app.return_code not in (0, None) or len(written) != len(app.sim.plan) + 1:
         raise RingsimError("the export stopped early; no complete set of frames was written")
-    print(f"wrote {len(written)} SVG files to {folder}")
+    pngs = f" and {len(written)} PNG" if args.png else ""
+    print(f"wrote {len(written)} SVG{pngs} files to {folder}")
     return 0

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from ..errors import RingsimError
 from .common import add_scenario_arguments, simulation_from_args
 
 ORDER = 5
 HELP = "open the interactive simulator in the terminal (the default in a terminal)"
+DEFAULT_ELEMENTS = 8  # N when --elements is not given, unless G is larger (then N = G)
 
 
 def register(sub) -> None:
-    parser = sub.add_parser("tui", help=HELP, description=HELP + ". Defaults: the seed's ring "
-                            "of 4 GPUs with 8 elements each; press ? inside for the keys.")
+    parser = sub.add_parser("tui", help=HELP, description=HELP + ". Defaults: the 4-GPU example, "
+                            "a ring of 4 GPUs with 8 elements each; press ? inside for the keys.")
     add_scenario_arguments(parser)
+    elements_follow_gpus(parser)
     add_view_arguments(parser)
     parser.add_argument("--lesson", type=int, metavar="K",
                         help="open the lesson panel at lesson K (key l opens it at any time)")
@@ -29,21 +33,68 @@ def add_view_arguments(parser: argparse.ArgumentParser) -> None:
                         help="cells show their numbers instead of labels such as a₁+b₁")
 
 
-def make_app(args: argparse.Namespace):
-    """The TUI App for the scenario options (refuses a G or N the view cannot show)."""
+def elements_follow_gpus(parser: argparse.ArgumentParser) -> None:
+    """--elements defaults to 8, or to G when G > 8: every segment of the view holds an element."""
+    for action in parser._actions:  # argparse offers no public way to change one option's help
+        if action.dest == "elements":
+            action.default = None
+            action.help = (f"gradient elements per GPU (default: {DEFAULT_ELEMENTS}, or G when "
+                           f"G > {DEFAULT_ELEMENTS}, so that no segment is empty)")
+
+
+def default_elements(args: argparse.Namespace) -> None:
+    """Fill in N when the user left it out (see elements_follow_gpus)."""
+    if getattr(args, "elements", None) is None:
+        args.elements = max(DEFAULT_ELEMENTS, args.gpus)
+
+
+def check_scenario(args: argparse.Namespace):
+    """Everything `tui` refuses, checked before any window opens: view limits, the scenario
+    (--master, the algorithm), the backend and --lesson. Returns the Simulation."""
     from ..tui.scenario import check_view_limits
+    default_elements(args)
     check_view_limits(args.gpus, args.elements)
-    from ..tui.app import RingsimApp  # Textual loads only here, not at `ringsim` start-up
+    sim = simulation_from_args(args)
     lesson = getattr(args, "lesson", None)
     if lesson is not None:
         from ..lessons import load_lessons
         count = len(load_lessons())
         if not 1 <= lesson <= count:
             raise RingsimError(f"--lesson must be from 1 to {count}, got {lesson}")
-    return RingsimApp(simulation_from_args(args), master=args.master,
-                      present=args.present, values=args.values, lesson=lesson)
+    return sim
+
+
+def make_app(args: argparse.Namespace):
+    """The TUI App for the scenario options (refuses a G or N the view cannot show)."""
+    sim = check_scenario(args)
+    from ..tui.app import RingsimApp  # Textual loads only here, not at `ringsim` start-up
+    return RingsimApp(sim, master=args.master, present=args.present, values=args.values,
+                      lesson=getattr(args, "lesson", None))
+
+
+def _is_terminal(stream) -> bool:
+    """True for an open stream on a terminal (False for None, a closed stream, a pipe, a file)."""
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def check_terminal() -> None:
+    """The TUI draws on a terminal and reads keys from it: without one it would spin forever.
+
+    A Textual driver named in TEXTUAL_DRIVER (textual-serve's browser sessions set its web
+    driver) brings its own screen and keys over pipes, so it needs no terminal."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return
+    if not (_is_terminal(sys.stdin) and _is_terminal(sys.stdout)):
+        raise RingsimError("the TUI needs a terminal (standard input and output are not one); "
+                           "`ringsim walk` prints the same run as text, `ringsim serve` shows it "
+                           "in a browser")
 
 
 def run(args: argparse.Namespace) -> int:
-    make_app(args).run()
+    app = make_app(args)
+    check_terminal()
+    app.run()
     return 0

@@ -12,8 +12,8 @@ from ..algorithms import plan_options
 from ..errors import RingsimError
 from ..lessons import load_lessons
 from ..simulation import Simulation
-from .scenario import (MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, Scenario, check_view_limits,
-                       fewer_elements, more_elements)
+from .scenario import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, Scenario,
+                       check_view_limits, fewer_elements, more_elements)
 from .screens.help import HelpScreen
 from .screens.simulator import SimulatorScreen
 from .widgets.lesson_panel import LessonPanel
@@ -28,23 +28,34 @@ class RingsimApp(App[None]):
     TITLE = "ringsim"
     ENABLE_COMMAND_PALETTE = False
 
+    # The footer shows the keys a new user needs (it fits 80 columns, `? Help` and `q Quit`
+    # included); the help screen lists every binding, with its tooltip, built from these lists.
+    GPUS = Binding.Group("GPUs")
+    ELEMENTS = Binding.Group("N")
+    SPEED = Binding.Group("speed")
     BINDINGS = [
-        Binding("right,n", "next", "Next"),
-        Binding("left,p", "back", "Back"),
-        Binding("space", "play", "Play"),
-        Binding("plus", "faster", "Faster", show=False),
-        Binding("minus", "slower", "Slower", show=False),
-        Binding("r", "reset", "Reset"),
-        Binding("a", "algorithm", "Algo"),
-        Binding("g", "gpus(-1)", "−GPU", key_display="g"),
-        Binding("G", "gpus(1)", "+GPU", key_display="G"),
-        Binding("e", "elements(-1)", "−N", key_display="e"),
-        Binding("E", "elements(1)", "+N", key_display="E"),
-        Binding("v", "values", "Values"),
-        Binding("P", "present", "Present", key_display="P"),
-        Binding("l", "lesson", "Lesson"),
-        Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("q", "quit", "Quit"),
+        Binding("right,n", "next", "Next", tooltip="next iteration"),
+        Binding("left,p", "back", "Back", tooltip="back one iteration"),
+        Binding("space", "play", "Play", tooltip="play / pause (autoplay)"),
+        Binding("plus", "faster", "Faster", show=False, group=SPEED, tooltip="faster autoplay"),
+        Binding("minus", "slower", "Slower", show=False, group=SPEED, tooltip="slower autoplay"),
+        Binding("r", "reset", "Reset", show=False, tooltip="reset to the start"),
+        Binding("a", "algorithm", "Algo", tooltip="next algorithm: ring → master → naive"),
+        Binding("g", "gpus(-1)", "−GPU", key_display="g", group=GPUS, tooltip="one GPU fewer"),
+        Binding("G", "gpus(1)", "+GPU", key_display="G", group=GPUS,
+                tooltip=f"one GPU more ({MIN_GPUS} to {MAX_GPUS}; past {DETAIL_MAX_GPUS} a heat map; "
+                        f"N ≥ G)"),
+        Binding("e", "elements(-1)", "−N", key_display="e", show=False, group=ELEMENTS,
+                tooltip="fewer elements per GPU"),
+        Binding("E", "elements(1)", "+N", key_display="E", show=False, group=ELEMENTS,
+                tooltip=f"more (0 to {MAX_ELEMENTS:,}; ±1 up to 16, then ×2 / ÷2)"),
+        Binding("v", "values", "Values", show=False, tooltip="labels (a₁+b₁) / numbers in the cells"),
+        Binding("P", "present", "Present", key_display="P", show=False,
+                tooltip="presentation mode: large, high-contrast cells"),
+        Binding("l", "lesson", "Lesson",
+                tooltip="lesson panel beside the simulator (below it under 110 columns)"),
+        Binding("question_mark", "help", "Help", key_display="?", tooltip="this help"),
+        Binding("q", "quit", "Quit", tooltip="quit"),
     ]
 
     def __init__(self, sim: Simulation | None = None, *, master: int | None = None,
@@ -174,12 +185,15 @@ class RingsimApp(App[None]):
         await self.switch(self.scenario.next_algorithm())
 
     async def action_gpus(self, change: int) -> None:
-        """One GPU fewer or more (1 to 64)."""
+        """One GPU fewer or more (1 to 64); N follows G up, so that no segment is empty."""
         gpus = self.scenario.gpus + change
         if not MIN_GPUS <= gpus <= MAX_GPUS:
             self.notify(f"The view shows {MIN_GPUS} to {MAX_GPUS} GPUs.", severity="warning")
             return
-        await self.switch(self.scenario.with_gpus(gpus))
+        scenario = self.scenario.with_gpus(gpus)
+        if scenario.elements < gpus:
+            scenario = replace(scenario, elements=gpus)
+        await self.switch(scenario)
 
     async def action_elements(self, change: int) -> None:
         """Fewer or more elements per GPU (0 to 4,096)."""

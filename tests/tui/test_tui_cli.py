@@ -2,16 +2,16 @@
 
 import asyncio
 import html
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 
 import pytest
 
 from ringsim import Simulation
 from ringsim.cli import main
+
+from .serving import free_port, serving
 
 
 def test_export_writes_one_svg_per_iteration_with_its_sentences(tmp_path, capsys):
@@ -57,15 +57,10 @@ def test_tui_refuses_sizes_the_view_cannot_show(capsys):
 def test_serve_without_textual_serve_says_how_to_install_it(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "textual_serve", None)
     monkeypatch.setitem(sys.modules, "textual_serve.server", None)
-    assert main(["serve"]) == 2
+    assert main(["serve", "--port", str(free_port())]) == 2
     err = capsys.readouterr().err
-    assert err == "ringsim: error: textual-serve is not installed: pip install 'ringsim[serve]'\n"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    assert err == ("ringsim: error: textual-serve is not installed: from a clone of ringsim, "
+                   "pip install '.[serve]'\n")
 
 
 async def _first_screen(port: int) -> str:
@@ -73,7 +68,8 @@ async def _first_screen(port: int) -> str:
     import aiohttp
     received = b""
     async with aiohttp.ClientSession() as session:
-        async with session.ws_connect(f"http://127.0.0.1:{port}/ws?width=120&height=40") as ws:
+        async with session.ws_connect(f"http://127.0.0.1:{port}/ws?width=120&height=40",
+                                      origin=f"http://127.0.0.1:{port}") as ws:
             deadline = time.monotonic() + 30
             while "Ring all-reduce".encode() not in received and time.monotonic() < deadline:
                 message = await asyncio.wait_for(ws.receive(), timeout=30)
@@ -86,34 +82,12 @@ async def _first_screen(port: int) -> str:
 
 def test_serve_answers_over_http_on_localhost():
     pytest.importorskip("textual_serve")
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "ringsim", "serve", "--port", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        page = None
-        while time.monotonic() < deadline and page is None:
-            if server.poll() is not None:
-                pytest.fail(f"ringsim serve exited: {server.stderr.read().decode()}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as response:
-                    assert response.status == 200
-                    page = response.read().decode()
-            except OSError:
-                time.sleep(0.2)
-        assert page is not None, "no answer within 30 s"
+    with serving() as (port, page):
         assert "<div>ringsim</div>" in page
         assert f'data-session-websocket-url="ws://127.0.0.1:{port}/ws"' in page
         # A browser session: the websocket starts `ringsim tui` and streams its screen.
         screen = asyncio.run(_first_screen(port))
         assert "Ring all-reduce · 4 GPUs · 8 elements per GPU" in screen
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
 
 
 def test_bare_ringsim_in_a_pipe_prints_the_walkthrough():
@@ -158,8 +132,10 @@ def test_bare_ringsim_in_a_terminal_opens_the_tui():
                     screen += os.read(fd, 65536)
                 except OSError:  # the child closed the terminal
                     pass
-            if title in screen and sentence not in screen and time.monotonic() - pressed > 1:
-                os.write(fd, b"n")  # again if the first press came before the app listened
+            # Again if the first press came before the app listened (not sooner than 3 s: a
+            # busy machine may take that long to draw, and a second step would hide the first).
+            if title in screen and b"step 1 of 6" not in screen and time.monotonic() - pressed > 3:
+                os.write(fd, b"n")
                 pressed = time.monotonic()
             if sentence in screen:
                 os.write(fd, b"q")
@@ -174,3 +150,98 @@ def test_bare_ringsim_in_a_terminal_opens_the_tui():
     assert title in screen, screen[-2000:]
     assert sentence in screen, screen[-2000:]
     assert status == 0
+
+
+def _svg_text(path) -> str:
+    return html.unescape(path.read_text(encoding="utf-8")).replace("\xa0", " ")
+
+
+def test_export_validates_before_it_creates_the_folder(tmp_path, capsys):
+    target = tmp_path / "out" / "a" / "b" / "c"
+    assert main(["export", "--svg", str(target), "--gpus", "65"]) == 2
+    assert "the TUI shows 1 to 64 GPUs, got 65" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+    assert main(["export", "--svg", str(target), "--master", "2"]) == 2
+    assert not (tmp_path / "out").exists()
+
+
+def test_export_refuses_a_folder_under_a_file_in_one_line(tmp_path, capsys):
+    (tmp_path / "README.md").write_text("a file")
+    assert main(["export", "--svg", str(tmp_path / "README.md" / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"ringsim: error: {tmp_path / 'README.md' / 'sub'} is inside {tmp_path / 'README.md'}, which is a file\n"
+
+
+@pytest.mark.parametrize("size", ["30000x10000", "401x40", "120x201", "19x40", "12345678901x5"])
+def test_export_bounds_the_size(tmp_path, capsys, size):
+    started = time.monotonic()
+    with pytest.raises(SystemExit) as exit:
+        main(["export", "--svg", str(tmp_path / "x"), "--size", size])
+    assert exit.value.code == 2 and time.monotonic() - started < 5
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--size" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_export_svgs_load_no_font_from_the_internet(tmp_path):
+    assert main(["export", "--svg", str(tmp_path), "-a", "master"]) == 0
+    for path in tmp_path.glob("*.svg"):
+        svg = path.read_text(encoding="utf-8")
+        assert "url(\"http" not in svg and "@font-face" not in svg
+        assert svg.replace("http://www.w3.org/2000/svg", "").count("http") == 0
+        assert '"DejaVu Sans Mono"' in svg and "monospace" in svg
+
+
+def test_export_crop_keeps_the_gpu_panels_and_the_transfer_list_only(tmp_path):
+    assert main(["export", "--svg", str(tmp_path), "--crop", "--size", "120x40"]) == 0
+    sim = Simulation.create("ring", 4, 8)
+    svg = _svg_text(tmp_path / "01-reduce-scatter-1.svg")
+    for sentence in sim.sentences(0):
+        assert sentence in svg
+    assert "GPU1" in svg and "a₁+b₁" in svg and "This iteration" in svg
+    for gone in ("Ring all-reduce", "Elements moved", "moved so far", "Quit", "<circle", "ringsim ·"):
+        assert gone not in svg, gone
+    # Cropped to the rows shown: far fewer than the 40 of the terminal.
+    rows = svg.count('clipPath id="') - 1  # one clip path per text row, one for the terminal
+    assert 10 <= rows < 25
+
+
+def test_export_png_writes_one_png_per_svg(tmp_path, capsys):
+    pytest.importorskip("resvg_py")
+    assert main(["export", "--svg", str(tmp_path), "-a", "master", "--crop", "--png"]) == 0
+    assert "wrote 3 SVG and 3 PNG files" in capsys.readouterr().out
+    for svg in sorted(tmp_path.glob("*.svg")):
+        png = svg.with_suffix(".png").read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        assert width > 1000 and 200 < height < width
+
+
+def test_tui_without_a_terminal_refuses_in_one_line_at_once():
+    result = subprocess.run([sys.executable, "-m", "ringsim", "tui"], stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("ringsim: error: the TUI needs a terminal")
+    assert result.stderr.count("\n") == 1
+
+
+def test_tui_elements_follow_gpus_by_default():
+    from ringsim.cli import build_parser
+    from ringsim.cli.tui import check_scenario
+    for argv, elements in ((["tui", "--gpus", "32"], 32), (["tui"], 8), (["tui", "--gpus", "5"], 8),
+                           (["tui", "--gpus", "32", "--elements", "4"], 4),
+                           (["export", "--svg", "x", "--gpus", "16"], 16)):
+        args = build_parser().parse_args(argv)
+        assert check_scenario(args).layout.elements == elements, argv
+
+
+def test_help_texts_say_the_4_gpu_example_not_the_seed(capsys):
+    for command in ("tui", "serve", "export"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out = capsys.readouterr().out
+        assert "seed" not in out, command
+    with pytest.raises(SystemExit):
+        main(["tui", "--help"])
+    assert "the 4-GPU example" in capsys.readouterr().out

@@ -131,7 +131,7 @@ async def test_more_than_8_gpus_switch_to_the_heat_map(plain):
         assert app.screen.has_class("-heat")
         assert len(app.screen.query_one(GpuGrid).children) == 0
         heat = "\n".join(app.screen.query_one("#heat").lines)
-        assert "GPU9" in heat and "complete sum" in heat
+        assert "GPU9" in heat and "complete" in heat and "partial sum" in heat
         assert app.screen.query_one(TransferList).lines[0] == "GPU1 sends a₁ to GPU2, where it is added to b₁"
 
 
@@ -194,15 +194,17 @@ async def test_help_presentation_and_small_terminal(plain):
 async def test_autoplay_steps_on_its_own_and_pauses():
     app = RingsimApp()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("plus", "plus", "plus", "space")
+        await pilot.press("plus", "plus", "space")
         assert app.playing
-        await pilot.pause(0.6)  # autoplay at 0.1 s per iteration
+        # Autoplay at 0.25 s per iteration: a step or two, not the whole run (6 steps, after
+        # which autoplay stops itself and space would start it again).
+        await pilot.pause(0.6)
         await pilot.press("space")
         assert not app.playing and app.sim.position >= 1
         position = app.sim.position
         await pilot.pause(0.3)
         assert app.sim.position == position
-        await pilot.press("plus")
+        await pilot.press("plus", "plus")
         assert "Autoplay runs at 2 to 0.1 s per iteration." in notices(app)
 
 

@@ -1,4 +1,4 @@
-"""Snapshot tests of the seed's key frames (pytest-textual-snapshot, 120×40, autoplay off).
+"""Snapshot tests of the 4-GPU example's key frames and more (pytest-textual-snapshot, autoplay off).
 
 Regenerate with `pytest tests/tui --snapshot-update` and look at the SVGs before accepting.
 """
@@ -44,3 +44,19 @@ def test_values(snap_compare):
 
 def test_help(snap_compare):
     assert snap_compare(RingsimApp(), press=["question_mark"], terminal_size=SIZE)
+
+
+def test_80x24_ring_step(snap_compare):
+    assert snap_compare(RingsimApp(), press=["n"], terminal_size=(80, 24))
+
+
+def test_80x24_help(snap_compare):
+    assert snap_compare(RingsimApp(), press=["question_mark"], terminal_size=(80, 24))
+
+
+def test_80x24_lesson_below_the_gpu_cells(snap_compare):
+    assert snap_compare(RingsimApp(lesson=2), press=["right_square_bracket"] * 2, terminal_size=(80, 24))
+
+
+def test_heat_map_end_of_reduce_scatter_shows_complete_sums(snap_compare):
+    assert snap_compare(RingsimApp(Simulation.create("ring", 16, 64)), press=["n"] * 15, terminal_size=SIZE)

@@ -1,45 +1,50 @@
-"""The key help, a modal screen over the simulator (`?`)."""
+"""The key help, a modal screen over the simulator (`?`), built from the bindings themselves.
+
+As posting's help screen does: every row comes from a Binding (its keys as the App shows
+them, its tooltip as the text), so the help cannot drift from the keys that really work."""
 
 from __future__ import annotations
 
 from rich.table import Table
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-KEYS = [
-    ("→  n", "next iteration"),
-    ("←  p", "back one iteration"),
-    ("space", "play / pause (autoplay)"),
-    ("+  -", "faster / slower autoplay"),
-    ("r", "reset to the start"),
-    ("a", "next algorithm: ring → master → naive"),
-    ("g  G", "fewer / more GPUs (1 to 64; beyond 8 a heat map)"),
-    ("e  E", "fewer / more elements per GPU (0 to 4,096)"),
-    ("v", "labels (a₁+b₁) / numbers in the cells"),
-    ("P", "presentation mode: large, high-contrast cells"),
-    ("l", "lesson panel: read a lesson beside the simulator"),
-    ("]  [", "(lesson panel) next / previous section: the simulator moves to its stop"),
-    ("}  {", "(lesson panel) next / previous lesson"),
-    ("?", "this help"),
-    ("q", "quit"),
-]
+
+def help_rows(app, bindings: list[BindingType]) -> list[tuple[str, str]]:
+    """(keys, what they do) per action, or per group of bindings ('g  G', 'one GPU fewer / …')."""
+    rows: dict[object, tuple[list[str], list[str]]] = {}
+    for binding in Binding.make_bindings(bindings):
+        keys, texts = rows.setdefault(binding.group or binding.action, ([], []))
+        key = app.get_key_display(binding)
+        if key not in keys:
+            keys.append(key)
+        text = binding.tooltip or binding.description
+        if text not in texts:
+            texts.append(text)
+    return [("  ".join(keys), " / ".join(texts)) for keys, texts in rows.values()]
 
 
 class HelpScreen(ModalScreen[None]):
-    """Every key and what it does; any of escape, ? or q closes it."""
+    """Every key of the simulator and of the lesson panel; escape, ? or q closes it."""
 
     BINDINGS = [Binding("escape,question_mark,q", "close", "Close")]
 
     def compose(self) -> ComposeResult:
+        from ..app import RingsimApp
+        from ..widgets.lesson_panel import LessonPanel
         table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold yellow")
-        table.add_column()
-        for keys, what in KEYS:
+        table.add_column(style="bold yellow", no_wrap=True)
+        table.add_column(overflow="fold")
+        for keys, what in help_rows(self.app, RingsimApp.BINDINGS):
             table.add_row(keys, what)
-        with Vertical(id="help-box") as box:
+        table.add_row("", "")
+        table.add_row("", "[b]In the lesson panel[/b] (key l)")
+        for keys, what in help_rows(self.app, LessonPanel.BINDINGS):
+            table.add_row(keys, what)
+        with VerticalScroll(id="help-box") as box:
             box.border_title = "ringsim keys"
             box.border_subtitle = "escape or ? to close"
             yield Static(table)

@@ -21,6 +21,8 @@ from ..widgets.transfer_list import TransferList
 MIN_SIZE = (80, 24)
 MIN_SIZE_PRESENT = (100, 30)
 NARROW = 110  # below this width the transfer list and the counters stack instead of sitting side by side
+SHORT = 30  # below this height the banner drops its rule
+HEAT_SIDE_MIN = 36  # columns the transfer list needs beside the heat map; with fewer it goes below
 
 LEGEND = "→ sent to   ← received from (+ added, = replaced)   ⇄ both   ✓ complete sum   v: numbers"
 
@@ -82,6 +84,14 @@ class SimulatorScreen(Screen):
         need_width, need_height = MIN_SIZE_PRESENT if self.has_class("-present") else MIN_SIZE
         small = width < need_width or height < need_height
         self.set_class(width < NARROW, "-narrow")
+        self.set_class(height < SHORT, "-short")
+        heat_width = self.query_one(HeatMap).get_content_width(self.size, self.size) + 4
+        self.set_class(self.has_class("-heat") and width - heat_width < HEAT_SIDE_MIN, "-heat-stack")
         self.set_class(small, "-too-small")
         if small:
             self.query_one(TooSmall).show(width, height, need_width, need_height)
+
+    def crop_rows(self) -> tuple[int, int]:
+        """The screen rows from the top of the GPU view to the bottom of the transfer list."""
+        regions = [self.query_one("#view").region, self.query_one("#transfers-box").region]
+        return min(r.y for r in regions), max(r.bottom for r in regions)

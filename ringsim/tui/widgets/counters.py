@@ -1,4 +1,4 @@
-"""The counters: elements moved so far per GPU (bars) and in total, against the seed's formulas."""
+"""The counters: elements moved so far per GPU (bars) and in total, against their closed forms."""
 
 from __future__ import annotations
 

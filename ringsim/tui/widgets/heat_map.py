@@ -19,14 +19,21 @@ HALF_BLOCK_FROM = 25  # from this G on, two GPUs share a text row (upper/lower h
 SENDING = "#ff9f1c"
 RECEIVING = "#e056fd"
 COMPLETE = "#2ecc71"
+COMPLETE_MOVING = "#a8f0c6"  # a complete sum being sent or received: still green, paler
 # Partial sums: from dim (own segment only) to bright (all but one GPU), in 8 shades.
 SHADES = ["#3a3f4b", "#2b4c7e", "#2d5f9e", "#3274bd", "#3b89d6", "#4f9de8", "#6cb2f2", "#8fc6f7"]
-PALETTE = [SENDING, RECEIVING, COMPLETE, *SHADES]
+PALETTE = [SENDING, RECEIVING, COMPLETE, COMPLETE_MOVING, *SHADES]
+FIRST_SHADE = 4  # PALETTE index of SHADES[0]
 BOLD, DIM = Style(bold=True), Style(dim=True)
+ARROWS = {(True, False): "→ ", (False, True): "← ", (True, True): "⇄ "}  # (sent, received)
+INK = "#000000"  # the arrows' colour, on any cell colour
 
 
 class HeatMap(Widget):
     """Rows: GPUs; columns: segments. Orange sent, magenta received, green complete, blue partial.
+
+    A complete sum stays green while it moves (pale green), so the end of reduce-scatter shows
+    its finished sums; up to 24 GPUs a moved cell also carries an arrow (→ sent, ← received).
 
     Rows are built once per step as strips (runs of one colour merged), so repainting is cheap."""
 
@@ -38,14 +45,15 @@ class HeatMap(Widget):
     def show(self, sim: Simulation) -> None:
         """Colour every cell from the Simulation's symbolic state and the last step's transfers."""
         gpus, segments = sim.plan.gpus, sim.plan.segments
-        colour = self._colours(sim)
+        colour, sending, receiving = self._colours(sim)
         rows: list[list[Segment]] = []
         if gpus < HALF_BLOCK_FROM:
             rows.append([Segment("seg   " + "".join(f"{j + 1:<8}" for j in range(0, segments, 4)), DIM)])
             for g in range(gpus):
-                # Coloured spaces, not block glyphs: backgrounds stay exact in exported SVGs too.
-                rows.append([Segment(f"GPU{g + 1:<3}", BOLD),
-                             *_runs([_half(None, c) for c in colour[g]], "  ")])
+                # Coloured spaces (or an arrow), not block glyphs: backgrounds stay exact in SVGs.
+                cells = [(_half(None, c) + _ink(), ARROWS.get((s, r), "  "))
+                         for c, s, r in zip(colour[g], sending[g], receiving[g])]
+                rows.append([Segment(f"GPU{g + 1:<3}", BOLD), *_runs(cells)])
         else:
             rows.append([Segment("seg        " + "".join(f"{j + 1:<8}" for j in range(0, segments, 8)), DIM)])
             for g in range(0, gpus, 2):
@@ -56,8 +64,9 @@ class HeatMap(Widget):
                 # One segment per cell: glyphs are placed cell by cell in exported SVGs.
                 rows.append([Segment(label.ljust(11), BOLD), *(Segment("▀", st) for st in styles)])
         rows.append([])
-        rows.append(_legend([(SENDING, "sent"), (RECEIVING, "received"), (COMPLETE, "complete sum")]))
-        rows.append(_legend([(SHADES[0], "own segment only"), (SHADES[-1], "partial (brighter: more)")]))
+        rows.append(_legend([(SENDING, "sent"), (RECEIVING, "received"), (COMPLETE, "complete")]))
+        rows.append(_legend([(COMPLETE_MOVING, "complete, moving")]))
+        rows.append(_legend([(SHADES[0], "own only"), (SHADES[-1], "partial sum")]))
         resized = len(rows) != len(self.strips)
         self.strips = [Strip(row) for row in rows]
         self.lines = ["".join(s.text for s in row) for row in rows]
@@ -76,19 +85,21 @@ class HeatMap(Widget):
         return self.strips[y].crop_extend(0, width, None)
 
     @staticmethod
-    def _colours(sim: Simulation) -> np.ndarray:
-        """Index into PALETTE for every (GPU, segment)."""
+    def _colours(sim: Simulation) -> tuple[list, list, list]:
+        """Index into PALETTE for every (GPU, segment), and the sent and received masks."""
         gpus, segments = sim.plan.gpus, sim.plan.segments
         state = sim.symbolic
         sending, receiving = cell_masks(sim.current, gpus, segments)
         held = np.array([[len(state.held[g][j]) for j in range(segments)] for g in range(gpus)])
         complete = np.array([[state.is_complete(g, j) for j in range(segments)] for g in range(gpus)])
         shade = np.minimum((held - 1) * len(SHADES) // max(gpus - 1, 1), len(SHADES) - 1)
-        colour = 3 + shade
-        colour[complete] = 2
+        colour = FIRST_SHADE + shade
         colour[receiving] = 1
         colour[sending] = 0
-        return colour.tolist()
+        # Complete wins over moving: a finished sum is shown finished even while it is sent.
+        colour[complete] = 2
+        colour[complete & (sending | receiving)] = 3
+        return colour.tolist(), sending.tolist(), receiving.tolist()
 
 
 @lru_cache(maxsize=None)
@@ -98,13 +109,18 @@ def _half(upper: int | None, lower: int | None) -> Style:
                  bgcolor=PALETTE[lower] if lower is not None else None)
 
 
-def _runs(styles: list[Style], block: str) -> list[Segment]:
+@lru_cache(maxsize=None)
+def _ink() -> Style:
+    return Style(color=INK, bold=True)
+
+
+def _runs(cells: list[tuple[Style, str]]) -> list[Segment]:
     """One segment per run of equal styles (a handful per row instead of one per cell)."""
     segments: list[Segment] = []
     start = 0
-    for i in range(1, len(styles) + 1):
-        if i == len(styles) or styles[i] != styles[start]:
-            segments.append(Segment(block * (i - start), styles[start]))
+    for i in range(1, len(cells) + 1):
+        if i == len(cells) or cells[i][0] != cells[start][0]:
+            segments.append(Segment("".join(text for _, text in cells[start:i]), cells[start][0]))
             start = i
     return segments
 

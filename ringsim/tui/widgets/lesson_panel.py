@@ -1,25 +1,41 @@
-"""The lesson panel beside the simulator: a lesson's text, section by section, moving the simulation."""
+"""The lesson panel beside the simulator: a lesson's text, section by section, moving the
+simulation; its questions are answered (or revealed) in an Input, as in `ringsim lesson`."""
 
 from __future__ import annotations
 
 from rich.markdown import Markdown
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Static
+from textual.widgets import Button, Input, Static
 
 
 class LessonPanel(VerticalScroll, can_focus=True):
     """Reads the course from ringsim.lessons; `]`/`[` move between sections, `}`/`{` between lessons.
 
-    It only posts SectionShown; the App switches to the lesson's scenario and its stop."""
+    It only posts SectionShown; the App switches to the lesson's scenario and its stop. A
+    section's questions are asked one at a time: Enter moves into the answer field, where
+    Enter checks the reply (a wrong one gets the reason) or, left empty, shows the answer."""
 
+    # Only Answer in the footer (80 columns hold it and the simulator's keys); the border
+    # names ] [ } {, and the help screen lists them all.
+    SECTIONS = Binding.Group("sections")
+    LESSONS = Binding.Group("lessons")
     BINDINGS = [
-        Binding("right_square_bracket", "section(1)", "Next section", key_display="]"),
-        Binding("left_square_bracket", "section(-1)", "Prev section", key_display="["),
-        Binding("right_curly_bracket", "lesson(1)", "Next lesson", key_display="}"),
-        Binding("left_curly_bracket", "lesson(-1)", "Prev lesson", key_display="{"),
+        Binding("right_square_bracket", "section(1)", "Next section", key_display="]", show=False,
+                group=SECTIONS, tooltip="next section: the simulator moves to its stop"),
+        Binding("left_square_bracket", "section(-1)", "Prev section", key_display="[", show=False,
+                group=SECTIONS, tooltip="previous section"),
+        Binding("right_curly_bracket", "lesson(1)", "Next lesson", key_display="}", show=False,
+                group=LESSONS, tooltip="next lesson"),
+        Binding("left_curly_bracket", "lesson(-1)", "Prev lesson", key_display="{", show=False,
+                group=LESSONS, tooltip="previous lesson"),
+        Binding("enter", "answer", "Answer",
+                tooltip="answer the question: type, then Enter (empty: show the answer)"),
+        Binding("escape", "leave", "Leave the answer field",
+                tooltip="leave the answer field: the simulator's keys work again"),
     ]
 
     class SectionShown(Message):
@@ -35,10 +51,19 @@ class LessonPanel(VerticalScroll, can_focus=True):
         self.lessons: list = []
         self.lesson_index = 0
         self.section_index = 0
+        self.question_index = 0  # the section's question being asked (past the last: none)
+        self.right = 0
+        self.asked = 0
 
     def compose(self) -> ComposeResult:
         yield Static(id="lesson-head")
         yield Static(id="lesson-text")
+        yield Static(id="lesson-question")
+        with Horizontal(id="lesson-answer"):
+            yield Input(placeholder="your answer, then Enter (empty: show it)", compact=True,
+                        id="lesson-input")
+            yield Button("Show", compact=True, id="lesson-show")
+        yield Static(id="lesson-reply")
 
     @property
     def lesson(self):
@@ -64,12 +89,73 @@ class LessonPanel(VerticalScroll, can_focus=True):
         self.border_subtitle = f"section {section_index + 1} of {count} · [ ] sections · {{ }} lessons"
         where = f"simulation at step {section.stop}" if section.stop is not None else "no simulation stop"
         self.query_one("#lesson-head", Static).update(f"[b]{lesson.title}[/b]\n[dim]{where}[/dim]")
-        text = section.text
-        if section.questions:
-            text += "\n\n" + "\n".join(f"> **Think:** {q.prompt}" for q in section.questions)
-        self.query_one("#lesson-text", Static).update(Markdown(text))
+        self.query_one("#lesson-text", Static).update(Markdown(section.text))
+        self.query_one("#lesson-reply", Static).update("")
+        self.ask(0)
         self.scroll_home(animate=False)
         self.post_message(self.SectionShown(lesson, section))
+
+    @property
+    def question(self):
+        """The question being asked, or None when the section has no more."""
+        questions = self.section.questions
+        return questions[self.question_index] if self.question_index < len(questions) else None
+
+    def ask(self, index: int) -> None:
+        """Show the section's question `index` with the answer field (none left: hide it)."""
+        self.question_index = index
+        question, count = self.question, len(self.section.questions)
+        text = Text() if question is None else Text.assemble(
+            (f"Question{f' {index + 1} of {count}' if count > 1 else ''}: ", "bold"), question.prompt)
+        self.query_one("#lesson-question", Static).update(text)
+        self.query_one("#lesson-answer").set_class(question is not None, "-asking")
+        self.query_one("#lesson-input", Input).value = ""
+
+    def reply(self, text: str) -> str:
+        """Check a reply to the question asked (empty: show the answer); then ask the next."""
+        question = self.question
+        if question is None:
+            return ""
+        # Text, not markup: an answer or an expression such as held[3][1] is shown as written.
+        if not text.strip():
+            verdict = Text(f"Answer: {question.answer}.")
+        else:
+            self.asked += 1
+            if question.check(text):
+                self.right += 1
+                verdict = Text.assemble(("Right:", "green"), f" {question.answer}.")
+            else:
+                verdict = Text.assemble(("Not quite:", "yellow"), f" {question.explain()}.")
+        self.query_one("#lesson-reply", Static).update(verdict)
+        self.ask(self.question_index + 1)
+        if self.question is None:
+            self.focus()
+        return verdict.plain
+
+    def action_answer(self) -> None:
+        """Move into the answer field (when a question is asked)."""
+        if self.question is None:
+            self.notify("This section asks no question: ] goes on.", severity="information")
+            return
+        self.query_one("#lesson-input", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.reply(event.value)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.reply("")
+
+    def action_leave(self) -> None:
+        """Out of the answer field: the keys go to the panel (] [ } {) and the simulator again."""
+        self.focus()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        # While typing an answer the footer shows how to stop; otherwise `leave` is hidden.
+        if action == "leave":
+            return isinstance(self.app.focused, Input)
+        return True
 
     def action_section(self, change: int) -> None:
         """Next or previous section, across lesson boundaries."""

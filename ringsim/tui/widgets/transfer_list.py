@@ -1,4 +1,4 @@
-"""The transfers of the iteration just carried out, in the seed's sentences."""
+"""The transfers of the iteration just carried out, one sentence each."""
 
 from __future__ import annotations
 
@@ -29,4 +29,5 @@ class TransferList(Static):
             text.append(line + "\n")
         if len(lines) > MAX_LINES:
             text.append(f"… and {len(lines) - MAX_LINES:,} more transfers in this iteration\n", style="dim")
+        text.rstrip()  # no blank last line: on 80×24 every row counts
         update_sized(self, text, tuple(len(line) for line in lines[:MAX_LINES]))

@@ -1,0 +1,133 @@
+"""`ringsim serve` in a real browser: headless Chromium loads the page, the TUI draws its GPU
+panels, a key press steps the simulation, and the screenshot shows the step's colours.
+
+Chromium is driven over its DevTools protocol (a websocket, spoken here with aiohttp, which
+textual-serve installs). Skips, saying why, where no Chromium is installed (.ci/run installs
+Debian's `chromium` package when apt can). Set RINGSIM_BROWSER_SHOT=path.png to keep the
+screenshot for a person to look at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from .serving import count_colour, free_port, png_pixels, serving
+
+CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+
+# The cell colours of a sending and a receiving GPU cell, as ringsim.tcss sets them.
+PANEL_SENDING, PANEL_RECEIVING = "#8a4b00", "#6b1f7a"
+
+pytestmark = [
+    pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)"),
+    pytest.mark.slow,
+]
+
+
+class DevTools:
+    """The few DevTools protocol calls the test needs, on one page's websocket."""
+
+    def __init__(self, ws) -> None:
+        self.ws, self.next_id = ws, 0
+
+    async def call(self, method: str, **params):
+        self.next_id += 1
+        await self.ws.send_json({"id": self.next_id, "method": method, "params": params})
+        while True:
+            message = json.loads((await asyncio.wait_for(self.ws.receive(), 30)).data)
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise AssertionError(f"{method}: {message['error']}")
+                return message["result"]
+
+    async def screenshot(self) -> bytes:
+        return base64.b64decode((await self.call("Page.captureScreenshot", format="png"))["data"])
+
+    async def click(self, x: int, y: int) -> None:
+        for kind in ("mousePressed", "mouseReleased"):
+            await self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+    async def press(self, key: str) -> None:
+        for kind in ("keyDown", "keyUp"):
+            await self.call("Input.dispatchKeyEvent", type=kind, key=key, text=key if kind == "keyDown" else "",
+                            code=f"Key{key.upper()}", windowsVirtualKeyCode=ord(key.upper()))
+
+
+async def _until(devtools: DevTools, ready, timeout: float = 40) -> bytes:
+    """Screenshots every 0.5 s until ready(pixels) holds; the last screenshot."""
+    deadline = time.monotonic() + timeout
+    while True:
+        shot = await devtools.screenshot()
+        if ready(png_pixels(shot)) or time.monotonic() > deadline:
+            return shot
+        await asyncio.sleep(0.5)
+
+
+async def _browse(url: str, debug_port: int) -> tuple[bytes, bytes]:
+    import aiohttp
+    async with aiohttp.ClientSession() as session:
+        deadline = time.monotonic() + 30
+        while True:  # Chromium's DevTools endpoint comes up a moment after the process
+            try:
+                async with session.put(f"http://127.0.0.1:{debug_port}/json/new?{url}") as response:
+                    target = await response.json(content_type=None)
+                break
+            except aiohttp.ClientError:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.3)
+        async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+            devtools = DevTools(ws)
+            await devtools.call("Page.enable")
+            # The start: the TUI has drawn (the page is no longer one colour).
+            start = await _until(devtools, _drawn)
+            await devtools.click(640, 700)  # focus the terminal (a blank part of the page)
+            await devtools.press("n")
+            stepped = await _until(devtools, lambda px: count_colour(px, PANEL_SENDING) > 1000 and
+                                   count_colour(px, PANEL_RECEIVING) > 1000)
+            return start, stepped
+
+
+def _drawn(pixels) -> bool:
+    """More than a tenth of the page differs from its most common colour."""
+    flat = pixels.reshape(-1, 3)
+    colours, counts = np.unique(flat, axis=0, return_counts=True)
+    return counts.max() < 0.9 * len(flat)
+
+
+def test_a_browser_shows_the_gpu_panels_and_steps_with_a_key(tmp_path):
+    debug_port = free_port()
+    with serving() as (port, _page):
+        browser = subprocess.Popen(
+            [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             f"--user-data-dir={tmp_path / 'profile'}", f"--remote-debugging-port={debug_port}",
+             "--window-size=1280,900", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            start, stepped = asyncio.run(_browse(f"http://127.0.0.1:{port}/", debug_port))
+        finally:
+            browser.terminate()
+            try:
+                browser.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                browser.kill()
+                browser.wait()
+    if os.environ.get("RINGSIM_BROWSER_SHOT"):
+        Path(os.environ["RINGSIM_BROWSER_SHOT"]).write_bytes(stepped)
+        Path(os.environ["RINGSIM_BROWSER_SHOT"]).with_suffix(".start.png").write_bytes(start)
+    first, after = png_pixels(start), png_pixels(stepped)
+    assert _drawn(first), "the browser's page stayed blank"
+    assert count_colour(first, PANEL_SENDING) == 0
+    # After `n`: the ring's first step, 4 sending and 4 receiving cells, orange and purple.
+    assert count_colour(after, PANEL_SENDING) > 1000, "no sending cell after pressing n"
+    assert count_colour(after, PANEL_RECEIVING) > 1000, "no receiving cell after pressing n"

@@ -1,0 +1,124 @@
+"""`ringsim serve` refuses what `tui` refuses, a busy port, foreign origins and extra sessions.
+
+The guard is tested over real HTTP and websockets on 127.0.0.1 (aiohttp, which textual-serve
+brings): the server's own aiohttp application on a free port, each session a real process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+
+import pytest
+
+from ringsim.cli import main
+
+from .serving import free_port
+
+aiohttp = pytest.importorskip("aiohttp")
+pytest.importorskip("textual_serve")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--master", "9"], "--master only applies to the master algorithm"),
+    (["-a", "master", "--master", "0"], "the master GPU must be from 1 to 4, got 0"),
+    (["--gpus", "65"], "the TUI shows 1 to 64 GPUs, got 65"),
+])
+def test_serve_refuses_what_tui_refuses_before_serving(capsys, argv, message):
+    assert main(["tui", *argv]) == 2
+    tui_error = capsys.readouterr().err
+    assert main(["serve", "--port", str(free_port()), *argv]) == 2
+    out, err = capsys.readouterr()
+    assert err == tui_error and message in err and err.count("\n") == 1
+    assert "Serving" not in out
+
+
+def test_serve_refuses_a_backend_that_cannot_run(capsys):
+    try:
+        import cupy  # noqa: F401
+        pytest.skip("CuPy is installed here")
+    except ImportError:
+        pass
+    assert main(["serve", "--port", str(free_port()), "--backend", "cupy"]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("ringsim: error: CuPy") and err.count("\n") == 1 and "Serving" not in out
+
+
+def test_serve_refuses_a_port_in_use_in_one_line(capsys):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    out, err = capsys.readouterr()
+    assert err == f"ringsim: error: port {port} is in use on 127.0.0.1; choose another with --port\n"
+    assert "Serving" not in out
+
+
+async def _guarded(max_sessions: int):
+    """A GuardedServer's application listening on a free 127.0.0.1 port; each session sleeps."""
+    from aiohttp import web
+
+    from ringsim.tui.web import GuardedServer
+    port = free_port()
+    # A session's process: any will do for counting; this one lives until textual-serve
+    # writes to it (its "quit" when the websocket closes).
+    command = f"{sys.executable} -c 'import sys; sys.stdin.buffer.read(1)'"
+    server = GuardedServer(command, port=port, max_sessions=max_sessions)
+    server.on_startup = server.on_shutdown = _quiet  # no logo on the test's output
+    runner = web.AppRunner(await server._make_app())
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    return server, runner, port
+
+
+async def _quiet(app) -> None:
+    return None
+
+
+async def _refusals(max_sessions: int = 1) -> dict:
+    server, runner, port = await _guarded(max_sessions)
+    url = f"http://127.0.0.1:{port}/ws?width=80&height=24"
+    same = {"Origin": f"http://127.0.0.1:{port}"}
+    seen = {}
+    try:
+        async with aiohttp.ClientSession() as session:
+            for name, headers in (("foreign", {"Origin": "http://evil.example"}), ("none", {}),
+                                  ("rebound", {"Origin": f"http://evil.example:{port}",
+                                               "Host": f"evil.example:{port}"})):
+                try:
+                    async with session.ws_connect(url, headers=headers):
+                        seen[name] = "accepted"
+                except aiohttp.WSServerHandshakeError as error:
+                    seen[name] = error.status
+            async with session.get(f"http://127.0.0.1:{port}/", headers={"Host": f"evil.example:{port}"}) as r:
+                seen["page under another name"] = r.status
+            async with session.ws_connect(url, headers=same) as first:
+                await asyncio.sleep(0.5)
+                seen["sessions while one is open"] = server.sessions
+                async with session.ws_connect(url, headers=same) as second:
+                    message = await asyncio.wait_for(second.receive(), 10)
+                    seen["second says"] = message.data.decode() if isinstance(message.data, bytes) else message.data
+                    closing = await asyncio.wait_for(second.receive(), 10)
+                    seen["second closes"] = (closing.type, second.close_code)
+                await first.close()
+            for _ in range(50):  # the first session ends: room for another
+                if server.sessions == 0:
+                    break
+                await asyncio.sleep(0.1)
+            seen["sessions after"] = server.sessions
+    finally:
+        await runner.cleanup()
+    return seen
+
+
+def test_serve_accepts_only_its_own_origin_and_caps_sessions():
+    seen = asyncio.run(_refusals(max_sessions=1))
+    assert seen["foreign"] == 403 and seen["none"] == 403 and seen["rebound"] == 403
+    assert seen["page under another name"] == 403
+    assert seen["sessions while one is open"] == 1
+    assert seen["second says"].startswith("ringsim serve runs at most 1 browser session at once")
+    assert "reload this page" in seen["second says"]
+    assert seen["second closes"] == (aiohttp.WSMsgType.CLOSE, 1013)
+    assert seen["sessions after"] == 0

@@ -1,0 +1,189 @@
+"""The TUI on the most common terminal, 80×24, and presentation mode on 100×30: everything a
+new user needs is on screen (read from the rendered screen itself, row by row)."""
+
+from ringsim import Simulation
+from ringsim.tui.app import RingsimApp
+from ringsim.tui.screens.help import HelpScreen, help_rows
+from ringsim.tui.widgets.gpu_panel import GpuPanel
+from ringsim.tui.widgets.heat_map import COMPLETE_MOVING, PALETTE, HeatMap
+from ringsim.tui.widgets.lesson_panel import LessonPanel
+
+SMALL = (80, 24)
+
+
+def screen_rows(app) -> list[str]:
+    """The screen as the terminal shows it: one string per row."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+async def test_80x24_footer_shows_help_and_quit():
+    app = RingsimApp()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        footer = screen_rows(app)[-1]
+        assert "? Help" in footer and "q Quit" in footer and "n Next" in footer
+
+
+async def test_80x24_transfer_list_shows_every_sentence_of_a_ring_step():
+    app = RingsimApp()
+    async with app.run_test(size=SMALL) as pilot:
+        for step in range(len(app.sim.plan)):
+            await pilot.press("n")
+            await pilot.pause()
+            text = "\n".join(screen_rows(app))
+            sentences = app.sim.sentences()
+            assert len(sentences) == 4
+            for sentence in sentences:
+                assert sentence in text, (step, sentence)
+        assert "moved so far" in text  # the counters keep a row
+
+
+async def test_100x30_presentation_mode_shows_every_sentence_of_a_ring_step():
+    app = RingsimApp(present=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(len(app.sim.plan)):
+            await pilot.press("n")
+            await pilot.pause()
+            text = "\n".join(screen_rows(app))
+            assert not app.screen.has_class("-too-small")
+            for sentence in app.sim.sentences():
+                assert sentence in text, sentence
+
+
+async def test_80x24_help_fits_and_lists_every_binding():
+    from ringsim.tui.widgets.lesson_panel import LessonPanel
+    app = RingsimApp()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        rows = screen_rows(app)
+        text = " ".join(" ".join(row.strip("│ ").split()) for row in rows)
+        # The whole box shows, top and bottom edges, with nothing to scroll.
+        assert any(row.startswith("╭─ ringsim keys") for row in rows)
+        assert any("escape or ? to close ─╯" in row for row in rows)
+        assert app.screen.query_one("#help-box").max_scroll_y == 0
+        # Every binding's tooltip is on the help screen: it is built from the bindings.
+        for cls in (RingsimApp, LessonPanel):
+            for keys, what in help_rows(app, cls.BINDINGS):
+                assert " ".join(what.split()) in text, what
+        actions = {b.action for b in RingsimApp.BINDINGS} | {b.action for b in LessonPanel.BINDINGS}
+        assert len(actions) == len(RingsimApp.BINDINGS) + len(LessonPanel.BINDINGS)
+
+
+def test_help_rows_group_the_bindings_as_the_footer_does():
+    app = RingsimApp()
+    rows = dict(help_rows(app, RingsimApp.BINDINGS))
+    assert rows["→  n"] == "next iteration"
+    assert rows["g  G"].startswith("one GPU fewer / one GPU more")
+    assert rows["q"] == "quit"
+
+
+async def test_80x24_lesson_panel_goes_below_the_gpu_cells_not_beside_them():
+    app = RingsimApp()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        width = app.screen.query_one("#gpu-1", GpuPanel).region.width
+        await pilot.press("l")
+        await pilot.pause()
+        panel = app.screen.query_one(LessonPanel)
+        panels = list(app.screen.query(GpuPanel))
+        assert [p.region.width for p in panels][0] == width >= 18  # the cells keep their width
+        assert panel.region.y >= max(p.region.bottom for p in panels)
+        assert panel.region.width == 80 and panel.region.height >= 8
+        assert "a₁" in "\n".join(screen_rows(app))
+        footer = screen_rows(app)[-1]
+        assert "? Help" in footer and "q Quit" in footer
+    app = RingsimApp()
+    async with app.run_test(size=(140, 40)) as pilot:  # wide: beside the simulator, as before
+        await pilot.press("l")
+        await pilot.pause()
+        panel = app.screen.query_one(LessonPanel)
+        assert panel.region.x >= app.screen.query_one("#gpu-4", GpuPanel).region.right
+
+
+async def test_80x24_heat_map_and_sentences_both_show():
+    app = RingsimApp(Simulation.create("ring", 16, 16))
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        heat = app.screen.query_one(HeatMap)
+        assert heat.region.width >= 38 and heat.region.height >= 17
+        text = "\n".join(screen_rows(app))
+        assert "GPU16" in text and "GPU1 sends a₁ to GPU2, where it is" in text
+
+
+async def test_gpus_key_makes_n_follow_g():
+    app = RingsimApp(Simulation.create("ring", 8, 8))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("G")
+        assert (app.sim.plan.gpus, app.sim.layout.elements) == (9, 9)
+        await pilot.press("G", "G")
+        assert (app.sim.plan.gpus, app.sim.layout.elements) == (11, 11)
+        await pilot.press("g")  # fewer GPUs keep N
+        assert (app.sim.plan.gpus, app.sim.layout.elements) == (10, 11)
+        assert all(size > 0 for size in (app.sim.layout.size(j) for j in range(10)))
+
+
+def test_heat_map_shows_a_complete_sum_complete_while_it_is_sent():
+    # `export --svg D --gpus 16 --elements 64`, frame 15: the last step of reduce-scatter.
+    sim = Simulation.create("ring", 16, 64)
+    sim.goto(15)
+    colour, sending, receiving = HeatMap._colours(sim)
+    complete = [(g, j) for g in range(16) for j in range(16) if sim.symbolic.is_complete(g, j)]
+    assert len(complete) == 16  # each GPU now holds one complete sum: the one it just received
+    for g, j in complete:
+        assert receiving[g][j] and PALETTE[colour[g][j]] == COMPLETE_MOVING
+    sim.goto(16)  # all-gather 1: the complete sums are sent on, and stay green
+    colour, sending, receiving = HeatMap._colours(sim)
+    for g in range(16):
+        for j in range(16):
+            if sim.symbolic.is_complete(g, j):
+                assert PALETTE[colour[g][j]] in ("#2ecc71", COMPLETE_MOVING)
+                if sending[g][j]:
+                    assert PALETTE[colour[g][j]] == COMPLETE_MOVING
+
+
+async def test_heat_map_rows_mark_moved_cells_with_arrows():
+    app = RingsimApp(Simulation.create("ring", 16, 64))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.goto(15)
+        await pilot.pause()
+        lines = app.screen.query_one(HeatMap).lines
+        row = next(line for line in lines if line.startswith("GPU1 "))
+        assert row.count("→") == 1 and row.count("←") == 1
+
+
+async def test_lesson_questions_can_be_answered_or_revealed_in_the_panel(plain):
+    from textual.widgets import Input
+    app = RingsimApp()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("l", "right_curly_bracket")  # lesson 2: the master
+        panel = app.screen.query_one(LessonPanel)
+        while panel.question is None:
+            await pilot.press("right_square_bracket")
+        questions = list(panel.section.questions)
+        first = questions[0]
+        assert first.prompt in plain(panel.query_one("#lesson-question"))
+        assert "Think:" not in plain(panel.query_one("#lesson-text"))
+        await pilot.press("enter")
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"999", "enter")  # wrong: the reason, from the engine
+        reply = plain(panel.query_one("#lesson-reply"))
+        assert "Not quite" in reply and first.explain() in " ".join(reply.split())
+        assert first.answer in reply and (panel.asked, panel.right) == (1, 0)
+        if len(questions) > 1:  # the next question is asked in the same field
+            second = questions[1]
+            assert second.prompt in plain(panel.query_one("#lesson-question"))
+            await pilot.press(*second.answer.replace(",", ""), "enter")
+            assert plain(panel.query_one("#lesson-reply")).startswith(f"Right: {second.answer}")
+            assert (panel.asked, panel.right) == (2, 1)
+        # A section asked again: an empty reply shows the answer, as `ringsim lesson` does.
+        panel.show(panel.lesson_index, panel.section_index)
+        await pilot.press("enter", "enter")
+        assert plain(panel.query_one("#lesson-reply")).strip() == f"Answer: {first.answer}."
+        # Escape leaves the field: the simulator's keys work again.
+        panel.query_one(Input).focus()
+        position = app.sim.position
+        await pilot.press("escape", "n")
+        assert app.sim.position == min(position + 1, len(app.sim.plan))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .. import cost
 from ..algorithms import ALGORITHMS, algorithm, closed_form, make_plan, transfers
@@ -84,11 +85,17 @@ def plan_work(name: str, gpus: int, **options) -> int:
     return 0 if cost.time_form(name) is not None else transfers(name, gpus, **options)
 
 
+@lru_cache(maxsize=64)
+def _plan(name: str, gpus: int, options: tuple):
+    # A plan does not depend on N: the sweep prices one plan at many sizes.
+    return make_plan(name, gpus, **dict(options))
+
+
 def seconds(name: str, gpus: int, elements: int, model: cost.CostModel, **options) -> cost.Estimate:
     """Modelled time of one all-reduce: the closed-form hook when there is one, else the priced plan."""
     if cost.time_form(name) is not None:
         return cost.estimate(name, gpus, elements, model, **options)
-    priced = cost.price(make_plan(name, gpus, **options), elements, model)
+    priced = cost.price(_plan(name, gpus, tuple(sorted(options.items()))), elements, model)
     return cost.Estimate(priced.seconds, priced.bottleneck_level())
 
 

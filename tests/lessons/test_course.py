@@ -32,7 +32,9 @@ SEED_ITERATION_2 = [
 ]
 TITLES = ["Why GPUs must talk", "The interview", "Naive all-to-all", "Why cut the gradient",
           "Ring, phase 1", "Ring, phase 2", "Same total, different load",
-          "Four strategies for multi-GPU training", "Beyond the ring", "What you can do now"]
+          "Four strategies for multi-GPU training", "Beyond the ring", "Latency or bandwidth?",
+          "The tree, step by step", "Halving-doubling, step by step", "The last bits",
+          "What you can do now"]
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +53,7 @@ def test_the_shipped_course_is_the_default(lessons):
     checkout = sorted((REPO / "lessons").glob("*.md"))
     assert [p.name for p in sorted(folder.glob("*.md"))] == [p.name for p in checkout]
     assert all((folder / p.name).read_bytes() == p.read_bytes() for p in checkout)
-    assert [l.number for l in lessons] == list(range(1, 11))
+    assert [l.number for l in lessons] == list(range(1, 15))
     for lesson, title in zip(lessons, TITLES):
         assert lesson.title.startswith(title)
         assert lesson.path.parent == folder
@@ -217,7 +219,7 @@ def test_terminal_shows_the_simulator_state_at_each_stop(lessons):
 
 def test_listing_names_every_lesson(lessons):
     lines = listing(lessons)
-    assert len(lines) == 10
+    assert len(lines) == 14
     assert lines[4].split()[0] == "5" and "ring, G=4, N=8, 6 stops" in lines[4]
 
 

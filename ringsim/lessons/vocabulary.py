@@ -235,6 +235,12 @@ def _field(ledger: Ledger, field: str, gpu: int | None) -> int:
     return int(getattr(ledger, field)[gpu])
 
 
+def _exact(f) -> str:
+    """A closed form as 'formula = value', with the exact formula where G does not divide N."""
+    exact = getattr(f, "exact", None)
+    return f"{exact} = {_n(f.value)}" if exact else f"{f.text} = {_n(f.value)}"
+
+
 def _compare(a) -> str:
     g, n = a.scenario.gpus, a.scenario.elements
     lines = [f"G = {g:,} GPUs, N = {n:,} elements per GPU"]
@@ -242,14 +248,12 @@ def _compare(a) -> str:
     # are compared in lesson 9's cost table, which reads the whole registry).
     for name, module in ((k, m) for k, m in ALGORITHMS.items() if k in COMPARED):
         cf = closed_form(name, g, n)
-        lines.append(f"{module.TITLE + ':':<19}in all {cf.total}")
-        if n % g and "/G" in cf.busiest_sent.text:
-            # The formula is the average; segments differ by one element, so GPUs differ too.
-            lines.append(f"  each GPU sends and receives {cf.busiest_sent} on average")
-        elif cf.busiest_sent == cf.busiest_received:
-            lines.append(f"  the busiest GPU sends and receives {cf.busiest_sent} each")
+        lines.append(f"{module.TITLE + ':':<19}in all {_exact(cf.total)}")
+        sent, received = cf.busiest_sent, cf.busiest_received
+        if sent.value == received.value:
+            lines.append(f"  the busiest GPU sends and receives {_exact(sent)} each")
         else:
-            lines.append(f"  the busiest GPU sends {cf.busiest_sent}, receives {cf.busiest_received}")
+            lines.append(f"  the busiest GPU sends {_exact(sent)}, receives {_exact(received)}")
     return "\n".join(lines)
 
 

@@ -134,6 +134,23 @@ def rows_work(gpus: int, elements: int, model: cost.CostModel, only: str | None 
     return total
 
 
+def overtake(before: str, after: str, low: int, high: int, gpus: int,
+             model: cost.CostModel) -> int:
+    """The fewest elements in (low, high] at which `after` is faster than `before` (bisection).
+
+    As ringsim.sweep finds its crossovers and NCCL's tuner switches where modelled times cross
+    (src/graph/tuning.cc); `after` must be faster at `high` and not at `low`.
+    """
+    def faster(n: int) -> bool:
+        times = [seconds(name, gpus, n, model, **options_for(name, gpus, n, model)).seconds
+                 for name in (before, after)]
+        return times[1] < times[0]
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if faster(middle) else (middle, high)
+    return high
+
+
 def best(rows: list[Cost]) -> Cost:
     """The fastest row (registry order breaks ties, as ringsim.sweep does)."""
     return min(rows, key=lambda r: r.seconds)

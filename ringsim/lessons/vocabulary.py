@@ -448,19 +448,26 @@ def _best_why(a, value: str) -> str:
 def _sweep(a) -> str:
     """The sweep: the fastest all-reduce at sizes from 1 KiB to 1 GiB, with its time and busbw."""
     from ..units import format_bytes as format_size
-    from .costs import best, format_bandwidth, format_seconds
+    from . import costs
+    from .costs import best, format_bandwidth, format_seconds, overtake
     g = a.scenario.gpus
     topology, alpha, gbps = _model_key(a)
     lines = [f"G = {g:,}, " + (f"flat: α = {alpha:g} µs, links {gbps:g} GB/s" if topology == "flat"
                                 else topology),
              f"  {'per GPU':>8}  {'fastest':<22}  {'time':>10}  {'busbw':>11}  {'ring':>10}"]
+    tops = []
     for nbytes in SWEEP_SIZES:
         sub = _Sub(a, nbytes // 4)
         rows = _cost_rows(sub)
         top = best(rows)
+        tops.append((nbytes // 4, top.name))
         ring = next(r for r in rows if r.name == "ring")
         lines.append(f"  {format_size(nbytes):>8}  {top.short:<22}  {format_seconds(top.seconds):>10}  "
                      f"{format_bandwidth(top.busbw):>11}  {format_seconds(ring.seconds):>10}")
+    for (low, first), (high, then) in zip(tops, tops[1:]):
+        if first != then:
+            n = overtake(first, then, low, high, g, costs.model_of(topology, alpha, gbps))
+            lines.append(f"  {then} overtakes {first} from {_n(n * 4)} bytes per GPU")
     return "\n".join(lines)
 
 

@@ -88,3 +88,12 @@ def test_one_gpu_costs_nothing():
 @pytest.mark.parametrize("value, text", [(1e-4, "100.0 µs"), (0.0125, "12.5 ms"), (7.994, "7.99 s")])
 def test_format_seconds(value, text):
     assert format_seconds(value) == text
+
+
+def test_halving_doubling_overtakes_recursive_doubling_where_the_textbook_says():
+    # lg p·(α + nβ) = 2·lg p·α + 2·(p−1)/p·nβ  ⇒  n = lg p·α / ((lg p − 2·(p−1)/p)·β) bytes.
+    from ringsim.lessons.costs import overtake
+    p, lg = 64, 6
+    textbook = lg * ALPHA / ((lg - 2 * (p - 1) / p) * BETA)
+    elements = overtake("recursive-doubling", "halving-doubling", 256, 1 << 18, p, model_of())
+    assert elements * 4 == pytest.approx(textbook, rel=1e-3)

@@ -1,129 +1,170 @@
-"""A latency–bandwidth (α–β) model of all-reduce time, for lesson 9's 'beyond the ring'.
+"""The lessons' time figures, read from the engine's α-β-γ cost model (ringsim.cost).
 
-Time ≈ α · (messages the busiest GPU handles one after another) + β · (elements that reach
-it one step after another), α the start-up latency of a message, β the time per element
-(4 bytes ÷ link bandwidth). Links are full duplex, so a GPU's sends and receives of one step
-overlap; its steps do not (the model of Thakur, Rabenseifner & Gropp, "Optimization of
-Collective Communication Operations in MPICH", IJHPCA 19(1), 2005).
-
-`cost_rows` is the one function the lessons read. Algorithms in the engine's registry are
-priced from their closed forms; the rest are the textbook formulas cited below and are marked
-not simulated. When an algorithm module or an engine cost model lands, only this function
-changes (its row is then taken from the registry), and lesson 9's placeholders follow.
+Nothing is modelled here: each all-reduce is priced by `ringsim.cost` on a `CostModel`
+(flat: the textbook machine of Thakur, Rabenseifner & Gropp, IJHPCA 2005; or a preset such
+as dgx-h100 with its nodes). `seconds` is the one place that chooses how: the algorithm's
+closed-form time hook (`cost.estimate`) when its module has one, else its real plan priced
+step by step (`cost.price(make_plan(...))`), which works for every algorithm at lesson
+sizes. Bandwidths are nccl-tests' (doc/PERFORMANCE.md): algbw = S/t, busbw = algbw·2(G−1)/G.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
+from functools import lru_cache
 
-from ..algorithms import ALGORITHMS, closed_form
+from .. import cost
+from ..algorithms import ALGORITHMS, algorithm, closed_form, make_plan, transfers
+from .. import units
+from ..units import itemsize as dtype_itemsize
 
-BYTES_PER_ELEMENT = 4  # float32 gradients
+BYTES_PER_ELEMENT = dtype_itemsize("float32")  # the lessons' gradients are float32
+TREE_CHUNK_BYTES = 64 * 1024   # the trees are pipelined in chunks of about this size…
+TREE_MAX_CHUNKS = 64           # …but at most this many (NCCL too sizes chunks to the message)
+GPUS_PER_NODE = 8              # hierarchical on a flat machine: nodes of 8, as a DGX
 
-# Every row the model can price: key (placeholder name) → display name.
-ROW_KEYS = {
-    "naive": "Naive all-to-all",
-    "master": "Single-GPU master",
-    "ring": "Ring all-reduce",
-    "tree": "Binomial tree, unpipelined",
-    "halving_doubling": "Halving-doubling (Rabenseifner)",
-}
-_SHORT = {"naive": "naive", "master": "master", "ring": "ring", "tree": "binomial tree",
-          "halving_doubling": "halving-doubling"}
+# Placeholder keys (latency.KEY, latencies.KEY) for every algorithm the engine registers.
+ROW_KEYS = {name.replace("-", "_"): algorithm(name).TITLE for name in ALGORITHMS}
 
 
 @dataclass(frozen=True)
 class Cost:
-    """Latencies paid in a row, elements on the busiest link in a row, and the modelled time."""
+    """One algorithm's modelled all-reduce: steps (latencies in a row), time, bandwidths."""
 
     key: str
     name: str
-    latencies: int
-    elements: int
+    title: str
+    options: dict
+    steps: int
     seconds: float
-    simulated: bool
-    source: str = ""
+    nbytes: int
+    gpus: int
+    bottleneck: str | None
 
     @property
     def short(self) -> str:
-        return _SHORT.get(self.key, self.key)
+        """The algorithm's name with its options: 'tree (C=64)'."""
+        extra = ", ".join(f"{'C' if k == 'chunks' else 'M'}={v}" for k, v in self.options.items())
+        return f"{self.name} ({extra})" if extra else self.name
+
+    @property
+    def algbw(self) -> float | None:
+        """nccl-tests' algorithm bandwidth S/t (bytes per second)."""
+        return cost.algbw(self.nbytes, self.seconds)
+
+    @property
+    def busbw(self) -> float | None:
+        """nccl-tests' all-reduce bus bandwidth algbw·2(G−1)/G."""
+        return cost.busbw(self.algbw, self.gpus)
 
 
-def _ring(g: int, n: int) -> tuple[int, int, str]:
-    # Every step moves every segment once, so each step takes as long as the largest, ⌈N/G⌉.
-    steps = int(closed_form("ring", g, n).steps.value)
-    return steps, steps * -(-n // g), "engine: 2·(G−1) steps of ⌈N/G⌉ elements"
+def model_of(topology: str = "flat", alpha_us: float = 5.0, gbps: float = 100.0) -> cost.CostModel:
+    """The lessons' machine: flat with α in µs and links in GB/s, or a preset topology's own numbers."""
+    if topology == "flat":
+        return cost.CostModel.flat(alpha=alpha_us * 1e-6, bandwidth=gbps * 1e9,
+                                   itemsize=BYTES_PER_ELEMENT)
+    return cost.CostModel.of(topology, "float32")
 
 
-def _master(g: int, n: int) -> tuple[int, int, str]:
-    cf = closed_form("master", g, n)
-    # G−1 messages in, then G−1 out, all through the master's one link.
-    return 2 * (g - 1), int(cf.busiest_received.value + cf.busiest_sent.value), \
-        "engine: (G−1)·N in, then (G−1)·N out, through one GPU"
+def options_for(name: str, gpus: int, elements: int, model: cost.CostModel) -> dict | None:
+    """The options a lesson prices `name` with (None: it does not apply to this G)."""
+    if name in ("tree", "double-tree"):
+        chunk_bytes = -(-elements * BYTES_PER_ELEMENT // TREE_CHUNK_BYTES)
+        return {"chunks": max(1, min(TREE_MAX_CHUNKS, chunk_bytes, max(elements, 1)))}
+    if name == "hierarchical":
+        per_node = model.topology.gpus_per_node or GPUS_PER_NODE
+        if gpus % per_node or gpus // per_node < 2:
+            return None
+        return {"nodes": gpus // per_node}
+    return {}
 
 
-def _naive(g: int, n: int) -> tuple[int, int, str]:
-    cf = closed_form("naive", g, n)
-    # Each GPU receives G−1 whole gradients, one message after another, in one step.
-    return g - 1, int(cf.busiest_received.value), "engine: G−1 gradients of N into every GPU"
+def plan_work(name: str, gpus: int, **options) -> int:
+    """Transfers a priced plan holds (0 when the closed-form hook answers): the work to budget."""
+    return 0 if cost.time_form(name) is not None else transfers(name, gpus, **options)
 
 
-def _tree(g: int, n: int) -> tuple[int, int, str]:
-    # Binomial reduce then binomial broadcast, whole gradients at each of ⌈log₂G⌉ levels
-    # (the textbook tree of Thakur et al. 2005); NCCL's pipelined double binary trees are not this.
-    levels = math.ceil(math.log2(g)) if g > 1 else 0
-    return 2 * levels, 2 * levels * n, "textbook: binomial reduce + broadcast, 2·⌈log₂G⌉·(α + N·β)"
+@lru_cache(maxsize=64)
+def _plan(name: str, gpus: int, options: tuple):
+    # A plan does not depend on N: the sweep prices one plan at many sizes.
+    return make_plan(name, gpus, **dict(options))
 
 
-def _halving_doubling(g: int, n: int) -> tuple[int, int, str]:
-    # Rabenseifner: recursive-halving reduce-scatter, recursive-doubling all-gather among
-    # p' = 2^⌊log₂G⌋ GPUs. When G is not a power of two, MPICH first folds the G − p' extra
-    # GPUs in (they send their whole vector, N) and sends them the result at the end (N again):
-    # two more latencies and 2·N more elements (Thakur et al. 2005, all-reduce section).
-    if g == 1:
-        return 0, 0, "textbook"
-    p = 1 << (g.bit_length() - 1)
-    rounds = p.bit_length() - 1
-    moved = math.ceil(Fraction(2 * (p - 1) * n, p))
-    if p == g:
-        return 2 * rounds, moved, "textbook (MPICH): 2·log₂G·α + 2·(G−1)/G·N·β"
-    return 2 * rounds + 2, moved + 2 * n, \
-        ("textbook (MPICH), G not a power of two: 2·(⌊log₂G⌋+1)·α + (2·(p′−1)/p′ + 2)·N·β, "
-         "p′ = 2^⌊log₂G⌋")
+def seconds(name: str, gpus: int, elements: int, model: cost.CostModel, **options) -> cost.Estimate:
+    """Modelled time of one all-reduce: the closed-form hook when there is one, else the priced plan."""
+    if cost.time_form(name) is not None:
+        return cost.estimate(name, gpus, elements, model, **options)
+    priced = cost.price(_plan(name, gpus, tuple(sorted(options.items()))), elements, model)
+    return cost.Estimate(priced.seconds, priced.bottleneck_level())
 
 
-_PRICES = {"naive": _naive, "master": _master, "ring": _ring, "tree": _tree,
-           "halving_doubling": _halving_doubling}
+def _names(only: str | None) -> list[str]:
+    return [name for name in ALGORITHMS if only is None or name.replace("-", "_") == only]
 
 
-def cost_rows(gpus: int, elements: int, alpha_us: float = 5.0, gbps: float = 100.0) -> list[Cost]:
-    """Model time of each all-reduce for G GPUs and N elements per GPU (α in µs, links in GB/s)."""
-    alpha = alpha_us * 1e-6
-    beta = BYTES_PER_ELEMENT / (gbps * 1e9)
+def cost_rows(gpus: int, elements: int, model: cost.CostModel | None = None,
+              only: str | None = None) -> list[Cost]:
+    """Every engine algorithm's time for G GPUs and N float32 elements per GPU, in registry order.
+
+    `only` (a row key such as 'halving_doubling') prices that algorithm alone.
+    """
+    model = model or model_of()
     rows = []
-    for key, name in ROW_KEYS.items():
-        if key in ALGORITHMS and key not in ("naive", "master", "ring"):
-            # A newly registered algorithm: priced from its own closed form.
-            cf = closed_form(key, gpus, elements)
-            latencies, moved = int(cf.steps.value), math.ceil(cf.busiest_received.value)
-            source, simulated = "engine: closed form", True
-        else:
-            latencies, moved, source = _PRICES[key](gpus, elements)
-            simulated = key in ALGORITHMS
-        rows.append(Cost(key, name, latencies, moved, latencies * alpha + moved * beta,
-                         simulated, source))
+    for name in _names(only):
+        options = options_for(name, gpus, elements, model)
+        if options is None:
+            continue
+        est = seconds(name, gpus, elements, model, **options)
+        steps = int(closed_form(name, gpus, elements, **options).steps.value)
+        level = None if est.level is None else (est.describe(model.topology).split(" (")[0]
+                                                if model.topology.gpus_per_node else "links")
+        rows.append(Cost(name.replace("-", "_"), name, algorithm(name).TITLE, options, steps,
+                         est.seconds, elements * BYTES_PER_ELEMENT, gpus, level))
     return rows
 
 
-costs = cost_rows  # the name lesson code used before
+def rows_work(gpus: int, elements: int, model: cost.CostModel, only: str | None = None) -> int:
+    """Transfers `cost_rows` will price from plans (for the lesson check's budget)."""
+    total = 0
+    for name in _names(only):
+        options = options_for(name, gpus, elements, model)
+        if options is not None:
+            total += plan_work(name, gpus, **options)
+    return total
 
 
-def format_seconds(seconds: float) -> str:
+def overtake(before: str, after: str, low: int, high: int, gpus: int,
+             model: cost.CostModel) -> int:
+    """The fewest elements in (low, high] at which `after` is faster than `before` (bisection).
+
+    As ringsim.sweep finds its crossovers and NCCL's tuner switches where modelled times cross
+    (src/graph/tuning.cc); `after` must be faster at `high` and not at `low`.
+    """
+    def faster(n: int) -> bool:
+        times = [seconds(name, gpus, n, model, **options_for(name, gpus, n, model)).seconds
+                 for name in (before, after)]
+        return times[1] < times[0]
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if faster(middle) else (middle, high)
+    return high
+
+
+def best(rows: list[Cost]) -> Cost:
+    """The fastest row (registry order breaks ties, as ringsim.sweep does)."""
+    return min(rows, key=lambda r: r.seconds)
+
+
+def format_seconds(value: float) -> str:
     """A duration in the unit that reads best: µs, ms or s."""
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:,.1f} µs"
-    if seconds < 1:
-        return f"{seconds * 1e3:,.1f} ms"
-    return f"{seconds:,.2f} s"
+    if value < 1e-3:
+        return f"{value * 1e6:,.1f} µs"
+    if value < 1:
+        return f"{value * 1e3:,.1f} ms"
+    return f"{value:,.2f} s"
+
+
+def format_bandwidth(value: float | None) -> str:
+    """Bytes per second as nccl-tests prints them (GB/s), '—' when nothing moved."""
+    return units.format_bandwidth(value)

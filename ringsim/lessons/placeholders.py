@@ -113,6 +113,11 @@ def _option_value(key: str, value: str):
         if value not in ("yes", "no"):
             raise RingsimError(f"sync must be yes or no, got {clip(value)!r}")
         return value == "yes"
+    if key == "topology":
+        from ..topology import presets
+        if value not in presets():
+            raise RingsimError(f"unknown topology {clip(value)!r}; choose one of: {', '.join(presets())}")
+        return value
     if key in ("alpha_us", "gbps"):
         try:
             number = float(value)

@@ -23,20 +23,21 @@ def state_lines(sim: Simulation, max_terms: int = 4, width: int = WIDTH) -> list
     if sim.symbolic is None:
         return []
     g = sim.plan.gpus
-    if g > GRID_MAX_GPUS:
-        complete = [sum(sim.symbolic.is_complete(gpu, j) for j in range(g)) for gpu in range(g)]
-        return [f"  complete segments per GPU (of {g}): " + ", ".join(map(str, complete))]
-    labels = [[sim.symbolic.label(gpu, j, max_terms=max_terms) for j in range(g)] for gpu in range(g)]
+    segs = getattr(sim.plan, "segments", g)  # S: a tree's chunks, a ring's G
+    if g > GRID_MAX_GPUS or segs > GRID_MAX_GPUS:
+        complete = [sum(sim.symbolic.is_complete(gpu, j) for j in range(segs)) for gpu in range(g)]
+        return [f"  complete segments per GPU (of {segs}): " + ", ".join(map(str, complete))]
+    labels = [[sim.symbolic.label(gpu, j, max_terms=max_terms) for j in range(segs)] for gpu in range(g)]
     rows = _grid(labels, g)
     if max(map(len, rows)) <= width:
         return rows
     counts = [["✓" if sim.symbolic.is_complete(gpu, j) else str(len(sim.symbolic.contributors(gpu, j)))
-               for j in range(g)] for gpu in range(g)]
+               for j in range(segs)] for gpu in range(g)]
     return [f"  (copies summed in each segment, ✓ = the complete sum of all {g})"] + _grid(counts, g)
 
 
 def _grid(cells: list[list[str]], g: int) -> list[str]:
-    widths = [max(len(row[j]) for row in cells) for j in range(g)]
+    widths = [max(len(row[j]) for row in cells) for j in range(len(cells[0]))]
     name = len(f"GPU{g}")
     return [f"  GPU{gpu + 1:<{name - 3}}  " + " │ ".join(f"{cell:<{w}}" for cell, w in zip(row, widths))
             .rstrip() for gpu, row in enumerate(cells)]

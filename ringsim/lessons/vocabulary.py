@@ -20,6 +20,7 @@ from ..ledger import Ledger, measure
 from ..naming import gpu_name, letter, sum_label, term
 from ..scenario import Scenario
 from ..simulation import Simulation
+from .budget import ledger_cost
 from .text import plural
 
 LEDGER_MAX_GPUS = 1024     # ledgers of other scenarios come from real plans: keep them small
@@ -46,7 +47,9 @@ class _Cache(OrderedDict):
         return value
 
 
-_LEDGERS, _SIMULATIONS, _TRAININGS = _Cache(256), _Cache(8), _Cache(16)
+_LEDGERS, _SIMULATIONS, _TRAININGS, _COSTS = _Cache(256), _Cache(8), _Cache(16), _Cache(256)
+_PRECISION = _Cache(64)
+SWEEP_SIZES = (1 << 10, 1 << 15, 1 << 20, 1 << 25, 1 << 30)  # 1 KiB … 1 GiB, every ×32
 
 
 def ledger_cached(scenario: Scenario, position: int) -> bool:
@@ -232,6 +235,12 @@ def _field(ledger: Ledger, field: str, gpu: int | None) -> int:
     return int(getattr(ledger, field)[gpu])
 
 
+def _exact(f) -> str:
+    """A closed form as 'formula = value', with the exact formula where G does not divide N."""
+    exact = getattr(f, "exact", None)
+    return f"{exact} = {_n(f.value)}" if exact else f"{f.text} = {_n(f.value)}"
+
+
 def _compare(a) -> str:
     g, n = a.scenario.gpus, a.scenario.elements
     lines = [f"G = {g:,} GPUs, N = {n:,} elements per GPU"]
@@ -239,14 +248,12 @@ def _compare(a) -> str:
     # are compared in lesson 9's cost table, which reads the whole registry).
     for name, module in ((k, m) for k, m in ALGORITHMS.items() if k in COMPARED):
         cf = closed_form(name, g, n)
-        lines.append(f"{module.TITLE + ':':<19}in all {cf.total}")
-        if n % g and "/G" in cf.busiest_sent.text:
-            # The formula is the average; segments differ by one element, so GPUs differ too.
-            lines.append(f"  each GPU sends and receives {cf.busiest_sent} on average")
-        elif cf.busiest_sent == cf.busiest_received:
-            lines.append(f"  the busiest GPU sends and receives {cf.busiest_sent} each")
+        lines.append(f"{module.TITLE + ':':<19}in all {_exact(cf.total)}")
+        sent, received = cf.busiest_sent, cf.busiest_received
+        if sent.value == received.value:
+            lines.append(f"  the busiest GPU sends and receives {_exact(sent)} each")
         else:
-            lines.append(f"  the busiest GPU sends {cf.busiest_sent}, receives {cf.busiest_received}")
+            lines.append(f"  the busiest GPU sends {_exact(sent)}, receives {_exact(received)}")
     return "\n".join(lines)
 
 
@@ -336,56 +343,177 @@ def _busiest_why(a, value: str) -> str:
             f"{_n(ledger.sent[k] + ledger.received[k])}.")
 
 
-def _latency(a) -> str:
-    from .costs import cost_rows, format_seconds
+def _model_key(a) -> tuple:
+    return (a.options.get("topology", "flat"), a.options.get("alpha_us", 5.0), a.options.get("gbps", 100.0))
+
+
+def _cost_rows(a, only: str | None = None) -> list:
+    """The engine's priced all-reduces for the figure's G and N (one row when `only` names it)."""
+    from . import costs
+    topology, alpha, gbps = _model_key(a)
     g, n = a.scenario.gpus, a.scenario.elements
-    alpha, gbps = a.options.get("alpha_us", 5.0), a.options.get("gbps", 100.0)
-    rows = cost_rows(g, n, alpha, gbps)
-    lines = [f"G = {g:,}, N = {n:,} float32, α = {alpha:g} µs, links {gbps:g} GB/s",
-             f"  {'':<{max(len(r.short) for r in rows)}}  {'α ×':>6}  {'elements in a row':>17}  time"]
+    key = (g, n, topology, alpha, gbps, only)
+
+    def make():
+        model = costs.model_of(topology, alpha, gbps)
+        rows = costs.cost_rows(g, n, model, only=only)
+        if not rows:
+            raise RingsimError(f"{a.expr.head!r}: {only} does not apply at G = {g:,}")
+        return rows
+    if key not in _COSTS:
+        model = costs.model_of(topology, alpha, gbps)
+        a.ctx.budget.spend(ledger_cost(costs.rows_work(g, n, model, only=only)),
+                           f"{a.expr.head!r} (pricing the plans of {g:,} GPUs)")
+    return _COSTS.get_or(key, make)
+
+
+def _model_line(a) -> str:
+    topology, alpha, gbps = _model_key(a)
+    g, n = a.scenario.gpus, a.scenario.elements
+    head = f"G = {g:,}, N = {n:,} float32"
+    if topology == "flat":
+        return head + f", flat: α = {alpha:g} µs, {gbps:g} GB/s links"
+    return head + f", {topology}"
+
+
+def _latency(a) -> str:
+    from .costs import format_bandwidth, format_seconds
+    rows = _cost_rows(a)
     width = max(len(r.short) for r in rows)
+    nodes = _model_key(a)[0] != "flat"
+    lines = [_model_line(a),
+             f"  {'':<{width}}  {'steps':>5}  {'time':>10}  {'busbw':>11}" + ("  bottleneck" if nodes else "")]
+    fastest = min(r.seconds for r in rows)
     for r in rows:
-        mark = "" if r.simulated else " *"
-        lines.append(f"  {r.short:<{width}}  {r.latencies:>6,}  {r.elements:>17,}  "
-                     f"{format_seconds(r.seconds)}{mark}")
-    if not all(r.simulated for r in rows):
-        lines.append("  * textbook formula: not simulated by ringsim")
-    return "\n".join(lines)
+        mark = " <" if r.seconds == fastest else "  "
+        lines.append(f"  {r.short:<{width}}  {r.steps:>5,}  {format_seconds(r.seconds):>10}  "
+                     f"{format_bandwidth(r.busbw):>11}{mark}" + (f"{r.bottleneck or '—'}" if nodes else ""))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _row_of(a, key: str):
+    return _cost_rows(a, only=key)[0]
 
 
 def _latency_row(key: str) -> Callable:
     def fn(a) -> str:
-        from .costs import cost_rows, format_seconds
-        rows = {r.key: r for r in cost_rows(a.scenario.gpus, a.scenario.elements,
-                                            a.options.get("alpha_us", 5.0), a.options.get("gbps", 100.0))}
-        return format_seconds(rows[key].seconds)
+        from .costs import format_seconds
+        return format_seconds(_row_of(a, key).seconds)
+    return fn
+
+
+def _busbw_row(key: str, field: str) -> Callable:
+    def fn(a) -> str:
+        from .costs import format_bandwidth
+        return format_bandwidth(getattr(_row_of(a, key), field))
     return fn
 
 
 def _latencies_row(key: str) -> Callable:
     def fn(a) -> str:
-        from .costs import cost_rows
-        rows = {r.key: r for r in cost_rows(a.scenario.gpus, a.scenario.elements)}
-        return _n(rows[key].latencies)
+        return _n(_row_of(a, key).steps)
     return fn
 
 
 def _latencies_why(key: str) -> Callable:
     def why(a, value: str) -> str:
-        from .costs import cost_rows
-        row = {r.key: r for r in cost_rows(a.scenario.gpus, a.scenario.elements)}[key]
-        return f"{row.name} at G = {a.scenario.gpus:,} pays {value} latencies in a row ({row.source})."
+        row = _row_of(a, key)
+        return (f"{row.title} on {plural(a.scenario.gpus, 'GPU')} runs {value} steps one after another "
+                f"(its closed form), each paying α at least once.")
     return why
 
 
 def _latency_why(key: str) -> Callable:
     def why(a, value: str) -> str:
-        from .costs import cost_rows
-        alpha, gbps = a.options.get("alpha_us", 5.0), a.options.get("gbps", 100.0)
-        row = {r.key: r for r in cost_rows(a.scenario.gpus, a.scenario.elements, alpha, gbps)}[key]
-        return (f"{row.name}: {row.latencies:,} latencies × {alpha:g} µs + {row.elements:,} elements in a "
-                f"row × 4 bytes ÷ {gbps:g} GB/s = {value} ({row.source}).")
+        row = _row_of(a, key)
+        return (f"The engine's cost model (ringsim.cost) priced {row.short}, step by step: each step "
+                f"lasts as long as its busiest port (α + bytes·β per message queued there, + bytes·γ "
+                f"on a reduce); the {row.steps:,} steps add up to {value}. {_model_line(a)}.")
     return why
+
+
+def _best(a) -> str:
+    from .costs import best
+    return best(_cost_rows(a)).name
+
+
+def _best_why(a, value: str) -> str:
+    from .costs import best, format_seconds
+    rows = _cost_rows(a)
+    # Only the winner is named: the runner-up may be the answer to the next question.
+    return (f"The engine's cost model priced all {len(rows)} all-reduces from their plans; the fastest "
+            f"takes {format_seconds(best(rows).seconds)}. {_model_line(a)}.")
+
+
+def _sweep(a) -> str:
+    """The sweep: the fastest all-reduce at sizes from 1 KiB to 1 GiB, with its time and busbw."""
+    from ..units import format_bytes as format_size
+    from . import costs
+    from .costs import best, format_bandwidth, format_seconds, overtake
+    g = a.scenario.gpus
+    topology, alpha, gbps = _model_key(a)
+    lines = [f"G = {g:,}, " + (f"flat: α = {alpha:g} µs, links {gbps:g} GB/s" if topology == "flat"
+                                else topology),
+             f"  {'per GPU':>8}  {'fastest':<22}  {'time':>10}  {'busbw':>11}  {'ring':>10}"]
+    tops = []
+    for nbytes in SWEEP_SIZES:
+        sub = _Sub(a, nbytes // 4)
+        rows = _cost_rows(sub)
+        top = best(rows)
+        tops.append((nbytes // 4, top.name))
+        ring = next(r for r in rows if r.name == "ring")
+        lines.append(f"  {format_size(nbytes):>8}  {top.short:<22}  {format_seconds(top.seconds):>10}  "
+                     f"{format_bandwidth(top.busbw):>11}  {format_seconds(ring.seconds):>10}")
+    for (low, first), (high, then) in zip(tops, tops[1:]):
+        if first != then:
+            n = overtake(first, then, low, high, g, costs.model_of(topology, alpha, gbps))
+            lines.append(f"  {then} overtakes {first} from {_n(n * 4)} bytes per GPU")
+    return "\n".join(lines)
+
+
+class _Sub:
+    """The same figure at another N (for the sweep's sizes)."""
+
+    def __init__(self, a, elements: int) -> None:
+        self.ctx, self.expr, self.options = a.ctx, a.expr, a.options
+        self.scenario = Scenario(a.scenario.algorithm, a.scenario.gpus, elements, a.scenario.master)
+
+
+PRECISION_SEED = 0  # one fixed draw of gradients, so the lesson's figures are reproducible
+
+
+def _precision_run(a):
+    """float32 random gradients summed by the scenario's algorithm, and their exact float64 sums."""
+    s = a.scenario
+    key = (s.algorithm, s.gpus, s.elements, s.master)
+    if s.gpus * s.elements > SIMULATE_MAX_CELLS:
+        raise RingsimError(f"{a.expr.head!r} sums real arrays: at most {SIMULATE_MAX_CELLS:,} elements in all")
+    if key not in _PRECISION:
+        a.ctx.budget.spend(ledger_cost(int(a.closed().messages.value)) + s.gpus * s.elements // 10_000,
+                           f"{a.expr.head!r} (an all-reduce of {s.gpus:,} arrays)")
+
+    def make():
+        import math
+
+        import numpy as np
+
+        from ..api import allreduce
+        rng = np.random.default_rng(PRECISION_SEED)
+        arrays = [rng.standard_normal(s.elements).astype(np.float32) for _ in range(s.gpus)]
+        out = allreduce(arrays, s.algorithm, master=s.master).outputs[0]
+        # math.fsum: the correctly rounded sum of the float32 values, the reference every order misses.
+        exact = np.array([math.fsum(float(x[i]) for x in arrays) for i in range(s.elements)])
+        nearest = exact.astype(np.float32)
+        return (float(np.abs(out.astype(np.float64) - exact).max(initial=0.0)),
+                int(np.count_nonzero(out != nearest)))
+    return _PRECISION.get_or(key, make)
+
+
+def _precision_why(a, value: str) -> str:
+    s = a.scenario
+    return (f"ringsim.allreduce summed {plural(s.gpus, 'GPU')}' float32 random gradients (seed {PRECISION_SEED}, "
+            f"{plural(s.elements, 'element')}) with {ALGORITHMS[s.algorithm].TITLE}, in its own order of "
+            f"additions, and compared with the exact sum (math.fsum in float64): {value}.")
 
 
 def _train_run(a):
@@ -433,6 +561,8 @@ _SCEN = ("algorithm", "gpus", "elements", "master")
 _SIZE = ("gpus", "elements")  # figures that compare every algorithm take only G and N
 _POS = _SCEN + ("at",)
 _TRAIN = ("algorithm", "gpus", "master", "epochs", "sync")
+_MODEL = ("alpha_us", "gbps", "topology")
+_COST = _SIZE + _MODEL
 
 VOCABULARY: dict[str, Entry] = {
     "=": Entry(_calc, (), "'{{= G-1}}': a whole-number expression in G and N", _calc_why),
@@ -492,8 +622,14 @@ VOCABULARY: dict[str, Entry] = {
     "ratio.busiest": Entry(_ratio_busiest, _SIZE,
                            "the master's load ÷ a ring GPU's load, sent plus received (G/2)",
                            _ratio_why("busiest")),
-    "latency": Entry(_latency, _SIZE + ("alpha_us", "gbps"), "α–β time model of the all-reduces"),
+    "latency": Entry(_latency, _COST, "every all-reduce priced by the engine's α-β-γ model (a block)"),
+    "latency.best": Entry(_best, _COST, "the fastest all-reduce in the engine's cost model", _best_why),
+    "sweep": Entry(_sweep, ("gpus",) + _MODEL, "the fastest all-reduce from 1 KiB to 1 GiB per GPU (a block)"),
     "train": Entry(_train_block, _TRAIN, "the training demo's report"),
+    "precision.error": Entry(lambda a: _float(_precision_run(a)[0]), _SCEN,
+                             "largest error of a float32 all-reduce against the exact sum", _precision_why),
+    "precision.off": Entry(lambda a: _n(_precision_run(a)[1]), _SCEN,
+                           "elements whose float32 sum is not the exact sum correctly rounded", _precision_why),
     "train.replica_difference": Entry(lambda a: _float(_train_run(a).epochs[-1].replica_difference),
                                       _TRAIN, "largest weight difference between replicas at the end",
                                       _train_why),
@@ -524,10 +660,14 @@ for _field_name in ("total", "busiest_sent", "busiest_received", "steps", "messa
 def _register_latency_rows() -> None:
     from .costs import ROW_KEYS
     for key, name in ROW_KEYS.items():
-        VOCABULARY[f"latency.{key}"] = Entry(_latency_row(key), _SIZE + ("alpha_us", "gbps"),
-                                             f"α–β model time of {name}", _latency_why(key))
-        VOCABULARY[f"latencies.{key}"] = Entry(_latencies_row(key), _SIZE,
-                                               f"latencies (α) {name} pays in a row", _latencies_why(key))
+        VOCABULARY[f"latency.{key}"] = Entry(_latency_row(key), _COST,
+                                             f"modelled time of {name}", _latency_why(key))
+        VOCABULARY[f"latencies.{key}"] = Entry(_latencies_row(key), _COST,
+                                               f"steps (latencies in a row) of {name}", _latencies_why(key))
+        VOCABULARY[f"busbw.{key}"] = Entry(_busbw_row(key, "busbw"), _COST,
+                                           f"nccl-tests' busbw of {name}", _latency_why(key))
+        VOCABULARY[f"algbw.{key}"] = Entry(_busbw_row(key, "algbw"), _COST,
+                                           f"nccl-tests' algbw of {name}", _latency_why(key))
 
 
 _register_latency_rows()

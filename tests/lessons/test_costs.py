@@ -1,71 +1,99 @@
-"""Lesson 9's latency–bandwidth model: engine closed forms, and textbook formulas checked by hand."""
+"""Lesson 9's figures come from the engine's cost model; textbook formulas checked independently."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
-from ringsim import closed_form
-from ringsim.lessons.costs import cost_rows, format_seconds
+from ringsim import cost
+from ringsim.algorithms import ALGORITHMS, make_plan
+from ringsim.lessons.costs import cost_rows, format_seconds, model_of, seconds
+
+ALPHA, BANDWIDTH = 5e-6, 100e9
+BETA = 1 / BANDWIDTH  # seconds per byte
 
 
 def rows(g, n, **kw):
-    return {r.key: r for r in cost_rows(g, n, **kw)}
+    return {r.key: r for r in cost_rows(g, n, model_of(**kw))}
 
 
-def test_rows_follow_the_closed_forms_and_the_textbook():
-    r = rows(1000, 1_000_000, alpha_us=5, gbps=100)
-    ring = closed_form("ring", 1000, 1_000_000)
-    assert r["ring"].latencies == int(ring.steps.value) == 1998
-    assert r["ring"].elements == int(ring.busiest_sent.value) == 1_998_000
-    assert r["master"].elements == 2 * 999 * 1_000_000
-    # α·latencies + β·elements, β = 4 bytes / 100 GB/s
-    assert r["ring"].seconds == pytest.approx(1998 * 5e-6 + 1_998_000 * 4e-11)
-    # Rows of algorithms in the engine's registry are simulated; the textbook rows are not
-    # (until an algorithm module of that name lands: then its closed form prices the row).
-    from ringsim.algorithms import ALGORITHMS
-    assert [x.simulated for x in r.values()] == [key in ALGORITHMS for key in r]
+@pytest.mark.parametrize("p", [2, 4, 8, 16])
+def test_textbook_formulas_at_powers_of_two(p):
+    # Thakur, Rabenseifner & Gropp 2005, Table 1 (γ = 0: the lessons' flat machine adds for free).
+    elements = 64 * p
+    nbytes = 4 * elements
+    r = rows(p, elements)
+    lg = int(math.log2(p))
+    assert r["ring"].seconds == pytest.approx(2 * (p - 1) * ALPHA + 2 * (p - 1) / p * nbytes * BETA, rel=1e-9)
+    assert r["recursive_doubling"].seconds == pytest.approx(lg * (ALPHA + nbytes * BETA), rel=1e-9)
+    assert r["halving_doubling"].seconds == pytest.approx(
+        2 * lg * ALPHA + 2 * (p - 1) / p * nbytes * BETA, rel=1e-9)
 
 
-def _textbook(key):
-    from ringsim.algorithms import ALGORITHMS
-    if key in ALGORITHMS:
-        pytest.skip(f"{key} is now an engine algorithm: its row comes from its closed form")
+def test_every_engine_algorithm_is_priced_and_none_is_textbook_only():
+    assert [r.name for r in cost_rows(16, 1000)] == list(ALGORITHMS)
+    # Hierarchical needs whole nodes of 8: not at G = 12.
+    assert "hierarchical" not in rows(12, 1000)
+
+
+def test_rows_equal_the_engines_price_of_the_real_plan():
+    model = model_of()
+    for r in cost_rows(8, 1000, model):
+        priced = cost.price(make_plan(r.name, 8, **r.options), 1000, model)
+        assert r.seconds == pytest.approx(priced.seconds, rel=1e-12), r.name
+    # The hook and the plan agree where a hook exists (the one choice `seconds` makes).
+    for name in cost.timed_algorithms():
+        hook = seconds(name, 8, 1000, model).seconds
+        assert hook == pytest.approx(cost.price(make_plan(name, 8), 1000, model).seconds, rel=1e-9)
 
 
 def test_halving_doubling_at_a_power_of_two_and_not():
-    _textbook("halving_doubling")
-    # Thakur, Rabenseifner & Gropp 2005: 2·lg p·α + 2·(p−1)/p·n·β at p = 2^k; otherwise
-    # fold the r = p − 2^⌊lg p⌋ extra processes in and out: two more steps, 2·n·β more.
-    at_1024 = rows(1024, 1024)["halving_doubling"]
-    assert (at_1024.latencies, at_1024.elements) == (20, 2 * 1023)
-    at_1000 = rows(1000, 100_000_000)["halving_doubling"]
-    assert at_1000.latencies == 2 * 9 + 2
-    assert at_1000.elements == 2 * 511 * 100_000_000 // 512 + 2 * 100_000_000  # exact here
-    # The issue's figure: 16.1 ms at α = 5 µs, 100 GB/s (not 8.1 ms as if 1,000 were 1,024).
-    assert format_seconds(at_1000.seconds) == "16.1 ms"
-
-
-def test_the_binomial_tree_moves_whole_gradients_on_every_level():
-    _textbook("tree")
-    r = rows(1000, 1_000_000)["tree"]
-    assert (r.latencies, r.elements) == (2 * 10, 20 * 1_000_000)   # 2·⌈log₂ 1000⌉ levels of N
-
-
-def test_the_ring_pays_the_largest_segment_each_step():
-    assert rows(8, 14)["ring"].elements == 14 * 2  # 14 steps of ⌈14/8⌉ = 2 elements
+    # MPICH folds the G − 2^⌊lg G⌋ extra GPUs in and out: two more steps, 2·N·β more.
+    def hd(g, n):
+        return cost_rows(g, n, model_of(), only="halving_doubling")[0]
+    at_1024 = hd(1024, 100_000_000)
+    assert at_1024.steps == 20
+    assert format_seconds(at_1024.seconds) == "8.1 ms"
+    at_1000 = hd(1000, 100_000_000)
+    assert at_1000.steps == 2 * 9 + 2
+    expected = 20 * ALPHA + (2 * 511 / 512 + 2) * 4e8 * BETA   # 512 ∤ N: segments differ by one
+    assert at_1000.seconds == pytest.approx(expected, rel=1e-5)
+    assert format_seconds(at_1000.seconds) == "16.1 ms"   # not 8.1 ms as if 1,000 were 1,024
 
 
 def test_small_messages_favour_few_latencies_and_large_ones_few_elements():
-    small = {k: r.seconds for k, r in rows(1000, 1000).items()}
-    large = {k: r.seconds for k, r in rows(1000, 100_000_000).items()}
-    assert small["tree"] < small["ring"] / 50
-    assert large["ring"] < large["tree"] < large["master"]
+    small = {k: r.seconds for k, r in rows(256, 1000).items()}
+    large = {k: r.seconds for k, r in rows(256, 100_000_000).items()}
+    assert min(small, key=small.get) == "recursive_doubling"
+    assert small["recursive_doubling"] < small["ring"] / 50
+    assert small["tree"] < small["ring"] / 10
+    assert min(large, key=large.get) == "halving_doubling"
+    assert large["ring"] < large["recursive_doubling"] < large["naive"] < large["master"]
+    # NCCL's double binary tree halves what one pipelined tree's inner nodes carry.
+    assert large["double_tree"] < large["tree"]
+
+
+def test_busbw_is_algbw_times_two_g_minus_one_over_g():
+    r = rows(64, 1 << 28)["ring"]
+    assert r.algbw == pytest.approx((1 << 30) / r.seconds)
+    assert r.busbw == pytest.approx(r.algbw * 2 * 63 / 64)
+    assert r.busbw < BANDWIDTH   # what every link must carry, under its line rate
 
 
 def test_one_gpu_costs_nothing():
     assert all(r.seconds == 0 for r in cost_rows(1, 1000))
 
 
-@pytest.mark.parametrize("seconds, text", [(1e-4, "100.0 µs"), (0.0125, "12.5 ms"), (7.994, "7.99 s")])
-def test_format_seconds(seconds, text):
-    assert format_seconds(seconds) == text
+@pytest.mark.parametrize("value, text", [(1e-4, "100.0 µs"), (0.0125, "12.5 ms"), (7.994, "7.99 s")])
+def test_format_seconds(value, text):
+    assert format_seconds(value) == text
+
+
+def test_halving_doubling_overtakes_recursive_doubling_where_the_textbook_says():
+    # lg p·(α + nβ) = 2·lg p·α + 2·(p−1)/p·nβ  ⇒  n = lg p·α / ((lg p − 2·(p−1)/p)·β) bytes.
+    from ringsim.lessons.costs import overtake
+    p, lg = 64, 6
+    textbook = lg * ALPHA / ((lg - 2 * (p - 1) / p) * BETA)
+    elements = overtake("recursive-doubling", "halving-doubling", 256, 1 << 18, p, model_of())
+    assert elements * 4 == pytest.approx(textbook, rel=1e-3)

@@ -32,7 +32,9 @@ SEED_ITERATION_2 = [
 ]
 TITLES = ["Why GPUs must talk", "The interview", "Naive all-to-all", "Why cut the gradient",
           "Ring, phase 1", "Ring, phase 2", "Same total, different load",
-          "Four strategies for multi-GPU training", "Beyond the ring", "What you can do now"]
+          "Four strategies for multi-GPU training", "Beyond the ring", "Latency or bandwidth?",
+          "The tree, step by step", "Halving-doubling, step by step", "The last bits",
+          "What you can do now"]
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +53,7 @@ def test_the_shipped_course_is_the_default(lessons):
     checkout = sorted((REPO / "lessons").glob("*.md"))
     assert [p.name for p in sorted(folder.glob("*.md"))] == [p.name for p in checkout]
     assert all((folder / p.name).read_bytes() == p.read_bytes() for p in checkout)
-    assert [l.number for l in lessons] == list(range(1, 11))
+    assert [l.number for l in lessons] == list(range(1, 15))
     for lesson, title in zip(lessons, TITLES):
         assert lesson.title.startswith(title)
         assert lesson.path.parent == folder
@@ -129,14 +131,35 @@ def test_answers_match_the_engine(lessons):
     assert answers5["Apply it: with G = 8 and N = 40, how many elements does each GPU send in "
                     "phase 1?"] == str(7 * 5)                  # (G−1)·N/G
     answers7 = _answers(by_number(lessons, 7))
-    assert answers7["Apply it: at 1,000 GPUs, how many times more does the server carry than one "
+    assert answers7["Apply it: at 1,000 GPUs of 7 billion parameters each, how many times more does "
+                    "the server carry than one "
                     "ring GPU?"] == "500"
     assert answers7["Predict: at G = 4, N = 8, how many elements does the server (GPU1) send plus "
                     "receive?"] == "48"
     answers9 = _answers(by_number(lessons, 9))
     assert answers9["Predict: how many steps, each paying α, does the ring need at 1,000 GPUs?"] == "1,998"
-    assert answers9["Predict: how many latencies does halving-doubling pay at G = 1,000, which is not "
-                    "a power of two?"] == str(2 * 9 + 2)
+    assert answers9["Predict: how many steps does halving-doubling take at G = 1,000, not a power of "
+                    "two?"] == str(2 * 9 + 2)            # MPICH: 2·⌊lg G⌋ + fold in + hand back
+    answers10 = _answers(by_number(lessons, 10))
+    # Flat, α = 5 µs, 100 GB/s, G = 64: a few α beat everything at 1 KiB (lg 64 = 6 steps, against
+    # the ring's 126); at 1 GiB only bytes count and halving-doubling sends the ring's 2·(G−1)/G·S
+    # in 12 steps (Thakur et al. 2005).
+    assert answers10["64 GPUs, 1 KiB per GPU (256 float32): which all-reduce is fastest?"] == \
+        "recursive-doubling"
+    assert answers10["64 GPUs, 1 GiB per GPU: which all-reduce is fastest?"] == "halving-doubling"
+    # Hierarchical on 8 nodes of 8: 2·(8−1) steps inside + 2·(8−1) across = 28.
+    assert answers10[next(q for q in answers10 if q.startswith("Now dgx-h100"))] == "28"
+    answers11 = _answers(by_number(lessons, 11))
+    # NCCL's binary tree of 8 GPUs, unpipelined: 3 levels up, 3 down; an inner node with two
+    # children sends N to its parent and N to each child: 3·N.
+    assert answers11["Predict: with 8 GPUs, how many steps does this tree take (up, then down)?"] == "6"
+    assert answers11["At G = 8 and N = 8, how many elements does the busiest GPU send?"] == "24"
+    answers12 = _answers(by_number(lessons, 12))
+    assert answers12["Predict: how many steps at G = 24, which is not a power of two?"] == str(2 * 4 + 2)
+    assert answers12["At G = 8 and N = 16, how many elements does each GPU send in all?"] == \
+        str(2 * 7 * 16 // 8)
+    answers13 = _answers(by_number(lessons, 13))
+    assert answers13[next(q for q in answers13 if q.startswith("At G = 64, the ring"))] == "63"
 
 
 def test_a_wrong_answer_gets_the_why(lessons):
@@ -217,7 +240,7 @@ def test_terminal_shows_the_simulator_state_at_each_stop(lessons):
 
 def test_listing_names_every_lesson(lessons):
     lines = listing(lessons)
-    assert len(lines) == 10
+    assert len(lines) == 14
     assert lines[4].split()[0] == "5" and "ring, G=4, N=8, 6 stops" in lines[4]
 
 

@@ -1,4 +1,4 @@
-"""ringsim: watch GPUs synchronise gradients — naive all-to-all, a single master, the ring.
+"""ringsim: watch GPUs synchronise gradients — naive all-to-all, a single master, the ring, trees and more.
 
 The core imports only NumPy; the TUI (Textual), CuPy and MPI load only when asked for.
 """

@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Watch GPUs synchronise gradients, iteration by iteration: naive all-to-all, "
-                    "a single-GPU master, and ring all-reduce. With no command: the TUI in a "
+                    "a single-GPU master, ring all-reduce, trees, halving-doubling and more, with "
+                    "what each moves and how long it takes. With no command: the TUI in a "
                     "terminal, the walkthrough when output is piped.",
     )
     from .. import __version__

@@ -92,3 +92,32 @@ def closed_form(gpus: int, elements: int, orders: np.ndarray) -> ClosedForm:
 def transfers(gpus: int, channels: int) -> int:
     """K·G transfers in each of the 2·(G−1) iterations."""
     return 2 * (gpus - 1) * channels * gpus
+
+
+def seconds(gpus: int, elements: int, model, orders: np.ndarray):
+    """α-β-γ time of K rings side by side (`_timing.ring_phase`: O(K·G), no plan).
+
+    On one level with K·G dividing N every step moves N/(K·G) per ring on each port:
+    2(G−1)·(K·α + N/G·β) + (G−1)·N/G·γ, the textbook ring's bandwidth terms with K·α per step.
+    """
+    from ._timing import Clock, ring_phase
+    clock = Clock()
+    channels = len(orders)
+    for gather in (False, True):
+        clock.add(*ring_phase(model, orders, np.arange(channels) * gpus, 1, channels * gpus,
+                              elements, gather))
+    return clock.estimate("every GPU's ports")
+
+
+def busiest_gpu(gpus: int, elements: int, orders: np.ndarray) -> int:
+    """The lowest GPU sending plus receiving the most elements, from the exact per-GPU counts."""
+    tally = Tally(gpus, len(orders) * gpus, elements)
+    tally.add_rings(orders, np.arange(len(orders)) * gpus, 1)
+    return moved_most(tally)
+
+
+def moved_most(tally: Tally) -> int:
+    """The lowest GPU with the largest q·(sent + received) + its long segments, exactly."""
+    count = tally.sent + tally.received
+    long = tally.sent_long + tally.received_long
+    return tally.busiest(count, long)[1]

@@ -85,3 +85,30 @@ def closed_form(gpus: int, elements: int, trees: list[np.ndarray], chunks: int) 
         formula(f"2·(G−1)·min(N,{per_tree})", tally.messages),
         who, who,
     )
+
+
+def seconds(gpus: int, elements: int, model, trees: list[np.ndarray], chunks: int):
+    """α-β-γ time of the pipelined trees, step by step from their events (no Plan built).
+
+    In a step a parent's in port queues the chunks its children send up on that level, and a
+    GPU's out port queues the chunk it sends up with those it sends down: each step is priced
+    from `_phases.tree_events` port by port (`_timing.price`). On one flat level with one
+    chunk, Thakur, Rabenseifner & Gropp's binomial-tree reduce + broadcast has this shape:
+    about 2·⌈log₂G⌉ steps of α + Nβ (two children queue 2·(α + Nβ + Nγ) on an in port).
+    """
+    from ._timing import Clock, price
+    clock = Clock()
+    events = [e for t, parents in enumerate(trees) for e in tree_events(parents, chunks, t * chunks)]
+    if not events or gpus < 2:
+        return clock.estimate()
+    q, r = divmod(elements, len(trees) * chunks)
+    for src, dst, seg, ops in steps_of(events):
+        size = q + (seg < r)
+        t, level = price(model, src, dst, size, ops == 0)
+        clock.add(t, level)
+    return clock.estimate("the tree's inner GPUs' ports")
+
+
+def busiest_gpu(gpus: int, elements: int, trees: list[np.ndarray], chunks: int) -> int:
+    """Each GPU sends and receives (1 + children)·Nₜ per tree: the busiest sender, lowest on ties."""
+    return closed_form(gpus, elements, trees, chunks).busiest_sender

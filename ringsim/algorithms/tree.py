@@ -49,3 +49,13 @@ def transfers(gpus: int, chunks: int = 1) -> int:
 def closed_form(gpus: int, elements: int, chunks: int = 1) -> ClosedForm:
     """2·(G−1)·N in all; the busiest GPU (a parent of two that has a parent) moves 3·N each way."""
     return _trees.closed_form(gpus, elements, [btree_parents(gpus)], chunks)
+
+
+def seconds(gpus: int, elements: int, model, chunks: int = 1):
+    """α-β-γ time of the pipelined reduce and broadcast (`_trees.seconds`)."""
+    return _trees.seconds(gpus, elements, model, [btree_parents(gpus)], _trees.check_chunks(chunks))
+
+
+def busiest_gpu(gpus: int, elements: int, chunks: int = 1) -> int:
+    """The lowest GPU moving the most: every GPU sends as much as it receives."""
+    return _trees.busiest_gpu(gpus, elements, [btree_parents(gpus)], _trees.check_chunks(chunks))

@@ -108,6 +108,8 @@ def window_max(values: np.ndarray, width: int) -> np.ndarray:
         return np.full(n, -np.inf)
     if width >= n:
         return np.full(n, values.max())
+    if width == 1:
+        return values
     # Van Herk / Gil-Werman: maxima from the left and from the right inside blocks of `width`.
     doubled = np.concatenate([values, values[:width - 1]])
     pad = -len(doubled) % width
@@ -136,46 +138,52 @@ def ring_phase(model, orders, bases, width: int, segments: int, elements: int,
         return np.zeros(0), np.zeros(0, np.int64)
     bases = np.broadcast_to(np.asarray(bases, np.int64), (rings,))
     q, r = divmod(elements, segments)
-    gpus = int(orders.max()) + 1
-    src, dst = orders, np.roll(orders, -1, axis=1)
-    across = crosses(model, src, dst)
-    level = across.astype(np.int64)
-    out_key, in_key = (src * 2 + level) * 2, (dst * 2 + level) * 2 + 1
     full = np.clip((r - bases) // width, 0, length)            # fully long blocks per ring
     part = np.where((full < length) & (r - bases - full * width > 0), r - bases - full * width, 0)
     varying = ~((full == length) | ((full == 0) & (part == 0)))
     if len(np.unique(bases[varying])) > 1:
         return _ring_phase_steps(model, orders, bases, width, q, r, gather)
+    gpus = int(orders.max()) + 1
+    dst = np.roll(orders, -1, axis=1)
+    level = crosses(model, orders, dst).astype(np.int64)
+    out_key, in_key = orders * 2 + level, dst * 2 + level      # ports: GPU·2 + level
+    del dst
     # Constant rings: every block the same size; their ports' queues do not change with s.
     steady = ~varying
     size = np.where(full == length, q * width + width, q * width)[:, None]
-    wire, arrive = costs(model, np.broadcast_to(size, orders.shape), across, not gather)
-    const = np.zeros(4 * gpus)
+    const_out, const_in = np.zeros(2 * gpus), np.zeros(2 * gpus)
     if steady.any():
-        const += np.bincount(out_key[steady].ravel(), wire[steady].ravel(), 4 * gpus)
-        const += np.bincount(in_key[steady].ravel(), arrive[steady].ravel(), 4 * gpus)
-    used = np.zeros(4 * gpus, bool)
-    used[out_key.ravel()] = used[in_key.ravel()] = True
-    touched = np.zeros(4 * gpus, bool)
-    touched[out_key[varying].ravel()] = touched[in_key[varying].ravel()] = True
+        wire, arrive = costs(model, np.broadcast_to(size, orders.shape)[steady], level[steady] > 0,
+                             not gather)
+        const_out = np.bincount(out_key[steady].ravel(), wire.ravel(), 2 * gpus)
+        const_in = np.bincount(in_key[steady].ravel(), arrive.ravel(), 2 * gpus)
+        del wire, arrive
     steps = np.arange(1, length)
-    shift = 2 if gather else 1
     best = []
-    for code in (INSIDE, ACROSS):
-        ports = used & ~touched & (((np.arange(4 * gpus) // 2) % 2) == code)
-        best.append(np.full(len(steps), const[ports].max() if ports.any() else -np.inf))
+    for const, keys in ((const_out, out_key), (const_in, in_key)):
+        free = np.zeros(2 * gpus, bool)
+        free[keys.ravel()] = True
+        if varying.any():
+            free[keys[varying].ravel()] = False   # ports with a varying transfer: below
+        for code in (INSIDE, ACROSS):
+            chosen = free.reshape(gpus, 2)[:, code]
+            top = const.reshape(gpus, 2)[:, code][chosen].max() if chosen.any() else -np.inf
+            if len(best) < 2:
+                best.append(np.full(len(steps), top))
+            else:
+                best[code] = np.maximum(best[code], top)
     if varying.any():
+        shift = 2 if gather else 1
         v = int(np.flatnonzero(varying)[0])
         f, p_size = int(full[v]), int(part[v])
         classes = [(q * width + width, f, 0), (q * width + p_size, int(p_size > 0), f),
                    (q * width, length - f - int(p_size > 0), f + int(p_size > 0))]
-        rows = orders[varying]
         lv, ok, ik = level[varying], out_key[varying], in_key[varying]
         for elements_c, count, offset in classes:
             if count == 0:
                 continue
-            w, a = costs(model, np.full(rows.shape, elements_c), lv.astype(bool), not gather)
-            value = np.maximum(const[ok] + w, const[ik] + a)
+            w, a = costs(model, np.full(lv.shape, elements_c), lv > 0, not gather)
+            value = np.maximum(const_out[ok] + w, const_in[ik] + a)
             start = (steps - shift + offset) % length   # first position holding this class
             for code in (INSIDE, ACROSS):
                 per_pos = np.where(lv == code, value, -np.inf).max(axis=0)

@@ -202,3 +202,59 @@ def test_compare_and_sweep_build_no_plan(monkeypatch):
     # On two levels the ring waits on the network in every step, while halving-doubling
     # swaps its big halves inside the nodes first: the model prefers it at 8 GiB.
     assert last.estimates["halving-doubling"].seconds < last.estimates["ring"].seconds
+
+
+# Forms derived by hand on one flat level (p GPUs, n bytes per GPU, every split even), from
+# the model's rules, not from the hooks: K rings queue K·α per step on each port (NCCL's
+# channels, and the bidirectional ring's two rings); the 2-D ring is a ring of L inside
+# the groups plus a ring of M on n/L bytes; the binary tree (one chunk, p = 2^k ≥ 4) queues
+# two children on an in port while reducing and two sends on an out port while broadcasting.
+def _channels(p, n, k):
+    return 2 * (p - 1) * (k * a + n / p * b) + (p - 1) / p * n * c
+
+
+def _hierarchical(p, n, m):
+    inner = p // m
+    return (2 * (inner - 1) * a + 2 * (inner - 1) / inner * n * b + (inner - 1) / inner * n * c
+            + 2 * (m - 1) * a + 2 * (m - 1) / p * n * b + (m - 1) / p * n * c)
+
+
+def _tree(p, n):
+    return (2 * lg(p) - 1) * (2 * a + 2 * n * b + n * c)
+
+
+HAND = [("ring", {"channels": 3}, lambda p, n: _channels(p, n, 3)),
+        ("bidirectional-ring", {}, lambda p, n: _channels(p, n, 2)),
+        ("hierarchical", {"nodes": 2}, lambda p, n: _hierarchical(p, n, 2)),
+        ("hierarchical", {"nodes": 4}, lambda p, n: _hierarchical(p, n, 4)),
+        ("tree", {}, _tree)]
+
+
+@pytest.mark.parametrize("name, options, form", HAND)
+@pytest.mark.parametrize("p", [4, 16, 64])
+def test_hand_derived_flat_forms(name, options, form, p):
+    elements = p * 6000
+    expected = form(p, elements * 4)
+    assert estimate(name, p, elements, flat(), **options).seconds == pytest.approx(expected, rel=1e-9)
+    assert price(make_plan(name, p, **options), elements, flat()).seconds == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("gpus", [2, 3, 5, 33, 64, 100, 129, 257])
+def test_sampled_trees_equal_the_whole_trees(gpus):
+    """The trees' sample (`_btree.sample`, used above 4,096 GPUs) forced on small G: same answers."""
+    from ringsim.algorithms import _btree, _trees
+    custom = CostModel(Topology("t", "t", 3, {"inside": Level("inside", "i", 1e-6, 1e11),
+                                              "across": Level("across", "x", 3e-6, 2e10)}, 1e12), 4)
+    for two in (False, True):
+        trees = [_btree.Tree(gpus)] + ([_btree.Tree(gpus, True)] if two else [])
+        name = "double-tree" if two else "tree"
+        for chunks, n in ((1, 10007), (3, gpus + 1)):
+            plan = make_plan(name, gpus, chunks=chunks)
+            ledger = measure(plan, Layout(plan.segments, n))
+            form = _trees.closed_form(gpus, n, trees, chunks, full=4)
+            assert form.busiest_sent.value == max(ledger.sent)
+            assert form.busiest_sender == ledger.busiest()
+            for model in (custom, CostModel(load("dgx-h100"), 2)):
+                priced, closed = price(plan, n, model), _trees.seconds(gpus, n, model, trees, chunks, full=4)
+                assert closed.seconds == pytest.approx(priced.seconds, rel=1e-9)
+                assert closed.level == priced.bottleneck_level()

@@ -66,14 +66,26 @@ def order_array(orders, channels: int, gpus: int) -> np.ndarray:
 
 
 def build(name: str, gpus: int, orders: np.ndarray, options: dict) -> Plan:
-    """The plan of K rings side by side: K·(G) transfers in each of 2·(G−1) iterations."""
+    """The plan of K rings side by side: K·(G) transfers in each of 2·(G−1) iterations.
+
+    The columns are `_phases.ring_iterations`' for all steps at once: every step shares
+    the same read-only src and dst, and each takes its row of one (2·(G−1), K·G) array of
+    first segments (ring c's position p sends block (p+1−s) mod G, or p+2−s in all-gather).
+    """
     channels = len(orders)
-    bases = np.arange(channels) * gpus
     rounds = gpus - 1
     steps = []
-    for gather, phase, op in ((False, "Reduce-scatter", "reduce"), (True, "All-gather", "copy")):
-        for s, (src, dst, first, last) in enumerate(ring_iterations(orders, bases, 1, gather), 1):
-            steps.append(Step.build(phase, s, rounds, op, src, dst, first, last, handed_over=True))
+    if rounds >= 1:
+        src = np.ascontiguousarray(orders, dtype=np.int64).reshape(-1).copy()
+        dst = np.roll(np.asarray(orders, dtype=np.int64), -1, axis=1).reshape(-1)
+        p, s = np.arange(gpus, dtype=np.int64), np.arange(1, gpus, dtype=np.int64)
+        bases = (np.arange(channels, dtype=np.int64) * gpus)[None, :, None]
+        for gather, phase, op in ((False, "Reduce-scatter", "reduce"), (True, "All-gather", "copy")):
+            first = (bases + (p[None, None, :] + (2 if gather else 1) - s[:, None, None]) % gpus)
+            first = first.reshape(rounds, -1)
+            for i in range(rounds):
+                steps.append(Step.build(phase, i + 1, rounds, op, src, dst, first[i],
+                                        handed_over=True))
     return Plan(name, gpus, tuple(steps), options, segments=channels * gpus)
 
 

@@ -145,18 +145,21 @@ def ring_phase(model, orders, bases, width: int, segments: int, elements: int,
         return _ring_phase_steps(model, orders, bases, width, q, r, gather)
     gpus = int(orders.max()) + 1
     dst = np.roll(orders, -1, axis=1)
-    level = crosses(model, orders, dst).astype(np.int64)
+    level = crosses(model, orders, dst).astype(np.int8)
     out_key, in_key = orders * 2 + level, dst * 2 + level      # ports: GPU·2 + level
     del dst
     # Constant rings: every block the same size; their ports' queues do not change with s.
     steady = ~varying
     size = np.where(full == length, q * width + width, q * width)[:, None]
     const_out, const_in = np.zeros(2 * gpus), np.zeros(2 * gpus)
-    if steady.any():
-        wire, arrive = costs(model, np.broadcast_to(size, orders.shape)[steady], level[steady] > 0,
-                             not gather)
-        const_out = np.bincount(out_key[steady].ravel(), wire.ravel(), 2 * gpus)
-        const_in = np.bincount(in_key[steady].ravel(), arrive.ravel(), 2 * gpus)
+    rows = np.flatnonzero(steady)
+    batch = max(1, (1 << 18) // length)  # a few rings at a time: bounded temporaries
+    for at in range(0, len(rows), batch):
+        some = rows[at:at + batch]
+        wire, arrive = costs(model, np.broadcast_to(size[some], (len(some), length)),
+                             level[some] > 0, not gather)
+        const_out += np.bincount(out_key[some].ravel(), wire.ravel(), 2 * gpus)
+        const_in += np.bincount(in_key[some].ravel(), arrive.ravel(), 2 * gpus)
         del wire, arrive
     steps = np.arange(1, length)
     best = []

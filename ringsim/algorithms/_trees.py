@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -57,9 +58,19 @@ def build(name: str, gpus: int, trees: list[np.ndarray], chunks: int, options: d
 
 
 def _sampled(gpus: int, trees: list[_btree.Tree], per_node: int | None, full: int):
-    """The sample GPUs and each tree's relations for them (`_btree.sample`)."""
+    """The sample GPUs and each tree's relations for them (`_btree.sample`), kept per shape."""
+    return _structure(gpus, tuple(t.second for t in trees), per_node, full)
+
+
+@functools.lru_cache(maxsize=64)
+def _structure(gpus: int, seconds: tuple, per_node: int | None, full: int):
+    """Sample and relations depend only on G, the trees and P: a sweep asks for them often."""
+    trees = [_btree.Tree(gpus, second) for second in seconds]
     x = _btree.sample(gpus, trees, per_node, full)
-    return x, [t.relations(x) for t in trees]
+    rels = [t.relations(x) for t in trees]
+    for array in [x, *(a for rel in rels for a in rel.values())]:
+        array.flags.writeable = False  # shared between calls
+    return x, rels
 
 
 def _moves(rel: dict) -> np.ndarray:

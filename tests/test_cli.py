@@ -128,7 +128,10 @@ def test_compare_time_on_four_dgx_nodes(capsys):
     assert {"seconds", "algbw", "busbw", "bottleneck", "rank"} <= set(ring)
     assert ring["algbw"] == pytest.approx(2**30 / ring["seconds"])
     assert ring["busbw"] == pytest.approx(ring["algbw"] * 2 * 31 / 32)
-    assert ring["rank"] == 1 and "InfiniBand" in ring["bottleneck"]
+    # Ranks follow the modelled times (halving-doubling and the 2-D ring keep their big
+    # pieces on NVLink, so on two levels they can beat the ring, whose every step crosses).
+    assert ring["rank"] == 1 + sum(r["seconds"] < ring["seconds"] for r in rows.values())
+    assert "InfiniBand" in ring["bottleneck"]
     # The network's 50 GB/s bounds busbw; α and γ keep the ring a little below it.
     assert 45e9 < ring["busbw"] < 50e9
     assert rows["ring"]["total_elements"] == 2 * 31 * 2**28  # today's fields are kept
@@ -140,7 +143,11 @@ def test_compare_time_table(capsys):
     assert "Modelled time on flat · 8 GPUs" in out and "Flat (textbook)" in out and "busbw = algbw·2(G−1)/G" in out
     lines = out.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("algorithm") and " time " in line)
-    assert lines[header + 2].startswith("Ring all-reduce")
+    from ringsim.compare import compare
+    from ringsim.cost import CostModel
+    timed = compare(8, 2**18, CostModel.of("flat"))
+    fastest = next(r.title for r in timed if r.timing.rank == 1)
+    assert lines[header + 2].startswith(fastest)  # rows in rank order
 
 
 def test_compare_answers_a_million_gpus_with_exact_integers(capsys):
@@ -153,7 +160,9 @@ def test_compare_answers_a_million_gpus_with_exact_integers(capsys):
     status, out, _ = run(["compare", "--gpus", "1000000", "--elements", "7000000000", "--time",
                           "--topology", "dgx-h100", "--json"], capsys)
     rows = {r["algorithm"]: r for r in map(json.loads, out.splitlines())}
-    assert status == 0 and rows["ring"]["steps"] == 2 * 999_999 and rows["ring"]["rank"] == 1
+    assert status == 0 and rows["ring"]["steps"] == 2 * 999_999
+    assert sorted(r["rank"] for r in rows.values()) == list(range(1, len(rows) + 1))
+    assert all(r["busiest_gpu"] is not None for r in rows.values())
 
 
 @pytest.mark.parametrize("argv, words", [

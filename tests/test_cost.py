@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from ringsim.algorithms import ALGORITHMS, make_plan
 from ringsim.cost import (CostModel, algbw, busbw, estimate, price, timed_algorithms)
 from ringsim.errors import RingsimError
+from ringsim.layout import Layout
+from ringsim.ledger import measure
 from ringsim.topology import Level, Topology, load, presets
 
 ALPHA, BANDWIDTH, REDUCE = 3e-6, 80e9, 500e9
@@ -78,6 +80,24 @@ def test_two_levels_the_ring_waits_on_the_network():
     assert step > inside.alpha + segment * inside.beta
 
 
+def _options(draw, name: str, g: int) -> dict:
+    """Options of every kind the algorithm takes, drawn small enough to stay fast."""
+    if name == "master":
+        return {"master": draw(st.integers(0, g - 1))}
+    if name in ("tree", "double-tree"):
+        return {"chunks": draw(st.integers(1, 8))}
+    if name == "ring":
+        channels = draw(st.integers(1, 4))
+        if draw(st.booleans()):
+            return {"channels": channels}
+        rings = draw(st.sampled_from([1, channels]))
+        orders = [draw(st.permutations(range(1, g + 1))) for _ in range(rings)]
+        return {"channels": channels, "ring_order": ";".join(",".join(map(str, o)) for o in orders)}
+    if name == "hierarchical":
+        return {"nodes": draw(st.sampled_from([d for d in range(1, g + 1) if g % d == 0]))}
+    return {}
+
+
 @st.composite
 def cases(draw):
     name = draw(st.sampled_from(timed_algorithms()))
@@ -86,28 +106,44 @@ def cases(draw):
     top = per_node if topo == "pcie-gen4" else 40
     g = draw(st.integers(1, top))
     n = draw(st.one_of(st.integers(0, 3 * g), st.integers(0, 5000)))
-    options = {"master": draw(st.integers(0, g - 1))} if name == "master" else {}
-    return name, topo, g, n, draw(st.sampled_from([1, 2, 4, 8])), options
+    return name, topo, g, n, draw(st.sampled_from([1, 2, 4, 8])), _options(draw, name, g)
 
 
-@settings(max_examples=150, deadline=None)
+def _plan(name, g, options):
+    """The plan make_plan builds (master as its 1-based API option)."""
+    if name == "master":
+        return make_plan("master", g, master=options["master"] + 1)
+    return make_plan(name, g, **options)
+
+
+@settings(max_examples=200, deadline=None)
 @given(cases())
 def test_every_time_closed_form_equals_the_priced_plan(case):
-    """Every registered algorithm with a `seconds` hook: closed form == plan priced, any N."""
+    """Every registered algorithm and option: the `seconds` hook == the plan priced, any N."""
     name, topo, g, n, size, options = case
     model = CostModel(load(topo), size)
-    try:
-        plan = ALGORITHMS[name].plan(g, **options)
-    except RingsimError:  # an algorithm defined only for some G (a power of two, say)
-        with pytest.raises(RingsimError):
-            estimate(name, g, n, model, **options)
-        return
+    plan = _plan(name, g, options)
     priced, closed = price(plan, n, model), estimate(name, g, n, model, **options)
     assert closed.seconds == pytest.approx(priced.seconds, rel=1e-9, abs=1e-300)
     assert closed.level == priced.bottleneck_level()
 
 
-@pytest.mark.parametrize("name", ["ring", "master", "naive"])
+@settings(max_examples=150, deadline=None)
+@given(cases())
+def test_busiest_gpu_is_the_one_the_ledger_picks(case):
+    """Every algorithm and option: busiest_gpu == Ledger.busiest() (most sent + received, lowest)."""
+    name, _, g, n, _, options = case
+    plan = _plan(name, g, options)
+    ledger = measure(plan, Layout(getattr(plan, "segments", g), n))
+    assert ALGORITHMS[name].busiest_gpu(g, n, **options) == ledger.busiest()
+
+
+def test_every_registered_algorithm_has_both_hooks():
+    assert set(timed_algorithms()) == set(ALGORITHMS)
+    assert all(hasattr(module, "busiest_gpu") for module in ALGORITHMS.values())
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
 @pytest.mark.parametrize("p", [97, 256])
 def test_closed_forms_hold_up_to_256_gpus_on_two_levels(name, p):
     if name == "naive" and p > 100:
@@ -120,9 +156,14 @@ def test_closed_forms_hold_up_to_256_gpus_on_two_levels(name, p):
         assert closed.level == priced.bottleneck_level()
 
 
-def test_every_registered_algorithm_is_checked_when_it_has_a_time_form():
-    assert {"ring", "master", "naive"} <= set(timed_algorithms())
-    assert set(timed_algorithms()) <= set(ALGORITHMS)
+@pytest.mark.parametrize("name", sorted(TEXTBOOK))
+@pytest.mark.parametrize("p", [2, 16, 1024, 2**20])
+def test_time_hook_is_the_textbook_formula_without_a_plan(name, p):
+    """The hooks alone, far beyond what a plan could hold: still the textbook to 1e-9."""
+    elements = p * 1000
+    closed = estimate(name, p, elements, flat())
+    assert closed.seconds == pytest.approx(TEXTBOOK[name](p, elements * 4), rel=1e-9)
+    assert closed.level == "inside"
 
 
 def test_bandwidths_as_nccl_tests_defines_them():
@@ -154,5 +195,66 @@ def test_compare_and_sweep_build_no_plan(monkeypatch):
     monkeypatch.setattr(plan_module.Plan, "__post_init__", refuse)
     model = CostModel(load("dgx-h100"), 4)
     rows = compare(1_000_000, 7_000_000_001, model)
-    assert {r.algorithm for r in rows if r.timing} >= {"ring", "master", "naive"}
-    assert sweep(1024, parse_sizes("1KiB..8GiB"), model).points[-1].best == "ring"
+    assert {r.algorithm for r in rows if r.timing} == set(ALGORITHMS)
+    assert all(r.busiest_gpu is not None for r in rows)
+    last = sweep(1024, parse_sizes("1KiB..8GiB"), model).points[-1]
+    assert last.best == min(last.estimates, key=lambda name: last.estimates[name].seconds)
+    # On two levels the ring waits on the network in every step, while halving-doubling
+    # swaps its big halves inside the nodes first: the model prefers it at 8 GiB.
+    assert last.estimates["halving-doubling"].seconds < last.estimates["ring"].seconds
+
+
+# Forms derived by hand on one flat level (p GPUs, n bytes per GPU, every split even), from
+# the model's rules, not from the hooks: K rings queue K·α per step on each port (NCCL's
+# channels, and the bidirectional ring's two rings); the 2-D ring is a ring of L inside
+# the groups plus a ring of M on n/L bytes; the binary tree (one chunk, p = 2^k ≥ 4) queues
+# two children on an in port while reducing and two sends on an out port while broadcasting.
+def _channels(p, n, k):
+    return 2 * (p - 1) * (k * a + n / p * b) + (p - 1) / p * n * c
+
+
+def _hierarchical(p, n, m):
+    inner = p // m
+    return (2 * (inner - 1) * a + 2 * (inner - 1) / inner * n * b + (inner - 1) / inner * n * c
+            + 2 * (m - 1) * a + 2 * (m - 1) / p * n * b + (m - 1) / p * n * c)
+
+
+def _tree(p, n):
+    return (2 * lg(p) - 1) * (2 * a + 2 * n * b + n * c)
+
+
+HAND = [("ring", {"channels": 3}, lambda p, n: _channels(p, n, 3)),
+        ("bidirectional-ring", {}, lambda p, n: _channels(p, n, 2)),
+        ("hierarchical", {"nodes": 2}, lambda p, n: _hierarchical(p, n, 2)),
+        ("hierarchical", {"nodes": 4}, lambda p, n: _hierarchical(p, n, 4)),
+        ("tree", {}, _tree)]
+
+
+@pytest.mark.parametrize("name, options, form", HAND)
+@pytest.mark.parametrize("p", [4, 16, 64])
+def test_hand_derived_flat_forms(name, options, form, p):
+    elements = p * 6000
+    expected = form(p, elements * 4)
+    assert estimate(name, p, elements, flat(), **options).seconds == pytest.approx(expected, rel=1e-9)
+    assert price(make_plan(name, p, **options), elements, flat()).seconds == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("gpus", [2, 3, 5, 33, 64, 100, 129, 257])
+def test_sampled_trees_equal_the_whole_trees(gpus):
+    """The trees' sample (`_btree.sample`, used above 4,096 GPUs) forced on small G: same answers."""
+    from ringsim.algorithms import _btree, _trees
+    custom = CostModel(Topology("t", "t", 3, {"inside": Level("inside", "i", 1e-6, 1e11),
+                                              "across": Level("across", "x", 3e-6, 2e10)}, 1e12), 4)
+    for two in (False, True):
+        trees = [_btree.Tree(gpus)] + ([_btree.Tree(gpus, True)] if two else [])
+        name = "double-tree" if two else "tree"
+        for chunks, n in ((1, 10007), (3, gpus + 1)):
+            plan = make_plan(name, gpus, chunks=chunks)
+            ledger = measure(plan, Layout(plan.segments, n))
+            form = _trees.closed_form(gpus, n, trees, chunks, full=4)
+            assert form.busiest_sent.value == max(ledger.sent)
+            assert form.busiest_sender == ledger.busiest()
+            for model in (custom, CostModel(load("dgx-h100"), 2)):
+                priced, closed = price(plan, n, model), _trees.seconds(gpus, n, model, trees, chunks, full=4)
+                assert closed.seconds == pytest.approx(priced.seconds, rel=1e-9)
+                assert closed.level == priced.bottleneck_level()

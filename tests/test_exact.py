@@ -25,7 +25,7 @@ def uneven_scenarios(draw):
 def test_closed_forms_equal_the_ledger_exactly(scenario):
     algorithm, g, n, master = scenario
     plan = make_plan(algorithm, g, master=master)
-    ledger = measure(plan, Layout(plan.segments, n))
+    ledger = measure(plan, Layout(plan.segments, n))  # S segments: 2·G for the bidirectional ring
     form = closed_form(algorithm, g, n, master=master)
     assert form.total == ledger.total
     assert form.busiest_sent == int(ledger.sent.max())

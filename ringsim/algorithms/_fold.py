@@ -47,3 +47,23 @@ def unfold_step(gpus: int, segments: int) -> list[Step]:
         return []
     odd = np.arange(1, 2 * rem, 2)
     return [Step.build(UNFOLD, 1, 1, "copy", odd, odd - 1, 0, segments - 1, route=("", "back"))]
+
+
+def fold_timing(model, gpus: int, elements: int, clock, reduce: bool) -> None:
+    """Price the fold (reduce) or the hand-back (copy): rem pairs 2i ↔ 2i+1, whole vectors.
+
+    Whether pair i crosses nodes repeats with period P in i, so P pairs show every case.
+    """
+    from ._timing import costs, crosses, pick
+    _, rem = split(gpus)
+    if not rem:
+        return
+    per = model.topology.gpus_per_node
+    i = np.arange(min(rem, per or 1), dtype=np.int64)
+    across = crosses(model, 2 * i, 2 * i + 1)
+    wire, arrive = costs(model, np.full(len(i), elements), across, reduce)
+    top = np.maximum(wire, arrive)
+    inside = top[~across].max() if (~across).any() else -np.inf
+    over = top[across].max() if across.any() else -np.inf
+    seconds, level = pick(inside, over)
+    clock.add(seconds, level)

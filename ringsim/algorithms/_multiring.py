@@ -66,14 +66,26 @@ def order_array(orders, channels: int, gpus: int) -> np.ndarray:
 
 
 def build(name: str, gpus: int, orders: np.ndarray, options: dict) -> Plan:
-    """The plan of K rings side by side: K·(G) transfers in each of 2·(G−1) iterations."""
+    """The plan of K rings side by side: K·(G) transfers in each of 2·(G−1) iterations.
+
+    The columns are `_phases.ring_iterations`' for all steps at once: every step shares
+    the same read-only src and dst, and each takes its row of one (2·(G−1), K·G) array of
+    first segments (ring c's position p sends block (p+1−s) mod G, or p+2−s in all-gather).
+    """
     channels = len(orders)
-    bases = np.arange(channels) * gpus
     rounds = gpus - 1
     steps = []
-    for gather, phase, op in ((False, "Reduce-scatter", "reduce"), (True, "All-gather", "copy")):
-        for s, (src, dst, first, last) in enumerate(ring_iterations(orders, bases, 1, gather), 1):
-            steps.append(Step.build(phase, s, rounds, op, src, dst, first, last, handed_over=True))
+    if rounds >= 1:
+        src = np.ascontiguousarray(orders, dtype=np.int64).reshape(-1).copy()
+        dst = np.roll(np.asarray(orders, dtype=np.int64), -1, axis=1).reshape(-1)
+        p, s = np.arange(gpus, dtype=np.int64), np.arange(1, gpus, dtype=np.int64)
+        bases = (np.arange(channels, dtype=np.int64) * gpus)[None, :, None]
+        for gather, phase, op in ((False, "Reduce-scatter", "reduce"), (True, "All-gather", "copy")):
+            first = (bases + (p[None, None, :] + (2 if gather else 1) - s[:, None, None]) % gpus)
+            first = first.reshape(rounds, -1)
+            for i in range(rounds):
+                steps.append(Step.build(phase, i + 1, rounds, op, src, dst, first[i],
+                                        handed_over=True))
     return Plan(name, gpus, tuple(steps), options, segments=channels * gpus)
 
 
@@ -92,3 +104,32 @@ def closed_form(gpus: int, elements: int, orders: np.ndarray) -> ClosedForm:
 def transfers(gpus: int, channels: int) -> int:
     """K·G transfers in each of the 2·(G−1) iterations."""
     return 2 * (gpus - 1) * channels * gpus
+
+
+def seconds(gpus: int, elements: int, model, orders: np.ndarray):
+    """α-β-γ time of K rings side by side (`_timing.ring_phase`: O(K·G), no plan).
+
+    On one level with K·G dividing N every step moves N/(K·G) per ring on each port:
+    2(G−1)·(K·α + N/G·β) + (G−1)·N/G·γ, the textbook ring's bandwidth terms with K·α per step.
+    """
+    from ._timing import Clock, ring_phase
+    clock = Clock()
+    channels = len(orders)
+    for gather in (False, True):
+        clock.add(*ring_phase(model, orders, np.arange(channels) * gpus, 1, channels * gpus,
+                              elements, gather))
+    return clock.estimate("every GPU's ports")
+
+
+def busiest_gpu(gpus: int, elements: int, orders: np.ndarray) -> int:
+    """The lowest GPU sending plus receiving the most elements, from the exact per-GPU counts."""
+    tally = Tally(gpus, len(orders) * gpus, elements)
+    tally.add_rings(orders, np.arange(len(orders)) * gpus, 1)
+    return moved_most(tally)
+
+
+def moved_most(tally: Tally) -> int:
+    """The lowest GPU with the largest q·(sent + received) + its long segments, exactly."""
+    count = tally.sent + tally.received
+    long = tally.sent_long + tally.received_long
+    return tally.busiest(count, long)[1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from ..errors import RingsimError
 from ..formula import ClosedForm
 from ..plan import Plan, Step
+from . import _btree
 from ._counts import Tally, closed, formula
 from ._phases import steps_of, tree_events
 
@@ -55,33 +57,134 @@ def build(name: str, gpus: int, trees: list[np.ndarray], chunks: int, options: d
     return Plan(name, gpus, tuple(steps), options, segments=len(trees) * chunks)
 
 
-def closed_form(gpus: int, elements: int, trees: list[np.ndarray], chunks: int) -> ClosedForm:
-    """Exact counts: a GPU with a parent and k children sends (1+k)·Nₜ of tree t's Nₜ elements, and receives as much."""
-    tally = Tally(gpus, len(trees) * chunks, elements)
-    factors = []
-    for t, parents in enumerate(trees):
-        f = (parents >= 0).astype(np.int64) + np.bincount(parents[parents >= 0], minlength=gpus)
-        factors.append(f)
+def _sampled(gpus: int, trees: list[_btree.Tree], per_node: int | None, full: int):
+    """The sample GPUs and each tree's relations for them (`_btree.sample`), kept per shape."""
+    return _structure(gpus, tuple(t.second for t in trees), per_node, full)
+
+
+@functools.lru_cache(maxsize=64)
+def _structure(gpus: int, seconds: tuple, per_node: int | None, full: int):
+    """Sample and relations depend only on G, the trees and P: a sweep asks for them often."""
+    trees = [_btree.Tree(gpus, second) for second in seconds]
+    x = _btree.sample(gpus, trees, per_node, full)
+    rels = [t.relations(x) for t in trees]
+    for array in [x, *(a for rel in rels for a in rel.values())]:
+        array.flags.writeable = False  # shared between calls
+    return x, rels
+
+
+def _moves(rel: dict) -> np.ndarray:
+    """Transfers of each chunk a GPU sends (and receives) in one tree: 1 + its children, 0 for a lone root."""
+    return sum((rel[k] >= 0).astype(np.int64) for k in ("parent", "left", "right"))
+
+
+def closed_form(gpus: int, elements: int, trees: list[_btree.Tree], chunks: int,
+                full: int = _btree.FULL) -> ClosedForm:
+    """Exact counts: a GPU with a parent and k children sends (1+k)·Nₜ of tree t's Nₜ elements, and receives as much.
+
+    Nothing but the sampled GPUs is looked at (`_btree.sample`): every (1+k) pattern
+    there is shows among them, with its lowest GPU first.
+    """
+    tally = Tally(1, len(trees) * chunks, elements)
+    x, rels = _sampled(gpus, trees, None, full)
+    factors = [_moves(rel) for rel in rels]
+    sent = np.zeros(len(x), dtype=object)
+    messages = 0
+    for t, f in enumerate(factors):
         long = int(tally.long_in(t * chunks, chunks))
-        tally.sent += f * chunks
-        tally.received += f * chunks
-        tally.sent_long += f * long
-        tally.received_long += f * long
+        sent = sent + f.astype(object) * (tally.q * chunks + long)
         first = np.arange(t * chunks, (t + 1) * chunks)
-        tally.messages += 2 * (gpus - 1) * int(np.count_nonzero(tally.nonempty(first)))
-    sent, who = tally.busiest(tally.sent, tally.sent_long)
+        messages += 2 * (gpus - 1) * int(np.count_nonzero(tally.nonempty(first)))
+    best = max(sent.tolist(), default=0)
+    pick = int(np.flatnonzero(sent == best)[0]) if len(x) else 0
+    who = int(x[pick]) if len(x) else 0
     steps = 0 if gpus == 1 else chunks + 2 * height(gpus) - 1
     if len(trees) == 1:
-        busiest = f"{int(factors[0][who])}·N" if gpus > 1 else "0"
+        busiest = f"{int(factors[0][pick])}·N" if gpus > 1 else "0"
     else:
-        busiest = (f"{int(factors[0][who])}·N₁ + {int(factors[1][who])}·N₂ "
+        busiest = (f"{int(factors[0][pick])}·N₁ + {int(factors[1][pick])}·N₂ "
                    "(N₁, N₂: the two trees' halves)") if gpus > 1 else "0"
     per_tree = "C" if len(trees) == 1 else "2·C"
+    best = int(best)
     return closed(
-        formula("2·(G−1)·N", tally.total()),
-        formula(busiest, sent),
-        formula(busiest, sent),
+        formula("2·(G−1)·N", 2 * (gpus - 1) * elements),
+        formula(busiest, best),
+        formula(busiest, best),
         formula(f"C + 2·⌈log₂G⌉ − 1" if gpus > 1 else "0", steps),
-        formula(f"2·(G−1)·min(N,{per_tree})", tally.messages),
+        formula(f"2·(G−1)·min(N,{per_tree})", messages),
         who, who,
     )
+
+
+def seconds(gpus: int, elements: int, model, trees: list[_btree.Tree], chunks: int,
+            full: int = _btree.FULL):
+    """α-β-γ time of the pipelined trees, step by step, from the sampled GPUs' ports (no plan).
+
+    A GPU of height h and depth d sends chunk c up at step c+h and down at step c+H+d
+    (`_phases.tree_events`): in a step its out port queues the chunk going up with those
+    going down on that level, its in port the chunks its children send up with the one its
+    parent sends down. GPUs with equal heights, depths and levels in every tree have equal
+    ports, so one of each kind is priced (`_btree.sample`, then one per signature).
+    On one flat level with one chunk, each step costs about α + Nβ, or 2·(α + Nβ + Nγ) on
+    an in port with two children: Thakur, Rabenseifner & Gropp's reduce + broadcast shape.
+    """
+    from ._timing import INSIDE, Clock, costs, crosses, pick
+    clock = Clock()
+    if gpus < 2:
+        return clock.estimate()
+    x, rels = _sampled(gpus, trees, model.topology.gpus_per_node, full)
+    levels = {}
+    rows = []
+    for t, rel in enumerate(rels):
+        for key in ("parent", "left", "right"):
+            other = rel[key]
+            levels[t, key] = np.where(other >= 0, crosses(model, x, np.maximum(other, 0)), -1)
+        rows += [rel["height"], rel["depth"], levels[t, "parent"], rel["left_height"],
+                 levels[t, "left"], rel["right_height"], levels[t, "right"]]
+    _, keep = np.unique(np.stack(rows, axis=1), axis=0, return_index=True)
+    reps = len(keep)
+    q, r = divmod(elements, len(trees) * chunks)
+    c = np.arange(chunks, dtype=np.int64)
+    step_cols, port_cols, size_cols, reduce_cols, level_cols = [], [], [], [], []
+    index = np.arange(reps, dtype=np.int64)
+
+    def add(mask, step, lv, direction, reduce, seg):
+        m = np.flatnonzero(mask)
+        if not len(m):
+            return
+        step_cols.append((step[m][:, None] + c[None, :]).ravel())
+        port_cols.append(np.repeat((index[m] * 2 + lv[m]) * 2 + direction, chunks))
+        size_cols.append(np.tile(q + (seg + c < r), len(m)))
+        reduce_cols.append(np.full(len(m) * chunks, reduce))
+        level_cols.append(np.repeat(lv[m], chunks))
+
+    for t, rel in enumerate(rels):
+        top = int(trees[t].spine.get(0, 0))
+        h, d = rel["height"][keep], rel["depth"][keep]
+        seg = t * chunks
+        lv = levels[t, "parent"][keep]
+        has = lv >= 0
+        add(has, h, np.maximum(lv, 0), 0, True, seg)               # up to the parent
+        add(has, top + d - 1, np.maximum(lv, 0), 1, False, seg)    # down from the parent
+        for key in ("left", "right"):
+            lv = levels[t, key][keep]
+            has = lv >= 0
+            add(has, rel[f"{key}_height"][keep], np.maximum(lv, 0), 1, True, seg)  # up from a child
+            add(has, top + d, np.maximum(lv, 0), 0, False, seg)                    # down to a child
+    if not step_cols:
+        return clock.estimate()
+    step = np.concatenate(step_cols)
+    port = np.concatenate(port_cols)
+    wire, arrive = costs(model, np.concatenate(size_cols), np.concatenate(level_cols).astype(bool),
+                         np.concatenate(reduce_cols))
+    weight = np.where(port % 2 == 1, arrive, wire)
+    count = int(step.max()) + 1
+    busy = np.bincount(step * (4 * reps) + port, weight, count * 4 * reps).reshape(count, reps, 2, 2)
+    per_level = busy.max(axis=(1, 3))
+    clock.add(*pick(per_level[:, INSIDE], per_level[:, 1]))
+    return clock.estimate("the tree's inner GPUs' ports")
+
+
+def busiest_gpu(gpus: int, elements: int, trees: list[_btree.Tree], chunks: int) -> int:
+    """Each GPU sends and receives (1 + children)·Nₜ per tree: the busiest sender, lowest on ties."""
+    return closed_form(gpus, elements, trees, chunks).busiest_sender

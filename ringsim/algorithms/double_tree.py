@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..formula import ClosedForm
 from ..plan import Plan
-from . import _trees
+from . import _btree, _trees
 from ._phases import btree_parents, dtree_parents
 
 NAME = "double-tree"
@@ -34,6 +34,10 @@ def check_options(gpus: int, chunks: int = 1) -> dict:
     return {"chunks": _trees.check_chunks(chunks)}
 
 
+def _shapes(gpus: int):
+    return [_btree.Tree(gpus), _btree.Tree(gpus, True)]
+
+
 def _trees_of(gpus: int):
     return [btree_parents(gpus), dtree_parents(gpus)]
 
@@ -50,4 +54,14 @@ def transfers(gpus: int, chunks: int = 1) -> int:
 
 def closed_form(gpus: int, elements: int, chunks: int = 1) -> ClosedForm:
     """2·(G−1)·N in all; per GPU about 2·N each way (3·N/2 + N/2 when inner in one tree, leaf in the other)."""
-    return _trees.closed_form(gpus, elements, _trees_of(gpus), chunks)
+    return _trees.closed_form(gpus, elements, _shapes(gpus), chunks)
+
+
+def seconds(gpus: int, elements: int, model, chunks: int = 1):
+    """α-β-γ time of the pipelined reduce and broadcast (`_trees.seconds`)."""
+    return _trees.seconds(gpus, elements, model, _shapes(gpus), _trees.check_chunks(chunks))
+
+
+def busiest_gpu(gpus: int, elements: int, chunks: int = 1) -> int:
+    """The lowest GPU moving the most: every GPU sends as much as it receives."""
+    return _trees.busiest_gpu(gpus, elements, _shapes(gpus), _trees.check_chunks(chunks))

@@ -115,3 +115,76 @@ def closed_form(gpus: int, elements: int) -> ClosedForm:
         formula("transfers that carry at least one element", messages),
         who, who,
     )
+
+
+def _block(n: np.ndarray, mask: int) -> np.ndarray:
+    """The block (of p2/(2·mask) segments) new rank n sends in the halving step at `mask`.
+
+    Before that step rank n's range starts at Σ p2/(2b) over the bits b < mask set in n,
+    i.e. at block Σ mask/b; a lower rank (bit `mask` clear) sends the upper half.
+    """
+    block = np.where(n & mask, 0, 1).astype(np.int64)
+    b = 1
+    while b < mask:
+        block += np.where(n & b, mask // b, 0)
+        b *= 2
+    return block
+
+
+def _step_elements(model, gpus: int, elements: int, mask: int) -> tuple[int, int]:
+    """The most elements a swap at `mask` carries inside a node and across (−1: no such swap)."""
+    from ._timing import crosses, pair_candidates
+    p2, rem = split(gpus)
+    q, r = divmod(elements, p2)
+    h = p2 // (2 * mask)
+    size = lambda j: q * h + int(np.clip(r - j * h, 0, h))  # noqa: E731 (block j's elements)
+    per = model.topology.gpus_per_node
+    if per is None:
+        return size(0), -1  # block 0, the largest, is always sent (by new rank `mask`)
+    if mask >= per:
+        return -1, size(0)
+    n = pair_candidates(p2, mask, rem, per)
+    real = lambda k: np.where(k < rem, 2 * k + 1, k + rem)  # noqa: E731 (`_fold.real_ranks`)
+    across = crosses(model, real(n), real(n ^ mask))
+    block = _block(n, mask)
+    inside = size(int(block[~across].min())) if (~across).any() else -1
+    over = size(int(block[across].min())) if across.any() else -1
+    return inside, over
+
+
+def seconds(gpus: int, elements: int, model):
+    """α-β-γ time: fold, lg p2 halving steps (reduce), lg p2 doubling steps (copy), hand back.
+
+    On one level with G a power of two dividing N: 2·lg G·α + 2(G−1)/G·nβ + (G−1)/G·nγ
+    (Thakur, Rabenseifner & Gropp 2005, §4.1, Table 1). The step at distance 2^s swaps
+    blocks of p2/2^(s+1) segments; block j is sent by ranks n ≡ f(j) mod 2^(s+1), so each
+    level's largest block shows among O(P²) ranks (one period of lcm(2^(s+1), P)).
+    The doubling step at a distance carries the same blocks back, as copies.
+    """
+    from ._fold import fold_timing
+    from ._timing import ACROSS, INSIDE, Clock, costs
+    clock = Clock()
+    if gpus < 2:
+        return clock.estimate()
+    fold_timing(model, gpus, elements, clock, True)
+    p2, _ = split(gpus)
+    masks = []
+    mask = 1
+    while mask < p2:
+        masks.append((mask, _step_elements(model, gpus, elements, mask)))
+        mask *= 2
+    for reduce, order in ((True, masks), (False, masks[::-1])):
+        for _, (inside, across) in order:
+            wire, arrive = costs(model, [max(inside, 0), max(across, 0)], [False, True], reduce)
+            times = {INSIDE: arrive[0] if inside >= 0 else -1.0,
+                     ACROSS: arrive[1] if across >= 0 else -1.0}
+            top = max(times.values())
+            if top > 0:
+                clock.add(top, ACROSS if times[ACROSS] >= times[INSIDE] else INSIDE)
+    fold_timing(model, gpus, elements, clock, False)
+    return clock.estimate("every GPU's ports")
+
+
+def busiest_gpu(gpus: int, elements: int) -> int:
+    """Each GPU sends and receives the same ranges overall: the busiest sender (new rank 0)."""
+    return closed_form(gpus, elements).busiest_sender

@@ -107,3 +107,34 @@ def closed_form(gpus: int, elements: int, nodes=None) -> ClosedForm:
         "received": "2·(L−1)·N/L + 2·(M−1)·N/G", "steps": "2·(L−1) + 2·(M−1)",
         "messages": "transfers that carry at least one element",
     }, 2 * (per - 1) + 2 * (m - 1), {"sent": textbook, "received": textbook})
+
+
+def _phases(gpus: int, nodes):
+    """(orders, bases, width, gather) of the four ring phases, in plan order."""
+    (inside, base_in, width_in), (across, base_x, width_x) = _rings(gpus, nodes)
+    return ((inside, base_in, width_in, False), (across, base_x, width_x, False),
+            (across, base_x, width_x, True), (inside, base_in, width_in, True))
+
+
+def seconds(gpus: int, elements: int, model, nodes=None):
+    """α-β-γ time of the four ring phases (`_timing.ring_phase`, O(G), no plan).
+
+    On one level with G dividing N: 2(L−1)·(α + N/L·β) + (L−1)·N/L·γ inside, then
+    2(M−1)·(α + N/G·β) + (M−1)·N/G·γ across. Which of its transfers cross the topology's
+    nodes depends on how its M groups of L fall on them, so each phase is priced port by port.
+    """
+    from ._timing import Clock, ring_phase
+    m, per = _shape(gpus, nodes)
+    clock = Clock()
+    for orders, bases, width, gather in _phases(gpus, nodes):
+        clock.add(*ring_phase(model, orders, bases, width, gpus, elements, gather))
+    return clock.estimate("every GPU's ports")
+
+
+def busiest_gpu(gpus: int, elements: int, nodes=None) -> int:
+    """The lowest GPU sending plus receiving the most, from the exact per-GPU counts."""
+    from ._multiring import moved_most
+    tally = Tally(gpus, gpus, elements)
+    for orders, bases, width in _rings(gpus, nodes):
+        tally.add_rings(orders, bases, width)
+    return moved_most(tally)

@@ -75,5 +75,8 @@ def seconds(gpus: int, elements: int, model, master: int = 0):
 
 
 def busiest_gpu(gpus: int, elements: int, master: int = 0) -> int:
-    """The master: it receives and sends (G−1)·N, every other GPU only N each way."""
-    return master if elements and gpus > 1 else 0  # nothing moves: the ledger picks GPU1
+    """The master: it receives and sends (G−1)·N, every other GPU only N each way.
+
+    With nothing to move, or G = 2 (both GPUs move N each way), the ledger's tie goes to GPU1.
+    """
+    return master if elements and gpus > 2 else 0

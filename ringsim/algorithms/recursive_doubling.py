@@ -67,3 +67,51 @@ def closed_form(gpus: int, elements: int) -> ClosedForm:
         formula("2·rem + p2·lg p2" if rem else "G·lg G", (2 * rem + p2 * lg) if n else 0),
         who, who,
     )
+
+
+def swap_levels(model, gpus: int, mask: int) -> tuple[bool, bool]:
+    """(some swap stays inside a node, some swap crosses nodes) at distance `mask`, in O(P²)."""
+    from ._timing import crosses, pair_candidates
+    p2, rem = split(gpus)
+    per = model.topology.gpus_per_node
+    if per is None:
+        return True, False
+    if mask >= per:  # GPUs mask new ranks apart are at least mask real GPUs apart
+        return False, True
+    n = pair_candidates(p2, mask, rem, per)
+    real = lambda k: np.where(k < rem, 2 * k + 1, k + rem)  # noqa: E731 (`_fold.real_ranks`)
+    across = crosses(model, real(n), real(n ^ mask))
+    return bool((~across).any()), bool(across.any())
+
+
+def seconds(gpus: int, elements: int, model):
+    """α-β-γ time: fold, lg p2 swaps of the whole vector (α + Nβ + Nγ each), hand back.
+
+    On one level with G a power of two: lg G·(α + nβ + nγ) (Thakur, Rabenseifner & Gropp
+    2005, §4.1, Table 1). Each port carries one transfer per step, all of N elements, so a
+    step costs its slowest level's α + Nβ + Nγ; which levels a step uses repeats with period
+    lcm(2^(s+1), P) along the ranks, so O(P²) ranks per step decide it (O(log G) steps).
+    """
+    from ._fold import fold_timing
+    from ._timing import ACROSS, INSIDE, Clock, costs
+    clock = Clock()
+    if gpus < 2:
+        return clock.estimate()
+    fold_timing(model, gpus, elements, clock, True)
+    p2, _ = split(gpus)
+    _, arrive = costs(model, [elements, elements], [False, True], True)
+    mask = 1
+    while mask < p2:
+        inside, across = swap_levels(model, gpus, mask)
+        times = {INSIDE: arrive[0] if inside else -1.0, ACROSS: arrive[1] if across else -1.0}
+        top = max(times.values())
+        if top > 0:
+            clock.add(top, ACROSS if times[ACROSS] >= times[INSIDE] else INSIDE)
+        mask *= 2
+    fold_timing(model, gpus, elements, clock, False)
+    return clock.estimate("every GPU's ports")
+
+
+def busiest_gpu(gpus: int, elements: int) -> int:
+    """Every GPU sends and receives as much as it gets: new rank 0 (GPU2 with folded GPUs), else GPU1."""
+    return closed_form(gpus, elements).busiest_sender

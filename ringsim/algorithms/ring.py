@@ -98,15 +98,20 @@ def closed_form(gpus: int, elements: int, channels: int = 1, ring_order=None) ->
     )
 
 
-def seconds(gpus: int, elements: int, model):
+def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None):
     """α-β-γ time: 2·(G−1) steps, each as long as its slowest transfer to the next GPU.
 
     On one level with G dividing N this is the textbook 2(G−1)α + 2(G−1)/G·Nβ + (G−1)/G·Nγ
     (Thakur, Rabenseifner & Gropp 2005, §4.1). Exactly, for any N: in each step every GPU
     sends one segment; a level's time is α + b·β (+ b·γ in reduce-scatter) for the largest
-    segment b that some GPU sends on it, found for all steps at once in O(G).
+    segment b that some GPU sends on it, found for all steps at once in O(G). With channels
+    or ring orders the K rings queue on shared ports: `_multiring.seconds`, O(K·G).
     """
     from ..cost import Estimate, _dominant
+    if _several(gpus, channels, ring_order):
+        opts = check_options(gpus, channels, ring_order)
+        return _multiring.seconds(gpus, elements, model,
+                                  _multiring.order_array(opts["ring_order"], opts["channels"], gpus))
     topo = model.topology
     if gpus < 2:
         return Estimate(0.0, None)
@@ -159,13 +164,18 @@ def seconds(gpus: int, elements: int, model):
     return Estimate(spent["inside"] + spent["across"], _dominant(spent), "every GPU's ports")
 
 
-def busiest_gpu(gpus: int, elements: int) -> int:
+def busiest_gpu(gpus: int, elements: int, channels: int = 1, ring_order=None) -> int:
     """The lowest 0-based GPU sending plus receiving the most, as the ledger picks it.
 
     GPU k sends every segment but k+1 (reduce-scatter) and k+2 (all-gather), and receives
     every segment but k and k+1: it moves 4N − |k| − 2|k+1| − |k+2| (indices mod G), so the
     busiest GPU is the first k whose segments k, k+1, k+1, k+2 hold the fewest big ones.
+    K rings: counted per GPU (`_multiring.busiest_gpu`).
     """
+    if _several(gpus, channels, ring_order):
+        opts = check_options(gpus, channels, ring_order)
+        return _multiring.busiest_gpu(gpus, elements,
+                                      _multiring.order_array(opts["ring_order"], opts["channels"], gpus))
     if gpus < 3:
         return 0
     big = (np.arange(gpus) < elements % gpus).astype(np.int64)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..formula import ClosedForm
 from ..plan import Plan
-from . import _trees
+from . import _btree, _trees
 from ._phases import btree_parents
 
 NAME = "tree"
@@ -48,4 +48,14 @@ def transfers(gpus: int, chunks: int = 1) -> int:
 
 def closed_form(gpus: int, elements: int, chunks: int = 1) -> ClosedForm:
     """2·(G−1)·N in all; the busiest GPU (a parent of two that has a parent) moves 3·N each way."""
-    return _trees.closed_form(gpus, elements, [btree_parents(gpus)], chunks)
+    return _trees.closed_form(gpus, elements, [_btree.Tree(gpus)], chunks)
+
+
+def seconds(gpus: int, elements: int, model, chunks: int = 1):
+    """α-β-γ time of the pipelined reduce and broadcast (`_trees.seconds`)."""
+    return _trees.seconds(gpus, elements, model, [_btree.Tree(gpus)], _trees.check_chunks(chunks))
+
+
+def busiest_gpu(gpus: int, elements: int, chunks: int = 1) -> int:
+    """The lowest GPU moving the most: every GPU sends as much as it receives."""
+    return _trees.busiest_gpu(gpus, elements, [_btree.Tree(gpus)], _trees.check_chunks(chunks))

@@ -1,0 +1,224 @@
+"""Closed-form α-β-γ time without a plan: the pieces every algorithm's `seconds` hook shares.
+
+The model is ringsim.cost's (Thakur, Rabenseifner & Gropp, IJHPCA 2005, §2): a transfer of
+b bytes costs α + b·β of its level on the sender's out port and the receiver's in port, a
+reduce adds b·γ on the in port, transfers sharing a port queue, a step lasts as long as its
+busiest port, and ties go to the across level. The hooks never build a Plan: they describe
+each step by few columns (representative transfers, or whole rings at once) and price them
+here with the same arithmetic as `cost.price_step`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+INSIDE, ACROSS = 0, 1
+
+
+def level_costs(model):
+    """((α, β) inside, (α, β) across, γ): zeros for a level the topology lacks (never used then)."""
+    topo = model.topology
+    pairs = []
+    for key in ("inside", "across"):
+        lv = topo.levels.get(key)
+        pairs.append((lv.alpha, lv.beta) if lv is not None else (0.0, 0.0))
+    return pairs[0], pairs[1], topo.gamma
+
+
+def crosses(model, src, dst) -> np.ndarray:
+    """Whether each transfer src → dst (0-based GPUs) goes across nodes."""
+    per = model.topology.gpus_per_node
+    src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    if per is None:
+        return np.zeros(np.broadcast(src, dst).shape, bool)
+    return (src // per) != (dst // per)
+
+
+def costs(model, elements, across, reduce):
+    """(wire, arrive): seconds on the out port (α + b·β) and on the in port (+ b·γ for a reduce)."""
+    (ai, bi), (ax, bx), gamma = level_costs(model)
+    nbytes = np.asarray(elements, dtype=np.float64) * model.itemsize
+    across = np.asarray(across, bool)
+    alpha, beta = np.where(across, ax, ai), np.where(across, bx, bi)
+    moved = nbytes > 0
+    wire = np.where(moved, alpha + nbytes * beta, 0.0)
+    arrive = wire + np.where(moved & np.asarray(reduce, bool), nbytes * gamma, 0.0)
+    return wire, arrive
+
+
+def price(model, src, dst, elements, reduce) -> tuple[float, int | None]:
+    """One step from its transfers' columns: (seconds, INSIDE/ACROSS of the bottleneck or None)."""
+    src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    if len(src) == 0:
+        return 0.0, None
+    across = crosses(model, src, dst)
+    wire, arrive = costs(model, elements, across, np.broadcast_to(reduce, src.shape))
+    level = across.astype(np.int64)
+    keys = np.concatenate([(src * 2 + level) * 2, (dst * 2 + level) * 2 + 1])
+    used, inverse = np.unique(keys, return_inverse=True)
+    busy = np.bincount(inverse, weights=np.concatenate([wire, arrive]), minlength=len(used))
+    top = busy.max()
+    if top <= 0:
+        return 0.0, None
+    return float(top), ACROSS if ((used[busy == top] // 2) % 2).any() else INSIDE
+
+
+def pick(inside, across):
+    """Per step: (seconds, level) from each level's busiest port (−inf: no port on that level)."""
+    inside, across = np.asarray(inside, np.float64), np.asarray(across, np.float64)
+    top = np.maximum(inside, across)
+    moved = top > 0
+    return np.where(moved, top, 0.0), np.where(moved, np.where(across >= inside, ACROSS, INSIDE), -1)
+
+
+class Clock:
+    """Step times and bottleneck levels, summed as PlanCost sums them."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def add(self, seconds, level, count: int = 1) -> None:
+        """One step (or arrays of steps; `count` equal steps at once)."""
+        seconds = np.atleast_1d(np.asarray(seconds, np.float64)) * count
+        level = np.atleast_1d(np.asarray(-1 if level is None else level, np.int64))
+        self.parts.append((seconds, np.broadcast_to(level, seconds.shape)))
+
+    def estimate(self, ports: str = ""):
+        """The Estimate: total seconds and the level that held the bottleneck longest (across on ties)."""
+        from ..cost import Estimate, _dominant
+        if not self.parts:
+            return Estimate(0.0, None)
+        seconds = np.concatenate([s for s, _ in self.parts])
+        level = np.concatenate([lv for _, lv in self.parts])
+        by_level = {}
+        for code, key in ((INSIDE, "inside"), (ACROSS, "across")):
+            chosen = seconds[level == code]
+            if len(chosen):
+                by_level[key] = math.fsum(chosen) if len(chosen) < 4096 else float(chosen.sum())
+        total = math.fsum(seconds) if len(seconds) < 4096 else float(seconds.sum())
+        return Estimate(total, _dominant(by_level), ports)
+
+
+def window_max(values: np.ndarray, width: int) -> np.ndarray:
+    """For every start i, the max of values[i], …, values[i+width−1] taken cyclically (−inf if width is 0)."""
+    n = len(values)
+    if width <= 0 or n == 0:
+        return np.full(n, -np.inf)
+    if width >= n:
+        return np.full(n, values.max())
+    if width == 1:
+        return values
+    # Van Herk / Gil-Werman: maxima from the left and from the right inside blocks of `width`.
+    doubled = np.concatenate([values, values[:width - 1]])
+    pad = -len(doubled) % width
+    padded = np.concatenate([doubled, np.full(pad, -np.inf)]).reshape(-1, width)
+    left = np.maximum.accumulate(padded, axis=1).reshape(-1)
+    right = np.maximum.accumulate(padded[:, ::-1], axis=1)[:, ::-1].reshape(-1)
+    start = np.arange(n)
+    return np.maximum(right[start], left[start + width - 1])
+
+
+def ring_phase(model, orders, bases, width: int, segments: int, elements: int,
+               gather: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Every step of R rings' reduce-scatter (or all-gather) at once: (seconds, levels) per step.
+
+    The rings are `_phases.ring_iterations`': position p of ring i sends block
+    (p+1−s) mod L (all-gather: p+2−s) of `width` segments from segment bases[i]. With
+    N = q·S + r a block holds q·width elements plus its long segments, so along a ring the
+    blocks are long, then one partly long, then short: a ring whose blocks differ is
+    "varying", and its long blocks sit in a window of positions that turns with s. Every
+    port's queue is then a constant (rings whose blocks all match) plus at most one varying
+    transfer, and the busiest port of each step is a sliding-window maximum: O(R·L) in all.
+    """
+    orders = np.atleast_2d(np.asarray(orders, np.int64))
+    rings, length = orders.shape
+    if length < 2:
+        return np.zeros(0), np.zeros(0, np.int64)
+    bases = np.broadcast_to(np.asarray(bases, np.int64), (rings,))
+    q, r = divmod(elements, segments)
+    full = np.clip((r - bases) // width, 0, length)            # fully long blocks per ring
+    part = np.where((full < length) & (r - bases - full * width > 0), r - bases - full * width, 0)
+    varying = ~((full == length) | ((full == 0) & (part == 0)))
+    if len(np.unique(bases[varying])) > 1:
+        return _ring_phase_steps(model, orders, bases, width, q, r, gather)
+    gpus = int(orders.max()) + 1
+    dst = np.roll(orders, -1, axis=1)
+    level = crosses(model, orders, dst).astype(np.int8)
+    out_key, in_key = orders * 2 + level, dst * 2 + level      # ports: GPU·2 + level
+    del dst
+    # Constant rings: every block the same size; their ports' queues do not change with s.
+    steady = ~varying
+    size = np.where(full == length, q * width + width, q * width)[:, None]
+    const_out, const_in = np.zeros(2 * gpus), np.zeros(2 * gpus)
+    rows = np.flatnonzero(steady)
+    batch = max(1, (1 << 18) // length)  # a few rings at a time: bounded temporaries
+    for at in range(0, len(rows), batch):
+        some = rows[at:at + batch]
+        wire, arrive = costs(model, np.broadcast_to(size[some], (len(some), length)),
+                             level[some] > 0, not gather)
+        const_out += np.bincount(out_key[some].ravel(), wire.ravel(), 2 * gpus)
+        const_in += np.bincount(in_key[some].ravel(), arrive.ravel(), 2 * gpus)
+        del wire, arrive
+    steps = np.arange(1, length)
+    best = []
+    for const, keys in ((const_out, out_key), (const_in, in_key)):
+        free = np.zeros(2 * gpus, bool)
+        free[keys.ravel()] = True
+        if varying.any():
+            free[keys[varying].ravel()] = False   # ports with a varying transfer: below
+        for code in (INSIDE, ACROSS):
+            chosen = free.reshape(gpus, 2)[:, code]
+            top = const.reshape(gpus, 2)[:, code][chosen].max() if chosen.any() else -np.inf
+            if len(best) < 2:
+                best.append(np.full(len(steps), top))
+            else:
+                best[code] = np.maximum(best[code], top)
+    if varying.any():
+        shift = 2 if gather else 1
+        v = int(np.flatnonzero(varying)[0])
+        f, p_size = int(full[v]), int(part[v])
+        classes = [(q * width + width, f, 0), (q * width + p_size, int(p_size > 0), f),
+                   (q * width, length - f - int(p_size > 0), f + int(p_size > 0))]
+        lv, ok, ik = level[varying], out_key[varying], in_key[varying]
+        for elements_c, count, offset in classes:
+            if count == 0:
+                continue
+            w, a = costs(model, np.full(lv.shape, elements_c), lv > 0, not gather)
+            value = np.maximum(const_out[ok] + w, const_in[ik] + a)
+            start = (steps - shift + offset) % length   # first position holding this class
+            for code in (INSIDE, ACROSS):
+                per_pos = np.where(lv == code, value, -np.inf).max(axis=0)
+                best[code] = np.maximum(best[code], window_max(per_pos, count)[start])
+    return pick(best[INSIDE], best[ACROSS])
+
+
+def _ring_phase_steps(model, orders, bases, width, q, r, gather):
+    """The same, step by step (rings with different long windows: O(R·L) per step)."""
+    rings, length = orders.shape
+    p = np.arange(length)
+    src, dst = orders.ravel(), np.roll(orders, -1, axis=1).ravel()
+    seconds, levels = [], []
+    for s in range(1, length):
+        first = bases[:, None] + ((p + (2 if gather else 1) - s) % length) * width
+        elements = q * width + np.clip(r - first, 0, width).ravel()
+        t, lv = price(model, src, dst, elements, not gather)
+        seconds.append(t)
+        levels.append(-1 if lv is None else lv)
+    return np.array(seconds), np.array(levels, np.int64)
+
+
+def pair_candidates(count: int, mask: int, rem: int, per_node: int | None) -> np.ndarray:
+    """New ranks n whose swaps with n XOR mask show every case a whole step holds.
+
+    Ranks play GPUs 2n+1 (n < rem) or n+rem (n ≥ rem) (`_fold.real_ranks`); whether a swap
+    crosses nodes, and which block it carries, repeat with period lcm(2·mask, P) inside each
+    of the two runs, so one period from the start of each run and around the seam suffices.
+    """
+    span = 2 * mask if per_node is None else math.lcm(2 * mask, per_node) + 2 * mask
+    if span >= count:
+        return np.arange(count, dtype=np.int64)
+    picks = [np.arange(0, span), np.arange(max(0, rem - span), min(count, rem + span)),
+             np.arange(count - span, count)]
+    return np.unique(np.concatenate(picks)).astype(np.int64)

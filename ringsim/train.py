@@ -84,6 +84,19 @@ def _loss(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean(np.logaddexp(0, z) - y * z))
 
 
+
+def check_training(gpus, epochs, samples, features, batch) -> tuple[int, int, int, int, int]:
+    """G, epochs, samples, features and batch checked as every training run needs them."""
+    gpus = check_gpus(gpus)
+    epochs = check_count(epochs, "the number of epochs", minimum=1, maximum=10_000)
+    samples = check_count(samples, "the number of samples", minimum=1, maximum=10_000_000)
+    features = check_count(features, "the number of features", minimum=1, maximum=10_000)
+    batch = check_count(batch, "the batch size", minimum=1, maximum=samples)
+    if gpus > batch:
+        raise RingsimError(f"each GPU needs at least one sample of every batch: --gpus ({gpus}) "
+                           f"must be at most the batch size ({batch})")
+    return gpus, epochs, samples, features, batch
+
 def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool = True,
           master: int | None = None, samples: int = 4096, features: int = 8, batch: int = 256,
           lr: float = 0.5, seed: int = 0, xp=np, options: dict | None = None) -> TrainingRun:
@@ -93,14 +106,7 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
 
     The model's arithmetic runs in NumPy; the gradient syncs run on `xp`'s arrays (NumPy or CuPy).
     """
-    gpus = check_gpus(gpus)
-    epochs = check_count(epochs, "the number of epochs", minimum=1, maximum=10_000)
-    samples = check_count(samples, "the number of samples", minimum=1, maximum=10_000_000)
-    features = check_count(features, "the number of features", minimum=1, maximum=10_000)
-    batch = check_count(batch, "the batch size", minimum=1, maximum=samples)
-    if gpus > batch:
-        raise RingsimError(f"each GPU needs at least one sample of every batch: --gpus ({gpus}) "
-                           f"must be at most the batch size ({batch})")
+    gpus, epochs, samples, features, batch = check_training(gpus, epochs, samples, features, batch)
     if not (isinstance(lr, (int, float)) and 0 < lr < float("inf")):
         raise RingsimError(f"the learning rate must be a positive number, got {lr!r}")
     plan = make_plan(algorithm, gpus, master=master, **(options or {}))

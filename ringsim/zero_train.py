@@ -20,13 +20,12 @@ import numpy as np
 
 from . import collectives
 from .backend import to_numpy
-from .checks import check_count, check_gpus
 from .errors import RingsimError
 from .layout import Layout
 from .ledger import measure
 from .executors import make_executor
 from .plan import Plan
-from .train import _gradient, _loss, synthetic_data
+from .train import _gradient, _loss, check_training, synthetic_data
 
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8  # Adam's defaults (Kingma & Ba 2015, Algorithm 1)
 
@@ -91,14 +90,7 @@ def train_zero(gpus: int = 4, stage: int = 2, epochs: int = 5, *, samples: int =
     """Train the demo's logistic regression with ZeRO `stage` (1–3) and with plain data parallelism."""
     if stage not in (1, 2, 3):
         raise RingsimError(f"--zero takes stage 1, 2 or 3, got {stage!r}")
-    gpus = check_gpus(gpus)
-    epochs = check_count(epochs, "the number of epochs", minimum=1, maximum=10_000)
-    samples = check_count(samples, "the number of samples", minimum=1, maximum=10_000_000)
-    features = check_count(features, "the number of features", minimum=1, maximum=10_000)
-    batch = check_count(batch, "the batch size", minimum=1, maximum=samples)
-    if gpus > batch:
-        raise RingsimError(f"each GPU needs at least one sample of every batch: --gpus ({gpus}) "
-                           f"must be at most the batch size ({batch})")
+    gpus, epochs, samples, features, batch = check_training(gpus, epochs, samples, features, batch)
     x, y = synthetic_data(samples, features, seed)
     n = features + 1
     layout = Layout(gpus, n)

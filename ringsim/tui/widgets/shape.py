@@ -119,21 +119,21 @@ class Canvas:
     def __init__(self) -> None:
         self.cells = [[(" ", "")] * WIDTH for _ in range(HEIGHT)]
 
-    def put(self, x: int, y: int, char: str, style: str) -> None:
+    def put(self, x: int, y: int, char: str, style: str = "") -> None:
         """One character (off-canvas positions are ignored)."""
         if 0 <= x < WIDTH and 0 <= y < HEIGHT:
             self.cells[y][x] = (char, style)
 
-    def edge(self, a, b, style: str, arrow: bool) -> None:
-        """A line from a to b; with `arrow`, a head next to b pointing at it."""
+    def edge(self, a, b, style: str) -> tuple[int, int, str] | None:
+        """A line from a to b; returns where its head goes (next to b) and the arrow, or None."""
         cells = _line(a, b)
         glyph = _glyph(a, b)
         for x, y in cells:
             self.put(x, y, glyph, style)
-        if arrow and cells:
-            x, y = cells[-1]
-            step = ((b[0] > x) - (b[0] < x), (b[1] > y) - (b[1] < y))
-            self.put(x, y, ARROWS.get(step, "•"), style + " bold")
+        if not cells:
+            return None
+        x, y = cells[-1]
+        return x, y, ARROWS.get(((b[0] > x) - (b[0] < x), (b[1] > y) - (b[1] < y)), "•")
 
     def text(self) -> Text:
         """The grid as Rich text, one line per row."""
@@ -168,23 +168,23 @@ def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
     if tree:
         for g, p in enumerate(parents):
             if p >= 0:
-                canvas.edge(spots[g], spots[p], "grey42", False)
+                canvas.edge(spots[g], spots[p], "grey42")
     elif plan.algorithm in ("ring", "bidirectional-ring", "hierarchical") and gpus > 2:
         order = ring_order(plan)
         for i, g in enumerate(order):
-            canvas.edge(spots[g], spots[order[(i + 1) % gpus]], "grey42", False)
+            canvas.edge(spots[g], spots[order[(i + 1) % gpus]], "grey42")
     # This step's links, lit in their lane's colour, arrows at the receivers.
     moves: dict[tuple[int, int], int] = {}
     if step is not None:
         for t in step.transfers():
             moves.setdefault((t.src, t.dst), lane_of(plan, t.first))
+    heads = []  # drawn after every line, so that no line crosses out another's head
     for (src, dst), lane in moves.items():
-        if (dst, src) in moves and dst < src:
-            continue  # an exchange: drawn once, with a head at both ends
         colour = LANE_COLOURS[lane % len(LANE_COLOURS)]
-        canvas.edge(spots[src], spots[dst], colour, True)
-        if (dst, src) in moves:
-            canvas.edge(spots[dst], spots[src], colour, True)
+        heads.append((canvas.edge(spots[src], spots[dst], colour), colour))
+    for head, colour in heads:
+        if head is not None:
+            canvas.put(*head, colour + " bold")
     for g, (x, y) in spots.items():
         style = "bold white on red" if g == bottleneck else "bold"
         canvas.put(x, y, str(g + 1) if g < 9 else "•", style)

@@ -50,10 +50,10 @@ class Clock:
         return None if port is None else port.gpu
 
     def text(self, plan: Plan, elements: int, position: int) -> str:
-        """'⏱ step 1.20 µs · so far 3.40 µs · end 8.00 µs · flat'."""
+        """'time: step 1.20 µs · so far 3.40 µs · end 8.00 µs · flat'."""
         cost = self.price(plan, elements)
         step = cost.steps[position - 1].seconds if position else 0.0
         so_far = self.times[position - 1] if position else 0.0
         end = self.times[-1] if self.times else 0.0
-        return (f"⏱ step {format_seconds(step)} · so far {format_seconds(so_far)} · "
+        return (f"time: step {format_seconds(step)} · so far {format_seconds(so_far)} · "
                 f"end {format_seconds(end)} · {self.topology}")

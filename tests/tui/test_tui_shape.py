@@ -135,7 +135,7 @@ async def test_bottleneck_gpu_is_marked():
         await pilot.pause()
         # Every GPU sends to the master at once: its in port queues three transfers.
         titles = [str(p.border_title) for p in app.screen.query(GpuPanel)]
-        assert titles[0].endswith("⧗") and not any(t.endswith("⧗") for t in titles[1:])
+        assert titles[0].endswith("●") and not any(t.endswith("●") for t in titles[1:])
 
 
 async def test_shape_is_hidden_at_80x24():

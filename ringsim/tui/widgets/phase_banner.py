@@ -9,7 +9,7 @@ from ...simulation import Simulation
 
 
 class PhaseBanner(Static):
-    """'Ring all-reduce · 4 GPUs · …' over 'Reduce-scatter · iteration 2 of 3   ⏱ step … · so far … · end …'."""
+    """'Ring all-reduce · 4 GPUs · …' over 'Reduce-scatter · iteration 2 of 3   time: step … · so far … · end …'."""
 
     def show(self, sim: Simulation, playing: bool = False, delay: float = 1.0, clock: str = "") -> None:
         """Show the simulation's title and banner; the class says start, running or done."""

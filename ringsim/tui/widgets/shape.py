@@ -106,9 +106,9 @@ def _line(a: tuple[int, int], b: tuple[int, int]) -> list[tuple[int, int]]:
 
 def _glyph(a: tuple[int, int], b: tuple[int, int]) -> str:
     dx, dy = b[0] - a[0], b[1] - a[1]
-    if abs(dx) > 2 * abs(dy):
+    if abs(dx) > 3 * abs(dy):
         return "─"
-    if abs(dy) > 2 * abs(dx):
+    if abs(dy) > 3 * abs(dx):
         return "│"
     return "╲" if (dx > 0) == (dy > 0) else "╱"
 

@@ -11,8 +11,9 @@ from textual.timer import Timer
 from ..algorithms import ALGORITHMS, plan_options
 from ..errors import RingsimError
 from ..lessons import load_lessons
+from ..timeline import Fault
 from ..simulation import Simulation
-from .clock import Clock, fitting
+from .clock import SLOW, Clock, fitting
 from .scenario import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, Scenario,
                        check_view_limits, fewer_elements, more_elements)
 from .screens.help import HelpScreen
@@ -49,6 +50,10 @@ class RingsimApp(App[None]):
                 tooltip="more chunks (tree, double tree) or channels (ring)"),
         Binding("t", "topology", "Topology", show=False,
                 tooltip="next topology preset for the clock (flat, DGX, PCIe, Ethernet)"),
+        Binding("T", "timeline", "Timeline", key_display="T", show=False,
+                tooltip="timeline pane: a Gantt strip per GPU, the current step marked"),
+        Binding("s", "slow", "Slow GPU", show=False,
+                tooltip=f"GPU1 at {SLOW:g}× speed (again: back to full speed); the clock follows"),
         Binding("g", "gpus(-1)", "−GPU", key_display="g", group=GPUS, tooltip="one GPU fewer"),
         Binding("G", "gpus(1)", "+GPU", key_display="G", group=GPUS,
                 tooltip=f"one GPU more ({MIN_GPUS} to {MAX_GPUS}; past {DETAIL_MAX_GPUS} a heat map; "
@@ -78,6 +83,7 @@ class RingsimApp(App[None]):
         self.values = values
         self.speed = 1
         self.clock = Clock()
+        self.timeline = False  # the timeline pane (key T)
         self.playing = False
         self._timer: Timer | None = None
         self.simulator = SimulatorScreen()
@@ -99,7 +105,8 @@ class RingsimApp(App[None]):
         await self.simulator.show(self.sim, values=self.values, playing=self.playing,
                                   delay=SPEEDS[self.speed], present=self.present,
                                   clock=self.clock.text(plan, elements, position),
-                                  bottleneck=self.clock.bottleneck(plan, elements, position))
+                                  bottleneck=self.clock.bottleneck(plan, elements, position),
+                                  timeline=self.clock.timeline(plan, elements) if self.timeline else None)
 
     # --- moving through the plan ------------------------------------------------------
     async def action_next(self) -> None:
@@ -221,6 +228,16 @@ class RingsimApp(App[None]):
         if name == "channels":
             options["ring_order"] = None  # one order per ring would no longer match
         await self.switch(replace(self.scenario, options=tuple(options.items())), self.sim.position)
+
+    async def action_timeline(self) -> None:
+        """Open or close the timeline pane."""
+        self.timeline = not self.timeline
+        await self.refresh_view()
+
+    async def action_slow(self) -> None:
+        """GPU1 slow (SLOW× speed) or back to full speed; the clock and the timeline follow."""
+        self.clock.faults = () if self.clock.faults else (Fault("slow-gpu", (0,), SLOW),)
+        await self.refresh_view()
 
     async def action_topology(self) -> None:
         """The clock's next topology preset that G fits."""

@@ -154,3 +154,37 @@ async def test_help_lists_the_new_keys(plain):
         text = "\n".join(plain(w) for w in app.screen.query("Static"))
         for words in ("fewer chunks", "more chunks", "next topology", "all nine"):
             assert words in text, words
+
+
+async def test_timeline_pane_and_slow_gpu(plain):
+    from ringsim.tui.widgets.timeline_pane import TimelinePane
+    app = RingsimApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "T")
+        await pilot.pause()
+        pane = app.screen.query_one(TimelinePane)
+        lines = plain(pane).splitlines()
+        assert pane.region.width > 0 and "▼ step 1" in lines[0]
+        # Flat ring at G = 4: every GPU's out port busy in each of the 6 equal steps.
+        assert [line.split()[0] for line in lines[1:5]] == ["GPU1", "GPU2", "GPU3", "GPU4"]
+        assert all(set(line.split()[1]) == {"█"} for line in lines[1:5])
+        # Half-speed GPU1 (Fault 'slow-gpu'): its sends take twice as long; so does step 1.
+        await pilot.press("s")
+        await pilot.pause()
+        banner = plain(app.screen.query_one(PhaseBanner))
+        assert "step 10.00 µs" in banner and "GPU1 at 0.5× speed" in banner
+        assert "with GPU1 at 0.5× speed" in plain(pane)
+        await pilot.press("s", "T")
+        await pilot.pause()
+        assert "step 5.00 µs" in plain(app.screen.query_one(PhaseBanner))
+        assert pane.region.width == 0
+
+
+async def test_timeline_pane_fits_80x24(plain):
+    from ringsim.tui.widgets.timeline_pane import TimelinePane
+    app = RingsimApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n", "n", "T")
+        await pilot.pause()
+        pane = app.screen.query_one(TimelinePane)
+        assert pane.region.width >= 69 and pane.region.height >= 3

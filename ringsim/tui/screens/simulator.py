@@ -16,6 +16,7 @@ from ..widgets.heat_map import HeatMap
 from ..widgets.lesson_panel import LessonPanel
 from ..widgets.phase_banner import PhaseBanner
 from ..widgets.shape import ShapeView
+from ..widgets.timeline_pane import TimelinePane
 from ..widgets.too_small import TooSmall
 from ..widgets.transfer_list import TransferList
 
@@ -49,6 +50,9 @@ class SimulatorScreen(Screen):
                     with VerticalScroll(id="counters-box") as box:
                         box.border_title = "Elements moved"
                         yield Counters(id="counters")
+                    with VerticalScroll(id="timeline-box") as box:
+                        box.border_title = "Timeline (T)"
+                        yield TimelinePane(id="timeline")
             yield LessonPanel(id="lesson")
         yield Footer(compact=True)
 
@@ -61,7 +65,7 @@ class SimulatorScreen(Screen):
 
     async def show(self, sim: Simulation, *, values: bool = False, playing: bool = False,
                    delay: float = 1.0, present: bool = False, clock: str = "",
-                   bottleneck: int | None = None) -> None:
+                   bottleneck: int | None = None, timeline=None) -> None:
         """Show the Simulation as it is now (rebuilding the GPU panels only when G changed)."""
         if not self.ready:
             return
@@ -79,6 +83,9 @@ class SimulatorScreen(Screen):
             self.query_one(ShapeView).show(sim.plan, sim.current, bottleneck)
         self.query_one(TransferList).show(sim)
         self.query_one(Counters).show(sim)
+        self.set_class(timeline is not None, "-timeline")
+        if timeline is not None:
+            self.query_one(TimelinePane).show(timeline, sim.position)
         self._fit(self.size.width, self.size.height)
 
     def on_resize(self, event: events.Resize) -> None:

@@ -188,3 +188,12 @@ async def test_timeline_pane_fits_80x24(plain):
         await pilot.pause()
         pane = app.screen.query_one(TimelinePane)
         assert pane.region.width >= 69 and pane.region.height >= 3
+
+
+def test_export_svg_carries_the_shape(tmp_path):
+    from ringsim.cli import main
+    assert main(["export", "--svg", str(tmp_path), "-a", "tree", "-g", "8", "-n", "8"]) == 0
+    start = (tmp_path / "00-start.svg").read_text(encoding="utf-8")
+    first = sorted(tmp_path.glob("01-*.svg"))[0].read_text(encoding="utf-8")
+    assert "tree:&#160;parent&#160;above&#160;children" in start
+    assert "bottleneck" in first and "bottleneck" not in start

@@ -36,6 +36,8 @@ class RingsimApp(App[None]):
     GPUS = Binding.Group("GPUs")
     ELEMENTS = Binding.Group("N")
     SPEED = Binding.Group("speed")
+    PARTS_KEYS = Binding.Group("chunks")
+    TIME = Binding.Group("time")
     BINDINGS = [
         Binding("right,n", "next", "Next", tooltip="next iteration"),
         Binding("left,p", "back", "Back", tooltip="back one iteration"),
@@ -44,16 +46,16 @@ class RingsimApp(App[None]):
         Binding("minus", "slower", "Slower", show=False, group=SPEED, tooltip="slower autoplay"),
         Binding("r", "reset", "Reset", show=False, tooltip="reset to the start"),
         Binding("a", "algorithm", "Algo", tooltip="next algorithm (all nine in turn)"),
-        Binding("c", "parts(-1)", "−chunks", show=False,
-                tooltip="fewer chunks (tree, double tree) or channels (ring)"),
-        Binding("C", "parts(1)", "+chunks", key_display="C", show=False,
-                tooltip="more chunks (tree, double tree) or channels (ring)"),
-        Binding("t", "topology", "Topology", show=False,
-                tooltip="next topology preset for the clock (flat, DGX, PCIe, Ethernet)"),
-        Binding("T", "timeline", "Timeline", key_display="T", show=False,
-                tooltip="timeline pane: a Gantt strip per GPU, the current step marked"),
-        Binding("s", "slow", "Slow GPU", show=False,
-                tooltip=f"GPU1 at {SLOW:g}× speed (again: back to full speed); the clock follows"),
+        Binding("c", "parts(-1)", "−chunks", show=False, group=PARTS_KEYS,
+                tooltip="fewer chunks (tree, double-tree) or channels (ring)"),
+        Binding("C", "parts(1)", "+chunks", key_display="C", show=False, group=PARTS_KEYS,
+                tooltip="more"),
+        Binding("t", "topology", "Topology", show=False, group=TIME,
+                tooltip="next topology for the clock"),
+        Binding("T", "timeline", "Timeline", key_display="T", show=False, group=TIME,
+                tooltip="timeline pane"),
+        Binding("s", "slow", "Slow GPU", show=False, group=TIME,
+                tooltip=f"GPU1 at {SLOW:g}× speed"),
         Binding("g", "gpus(-1)", "−GPU", key_display="g", group=GPUS, tooltip="one GPU fewer"),
         Binding("G", "gpus(1)", "+GPU", key_display="G", group=GPUS,
                 tooltip=f"one GPU more ({MIN_GPUS} to {MAX_GPUS}; past {DETAIL_MAX_GPUS} a heat map; "

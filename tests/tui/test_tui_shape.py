@@ -152,7 +152,7 @@ async def test_help_lists_the_new_keys(plain):
         await pilot.press("question_mark")
         await pilot.pause()
         text = "\n".join(plain(w) for w in app.screen.query("Static"))
-        for words in ("fewer chunks", "more chunks", "next topology", "all nine"):
+        for words in ("fewer chunks", "next topology", "timeline pane", "0.5× speed", "all nine"):
             assert words in text, words
 
 

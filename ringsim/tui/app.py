@@ -198,6 +198,10 @@ class RingsimApp(App[None]):
             return False
         self._stop()
         self.sim, self.scenario = sim, scenario
+        if self.clock.topology not in fitting(scenario.gpus)[0]:
+            self.notify(f"{scenario.gpus} GPUs do not fit {self.clock.topology}'s nodes: "
+                        "the clock is back on flat.", severity="information")
+            self.clock.topology = "flat"
         await self.refresh_view()
         return True
 

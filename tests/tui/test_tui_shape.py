@@ -197,3 +197,21 @@ def test_export_svg_carries_the_shape(tmp_path):
     first = sorted(tmp_path.glob("01-*.svg"))[0].read_text(encoding="utf-8")
     assert "tree:&#160;parent&#160;above&#160;children" in start
     assert "bottleneck" in first and "bottleneck" not in start
+
+
+async def test_t_skips_and_g_leaves_a_topology_g_does_not_fit():
+    app = RingsimApp(Simulation.create("ring", 8, 8))
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(4):
+            await pilot.press("t")
+            await pilot.pause()
+        assert app.clock.topology == "pcie-gen4"  # 8 GPUs fit its node
+        for _ in range(4):
+            await pilot.press("G")
+            await pilot.pause()
+        assert app.sim.plan.gpus == 12 and app.clock.topology == "flat"
+        assert any("do not fit pcie-gen4" in n for n in notices(app))
+        await pilot.press("t", "t", "t", "t")
+        await pilot.pause()
+        assert app.clock.topology == "flat"  # four presets fit 12 GPUs: round to the start
+        assert any("Skipped pcie-gen4" in n for n in notices(app))

@@ -8,16 +8,19 @@ from textual.app import App
 from textual.binding import Binding
 from textual.timer import Timer
 
-from ..algorithms import plan_options
+from ..algorithms import ALGORITHMS, plan_options
 from ..errors import RingsimError
 from ..lessons import load_lessons
+from ..timeline import Fault
 from ..simulation import Simulation
+from .clock import SLOW, Clock, fitting
 from .scenario import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, Scenario,
                        check_view_limits, fewer_elements, more_elements)
 from .screens.help import HelpScreen
 from .screens.simulator import SimulatorScreen
 from .widgets.lesson_panel import LessonPanel
 
+PARTS = {"tree": "chunks", "double-tree": "chunks", "ring": "channels"}  # what c / C change
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # autoplay: seconds per iteration, slow to fast
 
 
@@ -33,6 +36,8 @@ class RingsimApp(App[None]):
     GPUS = Binding.Group("GPUs")
     ELEMENTS = Binding.Group("N")
     SPEED = Binding.Group("speed")
+    PARTS_KEYS = Binding.Group("chunks")
+    TIME = Binding.Group("time")
     BINDINGS = [
         Binding("right,n", "next", "Next", tooltip="next iteration"),
         Binding("left,p", "back", "Back", tooltip="back one iteration"),
@@ -40,7 +45,17 @@ class RingsimApp(App[None]):
         Binding("plus", "faster", "Faster", show=False, group=SPEED, tooltip="faster autoplay"),
         Binding("minus", "slower", "Slower", show=False, group=SPEED, tooltip="slower autoplay"),
         Binding("r", "reset", "Reset", show=False, tooltip="reset to the start"),
-        Binding("a", "algorithm", "Algo", tooltip="next algorithm: ring → master → naive"),
+        Binding("a", "algorithm", "Algo", tooltip="next algorithm (all nine in turn)"),
+        Binding("c", "parts(-1)", "−chunks", show=False, group=PARTS_KEYS,
+                tooltip="fewer chunks (tree, double-tree) or channels (ring)"),
+        Binding("C", "parts(1)", "+chunks", key_display="C", show=False, group=PARTS_KEYS,
+                tooltip="more"),
+        Binding("t", "topology", "Topology", show=False, group=TIME,
+                tooltip="next topology for the clock"),
+        Binding("T", "timeline", "Timeline", key_display="T", show=False, group=TIME,
+                tooltip="timeline pane"),
+        Binding("s", "slow", "Slow GPU", show=False, group=TIME,
+                tooltip=f"GPU1 at {SLOW:g}× speed"),
         Binding("g", "gpus(-1)", "−GPU", key_display="g", group=GPUS, tooltip="one GPU fewer"),
         Binding("G", "gpus(1)", "+GPU", key_display="G", group=GPUS,
                 tooltip=f"one GPU more ({MIN_GPUS} to {MAX_GPUS}; past {DETAIL_MAX_GPUS} a heat map; "
@@ -69,6 +84,8 @@ class RingsimApp(App[None]):
         self.present = present
         self.values = values
         self.speed = 1
+        self.clock = Clock()
+        self.timeline = False  # the timeline pane (key T)
         self.playing = False
         self._timer: Timer | None = None
         self.simulator = SimulatorScreen()
@@ -86,8 +103,12 @@ class RingsimApp(App[None]):
 
     async def refresh_view(self) -> None:
         """Send the Simulation's state down to the screen."""
+        plan, elements, position = self.sim.plan, self.sim.layout.elements, self.sim.position
         await self.simulator.show(self.sim, values=self.values, playing=self.playing,
-                                  delay=SPEEDS[self.speed], present=self.present)
+                                  delay=SPEEDS[self.speed], present=self.present,
+                                  clock=self.clock.text(plan, elements, position),
+                                  bottleneck=self.clock.bottleneck(plan, elements, position),
+                                  timeline=self.clock.timeline(plan, elements) if self.timeline else None)
 
     # --- moving through the plan ------------------------------------------------------
     async def action_next(self) -> None:
@@ -177,12 +198,63 @@ class RingsimApp(App[None]):
             return False
         self._stop()
         self.sim, self.scenario = sim, scenario
+        if self.clock.topology not in fitting(scenario.gpus)[0]:
+            self.notify(f"{scenario.gpus} GPUs do not fit {self.clock.topology}'s nodes: "
+                        "the clock is back on flat.", severity="information")
+            self.clock.topology = "flat"
         await self.refresh_view()
         return True
 
     async def action_algorithm(self) -> None:
-        """Ring → master → naive → ring, same G and N."""
-        await self.switch(self.scenario.next_algorithm())
+        """The next algorithm of the registry, same G and N (one that refuses G is skipped)."""
+        scenario = self.scenario
+        for _ in range(len(ALGORITHMS) - 1):
+            scenario = scenario.next_algorithm()
+            try:
+                scenario.plan()
+            except RingsimError:
+                continue
+            await self.switch(scenario)
+            return
+        self.notify("No other algorithm takes this G.", severity="warning")
+
+    async def action_parts(self, change: int) -> None:
+        """Fewer or more chunks (tree, double tree) or channels (ring)."""
+        name = PARTS.get(self.scenario.algorithm)
+        if name is None:
+            self.notify(f"{self.sim.plan.algorithm} has neither chunks nor channels "
+                        "(tree and double-tree have chunks, ring has channels).", severity="information")
+            return
+        options = dict(self.scenario.options)
+        count = int(options.get(name) or 1) + change
+        if count < 1:
+            self.notify(f"At least one {name[:-1]}.", severity="warning")
+            return
+        options[name] = count
+        if name == "channels":
+            options["ring_order"] = None  # one order per ring would no longer match
+        await self.switch(replace(self.scenario, options=tuple(options.items())), self.sim.position)
+
+    async def action_timeline(self) -> None:
+        """Open or close the timeline pane."""
+        self.timeline = not self.timeline
+        await self.refresh_view()
+
+    async def action_slow(self) -> None:
+        """GPU1 slow (SLOW× speed) or back to full speed; the clock and the timeline follow."""
+        self.clock.faults = () if self.clock.faults else (Fault("slow-gpu", (0,), SLOW),)
+        await self.refresh_view()
+
+    async def action_topology(self) -> None:
+        """The clock's next topology preset that G fits."""
+        fit, skip = fitting(self.scenario.gpus)
+        names = fit or ["flat"]
+        now = self.clock.topology
+        self.clock.topology = names[(names.index(now) + 1) % len(names)] if now in names else names[0]
+        if skip:
+            self.notify(f"Skipped {', '.join(skip)}: {self.scenario.gpus} GPUs do not fill their nodes.",
+                        severity="information")
+        await self.refresh_view()
 
     async def action_gpus(self, change: int) -> None:
         """One GPU fewer or more (1 to 64); N follows G up, so that no segment is empty."""

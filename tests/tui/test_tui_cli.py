@@ -175,6 +175,7 @@ def test_export_refuses_a_folder_under_a_file_in_one_line(tmp_path, capsys):
 @pytest.mark.parametrize("size", ["30000x10000", "401x40", "120x201", "19x40", "12345678901x5"])
 def test_export_bounds_the_size(tmp_path, capsys, size):
     started = time.monotonic()
+    # main() returns argparse's usage errors as status 2 (it no longer raises SystemExit)
     assert main(["export", "--svg", str(tmp_path / "x"), "--size", size]) == 2
     assert time.monotonic() - started < 5
     err = capsys.readouterr().err
@@ -237,7 +238,7 @@ def test_tui_elements_follow_gpus_by_default():
 
 def test_help_texts_say_the_4_gpu_example_not_the_seed(capsys):
     for command in ("tui", "serve", "export"):
-        assert main([command, "--help"]) == 0
+        assert main([command, "--help"]) == 0  # main() returns --help's status
         out = capsys.readouterr().out
         assert "seed" not in out, command
     assert main(["tui", "--help"]) == 0

@@ -15,6 +15,8 @@ from ..widgets.gpu_grid import GpuGrid
 from ..widgets.heat_map import HeatMap
 from ..widgets.lesson_panel import LessonPanel
 from ..widgets.phase_banner import PhaseBanner
+from ..widgets.shape import ShapeView
+from ..widgets.timeline_pane import TimelinePane
 from ..widgets.too_small import TooSmall
 from ..widgets.transfer_list import TransferList
 
@@ -36,7 +38,9 @@ class SimulatorScreen(Screen):
         with Horizontal(id="body"):
             with Container(id="main"):
                 with VerticalScroll(id="view"):
-                    yield GpuGrid(id="grid")
+                    with Horizontal(id="gpus"):
+                        yield GpuGrid(id="grid")
+                        yield ShapeView(id="shape")
                     yield HeatMap(id="heat")
                     yield Static(LEGEND, id="legend")
                 with Container(id="bottom"):
@@ -46,6 +50,9 @@ class SimulatorScreen(Screen):
                     with VerticalScroll(id="counters-box") as box:
                         box.border_title = "Elements moved"
                         yield Counters(id="counters")
+                    with VerticalScroll(id="timeline-box") as box:
+                        box.border_title = "Timeline (T)"
+                        yield TimelinePane(id="timeline")
             yield LessonPanel(id="lesson")
         yield Footer(compact=True)
 
@@ -57,23 +64,28 @@ class SimulatorScreen(Screen):
         await self.app.screen_ready()
 
     async def show(self, sim: Simulation, *, values: bool = False, playing: bool = False,
-                   delay: float = 1.0, present: bool = False) -> None:
+                   delay: float = 1.0, present: bool = False, clock: str = "",
+                   bottleneck: int | None = None, timeline=None) -> None:
         """Show the Simulation as it is now (rebuilding the GPU panels only when G changed)."""
         if not self.ready:
             return
         heat = sim.plan.gpus > DETAIL_MAX_GPUS
         self.set_class(heat, "-heat")
         self.set_class(present, "-present")
-        self.query_one(PhaseBanner).show(sim, playing, delay)
+        self.query_one(PhaseBanner).show(sim, playing, delay, clock)
         grid = self.query_one(GpuGrid)
         if heat:
             await grid.build(0)
             self.query_one(HeatMap).show(sim)
         else:
             await grid.build(sim.plan.gpus, sim.plan.segments)
-            grid.show(sim, values, present)
+            grid.show(sim, values, present, bottleneck)
+            self.query_one(ShapeView).show(sim.plan, sim.current, bottleneck)
         self.query_one(TransferList).show(sim)
         self.query_one(Counters).show(sim)
+        self.set_class(timeline is not None, "-timeline")
+        if timeline is not None:
+            self.query_one(TimelinePane).show(timeline, sim.position)
         self._fit(self.size.width, self.size.height)
 
     def on_resize(self, event: events.Resize) -> None:

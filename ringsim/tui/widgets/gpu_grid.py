@@ -43,8 +43,10 @@ class GpuGrid(Horizontal):
         self.gpus, self.segments = shape
         await self.mount_all([GpuPanel(g, self.segments) for g in range(gpus)])
 
-    def show(self, sim: Simulation, values: bool, present: bool = False) -> None:
-        """Show every buffer as the Simulation holds it now, and the step just carried out."""
+    def show(self, sim: Simulation, values: bool, present: bool = False,
+             bottleneck: int | None = None) -> None:
+        """Show every buffer as the Simulation holds it now, the step just carried out, and
+        (●) the GPU whose port the step waited on."""
         gpus, segments = sim.plan.gpus, sim.plan.segments
         step = sim.current
         sent_to, came_from = cell_peers(step, gpus, segments)
@@ -72,5 +74,5 @@ class GpuGrid(Horizontal):
                     text += " ✓"
                 cells.append(CellView(text, _note(sent_to[g][j], came_from[g][j], ops.get((g, j), "")), complete,
                                       bool(sent_to[g][j]), bool(came_from[g][j])))
-            panel.show(gpu_name(g) + (" · master" if g == master else ""), int(ledger.sent[g]),
+            panel.show(gpu_name(g) + (" · master" if g == master else "") + (" ●" if g == bottleneck else ""), int(ledger.sent[g]),
                        int(ledger.received[g]), cells, master=g == master, present=present)

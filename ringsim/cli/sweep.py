@@ -42,6 +42,16 @@ def register(sub) -> None:
     parser.set_defaults(run=run)
 
 
+
+def _columns(header: tuple, body: list) -> None:
+    """Columns right-aligned to their widest cell, a rule under the header."""
+    table = [header] + body
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for number, row in enumerate(table):
+        print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+        if number == 0:
+            print("  ".join("─" * w for w in widths))
+
 def run(args: argparse.Namespace) -> int:
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 64)
@@ -142,22 +152,12 @@ def _print_table(result: Sweep) -> None:
     header = ("size", *(ALGORITHMS[n].NAME for n in names), "fastest", "its busbw")
     body = [(format_bytes(p.nbytes), *(format_seconds(p.estimates[n].seconds) for n in names),
              p.best, format_bandwidth(p.busbw(p.best, result.gpus))) for p in result.points]
-    table = [header] + body
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for number, row in enumerate(table):
-        print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
-        if number == 0:
-            print("  ".join("─" * w for w in widths))
+    _columns(header, body)
     print("\nbusbw per algorithm (nccl-tests: algbw·2(G−1)/G):")
     header = ("size", *(ALGORITHMS[n].NAME for n in names))
     body = [(format_bytes(p.nbytes), *(format_bandwidth(p.busbw(n, result.gpus)) for n in names))
             for p in result.points]
-    table = [header] + body
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for number, row in enumerate(table):
-        print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
-        if number == 0:
-            print("  ".join("─" * w for w in widths))
+    _columns(header, body)
     print()
     if not result.crossovers:
         best = result.points[0].best if result.points else "—"

@@ -39,12 +39,17 @@ def serving(*args: str, timeout: float = 30):
         assert page is not None, f"no answer within {timeout} s"
         yield port, page
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Terminate a child process, killing it if it has not ended within 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def png_pixels(data: bytes) -> np.ndarray:

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .serving import count_colour, free_port, png_pixels, serving
+from .serving import count_colour, free_port, png_pixels, serving, stop
 
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
 
@@ -116,12 +116,7 @@ def test_a_browser_shows_the_gpu_panels_and_steps_with_a_key(tmp_path):
         try:
             start, stepped = asyncio.run(_browse(f"http://127.0.0.1:{port}/", debug_port))
         finally:
-            browser.terminate()
-            try:
-                browser.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                browser.kill()
-                browser.wait()
+            stop(browser)
     if os.environ.get("RINGSIM_BROWSER_SHOT"):
         Path(os.environ["RINGSIM_BROWSER_SHOT"]).write_bytes(stepped)
         Path(os.environ["RINGSIM_BROWSER_SHOT"]).with_suffix(".start.png").write_bytes(start)

@@ -169,3 +169,8 @@ def trace_events(step: Overlap, model: Model):
                "tid": 2, "ts": b.start * 1e6, "dur": (b.end - b.start) * 1e6,
                "args": {"elements": b.elements, "layers": f"{b.lo + 1}-{b.hi + 1}",
                         "ready": b.ready * 1e6}}
+
+
+def best(runs: list[Overlap]) -> Overlap:
+    """The sweep's best step: the shortest, the larger bucket on a tie (fewer all-reduces to launch)."""
+    return min(runs, key=lambda o: (o.step_seconds, -o.bucket_mb))

@@ -123,9 +123,13 @@ def _option_value(key: str, value: str):
             number = float(value)
         except ValueError:
             raise RingsimError(f"{key} must be a number, got {clip(value)!r}") from None
-        if not number > 0 or number == float("inf"):
-            raise RingsimError(f"{key} must be a positive number, got {clip(value)!r}")
+        # α = 0 is the bandwidth-bound machine; a link needs some bandwidth.
+        if not (number >= 0 if key == "alpha_us" else number > 0) or number == float("inf"):
+            raise RingsimError(f"{key} must be a {'non-negative' if key == 'alpha_us' else 'positive'} "
+                               f"number, got {clip(value)!r}")
         return number
+    if key in TEXT_OPTIONS:
+        return TEXT_OPTIONS[key](value)
     try:
         return int(value.replace(",", "_"))
     except ValueError:
@@ -136,6 +140,27 @@ def _option_value(key: str, value: str):
         raise RingsimError(f"{key} must be a whole number or an expression in G and N, "
                            f"got {clip(value)!r}") from None
     return Deferred(value)
+
+
+def _text_options() -> dict:
+    """Options whose value is not a whole number: each parsed by the engine's own parser."""
+    from ..collectives import collective
+    from ..models import MODELS
+    from ..timeline import faults
+    from ..zero import parse_params
+    from .buckets import check_bucket
+
+    def model(value: str) -> str:
+        if value not in MODELS:
+            raise RingsimError(f"unknown model {clip(value)!r}; choose one of: {', '.join(MODELS)}")
+        return value
+
+    return {"slow_link": faults.slow_link, "slow_gpu": faults.slow_gpu,
+            "delay": faults.delay, "model": model, "bucket_mb": check_bucket,
+            "params": parse_params, "collective": lambda v: collective(v).name}
+
+
+TEXT_OPTIONS = _text_options()
 
 
 class Context:

@@ -671,3 +671,13 @@ def _register_latency_rows() -> None:
 
 
 _register_latency_rows()
+
+
+def _register_training_step() -> None:
+    """Issue 12's words: faults on the timeline, DDP's buckets, reduce-scatter, all-gather and ZeRO."""
+    from . import buckets, faults, sharding
+    for module in (faults, buckets, sharding):
+        VOCABULARY.update(module.entries(Entry))
+
+
+_register_training_step()

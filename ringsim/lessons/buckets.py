@@ -88,16 +88,17 @@ def _sweep_block(a) -> str:
     return "\n".join(lines)
 
 
-def _setting(a) -> str:
+def _setting(a, buckets: bool = True) -> str:
     from .vocabulary import _model_line
     net, _, mb, _ = _setup(a)
-    return (f"{net.title} on {a.scenario.gpus:,} GPUs, buckets of {mib(mb)}"
-            f"{'' if math.isinf(mb) else ' MiB'}; {_model_line(a).split(', ', 2)[-1]}")
+    size = ", one bucket" if math.isinf(mb) else f", buckets of {mb:g} MiB"
+    return f"{net.title} on {a.scenario.gpus:,} GPUs{size if buckets else ''}; " \
+           f"{_model_line(a).split(', ', 2)[-1]}"
 
 
 def _best_why(a, value: str) -> str:
     rows = ", ".join(f"{mib(o.bucket_mb)}: {format_seconds(o.step_seconds)}" for o in sweep(a))
-    return (f"ringsim.overlap ran one step at every bucket size ({_setting(a)}); step times: "
+    return (f"ringsim.overlap ran one step at every bucket size ({_setting(a, False)}); step times: "
             f"{rows}. The shortest wins (the larger size on a tie).")
 
 
@@ -114,7 +115,8 @@ def _buckets_why(a, value: str) -> str:
     from .. import overlap
     net, _, mb, _ = _setup(a)
     return (f"DDP fills buckets in forward order, the first up to {overlap.FIRST_BUCKET_BYTES // overlap.MIB} "
-            f"MiB, the others up to the cap ({mib(mb)}), whole layers only: {net.title}'s "
+            f"MiB, the others up to the cap ({'none' if math.isinf(mb) else f'{mb:g} MiB'}), whole "
+            f"layers only: {net.title}'s "
             f"{len(net.layers)} layers make {value} buckets.")
 
 

@@ -192,6 +192,15 @@ def _fastest_why(a, value: str) -> str:
     return f"ringsim.timeline ran each schedule with the same faults ({_setting(a)}): {rows}."
 
 
+def _schedule_why(key: str):
+    def why(a, value: str) -> str:
+        _, alt = schedule(a, key)
+        return (f"ringsim.timeline ran {alt.label} as events with and without the faults "
+                f"({_setting(a)}): {format_seconds(alt.faulty)} against {format_seconds(alt.healthy)}, "
+                f"{value}×.")
+    return why
+
+
 def entries(Entry) -> dict:
     """The timeline words, as vocabulary Entries."""
     words = {
@@ -226,5 +235,5 @@ def entries(Entry) -> dict:
     for key in SCHEDULES:
         words[f"timeline.stretch.{key}"] = Entry(
             (lambda k: lambda a: ratio(_alt_ratio(schedule(a, k)[1])))(key), OPTIONS,
-            f"the {key} schedule's time with the faults ÷ without")
+            f"the {key} schedule's time with the faults ÷ without", _schedule_why(key))
     return words

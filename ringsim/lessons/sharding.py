@@ -153,6 +153,26 @@ def _ratio(a) -> str:
     return ratio(zero_step(a).paper_elements / zero_step(a, 0).paper_elements)
 
 
+def _ratio_why(a, value: str) -> str:
+    z, dp = zero_step(a), zero_step(a, 0)
+    return (f"The paper counts Ψ per collective. Stage {z.stage} runs {', '.join(z.collectives_flat())}: "
+            f"{len(z.collectives_flat())}Ψ; data parallelism's all-reduce is a reduce-scatter and an "
+            f"all-gather: {len(dp.collectives_flat())}Ψ. {len(z.collectives_flat())}Ψ ÷ "
+            f"{len(dp.collectives_flat())}Ψ = {value}.")
+
+
+def _label_why(which: int):
+    def why(a, value: str) -> str:
+        gpu, segment = a.indices
+        if which == 0:
+            return (f"The ring's reduce-scatter (ringsim.collectives) adds each segment's copies GPU by "
+                    f"GPU so that GPU k ends with segment k complete; GPU{gpu}'s segment {segment} holds "
+                    f"{value}.")
+        return (f"After the reduce-scatter GPU{segment} holds segment {segment} complete; the all-gather "
+                f"copies it around the ring to every GPU, so GPU{gpu} holds {value}.")
+    return why
+
+
 def _sent_why(a, value: str) -> str:
     z = zero_step(a)
     names = " + ".join(z.collectives_flat())
@@ -166,7 +186,7 @@ def _memory_why(a, value: str) -> str:
     m = z.memory
     return (f"Stage {z.stage}, Ψ = {z.params:,}, N_d = {z.gpus:,}: fp16 parameters {m.parameters:,} + "
             f"fp16 gradients {m.gradients:,} + Adam states {m.optimizer:,} bytes = {m.total:,} bytes "
-            f"({value}); a sharded part keeps ⌈Ψ/N_d⌉ per GPU.")
+            f"({bytes_text(m.total)}); a sharded part keeps ⌈Ψ/N_d⌉ per GPU.")
 
 
 # --- ZeRO trained for real ------------------------------------------------------------------
@@ -204,9 +224,9 @@ def entries(Entry) -> dict:
     words = {
         "scattered[][]": Entry(lambda a: _label(a, 0), ("gpus",),
                                "what GPU k's segment j holds after the ring's reduce-scatter "
-                               "(segment k: its shard, complete)"),
+                               "(segment k: its shard, complete)", _label_why(0)),
         "gathered[][]": Entry(lambda a: _label(a, 1), ("gpus",),
-                              "what GPU k's segment j holds after reduce-scatter, then all-gather"),
+                              "what GPU k's segment j holds after reduce-scatter, then all-gather", _label_why(1)),
         "collective.equal": Entry(_equal, ("gpus", "elements"),
                                   "'yes' when reduce-scatter then all-gather ends as the all-reduce: "
                                   "labels, values (ringsim.reduce_scatter, all_gather, allreduce), traffic"),
@@ -214,7 +234,8 @@ def entries(Entry) -> dict:
                            "elements the busiest GPU sends per ZeRO step (the ring's exact count)", _sent_why),
         "zero.paper": Entry(lambda a: format_number(zero_step(a).paper_elements), ZERO_OPTIONS,
                             "the paper's figure: Ψ per collective (2Ψ, or 3Ψ at stage 3)"),
-        "zero.ratio": Entry(_ratio, ZERO_OPTIONS, "the stage's volume ÷ data parallelism's, the paper's way"),
+        "zero.ratio": Entry(_ratio, ZERO_OPTIONS, "the stage's volume ÷ data parallelism's, the paper's way",
+                            _ratio_why),
         "zero.collectives": Entry(lambda a: ", ".join(zero_step(a).collectives_flat()), ZERO_OPTIONS,
                                   "the stage's collectives in order, all-reduce as its two halves"),
         "zero.memory": Entry(lambda a: bytes_text(zero_step(a).memory.total), ZERO_OPTIONS,

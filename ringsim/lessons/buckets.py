@@ -65,7 +65,8 @@ def mib(value: float) -> str:
 
 def _best(a) -> str:
     from ..overlap import best
-    return mib(best(sweep(a)).bucket_mb)
+    size = best(sweep(a)).bucket_mb
+    return mib(size) if math.isinf(size) else f"{size:g} MiB"
 
 
 def _serial(a) -> float:
@@ -154,7 +155,7 @@ def entries(Entry) -> dict:
                               "forward + backward + exposed communication", _step_why),
         "overlap.serial": Entry(lambda a: format_seconds(_serial(a)), OPTIONS,
                                 "the step without overlap: forward + backward + all communication"),
-        "overlap.best": Entry(_best, OPTIONS, "the sweep's best bucket size: '25' (MiB) or 'one bucket'",
+        "overlap.best": Entry(_best, OPTIONS, "the sweep's best bucket size: '25 MiB' or 'one bucket'",
                               _best_why),
         "overlap.sweep": Entry(_sweep_block, OPTIONS, "the step at every bucket size (a block)"),
     }

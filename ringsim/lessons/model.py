@@ -40,6 +40,10 @@ class Question:
         given, wanted = _normalise(reply), _normalise(self.answer)
         if given == wanted:
             return True
+        # A reply may leave out the answer's unit: '50' for '50 MiB', '1.9' for '1.9 GB'.
+        number = re.fullmatch(r"([\d.]+)[a-zµ]+", wanted)
+        if number and given == number[1]:
+            return True
         try:
             return float(given) == float(wanted)
         except ValueError:

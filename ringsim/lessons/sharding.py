@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from ..errors import RingsimError
 from ..formula import format_number
-from .budget import simulation_cost, training_cost
+from .budget import training_cost
 
 COLLECTIVE_OPTIONS = ("gpus", "elements", "collective")
 ZERO_OPTIONS = ("gpus", "stage", "params")
@@ -34,7 +34,8 @@ def states(a):
     if g > LABEL_MAX_GPUS:
         raise RingsimError(f"{a.expr.head!r} keeps labels for at most {LABEL_MAX_GPUS} GPUs (got {g:,})")
     if g not in _STATES:
-        a.ctx.budget.spend(simulation_cost(g, 2 * (g - 1), 0), f"{a.expr.head!r} (labels of {g:,} GPUs)")
+        # Labels only, no values: measured about 0.2 s at G = 128 on a 2-core machine.
+        a.ctx.budget.spend(g * g * 2 * (g - 1) // 20_000 + 1, f"{a.expr.head!r} (labels of {g:,} GPUs)")
         state = collectives.initial_state(collectives.REDUCE_SCATTER, g)
         for step in collectives.plan(collectives.REDUCE_SCATTER, g).steps:
             state.apply(step)
@@ -204,7 +205,7 @@ def training(a):
                            f"gpus must be at most {TRAIN_MAX_GPUS}, got {g:,}")
     key = (g, stage, epochs)
     if key not in _TRAIN:
-        a.ctx.budget.spend(2 * training_cost(epochs, 16, g, 2 * (g - 1)),
+        a.ctx.budget.spend(training_cost(epochs, 16, g, 2 * (g - 1)),
                            f"{a.expr.head!r} (ZeRO training on {g:,} GPUs for {epochs} epochs)")
         _TRAIN[key] = train_zero(g, stage, epochs)
     return _TRAIN[key]

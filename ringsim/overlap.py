@@ -11,11 +11,19 @@ each bucket's all-reduce is launched, in order, once all its gradients are ready
 all-reduces run one after another on one communication stream.
 
 The model here: the backward pass runs layer by layer, last layer first, each taking
-2 × its forward FLOPs (ringsim/models.py) at `flops` FLOP/s; a layer's gradients are ready
-when its backward ends; an all-reduce of b elements takes the cost model's closed-form time
-for the algorithm (ringsim/cost.py). The events run on the timeline's engine. A step is the
-forward pass, the backward pass, and whatever communication is still running after it
-(exposed); the optimizer step is left out.
+2 × its forward FLOPs (ringsim/models.py) at `flops` FLOP/s. Inside a layer, autograd
+produces its tensors' gradients in reverse order of definition (a block's last sub-layer
+first); ringsim splits the layer's backward time among its tensors in proportion to their
+elements, so tensor t of a layer is ready once the layer's backward has covered the tensors
+after it and t itself, and the layer's first tensor exactly when the layer ends (a
+single-tensor layer is ready at its end). Buckets are filled tensor by tensor, as DDP
+assigns parameters, so a bucket may end inside a layer; as in DDP's Reducer
+(torch/csrc/distributed/c10d/reducer.cpp: `mark_variable_ready` counts a bucket's pending
+gradients, `mark_bucket_ready` launches buckets in order once that count reaches zero) a
+bucket is ready when all its gradients are. An all-reduce of b elements takes the cost
+model's closed-form time for the algorithm (ringsim/cost.py). The events run on the
+timeline's engine. A step is the forward pass, the backward pass, and whatever
+communication is still running after it (exposed); the optimizer step is left out.
 """
 
 from __future__ import annotations
@@ -79,23 +87,52 @@ class Overlap:
         return max(0.0, max((b.end for b in self.buckets), default=0.0) - self.computed)
 
 
+def _tensors(model: Model) -> list[tuple[int, int]]:
+    """(layer, elements) of every parameter tensor, in the order they are defined."""
+    return [(i, tensor) for i, layer in enumerate(model.layers) for tensor in layer.tensors]
+
+
+def _assign(model: Model, bucket_bytes: float, itemsize: int,
+            first_bytes: float) -> list[tuple[int, int, int]]:
+    """(first tensor, last tensor, elements) per bucket, tensors numbered in definition order."""
+    out, first, size, elements = [], 0, 0, 0
+    limit = first_bytes
+    tensors = _tensors(model)
+    for t, (_, tensor) in enumerate(tensors):
+        size += tensor * itemsize
+        elements += tensor
+        if size >= limit or t == len(tensors) - 1:
+            out.append((first, t, elements))
+            first, size, elements, limit = t + 1, 0, 0, bucket_bytes
+    return out
+
+
 def assign_buckets(model: Model, bucket_bytes: float, itemsize: int,
                    first_bytes: float = FIRST_BUCKET_BYTES) -> list[tuple[int, int, int]]:
-    """DDP's assignment in forward order: (first layer, last layer, elements) per bucket.
+    """DDP's assignment in definition order: (first layer, last layer, elements) per bucket.
 
-    A bucket closes once it holds at least its limit (1 MiB for the first, the cap after);
-    whole layers only, since a layer's tensors are ready together.
+    A bucket closes once it holds at least its limit (1 MiB for the first, the cap after),
+    tensor by tensor, so a layer's tensors may fall into two buckets (then the layer is the
+    last of one and the first of the next).
     """
-    out, lo, size, elements = [], 0, 0, 0
-    limit = first_bytes
+    tensors = _tensors(model)
+    return [(tensors[a][0], tensors[b][0], elements)
+            for a, b, elements in _assign(model, bucket_bytes, itemsize, first_bytes)]
+
+
+def tensor_ready(model: Model, layer_ends: list[float], forward: list[float]) -> list[float]:
+    """When each tensor's gradient is ready: its layer's backward split by elements, last tensor first."""
+    ready = []
     for i, layer in enumerate(model.layers):
-        for tensor in layer.tensors:
-            size += tensor * itemsize
-            elements += tensor
-        if size >= limit or i == len(model.layers) - 1:
-            out.append((lo, i, elements))
-            lo, size, elements, limit = i + 1, 0, 0, bucket_bytes
-    return out
+        total = sum(layer.tensors)
+        begin = layer_ends[i] - 2 * forward[i]
+        after = total  # elements of this tensor and the ones defined after it
+        for k, tensor in enumerate(layer.tensors):
+            # The first tensor is ready exactly when the layer ends (no rounding on the way).
+            ready.append(layer_ends[i] if k == 0 or total == 0 else
+                         begin + 2 * forward[i] * (after / total))
+            after -= tensor
+    return ready
 
 
 def simulate(model: Model, gpus: int, cost: CostModel, *, bucket_mb: float = DEFAULT_BUCKET_MB,
@@ -104,13 +141,19 @@ def simulate(model: Model, gpus: int, cost: CostModel, *, bucket_mb: float = DEF
     batch = model.batch if batch is None else batch
     forward = [layer.flops * batch / flops for layer in model.layers]
     forward_total = math.fsum(forward)
-    buckets = assign_buckets(model, bucket_mb * MIB, cost.itemsize)
+    tensors = _tensors(model)
+    buckets = _assign(model, bucket_mb * MIB, cost.itemsize, FIRST_BUCKET_BYTES)
     seconds = [estimate(algorithm, gpus, elements, cost).seconds for _, _, elements in buckets]
-    engine = Engine()
+    # The backward pass, last layer first, each layer 2 × its forward.
     layer_end = [0.0] * len(model.layers)
+    now = forward_total
+    for i in range(len(model.layers) - 1, -1, -1):
+        now += 2 * forward[i]
+        layer_end[i] = now
+    ready_at = tensor_ready(model, layer_end, forward)
+    engine = Engine()
     # Buckets in the order DDP launches them: last layers first.
     order = list(range(len(buckets)))[::-1]
-    waiting = {lo: k for k, (lo, _, _) in enumerate(buckets)}  # ready when its first layer is done
     ready: dict[int, float] = {}
     started: dict[int, tuple[float, float]] = {}
     stream = {"busy_until": 0.0, "next": 0}
@@ -127,19 +170,16 @@ def simulate(model: Model, gpus: int, cost: CostModel, *, bucket_mb: float = DEF
             stream["next"] += 1
             engine.at(start + seconds[k], launch)
 
-    def backward(i: int) -> None:
-        layer_end[i] = engine.now
-        if i in waiting:
-            ready[waiting[i]] = engine.now
-            launch()
-        if i > 0:
-            engine.after(2 * forward[i - 1], lambda: backward(i - 1))
+    def becomes_ready(k: int) -> None:
+        ready[k] = engine.now
+        launch()
 
-    if model.layers:
-        engine.at(forward_total + 2 * forward[-1], lambda: backward(len(model.layers) - 1))
+    for k in order:  # a bucket is ready when the last of its gradients is
+        a, b, _ = buckets[k]
+        engine.at(max(ready_at[a:b + 1]), lambda k=k: becomes_ready(k))
     engine.run()
-    result = tuple(Bucket(lo, hi, el, ready[k], *started[k])
-                   for k, (lo, hi, el) in enumerate(buckets))
+    result = tuple(Bucket(tensors[a][0], tensors[b][0], el, ready[k], *started[k])
+                   for k, (a, b, el) in enumerate(buckets))
     return Overlap(forward_total, 2 * forward_total, tuple(sorted(result, key=lambda b: b.start)),
                    bucket_mb, tuple(layer_end))
 

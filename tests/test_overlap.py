@@ -94,3 +94,42 @@ def test_trace_has_one_stream(tmp_path, capsys):
     for before, after in zip(comm, comm[1:]):  # one stream: no two all-reduces at once
         assert after["ts"] >= before["ts"] + before["dur"] - 1e-6
     assert all(e["ts"] >= e["args"]["ready"] - 1e-6 for e in comm)
+
+
+def test_a_layers_tensors_are_ready_one_by_one_in_reverse_order():
+    """The rule, by hand: autograd finishes a layer's last tensor first; the layer's backward time is
+    split by elements; a bucket is ready when all its gradients are (DDP's Reducer)."""
+    big = 1 << 18  # 1 MiB of float32: every tensor closes its own bucket
+    sizes = ((big, 3 * big), (2 * big, 2 * big))
+    m = Model("t", "test", tuple(Layer(f"l{i}", s, 1e6 * sum(s)) for i, s in enumerate(sizes)), "x", 1)
+    cost = CostModel.of("flat")
+    step = simulate(m, 4, cost, bucket_mb=1, flops=1e12)
+    f = [1e6 * sum(s) / 1e12 for s in sizes]
+    start = f[0] + f[1]                       # the forward pass
+    end1 = start + 2 * f[1]                   # layer 2's backward, then layer 1's
+    end0 = end1 + 2 * f[0]
+    want = [start + 2 * f[1] * (2 * big) / (4 * big),   # layer 2's second tensor first
+            end1,                                        # then its first, as the layer ends
+            end1 + 2 * f[0] * (3 * big) / (4 * big),     # layer 1's second tensor
+            end0]                                        # its first: the backward pass ends
+    got = sorted((b.ready, b.lo, b.elements) for b in step.buckets)
+    assert [r for r, _, _ in got] == pytest.approx(want, rel=1e-12)
+    assert [(lo, el) for _, lo, el in got] == [(1, 2 * big), (1, 2 * big), (0, 3 * big), (0, big)]
+    assert step.computed == pytest.approx(end0, rel=1e-12)
+    # The first all-reduce starts before its layer's backward ends.
+    assert step.buckets[0].start < end1
+    assert assign_buckets(m, MIB, 4) == [(0, 0, big), (0, 0, 3 * big), (1, 1, 2 * big), (1, 1, 2 * big)]
+
+
+def test_a_bucket_that_ends_inside_a_layer_waits_for_all_its_gradients():
+    # Cap 2 MiB: bucket 2 holds layer 1's second tensor and layer 2's first one; it is ready when
+    # the later of the two is, layer 1's second tensor (layer 1's backward runs after layer 2's).
+    big = 1 << 18
+    m = Model("t", "test", (Layer("a", (big, big), 2e6 * big), Layer("b", (big, big), 2e6 * big)), "x", 1)
+    step = simulate(m, 2, CostModel.of("flat"), bucket_mb=2, flops=1e12)
+    spans = sorted((b.lo, b.hi, b.elements) for b in step.buckets)
+    assert spans == [(0, 0, big), (0, 1, 2 * big), (1, 1, big)]
+    d = 2 * 2e6 * big / 1e12          # each layer's backward
+    start = 2 * 2e6 * big / 1e12      # after the forward pass
+    middle = next(b for b in step.buckets if (b.lo, b.hi) == (0, 1))
+    assert middle.ready == pytest.approx(start + d + d / 2, rel=1e-12)

@@ -115,10 +115,11 @@ def _step_why(a, value: str) -> str:
 def _buckets_why(a, value: str) -> str:
     from .. import overlap
     net, _, mb, _ = _setup(a)
-    return (f"DDP fills buckets in forward order, the first up to {overlap.FIRST_BUCKET_BYTES // overlap.MIB} "
-            f"MiB, the others up to the cap ({'none' if math.isinf(mb) else f'{mb:g} MiB'}), whole "
-            f"layers only: {net.title}'s "
-            f"{len(net.layers)} layers make {value} buckets.")
+    tensors = sum(len(layer.tensors) for layer in net.layers)
+    return (f"DDP fills buckets tensor by tensor in definition order, the first up to "
+            f"{overlap.FIRST_BUCKET_BYTES // overlap.MIB} MiB, the others up to the cap "
+            f"({'none' if math.isinf(mb) else f'{mb:g} MiB'}), each closing once it holds at least "
+            f"its limit: {net.title}'s {tensors} tensors make {value} buckets.")
 
 
 def entries(Entry) -> dict:

@@ -89,7 +89,7 @@ def test_one_slow_link_on_eight_gpus_against_the_reference():
 
 # --- lesson 15: overlap ----------------------------------------------------------------------
 def ddp_buckets(sizes: list[int], cap_mb: float) -> list[tuple[int, int]]:
-    """PyTorch DDP's _compute_bucket_assignment_by_size, whole layers: (first layer, elements)."""
+    """PyTorch DDP's _compute_bucket_assignment_by_size over tensors: (first tensor, elements)."""
     out, first, nbytes, count, limit = [], 0, 0, 0, 1 * MIB
     for i, size in enumerate(sizes):
         nbytes += size * ITEM
@@ -101,20 +101,28 @@ def ddp_buckets(sizes: list[int], cap_mb: float) -> list[tuple[int, int]]:
 
 
 def ddp_step(g: int, cap_mb: float) -> tuple[float, float, int]:
-    """Step time, exposed seconds and buckets: backward last layer first, one stream in order."""
+    """Step time, exposed seconds and buckets: backward last layer first, a layer's tensors last
+    first with its time split by elements, a bucket ready with its last gradient, one stream."""
     from ringsim.models import resnet_50
     net = resnet_50()
     forward = [layer.flops * net.batch / 400e12 for layer in net.layers]
-    done, now = [0.0] * len(forward), sum(forward)
-    for i in reversed(range(len(forward))):
-        now += 2 * forward[i]
-        done[i] = now
+    ready: list[float] = []
+    now = sum(forward)
+    for layer, seconds in zip(reversed(net.layers), reversed(forward)):
+        begin, now = now, now + 2 * seconds
+        share = 0
+        for size in reversed(layer.tensors):
+            share += size
+            ready.append(begin + 2 * seconds * share / sum(layer.tensors))
+    ready.reverse()   # definition order
+    end = now
     stream = 0.0
-    buckets = ddp_buckets([layer.params for layer in net.layers], cap_mb)
+    sizes = [size for layer in net.layers for size in layer.tensors]
+    buckets = ddp_buckets(sizes, cap_mb)
     for first, count in reversed(buckets):
-        stream = max(stream, done[first]) + ring_seconds(g, count, ALPHA)
-    exposed = max(0.0, stream - done[0])
-    return done[0] + exposed, exposed, len(buckets)
+        stream = max(stream, ready[first]) + ring_seconds(g, count, ALPHA)
+    exposed = max(0.0, stream - end)
+    return end + exposed, exposed, len(buckets)
 
 
 @pytest.mark.parametrize("g, n", SCENARIOS)

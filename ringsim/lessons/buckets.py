@@ -11,15 +11,15 @@ from __future__ import annotations
 import math
 
 from ..errors import RingsimError
+from .cache import Cache
 from ..formula import format_number
 from ..units import format_seconds
-from .faults import ratio
 
 DEFAULT_MODEL = "resnet-50"
 OPTIONS = ("gpus", "model", "bucket_mb", "alpha_us", "gbps", "topology")
 
-_STEPS: dict = {}
-_SWEEPS: dict = {}
+_STEPS = Cache(64)
+_SWEEPS = Cache(64)
 
 
 def _setup(a):

@@ -10,7 +10,6 @@ sizes. Bandwidths are nccl-tests' (doc/PERFORMANCE.md): algbw = S/t, busbw = alg
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 

@@ -10,6 +10,7 @@ what each fault costs, the critical path, the Gantt strip and the other schedule
 from __future__ import annotations
 
 from ..errors import RingsimError
+from .cache import Cache
 from ..formula import format_number
 from ..naming import gpu_name
 from ..units import format_seconds
@@ -22,8 +23,8 @@ SCHEDULES = {"ring": "ring", "tree": "double binary tree", "around": "second aro
              "channels": "same order"}
 OPTIONS = ("algorithm", "gpus", "elements", "alpha_us", "gbps", "topology") + FAULT_OPTIONS
 
-_RUNS: dict = {}
-_ALTERNATIVES: dict = {}
+_RUNS = Cache(64)
+_ALTERNATIVES = Cache(64)
 
 
 def ratio(value: float) -> str:
@@ -112,7 +113,7 @@ def _strip(a) -> str:
     from ..timeline.report import strip
     lines = strip(run(a), width=56)
     if not lines:
-        return f"(no strip: more than 32 GPUs, or nothing is sent)"
+        return "(no strip: more than 32 GPUs, or nothing is sent)"
     return "\n".join(line.rstrip() for line in lines)
 
 

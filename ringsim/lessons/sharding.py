@@ -11,6 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..errors import RingsimError
+from .cache import Cache
 from ..formula import format_number
 from .budget import training_cost
 
@@ -21,9 +22,9 @@ ZERO_MAX_GPUS = 100_000   # zero.step lists every GPU's elements: O(G)
 LABEL_MAX_GPUS = 128      # symbolic labels, as every other lesson figure
 EQUAL_SEED = 0
 
-_STATES: dict = {}
-_EQUAL: dict = {}
-_TRAIN: dict = {}
+_STATES = Cache(64)
+_EQUAL = Cache(64)
+_TRAIN = Cache(64)
 
 
 # --- reduce-scatter, then all-gather --------------------------------------------------------
@@ -99,7 +100,6 @@ def all_gather_shards(all_gather, shards, elements: int):
 
 
 def _collective(a) -> str:
-    from .. import collectives
     name = a.options.get("collective")
     if name is None:
         raise RingsimError(f"{a.expr.head!r} needs collective=reduce-scatter, all-gather or all-reduce")
@@ -266,5 +266,5 @@ def entries(Entry) -> dict:
             f"the collective's closed form of {words_}, with its value")
         words[f"collective.{field}.value"] = Entry(
             (lambda f: lambda a: format_number(_closed(a, f).value))(field), COLLECTIVE_OPTIONS,
-            f"its value")
+            "its value")
     return words

@@ -7,7 +7,6 @@ Question.explain() gives a learner who answered wrong.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
@@ -21,6 +20,7 @@ from ..naming import gpu_name, letter, sum_label, term
 from ..scenario import Scenario
 from ..simulation import Simulation
 from .budget import ledger_cost
+from .cache import Cache as _Cache
 from .text import plural
 
 LEDGER_MAX_GPUS = 1024     # ledgers of other scenarios come from real plans: keep them small
@@ -32,21 +32,6 @@ COMPARED = ("ring", "master", "naive")
 
 
 # --- caches of engine results (shared by every lesson loaded in this process) --------------
-class _Cache(OrderedDict):
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-
-    def get_or(self, key, make):
-        if key in self:
-            self.move_to_end(key)
-            return self[key]
-        value = self[key] = make()
-        if len(self) > self.size:
-            self.popitem(last=False)
-        return value
-
-
 _LEDGERS, _SIMULATIONS, _TRAININGS, _COSTS = _Cache(256), _Cache(8), _Cache(16), _Cache(256)
 _PRECISION = _Cache(64)
 SWEEP_SIZES = (1 << 10, 1 << 15, 1 << 20, 1 << 25, 1 << 30)  # 1 KiB … 1 GiB, every ×32

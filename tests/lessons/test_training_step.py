@@ -62,6 +62,10 @@ def test_one_slow_link_stretches_the_ring_by_one_over_f(g, n):
         assert "exactly, since G divides N" in text
     else:
         assert "very nearly, since G does not divide N" in text
+    # GPU1 sends over the slow link in every step, so its strip has no gap.
+    strip = re.search(r"GPU1 ([█·]+)", output(lesson))[1]
+    assert set(strip) == {"█"}
+    assert ("GPU1 never rests" in text) == (g > 2) and ("neither GPU rests" in text) == (g == 2)
     # The critical path: one transfer per step, all on the slow link.
     m = find(r"Here it holds (\d+) transfers, one per step of the ring's 2·\(G−1\) = (\d+), every one on "
              r"GPU1 → GPU2\.", text)

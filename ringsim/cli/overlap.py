@@ -67,7 +67,7 @@ def _mb(value: float) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..models import model as preset, parse_layers
-    from ..overlap import FIRST_BUCKET_BYTES, MIB, SWEEP_MB, simulate, sweep
+    from ..overlap import FIRST_BUCKET_BYTES, MIB, SWEEP_MB, best, simulate, sweep
     from ..units import format_seconds
     cost = model_from_args(args)
     gpus = gpus_from_args(args, cost.topology, 8)
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     step = simulate(net, gpus, cost, bucket_mb=args.bucket_mb, **options)
     sizes = sorted(set(SWEEP_MB) | {args.bucket_mb})
     runs = sweep(net, gpus, cost, sizes, **options)
-    best = min(runs, key=lambda o: (o.step_seconds, -o.bucket_mb))
+    winner = best(runs)
     if args.trace:
         from ..overlap import trace_events
         from ..timeline.trace import write_events
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
             "sweep": [{"bucket_mb": None if math.isinf(o.bucket_mb) else o.bucket_mb,
                        "buckets": len(o.buckets), "step_seconds": o.step_seconds,
                        "exposed_seconds": o.exposed_seconds} for o in runs],
-            "best_bucket_mb": None if math.isinf(best.bucket_mb) else best.bucket_mb}))
+            "best_bucket_mb": None if math.isinf(winner.bucket_mb) else winner.bucket_mb}))
         return 0
     batch = net.batch if args.batch is None else args.batch
     print(f"Overlap · {net.title}: {net.params:,} parameters in {len(net.layers)} layers · "
@@ -119,10 +119,10 @@ def run(args: argparse.Namespace) -> int:
     print("Bucket size sweep:")
     print(f"  {'bucket':>10}  {'buckets':>7}  {'step':>10}  {'exposed':>10}")
     for o in runs:
-        mark = "  ← best" if o is best else ""
+        mark = "  ← best" if o is winner else ""
         print(f"  {_mb(o.bucket_mb):>10}  {len(o.buckets):>7}  {format_seconds(o.step_seconds):>10}  "
               f"{format_seconds(o.exposed_seconds):>10}{mark}")
-    print(f"\nBest bucket size: {_mb(best.bucket_mb)}. Small buckets pay α per all-reduce; large "
+    print(f"\nBest bucket size: {_mb(winner.bucket_mb)}. Small buckets pay α per all-reduce; large "
           f"ones start late and leave the last all-reduce exposed.")
     if args.trace:
         print(f"Trace written to {args.trace} (open it in ui.perfetto.dev or chrome://tracing).")

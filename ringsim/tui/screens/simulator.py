@@ -134,9 +134,11 @@ class SimulatorScreen(Screen):
         small = width < need_width or height < need_height
         self.set_class(width < NARROW, "-narrow")
         short = height < SHORT
-        if short != self.has_class("-short") and self._sim is not None:
-            self.query_one(Counters).show(self._sim, short and not self.has_class("-heat"))
+        compact = short and not self.has_class("-heat")
+        if compact != self.has_class("-compact") and self._sim is not None:
+            self.query_one(Counters).show(self._sim, compact)
         self.set_class(short, "-short")
+        self.set_class(compact, "-compact")
         # The plot asked for on a narrow terminal: a one-line hint instead, in the transfer
         # box's bottom edge where the legend sits on short terminals, else on a row of its own.
         hidden = self._plot_wanted and width < PLOT_MIN

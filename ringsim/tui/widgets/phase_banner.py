@@ -12,24 +12,31 @@ from ...simulation import Simulation
 from ..clock import Reading
 
 GAP = "   "  # between the phase and the clock
+SHORT_GAP = "  "  # the same on narrow terminals, with the short phase
 
 
 def short_phase(banner: str) -> str:
-    """'Reduce-scatter · iteration 2 of 3' → 'Reduce-scatter · 2 of 3' (for narrow terminals)."""
-    return re.sub(r" · iteration (\d+ of \d+)", r" · \1", banner)
+    """'Reduce-scatter · iteration 2 of 3' → 'Reduce-scatter · 2 of 3', 'Start: every GPU holds
+    only its own gradient' → 'Start' (for narrow terminals)."""
+    return re.sub(r" · iteration (\d+ of \d+)", r" · \1", banner.split(":")[0])
 
 
-def phase_line(banner: str, clock: Reading | str | None, width: int | None) -> tuple[str, str]:
+def phase_line(banner: str, clock: Reading | str | None, width: int | None) -> tuple[str, str, str]:
     """The phase and the clock's wording for a line of `width` columns: the full phase with
     the longest wording that fits, else the short phase with the longest that fits (else
     the shortest of all, which the banner cuts with an ellipsis)."""
     if not isinstance(clock, Reading):
-        return banner, clock or ""
+        return banner, GAP, clock or ""
     wordings = clock.wordings()
     if width is None:
-        return banner, wordings[0]
-    tries = [(banner, w) for w in wordings[:3]] + [(short_phase(banner), w) for w in wordings]
-    return next(((p, w) for p, w in tries if len(p) + len(GAP) + len(w) <= width), tries[-1])
+        return banner, GAP, wordings[0]
+    short = short_phase(banner)
+    head, sep, tail = short.partition(" · ")
+    shortest = head.replace(" inside each node", " in node").replace(" across nodes", " across") + sep + tail
+    tries = ([(banner, GAP, w) for w in wordings[:3]]
+             + [(short, SHORT_GAP, w) for w in wordings]
+             + [(shortest, SHORT_GAP, w) for w in wordings[3:]])
+    return next((t for t in tries if sum(map(len, t)) <= width), tries[-1])
 
 
 class PhaseBanner(Static):
@@ -60,8 +67,8 @@ class PhaseBanner(Static):
         text = Text()
         text.append(title, style="bold")
         text.append(where + "\n", style="dim")
-        phase, clock = phase_line(banner, clock, self.content_region.width or None)
+        phase, gap, clock = phase_line(banner, clock, self.content_region.width or None)
         text.append(phase, style="bold")
         if clock:
-            text.append(GAP + clock)
+            text.append(gap + clock)
         self.update(text, layout=False)  # fixed height: no layout pass needed

@@ -104,6 +104,7 @@ class RingsimApp(App[None]):
         self.clock = Clock()
         self.pane: str | None = None  # in the counters' place: "timeline" (T) or "overlap" (o)
         self.selected = 0  # the 0-based GPU that s slows (keys < >)
+        self.selecting = False  # marked (▸) once < > or s is used: slides stay as they were
         self.plot: str | None = None  # the sweep plot (w): "time" or "busbw" (W); None: closed
         self.model = MODEL_NAMES[0]  # the training step's model (O)
         self.playing = False
@@ -132,7 +133,7 @@ class RingsimApp(App[None]):
             timeline=self.clock.timeline(plan, elements) if self.pane == "timeline" else None,
             training=(training_step(self.model, gpus, topology, plan.algorithm)
                       if self.pane == "overlap" else None),
-            selected=self.selected, slow=dict(self.clock.slow),
+            selected=self.selected if self.selecting else None, slow=dict(self.clock.slow),
             sweep=sweep_view(gpus, topology, elements) if self.plot else None,
             metric=self.plot or "time")
 
@@ -274,12 +275,14 @@ class RingsimApp(App[None]):
     async def action_select(self, change: int) -> None:
         """Select the previous or next GPU (round the ring of GPUs)."""
         self.selected = (self.selected + change) % self.scenario.gpus
+        self.selecting = True
         await self.refresh_view()
 
     async def action_slow(self) -> None:
         """The selected GPU one notch slower (SLOW_FACTORS), then at full speed again; the
         clock and the timeline follow (ringsim.timeline's slow-gpu fault)."""
         self.clock.cycle_slow(self.selected)
+        self.selecting = True
         await self.refresh_view()
 
     async def action_plot(self) -> None:

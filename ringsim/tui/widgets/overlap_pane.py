@@ -60,9 +60,10 @@ class OverlapPane(Static):
     _shown: TrainingStep | None = None
 
     def show(self, step: TrainingStep) -> None:
-        """Draw the step (as wide as the pane)."""
-        self._shown = step
-        self._draw()
+        """Draw the step (as wide as the pane); stepping through the plan leaves it as it is."""
+        if step is not self._shown:
+            self._shown = step
+            self._draw()
 
     def on_resize(self, event: events.Resize) -> None:
         self._draw()

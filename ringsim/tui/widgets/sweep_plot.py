@@ -76,8 +76,14 @@ class SweepPanel(Vertical):
         yield Static(id="plot-missing")
         yield Static(id="plot-legend")
 
+    _shown: tuple = ()
+
     async def show(self, view: SweepView, metric: str, algorithm: str) -> None:
         """Plot the sweep (time or busbw) and list the algorithms, the size now and the crossovers."""
+        shown = (view.sweep, view.here, metric, algorithm)  # cached engine objects: same means same
+        if len(self._shown) == len(shown) and all(a is b for a, b in zip(self._shown, shown)):
+            return  # stepping through the plan changes none of it
+        self._shown = shown
         if self.plot is None:
             try:
                 from textual_plotext import PlotextPlot

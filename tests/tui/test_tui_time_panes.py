@@ -233,3 +233,16 @@ def test_import_ringsim_and_the_tui_do_not_load_plotext():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+async def test_sweep_plot_of_one_gpu_has_no_busbw_and_says_so():
+    app = RingsimApp(Simulation.create("ring", 1, 8))
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("w", "o")  # one GPU: every time is 0 s, and 0 has no place on a log axis
+        await pilot.pause()
+        assert "no all-reduce time to plot on 1 GPU" in "\n".join(screen_rows(app))
+        await pilot.press("W")
+        await pilot.pause()
+        text = "\n".join(screen_rows(app))
+        assert "no all-reduce busbw to plot on 1 GPU" in text
+        assert "exposed 0 s" in text  # one GPU: no all-reduce, nothing exposed

@@ -102,23 +102,26 @@ class SweepPanel(Vertical):
         plt = self.plot.plt
         plt.clear_data()
         plt.clear_figure()
+        what = "time" if metric == "time" else "busbw"
+        ys = [y for points in data.values() for _, y in points]
+        if not ys:  # one GPU: nothing crosses a link, no busbw (and no log axis of nothing)
+            plt.title(f"no all-reduce {what} to plot on {view.sweep.gpus} GPU")
+            self.plot.refresh()
+            return
         plt.xscale("log")
         plt.yscale("log")
         for index, (name, points) in enumerate(data.items()):
             if points:
                 plt.plot([x for x, _ in points], [y for _, y in points], marker="braille",
                          color=COLOURS[index % len(COLOURS)])
-        ys = [y for points in data.values() for _, y in points]
         if view.here is not None:
             plt.vline(float(view.here.nbytes), color=MARK)
         sizes = [p.nbytes for p in view.sweep.points]
         ticks = sizes[::max(1, math.ceil(len(sizes) / 4))]
         plt.xticks([float(n) for n in ticks], [format_bytes(n) for n in ticks])
-        if ys:
-            fmt = format_seconds if metric == "time" else format_bandwidth
-            marks = decades(ys)
-            plt.yticks(marks, [_short(fmt(v)) for v in marks])
-        what = "time" if metric == "time" else "busbw"
+        fmt = format_seconds if metric == "time" else format_bandwidth
+        marks = decades(ys)
+        plt.yticks(marks, [_short(fmt(v)) for v in marks])
         plt.title(f"all-reduce {what} · {view.sweep.gpus} GPUs · {view.sweep.model.topology.name}")
         plt.xlabel("bytes per GPU")
         self.plot.refresh()

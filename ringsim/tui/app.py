@@ -126,16 +126,28 @@ class RingsimApp(App[None]):
         """Send the Simulation's state down to the screen."""
         plan, elements, position = self.sim.plan, self.sim.layout.elements, self.sim.position
         gpus, topology = plan.gpus, self.clock.topology
+        training = self._ask(training_step, self.model, gpus, topology, plan.algorithm) \
+            if self.pane == "overlap" else None
+        if training is None and self.pane == "overlap":
+            self.pane = None
+        sweep = self._ask(sweep_view, gpus, topology, elements) if self.plot else None
+        if sweep is None:
+            self.plot = None
         await self.simulator.show(
             self.sim, values=self.values, playing=self.playing, delay=SPEEDS[self.speed],
             present=self.present, clock=self.clock.reading(plan, elements, position),
             bottleneck=self.clock.bottleneck(plan, elements, position),
             timeline=self.clock.timeline(plan, elements) if self.pane == "timeline" else None,
-            training=(training_step(self.model, gpus, topology, plan.algorithm)
-                      if self.pane == "overlap" else None),
-            selected=self.selected if self.selecting else None, slow=dict(self.clock.slow),
-            sweep=sweep_view(gpus, topology, elements) if self.plot else None,
-            metric=self.plot or "time")
+            training=training, selected=self.selected if self.selecting else None,
+            slow=dict(self.clock.slow), sweep=sweep, metric=self.plot or "time")
+
+    def _ask(self, compute, *args):
+        """What the engine answers for a pane, or None (and a notice with the reason) if it refuses."""
+        try:
+            return compute(*args)
+        except RingsimError as error:
+            self.notify(str(error), severity="warning")
+            return None
 
     # --- moving through the plan ------------------------------------------------------
     async def action_next(self) -> None:

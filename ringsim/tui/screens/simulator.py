@@ -10,13 +10,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...simulation import Simulation
+from ..clock import Reading
 from ..scenario import DETAIL_MAX_GPUS
+from ..sweeps import SweepView
+from ..training import TrainingStep
 from ..widgets.counters import Counters
 from ..widgets.gpu_grid import GpuGrid
 from ..widgets.heat_map import HeatMap
-from ..clock import Reading
-from ..sweeps import SweepView
-from ..training import TrainingStep
 from ..widgets.lesson_panel import LessonPanel
 from ..widgets.overlap_pane import OverlapPane
 from ..widgets.phase_banner import PhaseBanner
@@ -36,7 +36,6 @@ PLOT_MIN = 120  # the sweep plot (w) needs this many columns: its own 56 and the
 LEGEND = "→ sent to   ← received from (+ added, = replaced)   ⇄ both   ✓ complete sum   v: numbers"
 # Short terminals: the legend moves into the transfer box's bottom edge (no row of its own).
 LEGEND_EDGE = "→ sent ← received (+ added, = replaced) ⇄ both ✓ complete sum v: numbers"
-PANES = ("timeline", "overlap")  # what can take the counters' place (keys T and o)
 
 
 class SimulatorScreen(Screen):

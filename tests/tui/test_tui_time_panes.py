@@ -109,12 +109,11 @@ async def test_sweep_plot_shows_the_engines_sweep_and_follows_t_g_and_n():
         assert "all-reduce time · 4 GPUs · flat" in text and "bytes per GPU" in text
         assert "4B" in text and "1KiB" in text  # the log axis' ticks
         assert any(c in text for c in "⠁⠊⣀⠤")  # lines drawn by plotext in braille
-        crossing = app.screen.query_one(SweepPanel)
         await pilot.press("t", "G")
         await pilot.pause()
         text = "\n".join(screen_rows(app))
         topology = app.clock.topology
-        assert f"all-reduce time · 5 GPUs · {topology}" in text and crossing.region.width > 0
+        assert f"all-reduce time · 5 GPUs · {topology}" in text and panel.region.width > 0
         await pilot.press("W")  # busbw, from the same engine point
         await pilot.pause()
         text = "\n".join(screen_rows(app))
@@ -246,3 +245,23 @@ async def test_sweep_plot_of_one_gpu_has_no_busbw_and_says_so():
         text = "\n".join(screen_rows(app))
         assert "no all-reduce busbw to plot on 1 GPU" in text
         assert "exposed 0 s" in text  # one GPU: no all-reduce, nothing exposed
+
+
+def test_the_tracks_cover_what_the_engine_says_each_stream_is_busy():
+    import numpy as np
+    import pytest
+    from ringsim.tui.training import training_step
+    from ringsim.tui.widgets.overlap_pane import coverage, tracks
+    assert coverage(np.array([[0.0, 0.5]]), 1.0, 4).tolist() == [1.0, 1.0, 0.0, 0.0]
+    assert coverage(np.array([[0.1, 0.35]]), 1.0, 4).tolist() == pytest.approx([0.6, 0.4, 0.0, 0.0])
+    step = training_step("llama-7b", 8, "dgx-h100", "ring")
+    o, width = step.step, 50
+    busy = np.array([[b.start, b.end] for b in o.buckets])
+    # The columns' busy shares add up to the engine's communication time: nothing lost or doubled.
+    assert coverage(busy, o.step_seconds, width).sum() * o.step_seconds / width == \
+        pytest.approx(o.communication_seconds)
+    compute, comm, end = tracks(step, width)
+    assert len(compute) == len(comm) == width
+    assert end == round(o.computed / o.step_seconds * width)  # backward ends here; red after it
+    assert compute[0] == "▒" and compute[end - 1] == "█" and set(compute[end:]) <= {"·", "▌"}
+    assert comm[-1] == "█"  # the last all-reduce runs after the backward pass: exposed

@@ -81,7 +81,7 @@ class OverlapPane(Static):
             return
         compute, comm, end = tracks(step, width)
         text.append("compute".ljust(LABEL), "bold")
-        for i, glyph in enumerate(compute):
+        for glyph in compute:
             text.append(glyph, FORWARD if glyph == "▒" else BACKWARD if glyph != "·" else "dim")
         text.append("\n" + "comm".ljust(LABEL), "bold")
         text.append(comm[:end], COMM)

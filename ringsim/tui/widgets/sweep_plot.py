@@ -13,7 +13,6 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from ...algorithms import ALGORITHMS
 from ...units import format_bandwidth, format_bytes, format_seconds
 from ..sweeps import SweepView
 

@@ -11,13 +11,15 @@ from textual.timer import Timer
 from ..algorithms import ALGORITHMS, plan_options
 from ..errors import RingsimError
 from ..lessons import load_lessons
-from ..timeline import Fault
+from ..naming import gpu_name
 from ..simulation import Simulation
-from .clock import SLOW, Clock, fitting
+from .clock import SLOW_FACTORS, Clock, fitting
 from .scenario import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, Scenario,
                        check_view_limits, fewer_elements, more_elements)
 from .screens.help import HelpScreen
 from .screens.simulator import SimulatorScreen
+from .sweeps import sweep_view
+from .training import MODEL_NAMES, training_step
 from .widgets.lesson_panel import LessonPanel
 
 PARTS = {"tree": "chunks", "double-tree": "chunks", "ring": "channels"}  # what c / C change
@@ -35,15 +37,19 @@ class RingsimApp(App[None]):
     # included); the help screen lists every binding, with its tooltip, built from these lists.
     GPUS = Binding.Group("GPUs")
     ELEMENTS = Binding.Group("N")
-    SPEED = Binding.Group("speed")
+    SPEED = Binding.Group("Play")  # the footer shows space under this name
     PARTS_KEYS = Binding.Group("chunks")
     TIME = Binding.Group("time")
+    SELECT = Binding.Group("select")
+    PLOT = Binding.Group("Plot")
+    VIEW = Binding.Group("view")
+    TRAINING = Binding.Group("training")
     BINDINGS = [
         Binding("right,n", "next", "Next", tooltip="next iteration"),
         Binding("left,p", "back", "Back", tooltip="back one iteration"),
-        Binding("space", "play", "Play", tooltip="play / pause (autoplay)"),
-        Binding("plus", "faster", "Faster", show=False, group=SPEED, tooltip="faster autoplay"),
-        Binding("minus", "slower", "Slower", show=False, group=SPEED, tooltip="slower autoplay"),
+        Binding("space", "play", "Play", group=SPEED, tooltip="play / pause (autoplay)"),
+        Binding("plus", "faster", "Faster", show=False, group=SPEED, tooltip="faster"),
+        Binding("minus", "slower", "Slower", show=False, group=SPEED, tooltip="slower"),
         Binding("r", "reset", "Reset", show=False, tooltip="reset to the start"),
         Binding("a", "algorithm", "Algo", tooltip="next algorithm (all nine in turn)"),
         Binding("c", "parts(-1)", "−chunks", show=False, group=PARTS_KEYS,
@@ -54,21 +60,32 @@ class RingsimApp(App[None]):
                 tooltip="next topology for the clock"),
         Binding("T", "timeline", "Timeline", key_display="T", show=False, group=TIME,
                 tooltip="timeline pane"),
-        Binding("s", "slow", "Slow GPU", show=False, group=TIME,
-                tooltip=f"GPU1 at {SLOW:g}× speed"),
+        Binding("less_than_sign", "select(-1)", "◂GPU", key_display="<", show=False, group=SELECT,
+                tooltip="select the previous GPU"),
+        Binding("greater_than_sign", "select(1)", "GPU▸", key_display=">", show=False,
+                group=SELECT, tooltip="the next (▸ on its panel)"),
+        Binding("s", "slow", "Slow GPU", show=False,
+                tooltip="the selected GPU at " + ", ".join(f"{f:g}×" for f in SLOW_FACTORS)
+                        + ", then full speed"),
+        Binding("w", "plot", "Plot", group=PLOT, tooltip="sweep plot: time per algorithm over sizes"),
+        Binding("W", "metric", "busbw", key_display="W", show=False, group=PLOT, tooltip="time ↔ busbw"),
+        Binding("o", "overlap", "Training", show=False, group=TRAINING,
+                tooltip="training step: backward and DDP buckets"),
+        Binding("O", "model", "Model", key_display="O", show=False, group=TRAINING,
+                tooltip="next model"),
         Binding("g", "gpus(-1)", "−GPU", key_display="g", group=GPUS, tooltip="one GPU fewer"),
         Binding("G", "gpus(1)", "+GPU", key_display="G", group=GPUS,
-                tooltip=f"one GPU more ({MIN_GPUS} to {MAX_GPUS}; past {DETAIL_MAX_GPUS} a heat map; "
-                        f"N ≥ G)"),
+                tooltip=f"more ({MIN_GPUS} to {MAX_GPUS}; past {DETAIL_MAX_GPUS} a heat map; N ≥ G)"),
         Binding("e", "elements(-1)", "−N", key_display="e", show=False, group=ELEMENTS,
                 tooltip="fewer elements per GPU"),
         Binding("E", "elements(1)", "+N", key_display="E", show=False, group=ELEMENTS,
-                tooltip=f"more (0 to {MAX_ELEMENTS:,}; ±1 up to 16, then ×2 / ÷2)"),
-        Binding("v", "values", "Values", show=False, tooltip="labels (a₁+b₁) / numbers in the cells"),
-        Binding("P", "present", "Present", key_display="P", show=False,
-                tooltip="presentation mode: large, high-contrast cells"),
+                tooltip=f"more (0–{MAX_ELEMENTS:,}; ±1 to 16, then ×2 ÷2)"),
+        Binding("v", "values", "Values", show=False, group=VIEW,
+                tooltip="labels (a₁+b₁) ↔ numbers in the cells"),
+        Binding("P", "present", "Present", key_display="P", show=False, group=VIEW,
+                tooltip="presentation mode"),
         Binding("l", "lesson", "Lesson",
-                tooltip="lesson panel beside the simulator (below it under 110 columns)"),
+                tooltip="lesson panel, beside the simulator (below it when narrow)"),
         Binding("question_mark", "help", "Help", key_display="?", tooltip="this help"),
         Binding("q", "quit", "Quit", tooltip="quit"),
     ]
@@ -85,7 +102,11 @@ class RingsimApp(App[None]):
         self.values = values
         self.speed = 1
         self.clock = Clock()
-        self.timeline = False  # the timeline pane (key T)
+        self.pane: str | None = None  # in the counters' place: "timeline" (T) or "overlap" (o)
+        self.selected = 0  # the 0-based GPU that s slows (keys < >)
+        self.selecting = False  # marked (▸) once < > or s is used: slides stay as they were
+        self.plot: str | None = None  # the sweep plot (w): "time" or "busbw" (W); None: closed
+        self.model = MODEL_NAMES[0]  # the training step's model (O)
         self.playing = False
         self._timer: Timer | None = None
         self.simulator = SimulatorScreen()
@@ -99,16 +120,34 @@ class RingsimApp(App[None]):
         """The simulator's widgets exist: first frame, and the lesson panel if asked for."""
         await self.refresh_view()
         if self.open_lesson:
-            self.action_lesson()
+            await self.action_lesson()
 
     async def refresh_view(self) -> None:
         """Send the Simulation's state down to the screen."""
         plan, elements, position = self.sim.plan, self.sim.layout.elements, self.sim.position
-        await self.simulator.show(self.sim, values=self.values, playing=self.playing,
-                                  delay=SPEEDS[self.speed], present=self.present,
-                                  clock=self.clock.text(plan, elements, position),
-                                  bottleneck=self.clock.bottleneck(plan, elements, position),
-                                  timeline=self.clock.timeline(plan, elements) if self.timeline else None)
+        gpus, topology = plan.gpus, self.clock.topology
+        training = self._ask(training_step, self.model, gpus, topology, plan.algorithm) \
+            if self.pane == "overlap" else None
+        if training is None and self.pane == "overlap":
+            self.pane = None
+        sweep = self._ask(sweep_view, gpus, topology, elements) if self.plot else None
+        if sweep is None:
+            self.plot = None
+        await self.simulator.show(
+            self.sim, values=self.values, playing=self.playing, delay=SPEEDS[self.speed],
+            present=self.present, clock=self.clock.reading(plan, elements, position),
+            bottleneck=self.clock.bottleneck(plan, elements, position),
+            timeline=self.clock.timeline(plan, elements) if self.pane == "timeline" else None,
+            training=training, selected=self.selected if self.selecting else None,
+            slow=dict(self.clock.slow), sweep=sweep, metric=self.plot or "time")
+
+    def _ask(self, compute, *args):
+        """What the engine answers for a pane, or None (and a notice with the reason) if it refuses."""
+        try:
+            return compute(*args)
+        except RingsimError as error:
+            self.notify(str(error), severity="warning")
+            return None
 
     # --- moving through the plan ------------------------------------------------------
     async def action_next(self) -> None:
@@ -198,6 +237,11 @@ class RingsimApp(App[None]):
             return False
         self._stop()
         self.sim, self.scenario = sim, scenario
+        self.selected = min(self.selected, scenario.gpus - 1)
+        gone = self.clock.keep_gpus(scenario.gpus)
+        if gone:
+            self.notify(f"{', '.join(gpu_name(g) for g in gone)} left the run: no longer slow.",
+                        severity="information")
         if self.clock.topology not in fitting(scenario.gpus)[0]:
             self.notify(f"{scenario.gpus} GPUs do not fit {self.clock.topology}'s nodes: "
                         "the clock is back on flat.", severity="information")
@@ -236,13 +280,46 @@ class RingsimApp(App[None]):
         await self.switch(replace(self.scenario, options=tuple(options.items())), self.sim.position)
 
     async def action_timeline(self) -> None:
-        """Open or close the timeline pane."""
-        self.timeline = not self.timeline
+        """Open or close the timeline pane (in the counters' place)."""
+        self.pane = None if self.pane == "timeline" else "timeline"
+        await self.refresh_view()
+
+    async def action_select(self, change: int) -> None:
+        """Select the previous or next GPU (round the ring of GPUs)."""
+        self.selected = (self.selected + change) % self.scenario.gpus
+        self.selecting = True
         await self.refresh_view()
 
     async def action_slow(self) -> None:
-        """GPU1 slow (SLOW× speed) or back to full speed; the clock and the timeline follow."""
-        self.clock.faults = () if self.clock.faults else (Fault("slow-gpu", (0,), SLOW),)
+        """The selected GPU one notch slower (SLOW_FACTORS), then at full speed again; the
+        clock and the timeline follow (ringsim.timeline's slow-gpu fault)."""
+        self.clock.cycle_slow(self.selected)
+        self.selecting = True
+        await self.refresh_view()
+
+    async def action_plot(self) -> None:
+        """Open or close the sweep plot beside the simulator (it closes the lesson panel)."""
+        self.plot = None if self.plot else "time"
+        if self.plot and self.simulator.has_class("-lesson"):
+            await self.action_lesson()
+        await self.refresh_view()
+
+    async def action_metric(self) -> None:
+        """The sweep plot shows time or busbw (opening it if closed)."""
+        self.plot = "busbw" if self.plot == "time" else "time"
+        if self.simulator.has_class("-lesson"):
+            await self.action_lesson()
+        await self.refresh_view()
+
+    async def action_overlap(self) -> None:
+        """Open or close the training-step pane (in the counters' place)."""
+        self.pane = None if self.pane == "overlap" else "overlap"
+        await self.refresh_view()
+
+    async def action_model(self) -> None:
+        """The training step's next model preset (opening the pane if closed)."""
+        self.model = MODEL_NAMES[(MODEL_NAMES.index(self.model) + 1) % len(MODEL_NAMES)]
+        self.pane = "overlap"
         await self.refresh_view()
 
     async def action_topology(self) -> None:
@@ -294,8 +371,8 @@ class RingsimApp(App[None]):
         """The key help."""
         self.push_screen(HelpScreen())
 
-    def action_lesson(self) -> None:
-        """Open or close the lesson panel beside the simulator."""
+    async def action_lesson(self) -> None:
+        """Open or close the lesson panel beside the simulator (it closes the sweep plot)."""
         panel = self.simulator.query_one(LessonPanel)
         if self.simulator.has_class("-lesson"):
             self.simulator.remove_class("-lesson")
@@ -313,6 +390,9 @@ class RingsimApp(App[None]):
             panel.load(lessons, self.first_lesson)
         self.simulator.add_class("-lesson")
         panel.focus()
+        if self.plot:
+            self.plot = None
+            await self.refresh_view()
 
     async def on_lesson_panel_section_shown(self, message: LessonPanel.SectionShown) -> None:
         """The reader moved to a section: switch to its lesson's scenario and its stop."""

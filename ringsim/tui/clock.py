@@ -1,20 +1,24 @@
 """The TUI's clock: each step's modelled time on a topology (α-β-γ, ringsim.cost), and the
-bottleneck GPU of each step; `t` cycles the topology presets that fit G. With a slow GPU
-(key s) the clock follows ringsim.timeline: a step ends when its last transfer arrives."""
+bottleneck GPU of each step; `t` cycles the topology presets that fit G. With slow GPUs
+(key s on the selected GPU) the clock follows ringsim.timeline: a step ends when its last
+transfer arrives."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..cost import CostModel, PlanCost, price
 from ..errors import RingsimError
 from ..plan import Plan
+from ..naming import gpu_name
 from ..topology import load, presets
 from ..timeline import Fault, Timeline, simulate
 from ..units import format_seconds
 
 DTYPE = "float32"
-SLOW = 0.5  # key s: the first GPU at half speed
+SLOW_FACTORS = (0.5, 0.25)  # key s: the selected GPU at half, then quarter, then full speed
 
 
 def fitting(gpus: int) -> tuple[list[str], list[str]]:
@@ -29,17 +33,72 @@ def fitting(gpus: int) -> tuple[list[str], list[str]]:
     return fit, skip
 
 
+def _short(fault: Fault) -> str:
+    """'GPU2 ×0.5' for a slow GPU; other faults as they print."""
+    return f"{gpu_name(fault.gpus[0])} ×{fault.value:g}" if fault.kind == "slow-gpu" else str(fault)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The clock at one position: this step's time, the total so far and at the end."""
+
+    step: float
+    so_far: float
+    end: float
+    topology: str
+    faults: tuple[Fault, ...] = ()
+
+    def wordings(self) -> list[str]:
+        """The same reading from the full wording down to the shortest (for narrow terminals)."""
+        step, so_far, end = (format_seconds(v) for v in (self.step, self.so_far, self.end))
+        full = "".join(f" · {f}" for f in self.faults)
+        short = "".join(f" · {_short(f)}" for f in self.faults)
+        number, _, unit = so_far.partition(" ")
+        both = f"{number}/{end}" if end.endswith(" " + unit) else f"{so_far}/{end}"  # 5.00/30.00 µs
+        return [f"time: step {step} · so far {so_far} · end {end} · {self.topology}{full}",
+                f"step {step} · so far {so_far} · end {end} · {self.topology}{short}",
+                f"step {step} · {so_far} of {end} · {self.topology}{short}",
+                f"step {step} · {both} · {self.topology}{short}",
+                f"{both} · {self.topology}{short}"]
+
+    def text(self, width: int | None = None) -> str:
+        """The longest wording that fits `width` columns (None: the full one; else the shortest)."""
+        wordings = self.wordings()
+        return next((w for w in wordings if width is None or len(w) <= width), wordings[-1])
+
+
 class Clock:
-    """Prices a plan once per (plan, N, topology) and answers for any position."""
+    """Prices a plan once per (plan, N, topology, faults) and answers for any position."""
 
     def __init__(self, topology: str = "flat") -> None:
         self.topology = topology
         self._key: tuple | None = None
         self.cost: PlanCost | None = None
         self.times: list[float] = []
-        self.faults: tuple[Fault, ...] = ()
+        self.slow: dict[int, float] = {}  # 0-based GPU → its speed factor (key s)
         self._timeline_key: tuple | None = None
         self._timeline: Timeline | None = None
+
+    @property
+    def faults(self) -> tuple[Fault, ...]:
+        """The slow GPUs as the timeline's faults, in GPU order."""
+        return tuple(Fault("slow-gpu", (g,), f) for g, f in sorted(self.slow.items()))
+
+    def cycle_slow(self, gpu: int) -> float | None:
+        """GPU `gpu` one notch slower (0.5×, 0.25×), then back to full speed; its new factor."""
+        cycle = (None, *SLOW_FACTORS)
+        now = self.slow.pop(gpu, None)
+        after = cycle[(cycle.index(now) + 1) % len(cycle)] if now in cycle else SLOW_FACTORS[0]
+        if after is not None:
+            self.slow[gpu] = after
+        return after
+
+    def keep_gpus(self, gpus: int) -> list[int]:
+        """Forget the slow GPUs beyond G (the 0-based GPUs dropped)."""
+        gone = [g for g in self.slow if g >= gpus]
+        for g in gone:
+            del self.slow[g]
+        return gone
 
     def timeline(self, plan: Plan, elements: int) -> Timeline:
         """The plan on the event timeline with the current faults (cached)."""
@@ -70,13 +129,15 @@ class Clock:
         port = self.price(plan, elements).steps[position - 1].port
         return None if port is None else port.gpu
 
-    def text(self, plan: Plan, elements: int, position: int) -> str:
-        """'time: step 1.20 µs · so far 3.40 µs · end 8.00 µs · flat'."""
+    def reading(self, plan: Plan, elements: int, position: int) -> Reading:
+        """This step's time, the total so far and at the end, after `position` steps."""
         self.price(plan, elements)
         so_far_before = self.times[position - 2] if position > 1 else 0.0
         step = self.times[position - 1] - so_far_before if position else 0.0
         so_far = self.times[position - 1] if position else 0.0
         end = self.times[-1] if self.times else 0.0
-        return (f"time: step {format_seconds(step)} · so far {format_seconds(so_far)} · "
-                f"end {format_seconds(end)} · {self.topology}"
-                + "".join(f" · {f}" for f in self.faults))
+        return Reading(step, so_far, end, self.topology, self.faults)
+
+    def text(self, plan: Plan, elements: int, position: int) -> str:
+        """'time: step 1.20 µs · so far 3.40 µs · end 8.00 µs · flat'."""
+        return self.reading(plan, elements, position).text()

@@ -152,7 +152,8 @@ async def test_help_lists_the_new_keys(plain):
         await pilot.press("question_mark")
         await pilot.pause()
         text = "\n".join(plain(w) for w in app.screen.query("Static"))
-        for words in ("fewer chunks", "next topology", "timeline pane", "0.5× speed", "all nine"):
+        for words in ("fewer chunks", "next topology", "timeline pane", "0.5×, 0.25×", "all nine",
+                      "select the previous GPU", "sweep plot", "training step"):
             assert words in text, words
 
 
@@ -174,7 +175,10 @@ async def test_timeline_pane_and_slow_gpu(plain):
         banner = plain(app.screen.query_one(PhaseBanner))
         assert "step 10.00 µs" in banner and "GPU1 at 0.5× speed" in banner
         assert "with GPU1 at 0.5× speed" in plain(pane)
-        await pilot.press("s", "T")
+        await pilot.press("s")  # a quarter of the speed: four times as long
+        await pilot.pause()
+        assert "step 20.00 µs" in plain(app.screen.query_one(PhaseBanner))
+        await pilot.press("s", "T")  # full speed again
         await pilot.pause()
         assert "step 5.00 µs" in plain(app.screen.query_one(PhaseBanner))
         assert pane.region.width == 0

@@ -75,7 +75,8 @@ def test_help_rows_group_the_bindings_as_the_footer_does():
     app = RingsimApp()
     rows = dict(help_rows(app, RingsimApp.BINDINGS))
     assert rows["→  n"] == "next iteration"
-    assert rows["g  G"].startswith("one GPU fewer / one GPU more")
+    assert rows["g  G"].startswith("one GPU fewer / more (1 to 64")
+    assert rows["space  +  -"] == "play / pause (autoplay) / faster / slower"
     assert rows["q"] == "quit"
 
 

@@ -40,7 +40,6 @@ class HelpScreen(ModalScreen[None]):
         table.add_column(overflow="fold")
         for keys, what in help_rows(self.app, RingsimApp.BINDINGS):
             table.add_row(keys, what)
-        table.add_row("", "")
         table.add_row("", "[b]In the lesson panel[/b] (key l)")
         for keys, what in help_rows(self.app, LessonPanel.BINDINGS):
             table.add_row(keys, what)

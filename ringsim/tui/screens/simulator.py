@@ -1,4 +1,5 @@
-"""The simulator screen: banner, GPU view (panels or heat map), transfers and counters."""
+"""The simulator screen: banner, GPU view (panels or heat map), transfers and counters (or the
+timeline or the training step), and beside them the sweep plot or the lesson."""
 
 from __future__ import annotations
 
@@ -9,13 +10,18 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...simulation import Simulation
+from ..clock import Reading
 from ..scenario import DETAIL_MAX_GPUS
+from ..sweeps import SweepView
+from ..training import TrainingStep
 from ..widgets.counters import Counters
 from ..widgets.gpu_grid import GpuGrid
 from ..widgets.heat_map import HeatMap
 from ..widgets.lesson_panel import LessonPanel
+from ..widgets.overlap_pane import OverlapPane
 from ..widgets.phase_banner import PhaseBanner
 from ..widgets.shape import ShapeView
+from ..widgets.sweep_plot import SweepPanel
 from ..widgets.timeline_pane import TimelinePane
 from ..widgets.too_small import TooSmall
 from ..widgets.transfer_list import TransferList
@@ -25,8 +31,11 @@ MIN_SIZE_PRESENT = (100, 30)
 NARROW = 110  # below this width the transfer list and the counters stack instead of sitting side by side
 SHORT = 30  # below this height the banner drops its rule
 HEAT_SIDE_MIN = 36  # columns the transfer list needs beside the heat map; with fewer it goes below
+PLOT_MIN = 120  # the sweep plot (w) needs this many columns: its own 56 and the simulator's 64
 
 LEGEND = "→ sent to   ← received from (+ added, = replaced)   ⇄ both   ✓ complete sum   v: numbers"
+# Short terminals: the legend moves into the transfer box's bottom edge (no row of its own).
+LEGEND_EDGE = "→ sent ← received (+ added, = replaced) ⇄ both ✓ complete sum v: numbers"
 
 
 class SimulatorScreen(Screen):
@@ -43,6 +52,7 @@ class SimulatorScreen(Screen):
                         yield ShapeView(id="shape")
                     yield HeatMap(id="heat")
                     yield Static(LEGEND, id="legend")
+                yield Static(id="plot-hint")
                 with Container(id="bottom"):
                     with VerticalScroll(id="transfers-box") as box:
                         box.border_title = "This iteration"
@@ -53,6 +63,10 @@ class SimulatorScreen(Screen):
                     with VerticalScroll(id="timeline-box") as box:
                         box.border_title = "Timeline (T)"
                         yield TimelinePane(id="timeline")
+                    with VerticalScroll(id="overlap-box") as box:
+                        box.border_title = "Training step (o)"
+                        yield OverlapPane(id="overlap")
+            yield SweepPanel(id="plot")
             yield LessonPanel(id="lesson")
         yield Footer(compact=True)
 
@@ -64,11 +78,17 @@ class SimulatorScreen(Screen):
         await self.app.screen_ready()
 
     async def show(self, sim: Simulation, *, values: bool = False, playing: bool = False,
-                   delay: float = 1.0, present: bool = False, clock: str = "",
-                   bottleneck: int | None = None, timeline=None) -> None:
-        """Show the Simulation as it is now (rebuilding the GPU panels only when G changed)."""
+                   delay: float = 1.0, present: bool = False, clock: Reading | str | None = None,
+                   bottleneck: int | None = None, timeline=None,
+                   training: TrainingStep | None = None, selected: int | None = None,
+                   slow: dict[int, float] | None = None, sweep: SweepView | None = None,
+                   metric: str = "time") -> None:
+        """Show the Simulation as it is now (rebuilding the GPU panels only when G changed).
+
+        `timeline` or `training` take the counters' place; `sweep` opens the plot beside."""
         if not self.ready:
             return
+        self._sim = sim
         heat = sim.plan.gpus > DETAIL_MAX_GPUS
         self.set_class(heat, "-heat")
         self.set_class(present, "-present")
@@ -76,17 +96,33 @@ class SimulatorScreen(Screen):
         grid = self.query_one(GpuGrid)
         if heat:
             await grid.build(0)
-            self.query_one(HeatMap).show(sim)
+            self.query_one(HeatMap).show(sim, selected)
         else:
             await grid.build(sim.plan.gpus, sim.plan.segments)
-            grid.show(sim, values, present, bottleneck)
+            grid.show(sim, values, present, bottleneck, selected, slow)
             self.query_one(ShapeView).show(sim.plan, sim.current, bottleneck)
         self.query_one(TransferList).show(sim)
-        self.query_one(Counters).show(sim)
+        self.query_one(Counters).show(sim, self._compact())
         self.set_class(timeline is not None, "-timeline")
         if timeline is not None:
             self.query_one(TimelinePane).show(timeline, sim.position)
+        self.set_class(training is not None and timeline is None, "-overlap")
+        if training is not None:
+            self.query_one("#overlap-box").border_title = (
+                f"Training step (o) · {training.model.name} · {training.algorithm} · "
+                f"{training.topology} · DDP")
+            self.query_one(OverlapPane).show(training)
+        self._plot_wanted = sweep is not None
+        if sweep is not None:
+            await self.query_one(SweepPanel).show(sweep, metric, sim.plan.algorithm)
         self._fit(self.size.width, self.size.height)
+
+    _sim: Simulation | None = None
+    _plot_wanted = False  # key w: the plot is asked for (shown if the terminal is wide enough)
+
+    def _compact(self) -> bool:
+        """Counters in four rows without bars: short terminals with the GPU panels on screen."""
+        return self.size.height < SHORT and not self.has_class("-heat")
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
@@ -96,7 +132,21 @@ class SimulatorScreen(Screen):
         need_width, need_height = MIN_SIZE_PRESENT if self.has_class("-present") else MIN_SIZE
         small = width < need_width or height < need_height
         self.set_class(width < NARROW, "-narrow")
-        self.set_class(height < SHORT, "-short")
+        short = height < SHORT
+        compact = short and not self.has_class("-heat")
+        if compact != self.has_class("-compact") and self._sim is not None:
+            self.query_one(Counters).show(self._sim, compact)
+        self.set_class(short, "-short")
+        self.set_class(compact, "-compact")
+        # The plot asked for on a narrow terminal: a one-line hint instead, in the transfer
+        # box's bottom edge where the legend sits on short terminals, else on a row of its own.
+        hidden = self._plot_wanted and width < PLOT_MIN
+        hint = f"Sweep plot (w): needs {PLOT_MIN} columns, this terminal has {width}." if hidden else ""
+        edge = short and not self.has_class("-heat")
+        self.query_one("#transfers-box").border_subtitle = (hint or LEGEND_EDGE) if edge else ""
+        self.query_one("#plot-hint", Static).update(hint)
+        self.set_class(self._plot_wanted and not hidden, "-plot")
+        self.set_class(hidden and not edge, "-plot-hint")
         heat_width = self.query_one(HeatMap).get_content_width(self.size, self.size) + 4
         self.set_class(self.has_class("-heat") and width - heat_width < HEAT_SIDE_MIN, "-heat-stack")
         self.set_class(small, "-too-small")

@@ -16,27 +16,39 @@ RECEIVED = "#e056fd"
 
 
 class Counters(Static):
-    """Totals, the busiest GPU, messages and steps beside their formulas; a bar pair per GPU."""
+    """Totals, the busiest GPU, messages and steps beside their formulas; a bar pair per GPU.
 
-    def show(self, sim: Simulation) -> None:
+    Compact (short terminals, GPU panels on screen): four rows, no bars, since each panel's
+    bottom edge already shows its GPU's ↑ sent and ↓ received."""
+
+    def show(self, sim: Simulation, compact: bool = False) -> None:
         """Show the Simulation's ledger so far and its closed-form figures."""
         ledger, formulas = sim.ledger(), sim.closed_form()
-        busiest = gpu_name(ledger.busiest())
+        g = ledger.busiest()
+        busiest = gpu_name(g)
+        sent, received = format_number(ledger.sent[g]), format_number(ledger.received[g])
+        if compact and formulas.busiest_sent == formulas.busiest_received:
+            pair = [(f"busiest {busiest}", f"↑{sent} ↓{received}", f"{formulas.busiest_sent} each")]
+        else:
+            pair = [(f"busiest {busiest} sent", sent, formulas.busiest_sent),
+                    (f"busiest {busiest} received", received, formulas.busiest_received)]
         rows = [
-            ("moved so far", ledger.total, formulas.total),
-            (f"busiest {busiest} sent", ledger.sent[ledger.busiest()], formulas.busiest_sent),
-            (f"busiest {busiest} received", ledger.received[ledger.busiest()], formulas.busiest_received),
-            ("messages", ledger.messages, formulas.messages),
-            ("steps", ledger.steps, formulas.steps),
+            ("moved so far", format_number(ledger.total), formulas.total),
+            *pair,
+            ("messages", format_number(ledger.messages), formulas.messages),
+            ("steps", format_number(ledger.steps), formulas.steps),
         ]
         name_width = max(len(r[0]) for r in rows)
-        numbers = [format_number(r[1]) for r in rows]
-        number_width = max(len(n) for n in numbers)
+        number_width = max(len(r[1]) for r in rows)
         text = Text(no_wrap=True, overflow="ellipsis")
-        for (name, _, formula), number in zip(rows, numbers):
+        for name, number, formula in rows:
             text.append(name.ljust(name_width) + " ", style="bold")
             text.append(number.rjust(number_width) + " ")
             text.append(f"of {formula}\n", style="cyan")
+        if compact:
+            text.right_crop(1)
+            update_sized(self, text, ("compact", len(rows)))
+            return
 
         # One scale for every bar, the busiest GPU's share at the end: the master's overload
         # and the ring's even spread show at a glance.

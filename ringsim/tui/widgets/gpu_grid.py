@@ -44,9 +44,11 @@ class GpuGrid(Horizontal):
         await self.mount_all([GpuPanel(g, self.segments) for g in range(gpus)])
 
     def show(self, sim: Simulation, values: bool, present: bool = False,
-             bottleneck: int | None = None) -> None:
-        """Show every buffer as the Simulation holds it now, the step just carried out, and
-        (●) the GPU whose port the step waited on."""
+             bottleneck: int | None = None, selected: int | None = None,
+             slow: dict[int, float] | None = None) -> None:
+        """Show every buffer as the Simulation holds it now, the step just carried out,
+        (●) the GPU whose port the step waited on, (▸) the selected GPU and (×F) slow GPUs."""
+        slow = slow or {}
         gpus, segments = sim.plan.gpus, sim.plan.segments
         step = sim.current
         sent_to, came_from = cell_peers(step, gpus, segments)
@@ -74,5 +76,8 @@ class GpuGrid(Horizontal):
                     text += " ✓"
                 cells.append(CellView(text, _note(sent_to[g][j], came_from[g][j], ops.get((g, j), "")), complete,
                                       bool(sent_to[g][j]), bool(came_from[g][j])))
-            panel.show(gpu_name(g) + (" · master" if g == master else "") + (" ●" if g == bottleneck else ""), int(ledger.sent[g]),
-                       int(ledger.received[g]), cells, master=g == master, present=present)
+            title = (("▸ " if g == selected else "") + gpu_name(g)
+                     + (f" ×{slow[g]:g}" if g in slow else "")
+                     + (" · master" if g == master else "") + (" ●" if g == bottleneck else ""))
+            panel.show(title, int(ledger.sent[g]), int(ledger.received[g]), cells,
+                       master=g == master, present=present, selected=g == selected)

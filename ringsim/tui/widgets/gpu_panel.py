@@ -32,11 +32,12 @@ class GpuPanel(Widget):
         self.border_title = gpu_name(gpu)
 
     def show(self, title: str, sent: int, received: int, cells: list[CellView], *,
-             master: bool, present: bool) -> None:
+             master: bool, present: bool, selected: bool = False) -> None:
         """Title ('GPU1 · master'), elements sent/received so far, and every cell."""
         self.border_title = title
         self.border_subtitle = f"↑{sent:,} ↓{received:,}"
         self.set_class(master, "-master")
+        self.set_class(selected, "-selected")
         height = 3 if present else 2
         resized = height != self.cell_height
         self.cell_height = height

@@ -24,7 +24,7 @@ COMPLETE_MOVING = "#a8f0c6"  # a complete sum being sent or received: still gree
 SHADES = ["#3a3f4b", "#2b4c7e", "#2d5f9e", "#3274bd", "#3b89d6", "#4f9de8", "#6cb2f2", "#8fc6f7"]
 PALETTE = [SENDING, RECEIVING, COMPLETE, COMPLETE_MOVING, *SHADES]
 FIRST_SHADE = 4  # PALETTE index of SHADES[0]
-BOLD, DIM = Style(bold=True), Style(dim=True)
+BOLD, DIM, SELECTED = Style(bold=True), Style(dim=True), Style(bold=True, reverse=True)
 ARROWS = {(True, False): "→ ", (False, True): "← ", (True, True): "⇄ "}  # (sent, received)
 INK = "#000000"  # the arrows' colour, on any cell colour
 
@@ -42,8 +42,9 @@ class HeatMap(Widget):
         self.strips: list[Strip] = []
         self.lines: list[str] = []  # the same rows as plain text, for tests and screen readers
 
-    def show(self, sim: Simulation) -> None:
-        """Colour every cell from the Simulation's symbolic state and the last step's transfers."""
+    def show(self, sim: Simulation, selected: int | None = None) -> None:
+        """Colour every cell from the Simulation's symbolic state and the last step's transfers;
+        the selected GPU's name in reverse video."""
         gpus, segments = sim.plan.gpus, sim.plan.segments
         colour, sending, receiving = self._colours(sim)
         rows: list[list[Segment]] = []
@@ -53,7 +54,8 @@ class HeatMap(Widget):
                 # Coloured spaces (or an arrow), not block glyphs: backgrounds stay exact in SVGs.
                 cells = [(_half(None, c) + _ink(), ARROWS.get((s, r), "  "))
                          for c, s, r in zip(colour[g], sending[g], receiving[g])]
-                rows.append([Segment(f"GPU{g + 1:<3}", BOLD), *_runs(cells)])
+                rows.append([Segment(f"GPU{g + 1:<3}", SELECTED if g == selected else BOLD),
+                             *_runs(cells)])
         else:
             rows.append([Segment("seg        " + "".join(f"{j + 1:<8}" for j in range(0, segments, 8)), DIM)])
             for g in range(0, gpus, 2):
@@ -62,7 +64,8 @@ class HeatMap(Widget):
                 lower = colour[g + 1] if g + 1 < gpus else [None] * segments
                 styles = [_half(a, b) for a, b in zip(colour[g], lower)]
                 # One segment per cell: glyphs are placed cell by cell in exported SVGs.
-                rows.append([Segment(label.ljust(11), BOLD), *(Segment("▀", st) for st in styles)])
+                style = SELECTED if selected in (g, g + 1) else BOLD
+                rows.append([Segment(label.ljust(11), style), *(Segment("▀", st) for st in styles)])
         rows.append([])
         rows.append(_legend([(SENDING, "sent"), (RECEIVING, "received"), (COMPLETE, "complete")]))
         rows.append(_legend([(COMPLETE_MOVING, "complete, moving")]))

@@ -1,26 +1,74 @@
-"""The phase banner: the scenario, where the run is, and whether autoplay is on."""
+"""The phase banner: the scenario, where the run is, whether autoplay is on, and the clock."""
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
+from textual import events
 from textual.widgets import Static
 
 from ...simulation import Simulation
+from ..clock import Reading
+
+GAP = "   "  # between the phase and the clock
+SHORT_GAP = "  "  # the same on narrow terminals, with the short phase
+
+
+def short_phase(banner: str) -> str:
+    """'Reduce-scatter · iteration 2 of 3' → 'Reduce-scatter · 2 of 3', 'Start: every GPU holds
+    only its own gradient' → 'Start' (for narrow terminals)."""
+    return re.sub(r" · iteration (\d+ of \d+)", r" · \1", banner.split(":")[0])
+
+
+def phase_line(banner: str, clock: Reading | str | None, width: int | None) -> tuple[str, str, str]:
+    """The phase and the clock's wording for a line of `width` columns: the full phase with
+    the longest wording that fits, else the short phase with the longest that fits (else
+    the shortest of all, which the banner cuts with an ellipsis)."""
+    if not isinstance(clock, Reading):
+        return banner, GAP, clock or ""
+    wordings = clock.wordings()
+    if width is None:
+        return banner, GAP, wordings[0]
+    short = short_phase(banner)
+    head, sep, tail = short.partition(" · ")
+    shortest = head.replace(" inside each node", " in node").replace(" across nodes", " across") + sep + tail
+    tries = ([(banner, GAP, w) for w in wordings[:3]]
+             + [(short, SHORT_GAP, w) for w in wordings]
+             + [(shortest, SHORT_GAP, w) for w in wordings[3:]])
+    return next((t for t in tries if sum(map(len, t)) <= width), tries[-1])
 
 
 class PhaseBanner(Static):
-    """'Ring all-reduce · 4 GPUs · …' over 'Reduce-scatter · iteration 2 of 3   time: step … · so far … · end …'."""
+    """'Ring all-reduce · 4 GPUs · …' over 'Reduce-scatter · iteration 2 of 3   time: step … · so far … · end …'.
 
-    def show(self, sim: Simulation, playing: bool = False, delay: float = 1.0, clock: str = "") -> None:
+    The clock takes the longest wording that fits beside the phase (`time: step 5.00 µs · so
+    far …` on wide terminals, `step 5.00 µs · 5.00 µs of 30.00 µs · flat` at 80 columns)."""
+
+    _shown: tuple | None = None
+
+    def show(self, sim: Simulation, playing: bool = False, delay: float = 1.0,
+             clock: Reading | str | None = None) -> None:
         """Show the simulation's title and banner; the class says start, running or done."""
         state = "-done" if sim.done and sim.position else "-start" if sim.position == 0 else "-running"
         for name in ("-done", "-start", "-running"):
             self.set_class(name == state, name)
         play = f"▶ playing · {delay:g} s per iteration" if playing else "■ paused"
+        self._shown = (sim.title, f"   step {sim.position} of {len(sim.plan)} · {play}", sim.banner, clock)
+        self._draw()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._draw()  # another width may take another wording of the clock
+
+    def _draw(self) -> None:
+        if self._shown is None:
+            return
+        title, where, banner, clock = self._shown
         text = Text()
-        text.append(sim.title, style="bold")
-        text.append(f"   step {sim.position} of {len(sim.plan)} · {play}\n", style="dim")
-        text.append(sim.banner, style="bold")
+        text.append(title, style="bold")
+        text.append(where + "\n", style="dim")
+        phase, gap, clock = phase_line(banner, clock, self.content_region.width or None)
+        text.append(phase, style="bold")
         if clock:
-            text.append(f"   {clock}")
+            text.append(gap + clock)
         self.update(text, layout=False)  # fixed height: no layout pass needed

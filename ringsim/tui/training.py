@@ -1,0 +1,36 @@
+"""What the training-step pane (key o) shows: ringsim.overlap's DDP step for a preset model
+(ringsim.models) at the TUI's G, topology and algorithm; the TUI computes nothing itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..cost import CostModel, timed_algorithms
+from ..models import MODELS, Model, model
+from ..overlap import Overlap, simulate
+from .clock import DTYPE
+
+MODEL_NAMES = tuple(MODELS)  # key O cycles them; llama-7b first
+
+
+@dataclass(frozen=True)
+class TrainingStep:
+    """One DDP training step: the model, the all-reduce algorithm, and the engine's Overlap."""
+
+    model: Model
+    algorithm: str
+    topology: str
+    gpus: int
+    step: Overlap
+
+
+@lru_cache(maxsize=32)
+def training_step(name: str, gpus: int, topology: str, algorithm: str) -> TrainingStep:
+    """`ringsim overlap --model NAME --gpus G --topology T --algorithm A` (defaults otherwise);
+    an algorithm without a closed-form time is replaced by the ring."""
+    if algorithm not in timed_algorithms():
+        algorithm = "ring"
+    net = model(name)
+    return TrainingStep(net, algorithm, topology, gpus,
+                        simulate(net, gpus, CostModel.of(topology, DTYPE), algorithm=algorithm))

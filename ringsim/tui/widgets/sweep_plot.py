@@ -1,0 +1,154 @@
+"""The sweep panel (key w): ringsim.sweep's time (or busbw, key W) per algorithm over message
+sizes, log-log, drawn by plotext through textual-plotext; the scenario's size marked.
+
+textual-plotext is imported when the panel is first shown, so a TUI without it (it comes with
+the `plot` extra) still runs and the panel says how to get it."""
+
+from __future__ import annotations
+
+import math
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from ...units import format_bandwidth, format_bytes, format_seconds
+from ..sweeps import SweepView
+
+# One colour per algorithm (registry order), the same in the plot and in the legend under it.
+COLOURS = [(255, 159, 28), (46, 204, 113), (231, 76, 60), (52, 152, 219), (155, 89, 182),
+           (241, 196, 15), (26, 188, 156), (236, 112, 160), (149, 165, 166)]
+MARK = (255, 255, 255)  # the scenario's size
+INSTALL = "No plot: install textual-plotext (pip install '.[plot]' from a clone of ringsim)."
+
+
+def _hex(rgb: tuple[int, int, int]) -> str:
+    return "#%02x%02x%02x" % rgb
+
+
+def _short(value: str) -> str:
+    """'10.00 µs' → '10 µs' for tick labels."""
+    number, _, unit = value.partition(" ")
+    return (number[:-3] if number.endswith(".00") else number) + (" " + unit if unit else "")
+
+
+def approx_bytes(nbytes: int) -> str:
+    """'1.53 MiB': a crossover's size to three figures (the exact bytes are in `ringsim sweep`)."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:,.2f} {unit}"
+    return f"{nbytes} B"
+
+
+def decades(values: list[float]) -> list[float]:
+    """The powers of ten between the smallest and the largest value (log-axis ticks), or
+    the two ends when no power of ten lies between them."""
+    low, high = math.ceil(math.log10(min(values))), math.floor(math.log10(max(values)))
+    if high < low:
+        return sorted({min(values), max(values)})
+    step = max(1, math.ceil((high - low + 1) / 6))  # at most about six labels
+    return [10.0 ** k for k in range(low, high + 1, step)]
+
+
+def series(view: SweepView, metric: str) -> dict[str, list[tuple[float, float]]]:
+    """(bytes, seconds or busbw) per algorithm name, the engine's figures, zeros left out."""
+    out = {}
+    for name in view.sweep.algorithms:
+        points = []
+        for p in view.sweep.points:
+            y = p.estimates[name].seconds if metric == "time" else p.busbw(name, view.sweep.gpus)
+            if y:
+                points.append((float(p.nbytes), float(y)))
+        out[name] = points
+    return out
+
+
+class SweepPanel(Vertical):
+    """The plot, then a legend (the current algorithm marked ▸), the scenario's size and the crossovers."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.plot = None  # the PlotextPlot, once textual-plotext is imported
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="plot-missing")
+        yield Static(id="plot-legend")
+
+    _shown: tuple = ()
+
+    async def show(self, view: SweepView, metric: str, algorithm: str) -> None:
+        """Plot the sweep (time or busbw) and list the algorithms, the size now and the crossovers."""
+        shown = (view.sweep, view.here, metric, algorithm)  # cached engine objects: same means same
+        if len(self._shown) == len(shown) and all(a is b for a, b in zip(self._shown, shown)):
+            return  # stepping through the plan changes none of it
+        self._shown = shown
+        if self.plot is None:
+            try:
+                from textual_plotext import PlotextPlot
+            except ImportError:
+                self.query_one("#plot-missing", Static).update(INSTALL)
+            else:
+                self.plot = PlotextPlot(id="plot-area")
+                await self.mount(self.plot, before=0)
+                self.query_one("#plot-missing").display = False
+        data = series(view, metric)
+        if self.plot is not None:
+            self._draw(view, metric, data)
+        self.query_one("#plot-legend", Static).update(self._legend(view, metric, algorithm))
+
+    def _draw(self, view: SweepView, metric: str, data: dict) -> None:
+        plt = self.plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        what = "time" if metric == "time" else "busbw"
+        ys = [y for points in data.values() for _, y in points]
+        if not ys:  # one GPU: nothing crosses a link, no busbw (and no log axis of nothing)
+            plt.title(f"no all-reduce {what} to plot on {view.sweep.gpus} GPU")
+            self.plot.refresh()
+            return
+        plt.xscale("log")
+        plt.yscale("log")
+        for index, (name, points) in enumerate(data.items()):
+            if points:
+                plt.plot([x for x, _ in points], [y for _, y in points], marker="braille",
+                         color=COLOURS[index % len(COLOURS)])
+        if view.here is not None:
+            plt.vline(float(view.here.nbytes), color=MARK)
+        sizes = [p.nbytes for p in view.sweep.points]
+        ticks = sizes[::max(1, math.ceil(len(sizes) / 4))]
+        plt.xticks([float(n) for n in ticks], [format_bytes(n) for n in ticks])
+        fmt = format_seconds if metric == "time" else format_bandwidth
+        marks = decades(ys)
+        plt.yticks(marks, [_short(fmt(v)) for v in marks])
+        plt.title(f"all-reduce {what} · {view.sweep.gpus} GPUs · {view.sweep.model.topology.name}")
+        plt.xlabel("bytes per GPU")
+        self.plot.refresh()
+
+    @staticmethod
+    def _legend(view: SweepView, metric: str, algorithm: str) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for index, name in enumerate(view.sweep.algorithms):
+            mark = "▸" if name == algorithm else " "
+            text.append(f"{mark}━━ ", _hex(COLOURS[index % len(COLOURS)]))
+            text.append(f"{name:<20}", "bold" if name == algorithm else "")
+            if index % 2:
+                text.append("\n")
+        text.append("\n" if len(view.sweep.algorithms) % 2 else "")
+        here = view.here
+        if here is not None:
+            gpus = view.sweep.gpus
+            def value(name: str) -> str:
+                if metric == "time":
+                    return format_seconds(here.estimates[name].seconds)
+                return format_bandwidth(here.busbw(name, gpus)) + " busbw"
+            text.append(f"│ now {format_bytes(here.nbytes)} per GPU:", "bold")
+            if algorithm in here.estimates:
+                text.append(f" {algorithm} {value(algorithm)}")
+            text.append(f"\n  fastest there: {here.best} {value(here.best)}\n")
+        for c in view.sweep.crossovers:
+            text.append(f"from {approx_bytes(c.nbytes)}: {c.after} beats {c.before}\n", "dim")
+        if not view.sweep.crossovers and view.sweep.points:
+            text.append(f"{view.sweep.points[0].best} is the fastest at every size\n", "dim")
+        text.append("W: time ↔ busbw", "dim")
+        return text

@@ -81,8 +81,8 @@ def build(name: str, gpus: int, orders: np.ndarray, options: dict) -> Plan:
         p, s = np.arange(gpus, dtype=np.int64), np.arange(1, gpus, dtype=np.int64)
         bases = (np.arange(channels, dtype=np.int64) * gpus)[None, :, None]
         for gather, phase, op in ((False, "Reduce-scatter", "reduce"), (True, "All-gather", "copy")):
-            first = (bases + (p[None, None, :] + (2 if gather else 1) - s[:, None, None]) % gpus)
-            first = first.reshape(rounds, -1)
+            block = (p[None, :] + (2 if gather else 1) - s[:, None]) % gpus  # one mod for all rings
+            first = (bases + block[:, None, :]).reshape(rounds, -1)
             for i in range(rounds):
                 steps.append(Step.build(phase, i + 1, rounds, op, src, dst, first[i],
                                         handed_over=True))

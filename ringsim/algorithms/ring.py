@@ -46,16 +46,19 @@ def plan(gpus: int, channels: int = 1, ring_order=None) -> Plan:
     if _several(gpus, channels, ring_order):
         orders = _multiring.order_array(ring_order, channels, gpus)
         return _multiring.build(NAME, gpus, orders, {"channels": channels, "ring_order": ring_order})
-    k = np.arange(gpus)
+    k = np.arange(gpus, dtype=np.int64)
     nxt = (k + 1) % gpus
     rounds = gpus - 1
     steps = []
-    for s in range(1, gpus):
-        # 0-based form of the seed's rule: segment ((k+1) − s) mod G, k counted from 0.
-        steps.append(Step.build("Reduce-scatter", s, rounds, "reduce", k, nxt, (k + 1 - s) % gpus))
-    for s in range(1, gpus):
-        # Each GPU forwards the complete segment it received last (or holds, at s = 1).
-        steps.append(Step.build("All-gather", s, rounds, "copy", k, nxt, (k + 2 - s) % gpus))
+    # 0-based form of the seed's rule: in step s GPU k sends segment ((k+1) − s) mod G in
+    # reduce-scatter, and forwards the complete segment it received last, (k+2) − s, in
+    # all-gather. All steps' segments in one array; every step shares the read-only src and
+    # dst columns (handed over, not copied).
+    s = np.arange(1, gpus, dtype=np.int64)[:, None]
+    for phase, op, shift in (("Reduce-scatter", "reduce", 1), ("All-gather", "copy", 2)):
+        first = (k + shift - s) % gpus
+        for i in range(rounds):
+            steps.append(Step.build(phase, i + 1, rounds, op, k, nxt, first[i], handed_over=True))
     return Plan(NAME, gpus, tuple(steps))
 
 

@@ -73,6 +73,27 @@ def _structure(gpus: int, seconds: tuple, per_node: int | None, full: int):
     return x, rels
 
 
+@functools.lru_cache(maxsize=64)
+def _kinds(gpus: int, seconds: tuple, per_node: int | None, full: int):
+    """(relations, levels, one sampled GPU of each kind): they depend on G, the trees and P only,
+    not on N, so a sweep over sizes finds them once."""
+    x, rels = _structure(gpus, seconds, per_node, full)
+    levels = {}
+    rows = []
+    for t, rel in enumerate(rels):
+        for key in ("parent", "left", "right"):
+            other = rel[key]
+            src, dst = np.asarray(x, np.int64), np.maximum(other, 0)
+            across = (src // per_node) != (dst // per_node) if per_node else np.zeros(len(x), bool)
+            levels[t, key] = np.where(other >= 0, across, -1)
+            levels[t, key].flags.writeable = False
+        rows += [rel["height"], rel["depth"], levels[t, "parent"], rel["left_height"],
+                 levels[t, "left"], rel["right_height"], levels[t, "right"]]
+    _, keep = np.unique(np.stack(rows, axis=1), axis=0, return_index=True)
+    keep.flags.writeable = False
+    return rels, levels, keep
+
+
 def _moves(rel: dict) -> np.ndarray:
     """Transfers of each chunk a GPU sends (and receives) in one tree: 1 + its children, 0 for a lone root."""
     return sum((rel[k] >= 0).astype(np.int64) for k in ("parent", "left", "right"))
@@ -128,20 +149,12 @@ def seconds(gpus: int, elements: int, model, trees: list[_btree.Tree], chunks: i
     On one flat level with one chunk, each step costs about α + Nβ, or 2·(α + Nβ + Nγ) on
     an in port with two children: Thakur, Rabenseifner & Gropp's reduce + broadcast shape.
     """
-    from ._timing import INSIDE, Clock, costs, crosses, pick
+    from ._timing import INSIDE, Clock, costs, pick
     clock = Clock()
     if gpus < 2:
         return clock.estimate()
-    x, rels = _sampled(gpus, trees, model.topology.gpus_per_node, full)
-    levels = {}
-    rows = []
-    for t, rel in enumerate(rels):
-        for key in ("parent", "left", "right"):
-            other = rel[key]
-            levels[t, key] = np.where(other >= 0, crosses(model, x, np.maximum(other, 0)), -1)
-        rows += [rel["height"], rel["depth"], levels[t, "parent"], rel["left_height"],
-                 levels[t, "left"], rel["right_height"], levels[t, "right"]]
-    _, keep = np.unique(np.stack(rows, axis=1), axis=0, return_index=True)
+    rels, levels, keep = _kinds(gpus, tuple(t.second for t in trees), model.topology.gpus_per_node,
+                                full)
     reps = len(keep)
     q, r = divmod(elements, len(trees) * chunks)
     c = np.arange(chunks, dtype=np.int64)

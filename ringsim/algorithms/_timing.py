@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 INSIDE, ACROSS = 0, 1
+EXPAND = 1 << 16  # Clock: equal steps kept one by one up to this many (see Clock.estimate)
 
 
 def level_costs(model):
@@ -81,17 +82,24 @@ class Clock:
 
     def add(self, seconds, level, count: int = 1) -> None:
         """One step (or arrays of steps; `count` equal steps at once)."""
-        seconds = np.atleast_1d(np.asarray(seconds, np.float64)) * count
+        seconds = np.atleast_1d(np.asarray(seconds, np.float64))
+        if count != 1 and count * len(seconds) <= EXPAND:
+            seconds, count = np.repeat(seconds, count), 1
         level = np.atleast_1d(np.asarray(-1 if level is None else level, np.int64))
-        self.parts.append((seconds, np.broadcast_to(level, seconds.shape)))
+        self.parts.append((seconds, np.broadcast_to(level, seconds.shape), count))
 
     def estimate(self, ports: str = ""):
-        """The Estimate: total seconds and the level that held the bottleneck longest (across on ties)."""
+        """The Estimate: total seconds and the level that held the bottleneck longest (across on ties).
+
+        Up to EXPAND equal steps are summed one by one, rounding exactly as PlanCost's sums
+        over priced steps do; more are summed as count × seconds (O(1) memory; the sum may
+        then differ from a step-by-step sum in its last bits).
+        """
         from ..cost import Estimate, _dominant
         if not self.parts:
             return Estimate(0.0, None)
-        seconds = np.concatenate([s for s, _ in self.parts])
-        level = np.concatenate([lv for _, lv in self.parts])
+        seconds = np.concatenate([s * c for s, _, c in self.parts])
+        level = np.concatenate([lv for _, lv, _ in self.parts])
         by_level = {}
         for code, key in ((INSIDE, "inside"), (ACROSS, "across")):
             chosen = seconds[level == code]

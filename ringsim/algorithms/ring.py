@@ -114,8 +114,9 @@ def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None)
     On one level with G dividing N this is the textbook 2(G−1)α + 2(G−1)/G·Nβ + (G−1)/G·Nγ
     (Thakur, Rabenseifner & Gropp 2005, §4.1). Exactly, for any N: in each step every GPU
     sends one segment; a level's time is α + b·β (+ b·γ in reduce-scatter) for the largest
-    segment b that some GPU sends on it, found for all steps at once in O(G). With channels
-    or ring orders the K rings queue on shared ports: `_multiring.seconds`, O(K·G).
+    segment b that some GPU sends on it, found for all steps at once in O(G) (O(1) on one
+    level, where every step sends the largest segment). With channels or ring orders the K
+    rings queue on shared ports: `_multiring.seconds`.
     """
     from ..cost import Estimate, _dominant
     if _several(gpus, channels, ring_order):

@@ -169,8 +169,7 @@ def ring_phase(model, orders, bases, width: int, segments: int, elements: int,
     batch = max(1, (1 << 18) // length)  # a few rings at a time: bounded temporaries
     for at in range(0, len(rows), batch):
         some = rows[at:at + batch]
-        wire, arrive = costs(model, np.broadcast_to(size[some], (len(some), length)),
-                             level[some] > 0, not gather)
+        wire, arrive = _by_level(model, size[some], level[some], not gather)
         const_out += np.bincount(out_key[some].ravel(), wire.ravel(), 2 * gpus)
         const_in += np.bincount(in_key[some].ravel(), arrive.ravel(), 2 * gpus)
         del wire, arrive
@@ -203,7 +202,7 @@ def ring_phase(model, orders, bases, width: int, segments: int, elements: int,
         for elements_c, count, offset in classes:
             if count == 0:
                 continue
-            w, a = costs(model, np.full(lv.shape, elements_c), lv > 0, not gather)
+            w, a = _by_level(model, np.full((len(lv), 1), elements_c), lv, not gather)
             value = np.maximum(const_out[ok] + w, const_in[ik] + a)
             start = (steps - shift + offset) % length   # first position holding this class
             for code in (INSIDE, ACROSS):
@@ -213,6 +212,14 @@ def ring_phase(model, orders, bases, width: int, segments: int, elements: int,
                 else:
                     best[code] = np.maximum(best[code], window_max(per_pos, count)[start])
     return pick(best[INSIDE], best[ACROSS])
+
+
+def _by_level(model, elements: np.ndarray, level: np.ndarray, reduce: bool):
+    """`costs` of rings whose transfers carry one size per ring: (R, 1) sizes, (R, L) levels
+    (0/1). Each ring's size is priced on both levels once and looked up, not priced per transfer."""
+    wire, arrive = costs(model, elements * np.ones((1, 2)), np.array([[False, True]]), reduce)
+    rows = np.arange(len(level))[:, None]
+    return wire[rows, level], arrive[rows, level]
 
 
 def _ring_phase_steps(model, orders, bases, width, q, r, gather):

@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ringsim.algorithms import _multiring, bidirectional_ring, hierarchical, make_plan, ring
+from ringsim.algorithms import ALGORITHMS, _multiring, bidirectional_ring, hierarchical, make_plan, ring
 from ringsim.algorithms._counts import from_tally
 from ringsim.algorithms._timing import Clock, ring_phase
-from ringsim.cost import CostModel
+from ringsim.cost import CostModel, estimate
 from ringsim.errors import RingsimError
 from ringsim.plan import Plan, Step, _validate_step
+from ringsim.sweep import parse_sizes, sweep
 from ringsim.topology import load
 
 SIZES = st.integers(1, 64)
@@ -166,3 +167,36 @@ def test_batched_validation_refuses_what_each_step_refuses(name, g, data):
     expected = _message(_step_by_step, g, segments, steps)
     got = _message(Plan, name, g, tuple(steps), {}, segments)
     assert got == expected
+
+
+# --- sweep: the bisection compares only the algorithms that can win -------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(sorted(ALGORITHMS)), g=st.integers(1, 40), n=st.integers(0, 3000),
+       topo=st.sampled_from(["flat", "dgx-h100"]))
+def test_time_never_falls_as_n_grows(name, g, n, topo):
+    """What the sweep's pruning rests on: one more element never makes an algorithm faster."""
+    model = MODELS[topo]
+    assert estimate(name, g, n + 1, model).seconds >= estimate(name, g, n, model).seconds
+
+
+@pytest.mark.parametrize("gpus, topo", [(24, "flat"), (96, "dgx-h100"), (1000, "flat")])
+def test_sweep_crossovers_equal_bisection_over_every_algorithm(gpus, topo):
+    """Crossovers found comparing every algorithm at each probe: the same sizes and names."""
+    model = MODELS[topo]
+    result = sweep(gpus, parse_sizes("1KiB..1GiB"), model)
+    names = result.algorithms
+
+    def best(elements):
+        times = {name: estimate(name, gpus, elements, model).seconds for name in names}
+        return min(names, key=times.__getitem__)
+
+    expected = []
+    for left, right in zip(result.points, result.points[1:]):
+        if left.best != right.best:
+            low, high = left.elements, right.elements
+            while high - low > 1:
+                middle = (low + high) // 2
+                low, high = (middle, high) if best(middle) == left.best else (low, middle)
+            expected.append((left.best, best(high), high * model.itemsize))
+    assert expected and [(c.before, c.after, c.nbytes) for c in result.crossovers] == expected

@@ -4,7 +4,9 @@ Efficiency: useful bytes per second of a ring all-reduce (a reduce reads two seg
 writes one, 3 × segment bytes; a copy reads one and writes one, 2 ×) divided by NumPy's own
 copy bandwidth (bytes read + written by np.copyto) on an array of the same total size.
 Scale: the same total data spread over 1,024 GPUs, as a fraction of the 8-GPU efficiency,
-and the peak memory of ringsim.allreduce as a multiple of the input.
+and the peak memory of ringsim.allreduce as a multiple of the input. Budgets in seconds:
+every algorithm's plan for 1,024 GPUs built in 0.5 s (issue 9); `compare --time --gpus
+1000000` and `sweep --gpus 1024` each in 1 s as whole processes (issue 10).
 """
 
 from __future__ import annotations
@@ -188,8 +190,11 @@ def cost_cases(quick: bool = False) -> list[dict]:
     algorithm) in 1 s. Quick runs take smaller sizes."""
     gpus, sweep_gpus, sizes = (10_000, 64, "1KiB..64KiB") if quick else (1_000_000, 1024, "1KiB..8GiB")
     from .sweep import parse_sizes
-    compare_run = command_run(["compare", "--time", "--gpus", str(gpus)])
-    sweep_run = command_run(["sweep", "--gpus", str(sweep_gpus), "--sizes", sizes])
+    repeats = 1 if quick else 3  # the best of three: other processes' load only adds time
+    compare_run = min((command_run(["compare", "--time", "--gpus", str(gpus)])
+                       for _ in range(repeats)), key=lambda run: run["seconds"])
+    sweep_run = min((command_run(["sweep", "--gpus", str(sweep_gpus), "--sizes", sizes])
+                     for _ in range(repeats)), key=lambda run: run["seconds"])
     base = {"backend": "model", "dtype": "float32", "target": 1.0}
     lower = "; lower is better"
     cpu = lambda run: {"cpu_seconds": run["cpu_seconds"]}  # noqa: E731
@@ -197,8 +202,8 @@ def cost_cases(quick: bool = False) -> list[dict]:
     records = [
         {"case": "compare-time-1M", **base, "gpus": gpus, "elements": 8,
          "seconds": compare_run["seconds"], "ratio": compare_run["seconds"], **cpu(compare_run),
-         "meaning": f"{compare_cmd} (flat, every algorithm), seconds of the whole process over "
-                    "a 1 s budget" + lower},
+         "meaning": f"{compare_cmd} (flat, every algorithm), seconds of the whole process "
+                    f"(best of {repeats}) over a 1 s budget" + lower},
     ]
     if compare_run["max_rss"] is not None:
         records.append({"case": "compare-memory-1M", **base, "gpus": gpus, "elements": 8,
@@ -211,5 +216,5 @@ def cost_cases(quick: bool = False) -> list[dict]:
          "seconds": sweep_run["seconds"], "ratio": sweep_run["seconds"], **cpu(sweep_run),
          "meaning": f"ringsim sweep --gpus {sweep_gpus} --sizes {sizes} "
                     f"({len(parse_sizes(sizes))} sizes, every algorithm), seconds of the whole "
-                    "process over a 1 s budget" + lower})
+                    f"process (best of {repeats}) over a 1 s budget" + lower})
     return records

@@ -8,9 +8,12 @@ run starts within a few places of an "anchor" (0, and where r's block sits): eva
 those GPUs alone gives the exact busiest GPU (`Tally` counts every GPU, O(G)). Sums over
 all GPUs (totals, messages) have closed forms per ring.
 
-On the flat topology (one switch) every port of a ring phase carries one transfer of every
-ring through its GPU, so each step costs the same: a phase is (L−1) times one step, found
-from the few block sizes that occur (`_timing.ring_phase` prices every port, O(G)).
+On the flat topology (one switch), or inside one node, every port of a ring phase carries
+one transfer of every ring through its GPU, so each step costs the same: a phase is (L−1)
+times one step, found from the few block sizes that occur (`_timing.ring_phase` prices
+every port, O(G)). The rings are Patarasuk & Yuan's ("Bandwidth optimal all-reduce
+algorithms for clusters of workstations", JPDC 2009); tests/test_fast_forms.py holds every
+figure here against the GPU-by-GPU count and the port-by-port price.
 """
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ def one_level(model, gpus: int) -> bool:
 
 def block_sizes(ring: Ring, q: int, r: int) -> list[int]:
     """Distinct block sizes in elements, as `ring_phase` classes them: long, partly long, short."""
-    full = int(np.clip((r - ring.base) // ring.width, 0, ring.length))
+    full = min(max((r - ring.base) // ring.width, 0), ring.length)  # Python ints: exact, quick
     part = max(0, r - ring.base - full * ring.width) if full < ring.length else 0
     short = ring.length - full - (part > 0)
     sizes = [(q * ring.width + ring.width, full), (q * ring.width + part, int(part > 0)),

@@ -12,6 +12,7 @@ milliseconds.
 
 from __future__ import annotations
 
+import functools
 import numbers
 from dataclasses import dataclass, field
 from typing import Iterator, Literal, NamedTuple
@@ -52,6 +53,12 @@ def _column(values, dtype=np.int64) -> np.ndarray:
     return col
 
 
+def _flat(values) -> np.ndarray:
+    """An int64 column of the values; a 1-D int64 array is itself (steps may share a column)."""
+    col = np.asarray(values, dtype=np.int64)
+    return col if col.ndim == 1 else col.reshape(-1)
+
+
 def _owned(values: np.ndarray, shape: tuple) -> np.ndarray:
     """A read-only copy of the column, broadcast to `shape` (the caller's array stays its own)."""
     col = np.array(np.broadcast_to(values, shape)) if values.shape != shape else values.copy()
@@ -65,6 +72,14 @@ def _given(values: np.ndarray, shape: tuple) -> np.ndarray:
         return _owned(values, shape)
     values.flags.writeable = False
     return values
+
+
+@functools.lru_cache(maxsize=32)
+def _op_column(code: int, length: int) -> np.ndarray:
+    """A read-only column of one op code; steps of one length and op share it (columns never change)."""
+    col = np.full(length, code, dtype=np.int8)
+    col.flags.writeable = False
+    return col
 
 
 def _op_codes(op) -> np.ndarray:
@@ -118,13 +133,14 @@ class Step:
         they are made read-only instead of copied.
         """
         codes = _op_codes(op)
-        parts = [np.asarray(v, dtype=np.int64).reshape(-1) for v in (src, dst, first)]
-        shape = np.broadcast_shapes(*(p.shape for p in parts), codes.shape)
+        parts = [_flat(v) for v in (src, dst, first)]
+        shapes = {p.shape for p in parts}
+        shape = shapes.pop() if len(shapes) == 1 and len(codes) == 1 else \
+            np.broadcast_shapes(*(p.shape for p in parts), codes.shape)
         own = _given if handed_over else _owned
         src_c, dst_c, first_c = (own(p, shape) for p in parts)
-        last_c = first_c if last is None else own(np.asarray(last, dtype=np.int64).reshape(-1), shape)
-        ops_c = np.full(shape, codes[0], dtype=np.int8) if len(codes) == 1 else _owned(codes, shape)
-        ops_c.flags.writeable = False
+        last_c = first_c if last is None else own(_flat(last), shape)
+        ops_c = _op_column(int(codes[0]), shape[0]) if len(codes) == 1 else _owned(codes, shape)
         return cls(phase, iteration, iterations, src_c, dst_c, first_c, last_c, ops_c, tuple(route), swap)
 
     def __len__(self) -> int:
@@ -175,8 +191,7 @@ class Plan:
         object.__setattr__(self, "segments", _count(segments, "a plan's number of segments", 1))
         if not isinstance(self.steps, tuple) or not all(isinstance(s, Step) for s in self.steps):
             raise RingsimError("a plan's steps must be a tuple of Step")
-        for index, step in enumerate(self.steps):
-            _validate_step(self.gpus, self.segments, index, step)
+        _validate_steps(self.gpus, self.segments, self.steps)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -200,6 +215,102 @@ class Plan:
             lines.append(f"step {number}: {step.phase} {step.iteration}/{step.iterations} ({ops})")
             lines.extend(f"  {t}" for t in step.transfers())
         return "\n".join(lines)
+
+
+# Transfers checked at once by _validate_steps: big enough to amortise NumPy's per-call
+# cost, small enough that the stacked temporaries stay a few MB.
+_RUN_TRANSFERS = 1 << 17
+
+
+def _validate_steps(gpus: int, segments: int, steps: tuple[Step, ...]) -> None:
+    """Refuse the first step that no executor could run unambiguously (`_validate_step`'s checks).
+
+    Checking step by step costs a dozen NumPy calls per step, which dominates for plans of
+    thousands of small steps (a ring on 1,024 GPUs has 2,046). Runs of consecutive steps
+    with the same receivers (equal dst columns, as every ring step has) are checked at once
+    as 2-D arrays. When a run may hold a fault, its steps are checked one by one, so the
+    error names the first bad step and its first failed check exactly as before.
+    """
+    start = 0
+    while start < len(steps):
+        dst = steps[start].dst
+        limit = start + max(1, _RUN_TRANSFERS // max(1, len(dst)))
+        end = start + 1
+        while end < min(limit, len(steps)) and _same(steps[end].dst, dst):
+            end += 1
+        run = steps[start:end]
+        if not _run_valid(gpus, segments, run):
+            for index in range(start, end):
+                _validate_step(gpus, segments, index, steps[index])
+        start = end
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a is b or (a.shape == b.shape and bool(np.array_equal(a, b)))
+
+
+def _stacked(run: tuple[Step, ...], name: str) -> np.ndarray:
+    """The run's column `name` as a (steps, transfers) array, or (1, transfers) when all steps share it."""
+    first = getattr(run[0], name)
+    if all(getattr(step, name) is first for step in run):
+        return first[None, :]
+    return np.stack([getattr(step, name) for step in run])
+
+
+def _run_valid(gpus: int, segments: int, run: tuple[Step, ...]) -> bool:
+    """True when every step of the run (all with the same dst column) passes `_validate_step`.
+
+    False means "check step by step": it is returned for any fault, and also for receive
+    patterns this batched test does not cover (receivers taking different numbers of
+    transfers), where the per-step test decides.
+    """
+    dst = run[0].dst
+    if len(dst) == 0:
+        return True
+    src, first = _stacked(run, "src"), _stacked(run, "first")
+    shared_last = all(step.last is step.first for step in run)
+    last = first if shared_last else _stacked(run, "last")
+    if min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= gpus:
+        return False
+    if first.min() < 0 or last.max() >= segments:
+        return False
+    if np.any(src == dst) or (not shared_last and np.any(last < first)):
+        return False
+    received = np.bincount(dst)
+    if received.max() <= 1:
+        return True
+    group = int(received.max())
+    if np.any((received != 0) & (received != group)):
+        return False  # receivers take different numbers of transfers: per step
+    # Transfers into one GPU must name the same segment range or disjoint ones (see
+    # _validate_step): gather each receiver's `group` transfers side by side, once for the run.
+    ops = _stacked(run, "ops")
+    if first.min() == first.max() and last.min() == last.max():  # one range for all (naive)
+        return not np.any(ops == COPY)
+    order = np.argsort(dst, kind="stable")
+    if group == 2:  # a pair overlaps partly when neither holds the other's range and they meet
+        one, two = order[0::2], order[1::2]
+        f0, f1 = first[:, one], first[:, two]
+        copy = (ops[:, one] == COPY) | (ops[:, two] == COPY)
+        if shared_last:  # single segments: they meet only when they are the same
+            return not np.any((f0 == f1) & copy)
+        l0, l1 = last[:, one], last[:, two]
+        identical = (f0 == f1) & (l0 == l1)
+        meet = np.maximum(f0, f1) <= np.minimum(l0, l1)
+        return not np.any((~identical & meet) | (identical & copy))
+    shape = (-1, len(dst) // group, group)
+    f = first[:, order].reshape(shape)
+    l = f if shared_last else last[:, order].reshape(shape)
+    f, l, o = np.broadcast_arrays(f, l, ops[:, order].reshape(shape))
+    if np.all((f == f[..., :1]) & (l == l[..., :1])):  # one range per receiver: ops decide
+        return not np.any(o == COPY)
+    by_first = np.argsort(f, axis=2, kind="stable")  # as _validate_step's (dst, first) order
+    f, l = np.take_along_axis(f, by_first, 2), np.take_along_axis(l, by_first, 2)
+    o = np.take_along_axis(o, by_first, 2)
+    identical = (f[..., 1:] == f[..., :-1]) & (l[..., 1:] == l[..., :-1])
+    overlapping = ~identical & (f[..., 1:] <= l[..., :-1])
+    copy = (o[..., 1:] == COPY) | (o[..., :-1] == COPY)
+    return not np.any(overlapping | (identical & copy))
 
 
 def _validate_step(gpus: int, segments: int, index: int, step: Step) -> None:

@@ -108,14 +108,19 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
         if left.best == right.best:
             continue
         # Bisect on elements: the first size at which left.best stops being the fastest.
+        # Every time grows with N (no segment shrinks when N grows), so an algorithm slower
+        # at the left end than the fastest at the right end is never fastest in between:
+        # the bisection compares only the others (the same answer, fewer estimates).
+        fastest_right = right.estimates[right.best].seconds
+        rivals = tuple(n for n in names if left.estimates[n].seconds <= fastest_right)
         low, high = left.elements, right.elements
         while high - low > 1:
             middle = (low + high) // 2
-            if _best(gpus, middle, model, names) == left.best:
+            if _best(gpus, middle, model, rivals) == left.best:
                 low = middle
             else:
                 high = middle
-        after = _best(gpus, high, model, names)
+        after = _best(gpus, high, model, rivals)
         crossovers.append(Crossover(left.best, after, high * model.itemsize))
     return Sweep(gpus, model, names, points, tuple(crossovers))
 

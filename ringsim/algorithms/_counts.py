@@ -120,15 +120,21 @@ def closed(total: Formula, sent: Formula, received: Formula, steps: Formula, mes
 
 def from_tally(tally: Tally, texts: dict[str, str], steps: int, textbook: dict | None = None) -> ClosedForm:
     """The ClosedForm a tally measures, with the algorithm's own expressions as texts."""
+    return from_counts(tally.total(), tally.busiest(tally.sent, tally.sent_long),
+                       tally.busiest(tally.received, tally.received_long), tally.messages,
+                       texts, steps, textbook)
+
+
+def from_counts(total: int, sent: tuple[int, int], received: tuple[int, int], messages: int,
+                texts: dict[str, str], steps: int, textbook: dict | None = None) -> ClosedForm:
+    """The ClosedForm of exact counts: sent and received as (most elements, lowest such GPU)."""
     textbook = textbook or {}
-    sent, sender = tally.busiest(tally.sent, tally.sent_long)
-    received, receiver = tally.busiest(tally.received, tally.received_long)
     exact = "the sum of the segments it moves"
     return closed(
-        formula(texts["total"], tally.total()),
-        formula(texts["sent"], sent, textbook.get("sent"), exact),
-        formula(texts["received"], received, textbook.get("received"), exact),
+        formula(texts["total"], total),
+        formula(texts["sent"], sent[0], textbook.get("sent"), exact),
+        formula(texts["received"], received[0], textbook.get("received"), exact),
         formula(texts["steps"], steps),
-        formula(texts["messages"], tally.messages),
-        sender, receiver,
+        formula(texts["messages"], messages),
+        sent[1], received[1],
     )

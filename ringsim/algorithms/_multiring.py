@@ -16,7 +16,8 @@ import numpy as np
 from ..errors import RingsimError
 from ..formula import ClosedForm
 from ..plan import Plan, Step
-from ._counts import Tally, from_tally
+from ._counts import Tally, from_counts, from_tally
+from ._sparse import Ring, around, busiest, flat_phase, one_level
 from ._phases import ring_iterations
 
 
@@ -81,24 +82,55 @@ def build(name: str, gpus: int, orders: np.ndarray, options: dict) -> Plan:
         p, s = np.arange(gpus, dtype=np.int64), np.arange(1, gpus, dtype=np.int64)
         bases = (np.arange(channels, dtype=np.int64) * gpus)[None, :, None]
         for gather, phase, op in ((False, "Reduce-scatter", "reduce"), (True, "All-gather", "copy")):
-            first = (bases + (p[None, None, :] + (2 if gather else 1) - s[:, None, None]) % gpus)
-            first = first.reshape(rounds, -1)
+            block = (p[None, :] + (2 if gather else 1) - s[:, None]) % gpus  # one mod for all rings
+            first = (bases + block[:, None, :]).reshape(rounds, -1)
             for i in range(rounds):
                 steps.append(Step.build(phase, i + 1, rounds, op, src, dst, first[i],
                                         handed_over=True))
     return Plan(name, gpus, tuple(steps), options, segments=channels * gpus)
 
 
-def closed_form(gpus: int, elements: int, orders: np.ndarray) -> ClosedForm:
-    """Exact counts of K rings: 2·(G−1)·N in all, 2·(G−1)·N/G per GPU when K·G divides N."""
+TEXTS = {"total": "2·(G−1)·N", "sent": "2·(G−1)·N/G", "received": "2·(G−1)·N/G",
+         "steps": "2·(G−1)", "messages": "2·(G−1)·min(N,K·G)"}
+
+
+def closed_form(gpus: int, elements: int, orders) -> ClosedForm:
+    """Exact counts of K rings: 2·(G−1)·N in all, 2·(G−1)·N/G per GPU when K·G divides N.
+
+    `orders` is the (K, G) array of GPU orders, or a tuple of directions (+1: GPU1 → GPU2 →
+    …, −1: the reverse) for rings that visit the GPUs in or against their numbering: those
+    are counted at a few GPUs (`_sparse`), any G at once; arrays of orders GPU by GPU, O(K·G).
+    """
+    textbook = Fraction(2 * (gpus - 1) * elements, gpus)
+    steps, textbooks = 2 * (gpus - 1), {"sent": textbook, "received": textbook}
+    if isinstance(orders, tuple):
+        rings, q, r, cands, sent, received = _affine(gpus, elements, orders)
+        moved = sum(ring.segments_moved() for ring in rings)
+        total = q * gpus * moved + sum(ring.long_sent_total(r) for ring in rings)
+        messages = sum(ring.messages(q, r) for ring in rings)
+        return from_counts(total, busiest(q, moved, sent, cands), busiest(q, moved, received, cands),
+                           messages, TEXTS, steps, textbooks)
     channels = len(orders)
     tally = Tally(gpus, channels * gpus, elements)
     tally.add_rings(orders, np.arange(channels) * gpus, 1)
-    textbook = Fraction(2 * (gpus - 1) * elements, gpus)
-    return from_tally(tally, {
-        "total": "2·(G−1)·N", "sent": "2·(G−1)·N/G", "received": "2·(G−1)·N/G",
-        "steps": "2·(G−1)", "messages": "2·(G−1)·min(N,K·G)",
-    }, 2 * (gpus - 1), {"sent": textbook, "received": textbook})
+    return from_tally(tally, TEXTS, steps, textbooks)
+
+
+def _affine(gpus: int, elements: int, directions: tuple[int, ...]):
+    """Rings in or against GPU order: (rings, q, r, candidate GPUs, their long segments sent, received)."""
+    channels = len(directions)
+    q, r = divmod(elements, channels * gpus)
+    rings = [Ring(gpus, 1, c * gpus) for c in range(channels)]
+    anchors = []
+    for ring, way in zip(rings, directions):
+        edge = int(np.clip(r - ring.base, 0, gpus))  # the first block that is not long
+        anchors += [0, edge] if way > 0 else [gpus - 1, gpus - 1 - edge]
+    cands = around(anchors, gpus)
+    sent, received = np.zeros(len(cands), np.int64), np.zeros(len(cands), np.int64)
+    for ring, way in zip(rings, directions):
+        s, v = ring.longs(r, cands if way > 0 else gpus - 1 - cands)
+        sent, received = sent + s, received + v
+    return rings, q, r, cands, sent, received
 
 
 def transfers(gpus: int, channels: int) -> int:
@@ -106,26 +138,46 @@ def transfers(gpus: int, channels: int) -> int:
     return 2 * (gpus - 1) * channels * gpus
 
 
-def seconds(gpus: int, elements: int, model, orders: np.ndarray):
-    """α-β-γ time of K rings side by side (`_timing.ring_phase`: O(K·G), no plan).
+def seconds(gpus: int, elements: int, model, orders):
+    """α-β-γ time of K rings side by side, no plan (`orders` as for `closed_form`).
 
     On one level with K·G dividing N every step moves N/(K·G) per ring on each port:
     2(G−1)·(K·α + N/G·β) + (G−1)·N/G·γ, the textbook ring's bandwidth terms with K·α per step.
+    On one level every step costs the same (`_sparse.flat_phase`, O(K)); across nodes
+    `_timing.ring_phase` prices every port, O(K·G).
     """
     from ._timing import Clock, ring_phase
     clock = Clock()
     channels = len(orders)
+    q, r = divmod(elements, channels * gpus)
+    rings = [Ring(gpus, 1, c * gpus) for c in range(channels)]
     for gather in (False, True):
+        step = flat_phase(model, rings, q, r, not gather, True) if one_level(model, gpus) else None
+        if step is not None:
+            clock.add(*step, count=gpus - 1)
+            continue
+        orders = as_array(gpus, orders)
         clock.add(*ring_phase(model, orders, np.arange(channels) * gpus, 1, channels * gpus,
                               elements, gather))
     return clock.estimate("every GPU's ports")
 
 
-def busiest_gpu(gpus: int, elements: int, orders: np.ndarray) -> int:
+def busiest_gpu(gpus: int, elements: int, orders) -> int:
     """The lowest GPU sending plus receiving the most elements, from the exact per-GPU counts."""
+    if isinstance(orders, tuple):
+        rings, q, r, cands, sent, received = _affine(gpus, elements, orders)
+        return busiest(q, 2 * sum(ring.segments_moved() for ring in rings), sent + received, cands)[1]
     tally = Tally(gpus, len(orders) * gpus, elements)
     tally.add_rings(orders, np.arange(len(orders)) * gpus, 1)
     return moved_most(tally)
+
+
+def as_array(gpus: int, orders) -> np.ndarray:
+    """The (K, G) array of 0-based orders (directions +1 / −1 spelled out)."""
+    if not isinstance(orders, tuple):
+        return orders
+    forward = np.arange(gpus, dtype=np.int64)
+    return np.stack([forward if way > 0 else forward[::-1] for way in orders])
 
 
 def moved_most(tally: Tally) -> int:

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 INSIDE, ACROSS = 0, 1
+EXPAND = 1 << 16  # Clock: equal steps kept one by one up to this many (see Clock.estimate)
 
 
 def level_costs(model):
@@ -81,17 +82,24 @@ class Clock:
 
     def add(self, seconds, level, count: int = 1) -> None:
         """One step (or arrays of steps; `count` equal steps at once)."""
-        seconds = np.atleast_1d(np.asarray(seconds, np.float64)) * count
+        seconds = np.atleast_1d(np.asarray(seconds, np.float64))
+        if count != 1 and count * len(seconds) <= EXPAND:
+            seconds, count = np.repeat(seconds, count), 1
         level = np.atleast_1d(np.asarray(-1 if level is None else level, np.int64))
-        self.parts.append((seconds, np.broadcast_to(level, seconds.shape)))
+        self.parts.append((seconds, np.broadcast_to(level, seconds.shape), count))
 
     def estimate(self, ports: str = ""):
-        """The Estimate: total seconds and the level that held the bottleneck longest (across on ties)."""
+        """The Estimate: total seconds and the level that held the bottleneck longest (across on ties).
+
+        Up to EXPAND equal steps are summed one by one, rounding exactly as PlanCost's sums
+        over priced steps do; more are summed as count × seconds (O(1) memory; the sum may
+        then differ from a step-by-step sum in its last bits).
+        """
         from ..cost import Estimate, _dominant
         if not self.parts:
             return Estimate(0.0, None)
-        seconds = np.concatenate([s for s, _ in self.parts])
-        level = np.concatenate([lv for _, lv in self.parts])
+        seconds = np.concatenate([s * c for s, _, c in self.parts])
+        level = np.concatenate([lv for _, lv, _ in self.parts])
         by_level = {}
         for code, key in ((INSIDE, "inside"), (ACROSS, "across")):
             chosen = seconds[level == code]
@@ -110,6 +118,11 @@ def window_max(values: np.ndarray, width: int) -> np.ndarray:
         return np.full(n, values.max())
     if width == 1:
         return values
+    if width <= 8:  # a few shifted copies beat the two passes of blocks below
+        out = values.copy()
+        for shift in range(1, width):
+            np.maximum(out, np.roll(values, -shift), out=out)
+        return out
     # Van Herk / Gil-Werman: maxima from the left and from the right inside blocks of `width`.
     doubled = np.concatenate([values, values[:width - 1]])
     pad = -len(doubled) % width
@@ -156,8 +169,7 @@ def ring_phase(model, orders, bases, width: int, segments: int, elements: int,
     batch = max(1, (1 << 18) // length)  # a few rings at a time: bounded temporaries
     for at in range(0, len(rows), batch):
         some = rows[at:at + batch]
-        wire, arrive = costs(model, np.broadcast_to(size[some], (len(some), length)),
-                             level[some] > 0, not gather)
+        wire, arrive = _by_level(model, size[some], level[some], not gather)
         const_out += np.bincount(out_key[some].ravel(), wire.ravel(), 2 * gpus)
         const_in += np.bincount(in_key[some].ravel(), arrive.ravel(), 2 * gpus)
         del wire, arrive
@@ -182,16 +194,32 @@ def ring_phase(model, orders, bases, width: int, segments: int, elements: int,
         classes = [(q * width + width, f, 0), (q * width + p_size, int(p_size > 0), f),
                    (q * width, length - f - int(p_size > 0), f + int(p_size > 0))]
         lv, ok, ik = level[varying], out_key[varying], in_key[varying]
+        # Every varying position holds one class in each step, and a port's queue only grows
+        # with the size of its transfer: so in every step some position is at least as busy
+        # as the smallest class makes it anywhere. That class's window max can be its plain
+        # max, which spares the widest window (the short blocks, nearly the whole ring).
+        smallest = min(elements_c for elements_c, count, _ in classes if count)
         for elements_c, count, offset in classes:
             if count == 0:
                 continue
-            w, a = costs(model, np.full(lv.shape, elements_c), lv > 0, not gather)
+            w, a = _by_level(model, np.full((len(lv), 1), elements_c), lv, not gather)
             value = np.maximum(const_out[ok] + w, const_in[ik] + a)
             start = (steps - shift + offset) % length   # first position holding this class
             for code in (INSIDE, ACROSS):
                 per_pos = np.where(lv == code, value, -np.inf).max(axis=0)
-                best[code] = np.maximum(best[code], window_max(per_pos, count)[start])
+                if elements_c == smallest:
+                    best[code] = np.maximum(best[code], per_pos.max())
+                else:
+                    best[code] = np.maximum(best[code], window_max(per_pos, count)[start])
     return pick(best[INSIDE], best[ACROSS])
+
+
+def _by_level(model, elements: np.ndarray, level: np.ndarray, reduce: bool):
+    """`costs` of rings whose transfers carry one size per ring: (R, 1) sizes, (R, L) levels
+    (0/1). Each ring's size is priced on both levels once and looked up, not priced per transfer."""
+    wire, arrive = costs(model, elements * np.ones((1, 2)), np.array([[False, True]]), reduce)
+    rows = np.arange(len(level))[:, None]
+    return wire[rows, level], arrive[rows, level]
 
 
 def _ring_phase_steps(model, orders, bases, width, q, r, gather):

@@ -73,6 +73,72 @@ def _structure(gpus: int, seconds: tuple, per_node: int | None, full: int):
     return x, rels
 
 
+@functools.lru_cache(maxsize=64)
+def _kinds(gpus: int, seconds: tuple, per_node: int | None, full: int):
+    """(relations, levels, one sampled GPU of each kind): they depend on G, the trees and P only,
+    not on N, so a sweep over sizes finds them once."""
+    x, rels = _structure(gpus, seconds, per_node, full)
+    levels = {}
+    rows = []
+    for t, rel in enumerate(rels):
+        for key in ("parent", "left", "right"):
+            other = rel[key]
+            src, dst = np.asarray(x, np.int64), np.maximum(other, 0)
+            across = (src // per_node) != (dst // per_node) if per_node else np.zeros(len(x), bool)
+            levels[t, key] = np.where(other >= 0, across, -1)
+            levels[t, key].flags.writeable = False
+        rows += [rel["height"], rel["depth"], levels[t, "parent"], rel["left_height"],
+                 levels[t, "left"], rel["right_height"], levels[t, "right"]]
+    _, keep = np.unique(np.stack(rows, axis=1), axis=0, return_index=True)
+    keep.flags.writeable = False
+    return rels, levels, keep
+
+
+@functools.lru_cache(maxsize=64)
+def _port_columns(gpus: int, seconds: tuple, per_node: int | None, full: int, chunks: int):
+    """Every sampled port's transfers as columns that do not depend on N: (step·4·kinds + port,
+    inbound?, across?, reduce?, segment, (steps, kinds)); None when nothing moves. `seconds`
+    adds the sizes (q + 1 on segments below r) and prices them, so a sweep builds these once."""
+    trees = [_btree.Tree(gpus, second) for second in seconds]
+    rels, levels, keep = _kinds(gpus, seconds, per_node, full)
+    reps = len(keep)
+    c = np.arange(chunks, dtype=np.int64)
+    step_cols, port_cols, seg_cols, reduce_cols, level_cols = [], [], [], [], []
+    index = np.arange(reps, dtype=np.int64)
+
+    def add(mask, step, lv, direction, reduce, seg):
+        m = np.flatnonzero(mask)
+        if not len(m):
+            return
+        step_cols.append((step[m][:, None] + c[None, :]).ravel())
+        port_cols.append(np.repeat((index[m] * 2 + lv[m]) * 2 + direction, chunks))
+        seg_cols.append(np.tile(seg + c, len(m)))
+        reduce_cols.append(np.full(len(m) * chunks, reduce))
+        level_cols.append(np.repeat(lv[m], chunks))
+
+    for t, rel in enumerate(rels):
+        top = int(trees[t].spine.get(0, 0))
+        h, d = rel["height"][keep], rel["depth"][keep]
+        seg = t * chunks
+        lv = levels[t, "parent"][keep]
+        has = lv >= 0
+        add(has, h, np.maximum(lv, 0), 0, True, seg)               # up to the parent
+        add(has, top + d - 1, np.maximum(lv, 0), 1, False, seg)    # down from the parent
+        for key in ("left", "right"):
+            lv = levels[t, key][keep]
+            has = lv >= 0
+            add(has, rel[f"{key}_height"][keep], np.maximum(lv, 0), 1, True, seg)  # up from a child
+            add(has, top + d, np.maximum(lv, 0), 0, False, seg)                    # down to a child
+    if not step_cols:
+        return None
+    step, port = np.concatenate(step_cols), np.concatenate(port_cols)
+    out = (step * (4 * reps) + port, port % 2 == 1, np.concatenate(level_cols).astype(bool),
+           np.concatenate(reduce_cols), np.concatenate(seg_cols), (int(step.max()) + 1, reps))
+    for array in out[:5]:
+        array.flags.writeable = False  # shared between calls
+    return out
+
+
 def _moves(rel: dict) -> np.ndarray:
     """Transfers of each chunk a GPU sends (and receives) in one tree: 1 + its children, 0 for a lone root."""
     return sum((rel[k] >= 0).astype(np.int64) for k in ("parent", "left", "right"))
@@ -128,58 +194,19 @@ def seconds(gpus: int, elements: int, model, trees: list[_btree.Tree], chunks: i
     On one flat level with one chunk, each step costs about α + Nβ, or 2·(α + Nβ + Nγ) on
     an in port with two children: Thakur, Rabenseifner & Gropp's reduce + broadcast shape.
     """
-    from ._timing import INSIDE, Clock, costs, crosses, pick
+    from ._timing import INSIDE, Clock, costs, pick
     clock = Clock()
     if gpus < 2:
         return clock.estimate()
-    x, rels = _sampled(gpus, trees, model.topology.gpus_per_node, full)
-    levels = {}
-    rows = []
-    for t, rel in enumerate(rels):
-        for key in ("parent", "left", "right"):
-            other = rel[key]
-            levels[t, key] = np.where(other >= 0, crosses(model, x, np.maximum(other, 0)), -1)
-        rows += [rel["height"], rel["depth"], levels[t, "parent"], rel["left_height"],
-                 levels[t, "left"], rel["right_height"], levels[t, "right"]]
-    _, keep = np.unique(np.stack(rows, axis=1), axis=0, return_index=True)
-    reps = len(keep)
-    q, r = divmod(elements, len(trees) * chunks)
-    c = np.arange(chunks, dtype=np.int64)
-    step_cols, port_cols, size_cols, reduce_cols, level_cols = [], [], [], [], []
-    index = np.arange(reps, dtype=np.int64)
-
-    def add(mask, step, lv, direction, reduce, seg):
-        m = np.flatnonzero(mask)
-        if not len(m):
-            return
-        step_cols.append((step[m][:, None] + c[None, :]).ravel())
-        port_cols.append(np.repeat((index[m] * 2 + lv[m]) * 2 + direction, chunks))
-        size_cols.append(np.tile(q + (seg + c < r), len(m)))
-        reduce_cols.append(np.full(len(m) * chunks, reduce))
-        level_cols.append(np.repeat(lv[m], chunks))
-
-    for t, rel in enumerate(rels):
-        top = int(trees[t].spine.get(0, 0))
-        h, d = rel["height"][keep], rel["depth"][keep]
-        seg = t * chunks
-        lv = levels[t, "parent"][keep]
-        has = lv >= 0
-        add(has, h, np.maximum(lv, 0), 0, True, seg)               # up to the parent
-        add(has, top + d - 1, np.maximum(lv, 0), 1, False, seg)    # down from the parent
-        for key in ("left", "right"):
-            lv = levels[t, key][keep]
-            has = lv >= 0
-            add(has, rel[f"{key}_height"][keep], np.maximum(lv, 0), 1, True, seg)  # up from a child
-            add(has, top + d, np.maximum(lv, 0), 0, False, seg)                    # down to a child
-    if not step_cols:
+    columns = _port_columns(gpus, tuple(t.second for t in trees), model.topology.gpus_per_node,
+                            full, chunks)
+    if columns is None:
         return clock.estimate()
-    step = np.concatenate(step_cols)
-    port = np.concatenate(port_cols)
-    wire, arrive = costs(model, np.concatenate(size_cols), np.concatenate(level_cols).astype(bool),
-                         np.concatenate(reduce_cols))
-    weight = np.where(port % 2 == 1, arrive, wire)
-    count = int(step.max()) + 1
-    busy = np.bincount(step * (4 * reps) + port, weight, count * 4 * reps).reshape(count, reps, 2, 2)
+    key, inbound, across, reduce, segment, shape = columns
+    q, r = divmod(elements, len(trees) * chunks)
+    wire, arrive = costs(model, q + (segment < r), across, reduce)
+    weight = np.where(inbound, arrive, wire)
+    busy = np.bincount(key, weight, shape[0] * shape[1] * 4).reshape(shape[0], shape[1], 2, 2)
     per_level = busy.max(axis=(1, 3))
     clock.add(*pick(per_level[:, INSIDE], per_level[:, 1]))
     return clock.estimate("the tree's inner GPUs' ports")

@@ -27,9 +27,11 @@ class Options:
     """No options: always two rings, one each way."""
 
 
+DIRECTIONS = (1, -1)  # ring 1 in GPU order, ring 2 against it (`_multiring` counts these at any G)
+
+
 def _orders(gpus: int) -> np.ndarray:
-    forward = np.arange(gpus, dtype=np.int64)
-    return np.stack([forward, forward[::-1]])
+    return _multiring.as_array(gpus, DIRECTIONS)
 
 
 def plan(gpus: int) -> Plan:
@@ -44,16 +46,16 @@ def transfers(gpus: int) -> int:
 
 def closed_form(gpus: int, elements: int) -> ClosedForm:
     """2·(G−1)·N in all; 2·(G−1)·N/G per GPU when 2·G divides N, exactly counted otherwise."""
-    return _multiring.closed_form(gpus, elements, _orders(gpus))
+    return _multiring.closed_form(gpus, elements, DIRECTIONS)
 
 
 def seconds(gpus: int, elements: int, model):
     """α-β-γ time of both rings at once: each GPU's out port queues one segment of each ring
     when both neighbours share its level (`_multiring.seconds`; on one level with 2·G
     dividing N: 2(G−1)·(2α + N/G·β) + (G−1)·N/G·γ)."""
-    return _multiring.seconds(gpus, elements, model, _orders(gpus))
+    return _multiring.seconds(gpus, elements, model, DIRECTIONS)
 
 
 def busiest_gpu(gpus: int, elements: int) -> int:
     """The lowest GPU sending plus receiving the most, from the exact per-GPU counts."""
-    return _multiring.busiest_gpu(gpus, elements, _orders(gpus))
+    return _multiring.busiest_gpu(gpus, elements, DIRECTIONS)

@@ -173,14 +173,18 @@ def seconds(gpus: int, elements: int, model):
     while mask < p2:
         masks.append((mask, _step_elements(model, gpus, elements, mask)))
         mask *= 2
-    for reduce, order in ((True, masks), (False, masks[::-1])):
-        for _, (inside, across) in order:
-            wire, arrive = costs(model, [max(inside, 0), max(across, 0)], [False, True], reduce)
-            times = {INSIDE: arrive[0] if inside >= 0 else -1.0,
-                     ACROSS: arrive[1] if across >= 0 else -1.0}
-            top = max(times.values())
-            if top > 0:
-                clock.add(top, ACROSS if times[ACROSS] >= times[INSIDE] else INSIDE)
+    if masks:
+        sizes = np.array([pair for _, pair in masks], dtype=np.float64)   # (steps, level)
+        used = sizes >= 0
+        for reduce, rows in ((True, slice(None)), (False, slice(None, None, -1))):
+            # All steps of the phase priced at once (one costs() call, not one per step).
+            _, arrive = costs(model, np.maximum(sizes[rows], 0), np.array([[False, True]]), reduce)
+            times = np.where(used[rows], arrive, -1.0)
+            top = times.max(axis=1)
+            moved = top > 0
+            level = np.where(times[:, ACROSS] >= times[:, INSIDE], ACROSS, INSIDE)
+            if moved.any():
+                clock.add(top[moved], level[moved])
     fold_timing(model, gpus, elements, clock, False)
     return clock.estimate("every GPU's ports")
 

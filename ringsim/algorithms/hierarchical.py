@@ -20,7 +20,8 @@ import numpy as np
 from ..errors import RingsimError
 from ..formula import ClosedForm
 from ..plan import Plan, Step
-from ._counts import Tally, from_tally
+from ._counts import Tally, from_counts
+from ._sparse import Ring, around, busiest, flat_phase, one_level
 from ._phases import ring_iterations
 
 NAME = "hierarchical"
@@ -94,19 +95,55 @@ def transfers(gpus: int, nodes=None) -> int:
     return gpus * (2 * (per - 1) + 2 * (m - 1))
 
 
+TEXTS = {"total": "2·(G−1)·N", "sent": "2·(L−1)·N/L + 2·(M−1)·N/G",
+         "received": "2·(L−1)·N/L + 2·(M−1)·N/G", "steps": "2·(L−1) + 2·(M−1)",
+         "messages": "transfers that carry at least one element"}
+
+
 def closed_form(gpus: int, elements: int, nodes=None) -> ClosedForm:
-    """2·(G−1)·N in all; per GPU 2·(L−1)·N/L inside its node plus 2·(M−1)·N/G across, exactly counted."""
+    """2·(G−1)·N in all; per GPU 2·(L−1)·N/L inside its node plus 2·(M−1)·N/G across, exactly counted.
+
+    Counted at a few GPUs (`_counts_at`), so any G answers at once; `tally` counts every GPU.
+    """
     m, per = _shape(gpus, nodes)
-    tally = Tally(gpus, gpus, elements)
-    for orders, bases, width in _rings(gpus, nodes):
-        tally.add_rings(orders, bases, width)
+    q, r, moved, cands, sent, received = _counts_at(gpus, elements, m, per)
+    inside, across = Ring(per, m, 0), Ring(m, 1, 0)
+    # Every segment lies in one inside block and in one across ring: the across rings' long
+    # segments are r in all, and with q = 0 exactly the r long segments travel across.
+    total = q * gpus * moved + m * inside.long_sent_total(r) + (2 * (m - 1) * r if m >= 2 else 0)
+    messages = m * inside.messages(q, r) + (2 * (m - 1) * (gpus if q else r) if m >= 2 else 0)
     n = elements
     textbook = Fraction(2 * (per - 1) * n, per) + Fraction(2 * (m - 1) * n, gpus)
-    return from_tally(tally, {
-        "total": "2·(G−1)·N", "sent": "2·(L−1)·N/L + 2·(M−1)·N/G",
-        "received": "2·(L−1)·N/L + 2·(M−1)·N/G", "steps": "2·(L−1) + 2·(M−1)",
-        "messages": "transfers that carry at least one element",
-    }, 2 * (per - 1) + 2 * (m - 1), {"sent": textbook, "received": textbook})
+    return from_counts(total, busiest(q, moved, sent, cands), busiest(q, moved, received, cands),
+                       messages, TEXTS, 2 * (per - 1) + 2 * (m - 1), {"sent": textbook, "received": textbook})
+
+
+def tally(gpus: int, elements: int, nodes=None) -> Tally:
+    """Every GPU's exact counts, ring by ring (O(G)): what `_counts_at` samples."""
+    counts = Tally(gpus, gpus, elements)
+    for orders, bases, width in _rings(gpus, nodes):
+        counts.add_rings(orders, bases, width)
+    return counts
+
+
+def _counts_at(gpus: int, elements: int, m: int, per: int):
+    """(q, r, segments every GPU moves, candidate GPUs, their long segments sent, received).
+
+    GPU k = i·L + j (node i, local rank j) sits at position j of its node's ring (blocks of
+    M segments from 0) and at position i of across-ring j (single segments from
+    ((j+1) mod L)·M). Its counts change with j only near blocks 0 and r div M, and with i
+    only near 0 and r mod M: the lowest busiest GPU is among those rows and columns.
+    """
+    q, r = divmod(elements, gpus)
+    rows, cols = around([0, r % m], m), around([0, r // m, r // m + 1], per)
+    cands = (rows[:, None] * per + cols[None, :]).ravel()
+    i, j = cands // per, cands % per
+    inside = Ring(per, m, 0)
+    across = Ring(m, 1, ((j + 1) % per) * m)
+    s_in, v_in = inside.longs(r, j)
+    s_x, v_x = across.longs(r, i)
+    moved = inside.segments_moved() + across.segments_moved()
+    return q, r, moved, cands, s_in + s_x, v_in + v_x
 
 
 def _phases(gpus: int, nodes):
@@ -117,7 +154,8 @@ def _phases(gpus: int, nodes):
 
 
 def seconds(gpus: int, elements: int, model, nodes=None):
-    """α-β-γ time of the four ring phases (`_timing.ring_phase`, O(G), no plan).
+    """α-β-γ time of the four ring phases, no plan: on one level every step of a phase costs
+    the same (`_sparse.flat_phase`, O(1)); across nodes `_timing.ring_phase` prices every port, O(G).
 
     On one level with G dividing N: 2(L−1)·(α + N/L·β) + (L−1)·N/L·γ inside, then
     2(M−1)·(α + N/G·β) + (M−1)·N/G·γ across. Which of its transfers cross the topology's
@@ -126,15 +164,23 @@ def seconds(gpus: int, elements: int, model, nodes=None):
     from ._timing import Clock, ring_phase
     m, per = _shape(gpus, nodes)
     clock = Clock()
+    if one_level(model, gpus):  # every step of a phase costs the same: O(1)
+        q, r = divmod(elements, gpus)
+        inside = [Ring(per, m, 0)]
+        across = [Ring(m, 1, u * m) for u in sorted({0, min(r // m, per - 1), per - 1})]
+        for rings, gather, count in ((inside, False, per - 1), (across, False, m - 1),
+                                     (across, True, m - 1), (inside, True, per - 1)):
+            step = flat_phase(model, rings, q, r, not gather, False)
+            if step is not None:
+                clock.add(*step, count=count)
+        return clock.estimate("every GPU's ports")
     for orders, bases, width, gather in _phases(gpus, nodes):
         clock.add(*ring_phase(model, orders, bases, width, gpus, elements, gather))
     return clock.estimate("every GPU's ports")
 
 
 def busiest_gpu(gpus: int, elements: int, nodes=None) -> int:
-    """The lowest GPU sending plus receiving the most, from the exact per-GPU counts."""
-    from ._multiring import moved_most
-    tally = Tally(gpus, gpus, elements)
-    for orders, bases, width in _rings(gpus, nodes):
-        tally.add_rings(orders, bases, width)
-    return moved_most(tally)
+    """The lowest GPU sending plus receiving the most, from the counts at a few GPUs (`_counts_at`)."""
+    m, per = _shape(gpus, nodes)
+    q, r, moved, cands, sent, received = _counts_at(gpus, elements, m, per)
+    return busiest(q, 2 * moved, sent + received, cands)[1]

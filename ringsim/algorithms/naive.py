@@ -18,7 +18,7 @@ def plan(gpus: int) -> Plan:
     src, dst = np.nonzero(~np.eye(gpus, dtype=bool))
     steps = []
     if len(src):
-        steps.append(Step.build("All-to-all", 1, 1, "reduce", src, dst, 0, gpus - 1))
+        steps.append(Step.build("All-to-all", 1, 1, "reduce", src, dst, 0, gpus - 1, handed_over=True))
     return Plan(NAME, gpus, tuple(steps))
 
 

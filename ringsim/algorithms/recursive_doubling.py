@@ -101,13 +101,17 @@ def seconds(gpus: int, elements: int, model):
     p2, _ = split(gpus)
     _, arrive = costs(model, [elements, elements], [False, True], True)
     mask = 1
+    tops, levels = [], []  # one Clock entry for all swaps, in step order
     while mask < p2:
         inside, across = swap_levels(model, gpus, mask)
         times = {INSIDE: arrive[0] if inside else -1.0, ACROSS: arrive[1] if across else -1.0}
         top = max(times.values())
         if top > 0:
-            clock.add(top, ACROSS if times[ACROSS] >= times[INSIDE] else INSIDE)
+            tops.append(top)
+            levels.append(ACROSS if times[ACROSS] >= times[INSIDE] else INSIDE)
         mask *= 2
+    if tops:
+        clock.add(np.array(tops), np.array(levels))
     fold_timing(model, gpus, elements, clock, False)
     return clock.estimate("every GPU's ports")
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..formula import ClosedForm, Formula
 from ..plan import Plan, Step
-from . import _multiring
+from . import _multiring, _sparse
 
 NAME = "ring"
 TITLE = "Ring all-reduce"
@@ -37,6 +37,13 @@ def _several(gpus: int, channels: int, ring_order) -> bool:
     return channels != 1 or ring_order is not None
 
 
+def _rings(gpus: int, channels: int, ring_order):
+    """K rings in GPU order as directions (counted at any G), or the given orders as an array."""
+    if ring_order is None:
+        return (1,) * channels
+    return _multiring.order_array(ring_order, channels, gpus)
+
+
 def plan(gpus: int, channels: int = 1, ring_order=None) -> Plan:
     """The seed's ring: in iteration s GPU k sends segment ((k−s) mod G)+1 to GPU (k mod G)+1.
 
@@ -46,16 +53,19 @@ def plan(gpus: int, channels: int = 1, ring_order=None) -> Plan:
     if _several(gpus, channels, ring_order):
         orders = _multiring.order_array(ring_order, channels, gpus)
         return _multiring.build(NAME, gpus, orders, {"channels": channels, "ring_order": ring_order})
-    k = np.arange(gpus)
+    k = np.arange(gpus, dtype=np.int64)
     nxt = (k + 1) % gpus
     rounds = gpus - 1
     steps = []
-    for s in range(1, gpus):
-        # 0-based form of the seed's rule: segment ((k+1) − s) mod G, k counted from 0.
-        steps.append(Step.build("Reduce-scatter", s, rounds, "reduce", k, nxt, (k + 1 - s) % gpus))
-    for s in range(1, gpus):
-        # Each GPU forwards the complete segment it received last (or holds, at s = 1).
-        steps.append(Step.build("All-gather", s, rounds, "copy", k, nxt, (k + 2 - s) % gpus))
+    # 0-based form of the seed's rule: in step s GPU k sends segment ((k+1) − s) mod G in
+    # reduce-scatter, and forwards the complete segment it received last, (k+2) − s, in
+    # all-gather. All steps' segments in one array; every step shares the read-only src and
+    # dst columns (handed over, not copied).
+    s = np.arange(1, gpus, dtype=np.int64)[:, None]
+    for phase, op, shift in (("Reduce-scatter", "reduce", 1), ("All-gather", "copy", 2)):
+        first = (k + shift - s) % gpus
+        for i in range(rounds):
+            steps.append(Step.build(phase, i + 1, rounds, op, k, nxt, first[i], handed_over=True))
     return Plan(NAME, gpus, tuple(steps))
 
 
@@ -75,7 +85,7 @@ def closed_form(gpus: int, elements: int, channels: int = 1, ring_order=None) ->
     segment, whose neighbours are large); GPU k receives what GPU k−1 sends.
     """
     if _several(gpus, channels, ring_order):
-        return _multiring.closed_form(gpus, elements, _multiring.order_array(ring_order, channels, gpus))
+        return _multiring.closed_form(gpus, elements, _rings(gpus, channels, ring_order))
     g, n = gpus, elements
     q, r = divmod(n, g)
     if g == 1:
@@ -104,25 +114,31 @@ def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None)
     On one level with G dividing N this is the textbook 2(G−1)α + 2(G−1)/G·Nβ + (G−1)/G·Nγ
     (Thakur, Rabenseifner & Gropp 2005, §4.1). Exactly, for any N: in each step every GPU
     sends one segment; a level's time is α + b·β (+ b·γ in reduce-scatter) for the largest
-    segment b that some GPU sends on it, found for all steps at once in O(G). With channels
-    or ring orders the K rings queue on shared ports: `_multiring.seconds`, O(K·G).
+    segment b that some GPU sends on it, found for all steps at once in O(G) (O(1) on one
+    level, where every step sends the largest segment). With channels or ring orders the K
+    rings queue on shared ports: `_multiring.seconds`.
     """
     from ..cost import Estimate, _dominant
     if _several(gpus, channels, ring_order):
         opts = check_options(gpus, channels, ring_order)
-        return _multiring.seconds(gpus, elements, model,
-                                  _multiring.order_array(opts["ring_order"], opts["channels"], gpus))
+        return _multiring.seconds(gpus, elements, model, _rings(gpus, **opts))
     topo = model.topology
     if gpus < 2:
         return Estimate(0.0, None)
     q, r = divmod(elements, gpus)
     sizes = (q * model.itemsize, (q + 1) * model.itemsize)
     per_node = topo.gpus_per_node
+    spent = {"inside": 0.0, "across": 0.0}
+    if per_node is None or gpus <= per_node:  # one level: every step sends the largest segment
+        for reduce in (True, False):
+            inside = model.transfer("inside", sizes[r > 0], reduce)
+            if inside > 0:
+                spent["inside"] += (gpus - 1) * inside
+        return Estimate(spent["inside"] + spent["across"], _dominant(spent), "every GPU's ports")
     crosses = np.zeros(gpus, bool)  # does GPU k's next GPU live in another node?
     if per_node is not None and gpus > per_node:
         crosses[per_node - 1::per_node] = True
         crosses[gpus - 1] = True
-    spent = {"inside": 0.0, "across": 0.0}
     windows: dict = {}
     for reduce, first in ((True, 0), (False, gpus - 1)):
         # Step s sends segment (k − d) mod G from GPU k, d = s−1 in reduce-scatter and s−2 in
@@ -174,9 +190,12 @@ def busiest_gpu(gpus: int, elements: int, channels: int = 1, ring_order=None) ->
     """
     if _several(gpus, channels, ring_order):
         opts = check_options(gpus, channels, ring_order)
-        return _multiring.busiest_gpu(gpus, elements,
-                                      _multiring.order_array(opts["ring_order"], opts["channels"], gpus))
+        return _multiring.busiest_gpu(gpus, elements, _rings(gpus, **opts))
     if gpus < 3:
         return 0
-    big = (np.arange(gpus) < elements % gpus).astype(np.int64)
-    return int(np.argmin(big + 2 * np.roll(big, -1) + np.roll(big, -2)))
+    r = elements % gpus
+    # The count changes only where segment k, k+1 or k+2 crosses r or wraps round: the first
+    # fewest lies within a few GPUs of 0 or r, so those few GPUs decide (O(1), not O(G)).
+    k = _sparse.around([0, r], gpus)
+    big = lambda shift: ((k + shift) % gpus < r).astype(np.int64)  # noqa: E731
+    return int(k[np.argmin(big(0) + 2 * big(1) + big(2))])

@@ -58,6 +58,9 @@ def text_lines(records: list[dict], *, quick: bool) -> list[str]:
                      f"{seconds:>9}  ratio {r['ratio']:.3f}{verdict}")
         if r.get("meaning"):
             lines.append(f"{'':<18} ({r['meaning']})")
+        if r.get("cpu_seconds") is not None:
+            lines.append(f"{'':<18} CPU time {r['cpu_seconds']:.3f} s (the process's own, "
+                         "without other processes' share of the machine)")
         if r.get("busbw") is not None:
             lines.append(f"{'':<18} NCCL allReduce: algbw {r['algbw'] / 1e9:.1f} GB/s, "
                          f"busbw {r['busbw'] / 1e9:.1f} GB/s")

@@ -83,3 +83,22 @@ def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[
             timing = Timing(est, alg, busbw(alg, gpus), order.index(row.algorithm) + 1)
         out.append(Row(**{**row.__dict__, "timing": timing}))
     return out
+
+
+RAILS_LIMIT = 65_536  # K·G ring positions priced port by port: keep compare instant
+
+
+def rails_ring(gpus: int, elements: int, model: CostModel) -> tuple[int, Estimate] | None:
+    """The ring laid out as NCCL's channels on a rail-optimised cluster (one ring per NIC).
+
+    On two levels the default ring crosses each node boundary through one GPU's NIC while the
+    others idle; NCCL instead runs one ring per NIC (`--ring-order rails:P`). Returns (P, its
+    estimate) where that applies (several nodes of P > 1 GPUs, P dividing G, G ≤ 65,536).
+    """
+    per_node = model.topology.gpus_per_node
+    if not per_node or per_node == 1 or gpus % per_node or gpus // per_node < 2 \
+            or gpus > RAILS_LIMIT:
+        return None
+    from .algorithms import ring
+    return per_node, ring.seconds(gpus, elements, model, ring_order=f"rails:{per_node}")
+

@@ -25,6 +25,8 @@ def parse_orders(ring_order, gpus: int) -> tuple[tuple[int, ...], ...] | None:
     """Ring orders as users write them — '1,3,2,4;1,2,3,4' or [[1,3,2,4], …] or [1,3,2,4] — 1-based, checked."""
     if ring_order is None:
         return None
+    if isinstance(ring_order, str) and ring_order.strip().lower().startswith("rails"):
+        return rail_orders(ring_order.strip(), gpus)
     if isinstance(ring_order, str):
         rings = [part.split(",") for part in ring_order.split(";") if part.strip()]
         try:
@@ -46,6 +48,30 @@ def parse_orders(ring_order, gpus: int) -> tuple[tuple[int, ...], ...] | None:
             raise RingsimError(f"ring order {number} must list each of GPU1..GPU{gpus} once "
                                f"(1..{gpus}), got {shown[:80]}")
     return tuple(tuple(int(x) for x in ring) for ring in parsed)
+
+
+def rail_orders(text: str, gpus: int) -> tuple[tuple[int, ...], ...]:
+    """'rails:P': P rings, ring c entering every node of P GPUs at its GPU c, so each ring
+    crosses between nodes through a different GPU's NIC.
+
+    This is how NCCL lays out its channels on rail-optimised clusters (DGX: one NIC per GPU):
+    each channel's ring runs through the node on NVLink and leaves it through its own NIC, so
+    all P NICs carry traffic at once instead of one (NCCL `src/graph/search.cc`, rings built
+    per NET device; NVIDIA DGX SuperPOD reference architecture, "rail-optimized").
+    """
+    _, _, per_node = text.partition(":")
+    try:
+        size = int(per_node)
+    except ValueError:
+        raise RingsimError(f"--ring-order rails needs the GPUs per node, as rails:8, got {text!r}") from None
+    if size < 1:
+        raise RingsimError(f"--ring-order rails:P needs at least 1 GPU per node, got rails:{size}")
+    if size > gpus or gpus % size:
+        raise RingsimError(f"--ring-order rails:{size} needs {size} GPUs per node to divide G = {gpus}")
+    local = (np.arange(size)[:, None] + np.arange(size)[None, :]) % size  # ring c: c, c+1, …
+    nodes = np.arange(0, gpus, size)
+    orders = (nodes[None, :, None] + local[:, None, :]).reshape(size, gpus) + 1
+    return tuple(tuple(int(x) for x in ring) for ring in orders)
 
 
 def check_channels(channels, gpus: int, orders) -> int:

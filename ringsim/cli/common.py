@@ -56,8 +56,9 @@ def add_option_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--channels", type=count_arg("the number of channels", minimum=None), default=None, metavar="K",
                        help="ring: K rings side by side, each on 1/K of the data (default: 1)")
     group.add_argument("--ring-order", default=None, metavar="ORDER",
-                       help="ring: each ring's GPU order, e.g. 1,3,2,4 or 1,3,2,4;4,3,2,1 "
-                            "(default: 1,2,…,G)")
+                       help="ring: each ring's GPU order, e.g. 1,3,2,4 or 1,3,2,4;4,3,2,1, or rails:P "
+                            "for P rings that each leave every node of P GPUs through their own "
+                            "GPU's NIC, as NCCL's channels (default: 1,2,…,G)")
     group.add_argument("--nodes", type=count_arg("the number of nodes", minimum=None), default=None, metavar="M",
                        help="hierarchical: M nodes of G/M GPUs (default: the divisor of G nearest √G)")
 

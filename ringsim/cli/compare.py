@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from fractions import Fraction
 
-from ..compare import Row, compare
+from ..compare import Row, compare, rails_ring
+from ..cost import algbw, busbw
 from ..errors import RingsimError
 from ..formula import format_number
 from ..units import format_bandwidth, format_bytes, format_seconds
@@ -144,3 +146,14 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model) -> None:
     _table(("algorithm", "time", "algbw", "busbw", "rank", "bottleneck"), body)
     print("\nalgbw = S/t with S the bytes per GPU; busbw = algbw·2(G−1)/G, the rate each GPU's "
           "link must carry (nccl-tests' definitions).")
+    rails = rails_ring(gpus, elements, model)
+    if rails is not None:
+        per_node, est = rails
+        alg = algbw(nbytes, est.seconds)
+        print("\n" + textwrap.fill(
+            f"The ring above is one ring: it crosses each node boundary through one GPU's NIC "
+            f"while the other NICs idle. NCCL runs one ring per NIC (its channels); that "
+            f"layout, --ring-order rails:{per_node}, takes {format_seconds(est.seconds)} "
+            f"(busbw {format_bandwidth(busbw(alg, gpus))}, bottleneck "
+            f"{est.describe(topo)}): ringsim timeline --ring-order rails:{per_node} shows it.",
+            width=100, break_on_hyphens=False, break_long_words=False))

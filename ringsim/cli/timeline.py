@@ -48,7 +48,8 @@ def register(sub) -> None:
     parser.add_argument("--channels", type=count_arg("the number of channels", minimum=None), default=None, metavar="K",
                         help="ring: K rings side by side")
     parser.add_argument("--ring-order", default=None, metavar="ORDER",
-                        help="ring: each ring's GPU order, e.g. 1,3,2,4;4,3,2,1")
+                        help="ring: each ring's GPU order, e.g. 1,3,2,4;4,3,2,1, or rails:P (P rings, "
+                             "each leaving every node of P GPUs through its own NIC)")
     parser.add_argument("--slow-gpu", action="append", default=[], type=_fault(faults.slow_gpu),
                         metavar="K:F", help="GPU K computes and sends at F× speed (0.5: half)")
     parser.add_argument("--slow-link", action="append", default=[], type=_fault(faults.slow_link),

@@ -1,0 +1,76 @@
+"""--ring-order rails:P: one ring per NIC, as NCCL lays out its channels on rail-optimised nodes."""
+
+import math
+
+import pytest
+
+from ringsim.algorithms import make_plan
+from ringsim.algorithms._multiring import parse_orders
+from ringsim.cli import main
+from ringsim.compare import rails_ring
+from ringsim.cost import CostModel, price
+from ringsim.errors import RingsimError
+from ringsim.topology import load
+
+
+@pytest.mark.parametrize("per_node, nodes", [(1, 3), (2, 2), (4, 3), (8, 2)])
+def test_each_ring_leaves_every_node_through_its_own_gpu(per_node, nodes):
+    gpus = per_node * nodes
+    orders = parse_orders(f"rails:{per_node}", gpus)
+    assert len(orders) == per_node
+    for ring in orders:
+        assert sorted(ring) == list(range(1, gpus + 1))
+    for node in range(nodes):
+        members = set(range(node * per_node + 1, node * per_node + per_node + 1))
+        # where each ring leaves this node: the last of its GPUs before the order moves on
+        exits = []
+        for ring in orders:
+            inside = [i for i, g in enumerate(ring) if g in members]
+            assert inside == list(range(inside[0], inside[0] + per_node))  # one visit per node
+            exits.append(ring[inside[-1]])
+        assert sorted(exits) == sorted(members)  # every GPU's NIC carries exactly one ring
+
+
+@pytest.mark.parametrize("text, gpus, message", [
+    ("rails:3", 8, "--ring-order rails:3 needs 3 GPUs per node to divide G = 8"),
+    ("rails:0", 8, "--ring-order rails:P needs at least 1 GPU per node, got rails:0"),
+    ("rails:16", 8, "--ring-order rails:16 needs 16 GPUs per node to divide G = 8"),
+    ("rails", 8, "--ring-order rails needs the GPUs per node, as rails:8, got 'rails'"),
+    ("rails:x", 8, "--ring-order rails needs the GPUs per node, as rails:8, got 'rails:x'"),
+])
+def test_bad_rails_are_one_line(text, gpus, message):
+    with pytest.raises(RingsimError) as error:
+        parse_orders(text, gpus)
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize("nodes, elements", [(2, 8 * 16 * 1000), (3, 8 * 24 * 7)])
+def test_rails_time_against_the_port_queues_by_hand(nodes, elements):
+    """α = 0, free reduces, K·G dividing N: each GPU queues P−1 segments on NVLink and one on its NIC."""
+    topo = load("dgx-h100").with_overrides(alpha={None: 0.0}, reduce_bandwidth=math.inf)
+    model = CostModel(topo, 4)
+    per_node, gpus = 8, 8 * nodes
+    segment = elements // (per_node * gpus) * 4
+    step = max((per_node - 1) * segment / 450e9, segment / 50e9)
+    expected = 2 * (gpus - 1) * step
+    priced = price(make_plan("ring", gpus, ring_order="rails:8"), elements, model).seconds
+    assert priced == pytest.approx(expected, rel=1e-12)
+    assert rails_ring(gpus, elements, model)[1].seconds == pytest.approx(expected, rel=1e-12)
+    one_ring = price(make_plan("ring", gpus), elements, model).seconds
+    assert one_ring == pytest.approx(2 * (gpus - 1) * 8 * segment / 50e9, rel=1e-12)
+
+
+def test_compare_names_the_rail_layout_on_several_nodes(capsys):
+    assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "4", "--size", "1GiB"]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the note is wrapped to 100 columns
+    model = CostModel.of("dgx-h100", "float32")
+    seconds = price(make_plan("ring", 32, ring_order="rails:8"), 2**28, model).seconds
+    assert f"--ring-order rails:8, takes {seconds * 1e3:.2f} ms" in out
+    assert "busbw 369.11 GB/s" in out  # NCCL measures about 370 GB/s here (docs/cost.md)
+
+
+def test_no_rail_line_on_one_node(capsys):
+    assert main(["compare", "--time", "--topology", "dgx-h100", "--gpus", "8"]) == 0
+    assert "rails" not in capsys.readouterr().out
+    assert rails_ring(8, 1024, CostModel.of("dgx-h100")) is None
+    assert rails_ring(12, 1024, CostModel.of("dgx-h100")) is None  # a part-filled node

@@ -127,6 +127,13 @@ class Clock:
         if position == 0:
             return None
         port = self.price(plan, elements).steps[position - 1].port
+        if self.faults and port is not None:  # the step's last arrival held it up, not the lockstep port
+            line = self.timeline(plan, elements)
+            mine = np.flatnonzero(line.step == position - 1)
+            if len(mine):
+                last = mine[np.argmax(line.end[mine])]
+                src, dst = int(line.src[last]), int(line.dst[last])
+                return dst if self.slow.get(dst, 1.0) < self.slow.get(src, 1.0) else src
         return None if port is None else port.gpu
 
     def reading(self, plan: Plan, elements: int, position: int) -> Reading:

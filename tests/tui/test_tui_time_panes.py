@@ -64,6 +64,9 @@ async def test_selection_moves_and_s_slows_the_selected_gpu_as_ringsim_timeline_
             assert f"end {format_seconds(summary['seconds'])} · flat · {gpu_text}" in banner
             assert summary["seconds"] > 30e-6
             assert f"GPU2 ×{factor:g}" in titles(app)[1]
+            # the slow GPU's transfer arrives last, so it, not the lockstep model's GPU1, held the step up
+            assert app.clock.bottleneck(app.sim.plan, 8, 1) == 1
+            assert titles(app)[1].endswith("●") and not titles(app)[0].endswith("●")
             assert f"with {gpu_text}" in plain(app.screen.query_one(TimelinePane))
         await pilot.press("s")  # full speed again
         await pilot.pause()

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -94,3 +95,14 @@ def test_errors_reach_an_ascii_terminal_too():
     ("naïve ☃", "naive ?"), ("plain", "plain")])
 def test_ascii_forms(text, ascii):
     assert ascii_form(text) == ascii
+
+
+def test_every_character_ringsim_prints_has_an_ascii_form():
+    """No '?' on an ASCII terminal: each non-ASCII character in the lessons and the CLI's
+    sources (the TUI draws on a real terminal and is left out) has a readable ASCII form."""
+    root = Path(ROOT)
+    sources = [*(root / "lessons").glob("*.md"),
+               *(p for p in (root / "ringsim").rglob("*.py") if "tui" not in p.parts)]
+    chars = {c for path in sources for c in path.read_text(encoding="utf-8") if not c.isascii()}
+    missing = sorted(c for c in chars if "?" in ascii_form(c))
+    assert missing == []

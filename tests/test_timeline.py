@@ -210,7 +210,7 @@ def test_cli_text_names_the_path_and_the_lesson(capsys):
     assert "two rings, the second around the slow link" in out
 
 
-@pytest.mark.parametrize("argv", [["--slow-link", "1-1:0.5"], ["--slow-gpu", "2:0"],
+@pytest.mark.parametrize("argv", [["--slow-link", "1-1:0.5"], ["--slow-gpu", "2:0"], ["--slow-gpu", "1:1e-300"], ["--slow-link", "1-2:1e9"],
                                   ["--delay", "2:5"], ["--slow-link", "x"]])
 def test_cli_bad_faults_one_line(argv, capsys):
     assert main(["timeline", *argv]) == 2

@@ -63,8 +63,9 @@ def _factor(text: str, flag: str) -> float:
         value = float(text)
     except ValueError:
         raise RingsimError(f"{flag}: expected a speed factor such as 0.5, got {text!r}") from None
-    if not 0 < value <= 1e6 or not math.isfinite(value):
-        raise RingsimError(f"{flag}: the speed factor must be above 0 (0.5 = half speed), got {text}")
+    if not 1e-6 <= value <= 1e6 or not math.isfinite(value):  # beyond a million× no run is meaningful
+        raise RingsimError(f"{flag}: the speed factor must be from 0.000001 to 1,000,000 "
+                           f"(0.5 = half speed), got {text}")
     return value
 
 

@@ -221,3 +221,15 @@ def test_cli_bad_faults_one_line(argv, capsys):
 def test_cli_fault_outside_the_gpus(capsys):
     assert main(["timeline", "--gpus", "4", "--slow-gpu", "9:0.5"]) == 2
     assert capsys.readouterr().err == "ringsim: error: --slow-gpu 9:0.5: GPU 9 is outside 1..4\n"
+
+
+@pytest.mark.parametrize("fault, words", [
+    (("slow-gpu", (0,), 1e-300), "--slow-gpu 1:1e-300: the speed factor must be from 0.000001"),
+    (("slow-link", (0, 1), -1.0), "--slow-link 1-2:-1: the speed factor must be from 0.000001"),
+    (("delay", (1,), float("nan")), "--delay 2:nan: a delay must be from 0 to 1,000,000 s"),
+    (("slowgpu", (0,), 0.5), "a fault is slow-gpu, slow-link or delay, got 'slowgpu'")])
+def test_api_faults_out_of_range_are_refused(fault, words):
+    from ringsim.timeline import Fault, simulate
+    with pytest.raises(RingsimError) as error:
+        simulate(make_plan("ring", 4), 8, CostModel.of("flat"), (Fault(*fault),))
+    assert str(error.value).startswith(words)

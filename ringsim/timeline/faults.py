@@ -42,7 +42,14 @@ class Fault:
         return f"--{self.kind} {where}:{self.value:g}"
 
     def check(self, gpus: int) -> None:
-        """Refuse a fault naming a GPU outside 1..G."""
+        """Refuse a fault naming a GPU outside 1..G, or with a factor or delay out of range."""
+        if self.kind not in ("slow-gpu", "slow-link", "delay"):
+            raise RingsimError(f"a fault is slow-gpu, slow-link or delay, got {self.kind!r}")
+        value = float(self.value)
+        if self.kind == "delay" and not (math.isfinite(value) and 0 <= value <= 1e6):
+            raise RingsimError(f"{self.flag()}: a delay must be from 0 to 1,000,000 s")
+        if self.kind != "delay" and not (math.isfinite(value) and 1e-6 <= value <= 1e6):
+            raise RingsimError(f"{self.flag()}: the speed factor must be from 0.000001 to 1,000,000")
         for g in self.gpus:
             if not 0 <= g < gpus:
                 raise RingsimError(f"{self.flag()}: GPU {g + 1} is outside 1..{gpus}")

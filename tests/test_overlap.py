@@ -133,3 +133,13 @@ def test_a_bucket_that_ends_inside_a_layer_waits_for_all_its_gradients():
     start = 2 * 2e6 * big / 1e12      # after the forward pass
     middle = next(b for b in step.buckets if (b.lo, b.hi) == (0, 1))
     assert middle.ready == pytest.approx(start + d + d / 2, rel=1e-12)
+
+
+def test_communication_survives_a_step_of_astronomical_compute():
+    """At 1e-30 TFLOP/s the backward pass takes ~1e32 s; each all-reduce still counts its own time."""
+    cost = CostModel.of("flat")
+    step = simulate(llama_7b(), 8, cost, flops=1e-18)
+    assert step.computed > 1e30
+    expected = math.fsum(estimate("ring", 8, b.elements, cost).seconds for b in step.buckets)
+    assert step.communication_seconds == pytest.approx(expected, rel=1e-12)
+    assert step.communication_seconds > 0.1

@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             "best_bucket_mb": None if math.isinf(winner.bucket_mb) else winner.bucket_mb}))
         return 0
     batch = net.batch if args.batch is None else args.batch
-    print(f"Overlap · {net.title}: {net.params:,} parameters in {len(net.layers)} layers · "
+    print(f"Overlap · {net.title}: {net.params:,} parameters in {len(net.layers)} layer{'s' * (len(net.layers) != 1)} · "
           f"{batch:,} × {net.sample} per GPU · {gpus:,} GPUs · {cost.topology.name}")
     print(f"Gradients of {cost.itemsize} bytes; buckets of {_mb(args.bucket_mb)} (the first "
           f"{FIRST_BUCKET_BYTES // MIB} MiB, as DDP): {len(step.buckets)} bucket"

@@ -159,6 +159,10 @@ def ring_phase(model, orders, bases, width: int, segments: int, elements: int,
     gpus = int(orders.max()) + 1
     dst = np.roll(orders, -1, axis=1)
     level = crosses(model, orders, dst).astype(np.int8)
+    if gpus > 4 * orders.size:  # a sample of rings (`_sparse.sample_rings`): number its GPUs 0, 1, …
+        used, inverse = np.unique(orders, return_inverse=True)
+        orders, dst = inverse.reshape(orders.shape), np.roll(inverse.reshape(orders.shape), -1, axis=1)
+        gpus = len(used)
     out_key, in_key = orders * 2 + level, dst * 2 + level      # ports: GPU·2 + level
     del dst
     # Constant rings: every block the same size; their ports' queues do not change with s.

@@ -172,7 +172,7 @@ def seconds(gpus: int, elements: int, model, orders):
     On one level every step costs the same (`_sparse.flat_phase`, O(K)); across nodes
     `_timing.ring_phase` prices every port, O(K·G).
     """
-    from ._timing import Clock, ring_phase
+    from ._timing import Clock, affine_phase, ring_phase
     clock = Clock()
     channels = len(orders)
     q, r = divmod(elements, channels * gpus)
@@ -181,6 +181,10 @@ def seconds(gpus: int, elements: int, model, orders):
         step = flat_phase(model, rings, q, r, not gather, True) if one_level(model, gpus) else None
         if step is not None:
             clock.add(*step, count=gpus - 1)
+            continue
+        fast = affine_phase(model, gpus, orders, elements, gather) if isinstance(orders, tuple) else None
+        if fast is not None:
+            clock.add(*fast)
             continue
         orders = as_array(gpus, orders)
         clock.add(*ring_phase(model, orders, np.arange(channels) * gpus, 1, channels * gpus,

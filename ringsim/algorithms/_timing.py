@@ -85,7 +85,7 @@ class Clock:
         seconds = np.atleast_1d(np.asarray(seconds, np.float64))
         if count != 1 and count * len(seconds) <= EXPAND:
             seconds, count = np.repeat(seconds, count), 1
-        level = np.atleast_1d(np.asarray(-1 if level is None else level, np.int64))
+        level = np.atleast_1d(np.asarray(-1 if level is None else level)).astype(np.int8, copy=False)
         self.parts.append((seconds, np.broadcast_to(level, seconds.shape), count))
 
     def estimate(self, ports: str = ""):
@@ -98,7 +98,7 @@ class Clock:
         from ..cost import Estimate, _dominant
         if not self.parts:
             return Estimate(0.0, None)
-        seconds = np.concatenate([s * c for s, _, c in self.parts])
+        seconds = np.concatenate([s if c == 1 else s * c for s, _, c in self.parts])
         level = np.concatenate([lv for _, lv, _ in self.parts])
         by_level = {}
         for code, key in ((INSIDE, "inside"), (ACROSS, "across")):
@@ -329,7 +329,7 @@ def affine_phase(model, gpus: int, directions, elements: int, gather: bool):
     steps = length - 1
     if v is None:
         seconds, level = pick(np.full(steps, best[INSIDE]), np.full(steps, best[ACROSS]))
-        return seconds, level
+        return seconds, level.astype(np.int8)
     way = int(ways[v])
 
     def values(p, elements_c):
@@ -385,13 +385,37 @@ def affine_phase(model, gpus: int, directions, elements: int, gather: bool):
     ends = np.append(marks[1:], length)
     heads = np.concatenate([m + np.arange(min(per, e - m)) for m, e in zip(marks, ends)])
     head_w = window(heads)
-    full_w = np.empty((length, 2))
+    # Step s (index s−1) takes the window from (s − shift) mod L: lay the starts out in step
+    # order, each stretch repeating its first P values, then price every step in place.
+    by_step = np.empty((2, length))
     at = 0
     for m, e in zip(marks, ends):
         n = min(per, e - m)
-        full_w[m:e] = np.resize(head_w[at:at + n], (e - m, 2)) if e - m > n else head_w[at:at + n]
+        first = (m - 1 + shift) % length
+        for code in (INSIDE, ACROSS):
+            _fill_cyclic(by_step[code], first, head_w[at:at + n, code], e - m)
         at += n
-    starts = (np.arange(1, length) - shift) % length
-    inside_w = full_w[starts, INSIDE]
-    across_w = full_w[starts, ACROSS]
-    return pick(np.maximum(inside_w, best[INSIDE]), np.maximum(across_w, best[ACROSS]))
+    inside_w, across_w = by_step[INSIDE, :steps], by_step[ACROSS, :steps]
+    np.maximum(inside_w, best[INSIDE], out=inside_w)
+    np.maximum(across_w, best[ACROSS], out=across_w)
+    level = np.where(across_w >= inside_w, ACROSS, INSIDE).astype(np.int8)   # as `pick`, one byte a step
+    seconds = np.maximum(inside_w, across_w)
+    del by_step, inside_w, across_w
+    idle = seconds <= 0
+    seconds[idle], level[idle] = 0.0, -1
+    return seconds, level
+
+
+def _fill_cyclic(out: np.ndarray, first: int, head: np.ndarray, count: int) -> None:
+    """out[first], out[first+1], … (wrapping round out's end) = head repeated to `count` values."""
+    if (head == head[0]).all():
+        head = head[:1]  # one value: filled without a copy
+    for start, stop, offset in ((first, min(len(out), first + count), 0),
+                                (0, first + count - len(out), len(out) - first)):
+        if stop <= start:
+            continue
+        if len(head) == 1:
+            out[start:stop] = head[0]
+        else:
+            period = np.roll(head, -(offset % len(head)))
+            out[start:stop] = np.tile(period, -(-(stop - start) // len(head)))[:stop - start]

@@ -169,8 +169,9 @@ def seconds(gpus: int, elements: int, model, orders):
 
     On one level with K·G dividing N every step moves N/(K·G) per ring on each port:
     2(G−1)·(K·α + N/G·β) + (G−1)·N/G·γ, the textbook ring's bandwidth terms with K·α per step.
-    On one level every step costs the same (`_sparse.flat_phase`, O(K)); across nodes
-    `_timing.ring_phase` prices every port, O(K·G).
+    On one level every step costs the same (`_sparse.flat_phase`, O(K)); across nodes rings
+    in or against GPU order are priced at O(K·P) GPUs (`_timing.affine_phase`, O(G) to lay out
+    the steps), other orders port by port (`_timing.ring_phase`, O(K·G)).
     """
     from ._timing import Clock, affine_phase, ring_phase
     clock = Clock()

@@ -275,8 +275,8 @@ def affine_phase(model, gpus: int, directions, elements: int, gather: bool):
     """
     per = model.topology.gpus_per_node
     length = gpus
-    if per is None or length < 2 * WRAP + 2 * per + 2:
-        return None
+    if per is None or per > 128 or length < 2 * WRAP + 2 * per + 2:
+        return None  # one level, or P² tables too large to pay, or G too small to need it
     rings = len(directions)
     q, r = divmod(elements, rings * gpus)
     full = np.clip(r - np.arange(rings) * gpus, 0, length)
@@ -384,7 +384,7 @@ def affine_phase(model, gpus: int, directions, elements: int, gather: bool):
     marks = np.array(sorted(marks), np.int64)
     ends = np.append(marks[1:], length)
     heads = np.concatenate([m + np.arange(min(per, e - m)) for m, e in zip(marks, ends)])
-    head_w = window(heads)
+    head_w = np.concatenate([window(heads[at:at + (1 << 16)]) for at in range(0, len(heads), 1 << 16)])
     # Step s (index s−1) takes the window from (s − shift) mod L: lay the starts out in step
     # order, each stretch repeating its first P values, then price every step in place.
     by_step = np.empty((2, length))

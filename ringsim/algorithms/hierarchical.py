@@ -155,7 +155,8 @@ def _phases(gpus: int, nodes):
 
 def seconds(gpus: int, elements: int, model, nodes=None):
     """α-β-γ time of the four ring phases, no plan: on one level every step of a phase costs
-    the same (`_sparse.flat_phase`, O(1)); across nodes `_timing.ring_phase` prices every port, O(G).
+    the same (`_sparse.flat_phase`, O(1)); across nodes `_timing.ring_phase` prices one ring
+    per kind (`_sampled_phases`), O(P·(L + M)).
 
     On one level with G dividing N: 2(L−1)·(α + N/L·β) + (L−1)·N/L·γ inside, then
     2(M−1)·(α + N/G·β) + (M−1)·N/G·γ across. Which of its transfers cross the topology's

@@ -15,12 +15,12 @@ from hypothesis import given, settings, strategies as st
 
 from ringsim.algorithms import ALGORITHMS, _multiring, bidirectional_ring, hierarchical, make_plan, ring
 from ringsim.algorithms._counts import from_tally
-from ringsim.algorithms._timing import Clock, ring_phase
+from ringsim.algorithms._timing import WRAP, Clock, affine_phase, ring_phase
 from ringsim.cost import CostModel, estimate
 from ringsim.errors import RingsimError
 from ringsim.plan import Plan, Step, _validate_step
 from ringsim.sweep import parse_sizes, sweep
-from ringsim.topology import load
+from ringsim.topology import Level, Topology, load
 
 SIZES = st.integers(1, 64)
 ELEMENTS = st.integers(0, 400)
@@ -113,6 +113,58 @@ def test_hierarchical_time_equals_every_port_priced(g, n, topo, data):
     model = MODELS[topo]
     slow = _ring_phases(model, hierarchical._phases(g, nodes), g, n)
     _same_time(hierarchical.seconds(g, n, model, nodes), slow)
+
+
+TWO_LEVELS = {
+    "dgx-h100": CostModel(load("dgx-h100"), 4),
+    "dgx-h200": CostModel(load("dgx-h200"), 2),
+    "ethernet-100g": CostModel(load("ethernet-100g"), 1),   # one GPU per node
+    "pcie-gen4": CostModel(load("pcie-gen4"), 8),           # no across level: across hops cost 0
+    "3 per node": CostModel(Topology("t", "t", 3, {"inside": Level("inside", "i", 1e-6, 1e11),
+                                                   "across": Level("across", "x", 3e-6, 2e10)}, 1e12), 4),
+}
+LARGER = (1000, 1001, 4096)  # 1001: the last node of 8 holds one GPU
+
+
+def _same_steps(fast, slow):
+    assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
+
+
+@pytest.mark.parametrize("topo", sorted(TWO_LEVELS))
+def test_rings_in_gpu_order_priced_from_a_few_gpus(topo):
+    """`affine_phase` == `ring_phase` over every port, step by step to the last bit: G 2..64
+    and a few larger (last node partly filled), K rings each way, N not divisible by K·G."""
+    model = TWO_LEVELS[topo]
+    per = model.topology.gpus_per_node
+    rng = np.random.default_rng(10)
+    kinds = ((1,), (-1,), (1, -1), (1, 1, 1), (-1, 1, -1))
+    for g in list(range(2, 65)) + list(LARGER):
+        for directions in (kinds[g % 5], kinds[(g + 2) % 5]):   # every kind, every residue mod 8
+            k = len(directions)
+            sizes = {g % 7, k * g - 1, 5 * k * g + g // 2 + 1, int(rng.integers(0, 10 * k * g))}
+            for n in sizes:
+                for gather in (False, True):
+                    fast = affine_phase(model, g, directions, n, gather)
+                    if fast is None:
+                        assert g < 2 * WRAP + 2 * per + 2
+                        continue
+                    orders = _multiring.as_array(g, directions)
+                    _same_steps(fast, ring_phase(model, orders, np.arange(k) * g, 1, k * g, n, gather))
+
+
+@pytest.mark.parametrize("g, nodes", [(1000, 8), (1000, 25), (1000, 40), (1001, 7), (1001, 13),
+                                      (1001, 77), (1001, 143), (4096, 64), (4096, 2), (4096, 512)])
+def test_hierarchical_priced_from_a_sample_of_rings(g, nodes):
+    """Hierarchical across nodes: ring_phase over one ring per residue mod P and block sizes
+    == over every ring, phase by phase and step by step, on every topology of two levels."""
+    rng = np.random.default_rng(g + nodes)
+    for topo, model in TWO_LEVELS.items():
+        for n in (1, g - 1, g + 1, 7 * g + int(rng.integers(1, g))):
+            sampled = hierarchical._sampled_phases(g, nodes, n, model.topology.gpus_per_node)
+            for (o, b, w, gather), (so, sb, sw, sgather) in zip(hierarchical._phases(g, nodes), sampled):
+                assert gather == sgather and len(so) <= len(o)
+                _same_steps(ring_phase(model, so, sb, sw, g, n, gather),
+                            ring_phase(model, o, b, w, g, n, gather))
 
 
 def test_a_million_gpus_answer_at_once():

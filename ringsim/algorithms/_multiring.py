@@ -169,10 +169,11 @@ def seconds(gpus: int, elements: int, model, orders):
 
     On one level with K·G dividing N every step moves N/(K·G) per ring on each port:
     2(G−1)·(K·α + N/G·β) + (G−1)·N/G·γ, the textbook ring's bandwidth terms with K·α per step.
-    On one level every step costs the same (`_sparse.flat_phase`, O(K)); across nodes
-    `_timing.ring_phase` prices every port, O(K·G).
+    On one level every step costs the same (`_sparse.flat_phase`, O(K)); across nodes rings
+    in or against GPU order are priced at O(K·P) GPUs (`_timing.affine_phase`, O(G) to lay out
+    the steps), other orders port by port (`_timing.ring_phase`, O(K·G)).
     """
-    from ._timing import Clock, ring_phase
+    from ._timing import Clock, affine_phase, ring_phase
     clock = Clock()
     channels = len(orders)
     q, r = divmod(elements, channels * gpus)
@@ -181,6 +182,10 @@ def seconds(gpus: int, elements: int, model, orders):
         step = flat_phase(model, rings, q, r, not gather, True) if one_level(model, gpus) else None
         if step is not None:
             clock.add(*step, count=gpus - 1)
+            continue
+        fast = affine_phase(model, gpus, orders, elements, gather) if isinstance(orders, tuple) else None
+        if fast is not None:
+            clock.add(*fast)
             continue
         orders = as_array(gpus, orders)
         clock.add(*ring_phase(model, orders, np.arange(channels) * gpus, 1, channels * gpus,

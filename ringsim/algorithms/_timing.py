@@ -85,7 +85,7 @@ class Clock:
         seconds = np.atleast_1d(np.asarray(seconds, np.float64))
         if count != 1 and count * len(seconds) <= EXPAND:
             seconds, count = np.repeat(seconds, count), 1
-        level = np.atleast_1d(np.asarray(-1 if level is None else level, np.int64))
+        level = np.atleast_1d(np.asarray(-1 if level is None else level)).astype(np.int8, copy=False)
         self.parts.append((seconds, np.broadcast_to(level, seconds.shape), count))
 
     def estimate(self, ports: str = ""):
@@ -98,7 +98,7 @@ class Clock:
         from ..cost import Estimate, _dominant
         if not self.parts:
             return Estimate(0.0, None)
-        seconds = np.concatenate([s * c for s, _, c in self.parts])
+        seconds = np.concatenate([s if c == 1 else s * c for s, _, c in self.parts])
         level = np.concatenate([lv for _, lv, _ in self.parts])
         by_level = {}
         for code, key in ((INSIDE, "inside"), (ACROSS, "across")):
@@ -159,6 +159,10 @@ def ring_phase(model, orders, bases, width: int, segments: int, elements: int,
     gpus = int(orders.max()) + 1
     dst = np.roll(orders, -1, axis=1)
     level = crosses(model, orders, dst).astype(np.int8)
+    if gpus > 4 * orders.size:  # a sample of rings (`_sparse.sample_rings`): number its GPUs 0, 1, …
+        used, inverse = np.unique(orders, return_inverse=True)
+        orders, dst = inverse.reshape(orders.shape), np.roll(inverse.reshape(orders.shape), -1, axis=1)
+        gpus = len(used)
     out_key, in_key = orders * 2 + level, dst * 2 + level      # ports: GPU·2 + level
     del dst
     # Constant rings: every block the same size; their ports' queues do not change with s.
@@ -250,3 +254,168 @@ def pair_candidates(count: int, mask: int, rem: int, per_node: int | None) -> np
     picks = [np.arange(0, span), np.arange(max(0, rem - span), min(count, rem + span)),
              np.arange(count - span, count)]
     return np.unique(np.concatenate(picks)).astype(np.int64)
+
+
+# --- rings in or against GPU order on two levels: a few GPUs per step, not G ------------------
+
+WRAP = 3  # positions this close to the ring's seam (GPU 0 / G−1) break the node period
+
+
+def affine_phase(model, gpus: int, directions, elements: int, gather: bool):
+    """`ring_phase` of K rings in (+1) or against (−1) GPU order on blocks of one segment from
+    c·G, as (seconds, levels) per step to the last bit, from O(K·P) GPUs and O(G) array fills;
+    None when G is too small for it (then `ring_phase` is cheap).
+
+    Whether a hop crosses the topology's nodes of P GPUs, and so every port's queue of the
+    rings whose blocks all match, depends on k mod P except next to the seam (k near 0 or
+    G−1). So the only varying ring's value at position p is periodic in p away from the seam,
+    and its long blocks' window maximum, as a function of the window's start, is periodic
+    between a few break points (where the window meets the seam, or its part inside the
+    periodic stretch grows past P): each stretch is priced at P starts and repeated.
+    """
+    per = model.topology.gpus_per_node
+    length = gpus
+    if per is None or per > 128 or length < 2 * WRAP + 2 * per + 2:
+        return None  # one level, or P² tables too large to pay, or G too small to need it
+    rings = len(directions)
+    q, r = divmod(elements, rings * gpus)
+    full = np.clip(r - np.arange(rings) * gpus, 0, length)
+    varying = (full > 0) & (full < length)
+    size = np.where(full == length, q + 1, q)
+    wire, arrive = costs(model, size[:, None] * np.ones((1, 2)), np.array([[False, True]]), not gather)
+    ways = np.asarray(directions, np.int64)
+    # GPUs that show every case: both sides of the seam and one node period next to each.
+    sample = np.unique(np.concatenate([np.arange(WRAP + per), np.arange(length - WRAP - per, length)]))
+
+    def hops(k, way):  # level of the hop out of GPU k (way +1 / −1) and into GPU k
+        k = np.asarray(k, np.int64)
+        return (crosses(model, k, (k + way) % gpus).astype(np.int64),
+                crosses(model, (k - way) % gpus, k).astype(np.int64))
+
+    def constants(k):
+        """(out, in) queue of the steady rings at GPUs k, (len(k), 2) per level, summed as
+        ring_phase's bincounts sum them: ring by ring within a batch, batch by batch."""
+        out, into = np.zeros((len(k), 2)), np.zeros((len(k), 2))
+        rows = np.flatnonzero(~varying)
+        batch = max(1, (1 << 18) // length)
+        for at in range(0, len(rows), batch):
+            part_out, part_in = np.zeros((len(k), 2)), np.zeros((len(k), 2))
+            for c in rows[at:at + batch]:
+                lo, li = hops(k, ways[c])
+                for code in (INSIDE, ACROSS):
+                    part_out[:, code] += np.where(lo == code, wire[c, code], 0.0)
+                    part_in[:, code] += np.where(li == code, arrive[c, code], 0.0)
+            out += part_out
+            into += part_in
+        return out, into
+
+    const_out, const_in = constants(sample)
+    used_out, used_in = np.zeros((len(sample), 2), bool), np.zeros((len(sample), 2), bool)
+    for way in ways:
+        lo, li = hops(sample, way)
+        used_out[np.arange(len(sample)), lo] = True
+        used_in[np.arange(len(sample)), li] = True
+    best = [-np.inf, -np.inf]
+    shift = 2 if gather else 1
+    v = int(np.flatnonzero(varying)[0]) if varying.any() else None
+    if v is not None:
+        lo, li = hops(sample, ways[v])
+        used_out[np.arange(len(sample)), lo] = False  # the varying ring's ports: priced below
+        used_in[np.arange(len(sample)), li] = False
+    for code in (INSIDE, ACROSS):
+        for const, free in ((const_out, used_out), (const_in, used_in)):
+            if free[:, code].any():
+                best[code] = max(best[code], float(const[free[:, code], code].max()))
+    steps = length - 1
+    if v is None:
+        seconds, level = pick(np.full(steps, best[INSIDE]), np.full(steps, best[ACROSS]))
+        return seconds, level.astype(np.int8)
+    way = int(ways[v])
+
+    def values(p, elements_c):
+        """The varying ring's (inside, across) value at positions p for blocks of elements_c."""
+        k = p if way > 0 else length - 1 - p
+        nxt = (k + way) % gpus
+        lv = crosses(model, k, nxt).astype(np.int64)
+        w, a = costs(model, np.full((len(p), 1), elements_c) * np.ones((1, 2)),
+                     np.array([[False, True]]), not gather)
+        out_q, _ = constants(k)
+        _, in_q = constants(nxt)
+        rows = np.arange(len(p))
+        value = np.maximum(out_q[rows, lv] + w[rows, lv], in_q[rows, lv] + a[rows, lv])
+        return np.where(lv[:, None] == np.array([INSIDE, ACROSS]), value[:, None], -np.inf)
+
+    f = int(full[v])
+    short = values(sample, q).max(axis=0)   # the smallest class: its plain max (as ring_phase)
+    for code in (INSIDE, ACROSS):
+        best[code] = max(best[code], float(short[code]))
+    # Long blocks: window of f positions from (s − shift) mod L. Periodic stretch [WRAP, L−WRAP).
+    lo_b, hi_b = WRAP, length - WRAP
+    seam = np.concatenate([np.arange(WRAP), np.arange(hi_b, length)])
+    seam_v = values(seam, q + 1)                              # (2·WRAP, 2)
+    period = values(lo_b + np.arange(per), q + 1)             # position lo_b + i: residue i
+    top = period.max(axis=0)
+    # table[ln, res]: max of the period's values at residues res … res+ln−1 (mod P)
+    table = np.full((per + 1, per, 2), -np.inf)
+    for ln in range(1, per + 1):
+        table[ln] = np.maximum(table[ln - 1], np.roll(period, -(ln - 1), axis=0))
+
+    def window(starts):
+        """Max over positions start … start+f−1 (mod L) per level, for an array of starts."""
+        starts = np.asarray(starts, np.int64)
+        out = np.full((len(starts), 2), -np.inf)
+        inside = ((seam[None, :] - starts[:, None]) % length) < f
+        out = np.maximum(out, np.where(inside[:, :, None], seam_v[None], -np.inf).max(axis=1))
+        for a, b in ((starts, np.minimum(starts + f, length)), (np.zeros_like(starts),
+                                                               np.maximum(starts + f - length, 0))):
+            a, b = np.maximum(a, lo_b), np.minimum(b, hi_b)
+            ln = np.clip(b - a, 0, per)
+            got = np.where((ln >= per)[:, None], top[None], table[ln, (a - lo_b) % per])
+            out = np.maximum(out, got)
+        return out
+
+    marks = {0}
+    for x in (0, lo_b, hi_b, length):
+        for d in range(-per - 2, per + 3):
+            marks.update(((x + d) % length, (x - f + d) % length))
+    for e in seam:
+        for d in (-1, 0, 1):
+            marks.update(((e + 1 + d) % length, (e - f + 1 + d) % length))
+    marks = np.array(sorted(marks), np.int64)
+    ends = np.append(marks[1:], length)
+    heads = np.concatenate([m + np.arange(min(per, e - m)) for m, e in zip(marks, ends)])
+    head_w = np.concatenate([window(heads[at:at + (1 << 16)]) for at in range(0, len(heads), 1 << 16)])
+    # Step s (index s−1) takes the window from (s − shift) mod L: lay the starts out in step
+    # order, each stretch repeating its first P values, then price every step in place.
+    by_step = np.empty((2, length))
+    at = 0
+    for m, e in zip(marks, ends):
+        n = min(per, e - m)
+        first = (m - 1 + shift) % length
+        for code in (INSIDE, ACROSS):
+            _fill_cyclic(by_step[code], first, head_w[at:at + n, code], e - m)
+        at += n
+    inside_w, across_w = by_step[INSIDE, :steps], by_step[ACROSS, :steps]
+    np.maximum(inside_w, best[INSIDE], out=inside_w)
+    np.maximum(across_w, best[ACROSS], out=across_w)
+    level = np.where(across_w >= inside_w, ACROSS, INSIDE).astype(np.int8)   # as `pick`, one byte a step
+    seconds = np.maximum(inside_w, across_w)
+    del by_step, inside_w, across_w
+    idle = seconds <= 0
+    seconds[idle], level[idle] = 0.0, -1
+    return seconds, level
+
+
+def _fill_cyclic(out: np.ndarray, first: int, head: np.ndarray, count: int) -> None:
+    """out[first], out[first+1], … (wrapping round out's end) = head repeated to `count` values."""
+    if (head == head[0]).all():
+        head = head[:1]  # one value: filled without a copy
+    for start, stop, offset in ((first, min(len(out), first + count), 0),
+                                (0, first + count - len(out), len(out) - first)):
+        if stop <= start:
+            continue
+        if len(head) == 1:
+            out[start:stop] = head[0]
+        else:
+            period = np.roll(head, -(offset % len(head)))
+            out[start:stop] = np.tile(period, -(-(stop - start) // len(head)))[:stop - start]

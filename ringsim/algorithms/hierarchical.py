@@ -155,7 +155,8 @@ def _phases(gpus: int, nodes):
 
 def seconds(gpus: int, elements: int, model, nodes=None):
     """α-β-γ time of the four ring phases, no plan: on one level every step of a phase costs
-    the same (`_sparse.flat_phase`, O(1)); across nodes `_timing.ring_phase` prices every port, O(G).
+    the same (`_sparse.flat_phase`, O(1)); across nodes `_timing.ring_phase` prices one ring
+    per kind (`_sampled_phases`), O(P·(L + M)).
 
     On one level with G dividing N: 2(L−1)·(α + N/L·β) + (L−1)·N/L·γ inside, then
     2(M−1)·(α + N/G·β) + (M−1)·N/G·γ across. Which of its transfers cross the topology's
@@ -174,9 +175,34 @@ def seconds(gpus: int, elements: int, model, nodes=None):
             if step is not None:
                 clock.add(*step, count=count)
         return clock.estimate("every GPU's ports")
-    for orders, bases, width, gather in _phases(gpus, nodes):
+    for orders, bases, width, gather in _sampled_phases(gpus, nodes, elements,
+                                                        model.topology.gpus_per_node):
         clock.add(*ring_phase(model, orders, bases, width, gpus, elements, gather))
     return clock.estimate("every GPU's ports")
+
+
+def _sampled_phases(gpus: int, nodes, elements: int, per_node: int):
+    """`_phases` with only the rings that price differently: O(P·(L + M)) transfers, not G.
+
+    Each GPU sits in one ring per phase, so a port queues one transfer and a ring's price
+    depends only on its block sizes and on which of its hops cross the topology's nodes of
+    P GPUs. Those hops repeat when a ring is moved by a multiple of P GPUs: inside ring i
+    (GPUs i·L …) prices as ring i mod P, across ring j (GPUs j, L+j, …) as the first ring
+    with j's residue mod P and j's block sizes. `ring_phase` over these rings gives the very
+    figures it gives over all of them (tests/test_fast_forms.py holds it to the last bit).
+    """
+    m, per = _shape(gpus, nodes)
+    inside = np.arange(min(m, per_node), dtype=np.int64)[:, None] * per + np.arange(per)
+    j = np.arange(per, dtype=np.int64)
+    shard = (j + 1) % per * m
+    full = np.clip(elements % gpus - shard, 0, m)           # long blocks of across ring j
+    kind = np.where(full == m, 2, np.where(full == 0, 0, 1))
+    key = np.where(kind == 1, 3 * per_node + j, kind * per_node + j % per_node)
+    keep = np.sort(np.unique(key, return_index=True)[1])
+    across = np.arange(m, dtype=np.int64)[None, :] * per + j[keep, None]
+    base_x = shard[keep]
+    return ((inside, 0, m, False), (across, base_x, 1, False),
+            (across, base_x, 1, True), (inside, 0, m, True))
 
 
 def busiest_gpu(gpus: int, elements: int, nodes=None) -> int:

@@ -108,6 +108,9 @@ def closed_form(gpus: int, elements: int, channels: int = 1, ring_order=None) ->
     )
 
 
+CHUNK = 1 << 16  # steps counted at a time (ring.seconds across nodes)
+
+
 def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None):
     """α-β-γ time: 2·(G−1) steps, each as long as its slowest transfer to the next GPU.
 
@@ -140,43 +143,51 @@ def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None)
         crosses[per_node - 1::per_node] = True
         crosses[gpus - 1] = True
     windows: dict = {}
+    index = np.int32 if 2 * gpus + 1 < 2**31 else np.int64  # prefix counts: half the memory
     for reduce, first in ((True, 0), (False, gpus - 1)):
         # Step s sends segment (k − d) mod G from GPU k, d = s−1 in reduce-scatter and s−2 in
         # all-gather: the big segments 0..r−1 leave GPUs d..d+r−1 (mod G) in that step.
-        d = np.arange(gpus - 1) if first == 0 else np.concatenate([[gpus - 1], np.arange(gpus - 2)])
-        big = {}
-        for key, senders in (("inside", ~crosses), ("across", crosses)):
-            if not senders.any():
+        # Each step is one of at most four cases (big or small on each level): counted a
+        # block of steps at a time, so no temporary spans all G steps.
+        cases: dict = {}
+        for at in range(0, gpus - 1, CHUNK):
+            d = np.arange(at, min(at + CHUNK, gpus - 1), dtype=index)
+            if first != 0:
+                d = np.where(d == 0, gpus - 1, d - 1).astype(index)
+            big = {}
+            for key, senders in (("inside", ~crosses), ("across", crosses)):
+                if not senders.any():
+                    continue
+                if r == 0 or senders.all():
+                    big[key] = np.full(len(d), r > 0)  # one size, or every GPU sends on this level
+                    continue
+                if key not in windows:
+                    windows[key] = np.concatenate(
+                        [np.zeros(1, index), np.cumsum(np.concatenate([senders, senders]), dtype=index)])
+                big[key] = windows[key][d + r] > windows[key][d]
+            for big_in in (False, True):
+                for big_across in (False, True):
+                    chosen = np.ones(len(d), bool)
+                    if "inside" in big:
+                        chosen &= big["inside"] == big_in
+                    elif big_in:
+                        continue
+                    if "across" in big:
+                        chosen &= big["across"] == big_across
+                    elif big_across:
+                        continue
+                    cases[big_in, big_across, "inside" in big, "across" in big] = \
+                        cases.get((big_in, big_across, "inside" in big, "across" in big), 0) + \
+                        int(np.count_nonzero(chosen))
+        for (big_in, big_across, has_in, has_across), steps in cases.items():
+            if not steps:
                 continue
-            if r == 0 or senders.all():
-                big[key] = np.full(len(d), r > 0)  # one size, or every GPU sends on this level
-                continue
-            if key not in windows:
-                windows[key] = np.concatenate(
-                    [[0], np.cumsum(np.concatenate([senders, senders]), dtype=np.int64)])
-            big[key] = windows[key][d + r] > windows[key][d]
-        # Each step is one of at most four cases (big or small on each level): count them.
-        for big_in in (False, True):
-            for big_across in (False, True):
-                chosen = np.ones(len(d), bool)
-                if "inside" in big:
-                    chosen &= big["inside"] == big_in
-                elif big_in:
-                    continue
-                if "across" in big:
-                    chosen &= big["across"] == big_across
-                elif big_across:
-                    continue
-                steps = int(np.count_nonzero(chosen))
-                if not steps:
-                    continue
-                inside = model.transfer("inside", sizes[big_in], reduce) if "inside" in big else 0.0
-                across = model.transfer("across", sizes[big_across], reduce) if "across" in big \
-                    else 0.0
-                if across >= inside and across > 0:  # across holds the bottleneck on ties
-                    spent["across"] += steps * across
-                elif inside > 0:
-                    spent["inside"] += steps * inside
+            inside = model.transfer("inside", sizes[big_in], reduce) if has_in else 0.0
+            across = model.transfer("across", sizes[big_across], reduce) if has_across else 0.0
+            if across >= inside and across > 0:  # across holds the bottleneck on ties
+                spent["across"] += steps * across
+            elif inside > 0:
+                spent["inside"] += steps * inside
     return Estimate(spent["inside"] + spent["across"], _dominant(spent), "every GPU's ports")
 
 

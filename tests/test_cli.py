@@ -96,7 +96,8 @@ def test_bench_quick_json(capsys):
     assert [r["case"] for r in records] == ["ring-efficiency", "ring-scale",
                                             *(f"{n}-efficiency" for n in NEW_ALGORITHMS),
                                             *(f"{n}-plan" for n in ALGORITHMS), "ring-peak-memory",
-                                            "compare-time-1M", "compare-memory-1M", "sweep-1024",
+                                            "compare-time-1M", "compare-memory-1M",
+                                            "compare-time-1M-dgx-h100", "sweep-1024",
                                             "timeline-ring", "overlap-7b"]
     for r in records:
         assert {"case", "gpus", "elements", "seconds", "ratio"} <= set(r)

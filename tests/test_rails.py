@@ -74,3 +74,14 @@ def test_no_rail_line_on_one_node(capsys):
     assert "rails" not in capsys.readouterr().out
     assert rails_ring(8, 1024, CostModel.of("dgx-h100")) is None
     assert rails_ring(12, 1024, CostModel.of("dgx-h100")) is None  # a part-filled node
+
+
+def test_sweep_sets_the_rail_ring_beside_the_fastest_at_its_largest_size(capsys):
+    assert main(["sweep", "--topology", "dgx-h100", "--nodes", "8", "--sizes", "1MiB,1GiB",
+                 "--no-plot"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    model = CostModel.of("dgx-h100", "float32")
+    seconds = price(make_plan("ring", 64, ring_order="rails:8"), 2**28, model).seconds
+    assert f"(--ring-order rails:8), the ring takes {seconds * 1e3:.2f} ms at 1GiB" in out
+    assert main(["sweep", "--gpus", "64", "--sizes", "1MiB,1GiB", "--no-plot"]) == 0
+    assert "rails" not in capsys.readouterr().out  # one level: no NICs to spread over

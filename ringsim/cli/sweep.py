@@ -6,8 +6,10 @@ import argparse
 import json
 import math
 import sys
+import textwrap
 from pathlib import Path
 
+from ..cost import algbw, busbw
 from ..errors import RingsimError
 from ..sweep import Sweep, parse_sizes, sweep
 from ..units import format_bandwidth, format_bytes, format_seconds
@@ -165,6 +167,26 @@ def _print_table(result: Sweep) -> None:
     for c in result.crossovers:
         print(f"Crossover: {ALGORITHMS[c.after].TITLE} overtakes {ALGORITHMS[c.before].TITLE} "
               f"at {c.nbytes:,} bytes per GPU ({_approx_bytes(c.nbytes)}).")
+    _print_rails(result)
+
+
+def _print_rails(result: Sweep) -> None:
+    """On several nodes: the ring as NCCL lays out its channels, at the largest size swept."""
+    from ..compare import rails_ring
+    if not result.points:
+        return
+    top = result.points[-1]
+    rails = rails_ring(result.gpus, top.nbytes // result.model.itemsize, result.model)
+    if rails is None:
+        return
+    per_node, est = rails
+    bus = busbw(algbw(top.nbytes, est.seconds), result.gpus)
+    print(textwrap.fill(
+        f"The ring column is one ring through one NIC per node boundary. As NCCL's channels, "
+        f"one ring per NIC (--ring-order rails:{per_node}), the ring takes "
+        f"{format_seconds(est.seconds)} at {format_bytes(top.nbytes)} (busbw "
+        f"{format_bandwidth(bus)}), against {format_seconds(top.estimates[top.best].seconds)} "
+        f"for {top.best}.", width=100, break_on_hyphens=False, break_long_words=False))
 
 
 def _approx_bytes(nbytes: int) -> str:

@@ -144,7 +144,10 @@ class SimulatorScreen(Screen):
         hint = f"Sweep plot (w): needs {PLOT_MIN} columns, this terminal has {width}." if hidden else ""
         edge = short and not self.has_class("-heat")
         self.query_one("#transfers-box").border_subtitle = (hint or LEGEND_EDGE) if edge else ""
-        self.query_one("#plot-hint", Static).update(hint)
+        hint_view = self.query_one("#plot-hint", Static)
+        if getattr(hint_view, "_hint", None) != hint:  # an unchanged hint needs no layout pass
+            hint_view.update(hint)
+            hint_view._hint = hint
         self.set_class(self._plot_wanted and not hidden, "-plot")
         self.set_class(hidden and not edge, "-plot-hint")
         heat_width = self.query_one(HeatMap).get_content_width(self.size, self.size) + 4

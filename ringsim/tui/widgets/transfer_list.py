@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
@@ -30,4 +31,12 @@ class TransferList(Static):
         if len(lines) > MAX_LINES:
             text.append(f"… and {len(lines) - MAX_LINES:,} more transfers in this iteration\n", style="dim")
         text.rstrip()  # no blank last line: on 80×24 every row counts
-        update_sized(self, text, tuple(len(line) for line in lines[:MAX_LINES]))
+        shown = lines[:MAX_LINES]
+        width = self.content_size.width
+        # Lines that all fit on one row each set the height by their count alone; a line
+        # that wraps (word by word) makes every length count.
+        if width > 0 and all(cell_len(line) <= width for line in shown):
+            key = ("rows", len(shown), len(lines) > MAX_LINES)
+        else:
+            key = ("wrapped", tuple(cell_len(line) for line in shown), len(lines) > MAX_LINES)
+        update_sized(self, text, key)

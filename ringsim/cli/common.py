@@ -48,8 +48,10 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, el
 OPTION_FLAGS = ("chunks", "channels", "ring_order", "nodes")
 
 
-def add_option_arguments(parser: argparse.ArgumentParser) -> None:
-    """--chunks, --channels, --ring-order, --nodes: the algorithms' own options (default: theirs)."""
+def add_option_arguments(parser: argparse.ArgumentParser, *, nodes: bool = True) -> None:
+    """--chunks, --channels, --ring-order, --nodes: the algorithms' own options (default: theirs).
+
+    nodes=False leaves --nodes to the cost model's arguments (G = M × GPUs per node)."""
     group = parser.add_argument_group("algorithm options (each applies to the algorithms named)")
     group.add_argument("--chunks", type=count_arg("the number of chunks", minimum=None), default=None, metavar="C",
                        help="tree, double-tree: pieces the gradient is pipelined in (default: 1)")
@@ -59,8 +61,10 @@ def add_option_arguments(parser: argparse.ArgumentParser) -> None:
                        help="ring: each ring's GPU order, e.g. 1,3,2,4 or 1,3,2,4;4,3,2,1, or rails:P "
                             "for P rings that each leave every node of P GPUs through their own "
                             "GPU's NIC, as NCCL's channels (default: 1,2,…,G)")
-    group.add_argument("--nodes", type=count_arg("the number of nodes", minimum=None), default=None, metavar="M",
-                       help="hierarchical: M nodes of G/M GPUs (default: the divisor of G nearest √G)")
+    if nodes:
+        group.add_argument("--nodes", type=count_arg("the number of nodes", minimum=None), default=None,
+                           metavar="M", help="hierarchical: M nodes of G/M GPUs (default: the "
+                                             "divisor of G nearest √G)")
 
 
 def options_from_args(args: argparse.Namespace) -> tuple[tuple[str, object], ...]:

@@ -11,7 +11,7 @@ from ..units import format_bytes, format_seconds
 from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args,
                          model_from_args)
 from ._collective import add_collective_argument
-from .common import count_arg, elements_arg, gpus_arg
+from .common import add_option_arguments, elements_arg, gpus_arg
 
 ORDER = 22
 HELP = "the plan as a timeline of events: overlap, stragglers, the critical path, trace JSON"
@@ -43,13 +43,6 @@ def register(sub) -> None:
                         help="number of GPUs (default: 8, or --nodes × GPUs per node)")
     parser.add_argument("-n", "--elements", type=elements_arg, default=None, metavar="N",
                         help="gradient elements per GPU (default: 16,777,216, 64 MiB of float32)")
-    parser.add_argument("--chunks", type=count_arg("the number of chunks", minimum=None), default=None, metavar="C",
-                        help="tree, double-tree: pieces the gradient is pipelined in")
-    parser.add_argument("--channels", type=count_arg("the number of channels", minimum=None), default=None, metavar="K",
-                        help="ring: K rings side by side")
-    parser.add_argument("--ring-order", default=None, metavar="ORDER",
-                        help="ring: each ring's GPU order, e.g. 1,3,2,4;4,3,2,1, or rails:P (P rings, "
-                             "each leaving every node of P GPUs through its own NIC)")
     parser.add_argument("--slow-gpu", action="append", default=[], type=_fault(faults.slow_gpu),
                         metavar="K:F", help="GPU K computes and sends at F× speed (0.5: half)")
     parser.add_argument("--slow-link", action="append", default=[], type=_fault(faults.slow_link),
@@ -60,6 +53,7 @@ def register(sub) -> None:
                         help="one JSON object per transfer, then {\"type\": \"summary\", …}")
     parser.add_argument("--trace", default=None, metavar="FILE",
                         help="write Chrome/Perfetto trace JSON (open in ui.perfetto.dev)")
+    add_option_arguments(parser, nodes=False)  # --nodes is the topology's (add_cost_arguments)
     add_collective_argument(parser)
     add_cost_arguments(parser)
     parser.set_defaults(run=run)

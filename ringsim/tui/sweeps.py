@@ -8,9 +8,10 @@ from functools import lru_cache
 
 from ..cost import CostModel
 from ..sweep import Point, Sweep, sweep
+from ..units import itemsize
 from .clock import DTYPE
 
-ITEMSIZE = CostModel.of("flat", DTYPE).itemsize
+ITEMSIZE = itemsize(DTYPE)
 # 4 B to 4 GiB per GPU, ×4 each time: from the TUI's own sizes (N ≤ 4,096 float32s) up to
 # the gradients of a large model, 16 points for a smooth log-log line.
 SIZES = tuple(ITEMSIZE * 4 ** k for k in range(16))

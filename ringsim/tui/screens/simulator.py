@@ -145,9 +145,8 @@ class SimulatorScreen(Screen):
         edge = short and not self.has_class("-heat")
         self.query_one("#transfers-box").border_subtitle = (hint or LEGEND_EDGE) if edge else ""
         hint_view = self.query_one("#plot-hint", Static)
-        if getattr(hint_view, "_hint", None) != hint:  # an unchanged hint needs no layout pass
+        if hint_view.content != hint:  # an unchanged hint needs no layout pass
             hint_view.update(hint)
-            hint_view._hint = hint
         self.set_class(self._plot_wanted and not hidden, "-plot")
         self.set_class(hidden and not edge, "-plot-hint")
         heat_width = self.query_one(HeatMap).get_content_width(self.size, self.size) + 4

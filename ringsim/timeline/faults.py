@@ -45,14 +45,25 @@ class Fault:
         """Refuse a fault naming a GPU outside 1..G, or with a factor or delay out of range."""
         if self.kind not in ("slow-gpu", "slow-link", "delay"):
             raise RingsimError(f"a fault is slow-gpu, slow-link or delay, got {self.kind!r}")
-        value = float(self.value)
-        if self.kind == "delay" and not (math.isfinite(value) and 0 <= value <= 1e6):
-            raise RingsimError(f"{self.flag()}: a delay must be from 0 to 1,000,000 s")
-        if self.kind != "delay" and not (math.isfinite(value) and 1e-6 <= value <= 1e6):
-            raise RingsimError(f"{self.flag()}: the speed factor must be from 0.000001 to 1,000,000")
+        why = _out_of_range(self.kind, float(self.value))
+        if why:
+            raise RingsimError(f"{self.flag()}: {why}")
         for g in self.gpus:
             if not 0 <= g < gpus:
                 raise RingsimError(f"{self.flag()}: GPU {g + 1} is outside 1..{gpus}")
+
+
+SPEED_FACTORS = (1e-6, 1e6)  # beyond a million× slower or faster no run means anything
+MAX_DELAY = 1e6  # seconds
+
+
+def _out_of_range(kind: str, value: float) -> str | None:
+    """Why a fault's factor or delay is out of range, or None when it is not."""
+    if kind == "delay":
+        fine = math.isfinite(value) and 0 <= value <= MAX_DELAY
+        return None if fine else "a delay must be from 0 to 1,000,000 s"
+    fine = math.isfinite(value) and SPEED_FACTORS[0] <= value <= SPEED_FACTORS[1]
+    return None if fine else "the speed factor must be from 0.000001 to 1,000,000 (0.5 = half speed)"
 
 
 def _gpu(text: str, flag: str) -> int:
@@ -70,9 +81,9 @@ def _factor(text: str, flag: str) -> float:
         value = float(text)
     except ValueError:
         raise RingsimError(f"{flag}: expected a speed factor such as 0.5, got {text!r}") from None
-    if not 1e-6 <= value <= 1e6 or not math.isfinite(value):  # beyond a million× no run is meaningful
-        raise RingsimError(f"{flag}: the speed factor must be from 0.000001 to 1,000,000 "
-                           f"(0.5 = half speed), got {text}")
+    why = _out_of_range("slow-gpu", value)
+    if why:
+        raise RingsimError(f"{flag}: {why}, got {text}")
     return value
 
 

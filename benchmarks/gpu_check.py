@@ -35,8 +35,8 @@ STANDIN_NOTE = "CuPy stand-in on NumPy (tests/gpu/standin.py): tests this script
 
 def checks(xp, small: bool):
     """(name, zero-argument callable returning records) for every check, in order."""
-    from ringsim.gpu import selfcheck
-    from ringsim.gpu.bench import cupy_cases
+    from ringsim.execute.gpu import selfcheck
+    from ringsim.execute.gpu.bench import cupy_cases
     if small:
         return [("environment", lambda: [selfcheck.environment(xp)]),
                 ("race-stress", lambda: selfcheck.race_stress(xp, gpus=8, elements=2**10 + 3, repeats=3)),
@@ -63,9 +63,9 @@ def main(argv=None) -> int:
         from gpu.standin import Cupy
         xp = Cupy(devices=args.devices)
     else:
-        from ringsim.backend import array_module
-        from ringsim.errors import RingsimError
-        from ringsim.gpu.probe import kernel_problem
+        from ringsim.execute.backend import array_module
+        from ringsim.core.errors import RingsimError
+        from ringsim.execute.gpu.probe import kernel_problem
         try:
             xp = array_module("cupy")
         except RingsimError as error:

@@ -4,15 +4,14 @@ The core imports only NumPy; the TUI (Textual), CuPy and MPI load only when aske
 """
 
 from .algorithms import ALGORITHMS, closed_form, make_plan
-from .api import AllReduceResult, allreduce
-from .errors import RingsimError
-from .layout import Layout
-from .ledger import Ledger, measure
-from .numeric import NumericExecutor
-from .plan import Plan, Step, Transfer
-from .shards import CollectiveResult, all_gather, reduce_scatter
-from .simulation import Simulation, demo_gradients
-from .symbolic import SymbolicState, check, run_symbolic
+from .api import AllReduceResult, CollectiveResult, all_gather, allreduce, reduce_scatter
+from .core.errors import RingsimError
+from .core.layout import Layout
+from .execute.ledger import Ledger, measure
+from .execute.numeric import NumericExecutor
+from .core.plan import Plan, Step, Transfer
+from .sim.simulation import Simulation, demo_gradients
+from .execute.symbolic import SymbolicState, check, run_symbolic
 
 __version__ = "0.1.0"
 

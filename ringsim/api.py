@@ -1,4 +1,9 @@
-"""ringsim.allreduce: sum arrays across simulated GPUs with a chosen algorithm."""
+"""ringsim.allreduce, reduce_scatter and all_gather: collectives over arrays on simulated GPUs.
+
+reduce_scatter and all_gather run the ring halves of algorithms/collectives.py through the same
+executor as allreduce. GPU g's shard is segment g of the layout (core/layout.py): N elements
+split into G segments, the first N mod G one element longer.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +12,19 @@ from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from typing import Sequence
 
+import numpy as np
+
 from .algorithms import make_plan, plan_closed_form
-from .backend import array_module, module_of
-from .checks import as_numeric_array
-from .errors import RingsimError
-from .formula import ClosedForm
-from .layout import Layout
-from .ledger import Ledger, measure
-from .memory import allreduce_bytes, check_memory
-from .executors import make_executor
-from .plan import Plan
+from .algorithms.collectives import ALL_GATHER, REDUCE_SCATTER, closed_form, plan as collective_plan
+from .execute.backend import array_module, module_of
+from .core.checks import as_numeric_array
+from .core.errors import RingsimError
+from .core.formula import ClosedForm
+from .core.layout import Layout
+from .execute.ledger import Ledger, measure
+from .execute.memory import allreduce_bytes, check_memory
+from .execute.factory import make_executor
+from .core.plan import Plan
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,7 +72,7 @@ def allreduce(arrays: Sequence, algorithm: str = "ring", *, master: int | None =
     counts) may differ in the last bits: each adds in its own order (order.py states the
     rule), and every float addition rounds. NCCL's maintainers: "Ring, by nature, has a worse
     precision than say Tree, because of the order in which it performs the sums" (NVIDIA/nccl
-    issue #1055). ringsim.numerics.measure (`ringsim compare --numerics`) measures each
+    issue #1055). ringsim.studies.numerics.measure (`ringsim compare --numerics`) measures each
     algorithm's error against the exact sum; all stay within (G−1)·u·Σ|x|.
     """
     rows, shape, dtype = _rows(arrays)
@@ -82,3 +90,58 @@ def allreduce(arrays: Sequence, algorithm: str = "ring", *, master: int | None =
     outputs = [summed[g].reshape(shape) for g in range(plan.gpus)]
     return AllReduceResult(outputs, plan, measure(plan, layout),
                            plan_closed_form(plan, layout.elements))
+
+
+@dataclass(frozen=True, eq=False)
+class CollectiveResult:
+    """Each GPU's output and what the run moved (its plan, ledger and closed forms)."""
+
+    outputs: list
+    plan: Plan
+    ledger: Ledger
+    closed_form: ClosedForm
+
+
+def _run(plan: Plan, layout: Layout, rows, xp, dtype):
+    executor = make_executor(plan, layout, xp, dtype)
+    executor.load(rows)  # copies GPU by GPU: the inputs are read, never written
+    executor.run()
+    return executor.unload()
+
+
+def reduce_scatter(arrays: Sequence, algorithm: str = "ring", *, backend: str | None = None) -> CollectiveResult:
+    """Sum one array per GPU and leave GPU g only segment g of the sum (flat, 1-D).
+
+    Segment g holds ⌊N/G⌋ elements, one more for the first N mod G GPUs. The arrays are
+    copied, never modified.
+    """
+    rows, shape, dtype = _rows(arrays)
+    xp = array_module(backend) if backend is not None else module_of(rows[0])
+    plan = collective_plan(REDUCE_SCATTER, len(rows), algorithm)
+    layout = Layout(plan.segments, int(np.prod(shape, dtype=np.int64)))
+    summed = _run(plan, layout, rows, xp, dtype)
+    outputs = [summed[g, layout.offset(g):layout.offset(g + 1)].copy() for g in range(plan.gpus)]
+    return CollectiveResult(outputs, plan, measure(plan, layout),
+                            closed_form(REDUCE_SCATTER, plan.gpus, layout.elements))
+
+
+def all_gather(arrays: Sequence, algorithm: str = "ring", *, backend: str | None = None) -> CollectiveResult:
+    """Give every GPU every GPU's shard: one array per GPU, all of one shape; each output is
+    the shards stacked, GPU1's first (shape (G, *shape), as np.stack). The inputs are never modified."""
+    rows, shape, dtype = _rows(arrays)
+    xp = array_module(backend) if backend is not None else module_of(rows[0])
+    gpus = len(rows)
+    plan = collective_plan(ALL_GATHER, gpus, algorithm)
+    count = int(np.prod(shape, dtype=np.int64))
+    layout = Layout(gpus, gpus * count)  # G equal segments: GPU g's shard is segment g
+    need = gpus * gpus * count * np.dtype(dtype).itemsize
+    if need > 8 << 30:
+        raise RingsimError(f"an all-gather of {gpus} shards of {count:,} elements needs "
+                           f"{need / 2**30:.1f} GiB of simulated buffers, more than 8 GiB")
+    full = xp.zeros((gpus, gpus * count), dtype=dtype)
+    for g, row in enumerate(rows):
+        full[g, g * count:(g + 1) * count] = row
+    gathered = _run(plan, layout, full, xp, dtype)
+    outputs = [gathered[g].reshape((gpus, *shape)) for g in range(gpus)]
+    return CollectiveResult(outputs, plan, measure(plan, layout),
+                            closed_form(ALL_GATHER, gpus, layout.elements))

@@ -9,8 +9,8 @@ from hypothesis import given, settings, strategies as st
 
 import ringsim
 from ringsim import ALGORITHMS, Layout, RingsimError, allreduce, check, closed_form, make_plan, measure
-from ringsim.plan import Plan, Step
-from ringsim.reference import reference_sum
+from ringsim.core.plan import Plan, Step
+from ringsim.core.reference import reference_sum
 
 from references import reference
 from strategies import gradients
@@ -131,7 +131,7 @@ def test_the_check_sees_bits_that_differ_between_gpus():
     assert sim.correct()
     nan_a, nan_b = np.array([np.nan]), -np.array([np.nan])
     forged = np.stack([nan_a, nan_b])
-    from ringsim.simulation import bitwise_strays
+    from ringsim.sim.simulation import bitwise_strays
     assert bitwise_strays(forged) == [1]
     assert bitwise_strays(np.stack([nan_a, nan_a])) == []
     assert bitwise_strays(np.array([[0.0], [-0.0]])) == [1]

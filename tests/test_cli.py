@@ -92,7 +92,7 @@ def test_bench_quick_json(capsys):
     records = [json.loads(line) for line in out.splitlines()]
     assert status == 0
     from ringsim import ALGORITHMS
-    from ringsim.bench import NEW_ALGORITHMS
+    from ringsim.studies.bench import NEW_ALGORITHMS
     assert [r["case"] for r in records] == ["ring-efficiency", "ring-scale",
                                             *(f"{n}-efficiency" for n in NEW_ALGORITHMS),
                                             *(f"{n}-plan" for n in ALGORITHMS), "ring-peak-memory",
@@ -144,8 +144,8 @@ def test_compare_time_table(capsys):
     assert "Modelled time on flat · 8 GPUs" in out and "Flat (textbook)" in out and "busbw = algbw·2(G−1)/G" in out
     lines = out.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("algorithm") and " time " in line)
-    from ringsim.compare import compare
-    from ringsim.cost import CostModel
+    from ringsim.studies.compare import compare
+    from ringsim.cost.model import CostModel
     timed = compare(8, 2**18, CostModel.of("flat"))
     fastest = next(r.title for r in timed if r.timing.rank == 1)
     assert lines[header + 2].startswith(fastest)  # rows in rank order

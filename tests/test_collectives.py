@@ -10,12 +10,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import ringsim
-from ringsim import RingsimError, collectives as C
-from ringsim.cost import CostModel, price
-from ringsim.layout import Layout
-from ringsim.ledger import measure
-from ringsim.plan import Plan
-from ringsim.reference import tolerance
+from ringsim import RingsimError
+from ringsim.algorithms import collectives as C
+from ringsim.cost.model import CostModel, price
+from ringsim.core.layout import Layout
+from ringsim.execute.ledger import measure
+from ringsim.core.plan import Plan
+from ringsim.core.reference import tolerance
 
 
 @settings(max_examples=40, deadline=None)

@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ringsim.algorithms import ALGORITHMS, make_plan
-from ringsim.cost import (CostModel, algbw, busbw, estimate, price, timed_algorithms)
-from ringsim.errors import RingsimError
-from ringsim.layout import Layout
-from ringsim.ledger import measure
-from ringsim.topology import Level, Topology, load, presets
+from ringsim.cost.model import (CostModel, algbw, busbw, estimate, price, timed_algorithms)
+from ringsim.core.errors import RingsimError
+from ringsim.core.layout import Layout
+from ringsim.execute.ledger import measure
+from ringsim.cost.topology import Level, Topology, load, presets
 
 ALPHA, BANDWIDTH, REDUCE = 3e-6, 80e9, 500e9
 
@@ -186,9 +186,9 @@ def test_a_million_gpus_without_a_plan():
 
 
 def test_compare_and_sweep_build_no_plan(monkeypatch):
-    from ringsim import plan as plan_module
-    from ringsim.compare import compare
-    from ringsim.sweep import parse_sizes, sweep
+    from ringsim.core import plan as plan_module
+    from ringsim.studies.compare import compare
+    from ringsim.studies.sweep import parse_sizes, sweep
 
     def refuse(self):
         raise AssertionError("a plan was built")

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from ringsim import ALGORITHMS, RingsimError, Layout, allreduce, closed_form, make_plan, measure
 from ringsim.algorithms import transfers
-from ringsim.formula import Formula, format_number
+from ringsim.core.formula import Formula, format_number
 
 
 @st.composite

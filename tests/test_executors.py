@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from ringsim import Layout, NumericExecutor, make_plan
-from ringsim.errors import RingsimError
-from ringsim.executors import make_executor
+from ringsim.core.errors import RingsimError
+from ringsim.execute.factory import make_executor
 
 
 def test_numpy_by_module_and_by_name_run_the_plan():
@@ -28,7 +28,7 @@ def test_unknown_backend_is_one_clear_error():
 
 
 def test_numeric_module_no_longer_reaches_up_into_gpu():
-    import ringsim.numeric
-    assert not hasattr(ringsim.numeric, "make_executor")
-    source = open(ringsim.numeric.__file__).read()
+    import ringsim.execute.numeric
+    assert not hasattr(ringsim.execute.numeric, "make_executor")
+    source = open(ringsim.execute.numeric.__file__).read()
     assert "from .gpu" not in source

@@ -16,11 +16,11 @@ from hypothesis import given, settings, strategies as st
 from ringsim.algorithms import ALGORITHMS, _multiring, bidirectional_ring, hierarchical, make_plan, ring
 from ringsim.algorithms._counts import from_tally
 from ringsim.algorithms._timing import WRAP, Clock, affine_phase, ring_phase
-from ringsim.cost import CostModel, estimate
-from ringsim.errors import RingsimError
-from ringsim.plan import Plan, Step, _validate_step
-from ringsim.sweep import parse_sizes, sweep
-from ringsim.topology import Level, Topology, load
+from ringsim.cost.model import CostModel, estimate
+from ringsim.core.errors import RingsimError
+from ringsim.core.plan import Plan, Step, _validate_step
+from ringsim.studies.sweep import parse_sizes, sweep
+from ringsim.cost.topology import Level, Topology, load
 
 SIZES = st.integers(1, 64)
 ELEMENTS = st.integers(0, 400)

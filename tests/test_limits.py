@@ -10,10 +10,10 @@ import pytest
 
 from ringsim import Layout, RingsimError, Simulation, allreduce, make_plan
 from ringsim.algorithms import MAX_PLAN_TRANSFERS
-from ringsim.checks import check_count, parse_count
-from ringsim.memory import (allreduce_bytes, check_memory, format_bytes, memory_limit,
+from ringsim.core.checks import check_count, parse_count
+from ringsim.execute.memory import (allreduce_bytes, check_memory, format_bytes, memory_limit,
                             parse_size, simulation_bytes)
-from ringsim.train import train
+from ringsim.training.train import train
 
 
 def cli(*argv, env=None):

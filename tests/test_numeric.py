@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given
 
 from ringsim import Layout, make_plan
-from ringsim.numeric import NumericExecutor, row_runs, buffer_row, expand
-from ringsim.order import arrival_order
+from ringsim.execute.numeric import NumericExecutor, row_runs, buffer_row, expand
+from ringsim.core.order import arrival_order
 
 from strategies import scenarios
 

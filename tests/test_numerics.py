@@ -9,8 +9,8 @@ import pytest
 
 from ringsim.algorithms import ALGORITHMS
 from ringsim.cli import main
-from ringsim.errors import RingsimError
-from ringsim.numerics import (QUOTE, dtype_of, exact_sum, measure, random_gradients,
+from ringsim.core.errors import RingsimError
+from ringsim.studies.numerics import (QUOTE, dtype_of, exact_sum, measure, random_gradients,
                               reduce_with, textbook_bound, unit_roundoff)
 
 ml_dtypes = pytest.importorskip("ml_dtypes")  # in the test extra; bfloat16 needs it

@@ -10,9 +10,9 @@ from hypothesis import given, settings, strategies as st
 
 from ringsim import RingsimError
 from ringsim.cli import main
-from ringsim.cost import CostModel, estimate
-from ringsim.models import Layer, Model, llama_7b, parse_layers, resnet_50
-from ringsim.overlap import MIB, assign_buckets, simulate
+from ringsim.cost.model import CostModel, estimate
+from ringsim.training.models import Layer, Model, llama_7b, parse_layers, resnet_50
+from ringsim.training.overlap import MIB, assign_buckets, simulate
 
 
 def model_of(sizes, flops=1e6):

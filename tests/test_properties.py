@@ -5,7 +5,7 @@ from hypothesis import given, strategies as st
 
 import ringsim
 from ringsim import Layout, allreduce, check, closed_form, make_plan, measure
-from ringsim.reference import reference_sum, tolerance
+from ringsim.core.reference import reference_sum, tolerance
 
 from strategies import gradients, scenarios
 

@@ -7,10 +7,10 @@ import pytest
 from ringsim.algorithms import make_plan
 from ringsim.algorithms._multiring import parse_orders
 from ringsim.cli import main
-from ringsim.compare import rails_ring
-from ringsim.cost import CostModel, price
-from ringsim.errors import RingsimError
-from ringsim.topology import load
+from ringsim.studies.compare import rails_ring
+from ringsim.cost.model import CostModel, price
+from ringsim.core.errors import RingsimError
+from ringsim.cost.topology import load
 
 
 @pytest.mark.parametrize("per_node, nodes", [(1, 3), (2, 2), (4, 3), (8, 2)])

@@ -6,11 +6,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from ringsim.cli import main
-from ringsim.cost import CostModel, estimate
-from ringsim.errors import RingsimError
-from ringsim.svgplot import loglog_svg
-from ringsim.sweep import parse_sizes, sweep
-from ringsim.topology import load
+from ringsim.cost.model import CostModel, estimate
+from ringsim.core.errors import RingsimError
+from ringsim.studies.svgplot import loglog_svg
+from ringsim.studies.sweep import parse_sizes, sweep
+from ringsim.cost.topology import load
 
 
 def test_size_ranges():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ringsim.textout import ascii_form
+from ringsim.core.textout import ascii_form
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = pytest.param(["bench", "--quick", "--backend", "numpy"], marks=pytest.mark.slow)

@@ -11,9 +11,9 @@ from hypothesis import given, settings, strategies as st
 
 from ringsim import ALGORITHMS, RingsimError, make_plan
 from ringsim.cli import main
-from ringsim.cost import CostModel, price
-from ringsim.layout import Layout
-from ringsim.ledger import transfer_elements
+from ringsim.cost.model import CostModel, price
+from ringsim.core.layout import Layout
+from ringsim.execute.ledger import transfer_elements
 from ringsim.timeline import Engine, simulate, slow_gpu, slow_link, delay
 from ringsim.timeline.report import fault_costs, route_around
 from ringsim.timeline.trace import events

@@ -2,8 +2,8 @@
 
 import pytest
 
-from ringsim.errors import RingsimError
-from ringsim.topology import load, parse, presets
+from ringsim.core.errors import RingsimError
+from ringsim.cost.topology import load, parse, presets
 
 
 def test_presets_load_and_cite_their_sources():

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from ringsim.errors import RingsimError
-from ringsim.units import (format_bytes, format_seconds, itemsize, parse_bandwidth,
+from ringsim.core.errors import RingsimError
+from ringsim.core.units import (format_bytes, format_seconds, itemsize, parse_bandwidth,
                            parse_seconds, parse_size)
 
 

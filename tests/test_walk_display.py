@@ -70,5 +70,5 @@ def test_help_speaks_of_what_users_saw(capsys, argv):
 
 
 def test_the_cupy_hint_works_from_a_clone():
-    from ringsim.backend import INSTALL_CUPY
+    from ringsim.execute.backend import INSTALL_CUPY
     assert "pip install '.[gpu]'" in INSTALL_CUPY and "ringsim[gpu]" not in INSTALL_CUPY

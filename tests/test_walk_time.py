@@ -10,7 +10,7 @@ import pytest
 
 from ringsim.algorithms import make_plan
 from ringsim.cli import main
-from ringsim.cost import CostModel, price
+from ringsim.cost.model import CostModel, price
 
 
 def run(argv, capsys):

@@ -7,12 +7,13 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ringsim import RingsimError, collectives as C
+from ringsim import RingsimError
+from ringsim.algorithms import collectives as C
 from ringsim.cli import main
-from ringsim.layout import Layout
-from ringsim.ledger import measure
-from ringsim.zero import memory, paper_memory, parse_params, step
-from ringsim.zero_train import train_zero
+from ringsim.core.layout import Layout
+from ringsim.execute.ledger import measure
+from ringsim.training.zero import memory, paper_memory, parse_params, step
+from ringsim.training.zero_train import train_zero
 
 
 @settings(max_examples=60, deadline=None)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import dataclasses
 from types import ModuleType
 
-from ..checks import check_count, check_elements, check_gpus
-from ..errors import RingsimError
-from ..formula import ClosedForm
-from ..plan import Plan
+from ..core.checks import check_count, check_elements, check_gpus
+from ..core.errors import RingsimError
+from ..core.formula import ClosedForm
+from ..core.plan import Plan
 from . import (bidirectional_ring, double_tree, halving_doubling, hierarchical, master, naive,
                recursive_doubling, ring, tree)
 

@@ -12,7 +12,7 @@ import dataclasses
 
 import numpy as np
 
-from ..formula import ClosedForm, Formula
+from ..core.formula import ClosedForm, Formula
 
 
 @dataclasses.dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..plan import Step
+from ..core.plan import Step
 
 FOLD = "Fold in the extra GPUs"
 UNFOLD = "Hand the sum back to the extra GPUs"

@@ -13,9 +13,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import RingsimError
-from ..formula import ClosedForm
-from ..plan import Plan, Step
+from ..core.errors import RingsimError
+from ..core.formula import ClosedForm
+from ..core.plan import Plan, Step
 from ._counts import Tally, from_counts, from_tally
 from ._sparse import Ring, around, busiest, flat_phase, one_level
 from ._phases import ring_iterations

@@ -1,6 +1,6 @@
 """Closed-form α-β-γ time without a plan: the pieces every algorithm's `seconds` hook shares.
 
-The model is ringsim.cost's (Thakur, Rabenseifner & Gropp, IJHPCA 2005, §2): a transfer of
+The model is ringsim.cost.model's (Thakur, Rabenseifner & Gropp, IJHPCA 2005, §2): a transfer of
 b bytes costs α + b·β of its level on the sender's out port and the receiver's in port, a
 reduce adds b·γ on the in port, transfers sharing a port queue, a step lasts as long as its
 busiest port, and ties go to the across level. The hooks never build a Plan: they describe
@@ -95,7 +95,7 @@ class Clock:
         over priced steps do; more are summed as count × seconds (O(1) memory; the sum may
         then differ from a step-by-step sum in its last bits).
         """
-        from ..cost import Estimate, _dominant
+        from ..cost.model import Estimate, _dominant
         if not self.parts:
             return Estimate(0.0, None)
         seconds = np.concatenate([s if c == 1 else s * c for s, _, c in self.parts])

@@ -7,9 +7,9 @@ import numbers
 
 import numpy as np
 
-from ..errors import RingsimError
-from ..formula import ClosedForm
-from ..plan import Plan, Step
+from ..core.errors import RingsimError
+from ..core.formula import ClosedForm
+from ..core.plan import Plan, Step
 from . import _btree
 from ._counts import Tally, closed, formula
 from ._phases import steps_of, tree_events

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formula import ClosedForm
-from ..plan import Plan
+from ..core.formula import ClosedForm
+from ..core.plan import Plan
 from . import _multiring
 
 NAME = "bidirectional-ring"

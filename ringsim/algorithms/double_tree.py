@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..formula import ClosedForm
-from ..plan import Plan
+from ..core.formula import ClosedForm
+from ..core.plan import Plan
 from . import _btree, _trees
 from ._phases import btree_parents, dtree_parents
 

@@ -18,9 +18,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..formula import ClosedForm
-from ..layout import Layout
-from ..plan import Plan, Step
+from ..core.formula import ClosedForm
+from ..core.layout import Layout
+from ..core.plan import Plan, Step
 from ._counts import closed, formula
 from ._fold import fold_step, real_ranks, split, unfold_step
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formula import ClosedForm, Formula
-from ..naming import gpu_name
-from ..plan import Plan, Step
+from ..core.formula import ClosedForm, Formula
+from ..core.naming import gpu_name
+from ..core.plan import Plan, Step
 
 NAME = "master"
 TITLE = "Single-GPU master"
@@ -56,7 +56,7 @@ def seconds(gpus: int, elements: int, model, master: int = 0):
     """
     from math import fsum
 
-    from ..cost import Estimate, _dominant, _level_seconds
+    from ..cost.model import Estimate, _dominant, _level_seconds
     topo = model.topology
     if gpus < 2:
         return Estimate(0.0, None)

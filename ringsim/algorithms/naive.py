@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formula import ClosedForm, Formula
-from ..plan import Plan, Step
+from ..core.formula import ClosedForm, Formula
+from ..core.plan import Plan, Step
 
 NAME = "naive"
 TITLE = "Naive all-to-all"
@@ -45,7 +45,7 @@ def seconds(gpus: int, elements: int, model):
     A GPU receives from its node-mates inside and from every other GPU across, so the
     slowest port is inside a full node or across from the smallest (last) node.
     """
-    from ..cost import Estimate, _dominant
+    from ..cost.model import Estimate, _dominant
     topo = model.topology
     nbytes = elements * model.itemsize
     largest = topo.node_size(0, gpus)

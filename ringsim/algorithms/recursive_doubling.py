@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formula import ClosedForm
-from ..plan import Plan, Step
+from ..core.formula import ClosedForm
+from ..core.plan import Plan, Step
 from ._counts import closed, formula
 from ._fold import fold_step, real_ranks, split, unfold_step
 

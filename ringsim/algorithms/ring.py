@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..formula import ClosedForm, Formula
-from ..plan import Plan, Step
+from ..core.formula import ClosedForm, Formula
+from ..core.plan import Plan, Step
 from . import _multiring, _sparse
 
 NAME = "ring"
@@ -121,7 +121,7 @@ def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None)
     level, where every step sends the largest segment). With channels or ring orders the K
     rings queue on shared ports: `_multiring.seconds`.
     """
-    from ..cost import Estimate, _dominant
+    from ..cost.model import Estimate, _dominant
     if _several(gpus, channels, ring_order):
         opts = check_options(gpus, channels, ring_order)
         return _multiring.seconds(gpus, elements, model, _rings(gpus, **opts))

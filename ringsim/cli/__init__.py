@@ -15,8 +15,8 @@ import os
 import pkgutil
 import sys
 
-from ..errors import RingsimError
-from ..textout import prepare_streams
+from ..core.errors import RingsimError
+from ..core.textout import prepare_streams
 
 PROG = "ringsim"
 # Errors a write to an output stream raises (no file name: opening a file gives one).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..collectives import ALL_REDUCE, COLLECTIVES
+from ..algorithms.collectives import ALL_REDUCE, COLLECTIVES
 
 
 def add_collective_argument(parser: argparse.ArgumentParser) -> None:
@@ -19,13 +19,13 @@ def collective_simulation(args: argparse.Namespace):
     """The Simulation of a reduce-scatter or all-gather; None for all-reduce."""
     if args.collective == ALL_REDUCE:
         return None
-    from ..backend import array_module
-    from ..collective_sim import CollectiveSimulation
-    from ..collectives import _check_algorithm
+    from ..execute.backend import array_module
+    from ..sim.collective import CollectiveSimulation
+    from ..algorithms.collectives import _check_algorithm
     from .common import options_from_args
     _check_algorithm(args.collective, args.algorithm)
     if options_from_args(args) or args.master is not None:
-        from ..errors import RingsimError
+        from ..core.errors import RingsimError
         raise RingsimError(f"the ring's {args.collective} takes no algorithm options")
     return CollectiveSimulation(args.collective, args.gpus, args.elements,
                                 xp=array_module(getattr(args, "backend", "numpy")))
@@ -35,10 +35,10 @@ def compare_collective(args: argparse.Namespace) -> int:
     """`compare --collective reduce-scatter|all-gather`: the ring's row from closed forms (and time)."""
     import json
     from fractions import Fraction
-    from .. import collectives
-    from ..cost import algbw
-    from ..formula import format_number
-    from ..units import format_bandwidth, format_bytes, format_seconds
+    from ..algorithms import collectives
+    from ..cost.model import algbw
+    from ..core.formula import format_number
+    from ..core.units import format_bandwidth, format_bytes, format_seconds
     from ._cost_args import elements_from_args, gpus_from_args, model_from_args, uses_cost
     timed = args.time or uses_cost(args)
     model = model_from_args(args) if timed else None

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..checks import check_count, check_gpus
-from ..cost import CostModel
-from ..errors import RingsimError
-from ..topology import LEVELS, Topology, load, presets
-from ..units import DTYPES, itemsize, parse_bandwidth, parse_seconds, parse_size
+from ..core.checks import check_count, check_gpus
+from ..cost.model import CostModel
+from ..core.errors import RingsimError
+from ..cost.topology import LEVELS, Topology, load, presets
+from ..core.units import DTYPES, itemsize, parse_bandwidth, parse_seconds, parse_size
 
 BANDWIDTH_HELP = (
     "Bandwidths are reported as nccl-tests does (doc/PERFORMANCE.md): algbw = S/t, with S the "

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..errors import RingsimError
-from ..numerics import (DEFAULT_DTYPES, PRECISION, QUOTE, Numerics, has_bfloat16, measure)
-from ..textout import json_ensure_ascii
+from ..core.errors import RingsimError
+from ..studies.numerics import (DEFAULT_DTYPES, PRECISION, QUOTE, Numerics, has_bfloat16, measure)
+from ..core.textout import json_ensure_ascii
 from .common import count_arg
 
 DEFAULT_GPUS = 8

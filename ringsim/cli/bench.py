@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..backend import array_module
+from ..execute.backend import array_module
 from .common import add_backend_argument
 
 ORDER = 40
@@ -26,10 +26,10 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     xp = array_module(args.backend)
     if xp.__name__ == "cupy":
-        from ..gpu.bench import cupy_cases
+        from ..execute.gpu.bench import cupy_cases
         records = cupy_cases(quick=args.quick)
     else:
-        from ..bench import numpy_cases
+        from ..studies.bench import numpy_cases
         records = numpy_cases(quick=args.quick)
     if args.json:
         for record in records:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 
 from ..algorithms import ALGORITHMS
-from ..backend import BACKENDS, array_module
-from ..checks import MAX_GPUS, parse_count
-from ..errors import RingsimError
-from ..scenario import Scenario
-from ..simulation import Simulation
+from ..execute.backend import BACKENDS, array_module
+from ..core.checks import MAX_GPUS, parse_count
+from ..core.errors import RingsimError
+from ..sim.scenario import Scenario
+from ..sim.simulation import Simulation
 
 
 def count_arg(what: str, *, minimum: int | None, maximum: int | None = None):

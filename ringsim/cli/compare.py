@@ -7,14 +7,14 @@ import json
 import textwrap
 from fractions import Fraction
 
-from ..compare import Row, compare, rails_ring
-from ..cost import algbw, busbw
-from ..errors import RingsimError
-from ..formula import format_number
-from ..units import format_bandwidth, format_bytes, format_seconds
+from ..studies.compare import Row, compare, rails_ring
+from ..cost.model import algbw, busbw
+from ..core.errors import RingsimError
+from ..core.formula import format_number
+from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
                          gpus_from_args, model_from_args, uses_cost)
-from ..collectives import ALL_REDUCE
+from ..algorithms.collectives import ALL_REDUCE
 from ._collective import add_collective_argument, compare_collective
 from ._numerics_view import add_numerics_arguments, run_numerics
 from .common import elements_arg, gpus_arg

@@ -6,7 +6,7 @@ import argparse
 import re
 from pathlib import Path
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 from .common import add_scenario_arguments
 from .tui import add_view_arguments, elements_follow_gpus, make_app
 

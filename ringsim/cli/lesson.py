@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..backend import array_module
-from ..errors import RingsimError
+from ..execute.backend import array_module
+from ..core.errors import RingsimError
 from .common import add_backend_argument, elements_arg, gpus_arg
 
 ORDER = 30

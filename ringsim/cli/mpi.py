@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 
 ORDER = 35
 HELP = "run a plan on real MPI processes (one rank per GPU), checked against MPI_Allreduce"

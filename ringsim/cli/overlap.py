@@ -6,7 +6,7 @@ import argparse
 import json
 import math
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 from ._cost_args import MODEL_HELP, add_cost_arguments, gpus_from_args, model_from_args
 from .common import gpus_arg
 
@@ -31,12 +31,12 @@ def _positive(text: str) -> float:
 
 
 def register(sub) -> None:
-    from ..cost import timed_algorithms
-    from ..models import MODELS
+    from ..cost.model import timed_algorithms
+    from ..training.models import MODELS
     parser = sub.add_parser("overlap", help=HELP, description=DESCRIPTION)
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--model", default=None, choices=list(MODELS),
-                       help="a preset (default: llama-7b; sources in ringsim/models.py)")
+                       help="a preset (default: llama-7b; sources in ringsim/training/models.py)")
     which.add_argument("--layers", default=None, metavar="SPEC",
                        help="layer sizes in forward order, e.g. 131M,32x202M,131M (each layer's "
                             "forward: 2 FLOPs per parameter per sample)")
@@ -66,9 +66,9 @@ def _mb(value: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..models import model as preset, parse_layers
-    from ..overlap import FIRST_BUCKET_BYTES, MIB, SWEEP_MB, best, simulate, sweep
-    from ..units import format_seconds
+    from ..training.models import model as preset, parse_layers
+    from ..training.overlap import FIRST_BUCKET_BYTES, MIB, SWEEP_MB, best, simulate, sweep
+    from ..core.units import format_seconds
     cost = model_from_args(args)
     gpus = gpus_from_args(args, cost.topology, 8)
     net = parse_layers(args.layers) if args.layers else preset(args.model or "llama-7b")
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     runs = sweep(net, gpus, cost, sizes, **options)
     winner = best(runs)
     if args.trace:
-        from ..overlap import trace_events
+        from ..training.overlap import trace_events
         from ..timeline.trace import write_events
         try:
             with open(args.trace, "w", encoding="utf-8") as out:

@@ -8,7 +8,7 @@ import shlex
 import socket
 import sys
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 from .common import add_scenario_arguments, options_from_args
 from .tui import add_view_arguments, check_scenario, elements_follow_gpus
 

@@ -9,10 +9,10 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ..cost import algbw, busbw
-from ..errors import RingsimError
-from ..sweep import Sweep, parse_sizes, sweep
-from ..units import format_bandwidth, format_bytes, format_seconds
+from ..cost.model import algbw, busbw
+from ..core.errors import RingsimError
+from ..studies.sweep import Sweep, parse_sizes, sweep
+from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, gpus_from_args,
                          model_from_args)
 from .common import gpus_arg
@@ -134,7 +134,7 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
 
 
 def _write_svg(result: Sweep, path: Path, metric: str) -> None:
-    from ..svgplot import loglog_svg
+    from ..studies.svgplot import loglog_svg
     fmt = format_seconds if metric == "time" else format_bandwidth
     text = loglog_svg(_title(result, metric), "bytes per GPU",
                       "time" if metric == "time" else "busbw", _series(result, metric),
@@ -172,7 +172,7 @@ def _print_table(result: Sweep) -> None:
 
 def _print_rails(result: Sweep) -> None:
     """On several nodes: the ring as NCCL lays out its channels, at the largest size swept."""
-    from ..compare import rails_ring
+    from ..studies.compare import rails_ring
     if not result.points:
         return
     top = result.points[-1]

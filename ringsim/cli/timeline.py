@@ -6,8 +6,8 @@ import argparse
 import json
 
 from ..algorithms import ALGORITHMS
-from ..errors import RingsimError
-from ..units import format_bytes, format_seconds
+from ..core.errors import RingsimError
+from ..core.units import format_bytes, format_seconds
 from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args,
                          model_from_args)
 from ._collective import add_collective_argument
@@ -65,7 +65,7 @@ def _options(args) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..collectives import ALL_REDUCE, plan as collective_plan
+    from ..algorithms.collectives import ALL_REDUCE, plan as collective_plan
     from ..timeline import simulate, trace
     from ..timeline.report import (alternatives, fault_costs, lesson_lines, path_lines, strip)
     model = model_from_args(args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..algorithms import ALGORITHMS
-from ..backend import array_module
+from ..execute.backend import array_module
 from .common import add_backend_argument, add_option_arguments, count_arg, gpus_arg, master_arg, options_from_args
 
 ORDER = 35
@@ -60,9 +60,9 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.zero is not None:
-        from ..zero_train import run_from_args
+        from ..training.zero_train import run_from_args
         return run_from_args(args)
-    from ..train import report_lines, train
+    from ..training.train import report_lines, train
     lr = 0.5 if args.lr is None else args.lr
     result = train(args.gpus, args.algorithm, args.epochs, sync=not args.no_sync, master=args.master,
                    samples=args.samples, features=args.features, batch=args.batch, lr=lr,

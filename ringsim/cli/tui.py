@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 from .common import add_scenario_arguments, simulation_from_args
 
 ORDER = 5

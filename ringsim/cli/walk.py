@@ -1,9 +1,9 @@
 """ringsim walk: every iteration in words, then the ledger against the closed forms.
 
-With a topology or --time, each step also gets its modelled time (ringsim.cost, priced from
+With a topology or --time, each step also gets its modelled time (ringsim.cost.model, priced from
 the plan itself), its bottleneck port and the running clock, and the walk ends with the
 total and nccl-tests' algbw and busbw. With a float --dtype the gradients are floats and
---values shows how the order of additions sets the last bits (ringsim.numerics).
+--values shows how the order of additions sets the last bits (ringsim.studies.numerics).
 """
 
 from __future__ import annotations
@@ -16,21 +16,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algorithms import closed_form, make_plan
-from ..backend import array_module, to_numpy
-from ..collectives import collective
-from ..cost import CostModel, PlanCost, Port, algbw, price
-from ..errors import RingsimError
-from ..formula import format_number
-from ..layout import Layout
-from ..ledger import transfer_elements
-from ..memory import check_memory, simulation_bytes
-from ..naming import gpu_name, subscript
-from ..narrate import held
-from ..simulation import SYMBOLIC_MAX_GPUS, Simulation, demo_gradients, phase_text
-from ..textout import json_ensure_ascii
+from ..execute.backend import array_module, to_numpy
+from ..algorithms.collectives import collective
+from ..cost.model import CostModel, PlanCost, Port, algbw, price
+from ..core.errors import RingsimError
+from ..core.formula import format_number
+from ..core.layout import Layout
+from ..execute.ledger import transfer_elements
+from ..execute.memory import check_memory, simulation_bytes
+from ..core.naming import gpu_name, subscript
+from ..sim.narrate import held
+from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation, demo_gradients, phase_text
+from ..core.textout import json_ensure_ascii
 from ._collective import add_collective_argument, collective_simulation
-from ..topology import LEVEL_WORDS, Topology
-from ..units import format_bandwidth, format_bytes, format_seconds, itemsize
+from ..cost.topology import LEVEL_WORDS, Topology
+from ..core.units import format_bandwidth, format_bytes, format_seconds, itemsize
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
                          gpus_from_args, topology_from_args)
 from .common import add_scenario_arguments, options_from_args
@@ -346,7 +346,7 @@ def _float_report(sim: Simulation) -> dict:
     """This run's largest error against the exact sum, and in how many elements each other
     algorithm's sums (default options, same gradients) differ from it in their bits."""
     from ..algorithms import ALGORITHMS
-    from ..numerics import MAX_CELLS, exact_sum, reduce_with
+    from ..studies.numerics import MAX_CELLS, exact_sum, reduce_with
     inputs = to_numpy(sim.inputs)
     mine = to_numpy(sim.values())[0]
     error = np.abs(mine.astype(np.float64) - exact_sum(inputs))
@@ -362,7 +362,7 @@ def _float_report(sim: Simulation) -> dict:
 
 
 def _float_note(report: dict, elements: int) -> str:
-    from ..numerics import QUOTE
+    from ..studies.numerics import QUOTE
     text = (f"Float sums ({report['dtype']}): every GPU holds the same bits, but the order of "
             f"additions sets the last ones. These sums are off the exact sum (math.fsum) by at "
             f"most {report['max_error']:.3g}.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 from ._cost_args import add_cost_arguments, gpus_from_args, model_from_args
 from .common import gpus_arg
 
@@ -28,7 +28,7 @@ def _gb(nbytes: int) -> str:
 
 
 def _params(text: str) -> int:
-    from ..zero import parse_params
+    from ..training.zero import parse_params
     try:
         return parse_params(text)
     except RingsimError as error:
@@ -49,8 +49,8 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..units import format_seconds
-    from ..zero import STAGE_NAMES, STAGES, paper_memory, step
+    from ..core.units import format_seconds
+    from ..training.zero import STAGE_NAMES, STAGES, paper_memory, step
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 64)
     stages = STAGES if args.stage is None else (args.stage,)

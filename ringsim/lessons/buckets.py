@@ -1,6 +1,6 @@
-"""The lessons' overlap figures: DDP's gradient buckets under the backward pass (ringsim.overlap).
+"""The lessons' overlap figures: DDP's gradient buckets under the backward pass (ringsim.training.overlap).
 
-Every figure is `ringsim.overlap.simulate` (or its `sweep`) on a preset model (ringsim.models,
+Every figure is `ringsim.training.overlap.simulate` (or its `sweep`) on a preset model (ringsim.training.models,
 ResNet-50 unless model= names another) at the figure's G on the lessons' machine
 (ringsim.lessons.costs.model_of), with bucket_mb= MiB buckets (DDP's default unless named;
 bucket_mb=inf: one bucket for the whole model).
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 from .cache import Cache
-from ..formula import format_number
-from ..units import format_seconds
+from ..core.formula import format_number
+from ..core.units import format_seconds
 
 DEFAULT_MODEL = "resnet-50"
 OPTIONS = ("gpus", "model", "bucket_mb", "alpha_us", "gbps", "topology")
@@ -23,8 +23,8 @@ _SWEEPS = Cache(64)
 
 
 def _setup(a):
-    from .. import overlap
-    from ..models import model as preset
+    from ..training import overlap
+    from ..training.models import model as preset
     from .costs import model_of
     from .vocabulary import _model_key
     name = a.options.get("model", DEFAULT_MODEL)
@@ -39,7 +39,7 @@ def _spend(a, model, runs: int) -> None:
 
 def step(a, bucket_mb: float | None = None):
     """One training step with the figure's bucket size (or `bucket_mb`)."""
-    from .. import overlap
+    from ..training import overlap
     net, cost, mb, key = _setup(a)
     mb = mb if bucket_mb is None else bucket_mb
     if key + (mb,) not in _STEPS:
@@ -49,8 +49,8 @@ def step(a, bucket_mb: float | None = None):
 
 
 def sweep(a) -> list:
-    """The step at every bucket size of ringsim.overlap's sweep."""
-    from .. import overlap
+    """The step at every bucket size of ringsim.training.overlap's sweep."""
+    from ..training import overlap
     net, cost, _, key = _setup(a)
     if key not in _SWEEPS:
         _spend(a, net, len(overlap.SWEEP_MB))
@@ -64,7 +64,7 @@ def mib(value: float) -> str:
 
 
 def _best(a) -> str:
-    from ..overlap import best
+    from ..training.overlap import best
     size = best(sweep(a)).bucket_mb
     return mib(size) if math.isinf(size) else f"{size:g} MiB"
 
@@ -79,7 +79,7 @@ def _percent(part: float, whole: float) -> str:
 
 
 def _sweep_block(a) -> str:
-    from ..overlap import best
+    from ..training.overlap import best
     runs = sweep(a)
     top = best(runs)
     lines = [f"  {'bucket MiB':>10}  {'buckets':>7}  {'step':>10}  {'exposed':>10}"]
@@ -99,13 +99,13 @@ def _setting(a, buckets: bool = True) -> str:
 
 def _best_why(a, value: str) -> str:
     rows = ", ".join(f"{mib(o.bucket_mb)}: {format_seconds(o.step_seconds)}" for o in sweep(a))
-    return (f"ringsim.overlap ran one step at every bucket size ({_setting(a, False)}); step times: "
+    return (f"ringsim.training.overlap ran one step at every bucket size ({_setting(a, False)}); step times: "
             f"{rows}. The shortest wins (the larger size on a tie).")
 
 
 def _step_why(a, value: str) -> str:
     s = step(a)
-    return (f"ringsim.overlap ran the step ({_setting(a)}): the backward pass ends at "
+    return (f"ringsim.training.overlap ran the step ({_setting(a)}): the backward pass ends at "
             f"{format_seconds(s.computed)}, the last all-reduce at "
             f"{format_seconds(max((b.end for b in s.buckets), default=0.0))}; "
             f"{format_seconds(s.exposed_seconds)} of {format_seconds(s.communication_seconds)} "
@@ -113,7 +113,7 @@ def _step_why(a, value: str) -> str:
 
 
 def _buckets_why(a, value: str) -> str:
-    from .. import overlap
+    from ..training import overlap
     net, _, mb, _ = _setup(a)
     tensors = sum(len(layer.tensors) for layer in net.layers)
     return (f"DDP fills buckets tensor by tensor in definition order, the first up to "
@@ -124,7 +124,7 @@ def _buckets_why(a, value: str) -> str:
 
 def entries(Entry) -> dict:
     """The overlap words, as vocabulary Entries."""
-    from .. import overlap
+    from ..training import overlap
     s = step
     return {
         "overlap.model": Entry(lambda a: _setup(a)[0].title, OPTIONS, "the preset's name: 'ResNet-50'"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 
 # Estimated milliseconds on a 2-core machine, measured once (see docs/lessons.md):
 # a symbolic simulation costs about G²·steps/500, a ledger 1 per 1,000 transfers,

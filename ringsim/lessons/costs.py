@@ -1,6 +1,6 @@
-"""The lessons' time figures, read from the engine's α-β-γ cost model (ringsim.cost).
+"""The lessons' time figures, read from the engine's α-β-γ cost model (ringsim.cost.model).
 
-Nothing is modelled here: each all-reduce is priced by `ringsim.cost` on a `CostModel`
+Nothing is modelled here: each all-reduce is priced by `ringsim.cost.model` on a `CostModel`
 (flat: the textbook machine of Thakur, Rabenseifner & Gropp, IJHPCA 2005; or a preset such
 as dgx-h100 with its nodes). `seconds` is the one place that chooses how: the algorithm's
 closed-form time hook (`cost.estimate`) when its module has one, else its real plan priced
@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .. import cost
+from ..cost import model as cost
 from ..algorithms import ALGORITHMS, algorithm, closed_form, make_plan, transfers
-from .. import units
-from ..units import itemsize as dtype_itemsize
+from ..core import units
+from ..core.units import itemsize as dtype_itemsize
 
 BYTES_PER_ELEMENT = dtype_itemsize("float32")  # the lessons' gradients are float32
 TREE_CHUNK_BYTES = 64 * 1024   # the trees are pipelined in chunks of about this size…
@@ -137,7 +137,7 @@ def overtake(before: str, after: str, low: int, high: int, gpus: int,
              model: cost.CostModel) -> int:
     """The fewest elements in (low, high] at which `after` is faster than `before` (bisection).
 
-    As ringsim.sweep finds its crossovers and NCCL's tuner switches where modelled times cross
+    As ringsim.studies.sweep finds its crossovers and NCCL's tuner switches where modelled times cross
     (src/graph/tuning.cc); `after` must be faster at `high` and not at `low`.
     """
     def faster(n: int) -> bool:
@@ -151,7 +151,7 @@ def overtake(before: str, after: str, low: int, high: int, gpus: int,
 
 
 def best(rows: list[Cost]) -> Cost:
-    """The fastest row (registry order breaks ties, as ringsim.sweep does)."""
+    """The fastest row (registry order breaks ties, as ringsim.studies.sweep does)."""
     return min(rows, key=lambda r: r.seconds)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import operator
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 from .text import clip
 
 MAX_TEXT = 120

@@ -9,11 +9,11 @@ what each fault costs, the critical path, the Gantt strip and the other schedule
 
 from __future__ import annotations
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 from .cache import Cache
-from ..formula import format_number
-from ..naming import gpu_name
-from ..units import format_seconds
+from ..core.formula import format_number
+from ..core.naming import gpu_name
+from ..core.units import format_seconds
 from .budget import ledger_cost
 
 FAULT_OPTIONS = ("slow_gpu", "slow_link", "delay")   # the command line's order

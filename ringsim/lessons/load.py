@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..algorithms import ALGORITHMS, make_plan
-from ..checks import check_elements, check_gpus
-from ..errors import RingsimError
-from ..simulation import SYMBOLIC_MAX_GPUS
+from ..core.checks import check_elements, check_gpus
+from ..core.errors import RingsimError
+from ..sim.simulation import SYMBOLIC_MAX_GPUS
 from .budget import Budget
 from .expr import evaluate
 from .model import Lesson, Question, Scenario, Section

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..scenario import Scenario  # noqa: F401  (a lesson's scenario; re-exported)
+from ..sim.scenario import Scenario  # noqa: F401  (a lesson's scenario; re-exported)
 
 
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")

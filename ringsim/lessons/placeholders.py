@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 
 from ..algorithms import ALGORITHMS, closed_form
-from ..checks import check_count, check_elements, check_gpus
-from ..errors import RingsimError
-from ..ledger import Ledger
-from ..simulation import SYMBOLIC_MAX_GPUS, Simulation
+from ..core.checks import check_count, check_elements, check_gpus
+from ..core.errors import RingsimError
+from ..execute.ledger import Ledger
+from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
 from .budget import Budget, ledger_cost, simulation_cost
 from .expr import compile_expression, evaluate
 from .model import Scenario
@@ -114,7 +114,7 @@ def _option_value(key: str, value: str):
             raise RingsimError(f"sync must be yes or no, got {clip(value)!r}")
         return value == "yes"
     if key == "topology":
-        from ..topology import presets
+        from ..cost.topology import presets
         if value not in presets():
             raise RingsimError(f"unknown topology {clip(value)!r}; choose one of: {', '.join(presets())}")
         return value
@@ -144,10 +144,10 @@ def _option_value(key: str, value: str):
 
 def _text_options() -> dict:
     """Options whose value is not a whole number: each parsed by the engine's own parser."""
-    from ..collectives import collective
-    from ..models import MODELS
+    from ..algorithms.collectives import collective
+    from ..training.models import MODELS
     from ..timeline import faults
-    from ..zero import parse_params
+    from ..training.zero import parse_params
     from .buckets import check_bucket
 
     def model(value: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, TextIO
 
-from ..simulation import Simulation
+from ..sim.simulation import Simulation
 from .model import Lesson, Question, Section
 from .text import plain, plural, wrap
 from .vocabulary import title_text
@@ -45,7 +45,7 @@ def _grid(cells: list[list[str]], g: int) -> list[str]:
 
 def meter(sim: Simulation) -> str:
     """Total and busiest-GPU traffic so far: the two numbers the course follows at every stop."""
-    from ..formula import format_number as n
+    from ..core.formula import format_number as n
     ledger = sim.ledger()
     busiest = ledger.busiest()
     return (f"  moved so far: {n(ledger.total)} in all · busiest GPU{busiest + 1}: "

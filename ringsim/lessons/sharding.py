@@ -1,18 +1,18 @@
-"""The lessons' sharding figures: reduce-scatter, all-gather and ZeRO (ringsim.collectives, ringsim.zero).
+"""The lessons' sharding figures: reduce-scatter, all-gather and ZeRO (ringsim.algorithms.collectives, ringsim.training.zero).
 
 Every figure comes from the engine: labels from the collectives' plans run on the symbolic
-state (ringsim.symbolic), closed forms from `ringsim.collectives.closed_form`, volumes and
-memory from `ringsim.zero.step` (Rajbhandari et al., ZeRO, SC'20), and the sharded training
-run from `ringsim.zero_train.train_zero`. Ψ (params=) defaults to the lesson's N.
+state (ringsim.execute.symbolic), closed forms from `ringsim.algorithms.collectives.closed_form`, volumes and
+memory from `ringsim.training.zero.step` (Rajbhandari et al., ZeRO, SC'20), and the sharded training
+run from `ringsim.training.zero_train.train_zero`. Ψ (params=) defaults to the lesson's N.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 from .cache import Cache
-from ..formula import format_number
+from ..core.formula import format_number
 from .budget import training_cost
 
 COLLECTIVE_OPTIONS = ("gpus", "elements", "collective")
@@ -30,7 +30,7 @@ _TRAIN = Cache(64)
 # --- reduce-scatter, then all-gather --------------------------------------------------------
 def states(a):
     """The symbolic state after the ring's reduce-scatter, and after the all-gather that follows it."""
-    from .. import collectives
+    from ..algorithms import collectives
     g = a.scenario.gpus
     if g > LABEL_MAX_GPUS:
         raise RingsimError(f"{a.expr.head!r} keeps labels for at most {LABEL_MAX_GPUS} GPUs (got {g:,})")
@@ -48,7 +48,7 @@ def states(a):
 
 
 def _label(a, which: int) -> str:
-    from ..naming import sum_label
+    from ..core.naming import sum_label
     gpu, segment = a.indices
     g = a.scenario.gpus
     for index, what in ((gpu, "GPU"), (segment, "segment")):
@@ -66,9 +66,9 @@ def _equal(a) -> str:
     """'yes' when reduce-scatter then all-gather is the all-reduce: labels, values and traffic."""
     import numpy as np
 
-    from .. import collectives
+    from ..algorithms import collectives
     from ..api import allreduce
-    from ..shards import all_gather, reduce_scatter
+    from ..api import all_gather, reduce_scatter
     s = a.scenario
     key = (s.gpus, s.elements)
     if key not in _EQUAL:
@@ -107,7 +107,7 @@ def _collective(a) -> str:
 
 
 def _closed(a, field: str):
-    from .. import collectives
+    from ..algorithms import collectives
     s = a.scenario
     return getattr(collectives.closed_form(_collective(a), s.gpus, s.elements), field)
 
@@ -121,8 +121,8 @@ def _stage(a) -> int:
 
 
 def zero_step(a, stage: int | None = None):
-    """ringsim.zero.step for the figure's stage, Ψ (params=, else N) and G."""
-    from .. import zero
+    """ringsim.training.zero.step for the figure's stage, Ψ (params=, else N) and G."""
+    from ..training import zero
     g = a.scenario.gpus
     if g > ZERO_MAX_GPUS:
         raise RingsimError(f"{a.expr.head!r} counts every GPU: at most {ZERO_MAX_GPUS:,} GPUs (got {g:,})")
@@ -166,7 +166,7 @@ def _label_why(which: int):
     def why(a, value: str) -> str:
         gpu, segment = a.indices
         if which == 0:
-            return (f"The ring's reduce-scatter (ringsim.collectives) adds each segment's copies GPU by "
+            return (f"The ring's reduce-scatter (ringsim.algorithms.collectives) adds each segment's copies GPU by "
                     f"GPU so that GPU k ends with segment k complete; GPU{gpu}'s segment {segment} holds "
                     f"{value}.")
         return (f"After the reduce-scatter GPU{segment} holds segment {segment} complete; the all-gather "
@@ -192,8 +192,8 @@ def _memory_why(a, value: str) -> str:
 
 # --- ZeRO trained for real ------------------------------------------------------------------
 def training(a):
-    """ringsim.zero_train.train_zero at the figure's G, stage (default 2) and epochs (default 5)."""
-    from ..zero_train import train_zero
+    """ringsim.training.zero_train.train_zero at the figure's G, stage (default 2) and epochs (default 5)."""
+    from ..training.zero_train import train_zero
     from .vocabulary import TRAIN_MAX_EPOCHS, TRAIN_MAX_GPUS
     g, stage, epochs = a.scenario.gpus, a.options.get("stage", 2), a.options.get("epochs", 5)
     if stage not in (1, 2, 3):
@@ -213,7 +213,7 @@ def training(a):
 
 def _train_why(a, value: str) -> str:
     run = training(a)
-    return (f"ringsim.zero_train trained the demo's model ({run.parameters} parameters, Adam, "
+    return (f"ringsim.training.zero_train trained the demo's model ({run.parameters} parameters, Adam, "
             f"{run.steps} steps) on {run.gpus} GPUs twice: ZeRO stage {run.stage} (reduce-scatter, "
             f"update a shard, all-gather) and plain data parallelism (all-reduce, update all); "
             f"largest difference between their replicas: {value}.")

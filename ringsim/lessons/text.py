@@ -37,7 +37,7 @@ def clip(value: object, width: int = 60) -> str:
 
 def plural(count: int, word: str) -> str:
     """'1 GPU', '4 GPUs', '1 element', '2,000 elements': the count with its noun."""
-    from ..formula import format_number
+    from ..core.formula import format_number
     return f"{format_number(count)} {word if count == 1 else _plural(word)}"
 
 

@@ -12,13 +12,13 @@ from fractions import Fraction
 from typing import Callable
 
 from ..algorithms import ALGORITHMS, closed_form
-from ..errors import RingsimError
-from ..formula import format_number
-from ..layout import Layout
-from ..ledger import Ledger, measure
-from ..naming import gpu_name, letter, sum_label, term
-from ..scenario import Scenario
-from ..simulation import Simulation
+from ..core.errors import RingsimError
+from ..core.formula import format_number
+from ..core.layout import Layout
+from ..execute.ledger import Ledger, measure
+from ..core.naming import gpu_name, letter, sum_label, term
+from ..sim.scenario import Scenario
+from ..sim.simulation import Simulation
 from .budget import ledger_cost
 from .cache import Cache as _Cache
 from .text import plural
@@ -411,7 +411,7 @@ def _latencies_why(key: str) -> Callable:
 def _latency_why(key: str) -> Callable:
     def why(a, value: str) -> str:
         row = _row_of(a, key)
-        return (f"The engine's cost model (ringsim.cost) priced {row.short}, step by step: each step "
+        return (f"The engine's cost model (ringsim.cost.model) priced {row.short}, step by step: each step "
                 f"lasts as long as its busiest port (α + bytes·β per message queued there, + bytes·γ "
                 f"on a reduce); the {row.steps:,} steps add up to {value}. {_model_line(a)}.")
     return why
@@ -432,7 +432,7 @@ def _best_why(a, value: str) -> str:
 
 def _sweep(a) -> str:
     """The sweep: the fastest all-reduce at sizes from 1 KiB to 1 GiB, with its time and busbw."""
-    from ..units import format_bytes as format_size
+    from ..core.units import format_bytes as format_size
     from . import costs
     from .costs import best, format_bandwidth, format_seconds, overtake
     g = a.scenario.gpus
@@ -517,13 +517,13 @@ def _train_run(a):
                            f"{a.expr.head!r} (training on {s.gpus:,} GPUs for {epochs} epochs)")
 
     def make():
-        from ..train import train
+        from ..training.train import train
         return train(s.gpus, s.algorithm, epochs, sync=sync, master=s.master)
     return _TRAININGS.get_or(key, make)
 
 
 def _train_block(a) -> str:
-    from ..train import report_lines
+    from ..training.train import report_lines
     return "\n".join(report_lines(_train_run(a)))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 
 INSTALL = "pip install 'ringsim[mpi]' (or, from a checkout, pip install '.[mpi]')"
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import cost
+from ..cost import model as cost
 from ..algorithms import ALGORITHMS, make_plan
-from ..cost import CostModel
-from ..plan import Plan
+from ..cost.model import CostModel
+from ..core.plan import Plan
 from .bench import timed
 from .collective import run, session
 from .options import elements_of
@@ -32,7 +32,7 @@ SIZES = [2 ** k for k in range(3, 23, 2)]  # 8 B … 2 MiB
 
 def price(plan: Plan, elements: int, itemsize: int, alpha: float, beta: float,
           gamma: float = 0.0) -> float:
-    """Model seconds of a plan on the measured machine: the engine's α-β-γ model (ringsim.cost)
+    """Model seconds of a plan on the measured machine: the engine's α-β-γ model (ringsim.cost.model)
     on one flat level with α, 1/β and 1/γ as measured."""
     model = CostModel.flat(alpha=alpha, bandwidth=1 / beta if beta > 0 else math.inf,
                            reduce_bandwidth=1 / gamma if gamma > 0 else math.inf, itemsize=itemsize)

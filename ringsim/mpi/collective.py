@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from ..algorithms import make_plan
-from ..errors import RingsimError
-from ..layout import Layout
-from ..plan import Plan
+from ..core.errors import RingsimError
+from ..core.layout import Layout
+from ..core.plan import Plan
 from ._load import mpi
 from .executor import MPIExecutor, StepRecord
 from .watch import Watch

@@ -2,7 +2,7 @@
 
 Rank r plays GPU r. For a step it posts every receive (Irecv) and every send (Isend) the
 plan gives it, all in flight at once, waits for them all, then applies what arrived: a copy
-replaces the segments; a reduce adds them in `arrival_order` (ringsim/order.py), the rule
+replaces the segments; a reduce adds them in `arrival_order` (ringsim/core/order.py), the rule
 the in-process NumericExecutor follows, so an MPI run gives the same bits as
 `ringsim.allreduce` on the same data. Sends read the state before the step, as in the
 plan's semantics, because nothing is written until every message of the step is done.
@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RingsimError
-from ..layout import Layout
-from ..order import arrival_order
-from ..plan import Plan
+from ..core.errors import RingsimError
+from ..core.layout import Layout
+from ..core.order import arrival_order
+from ..core.plan import Plan
 from .watch import Watch
 
 TAG_LIMIT = 32767  # the MPI standard guarantees tags up to at least this

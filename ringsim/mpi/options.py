@@ -8,8 +8,8 @@ import re
 import numpy as np
 
 from ..algorithms import ALGORITHMS
-from ..checks import check_elements
-from ..errors import RingsimError
+from ..core.checks import check_elements
+from ..core.errors import RingsimError
 
 DTYPES = ("int32", "int64", "float32", "float64")
 BENCH_ELEMENTS = 1 << 22

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 from ._load import mpi
 from .options import add_run_arguments, check_run, elements_of
 

@@ -11,15 +11,15 @@ from typing import Any
 import numpy as np
 
 from ..algorithms import ALGORITHMS
-from ..backend import array_module, to_numpy
-from ..errors import RingsimError
+from ..execute.backend import array_module, to_numpy
+from ..core.errors import RingsimError
 from ..api import allreduce as in_process
-from ..formula import format_number
-from ..ledger import measure, transfer_elements
-from ..narrate import sentences
-from ..simulation import SYMBOLIC_MAX_GPUS, phase_text
-from ..reference import tolerance
-from ..symbolic import SymbolicState
+from ..core.formula import format_number
+from ..execute.ledger import measure, transfer_elements
+from ..sim.narrate import sentences
+from ..sim.simulation import SYMBOLIC_MAX_GPUS, phase_text
+from ..core.reference import tolerance
+from ..execute.symbolic import SymbolicState
 from .collective import RankRun, run, session
 from .executor import check_memory
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 
 PING, PONG, FAIL = 1, 2, 3
 _POLL_EVERY = 0.002   # seconds between looks at the control channel while waiting

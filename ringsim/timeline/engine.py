@@ -14,7 +14,7 @@ import itertools
 import math
 from typing import Callable
 
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 
 
 class Engine:

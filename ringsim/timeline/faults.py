@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..errors import RingsimError
-from ..naming import gpu_name
-from ..units import format_seconds, parse_seconds
+from ..core.errors import RingsimError
+from ..core.naming import gpu_name
+from ..core.units import format_seconds, parse_seconds
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The plan as events: each transfer starts when what it sends is ready and its ports are free.
 
-Ports are the cost model's (ringsim/cost.py): one out port and one in port per GPU and
+Ports are the cost model's (ringsim/cost/model.py): one out port and one in port per GPU and
 level. A transfer keeps its sender's out port busy for α + b·β and its receiver's in port
 for that plus b·γ when it reduces; both prices come from `CostModel.transfer`. A port
 serves its transfers one at a time in plan order (NCCL runs a channel's steps in order);
@@ -28,12 +28,12 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..cost import CostModel, price
-from ..errors import RingsimError
-from ..layout import Layout
-from ..ledger import transfer_elements
-from ..plan import OPS, REDUCE, Plan
-from ..topology import LEVELS
+from ..cost.model import CostModel, price
+from ..core.errors import RingsimError
+from ..core.layout import Layout
+from ..execute.ledger import transfer_elements
+from ..core.plan import OPS, REDUCE, Plan
+from ..cost.topology import LEVELS
 from .engine import Engine
 from .faults import Fault
 

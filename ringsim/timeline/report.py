@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algorithms import make_plan
-from ..cost import CostModel
-from ..naming import gpu_name
-from ..plan import Plan
-from ..units import format_seconds
+from ..cost.model import CostModel
+from ..core.naming import gpu_name
+from ..core.plan import Plan
+from ..core.units import format_seconds
 from .faults import Fault
 from .model import Timeline, simulate
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import IO, Iterable, Iterator
 
-from ..naming import gpu_name
-from ..plan import OPS, REDUCE
+from ..core.naming import gpu_name
+from ..core.plan import OPS, REDUCE
 from .model import Timeline
 
 TRACKS = {"send": 1, "receive": 2, "reduce": 3}

@@ -9,10 +9,10 @@ from textual.binding import Binding
 from textual.timer import Timer
 
 from ..algorithms import ALGORITHMS, plan_options
-from ..errors import RingsimError
+from ..core.errors import RingsimError
 from ..lessons import load_lessons
-from ..naming import gpu_name
-from ..simulation import Simulation
+from ..core.naming import gpu_name
+from ..sim.simulation import Simulation
 from .clock import SLOW_FACTORS, Clock, fitting
 from .scenario import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, Scenario,
                        check_view_limits, fewer_elements, more_elements)

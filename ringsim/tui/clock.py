@@ -1,4 +1,4 @@
-"""The TUI's clock: each step's modelled time on a topology (α-β-γ, ringsim.cost), and the
+"""The TUI's clock: each step's modelled time on a topology (α-β-γ, ringsim.cost.model), and the
 bottleneck GPU of each step; `t` cycles the topology presets that fit G. With slow GPUs
 (key s on the selected GPU) the clock follows ringsim.timeline: a step ends when its last
 transfer arrives."""
@@ -9,13 +9,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cost import CostModel, PlanCost, price
-from ..errors import RingsimError
-from ..plan import Plan
-from ..naming import gpu_name
-from ..topology import load, presets
+from ..cost.model import CostModel, PlanCost, price
+from ..core.errors import RingsimError
+from ..core.plan import Plan
+from ..core.naming import gpu_name
+from ..cost.topology import load, presets
 from ..timeline import Fault, Timeline, simulate
-from ..units import format_seconds
+from ..core.units import format_seconds
 
 DTYPE = "float32"
 SLOW_FACTORS = (0.5, 0.25)  # key s: the selected GPU at half, then quarter, then full speed

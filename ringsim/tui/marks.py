@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..plan import Step
+from ..core.plan import Step
 
 
 def cell_peers(step: Step | None, gpus: int, segments: int | None = None

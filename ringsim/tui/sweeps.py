@@ -1,4 +1,4 @@
-"""What the sweep panel (key w) plots: ringsim.sweep over message sizes for the current G and
+"""What the sweep panel (key w) plots: ringsim.studies.sweep over message sizes for the current G and
 topology, and the point at the scenario's own message size; the TUI computes nothing itself."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..cost import CostModel
-from ..sweep import Point, Sweep, sweep
-from ..units import itemsize
+from ..cost.model import CostModel
+from ..studies.sweep import Point, Sweep, sweep
+from ..core.units import itemsize
 from .clock import DTYPE
 
 ITEMSIZE = itemsize(DTYPE)

@@ -1,14 +1,14 @@
-"""What the training-step pane (key o) shows: ringsim.overlap's DDP step for a preset model
-(ringsim.models) at the TUI's G, topology and algorithm; the TUI computes nothing itself."""
+"""What the training-step pane (key o) shows: ringsim.training.overlap's DDP step for a preset model
+(ringsim.training.models) at the TUI's G, topology and algorithm; the TUI computes nothing itself."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..cost import CostModel, timed_algorithms
-from ..models import MODELS, Model, model
-from ..overlap import Overlap, simulate
+from ..cost.model import CostModel, timed_algorithms
+from ..training.models import MODELS, Model, model
+from ..training.overlap import Overlap, simulate
 from .clock import DTYPE
 
 MODEL_NAMES = tuple(MODELS)  # key O cycles them; llama-7b first

@@ -6,8 +6,8 @@ from typing import Any, Callable
 
 import pytest
 
-from ringsim.backend import array_module
-from ringsim.errors import RingsimError
+from ringsim.execute.backend import array_module
+from ringsim.core.errors import RingsimError
 
 
 def cupy_or_reason(load: Callable[[str], Any] = array_module) -> tuple[Any, str | None]:
@@ -17,7 +17,7 @@ def cupy_or_reason(load: Callable[[str], Any] = array_module) -> tuple[Any, str 
         xp = load("cupy")
     except RingsimError as error:
         return None, str(error)
-    from ringsim.gpu.probe import kernel_problem
+    from ringsim.execute.gpu.probe import kernel_problem
     problem = kernel_problem(xp)
     return (None, problem) if problem else (xp, None)
 

@@ -1,4 +1,4 @@
-"""A NumPy emulation of the fused kernel (ringsim/gpu/kernel.py), thread by thread.
+"""A NumPy emulation of the fused kernel (ringsim/execute/gpu/kernel.py), thread by thread.
 
 It evaluates the kernel's own index formulas, with the kernel's own loops, over every
 (blockIdx, threadIdx) of the launch grid, gathers every element each thread reads and
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ringsim.gpu.kernel import TABLE_COLUMNS
+from ringsim.execute.gpu.kernel import TABLE_COLUMNS
 
 
 def emulate(grid, block, buf, table, runs, W, rows, reduce) -> int:

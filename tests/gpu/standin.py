@@ -26,7 +26,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ringsim.gpu import kernel
+from ringsim.execute.gpu import kernel
 
 from .emulation import emulate, emulate_add
 

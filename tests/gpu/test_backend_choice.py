@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ringsim.backend import array_module
+from ringsim.execute.backend import array_module
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_DEVICE = "cudaErrorNoDevice: no CUDA-capable device is detected"
@@ -85,16 +85,16 @@ def test_auto_falls_back_to_numpy_when_cupy_has_no_device(tmp_path):
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout.splitlines()[-1])
     assert summary["correct"] is True and summary["total_elements"] == 48
-    probe = ("import numpy, ringsim.backend as b; print(b.array_module('auto') is numpy)")
+    probe = ("import numpy, ringsim.execute.backend as b; print(b.array_module('auto') is numpy)")
     assert ringsim(path=path, code=probe).stdout.strip() == "True"
 
 
 def test_import_ringsim_imports_neither_cupy_nor_nccl(tmp_path):
-    """With an importable (fake) CuPy on the path, importing ringsim and ringsim.gpu loads none of it."""
+    """With an importable (fake) CuPy on the path, importing ringsim and ringsim.execute.gpu loads none of it."""
     path = fake_cupy(tmp_path, "return 1")
-    code = ("import sys, ringsim, ringsim.gpu, ringsim.gpu.kernel, ringsim.gpu.placement, "
-            "ringsim.gpu.executor, ringsim.gpu.multidevice, ringsim.gpu.bench, ringsim.gpu.probe, "
-            "ringsim.gpu.selfcheck\n"
+    code = ("import sys, ringsim, ringsim.execute.gpu, ringsim.execute.gpu.kernel, ringsim.execute.gpu.placement, "
+            "ringsim.execute.gpu.executor, ringsim.execute.gpu.multidevice, ringsim.execute.gpu.bench, ringsim.execute.gpu.probe, "
+            "ringsim.execute.gpu.selfcheck\n"
             "print(sorted(m for m in sys.modules if m == 'cupy' or m.startswith('cupy.')))")
     done = ringsim(path=path, code=code)
     assert done.returncode == 0, done.stderr
@@ -108,8 +108,8 @@ def test_unknown_backend_is_refused():
 
 def test_ringsim_devices_limits_the_devices_used(tmp_path):
     path = fake_cupy(tmp_path, "return 4")
-    code = ("import cupy, os\nfrom ringsim.gpu.executor import visible_devices\n"
-            "from ringsim.errors import RingsimError\n"
+    code = ("import cupy, os\nfrom ringsim.execute.gpu.executor import visible_devices\n"
+            "from ringsim.core.errors import RingsimError\n"
             "for value in ('', '2', '9', 'x', '0'):\n"
             "    os.environ['RINGSIM_DEVICES'] = value\n"
             "    try:\n        print(visible_devices(cupy))\n"

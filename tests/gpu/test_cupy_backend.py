@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from ringsim import Layout, NumericExecutor, Simulation, allreduce, make_plan
-from ringsim.gpu import kernel
-from ringsim.reference import reference_sum
+from ringsim.execute.gpu import kernel
+from ringsim.core.reference import reference_sum
 
 from .test_kernel_emulation import gradients, same_bits, sizes
 
@@ -51,7 +51,7 @@ def test_allreduce_on_cupy_is_bitwise_numpy(cupy, algorithm, dtype):
 
 def test_fused_kernel_equals_the_plain_step(cupy):
     """Each ring step through the RawKernel equals the same step through CuPy's strided path."""
-    from ringsim.gpu.executor import FusedExecutor
+    from ringsim.execute.gpu.executor import FusedExecutor
     for gpus in (2, 3, 8, 17):
         plan = make_plan("ring", gpus)
         for elements in sizes(gpus):
@@ -71,7 +71,7 @@ def test_fused_kernel_equals_the_plain_step(cupy):
 
 
 def test_float16_rounding_and_subnormals_match_numpy(cupy):
-    from ringsim.gpu.executor import FusedExecutor
+    from ringsim.execute.gpu.executor import FusedExecutor
     bits = np.arange(0, 1 << 16, dtype=np.uint16)
     values = bits.view(np.float16)
     values = values[np.isfinite(values)]
@@ -113,7 +113,7 @@ def test_inputs_are_never_modified(cupy):
 def test_streams_executor_on_the_visible_devices(cupy):
     """The multi-device executor (streams, events, device-to-device copies), on D = 1 and,
     where there are two or more devices, across them with GPU g on device g mod D."""
-    from ringsim.gpu.executor import cupy_executor
+    from ringsim.execute.gpu.executor import cupy_executor
     count = cupy.cuda.runtime.getDeviceCount()
     for devices in sorted({1, min(count, 2), count}):
         for algorithm in ("ring", "master", "naive"):
@@ -133,8 +133,8 @@ def test_streams_executor_on_the_visible_devices(cupy):
 
 
 def test_the_default_executor_matches_the_device_count(cupy):
-    from ringsim.gpu.executor import FusedExecutor, cupy_executor
-    from ringsim.gpu.multidevice import StreamExecutor
+    from ringsim.execute.gpu.executor import FusedExecutor, cupy_executor
+    from ringsim.execute.gpu.multidevice import StreamExecutor
     ex = cupy_executor(make_plan("ring", 4), Layout(4, 8), cupy, np.float32)
     count = cupy.cuda.runtime.getDeviceCount()
     assert isinstance(ex, FusedExecutor if count == 1 else StreamExecutor)
@@ -153,7 +153,7 @@ def test_walk_and_api_run_on_cupy(cupy):
 
 
 def test_bench_smoke(cupy):
-    from ringsim.gpu.bench import cupy_cases
+    from ringsim.execute.gpu.bench import cupy_cases
     records = cupy_cases(quick=True)
     ring = records[0]
     for key in ("case", "backend", "gpus", "elements", "seconds", "ratio", "useful_bytes_per_s",

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from ringsim import Layout, make_plan
-from ringsim.errors import RingsimError
-from ringsim.gpu.executor import cupy_executor
+from ringsim.core.errors import RingsimError
+from ringsim.execute.gpu.executor import cupy_executor
 
 from .conftest import cupy_or_reason
 from .standin import HEADERS_MISSING, Cupy

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from ringsim.gpu import kernel
+from ringsim.execute.gpu import kernel
 
 NVCC = shutil.which("nvcc")
 needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc is not on this machine (PTX checks need it)")

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from ringsim import Layout, NumericExecutor, make_plan
-from ringsim.gpu import kernel
-from ringsim.gpu.executor import FusedExecutor
+from ringsim.execute.gpu import kernel
+from ringsim.execute.gpu.executor import FusedExecutor
 
 from .emulation import emulate, emulate_add
 

@@ -1,6 +1,6 @@
 """Placement on D devices and the streams schedule, checked on the CPU (no CUDA needed).
 
-The schedule (ringsim.gpu.placement.Scheduler) is what the streams executor issues. Here
+The schedule (ringsim.execute.gpu.placement.Scheduler) is what the streams executor issues. Here
 it is (1) run in issue order with NumPy, one (G, W) buffer per simulated GPU, and compared
 bit for bit with NumericExecutor, and (2) checked for races: every two operations of
 different streams that touch the same buffer rows, one of them writing, must be ordered by
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ringsim import Layout, NumericExecutor, make_plan
-from ringsim.gpu.placement import (Add, Copy, Fetch, Partial, Record, Rows, Scheduler, Stage,
+from ringsim.execute.gpu.placement import (Add, Copy, Fetch, Partial, Record, Rows, Scheduler, Stage,
                                    Wait, crossing, device_of, peer_pairs, placement,
                                    segment_blocks)
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from ringsim import Layout, NumericExecutor, make_plan
-from ringsim.gpu.executor import FusedExecutor, cupy_executor
-from ringsim.gpu.placement import Add, Scheduler, peer_pairs
-from ringsim.gpu.probe import kernel_problem
+from ringsim.execute.gpu.executor import FusedExecutor, cupy_executor
+from ringsim.execute.gpu.placement import Add, Scheduler, peer_pairs
+from ringsim.execute.gpu.probe import kernel_problem
 
 from .standin import Cupy, StandinError
 from .test_kernel_emulation import gradients, same_bits, sizes

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from ringsim import cost
+from ringsim.cost import model as cost
 from ringsim.algorithms import ALGORITHMS, make_plan
 from ringsim.lessons.costs import cost_rows, format_seconds, model_of, seconds
 

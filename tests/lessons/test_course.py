@@ -14,7 +14,7 @@ from ringsim import Layout, closed_form, make_plan, measure
 from ringsim.lessons import Question, default_directory, load_lessons
 from ringsim.lessons.runner import listing, run_lesson
 from ringsim.lessons.text import plain
-from ringsim.simulation import Simulation
+from ringsim.sim.simulation import Simulation
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -177,7 +177,7 @@ def test_a_wrong_answer_gets_the_why(lessons):
 
 
 def test_lesson_1_uses_the_training_demo(lessons):
-    from ringsim.train import train
+    from ringsim.training.train import train
     lesson = by_number(lessons, 1)
     text = "\n".join(s.text for s in lesson.sections())
     run = train(4, "ring", 3)

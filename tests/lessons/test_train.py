@@ -8,7 +8,7 @@ import pytest
 from ringsim import RingsimError, closed_form
 from ringsim.algorithms import ALGORITHMS
 from ringsim.cli import main
-from ringsim.train import report_lines, synthetic_data, train
+from ringsim.training.train import report_lines, synthetic_data, train
 
 
 @pytest.mark.parametrize("algorithm", ["ring", "master", "naive"])

@@ -14,9 +14,9 @@ import re
 
 import pytest
 
-from ringsim.errors import RingsimError
+from ringsim.core.errors import RingsimError
 from ringsim.lessons import Question, load_lessons
-from ringsim.units import format_seconds
+from ringsim.core.units import format_seconds
 
 from .test_scenarios import course, flat, label, output
 
@@ -107,7 +107,7 @@ def ddp_buckets(sizes: list[int], cap_mb: float) -> list[tuple[int, int]]:
 def ddp_step(g: int, cap_mb: float) -> tuple[float, float, int]:
     """Step time, exposed seconds and buckets: backward last layer first, a layer's tensors last
     first with its time split by elements, a bucket ready with its last gradient, one stream."""
-    from ringsim.models import resnet_50
+    from ringsim.training.models import resnet_50
     net = resnet_50()
     forward = [layer.flops * net.batch / 400e12 for layer in net.layers]
     ready: list[float] = []

@@ -15,9 +15,9 @@ from mpi4py import MPI
 
 import ringsim
 import ringsim.mpi
-from ringsim.ledger import measure
+from ringsim.execute.ledger import measure
 from ringsim.mpi.collective import run
-from ringsim.reference import tolerance
+from ringsim.core.reference import tolerance
 
 SIZES = [1, 5, 64, 1001]  # 1 and 5: fewer elements than ranks or uneven; 1001: uneven, larger
 DTYPES = ["int32", "int64", "float32", "float64"]
@@ -79,7 +79,7 @@ def main() -> None:
     expected = sum(np.arange(12).reshape(3, 4) + r for r in range(size))
     ok = summed.shape == (3, 4) and np.array_equal(summed, expected) and same and np.array_equal(out, expected)
     # The factory's MPI executor: this rank's part of a plan, stepped by the caller.
-    from ringsim.executors import make_executor
+    from ringsim.execute.factory import make_executor
     plan = ringsim.make_plan("ring", size)
     executor = make_executor(plan, ringsim.Layout(size, 12), dtype=np.int64, backend="mpi", comm=comm)
     executor.load(x)

@@ -20,7 +20,7 @@ def _mpiexec() -> str | None:
     except ImportError:
         return None
     from ringsim.cli.mpi import find_mpiexec
-    from ringsim.errors import RingsimError
+    from ringsim.core.errors import RingsimError
     try:
         found = find_mpiexec()
     except RingsimError:

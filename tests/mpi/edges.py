@@ -11,7 +11,7 @@ import numpy as np
 from mpi4py import MPI
 
 import ringsim.mpi
-from ringsim.errors import RingsimError
+from ringsim.core.errors import RingsimError
 
 
 def mismatch() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ringsim.backend import array_module
-from ringsim.errors import RingsimError
+from ringsim.execute.backend import array_module
+from ringsim.core.errors import RingsimError
 
 from .conftest import json_lines, ringsim
 

@@ -14,7 +14,7 @@ def _python(code: str) -> subprocess.CompletedProcess:
 
 
 def test_importing_ringsim_mpi_and_its_cli_does_not_load_mpi4py():
-    run = _python("import sys, ringsim, ringsim.mpi, ringsim.cli.mpi, ringsim.executors\n"
+    run = _python("import sys, ringsim, ringsim.mpi, ringsim.cli.mpi, ringsim.execute.factory\n"
                   "print('mpi4py' in sys.modules)")
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "False"
@@ -23,7 +23,7 @@ def test_importing_ringsim_mpi_and_its_cli_does_not_load_mpi4py():
 def test_without_mpi4py_allreduce_says_how_to_install_it():
     run = _python("import sys; sys.modules['mpi4py'] = None\n"
                   "import numpy as np, ringsim.mpi\n"
-                  "from ringsim.errors import RingsimError\n"
+                  "from ringsim.core.errors import RingsimError\n"
                   "try:\n    ringsim.mpi.allreduce(np.ones(3))\n"
                   "except RingsimError as e:\n    print(e)\n")
     assert run.returncode == 0, run.stderr

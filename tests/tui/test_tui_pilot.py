@@ -5,7 +5,7 @@ import json
 from contextlib import redirect_stdout
 
 from ringsim import Simulation
-from ringsim.backend import to_numpy
+from ringsim.execute.backend import to_numpy
 from ringsim.cli import main
 from ringsim.tui.app import RingsimApp
 from ringsim.tui.screens.help import HelpScreen

@@ -19,7 +19,7 @@ from ringsim.tui.widgets.overlap_pane import OverlapPane
 from ringsim.tui.widgets.phase_banner import PhaseBanner, phase_line
 from ringsim.tui.widgets.sweep_plot import INSTALL, SweepPanel
 from ringsim.tui.widgets.timeline_pane import TimelinePane
-from ringsim.units import format_bandwidth, format_seconds
+from ringsim.core.units import format_bandwidth, format_seconds
 
 WIDE = (140, 40)
 SMALL = (80, 24)
@@ -94,8 +94,8 @@ async def test_selection_in_the_heat_map_and_slow_gpu_beyond_8():
 
 
 async def test_sweep_plot_shows_the_engines_sweep_and_follows_t_g_and_n():
-    from ringsim.cost import CostModel
-    from ringsim.sweep import sweep
+    from ringsim.cost.model import CostModel
+    from ringsim.studies.sweep import sweep
     app = RingsimApp()
     async with app.run_test(size=WIDE) as pilot:
         await pilot.press("w")

@@ -9,7 +9,7 @@ from textual.containers import Container, Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...simulation import Simulation
+from ...sim.simulation import Simulation
 from ..clock import Reading
 from ..scenario import DETAIL_MAX_GPUS
 from ..sweeps import SweepView

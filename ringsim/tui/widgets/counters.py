@@ -5,9 +5,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ...formula import format_number
-from ...naming import gpu_name
-from ...simulation import Simulation
+from ...core.formula import format_number
+from ...core.naming import gpu_name
+from ...sim.simulation import Simulation
 from ..sized import update_sized
 
 BAR = 12  # characters per bar

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from textual.containers import Horizontal
 
-from ...backend import to_numpy
-from ...naming import gpu_name
-from ...simulation import Simulation
+from ...execute.backend import to_numpy
+from ...core.naming import gpu_name
+from ...sim.simulation import Simulation
 from ..cell import CellView
 from ..marks import cell_peers
 from .gpu_panel import GpuPanel

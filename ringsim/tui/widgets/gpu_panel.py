@@ -9,7 +9,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...naming import gpu_name
+from ...core.naming import gpu_name
 from ..cell import CellView
 
 

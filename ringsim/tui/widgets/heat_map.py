@@ -11,7 +11,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...simulation import Simulation
+from ...sim.simulation import Simulation
 from ..marks import cell_masks
 
 HALF_BLOCK_FROM = 25  # from this G on, two GPUs share a text row (upper/lower half blocks)

@@ -1,4 +1,4 @@
-"""The training-step pane (key o): ringsim.overlap's step as a compute track (forward, then
+"""The training-step pane (key o): ringsim.training.overlap's step as a compute track (forward, then
 backward layer by layer) and a communication track (the DDP buckets' all-reduces on one
 stream), over the step's time; the part of the communication left after backward in red."""
 
@@ -9,8 +9,8 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from ...overlap import DEFAULT_FLOPS
-from ...units import format_seconds
+from ...training.overlap import DEFAULT_FLOPS
+from ...core.units import format_seconds
 from ..training import TrainingStep
 
 LABEL = 9  # "compute  " / "comm     "

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from ...simulation import Simulation
+from ...sim.simulation import Simulation
 from ..clock import Reading
 
 GAP = "   "  # between the phase and the clock

@@ -16,7 +16,7 @@ import math
 from rich.text import Text
 from textual.widgets import Static
 
-from ...plan import Plan, Step
+from ...core.plan import Plan, Step
 
 WIDTH, HEIGHT = 27, 11  # the drawing's canvas in characters (the widget adds two caption lines)
 LANE_COLOURS = ("#ffaf00", "#00d7ff", "#ff5fd7", "#87ff5f", "#d7d7ff", "#ff8787")

@@ -1,4 +1,4 @@
-"""The sweep panel (key w): ringsim.sweep's time (or busbw, key W) per algorithm over message
+"""The sweep panel (key w): ringsim.studies.sweep's time (or busbw, key W) per algorithm over message
 sizes, log-log, drawn by plotext through textual-plotext; the scenario's size marked.
 
 textual-plotext is imported when the panel is first shown, so a TUI without it (it comes with
@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from ...units import format_bandwidth, format_bytes, format_seconds
+from ...core.units import format_bandwidth, format_bytes, format_seconds
 from ..sweeps import SweepView
 
 # One colour per algorithm (registry order), the same in the plot and in the legend under it.

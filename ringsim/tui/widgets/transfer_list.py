@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from ..sized import update_sized
 
-from ...simulation import Simulation
+from ...sim.simulation import Simulation
 
 MAX_LINES = 200  # the naive flood at G=64 has 4,032 sentences; the rest is summarised in one line
 

@@ -1,0 +1,81 @@
+"""The ledger: elements moved per transfer, per GPU, per link; messages and steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Sequence
+
+import numpy as np
+
+from ..core.layout import Layout
+from ..core.plan import Plan, Step
+
+
+def transfer_elements(step: Step, layout: Layout) -> np.ndarray:
+    """Elements each transfer of the step moves (empty segments move 0)."""
+    q, r = divmod(layout.elements, layout.segments)
+    offset = lambda j: j * q + np.minimum(j, r)  # noqa: E731  (Layout.offset, vectorised)
+    return offset(step.last + 1) - offset(step.first)
+
+
+@dataclass(frozen=True, eq=False)
+class Ledger:
+    """What a run moved so far: totals, per GPU, per link, messages and steps."""
+
+    gpus: int
+    steps: int
+    src: np.ndarray
+    dst: np.ndarray
+    elements: np.ndarray
+
+    @cached_property
+    def total(self) -> int:
+        """Elements moved over all links."""
+        return int(self.elements.sum())
+
+    @cached_property
+    def messages(self) -> int:
+        """Transfers that moved at least one element."""
+        return int(np.count_nonzero(self.elements))
+
+    @cached_property
+    def sent(self) -> np.ndarray:
+        """Elements each GPU sent (index 0 is GPU1)."""
+        return _per_gpu(self.src, self.elements, self.gpus)
+
+    @cached_property
+    def received(self) -> np.ndarray:
+        """Elements each GPU received."""
+        return _per_gpu(self.dst, self.elements, self.gpus)
+
+    def busiest(self) -> int:
+        """The 0-based GPU that sent plus received the most (the lowest such GPU on ties)."""
+        return int(np.argmax(self.sent + self.received)) if self.gpus else 0
+
+    def links(self) -> dict[tuple[int, int], int]:
+        """Elements moved on each directed link (src, dst), 0-based, links that were used."""
+        key = self.src * self.gpus + self.dst
+        used, inverse = np.unique(key, return_inverse=True)
+        totals = np.zeros(len(used), dtype=np.int64)
+        np.add.at(totals, inverse, self.elements)
+        return {(int(k) // self.gpus, int(k) % self.gpus): int(v) for k, v in zip(used, totals)}
+
+
+def _per_gpu(gpu: np.ndarray, elements: np.ndarray, gpus: int) -> np.ndarray:
+    out = np.zeros(gpus, dtype=np.int64)
+    np.add.at(out, gpu, elements)
+    return out
+
+
+def measure(plan: Plan, layout: Layout, steps: int | None = None) -> Ledger:
+    """The ledger of the first `steps` steps of the plan (all of them by default)."""
+    taken: Sequence[Step] = plan.steps if steps is None else plan.steps[:steps]
+    cat = lambda cols: np.concatenate(cols) if cols else np.zeros(0, np.int64)  # noqa: E731
+    return Ledger(
+        gpus=plan.gpus,
+        steps=len(taken),
+        src=cat([s.src for s in taken]),
+        dst=cat([s.dst for s in taken]),
+        elements=cat([transfer_elements(s, layout) for s in taken]),
+    )

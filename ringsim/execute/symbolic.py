@@ -1,0 +1,85 @@
+"""The symbolic executor: which original segments each buffer holds, and a checker."""
+
+from __future__ import annotations
+
+import numbers
+from itertools import chain
+
+from ..core.errors import RingsimError
+from ..core.naming import gpu_name, sum_label
+from ..core.order import reductions
+from ..core.plan import Plan, Step
+
+Contributors = tuple[int, ...]
+
+
+class SymbolicState:
+    """For every GPU and each of its S segments, the GPUs whose original segment it has summed, in order."""
+
+    def __init__(self, gpus: int, segments: int | None = None) -> None:
+        self.gpus = gpus
+        self.segments = gpus if segments is None else segments
+        self.held: list[list[Contributors]] = [[(g,)] * self.segments for g in range(gpus)]
+
+    def _where(self, gpu: object, segment: object) -> tuple[int, int]:
+        """Validate a 0-based (GPU, segment) pair, naming the allowed ranges when it is out of them."""
+        for value, what, count in ((gpu, "GPU", self.gpus), (segment, "segment", self.segments)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < count:
+                raise RingsimError(f"{what} must be a whole number from 0 to {count - 1} (0-based), "
+                                   f"got {value!r}")
+        return int(gpu), int(segment)  # type: ignore[arg-type]
+
+    def contributors(self, gpu: int, segment: int) -> Contributors:
+        """GPUs whose original copy of this segment the buffer has summed, in the order added."""
+        gpu, segment = self._where(gpu, segment)
+        return self.held[gpu][segment]
+
+    def label(self, gpu: int, segment: int, *, max_terms: int = 0) -> str:
+        """What the buffer holds: 'd₄+a₄' in the order added; complete sums in GPU order."""
+        gpu, segment = self._where(gpu, segment)
+        held = self.held[gpu][segment]
+        if self.is_complete(gpu, segment):
+            held = tuple(range(self.gpus))
+        return sum_label(held, segment, max_terms=max_terms)
+
+    def is_complete(self, gpu: int, segment: int) -> bool:
+        """True when the buffer holds the sum of every GPU's copy of the segment, each once."""
+        held = self.held[gpu][segment]
+        return len(held) == self.gpus and len(set(held)) == self.gpus
+
+    def apply(self, step: Step) -> None:
+        """Carry out one step; every send reads the state before the step."""
+        orders, copies = reductions(step)
+        before = self.held
+        after = [row[:] for row in before]
+        for (dst, first, last), src in copies.items():
+            after[dst][first:last + 1] = before[src][first:last + 1]
+        for (dst, first, last), order in orders.items():
+            for segment in range(first, last + 1):
+                after[dst][segment] = tuple(chain.from_iterable(before[g][segment] for g in order))
+        self.held = after
+
+    def problems(self) -> list[str]:
+        """Every buffer that does not hold its segment's full sum, in words; empty when all do."""
+        found = []
+        for gpu in range(self.gpus):
+            for segment in range(self.segments):
+                if not self.is_complete(gpu, segment):
+                    found.append(
+                        f"{gpu_name(gpu)} segment {segment + 1} holds {self.label(gpu, segment)}, "
+                        f"should hold {sum_label(tuple(range(self.gpus)), segment)}"
+                    )
+        return found
+
+
+def run_symbolic(plan: Plan) -> SymbolicState:
+    """The symbolic state after every step of the plan."""
+    state = SymbolicState(plan.gpus, plan.segments)
+    for step in plan.steps:
+        state.apply(step)
+    return state
+
+
+def check(plan: Plan) -> list[str]:
+    """Run the plan symbolically; return what is wrong where (empty list: it is an all-reduce)."""
+    return run_symbolic(plan).problems()

@@ -1,0 +1,1 @@
+"""One scenario stepped and told: the simulation behind the walkthrough, the TUI and the lessons."""

@@ -1,0 +1,55 @@
+"""Sentences for a step: the seed's 'GPU1 sends a₁ to GPU2, where it is added to b₁', and each
+algorithm's own words ('GPU3 sends (c₁+d₁) up the tree to GPU1', 'GPU2 and GPU4 swap halves: …')."""
+
+from __future__ import annotations
+
+from ..execute.ledger import transfer_elements
+from ..core.layout import Layout
+from ..core.naming import gpu_name
+from ..core.plan import Step, Transfer
+from ..execute.symbolic import SymbolicState
+
+
+def held(state: SymbolicState, gpu: int, first: int, last: int, max_terms: int = 6,
+         parens: bool = True) -> str:
+    """What a GPU's segments first..last hold; sums in parentheses, as the seed writes them."""
+    def one(segment: int) -> str:
+        text = state.label(gpu, segment, max_terms=max_terms)
+        return f"({text})" if parens and "+" in text else text
+    if first == last:
+        return one(first)
+    return f"{one(first)}…{one(last)}"
+
+
+def sentence(t: Transfer, state: SymbolicState, elements: int | None = None, max_terms: int = 6,
+             route: str = "", swap: str = "") -> str:
+    """One transfer in the seed's words, labels read from the state before the step.
+
+    `route` goes between what is sent and where ("up the tree"); `swap`, when the
+    receiver sends to the sender in the same step, opens the sentence ("GPU2 and GPU4
+    swap halves: ").
+    """
+    sent = held(state, t.src, t.first, t.last, max_terms)
+    kept = held(state, t.dst, t.first, t.last, max_terms)
+    many = t.first != t.last
+    if t.op == "reduce":
+        tail = f"where they are added to {kept}" if many else f"where it is added to {kept}"
+    else:
+        tail = f"where they replace {kept}" if many else f"where it replaces {kept}"
+    way = f" {route}" if route else ""
+    text = f"{gpu_name(t.src)} sends {sent}{way} to {gpu_name(t.dst)}, {tail}"
+    if swap:
+        low, high = sorted((t.src, t.dst))
+        text = f"{gpu_name(low)} and {gpu_name(high)} swap {swap}: {text}"
+    if elements == 0:
+        text += " (an empty segment: nothing moves)"
+    return text
+
+
+def sentences(step: Step, state: SymbolicState, layout: Layout, max_terms: int = 6) -> list[str]:
+    """Every transfer of the step in the seed's words (state: before the step)."""
+    counts = transfer_elements(step, layout).tolist()
+    pairs = set(zip(step.src.tolist(), step.dst.tolist())) if step.swap else set()
+    return [sentence(t, state, n, max_terms, step.route[t.op == "copy"],
+                     step.swap if (t.dst, t.src) in pairs else "")
+            for t, n in zip(step.transfers(), counts)]

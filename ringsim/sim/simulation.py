@@ -1,0 +1,196 @@
+"""The simulation: one plan run over real arrays and symbolic labels, stepped forward and back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..algorithms import ALGORITHMS, make_plan, option_text, plan_closed_form
+from ..core.checks import as_numeric_array, check_count, check_elements
+from ..core.errors import RingsimError
+from ..core.formula import ClosedForm
+from ..core.layout import Layout
+from ..execute.ledger import Ledger, measure
+from ..execute.memory import check_memory, simulation_bytes
+from .narrate import sentences
+from ..execute.factory import make_executor
+from ..core.plan import Plan, Step
+from ..core.reference import gpus_off_the_sum
+from ..execute.symbolic import SymbolicState
+
+SYMBOLIC_MAX_GPUS = 128  # labels grow with G; past this only numbers and the ledger are kept
+
+
+def demo_gradients(gpus: int, elements: int, xp: Any = np, seed: int = 0):
+    """Small integer gradients (0..9) so that sums stay readable."""
+    rng = np.random.default_rng(seed)
+    return xp.asarray(rng.integers(0, 10, size=(gpus, elements), dtype=np.int64))
+
+
+class Simulation:
+    """A plan executed step by step; it can go back, reset and run to the end."""
+
+    def __init__(self, plan: Plan, elements: int, gradients=None, *, xp: Any = np,
+                 symbolic: bool | None = None) -> None:
+        self.plan = plan
+        self.layout = Layout(plan.segments, check_elements(elements))
+        self.xp = xp
+        if gradients is not None:
+            gradients = as_numeric_array(gradients, "gradients")
+            if tuple(gradients.shape) != (plan.gpus, self.layout.elements):
+                raise RingsimError(f"gradients must have shape ({plan.gpus}, {self.layout.elements}), "
+                                   f"got {tuple(gradients.shape)}")
+        itemsize = np.dtype(np.int64 if gradients is None else gradients.dtype).itemsize
+        g, n = plan.gpus, self.layout.elements
+        self.symbolic_enabled = plan.gpus <= SYMBOLIC_MAX_GPUS if symbolic is None else symbolic
+        check_memory(simulation_bytes(plan, self.layout, itemsize, symbolic=self.symbolic_enabled),
+                     f"a simulation of {g:,} GPUs with {n:,} elements each",
+                     instead=f"`ringsim compare --gpus {g} --elements {n}` (or ringsim.closed_form) "
+                             f"gives the counts without allocating", xp=xp)
+        if gradients is None:
+            gradients = demo_gradients(g, n, xp)
+        self.inputs = gradients
+        self._numeric = make_executor(plan, self.layout, xp, gradients.dtype)
+        self._sentences: dict[int, list[str]] = {}
+        self._ledgers: dict[int, Ledger] = {}
+        self._problems: dict[int, list[str]] = {}  # a position's state never changes
+        self.reset()
+
+    @classmethod
+    def create(cls, algorithm: str = "ring", gpus: int = 4, elements: int = 8, *,
+               master: int | None = None, xp: Any = np, gradients=None, **options) -> "Simulation":
+        """A simulation of a named algorithm (`master` is the 1-based master GPU; other
+        options as the algorithm takes them: chunks=, channels=, ring_order=, nodes=)."""
+        return cls(make_plan(algorithm, gpus, master=master, **options), elements, gradients, xp=xp)
+
+    # --- moving -----------------------------------------------------------------------
+    def reset(self) -> None:
+        """Back to the start: every GPU holds only its own gradient."""
+        self.position = 0
+        self._numeric.load(self.inputs)
+        self.symbolic = SymbolicState(self.plan.gpus, self.plan.segments) if self.symbolic_enabled else None
+
+    def step(self) -> Step | None:
+        """Carry out the next step and return it (None at the end)."""
+        if self.done:
+            return None
+        step = self.plan.steps[self.position]
+        if self.symbolic is not None:
+            if self.position not in self._sentences:
+                self._sentences[self.position] = sentences(step, self.symbolic, self.layout)
+            self.symbolic.apply(step)
+        self._numeric.apply(self.position)
+        self.position += 1
+        return step
+
+    def back(self) -> Step | None:
+        """Undo the last step (by replaying from the start) and return it (None at the start)."""
+        if self.position == 0:
+            return None
+        undone = self.plan.steps[self.position - 1]
+        self.goto(self.position - 1)
+        return undone
+
+    def goto(self, position: int) -> None:
+        """Move to the state after `position` steps (0: the start)."""
+        position = check_count(position, "the step", minimum=0, maximum=len(self.plan))
+        if position < self.position:
+            self.reset()
+        while self.position < position:
+            self.step()
+
+    def run(self) -> None:
+        """Carry out every remaining step."""
+        self.goto(len(self.plan))
+
+    # --- reading ----------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        """True when every step has been carried out."""
+        return self.position >= len(self.plan)
+
+    @property
+    def current(self) -> Step | None:
+        """The step carried out last (None at the start)."""
+        return self.plan.steps[self.position - 1] if self.position else None
+
+    @property
+    def title(self) -> str:
+        """The algorithm's name and the scenario: 'Ring all-reduce · 4 GPUs · 8 elements per GPU'."""
+        name = ALGORITHMS[self.plan.algorithm].TITLE
+        if self.plan.algorithm == "master":
+            name += f" (GPU{self.plan.options['master'] + 1})"
+        shown = option_text(self.plan)
+        if shown:
+            name += f" ({shown})"
+        return f"{name} · {self.plan.gpus} GPUs · {self.layout.elements:,} elements per GPU"
+
+    @property
+    def banner(self) -> str:
+        """Where the run is: 'Start', 'Reduce-scatter · iteration 2 of 3', 'Done: …'."""
+        if self.done and self.position:
+            return "Done: every GPU holds the sum" if self.correct() else "Done: some GPUs do NOT hold the sum"
+        if self.position == 0:
+            return "Start: every GPU holds only its own gradient" if len(self.plan) else \
+                "Nothing to do: a single GPU already holds the sum"
+        return phase_text(self.current)
+
+    def sentences(self, index: int | None = None) -> list[str]:
+        """The step's sentences ('GPU1 sends a₁ to GPU2, …') for step `index` (default: the last)."""
+        if index is None:
+            index = self.position - 1
+        if index < 0 or self.symbolic is None:
+            return []
+        if index not in self._sentences:
+            saved = self.position
+            self.goto(index)
+            self.step()
+            self.goto(saved)
+        return self._sentences[index]
+
+    def values(self):
+        """Every GPU's flat gradient buffer now, as a (G, N) array of the backend."""
+        return self._numeric.gradients()
+
+    def ledger(self) -> Ledger:
+        """What has moved so far."""
+        if self.position not in self._ledgers:
+            self._ledgers[self.position] = measure(self.plan, self.layout, self.position)
+        return self._ledgers[self.position]
+
+    def closed_form(self) -> ClosedForm:
+        """The exact closed-form figures for this algorithm at this G and N."""
+        return plan_closed_form(self.plan, self.layout.elements)
+
+    def problems(self) -> list[str]:
+        """What is wrong where, now: buffers that do not (yet) hold the full sum, in words."""
+        if self.position not in self._problems:
+            found = self.symbolic.problems() if self.symbolic is not None else []
+            values = self.values()
+            off = gpus_off_the_sum(values, self.inputs, self.xp)
+            found += [f"GPU{gpu + 1}'s numbers differ from the element-wise sum" for gpu in off]
+            found += [f"GPU{gpu + 1}'s bits differ from GPU1's (the same sum added in another order)"
+                      for gpu in bitwise_strays(values) if gpu not in off]
+            self._problems[self.position] = found
+        return self._problems[self.position]
+
+    def correct(self) -> bool:
+        """True when every GPU holds the element-wise sum, checked symbolically and numerically."""
+        return not self.problems()
+
+
+def bitwise_strays(values) -> list[int]:
+    """The 0-based GPUs whose (G, N) result row differs from GPU1's in any bit (NaN payloads, signed zeros)."""
+    if values.shape[0] < 2 or values.shape[1] == 0:
+        return []
+    raw = values.reshape(values.shape[0], -1).view(f"u{values.dtype.itemsize}") \
+        if values.dtype.itemsize in (1, 2, 4, 8) else values.view("u1")
+    differ = (raw != raw[:1]).any(axis=1)
+    differ = differ.get() if hasattr(differ, "get") else differ
+    return [int(g) for g in np.flatnonzero(np.asarray(differ))]
+
+
+def phase_text(step: Step) -> str:
+    """'Reduce-scatter · iteration 2 of 3' for a step."""
+    return f"{step.phase} · iteration {step.iteration} of {step.iterations}"

@@ -1,0 +1,228 @@
+"""Benchmarks, reported as ratios measured side by side in one run (never as timed tests).
+
+Efficiency: useful bytes per second of a ring all-reduce (a reduce reads two segments and
+writes one, 3 × segment bytes; a copy reads one and writes one, 2 ×) divided by NumPy's own
+copy bandwidth (bytes read + written by np.copyto) on an array of the same total size.
+Scale: the same total data spread over 1,024 GPUs, as a fraction of the 8-GPU efficiency,
+and the peak memory of ringsim.allreduce as a multiple of the input. Budgets in seconds:
+every algorithm's plan for 1,024 GPUs built in 0.5 s (issue 9); `compare --time --gpus
+1000000` and `sweep --gpus 1024` each in 1 s as whole processes (issue 10).
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+
+import numpy as np
+
+from ..algorithms import ALGORITHMS, make_plan
+from ..api import allreduce
+from ..core.layout import Layout
+from ..execute.ledger import transfer_elements
+from ..execute.numeric import NumericExecutor
+from ..core.plan import Plan
+
+NEW_ALGORITHMS = ("tree", "double-tree", "recursive-doubling", "halving-doubling",
+                  "bidirectional-ring", "hierarchical")
+
+
+def useful_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
+    """Bytes a plan must read and write at the least: 3× per reduced element, 2× per copied one."""
+    total = 0
+    for step in plan.steps:
+        factor = np.where(step.ops == 0, 3, 2)  # per transfer: a step may reduce and copy
+        total += int((factor * transfer_elements(step, layout)).sum())
+    return total * itemsize
+
+
+def copy_bandwidth(total_elements: int, dtype=np.float32, repeats: int = 3) -> float:
+    """NumPy's copy bandwidth in bytes (read + written) per second, best of `repeats`."""
+    src = np.ones(total_elements, dtype=dtype)
+    dst = np.empty_like(src)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        np.copyto(dst, src)
+        best = min(best, time.perf_counter() - start)
+    return 2 * src.nbytes / best
+
+
+def ring_seconds(gpus: int, elements: int, dtype=np.float32, repeats: int = 3,
+                 algorithm: str = "ring") -> tuple[float, int]:
+    """Best time of `repeats` runs of an algorithm's steps (the ring's by default) over loaded
+    buffers, and its useful bytes."""
+    plan = make_plan(algorithm, gpus)
+    layout = Layout(plan.segments, elements)
+    rng = np.random.default_rng(0)
+    gradients = rng.standard_normal((gpus, elements), dtype=np.float32).astype(dtype, copy=False)
+    executor = NumericExecutor(plan, layout, np, np.dtype(dtype))
+    best = float("inf")
+    for _ in range(repeats):
+        executor.load(gradients)
+        start = time.perf_counter()
+        executor.run()
+        best = min(best, time.perf_counter() - start)
+    return best, useful_bytes(plan, layout, np.dtype(dtype).itemsize)
+
+
+def peak_memory_ratio(gpus: int, elements: int, dtype=np.float32) -> float:
+    """Peak memory of ringsim.allreduce, input included, as a multiple of the input's size."""
+    arrays = [np.full(elements, g, dtype=dtype) for g in range(gpus)]
+    input_bytes = sum(a.nbytes for a in arrays)
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    result = allreduce(arrays, "ring", backend="numpy")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del result
+    return (input_bytes + peak) / input_bytes
+
+
+def numpy_cases(quick: bool = False) -> list[dict]:
+    """The CPU benchmark: efficiency at G=8 and the same data at G=1,024, as ratios."""
+    total_log2 = 20 if quick else 27
+    base = {"backend": "numpy", "dtype": "float32"}
+    bandwidth = copy_bandwidth(1 << total_log2)
+    records = []
+    efficiency = {}
+    for case, gpus in (("ring-efficiency", 8), ("ring-scale", 1024)):
+        elements = (1 << total_log2) // gpus
+        seconds, useful = ring_seconds(gpus, elements)
+        efficiency[gpus] = useful / seconds / bandwidth
+        record = {"case": case, **base, "gpus": gpus, "elements": elements, "seconds": seconds,
+                  "useful_bytes_per_s": useful / seconds, "copy_bytes_per_s": bandwidth,
+                  "efficiency": efficiency[gpus]}
+        if gpus == 8:
+            record.update(ratio=efficiency[8], target=0.8,
+                          meaning="useful bytes/s over np.copyto bytes/s")
+        else:
+            record.update(ratio=efficiency[1024] / efficiency[8], target=0.5,
+                          meaning="efficiency at G=1,024 over efficiency at G=8")
+        records.append(record)
+    for name in NEW_ALGORITHMS:
+        elements = (1 << total_log2) // 8
+        seconds, useful = ring_seconds(8, elements, algorithm=name)
+        records.append({"case": f"{name}-efficiency", **base, "gpus": 8, "elements": elements,
+                        "seconds": seconds, "useful_bytes_per_s": useful / seconds,
+                        "copy_bytes_per_s": bandwidth, "ratio": useful / seconds / bandwidth,
+                        "target": 0.7, "meaning": "useful bytes/s over np.copyto bytes/s"})
+    records.extend(plan_cases(repeats=1 if quick else 3))
+    elements = (1 << total_log2) // 1024
+    records.append({"case": "ring-peak-memory", **base, "gpus": 1024, "elements": elements,
+                    "seconds": None, "ratio": peak_memory_ratio(1024, elements), "target": 3.0,
+                    "meaning": "peak bytes (input included) over input bytes; lower is better"})
+    records.extend(cost_cases(quick))
+    from .timeline_bench import timeline_cases  # issue 12: timeline and overlap budgets
+    records.extend(timeline_cases(quick))
+    return records
+
+
+def plan_cases(gpus: int = 1024, repeats: int = 3) -> list[dict]:
+    """Seconds to build (and validate) each algorithm's plan for 1,024 GPUs, best of `repeats`,
+    against issue 9's 0.5 s budget."""
+    records = []
+    for name in ALGORITHMS:
+        best = float("inf")
+        for _ in range(repeats):
+            start = time.perf_counter()
+            plan = make_plan(name, gpus)
+            best = min(best, time.perf_counter() - start)
+            del plan
+        records.append({"case": f"{name}-plan", "backend": "numpy", "dtype": "float32",
+                        "gpus": gpus, "elements": 0, "seconds": best, "ratio": best,
+                        "target": 0.5, "meaning": f"seconds to build the plan for {gpus:,} GPUs, "
+                                                  "best of " f"{repeats}; lower is better"})
+    return records
+
+
+# Runs `python -m ringsim ARGS` and, on its way out, writes the process's own peak resident
+# memory (VmHWM: the peak since exec, not the fork's copy of the caller, which wait4 would count).
+_CHILD = """
+import runpy, sys
+sys.argv = ["ringsim", *sys.argv[2:]]
+try:
+    runpy.run_module("ringsim", run_name="__main__", alter_sys=True)
+finally:
+    try:
+        peak = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0].split()[1]
+    except (OSError, IndexError):
+        peak = ""
+    with open(OUT, "w") as out:
+        out.write(peak)
+"""
+
+
+def command_run(args: list[str]) -> dict:
+    """Run `python -m ringsim ARGS` as its own process, as a user would: wall seconds, CPU
+    seconds and peak resident memory in bytes (None where the system does not say)."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    with tempfile.TemporaryDirectory() as folder:
+        peak_file, errors_file = os.path.join(folder, "peak"), os.path.join(folder, "errors")
+        code = f"OUT = {peak_file!r}\n" + _CHILD
+        before = os.times()
+        start = time.perf_counter()
+        with open(errors_file, "wb") as errors:
+            status = subprocess.run([sys.executable, "-c", code, "ringsim", *args], env=env,
+                                    stdout=subprocess.DEVNULL, stderr=errors).returncode
+        wall = time.perf_counter() - start
+        after = os.times()
+        if status != 0:
+            with open(errors_file, encoding="utf-8", errors="replace") as errors:
+                lines = errors.read().strip().splitlines()
+            raise RuntimeError(f"ringsim {' '.join(args)} failed: {lines[-1] if lines else status}")
+        with open(peak_file) as peak:
+            kib = peak.read().strip()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return {"seconds": wall, "cpu_seconds": cpu, "max_rss": int(kib) * 1024 if kib else None}
+
+
+def cost_cases(quick: bool = False) -> list[dict]:
+    """Issue 10's budgets, each command run as its own process as a user runs it (Python's
+    start-up included): `compare --time --gpus 1000000` (every algorithm, default flat
+    topology) in 1 s and 200 MB, the same on dgx-h100 (two levels) in 1 s, and `sweep --gpus 1024` (24 sizes, 1KiB..8GiB, every
+    algorithm) in 1 s. Quick runs take smaller sizes."""
+    gpus, sweep_gpus, sizes = (10_000, 64, "1KiB..64KiB") if quick else (1_000_000, 1024, "1KiB..8GiB")
+    from .sweep import parse_sizes
+    repeats = 1 if quick else 3  # the best of three: other processes' load only adds time
+    compare_run = min((command_run(["compare", "--time", "--gpus", str(gpus)])
+                       for _ in range(repeats)), key=lambda run: run["seconds"])
+    nodes_run = min((command_run(["compare", "--time", "--topology", "dgx-h100", "--gpus", str(gpus)])
+                     for _ in range(repeats)), key=lambda run: run["seconds"])
+    sweep_run = min((command_run(["sweep", "--gpus", str(sweep_gpus), "--sizes", sizes])
+                     for _ in range(repeats)), key=lambda run: run["seconds"])
+    base = {"backend": "model", "dtype": "float32", "target": 1.0}
+    lower = "; lower is better"
+    cpu = lambda run: {"cpu_seconds": run["cpu_seconds"]}  # noqa: E731
+    compare_cmd = f"ringsim compare --time --gpus {gpus}"
+    records = [
+        {"case": "compare-time-1M", **base, "gpus": gpus, "elements": 8,
+         "seconds": compare_run["seconds"], "ratio": compare_run["seconds"], **cpu(compare_run),
+         "meaning": f"{compare_cmd} (flat, every algorithm), seconds of the whole process "
+                    f"(best of {repeats}) over a 1 s budget" + lower},
+    ]
+    if compare_run["max_rss"] is not None:
+        records.append({"case": "compare-memory-1M", **base, "gpus": gpus, "elements": 8,
+                        "seconds": None, "ratio": compare_run["max_rss"] / 200e6,
+                        "max_rss": compare_run["max_rss"],
+                        "meaning": f"{compare_cmd}: peak resident memory "
+                                   f"{compare_run['max_rss'] / 1e6:.0f} MB over a 200 MB budget" + lower})
+    records.append(
+        {"case": "compare-time-1M-dgx-h100", **base, "gpus": gpus, "elements": 8,
+         "seconds": nodes_run["seconds"], "ratio": nodes_run["seconds"], **cpu(nodes_run),
+         "meaning": f"ringsim compare --time --topology dgx-h100 --gpus {gpus} (two levels: the "
+                    f"ring family priced per node period), seconds of the whole process "
+                    f"(best of {repeats}) over a 1 s budget" + lower})
+    records.append(
+        {"case": "sweep-1024", **base, "gpus": sweep_gpus, "elements": parse_sizes(sizes)[-1] // 4,
+         "seconds": sweep_run["seconds"], "ratio": sweep_run["seconds"], **cpu(sweep_run),
+         "meaning": f"ringsim sweep --gpus {sweep_gpus} --sizes {sizes} "
+                    f"({len(parse_sizes(sizes))} sizes, every algorithm), seconds of the whole "
+                    f"process (best of {repeats}) over a 1 s budget" + lower})
+    return records

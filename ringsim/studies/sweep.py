@@ -1,0 +1,126 @@
+"""Sweep message sizes: every algorithm's modelled time and busbw, the best per size, crossovers.
+
+Like nccl-tests' all_reduce_perf -b 1K -e 8G -f 2, but from closed forms on a modelled
+topology. A crossover is where the fastest algorithm changes between two swept sizes; its
+exact size (to the element) is found by bisection over the closed forms, as NCCL's tuner
+switches between tree and ring where their modelled times cross (src/graph/tuning.cc).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..core.checks import check_gpus
+from ..cost.model import CostModel, algbw, busbw, estimate, timed_algorithms
+from ..core.errors import RingsimError
+from ..core.units import parse_size
+
+MAX_SIZES = 200
+
+
+@dataclass(frozen=True)
+class Point:
+    """One size: each algorithm's estimate, and the fastest (registry order breaks ties)."""
+
+    nbytes: int
+    elements: int
+    estimates: dict
+    best: str
+
+    def algbw(self, name: str) -> float | None:
+        """nccl-tests' algbw of one algorithm at this size."""
+        return algbw(self.nbytes, self.estimates[name].seconds)
+
+    def busbw(self, name: str, gpus: int) -> float | None:
+        """nccl-tests' all-reduce busbw of one algorithm at this size."""
+        return busbw(self.algbw(name), gpus)
+
+
+@dataclass(frozen=True)
+class Crossover:
+    """Between two swept sizes the fastest changes: `before` is fastest up to `nbytes` (excluded)."""
+
+    before: str
+    after: str
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The swept points and the crossovers between them."""
+
+    gpus: int
+    model: CostModel
+    algorithms: tuple[str, ...]
+    points: tuple[Point, ...]
+    crossovers: tuple[Crossover, ...]
+
+
+def parse_sizes(text: str) -> list[int]:
+    """'1KiB..8GiB' (powers of two: every doubling), 'A..B:xF' (factor F), or 'A,B,C'."""
+    if not isinstance(text, str) or not text.strip():
+        raise RingsimError("--sizes: give a range such as 1KiB..8GiB or a list such as 1KiB,1MiB")
+    match = re.fullmatch(r"\s*([^.,:]+)\.\.([^.,:]+?)(?::x(\d+))?\s*", text)
+    if match:
+        low, high = parse_size(match.group(1), "--sizes"), parse_size(match.group(2), "--sizes")
+        factor = int(match.group(3) or 2)
+        if factor < 2:
+            raise RingsimError("--sizes: the factor after :x must be at least 2")
+        if low < 1 or high < low:
+            raise RingsimError(f"--sizes: the range {text!r} must go up from at least 1 byte")
+        sizes = [low]
+        while sizes[-1] * factor <= high and len(sizes) <= MAX_SIZES:
+            sizes.append(sizes[-1] * factor)
+    else:
+        sizes = sorted({parse_size(part, "--sizes") for part in text.split(",")})
+    if len(sizes) > MAX_SIZES:
+        raise RingsimError(f"--sizes: at most {MAX_SIZES} sizes, got more")
+    return sizes
+
+
+def _point(gpus: int, nbytes: int, model: CostModel, names: tuple[str, ...]) -> Point:
+    elements = nbytes // model.itemsize
+    estimates = {name: estimate(name, gpus, elements, model) for name in names}
+    best = min(names, key=lambda name: estimates[name].seconds)
+    return Point(nbytes, elements, estimates, best)
+
+
+def _best(gpus: int, elements: int, model: CostModel, names: tuple[str, ...]) -> str:
+    times = {name: estimate(name, gpus, elements, model).seconds for name in names}
+    return min(names, key=times.__getitem__)
+
+
+def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
+          algorithms: list[str] | None = None) -> Sweep:
+    """Time every algorithm that has a closed-form time at each size (bytes per GPU)."""
+    model = model or CostModel()
+    gpus = check_gpus(gpus)
+    model.topology.check_gpus(gpus)
+    names = tuple(algorithms or timed_algorithms())
+    for nbytes in sizes:
+        if nbytes % model.itemsize:
+            raise RingsimError(f"size {nbytes:,} bytes is not a whole number of "
+                               f"{model.itemsize}-byte elements")
+    points = tuple(_point(gpus, n, model, names) for n in sizes)
+    crossovers = []
+    for left, right in zip(points, points[1:]):
+        if left.best == right.best:
+            continue
+        # Bisect on elements: the first size at which left.best stops being the fastest.
+        # Every time grows with N (no segment shrinks when N grows), so an algorithm slower
+        # at the left end than the fastest at the right end is never fastest in between:
+        # the bisection compares only the others (the same answer, fewer estimates).
+        fastest_right = right.estimates[right.best].seconds
+        rivals = tuple(n for n in names if left.estimates[n].seconds <= fastest_right)
+        low, high = left.elements, right.elements
+        while high - low > 1:
+            middle = (low + high) // 2
+            if _best(gpus, middle, model, rivals) == left.best:
+                low = middle
+            else:
+                high = middle
+        after = _best(gpus, high, model, rivals)
+        crossovers.append(Crossover(left.best, after, high * model.itemsize))
+    return Sweep(gpus, model, names, points, tuple(crossovers))
+

@@ -1,0 +1,217 @@
+"""Overlap: DDP's gradient buckets all-reduced while the backward pass still runs.
+
+PyTorch's DistributedDataParallel packs the parameters into buckets in the order they are
+defined (torch/nn/parallel/distributed.py, `_compute_bucket_assignment_by_size(parameters,
+[dist._DEFAULT_FIRST_BUCKET_BYTES, self.bucket_bytes_cap])`): the first bucket closes at
+1 MiB (kDefaultFirstBucketBytes = 1024·1024, torch/csrc/distributed/c10d/reducer.hpp) so
+that the gradients computed last do not wait in a large bucket, and every later bucket at
+bucket_cap_mb (25 MiB by default; a tensor larger than the cap gets a bucket of its own).
+The buckets are then reversed, because backward produces gradients last layer first, and
+each bucket's all-reduce is launched, in order, once all its gradients are ready; the
+all-reduces run one after another on one communication stream.
+
+The model here: the backward pass runs layer by layer, last layer first, each taking
+2 × its forward FLOPs (ringsim/training/models.py) at `flops` FLOP/s. Inside a layer, autograd
+produces its tensors' gradients in reverse order of definition (a block's last sub-layer
+first); ringsim splits the layer's backward time among its tensors in proportion to their
+elements, so tensor t of a layer is ready once the layer's backward has covered the tensors
+after it and t itself, and the layer's first tensor exactly when the layer ends (a
+single-tensor layer is ready at its end). Buckets are filled tensor by tensor, as DDP
+assigns parameters, so a bucket may end inside a layer; as in DDP's Reducer
+(torch/csrc/distributed/c10d/reducer.cpp: `mark_variable_ready` counts a bucket's pending
+gradients, `mark_bucket_ready` launches buckets in order once that count reaches zero) a
+bucket is ready when all its gradients are. An all-reduce of b elements takes the cost
+model's closed-form time for the algorithm (ringsim/cost/model.py). The events run on the
+timeline's engine. A step is the forward pass, the backward pass, and whatever
+communication is still running after it (exposed); the optimizer step is left out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..cost.model import CostModel, estimate
+from .models import Model
+from ..timeline.engine import Engine
+
+MIB = 1024 * 1024
+FIRST_BUCKET_BYTES = 1 * MIB   # kDefaultFirstBucketBytes (reducer.hpp)
+DEFAULT_BUCKET_MB = 25         # DistributedDataParallel(bucket_cap_mb=25)
+# Achieved FLOP/s per GPU: an H100 SXM at about 40% of its 989 TFLOP/s dense BF16 peak
+# (NVIDIA H100 datasheet), a model-FLOPs utilisation large training runs report.
+DEFAULT_FLOPS = 400e12
+SWEEP_MB = (1, 2, 5, 10, 25, 50, 100, 250, 1000, math.inf)
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """A bucket: its layers (forward indices lo..hi), elements, ready time, all-reduce start and end."""
+
+    lo: int
+    hi: int
+    elements: int
+    ready: float
+    start: float
+    end: float
+    seconds: float  # its all-reduce alone: end − start loses it when the step is huge
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """One training step with overlapped gradient all-reduces."""
+
+    forward_seconds: float
+    backward_seconds: float
+    buckets: tuple[Bucket, ...]
+    bucket_mb: float
+    layer_ends: tuple[float, ...]  # when each layer's backward ends (after the forward pass)
+
+    @property
+    def communication_seconds(self) -> float:
+        """All the buckets' all-reduce time together."""
+        return math.fsum(b.seconds for b in self.buckets)
+
+    @property
+    def computed(self) -> float:
+        """When the backward pass ends (the first layer's gradients are ready)."""
+        return self.layer_ends[0] if self.layer_ends else 0.0
+
+    @property
+    def step_seconds(self) -> float:
+        """Forward, backward, and the communication still running after the backward pass."""
+        return self.computed + self.exposed_seconds
+
+    @property
+    def exposed_seconds(self) -> float:
+        """Communication not hidden under the backward pass."""
+        return max(0.0, max((b.end for b in self.buckets), default=0.0) - self.computed)
+
+
+def _tensors(model: Model) -> list[tuple[int, int]]:
+    """(layer, elements) of every parameter tensor, in the order they are defined."""
+    return [(i, tensor) for i, layer in enumerate(model.layers) for tensor in layer.tensors]
+
+
+def _assign(model: Model, bucket_bytes: float, itemsize: int,
+            first_bytes: float) -> list[tuple[int, int, int]]:
+    """(first tensor, last tensor, elements) per bucket, tensors numbered in definition order."""
+    out, first, size, elements = [], 0, 0, 0
+    limit = first_bytes
+    tensors = _tensors(model)
+    for t, (_, tensor) in enumerate(tensors):
+        size += tensor * itemsize
+        elements += tensor
+        if size >= limit or t == len(tensors) - 1:
+            out.append((first, t, elements))
+            first, size, elements, limit = t + 1, 0, 0, bucket_bytes
+    return out
+
+
+def assign_buckets(model: Model, bucket_bytes: float, itemsize: int,
+                   first_bytes: float = FIRST_BUCKET_BYTES) -> list[tuple[int, int, int]]:
+    """DDP's assignment in definition order: (first layer, last layer, elements) per bucket.
+
+    A bucket closes once it holds at least its limit (1 MiB for the first, the cap after),
+    tensor by tensor, so a layer's tensors may fall into two buckets (then the layer is the
+    last of one and the first of the next).
+    """
+    tensors = _tensors(model)
+    return [(tensors[a][0], tensors[b][0], elements)
+            for a, b, elements in _assign(model, bucket_bytes, itemsize, first_bytes)]
+
+
+def tensor_ready(model: Model, layer_ends: list[float], forward: list[float]) -> list[float]:
+    """When each tensor's gradient is ready: its layer's backward split by elements, last tensor first."""
+    ready = []
+    for i, layer in enumerate(model.layers):
+        total = sum(layer.tensors)
+        begin = layer_ends[i] - 2 * forward[i]
+        after = total  # elements of this tensor and the ones defined after it
+        for k, tensor in enumerate(layer.tensors):
+            # The first tensor is ready exactly when the layer ends (no rounding on the way).
+            ready.append(layer_ends[i] if k == 0 or total == 0 else
+                         begin + 2 * forward[i] * (after / total))
+            after -= tensor
+    return ready
+
+
+def simulate(model: Model, gpus: int, cost: CostModel, *, bucket_mb: float = DEFAULT_BUCKET_MB,
+             flops: float = DEFAULT_FLOPS, batch: int | None = None, algorithm: str = "ring") -> Overlap:
+    """One step of `model` with DDP buckets of `bucket_mb` MiB on G GPUs (a batch of samples per GPU)."""
+    batch = model.batch if batch is None else batch
+    forward = [layer.flops * batch / flops for layer in model.layers]
+    forward_total = math.fsum(forward)
+    tensors = _tensors(model)
+    buckets = _assign(model, bucket_mb * MIB, cost.itemsize, FIRST_BUCKET_BYTES)
+    seconds = [estimate(algorithm, gpus, elements, cost).seconds for _, _, elements in buckets]
+    # The backward pass, last layer first, each layer 2 × its forward.
+    layer_end = [0.0] * len(model.layers)
+    now = forward_total
+    for i in range(len(model.layers) - 1, -1, -1):
+        now += 2 * forward[i]
+        layer_end[i] = now
+    ready_at = tensor_ready(model, layer_end, forward)
+    engine = Engine()
+    # Buckets in the order DDP launches them: last layers first.
+    order = list(range(len(buckets)))[::-1]
+    ready: dict[int, float] = {}
+    started: dict[int, tuple[float, float]] = {}
+    stream = {"busy_until": 0.0, "next": 0}
+
+    def launch() -> None:
+        """Start the next bucket in launch order if it is ready and the stream is free."""
+        while stream["next"] < len(order):
+            k = order[stream["next"]]
+            if k not in ready or engine.now < stream["busy_until"]:
+                return
+            start = engine.now
+            stream["busy_until"] = start + seconds[k]
+            started[k] = (start, start + seconds[k])
+            stream["next"] += 1
+            engine.at(start + seconds[k], launch)
+
+    def becomes_ready(k: int) -> None:
+        ready[k] = engine.now
+        launch()
+
+    for k in order:  # a bucket is ready when the last of its gradients is
+        a, b, _ = buckets[k]
+        engine.at(max(ready_at[a:b + 1]), lambda k=k: becomes_ready(k))
+    engine.run()
+    result = tuple(Bucket(tensors[a][0], tensors[b][0], el, ready[k], *started[k], seconds[k])
+                   for k, (a, b, el) in enumerate(buckets))
+    return Overlap(forward_total, 2 * forward_total, tuple(sorted(result, key=lambda b: b.start)),
+                   bucket_mb, tuple(layer_end))
+
+
+def sweep(model: Model, gpus: int, cost: CostModel, sizes=SWEEP_MB, **options) -> list[Overlap]:
+    """The step at every bucket size of the sweep (math.inf: one bucket for the whole model)."""
+    return [simulate(model, gpus, cost, bucket_mb=mb, **options) for mb in sizes]
+
+
+def trace_events(step: Overlap, model: Model):
+    """Trace events (Trace Event Format) of one step: the compute track and the communication
+    stream of a GPU (every GPU runs the same), one event per layer and per bucket."""
+    yield {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "every GPU"}}
+    for tid, name in ((1, "compute"), (2, "communication")):
+        yield {"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": name}}
+    yield {"ph": "X", "cat": "compute", "name": "forward", "pid": 1, "tid": 1, "ts": 0.0,
+           "dur": step.forward_seconds * 1e6, "args": {"layers": len(model.layers)}}
+    begin = step.forward_seconds
+    for i in range(len(model.layers) - 1, -1, -1):
+        end = step.layer_ends[i]
+        yield {"ph": "X", "cat": "compute", "name": f"backward {model.layers[i].name}", "pid": 1,
+               "tid": 1, "ts": begin * 1e6, "dur": (end - begin) * 1e6,
+               "args": {"params": model.layers[i].params}}
+        begin = end
+    for number, b in enumerate(step.buckets, 1):
+        yield {"ph": "X", "cat": "communication", "name": f"all-reduce bucket {number}", "pid": 1,
+               "tid": 2, "ts": b.start * 1e6, "dur": (b.end - b.start) * 1e6,
+               "args": {"elements": b.elements, "layers": f"{b.lo + 1}-{b.hi + 1}",
+                        "ready": b.ready * 1e6}}
+
+
+def best(runs: list[Overlap]) -> Overlap:
+    """The sweep's best step: the shortest, the larger bucket on a tie (fewer all-reduces to launch)."""
+    return min(runs, key=lambda o: (o.step_seconds, -o.bucket_mb))

@@ -1,0 +1,150 @@
+"""ZeRO stages 0–3: what each GPU sends, receives and keeps per training step.
+
+Rajbhandari, Rasley, Ruwase & He, "ZeRO: Memory Optimizations Toward Training Trillion
+Parameter Models" (SC'20). Mixed-precision Adam keeps per parameter 2 bytes of fp16
+parameters, 2 of fp16 gradients and K = 12 of optimizer state (fp32 parameters, momentum,
+variance) — (2 + 2 + K)Ψ bytes per GPU for Ψ parameters (§3.1, Figure 1). Stage 1 (P_os)
+shards the optimizer state over the N_d GPUs: 2Ψ + 2Ψ + KΨ/N_d; stage 2 (P_os+g) also the
+gradients: 2Ψ + (2 + K)Ψ/N_d; stage 3 (P_os+g+p) also the parameters: (2 + 2 + K)Ψ/N_d.
+Communication (§7): data parallelism all-reduces the gradients, a reduce-scatter and an
+all-gather of Ψ each, 2Ψ per GPU; stages 1 and 2 reduce-scatter the gradients and
+all-gather the updated parameters, 2Ψ; stage 3 all-gathers the parameters for the forward
+and again for the backward pass and reduce-scatters the gradients, 3Ψ (1.5×). PyTorch FSDP's
+FULL_SHARD is stage 3 and SHARD_GRAD_OP stage 2 (torch.distributed.fsdp.ShardingStrategy).
+
+The paper's Ψ per collective is the ring's (G−1)/G·Ψ rounded up; ringsim counts the ring's
+exact elements, with GPU g's shard being segment g of Layout(G, Ψ).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..algorithms import collectives
+from ..core.checks import check_count, check_gpus
+from ..core.errors import RingsimError
+from ..core.layout import Layout
+
+PARAM_BYTES, GRAD_BYTES, ADAM_BYTES = 2, 2, 12  # fp16 parameters, fp16 gradients, K = 12
+STAGES = (0, 1, 2, 3)
+STAGE_NAMES = {0: "data parallelism (no sharding)", 1: "P_os: optimizer states sharded",
+               2: "P_os+g: optimizer states and gradients sharded",
+               3: "P_os+g+p: optimizer states, gradients and parameters sharded (FSDP full shard)"}
+
+# Per step: (collective, what it moves), in the order they run.
+COLLECTIVES = {
+    0: ((collectives.ALL_REDUCE, "gradients"),),
+    1: ((collectives.REDUCE_SCATTER, "gradients"), (collectives.ALL_GATHER, "updated parameters")),
+    2: ((collectives.REDUCE_SCATTER, "gradients"), (collectives.ALL_GATHER, "updated parameters")),
+    3: ((collectives.ALL_GATHER, "parameters for the forward pass"),
+        (collectives.ALL_GATHER, "parameters for the backward pass"),
+        (collectives.REDUCE_SCATTER, "gradients")),
+}
+
+
+@dataclass(frozen=True)
+class Memory:
+    """Bytes one GPU keeps for parameters, gradients and Adam states (the largest shard's GPU)."""
+
+    parameters: int
+    gradients: int
+    optimizer: int
+
+    @property
+    def total(self) -> int:
+        """All three together."""
+        return self.parameters + self.gradients + self.optimizer
+
+
+@dataclass(frozen=True)
+class ZeroStep:
+    """One training step of a ZeRO stage: the collectives, the elements per GPU, memory, time."""
+
+    stage: int
+    gpus: int
+    params: int
+    collectives: tuple[tuple[str, str], ...]
+    sent: int          # elements the busiest GPU sends per step
+    received: int      # elements the busiest GPU receives per step
+    memory: Memory
+    seconds: float | None = None
+
+    @property
+    def paper_elements(self) -> int:
+        """The paper's figure: Ψ per collective (2Ψ, or 3Ψ for stage 3)."""
+        return len(self.collectives_flat()) * self.params
+
+    def collectives_flat(self) -> list[str]:
+        """The collectives as reduce-scatters and all-gathers (an all-reduce is one of each)."""
+        out = []
+        for name, _ in self.collectives:
+            out += [collectives.REDUCE_SCATTER, collectives.ALL_GATHER] if name == collectives.ALL_REDUCE \
+                else [name]
+        return out
+
+
+def memory(stage: int, params: int, gpus: int) -> Memory:
+    """Bytes per GPU in mixed-precision Adam (Figure 1 of the paper), shards as Layout(G, Ψ) cuts them."""
+    shard = Layout(gpus, params).width  # the largest shard: ⌈Ψ/G⌉
+    return Memory(PARAM_BYTES * (shard if stage >= 3 else params),
+                  GRAD_BYTES * (shard if stage >= 2 else params),
+                  ADAM_BYTES * (shard if stage >= 1 else params))
+
+
+def paper_memory(stage: int, params: int, gpus: int) -> Fraction:
+    """The paper's formula in bytes: (2 + 2 + 12)Ψ, 4Ψ + 12Ψ/N_d, 2Ψ + 14Ψ/N_d, 16Ψ/N_d."""
+    psi, nd = Fraction(params), gpus
+    return {0: 16 * psi, 1: 4 * psi + 12 * psi / nd, 2: 2 * psi + 14 * psi / nd,
+            3: 16 * psi / nd}[stage]
+
+
+def _per_gpu(name: str, gpus: int, params: int) -> tuple[list[int], list[int]]:
+    """Elements each GPU sends and receives in the ring's reduce-scatter or all-gather of Ψ."""
+    layout = Layout(gpus, params)
+    sizes = layout.sizes()
+    if gpus == 1:
+        return [0], [0]
+    if name == collectives.REDUCE_SCATTER:  # GPU g sends every segment but g, receives all but g−1
+        return [params - sizes[g] for g in range(gpus)], [params - sizes[g - 1] for g in range(gpus)]
+    # all-gather: GPU g sends every segment but g+1, receives every segment but its own
+    return [params - sizes[(g + 1) % gpus] for g in range(gpus)], [params - sizes[g] for g in range(gpus)]
+
+
+def step(stage: int, params: int, gpus: int, model=None) -> ZeroStep:
+    """One training step of ZeRO `stage` for Ψ = `params` on G GPUs (time when a CostModel is given)."""
+    if stage not in STAGES:
+        raise RingsimError(f"the ZeRO stage must be 0, 1, 2 or 3, got {stage!r}")
+    gpus = check_gpus(gpus)
+    params = check_count(params, "the number of parameters", minimum=1)
+    if params > 10**15:
+        raise RingsimError(f"--params {params:,} is more than 10^15 parameters")
+    plan = COLLECTIVES[stage]
+    sent = [0] * gpus
+    received = [0] * gpus
+    seconds = 0.0 if model is not None else None
+    flat = ZeroStep(stage, gpus, params, plan, 0, 0, memory(stage, params, gpus)).collectives_flat()
+    for name in flat:
+        s, r = _per_gpu(name, gpus, params)
+        sent = [a + b for a, b in zip(sent, s)]
+        received = [a + b for a, b in zip(received, r)]
+        if model is not None:
+            seconds += collectives.seconds(name, gpus, params, model).seconds
+    return ZeroStep(stage, gpus, params, plan, max(sent), max(received),
+                    memory(stage, params, gpus), seconds)
+
+
+def parse_params(text: str) -> int:
+    """A parameter count: 125M, 7B, 7.5B, 1.3e9, 350000 (K, M, B, T are powers of 1,000)."""
+    raw = str(text).strip().replace(",", "").replace("_", "")
+    scale = {"K": 10**3, "M": 10**6, "B": 10**9, "G": 10**9, "T": 10**12}
+    unit = raw[-1:].upper()
+    number = raw[:-1] if unit in scale else raw
+    try:
+        value = Fraction(number) if "e" not in number.lower() else Fraction(float(number))
+    except (ValueError, ZeroDivisionError):
+        raise RingsimError(f"a parameter count looks like 7B, 125M or 1.3e9, not {text!r}") from None
+    value *= scale.get(unit, 1)
+    if value.denominator != 1 or value < 1:
+        raise RingsimError(f"a parameter count must be a whole number, at least 1, not {text!r}")
+    return int(value)

@@ -16,14 +16,13 @@ import numpy as np
 
 from .algorithms import make_plan, plan_closed_form
 from .algorithms.collectives import ALL_GATHER, REDUCE_SCATTER, closed_form, plan as collective_plan
-from .execute.backend import array_module, module_of
+from .execute.backend import array_module, make_executor, module_of
 from .core.checks import as_numeric_array
 from .core.errors import RingsimError
 from .core.formula import ClosedForm
 from .core.layout import Layout
 from .execute.ledger import Ledger, measure
 from .execute.memory import allreduce_bytes, check_memory
-from .execute.factory import make_executor
 from .core.plan import Plan
 
 
@@ -86,7 +85,7 @@ def allreduce(arrays: Sequence, algorithm: str = "ring", *, master: int | None =
     executor = make_executor(plan, layout, xp, dtype)
     executor.load(rows)  # copies GPU by GPU: the inputs are read, never written
     executor.run()
-    summed = executor.unload()
+    summed = executor.result()
     outputs = [summed[g].reshape(shape) for g in range(plan.gpus)]
     return AllReduceResult(outputs, plan, measure(plan, layout),
                            plan_closed_form(plan, layout.elements))
@@ -106,7 +105,7 @@ def _run(plan: Plan, layout: Layout, rows, xp, dtype):
     executor = make_executor(plan, layout, xp, dtype)
     executor.load(rows)  # copies GPU by GPU: the inputs are read, never written
     executor.run()
-    return executor.unload()
+    return executor.result()
 
 
 def reduce_scatter(arrays: Sequence, algorithm: str = "ring", *, backend: str | None = None) -> CollectiveResult:

@@ -46,7 +46,7 @@ def test_compiled_steps_equal_the_plain_run_bitwise(scenario):
     ex.load(x)
     ex.run()
     assert ex.gradients().tobytes() == plain_run(plan, x).tobytes()
-    assert ex.unload().tobytes() == plain_run(plan, x).tobytes()
+    assert ex.result().tobytes() == plain_run(plan, x).tobytes()
 
 
 def test_a_ring_step_is_a_few_contiguousrow_runs_whatever_g():
@@ -72,6 +72,6 @@ def test_load_and_read_back_round_trip(n):
     ex = NumericExecutor(make_plan("ring", g), Layout(g, n), np, x.dtype)
     ex.load(x)
     assert np.array_equal(ex.gradients(), x)
-    assert np.array_equal(ex.unload(), x)
+    assert np.array_equal(ex.result(), x)
     with pytest.raises(RuntimeError):
         ex.apply(0)

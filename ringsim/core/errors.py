@@ -3,3 +3,9 @@
 
 class RingsimError(ValueError):
     """Bad input or an impossible request, worded for the person who made it."""
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception's message as one line (its type's name when it has none)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -184,7 +184,7 @@ def simulation_bytes(plan: Plan, layout: Layout, itemsize: int, *, symbolic: boo
 
 def allreduce_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
     """Upper bound for ringsim.allreduce: the executor, and the (G, N) result with the
-    reordering copy NumPy makes of it when G does not divide N (numeric.unload)."""
+    reordering copy NumPy makes of it when G does not divide N (NumericExecutor.result)."""
     cells = plan.gpus * layout.elements
     return executor_bytes(plan, layout, itemsize) + 2 * cells * itemsize + _bookkeeping_bytes(plan)
 

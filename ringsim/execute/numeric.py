@@ -93,13 +93,14 @@ def _split(dst, src) -> list:
 
 
 class NumericExecutor:
-    """Runs a plan on real arrays of module `xp` (numpy, cupy): load, apply steps, read back."""
+    """Runs a plan on real arrays of module `xp` (numpy, cupy): an Executor (execute/base.py)."""
 
     def __init__(self, plan: Plan, layout: Layout, xp: Any, dtype: Any) -> None:
         self.plan, self.layout, self.xp = plan, layout, xp
         self.segments = getattr(plan, "segments", plan.gpus)
         self.buf = xp.zeros((self.segments * plan.gpus, layout.width), dtype=dtype)
         self._compiled: dict[int, Callable[[], None]] = {}
+        self._reordered = False  # True once result() has put the buffers in result order
 
     def _row(self, gpu, segment):
         return buffer_row(self.plan.gpus, gpu, segment, self.segments)
@@ -118,6 +119,7 @@ class NumericExecutor:
         """
         xp = self.xp
         self.buf[...] = 0
+        self._reordered = False
         for gpu, row in enumerate(gradients):
             at = 0
             for segments, w in self._parts():
@@ -127,6 +129,7 @@ class NumericExecutor:
 
     def gradients(self):
         """A copy of every GPU's flat gradient as a (G, N) array."""
+        self._check_order()
         g, xp = self.plan.gpus, self.xp
         out = xp.empty((g, self.layout.elements), dtype=self.buf.dtype)
         for gpu in range(g):
@@ -137,18 +140,17 @@ class NumericExecutor:
                 at += len(segments) * w
         return out
 
-    def unload(self):
+    def result(self):
         """The (G, N) result without a full second copy (when S = G): reorders the buffers in place.
 
-        The executor cannot run steps afterwards. When S = G and G divides N the result is a view.
+        When S = G and G divides N the result is a view of the buffers, which the next load()
+        overwrites; steps can run again only after that load().
         """
         g, w, xp = self.plan.gpus, self.layout.width, self.xp
-        self._compiled.clear()
-        self.apply = self._unloaded  # type: ignore[method-assign]
         if self.segments != g:
-            out = self.gradients()
-            self.buf = None
-            return out
+            return self.gradients()
+        self._check_order()
+        self._reordered = True
         cells = self.buf.reshape(g, g, w)           # cells[d, gpu] = segment (d + gpu) mod G
         for d in range(g):                          # transpose, one block row at a time
             upper = cells[d, d + 1:].copy()
@@ -166,12 +168,15 @@ class NumericExecutor:
             at += block.shape[1] * width
         return out
 
-    def _unloaded(self, index: int) -> None:
-        raise RuntimeError("this executor's buffers were unloaded; make a new one to run steps")
+    def _check_order(self) -> None:
+        """Refuse to read or step buffers that result() has reordered, until the next load()."""
+        if self._reordered:
+            raise RuntimeError("result() reordered this executor's buffers; load() inputs to run again")
 
     # --- executing steps --------------------------------------------------------------
     def apply(self, index: int) -> None:
         """Carry out step `index` of the plan on the buffers."""
+        self._check_order()
         action = self._compiled.get(index)
         if action is None:
             # Steps compile in order: each reads which buffers hold identical bits after the last.

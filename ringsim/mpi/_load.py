@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from ..core.errors import RingsimError
+from ..core.errors import RingsimError, first_line
 
 INSTALL = "pip install 'ringsim[mpi]' (or, from a checkout, pip install '.[mpi]')"
 
@@ -19,5 +19,4 @@ def mpi() -> ModuleType:
             raise RingsimError(f"mpi4py cannot be imported: {exc}") from None
         raise RingsimError(f"mpi4py is not installed: {INSTALL}") from None
     except (ImportError, RuntimeError) as exc:  # e.g. no MPI library found for mpi4py
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise RingsimError(f"mpi4py cannot load an MPI library: {text}; {INSTALL}") from None
+        raise RingsimError(f"mpi4py cannot load an MPI library: {first_line(exc)}; {INSTALL}") from None

@@ -2,7 +2,8 @@
 
 Same ranks, same data, one run: each is warmed up once, then the two are timed in turn,
 five times each (interleaved, so both see the same load on a shared machine), the ranks
-lined up by a barrier before each; a time is the slowest rank's, the figure the best of five. Target: ring over MPI within 1.5× MPI_Allreduce (issue 11).
+lined up by a barrier before each; a time is the slowest rank's, the figure the best of five.
+Target: ring over MPI within 1.5× MPI_Allreduce.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from .collective import run, session
+from .data import rank_data
 from .options import elements_of
-from .runner import rank_data
 from .story import bytes_text, library_name, options_of, seconds_text
 
 TARGET = 1.5

@@ -23,8 +23,8 @@ from ..cost.model import CostModel
 from ..core.plan import Plan
 from .bench import timed
 from .collective import run, session
+from .data import rank_data
 from .options import elements_of
-from .runner import rank_data
 from .story import bytes_text, library_name, seconds_text
 
 SIZES = [2 ** k for k in range(3, 23, 2)]  # 8 B … 2 MiB

@@ -81,7 +81,7 @@ def rank_steps(plan: Plan, layout: Layout, rank: int) -> list[RankStep]:
 
 
 class MPIExecutor:
-    """Runs this rank's part of a plan over an mpi4py communicator (rank r is GPU r)."""
+    """Runs this rank's part of a plan over an mpi4py communicator (rank r is GPU r): an Executor."""
 
     def __init__(self, plan: Plan, layout: Layout, dtype: Any, *, comm: Any, watch: Watch,
                  MPI: Any, xp: Any = np, kill_at: int | None = None, out: Any = None,
@@ -119,7 +119,7 @@ class MPIExecutor:
                 self.watch.wait([self.comm.Ibarrier()], [-1], index)
             self.apply(index)
 
-    def apply(self, index: int) -> StepRecord:
+    def apply(self, index: int) -> None:
         """Carry out step `index`: post every message, wait for all, then write what arrived."""
         if self.kill_at == index:
             _die()
@@ -138,9 +138,8 @@ class MPIExecutor:
         sends = [(dst, buf[lo:hi]) for dst, lo, hi in mine.sends]
         received = self.link.exchange(receives, sends, index)
         self._write(mine, incoming)
-        record = StepRecord(time.perf_counter() - start, sum(p.nbytes for _, p in sends), received)
-        self.records.append(record)
-        return record
+        self.records.append(StepRecord(time.perf_counter() - start, sum(p.nbytes for _, p in sends),
+                                       received))
 
     def _write(self, mine: RankStep, incoming: dict) -> None:
         """Apply the step's arrivals: copies replace, reduces add in `arrival_order`."""

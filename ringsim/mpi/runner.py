@@ -15,23 +15,12 @@ import sys
 import threading
 import time
 
-import numpy as np
-
 from ..core.errors import RingsimError
 from ._load import mpi
+from .data import rank_data
 from .options import add_run_arguments, check_run, elements_of
 
 PROG = "ringsim"
-
-
-def rank_data(seed: int, rank: int, elements: int, dtype: str) -> np.ndarray:
-    """This rank's gradient: floats ~ N(0, 1); integers over the dtype's whole range (sums wrap)."""
-    rng = np.random.default_rng([seed, rank])
-    kind = np.dtype(dtype)
-    if kind.kind == "i":
-        info = np.iinfo(kind)
-        return rng.integers(info.min, info.max, size=elements, dtype=kind, endpoint=True)
-    return rng.standard_normal(elements, dtype=kind)
 
 
 def _backstop(limit: float) -> None:

@@ -14,7 +14,7 @@ from ..core.layout import Layout
 from ..execute.ledger import Ledger, measure
 from ..execute.memory import check_memory, simulation_bytes
 from .narrate import sentences
-from ..execute.factory import make_executor
+from ..execute.backend import make_executor
 from ..core.plan import Plan, Step
 from ..core.reference import gpus_off_the_sum
 from ..execute.symbolic import SymbolicState

@@ -27,7 +27,7 @@ import numpy as np
 from ..algorithms import ALGORITHMS, make_plan
 from ..core.checks import check_count, check_gpus
 from ..core.errors import RingsimError
-from ..execute.factory import make_executor
+from ..execute.backend import make_executor
 from ..core.layout import Layout
 from ..execute.memory import allreduce_bytes, check_memory
 
@@ -109,7 +109,7 @@ def reduce_with(algorithm: str, gradients: np.ndarray, plan=None, **options) -> 
     executor = make_executor(plan, layout, np, gradients.dtype)
     executor.load(list(gradients))  # copied in, never written
     executor.run()
-    return executor.unload()[0].copy()
+    return executor.result()[0].copy()
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..algorithms import make_plan, plan_closed_form
-from ..execute.backend import to_numpy
+from ..execute.backend import make_executor, to_numpy
 from ..core.checks import check_count, check_gpus
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..execute.ledger import measure
-from ..execute.factory import make_executor
 from ..execute.memory import check_memory, train_bytes
 
 
@@ -135,7 +134,7 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
                                   for g, s in enumerate(shards)])
                 executor.load(xp.asarray(local))
                 executor.run()
-                replicas -= lr * to_numpy(executor.gradients())
+                replicas -= lr * to_numpy(executor.result())
                 syncs += 1
             else:
                 # Without sync a GPU only knows its own shard: it steps on that shard's mean.

@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..algorithms import collectives
-from ..execute.backend import to_numpy
+from ..execute.backend import make_executor, to_numpy
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..execute.ledger import measure
-from ..execute.factory import make_executor
 from ..core.plan import Plan
 from .train import _gradient, _loss, check_training, synthetic_data
 
@@ -72,7 +71,7 @@ class _Collective:
     def __call__(self, rows: np.ndarray) -> np.ndarray:
         self.executor.load(self.xp.asarray(rows))
         self.executor.run()
-        return to_numpy(self.executor.gradients()).copy()
+        return to_numpy(self.executor.result()).copy()
 
 
 def _adam(p, g, m, v, t: int, lr: float) -> None:

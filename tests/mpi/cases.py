@@ -79,11 +79,13 @@ def main() -> None:
     expected = sum(np.arange(12).reshape(3, 4) + r for r in range(size))
     ok = summed.shape == (3, 4) and np.array_equal(summed, expected) and same and np.array_equal(out, expected)
     # The factory's MPI executor: this rank's part of a plan, stepped by the caller.
-    from ringsim.execute.factory import make_executor
+    from ringsim.execute.backend import make_executor
+    from ringsim.execute.base import Executor
     plan = ringsim.make_plan("ring", size)
     executor = make_executor(plan, ringsim.Layout(size, 12), dtype=np.int64, backend="mpi", comm=comm)
     executor.load(x)
     executor.run()
+    ok = ok and isinstance(executor, Executor)
     ok = ok and np.array_equal(executor.result().reshape(3, 4), expected)
     if rank == 0:
         print(json.dumps({"drop_in": bool(ok)}), flush=True)

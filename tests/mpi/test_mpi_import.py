@@ -14,7 +14,7 @@ def _python(code: str) -> subprocess.CompletedProcess:
 
 
 def test_importing_ringsim_mpi_and_its_cli_does_not_load_mpi4py():
-    run = _python("import sys, ringsim, ringsim.mpi, ringsim.cli.mpi, ringsim.execute.factory\n"
+    run = _python("import sys, ringsim, ringsim.mpi, ringsim.cli.mpi, ringsim.execute.backend\n"
                   "print('mpi4py' in sys.modules)")
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "False"

@@ -24,15 +24,14 @@ from ...core.layout import Layout
 from ..numeric import NumericExecutor, buffer_row
 from ...core.plan import Plan, Step
 from . import kernel
-from .placement import combine
+from .multidevice import StreamExecutor
+from .placement import D1_NOTE, combine
+from .probe import kernel_problem
 
 # launch(grid, block, buf, table, runs, W, rows, reduce): runs the fused kernel's arithmetic.
 Launch = Callable[..., None]
 # add(a, b, out): out = a + b element-wise, out may be a.
 Add = Callable[[Any, Any, Any], None]
-
-D1_NOTE = ("all simulated GPUs share one device: the speed measured is that device's memory, "
-           "not an interconnect")
 
 
 class FusedExecutor(NumericExecutor):
@@ -44,7 +43,7 @@ class FusedExecutor(NumericExecutor):
         self.fused_dtype = kernel.supported(self.buf.dtype)
         # The kernel's rows and the gathers below assume S = G segments (buffer_row's layout).
         self.square = getattr(plan, "segments", plan.gpus) == plan.gpus
-        kernels = Kernels(xp, self.buf.dtype)
+        kernels = kernel.Kernels(xp, self.buf.dtype)
         self._launch = launch if launch is not None else kernels.step
         self._add = add if add is not None else kernels.add
         self.fused_steps: set[int] = set()  # indices of the steps that compiled to the kernel
@@ -100,40 +99,6 @@ class FusedExecutor(NumericExecutor):
         return run
 
 
-_KERNELS: dict[tuple[int, str, str], Any] = {}
-
-
-class Kernels:
-    """The dtype's two RawKernels from kernel.source: the fused step and ringsim_add.
-
-    Compiled at first use (CuPy caches the binary per device) and shared by every executor
-    of that array module and dtype.
-    """
-
-    def __init__(self, xp: Any, dtype: Any) -> None:
-        self.xp, self.dtype = xp, np.dtype(dtype)
-
-    def _kernel(self, name: str):
-        key = (id(self.xp), self.dtype.name, name)
-        raw = _KERNELS.get(key)
-        if raw is None:
-            raw = _KERNELS[key] = self.xp.RawKernel(kernel.source(self.dtype), name)
-        return raw
-
-    def step(self, grid, block, buf, table, runs, width, rows, reduce) -> None:
-        """One launch of the fused step kernel on the current device and stream."""
-        self._kernel(kernel.KERNEL_NAME)(grid, block, (buf, table, runs, width, rows, reduce))
-
-    def add(self, a, b, out) -> None:
-        """out = a + b on the current stream: same shape and dtype, C-contiguous; out may be a."""
-        for x in (a, b, out):
-            if x.shape != out.shape or x.dtype != self.dtype or not x.flags.c_contiguous:
-                raise ValueError("ringsim_add takes C-contiguous arrays of one shape and dtype")
-        if out.size:
-            grid, block = kernel.add_launch_shape(out.size)
-            self._kernel(kernel.ADD_KERNEL_NAME)(grid, block, (a, b, out, np.int64(out.size)))
-
-
 def visible_devices(xp: Any) -> int:
     """D: CUDA devices ringsim places simulated GPUs on (RINGSIM_DEVICES may lower it)."""
     count = int(xp.cuda.runtime.getDeviceCount())
@@ -156,7 +121,6 @@ def cupy_executor(plan: Plan, layout: Layout, xp: Any, dtype: Any, *, devices: i
     `devices` (default: every visible device, see `visible_devices`) and `mode` ('fused' or
     'streams'; default: fused when D = 1) let tests run the streams executor on one device.
     """
-    from .probe import kernel_problem
     problem = kernel_problem(xp)
     if problem:
         raise RingsimError(f"{problem} (pip install 'ringsim[gpu]' brings NVRTC and the CUDA headers)")
@@ -167,6 +131,5 @@ def cupy_executor(plan: Plan, layout: Layout, xp: Any, dtype: Any, *, devices: i
             raise RingsimError("the fused executor runs on one device; use mode='streams' for D ≥ 2")
         return FusedExecutor(plan, layout, xp, dtype)
     if mode == "streams":
-        from .multidevice import StreamExecutor
         return StreamExecutor(plan, layout, xp, dtype, devices=d)
     raise RingsimError(f"unknown CuPy executor mode {mode!r}; choose 'fused' or 'streams'")

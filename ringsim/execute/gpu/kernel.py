@@ -1,4 +1,5 @@
-"""The fused step kernel: its CUDA source, the step table it reads, and its launch shape.
+"""The fused step kernel: its CUDA source, the step table it reads, its launch shape, and the
+RawKernels (Kernels) that CuPy compiles from the source.
 
 A step whose targets are independent (no buffer row receives twice, none both sends and
 receives: every ring step) runs as one kernel launch over the executor's (G·G, W) buffer.
@@ -27,6 +28,8 @@ reads the PTX.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -192,3 +195,37 @@ def add_launch_shape(elements: int, *, block: int = BLOCK, max_x: int = MAX_GRID
     """(grid, block) for ringsim_add over `elements` elements: one thread per element, at
     most 65,535 blocks (the kernel's grid-stride loop covers the rest)."""
     return (max(1, min(-(-elements // block), max_x)),), (block,)
+
+
+_KERNELS: dict[tuple[int, str, str], Any] = {}
+
+
+class Kernels:
+    """The dtype's two RawKernels from `source`: the fused step and ringsim_add.
+
+    Compiled at first use (CuPy caches the binary per device) and shared by every executor
+    of that array module and dtype.
+    """
+
+    def __init__(self, xp: Any, dtype: Any) -> None:
+        self.xp, self.dtype = xp, np.dtype(dtype)
+
+    def _kernel(self, name: str):
+        key = (id(self.xp), self.dtype.name, name)
+        raw = _KERNELS.get(key)
+        if raw is None:
+            raw = _KERNELS[key] = self.xp.RawKernel(source(self.dtype), name)
+        return raw
+
+    def step(self, grid, block, buf, table, runs, width, rows, reduce) -> None:
+        """One launch of the fused step kernel on the current device and stream."""
+        self._kernel(KERNEL_NAME)(grid, block, (buf, table, runs, width, rows, reduce))
+
+    def add(self, a, b, out) -> None:
+        """out = a + b on the current stream: same shape and dtype, C-contiguous; out may be a."""
+        for x in (a, b, out):
+            if x.shape != out.shape or x.dtype != self.dtype or not x.flags.c_contiguous:
+                raise ValueError("ringsim_add takes C-contiguous arrays of one shape and dtype")
+        if out.size:
+            grid, block = add_launch_shape(out.size)
+            self._kernel(ADD_KERNEL_NAME)(grid, block, (a, b, out, np.int64(out.size)))

@@ -19,15 +19,14 @@ import numpy as np
 from ...core.layout import Layout
 from ...core.plan import Plan
 from . import kernel
-from .executor import D1_NOTE, Kernels
-from .placement import (Add, Copy, Fetch, Partial, Record, Rows, Scheduler, Stage, Wait, device_of,
-                        peer_pairs, segment_blocks)
+from .placement import (D1_NOTE, Add, Copy, Fetch, Partial, Record, Rows, Scheduler, Stage, Wait,
+                        device_of, peer_pairs, segment_blocks)
 
 _PEER_ALREADY_ENABLED = 704  # cudaErrorPeerAccessAlreadyEnabled
 
 
 class StreamExecutor:
-    """Runs a plan with one CuPy array, stream and pair of events per simulated GPU."""
+    """Runs a plan with one CuPy array, stream and pair of events per simulated GPU: an Executor."""
 
     def __init__(self, plan: Plan, layout: Layout, xp: Any, dtype: Any, *, devices: int) -> None:
         self.plan, self.layout, self.xp, self.devices = plan, layout, xp, devices
@@ -37,7 +36,7 @@ class StreamExecutor:
         self.device = [device_of(k, devices) for k in range(g)]
         self.peer = _enable_peer_access(xp, peer_pairs(plan, devices))
         if kernel.supported(self.dtype):
-            self.add = Kernels(xp, self.dtype).add
+            self.add = kernel.Kernels(xp, self.dtype).add
         else:  # no kernel for this dtype (complex, bool): CuPy's add, same object as a and out
             self.add = lambda a, b, out: xp.add(a, b, out=out)
         self.buffers, self.streams, self.events = [], [], {}
@@ -98,7 +97,7 @@ class StreamExecutor:
                 out[k, flat] = buf[rows, :width].reshape(-1)
         return out
 
-    def unload(self):
+    def result(self):
         """The (G, N) result (a copy: the buffers live on several devices)."""
         return self.gradients()
 

@@ -22,6 +22,10 @@ from ...core.order import arrival_order
 from ...core.plan import Plan, Step
 
 
+D1_NOTE = ("all simulated GPUs share one device: the speed measured is that device's memory, "
+           "not an interconnect")
+
+
 def device_of(gpu: int, devices: int) -> int:
     """The device (0..D−1) simulated GPU `gpu` (0-based) lives on."""
     return gpu % devices

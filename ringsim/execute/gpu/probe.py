@@ -12,12 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from ...core.errors import first_line
+from .kernel import Kernels
+
 _checked: dict[int, str | None] = {}
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def kernel_problem(xp: Any) -> str | None:
@@ -25,7 +23,6 @@ def kernel_problem(xp: Any) -> str | None:
     device; otherwise the reason, one line. Checked once per array module."""
     key = id(xp)
     if key not in _checked:
-        from .executor import Kernels
         try:
             a = xp.asarray(np.arange(3, dtype=np.float32))
             out = xp.empty_like(a)
@@ -33,5 +30,5 @@ def kernel_problem(xp: Any) -> str | None:
             xp.asnumpy(out)  # waits for the launch, so a failed launch shows here
             _checked[key] = None
         except Exception as exc:  # NVRTC, the headers, the driver: each fails its own way
-            _checked[key] = f"CuPy cannot compile or run CUDA kernels: {_first_line(exc)}"
+            _checked[key] = f"CuPy cannot compile or run CUDA kernels: {first_line(exc)}"
     return _checked[key]

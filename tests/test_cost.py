@@ -140,7 +140,7 @@ def test_busiest_gpu_is_the_one_the_ledger_picks(case):
 
 def test_every_registered_algorithm_has_both_hooks():
     assert set(timed_algorithms()) == set(ALGORITHMS)
-    assert all(hasattr(module, "busiest_gpu") for module in ALGORITHMS.values())
+    assert all(hasattr(spec, "busiest_gpu") for spec in ALGORITHMS.values())
 
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))

@@ -124,8 +124,8 @@ def test_compare_numerics_text(capsys):
     assert out.startswith("Float error of each algorithm's sum · 5 GPUs · 3,000 random elements "
                           "per GPU (standard normal, seed 2)\n")
     m = measure(5, 3000, seed=2)
-    for name, module in ALGORITHMS.items():
-        row = next(line for line in out.splitlines() if line.startswith(module.TITLE + "  "))
+    for name, spec in ALGORITHMS.items():
+        row = next(line for line in out.splitlines() if line.startswith(spec.title + "  "))
         e32, e16 = m.error(name, "float32"), m.error(name, "bfloat16")
         assert row.split()[-6:] == [f"{e32.max_error:.3g}", f"{e32.mean_error:.3g}",
                                     f"{e32.differs:,}", f"{e16.max_error:.3g}",

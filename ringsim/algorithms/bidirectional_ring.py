@@ -16,10 +16,9 @@ import numpy as np
 from ..core.formula import ClosedForm
 from ..core.plan import Plan
 from . import _multiring
+from .spec import AlgorithmSpec, two_lanes
 
 NAME = "bidirectional-ring"
-TITLE = "Bidirectional ring"
-SUMMARY = "two rings in opposite directions, each on half the data: 2·(G−1)·N, every link busy both ways"
 
 
 @dataclass(frozen=True)
@@ -59,3 +58,10 @@ def seconds(gpus: int, elements: int, model):
 def busiest_gpu(gpus: int, elements: int) -> int:
     """The lowest GPU sending plus receiving the most, from the exact per-GPU counts."""
     return _multiring.busiest_gpu(gpus, elements, DIRECTIONS)
+
+
+SPEC = AlgorithmSpec(
+    NAME, "Bidirectional ring",
+    "two rings in opposite directions, each on half the data: 2·(G−1)·N, every link busy both ways",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="ring",
+    lanes=two_lanes)

@@ -16,10 +16,9 @@ from ..core.formula import ClosedForm
 from ..core.plan import Plan
 from . import _btree, _trees
 from ._phases import btree_parents, dtree_parents
+from .spec import AlgorithmSpec, two_lanes
 
 NAME = "double-tree"
-TITLE = "Double binary tree"
-SUMMARY = "two complementary binary trees, each on half the data (NCCL): 2·(G−1)·N, ~2·log₂G steps"
 
 
 @dataclass(frozen=True)
@@ -65,3 +64,10 @@ def seconds(gpus: int, elements: int, model, chunks: int = 1):
 def busiest_gpu(gpus: int, elements: int, chunks: int = 1) -> int:
     """The lowest GPU moving the most: every GPU sends as much as it receives."""
     return _trees.busiest_gpu(gpus, elements, _shapes(gpus), _trees.check_chunks(chunks))
+
+
+SPEC = AlgorithmSpec(
+    NAME, "Double binary tree",
+    "two complementary binary trees, each on half the data (NCCL): 2·(G−1)·N, ~2·log₂G steps",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="tree",
+    check=check_options, lanes=two_lanes, nccl_name="Tree")

@@ -23,10 +23,9 @@ from ..core.layout import Layout
 from ..core.plan import Plan, Step
 from ._counts import closed, formula
 from ._fold import fold_step, real_ranks, split, unfold_step
+from .spec import AlgorithmSpec
 
 NAME = "halving-doubling"
-TITLE = "Halving-doubling (Rabenseifner)"
-SUMMARY = "recursive-halving reduce-scatter, recursive-doubling all-gather: ring volume in 2·lg G steps"
 
 
 @dataclass(frozen=True)
@@ -192,3 +191,9 @@ def seconds(gpus: int, elements: int, model):
 def busiest_gpu(gpus: int, elements: int) -> int:
     """Each GPU sends and receives the same ranges overall: the busiest sender (new rank 0)."""
     return closed_form(gpus, elements).busiest_sender
+
+
+SPEC = AlgorithmSpec(
+    NAME, "Halving-doubling (Rabenseifner)",
+    "recursive-halving reduce-scatter, recursive-doubling all-gather: ring volume in 2·lg G steps",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="pairs")

@@ -23,10 +23,9 @@ from ..core.plan import Plan, Step
 from ._counts import Tally, from_counts
 from ._sparse import Ring, around, busiest, flat_phase, one_level
 from ._phases import ring_iterations
+from .spec import AlgorithmSpec
 
 NAME = "hierarchical"
-TITLE = "Hierarchical (2-D) ring"
-SUMMARY = "ring reduce-scatter inside nodes, ring all-reduce across nodes, all-gather inside"
 ACROSS = ("across the nodes", "across the nodes")
 
 
@@ -210,3 +209,10 @@ def busiest_gpu(gpus: int, elements: int, nodes=None) -> int:
     m, per = _shape(gpus, nodes)
     q, r, moved, cands, sent, received = _counts_at(gpus, elements, m, per)
     return busiest(q, 2 * moved, sent + received, cands)[1]
+
+
+SPEC = AlgorithmSpec(
+    NAME, "Hierarchical (2-D) ring",
+    "ring reduce-scatter inside nodes, ring all-reduce across nodes, all-gather inside",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="ring",
+    check=check_options)

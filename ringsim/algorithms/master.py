@@ -2,16 +2,39 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.checks import check_count
 from ..core.formula import ClosedForm, Formula
 from ..core.naming import gpu_name
 from ..core.plan import Plan, Step
+from .spec import AlgorithmSpec
 
 NAME = "master"
-TITLE = "Single-GPU master"
-SUMMARY = "reduce onto one GPU, broadcast back: 2·(G−1)·N, all of it through the master"
+
+
+@dataclass(frozen=True)
+class Options:
+    """master: the GPU that sums and broadcasts, 0-based here (users write it 1-based: --master K)."""
+
+    master: int = 0
+
+
+def check_options(gpus: int, master: int = 1) -> dict:
+    """The 1-based master GPU users give (1 to G, GPU1 by default), made 0-based."""
+    return {"master": check_count(master, "the master GPU", minimum=1, maximum=gpus) - 1}
+
+
+def written(master: int = 0) -> dict:
+    """The 0-based master as users write it, 1-based."""
+    return {"master": master + 1}
+
+
+def label(master: int = 0) -> str:
+    """The master GPU, as a title names it: 'GPU3'."""
+    return gpu_name(master)
 
 
 def plan(gpus: int, master: int = 0) -> Plan:
@@ -80,3 +103,10 @@ def busiest_gpu(gpus: int, elements: int, master: int = 0) -> int:
     With nothing to move, or G = 2 (both GPUs move N each way), the ledger's tie goes to GPU1.
     """
     return master if elements and gpus > 2 else 0
+
+
+SPEC = AlgorithmSpec(
+    NAME, "Single-GPU master",
+    "reduce onto one GPU, broadcast back: 2·(G−1)·N, all of it through the master",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="star",
+    check=check_options, written=written, label=label)

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.formula import ClosedForm, Formula
 from ..core.plan import Plan, Step
+from .spec import AlgorithmSpec
 
 NAME = "naive"
-TITLE = "Naive all-to-all"
-SUMMARY = "every GPU sends its whole gradient to every other: G·(G−1)·N"
+
+
+@dataclass(frozen=True)
+class Options:
+    """No options."""
 
 
 def plan(gpus: int) -> Plan:
@@ -59,3 +64,9 @@ def seconds(gpus: int, elements: int, model):
 def busiest_gpu(gpus: int, elements: int) -> int:
     """GPU1: every GPU sends and receives (G−1)·N, and ties go to the lowest."""
     return 0
+
+
+SPEC = AlgorithmSpec(
+    NAME, "Naive all-to-all",
+    "every GPU sends its whole gradient to every other: G·(G−1)·N",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="all-to-all")

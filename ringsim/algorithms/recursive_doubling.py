@@ -18,10 +18,9 @@ from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
 from ._counts import closed, formula
 from ._fold import fold_step, real_ranks, split, unfold_step
+from .spec import AlgorithmSpec
 
 NAME = "recursive-doubling"
-TITLE = "Recursive doubling"
-SUMMARY = "lg G swaps of whole gradients with GPU k XOR 2^s: few steps, N·lg G per GPU"
 PHASE = "Recursive doubling"
 
 
@@ -119,3 +118,9 @@ def seconds(gpus: int, elements: int, model):
 def busiest_gpu(gpus: int, elements: int) -> int:
     """Every GPU sends and receives as much as it gets: new rank 0 (GPU2 with folded GPUs), else GPU1."""
     return closed_form(gpus, elements).busiest_sender
+
+
+SPEC = AlgorithmSpec(
+    NAME, "Recursive doubling",
+    "lg G swaps of whole gradients with GPU k XOR 2^s: few steps, N·lg G per GPU",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="pairs")

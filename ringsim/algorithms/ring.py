@@ -10,10 +10,9 @@ import numpy as np
 from ..core.formula import ClosedForm, Formula
 from ..core.plan import Plan, Step
 from . import _multiring, _sparse
+from .spec import AlgorithmSpec
 
 NAME = "ring"
-TITLE = "Ring all-reduce"
-SUMMARY = "reduce-scatter then all-gather around a ring: 2·(G−1)·N in all, 2·(G−1)·N/G per GPU"
 
 
 @dataclass(frozen=True)
@@ -31,6 +30,11 @@ def check_options(gpus: int, channels: int = 1, ring_order=None) -> dict:
     if orders is not None and channels == 1 and len(orders) > 1:
         channels = len(orders)  # one order per ring: as many rings as orders
     return {"channels": _multiring.check_channels(channels, gpus, orders), "ring_order": orders}
+
+
+def lanes(channels: int = 1, ring_order=None) -> int:
+    """One ring per channel, side by side on its own block of segments."""
+    return channels
 
 
 def _several(gpus: int, channels: int, ring_order) -> bool:
@@ -210,3 +214,10 @@ def busiest_gpu(gpus: int, elements: int, channels: int = 1, ring_order=None) ->
     k = _sparse.around([0, r], gpus)
     big = lambda shift: ((k + shift) % gpus < r).astype(np.int64)  # noqa: E731
     return int(k[np.argmin(big(0) + 2 * big(1) + big(2))])
+
+
+SPEC = AlgorithmSpec(
+    NAME, "Ring all-reduce",
+    "reduce-scatter then all-gather around a ring: 2·(G−1)·N in all, 2·(G−1)·N/G per GPU",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="ring",
+    check=check_options, lanes=lanes, nccl_name="Ring")

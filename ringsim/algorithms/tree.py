@@ -18,10 +18,9 @@ from ..core.formula import ClosedForm
 from ..core.plan import Plan
 from . import _btree, _trees
 from ._phases import btree_parents
+from .spec import AlgorithmSpec
 
 NAME = "tree"
-TITLE = "Binary tree"
-SUMMARY = "reduce up a binary tree, broadcast down, pipelined in C chunks: 2·(G−1)·N, ~2·log₂G steps"
 
 
 @dataclass(frozen=True)
@@ -59,3 +58,10 @@ def seconds(gpus: int, elements: int, model, chunks: int = 1):
 def busiest_gpu(gpus: int, elements: int, chunks: int = 1) -> int:
     """The lowest GPU moving the most: every GPU sends as much as it receives."""
     return _trees.busiest_gpu(gpus, elements, [_btree.Tree(gpus)], _trees.check_chunks(chunks))
+
+
+SPEC = AlgorithmSpec(
+    NAME, "Binary tree",
+    "reduce up a binary tree, broadcast down, pipelined in C chunks: 2·(G−1)·N, ~2·log₂G steps",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="tree",
+    check=check_options)

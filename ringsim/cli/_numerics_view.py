@@ -61,7 +61,7 @@ def _print(result: Numerics, missing_bfloat16: bool) -> None:
         header += [f"{d} max", "mean", f"≠ {first}"]
     rows = [header]
     for name in result.algorithms:
-        row = [ALGORITHMS[name].TITLE]
+        row = [ALGORITHMS[name].title]
         for d in result.dtypes:
             e = result.error(name, d)
             row += [f"{e.max_error:.3g}", f"{e.mean_error:.3g}", f"{e.differs:,}"]
@@ -74,7 +74,7 @@ def _print(result: Numerics, missing_bfloat16: bool) -> None:
             print("  ".join("─" * w for w in widths))
     n = result.elements
     print(f"\n≠ {first}: of the {n:,} sums, how many differ in their bits from the "
-          f"{ALGORITHMS[first].TITLE.lower()}'s.")
+          f"{ALGORITHMS[first].title.lower()}'s.")
     for d in result.dtypes:
         worst = max(result.error(a, d).bound_used for a in result.algorithms)
         print(f"{d}: every error is within the textbook bound γ(G−1)·Σ|x| ≈ (G−1)·u·Σ|x| "

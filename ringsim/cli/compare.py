@@ -85,7 +85,7 @@ def _record(r: Row, gpus: int, elements: int, model) -> dict:
     record = {
         "algorithm": r.algorithm, "gpus": gpus, "elements": elements,
         "total_elements": _exact(r.total), "formula_total": _exact(r.formulas.total.value),
-        "busiest_gpu": None if r.busiest_gpu is None else r.busiest_gpu + 1,
+        "busiest_gpu": r.busiest_gpu + 1,
         "busiest_sent": _exact(r.busiest_sent), "busiest_received": _exact(r.busiest_received),
         "steps": _exact(r.steps), "messages": _exact(r.messages),
     }
@@ -93,10 +93,8 @@ def _record(r: Row, gpus: int, elements: int, model) -> dict:
         t = r.timing
         record.update(topology=model.topology.name, dtype_bytes=model.itemsize,
                       bytes_per_gpu=elements * model.itemsize,
-                      seconds=None if t is None else t.estimate.seconds,
-                      algbw=None if t is None else t.algbw, busbw=None if t is None else t.busbw,
-                      bottleneck=None if t is None else t.estimate.describe(model.topology),
-                      rank=None if t is None else t.rank)
+                      seconds=t.estimate.seconds, algbw=t.algbw, busbw=t.busbw,
+                      bottleneck=t.estimate.describe(model.topology), rank=t.rank)
     return record
 
 
@@ -116,7 +114,7 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
     _table(("algorithm", "elements moved", "busiest GPU sent / received", "steps", "messages",
             "closed form"),
            [(r.title, format_number(r.total),
-             ("—" if r.busiest_gpu is None else f"GPU{r.busiest_gpu + 1}") +
+             f"GPU{r.busiest_gpu + 1}" +
              f": {format_number(r.busiest_sent)} / {format_number(r.busiest_received)}",
              format_number(r.steps), format_number(r.messages), str(r.formulas.total))
             for r in rows])
@@ -138,11 +136,10 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model) -> None:
     print(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
           f"({model.itemsize}-byte elements)")
     print(topo.describe() + "\n")
-    timed = sorted((r for r in rows if r.timing), key=lambda r: r.timing.rank)
+    timed = sorted(rows, key=lambda r: r.timing.rank)
     body = [(r.title, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),
              format_bandwidth(r.timing.busbw), str(r.timing.rank),
              r.timing.estimate.describe(topo)) for r in timed]
-    body += [(r.title, "—", "—", "—", "—", "no closed-form time yet") for r in rows if not r.timing]
     _table(("algorithm", "time", "algbw", "busbw", "rank", "bottleneck"), body)
     print("\nalgbw = S/t with S the bytes per GPU; busbw = algbw·2(G−1)/G, the rate each GPU's "
           "link must carry (nccl-tests' definitions).")

@@ -92,7 +92,7 @@ def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
         for p in result.points:
             y = p.estimates[name].seconds if metric == "time" else p.busbw(name, result.gpus)
             values.append((float(p.nbytes), float(y or 0.0)))
-        out[ALGORITHMS[name].TITLE] = values
+        out[ALGORITHMS[name].title] = values
     return out
 
 
@@ -151,12 +151,12 @@ def _print_table(result: Sweep) -> None:
     print(f"All-reduce over {result.gpus:,} GPUs on {topo.title} "
           f"({result.model.itemsize}-byte elements)\n")
     names = result.algorithms
-    header = ("size", *(ALGORITHMS[n].NAME for n in names), "fastest", "its busbw")
+    header = ("size", *(ALGORITHMS[n].name for n in names), "fastest", "its busbw")
     body = [(format_bytes(p.nbytes), *(format_seconds(p.estimates[n].seconds) for n in names),
              p.best, format_bandwidth(p.busbw(p.best, result.gpus))) for p in result.points]
     _columns(header, body)
     print("\nbusbw per algorithm (nccl-tests: algbw·2(G−1)/G):")
-    header = ("size", *(ALGORITHMS[n].NAME for n in names))
+    header = ("size", *(ALGORITHMS[n].name for n in names))
     body = [(format_bytes(p.nbytes), *(format_bandwidth(p.busbw(n, result.gpus)) for n in names))
             for p in result.points]
     _columns(header, body)
@@ -165,7 +165,7 @@ def _print_table(result: Sweep) -> None:
         best = result.points[0].best if result.points else "—"
         print(f"No crossover: {best} is the fastest at every size swept.")
     for c in result.crossovers:
-        print(f"Crossover: {ALGORITHMS[c.after].TITLE} overtakes {ALGORITHMS[c.before].TITLE} "
+        print(f"Crossover: {ALGORITHMS[c.after].title} overtakes {ALGORITHMS[c.before].title} "
               f"at {c.nbytes:,} bytes per GPU ({_approx_bytes(c.nbytes)}).")
     _print_rails(result)
 

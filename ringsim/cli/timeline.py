@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             "transfers": len(timeline), "critical_path": timeline.critical_path(),
             "faults": [{"fault": c.fault.flag(), "seconds": c.seconds} for c in costs]}))
         return 0
-    what = ALGORITHMS[plan.algorithm].TITLE.lower() if args.collective == ALL_REDUCE else \
+    what = ALGORITHMS[plan.algorithm].title.lower() if args.collective == ALL_REDUCE else \
         f"ring {args.collective}"
     print(f"Timeline of {what} · {gpus:,} GPU{'s' * (gpus != 1)} · "
           f"{format_bytes(elements * model.itemsize)} per GPU · {model.topology.name}")

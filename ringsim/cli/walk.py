@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms import closed_form, make_plan
+from ..algorithms import closed_form, make_plan, option_names
 from ..execute.backend import array_module, to_numpy
 from ..algorithms.collectives import collective
 from ..cost.model import CostModel, PlanCost, Port, algbw, price
@@ -124,9 +124,9 @@ def _scenario(args: argparse.Namespace) -> tuple[int, int, CostModel | None]:
         if args.nodes is not None:
             if topology.gpus_per_node is not None:
                 gpus = gpus_from_args(args, topology, 4)
-                if args.algorithm != "hierarchical":
-                    args.nodes = None  # spent on G; only hierarchical also takes it
-            elif args.algorithm != "hierarchical":
+                if "nodes" not in option_names(args.algorithm):
+                    args.nodes = None  # spent on G; only an algorithm with nodes also takes it
+            elif "nodes" not in option_names(args.algorithm):
                 raise RingsimError(f"topology {topology.name} has no nodes; give --gpus instead "
                                    "of --nodes (or a topology with nodes, such as dgx-h100)")
     gpus = 4 if gpus is None else gpus

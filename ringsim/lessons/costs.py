@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..cost import model as cost
-from ..algorithms import ALGORITHMS, algorithm, closed_form, make_plan, transfers
+from ..algorithms import ALGORITHMS, algorithm, closed_form, make_plan, option_names, transfers
 from ..core import units
 from ..core.units import itemsize as dtype_itemsize
 
@@ -24,7 +24,7 @@ TREE_MAX_CHUNKS = 64           # …but at most this many (NCCL too sizes chunks
 GPUS_PER_NODE = 8              # hierarchical on a flat machine: nodes of 8, as a DGX
 
 # Placeholder keys (latency.KEY, latencies.KEY) for every algorithm the engine registers.
-ROW_KEYS = {name.replace("-", "_"): algorithm(name).TITLE for name in ALGORITHMS}
+ROW_KEYS = {name.replace("-", "_"): algorithm(name).title for name in ALGORITHMS}
 
 
 @dataclass(frozen=True)
@@ -68,10 +68,11 @@ def model_of(topology: str = "flat", alpha_us: float = 5.0, gbps: float = 100.0)
 
 def options_for(name: str, gpus: int, elements: int, model: cost.CostModel) -> dict | None:
     """The options a lesson prices `name` with (None: it does not apply to this G)."""
-    if name in ("tree", "double-tree"):
+    takes = option_names(name)
+    if "chunks" in takes:
         chunk_bytes = -(-elements * BYTES_PER_ELEMENT // TREE_CHUNK_BYTES)
         return {"chunks": max(1, min(TREE_MAX_CHUNKS, chunk_bytes, max(elements, 1)))}
-    if name == "hierarchical":
+    if "nodes" in takes:
         per_node = model.topology.gpus_per_node or GPUS_PER_NODE
         if gpus % per_node or gpus // per_node < 2:
             return None
@@ -118,7 +119,7 @@ def cost_rows(gpus: int, elements: int, model: cost.CostModel | None = None,
         steps = int(closed_form(name, gpus, elements, **options).steps.value)
         level = None if est.level is None else (est.describe(model.topology).split(" (")[0]
                                                 if model.topology.gpus_per_node else "links")
-        rows.append(Cost(name.replace("-", "_"), name, algorithm(name).TITLE, options, steps,
+        rows.append(Cost(name.replace("-", "_"), name, algorithm(name).title, options, steps,
                          est.seconds, elements * BYTES_PER_ELEMENT, gpus, level))
     return rows
 

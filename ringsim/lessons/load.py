@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..algorithms import ALGORITHMS, make_plan
+from ..algorithms import ALGORITHMS, make_plan, option_names
 from ..core.checks import check_elements, check_gpus
 from ..core.errors import RingsimError
 from ..sim.simulation import SYMBOLIC_MAX_GPUS
@@ -244,7 +244,7 @@ def _settings(front: dict, refuse) -> tuple[Scenario, str, list[int]]:
     if elements > MAX_ELEMENTS:
         refuse(front["elements"][0], f"a lesson's scenario runs beside the text, so elements must "
                                      f"be from 0 to {MAX_ELEMENTS:,}, got {clip(f'{elements:,}')}")
-    if master is not None and algorithm != "master":
+    if master is not None and "master" not in option_names(algorithm):
         refuse(front["master"][0], "'master:' applies only to 'algorithm: master'")
     try:
         make_plan(algorithm, gpus, master=master)

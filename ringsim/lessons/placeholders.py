@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..algorithms import ALGORITHMS, closed_form
+from ..algorithms import ALGORITHMS, closed_form, option_names
 from ..core.checks import check_count, check_elements, check_gpus
 from ..core.errors import RingsimError
 from ..execute.ledger import Ledger
@@ -219,13 +219,14 @@ class _Ask:
             self.plan = ctx.plan
         else:
             algorithm = named.get("algorithm", base.algorithm)
-            if "master" in named and algorithm != "master":
+            takes_master = "master" in option_names(algorithm)
+            if "master" in named and not takes_master:
                 raise RingsimError("master= only applies to algorithm=master")
             master = named.get("master", base.master if algorithm == base.algorithm else None)
             self.scenario = Scenario(algorithm, check_gpus(named.get("gpus", base.gpus)),
                                      check_elements(named.get("elements", base.elements)),
-                                     master if algorithm == "master" else None)
-            if master is not None and algorithm == "master":
+                                     master if takes_master else None)
+            if master is not None and takes_master:
                 check_count(master, "the master GPU", minimum=1, maximum=self.scenario.gpus)
             self.plan = None
         self.indices = tuple(i.value(base.gpus, base.elements) if isinstance(i, Deferred) else i

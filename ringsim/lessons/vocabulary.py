@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
-from ..algorithms import ALGORITHMS, closed_form
+from ..algorithms import ALGORITHMS, closed_form, option_names
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
@@ -75,8 +75,8 @@ def _n(value) -> str:
 def where(a) -> str:
     """'Ring all-reduce at G = 4, N = 8, after step 3 of 6' for explanations."""
     s = a.scenario
-    name = ALGORITHMS[s.algorithm].TITLE
-    if s.algorithm == "master":
+    name = ALGORITHMS[s.algorithm].title
+    if "master" in option_names(s.algorithm):
         name += f" on GPU{s.master or 1}"
     steps = a.steps()
     at = "before step 1" if a.position == 0 else (
@@ -90,8 +90,8 @@ def generic_why(a, value: str) -> str:
 
 def title_text(scenario: Scenario) -> str:
     """'Ring all-reduce · 4 GPUs · 8 elements per GPU', singular where the count is 1."""
-    name = ALGORITHMS[scenario.algorithm].TITLE
-    if scenario.algorithm == "master":
+    name = ALGORITHMS[scenario.algorithm].title
+    if "master" in option_names(scenario.algorithm):
         name += f" (GPU{scenario.master or 1})"
     return f"{name} · {plural(scenario.gpus, 'GPU')} · {plural(scenario.elements, 'element')} per GPU"
 
@@ -231,9 +231,9 @@ def _compare(a) -> str:
     lines = [f"G = {g:,} GPUs, N = {n:,} elements per GPU"]
     # The three algorithms of the original story, in the registry's order (new algorithms
     # are compared in lesson 9's cost table, which reads the whole registry).
-    for name, module in ((k, m) for k, m in ALGORITHMS.items() if k in COMPARED):
+    for name, spec in ((k, s) for k, s in ALGORITHMS.items() if k in COMPARED):
         cf = closed_form(name, g, n)
-        lines.append(f"{module.TITLE + ':':<19}in all {_exact(cf.total)}")
+        lines.append(f"{spec.title + ':':<19}in all {_exact(cf.total)}")
         sent, received = cf.busiest_sent, cf.busiest_received
         if sent.value == received.value:
             lines.append(f"  the busiest GPU sends and receives {_exact(sent)} each")
@@ -280,7 +280,7 @@ def _formula_why(field: str) -> Callable:
     def why(a, value: str) -> str:
         s = a.scenario
         formula = getattr(a.closed(), field)
-        return (f"For {ALGORITHMS[s.algorithm].TITLE}, {words} is {formula.text}; with G = {s.gpus:,} "
+        return (f"For {ALGORITHMS[s.algorithm].title}, {words} is {formula.text}; with G = {s.gpus:,} "
                 f"and N = {s.elements:,} that is {substitute(formula.text, s.gpus, s.elements)} = "
                 f"{_n(formula.value)}.")
     return why
@@ -497,7 +497,7 @@ def _precision_run(a):
 def _precision_why(a, value: str) -> str:
     s = a.scenario
     return (f"ringsim.allreduce summed {plural(s.gpus, 'GPU')}' float32 random gradients (seed {PRECISION_SEED}, "
-            f"{plural(s.elements, 'element')}) with {ALGORITHMS[s.algorithm].TITLE}, in its own order of "
+            f"{plural(s.elements, 'element')}) with {ALGORITHMS[s.algorithm].title}, in its own order of "
             f"additions, and compared with the exact sum (math.fsum in float64): {value}.")
 
 
@@ -553,7 +553,7 @@ VOCABULARY: dict[str, Entry] = {
     "=": Entry(_calc, (), "'{{= G-1}}': a whole-number expression in G and N", _calc_why),
     "G": Entry(lambda a: _n(a.scenario.gpus), _SCEN, "the number of GPUs"),
     "N": Entry(lambda a: _n(a.scenario.elements), _SCEN, "elements per GPU"),
-    "algorithm": Entry(lambda a: ALGORITHMS[a.scenario.algorithm].TITLE, _SCEN, "the algorithm's name"),
+    "algorithm": Entry(lambda a: ALGORITHMS[a.scenario.algorithm].title, _SCEN, "the algorithm's name"),
     "title": Entry(lambda a: title_text(a.scenario), _SCEN,
                    "'Ring all-reduce · 4 GPUs · 8 elements per GPU'"),
     "banner": Entry(lambda a: a.sim().banner, _POS, "where the run is: 'Reduce-scatter · iteration 2 of 3'"),

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from ..algorithms import ALGORITHMS
+from ..algorithms import ALGORITHMS, option_names
 from ..core.checks import check_elements
 from ..core.errors import RingsimError
 
@@ -92,7 +92,7 @@ def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None
                            "there is nothing to send (try -n 4)")
     if elements_of(args) == 0:
         raise RingsimError("there are 0 elements per rank: nothing to send (try --elements 8)")
-    if args.master is not None and args.algorithm != "master":
+    if args.master is not None and "master" not in option_names(args.algorithm):
         raise RingsimError("--master only applies to the master algorithm")
     if args.master is not None and not 1 <= args.master <= ranks:
         raise RingsimError(f"--master must be from 1 to {ranks}, got {args.master}")

@@ -151,7 +151,7 @@ class Report:
 
     def _header(self) -> list[str]:
         g, n = self.plan.gpus, self.layout.elements
-        title = ALGORITHMS[self.plan.algorithm].TITLE
+        title = ALGORITHMS[self.plan.algorithm].title
         library = library_name(self.MPI)
         import mpi4py
         cores = os.cpu_count() or 1

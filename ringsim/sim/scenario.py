@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms import ALGORITHMS, make_plan
+from ..algorithms import ALGORITHMS, make_plan, option_names
 from ..core.plan import Plan
 
 
@@ -23,7 +23,8 @@ class Scenario:
 
     def plan(self) -> Plan:
         """The scenario's plan (no gradient arrays)."""
-        return make_plan(self.algorithm, self.gpus, master=self.master, **dict(self.options))
+        # The options may name the master too (plan_options gives it): theirs is the one used.
+        return make_plan(self.algorithm, self.gpus, **{"master": self.master, **dict(self.options)})
 
     def simulation(self, xp: Any = None):
         """A fresh Simulation of the scenario, at the start, on array module xp (NumPy by default)."""
@@ -40,4 +41,5 @@ class Scenario:
         """The same G and N with the next algorithm of the registry (ring → master → naive → ring)."""
         names = list(ALGORITHMS)
         name = names[(names.index(self.algorithm) + 1) % len(names)]
-        return replace(self, algorithm=name, master=self.master if name == "master" else None, options=())
+        master = self.master if "master" in option_names(name) else None
+        return replace(self, algorithm=name, master=master, options=())

@@ -118,9 +118,7 @@ class Simulation:
     @property
     def title(self) -> str:
         """The algorithm's name and the scenario: 'Ring all-reduce · 4 GPUs · 8 elements per GPU'."""
-        name = ALGORITHMS[self.plan.algorithm].TITLE
-        if self.plan.algorithm == "master":
-            name += f" (GPU{self.plan.options['master'] + 1})"
+        name = ALGORITHMS[self.plan.algorithm].title
         shown = option_text(self.plan)
         if shown:
             name += f" ({shown})"

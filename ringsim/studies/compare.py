@@ -32,7 +32,7 @@ class Row:
     algorithm: str
     title: str
     total: int
-    busiest_gpu: int | None
+    busiest_gpu: int
     busiest_sent: int
     busiest_received: int
     steps: int
@@ -47,19 +47,13 @@ def _whole(formula):
     return value.numerator if value.denominator == 1 else value
 
 
-def busiest_gpu(name: str, gpus: int, elements: int) -> int | None:
-    """The 0-based GPU that sends plus receives the most, if the algorithm's module says."""
-    hook = getattr(ALGORITHMS[name], "busiest_gpu", None)
-    return None if hook is None else hook(gpus, elements)
-
-
 def compare(gpus: int, elements: int, model: CostModel | None = None) -> list[Row]:
     """A row per registered algorithm (default options) for G GPUs of N elements each."""
     gpus, elements = check_gpus(gpus), check_elements(elements)
     rows = []
-    for name, module in ALGORITHMS.items():
+    for name, spec in ALGORITHMS.items():
         cf = closed_form(name, gpus, elements)
-        rows.append(Row(name, module.TITLE, _whole(cf.total), busiest_gpu(name, gpus, elements),
+        rows.append(Row(name, spec.title, _whole(cf.total), spec.busiest_gpu(gpus, elements),
                         _whole(cf.busiest_sent), _whole(cf.busiest_received), _whole(cf.steps),
                         _whole(cf.messages), cf))
     return rows if model is None else _timed(rows, gpus, elements, model)
@@ -68,19 +62,13 @@ def compare(gpus: int, elements: int, model: CostModel | None = None) -> list[Ro
 def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[Row]:
     model.topology.check_gpus(gpus)
     nbytes = elements * model.itemsize
-    estimates = {}
-    for row in rows:
-        hook = getattr(ALGORITHMS[row.algorithm], "seconds", None)
-        if hook is not None:
-            estimates[row.algorithm] = hook(gpus, elements, model)
+    estimates = {row.algorithm: ALGORITHMS[row.algorithm].seconds(gpus, elements, model) for row in rows}
     order = sorted(estimates, key=lambda name: estimates[name].seconds)
     out = []
     for row in rows:
-        est = estimates.get(row.algorithm)
-        timing = None
-        if est is not None:
-            alg = algbw(nbytes, est.seconds)
-            timing = Timing(est, alg, busbw(alg, gpus), order.index(row.algorithm) + 1)
+        est = estimates[row.algorithm]
+        alg = algbw(nbytes, est.seconds)
+        timing = Timing(est, alg, busbw(alg, gpus), order.index(row.algorithm) + 1)
         out.append(Row(**{**row.__dict__, "timing": timing}))
     return out
 

@@ -85,8 +85,9 @@ def _adam(p, g, m, v, t: int, lr: float) -> None:
 
 def train_zero(gpus: int = 4, stage: int = 2, epochs: int = 5, *, samples: int = 4096,
                features: int = 8, batch: int = 256, lr: float = 0.05, seed: int = 0,
-               xp=np) -> ZeroRun:
-    """Train the demo's logistic regression with ZeRO `stage` (1–3) and with plain data parallelism."""
+               xp=np, algorithm: str = "ring") -> ZeroRun:
+    """Train the demo's logistic regression with ZeRO `stage` (1–3) and with plain data parallelism,
+    syncing with `algorithm`'s reduce-scatter and all-gather (the ring's: no other has them)."""
     if stage not in (1, 2, 3):
         raise RingsimError(f"--zero takes stage 1, 2 or 3, got {stage!r}")
     gpus, epochs, samples, features, batch = check_training(gpus, epochs, samples, features, batch)
@@ -94,8 +95,8 @@ def train_zero(gpus: int = 4, stage: int = 2, epochs: int = 5, *, samples: int =
     n = features + 1
     layout = Layout(gpus, n)
     cut = [slice(layout.offset(g), layout.offset(g + 1)) for g in range(gpus)]
-    scatter = _Collective(collectives.plan(collectives.REDUCE_SCATTER, gpus), layout, xp)
-    gather = _Collective(collectives.plan(collectives.ALL_GATHER, gpus), layout, xp)
+    scatter = _Collective(collectives.plan(collectives.REDUCE_SCATTER, gpus, algorithm), layout, xp)
+    gather = _Collective(collectives.plan(collectives.ALL_GATHER, gpus, algorithm), layout, xp)
 
     # Data parallelism: full replicas, full Adam state on every GPU.
     dp = np.zeros((gpus, n))
@@ -184,12 +185,11 @@ def run_from_args(args) -> int:
     from ..execute.backend import array_module
     if args.no_sync:
         raise RingsimError("--zero shards the synced update; it cannot run with --no-sync")
-    if args.algorithm != "ring" or args.master is not None or any(
+    if args.master is not None or any(
             getattr(args, k, None) is not None for k in ("chunks", "channels", "ring_order", "nodes")):
-        raise RingsimError("--zero runs the ring's reduce-scatter and all-gather: no --algorithm "
-                           "other than ring, and no algorithm options")
+        raise RingsimError("--zero runs the ring's reduce-scatter and all-gather: no algorithm options")
     run = train_zero(args.gpus, args.zero, args.epochs, samples=args.samples, features=args.features,
                      batch=args.batch, lr=0.05 if args.lr is None else args.lr, seed=args.seed,
-                     xp=array_module(args.backend))
+                     xp=array_module(args.backend), algorithm=args.algorithm)
     print("\n".join(report_lines(run)))
     return 0

@@ -8,7 +8,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.timer import Timer
 
-from ..algorithms import ALGORITHMS, plan_options
+from ..algorithms import ALGORITHMS, option_names, plan_options
 from ..core.errors import RingsimError
 from ..lessons import load_lessons
 from ..core.naming import gpu_name
@@ -22,7 +22,7 @@ from .sweeps import sweep_view
 from .training import MODEL_NAMES, training_step
 from .widgets.lesson_panel import LessonPanel
 
-PARTS = {"tree": "chunks", "double-tree": "chunks", "ring": "channels"}  # what c / C change
+PARTS = ("chunks", "channels")  # the options c / C change, in the algorithms that take one
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # autoplay: seconds per iteration, slow to fast
 
 
@@ -264,7 +264,7 @@ class RingsimApp(App[None]):
 
     async def action_parts(self, change: int) -> None:
         """Fewer or more chunks (tree, double tree) or channels (ring)."""
-        name = PARTS.get(self.scenario.algorithm)
+        name = next((o for o in PARTS if o in option_names(self.scenario.algorithm)), None)
         if name is None:
             self.notify(f"{self.sim.plan.algorithm} has neither chunks nor channels "
                         "(tree and double-tree have chunks, ring has channels).", severity="information")

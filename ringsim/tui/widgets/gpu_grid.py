@@ -56,7 +56,7 @@ class GpuGrid(Horizontal):
         ops = {(t.dst, j): t.op for t in (step.transfers() if step is not None else ())
                for j in range(t.first, t.last + 1)}
         ledger = sim.ledger()
-        master = sim.plan.options.get("master") if sim.plan.algorithm == "master" else None
+        master = sim.plan.options.get("master")
         numbers = to_numpy(sim.values()) if values else None
         offsets = [sim.layout.offset(j) for j in range(segments + 1)]
         max_terms = 0 if gpus <= 4 else 4

@@ -16,21 +16,19 @@ import math
 from rich.text import Text
 from textual.widgets import Static
 
+from ...algorithms import algorithm, checked_options
 from ...core.plan import Plan, Step
 
 WIDTH, HEIGHT = 27, 11  # the drawing's canvas in characters (the widget adds two caption lines)
 LANE_COLOURS = ("#ffaf00", "#00d7ff", "#ff5fd7", "#87ff5f", "#d7d7ff", "#ff8787")
-TREES = ("tree", "double-tree")
-PAIRS = ("recursive-doubling", "halving-doubling")
+SHAPE_NAMES = {"pairs": "pairs exchange", "star": "star", "all-to-all": "everyone to everyone"}
 ARROWS = {(1, 0): "→", (-1, 0): "←", (0, 1): "↓", (0, -1): "↑",
           (1, 1): "↘", (-1, -1): "↖", (1, -1): "↗", (-1, 1): "↙"}
 
 
 def lanes(plan: Plan) -> int:
     """How many independent rings or trees share the segments (each a block of S/lanes)."""
-    if plan.algorithm == "ring":
-        return int(plan.options.get("channels") or 1)
-    return 2 if plan.algorithm in ("bidirectional-ring", "double-tree") else 1
+    return algorithm(plan.algorithm).lanes(**checked_options(plan))
 
 
 def lane_of(plan: Plan, segment: int) -> int:
@@ -41,7 +39,7 @@ def lane_of(plan: Plan, segment: int) -> int:
 
 def ring_order(plan: Plan) -> list[int]:
     """The first ring's GPU order (0-based): the ring_order option, else 0, 1, …, G−1."""
-    orders = plan.options.get("ring_order") if plan.algorithm == "ring" else None
+    orders = plan.options.get("ring_order")
     if orders:
         return [g - 1 for g in orders[0]]
     return list(range(plan.gpus))
@@ -147,20 +145,18 @@ class Canvas:
 
 def shape_name(plan: Plan) -> str:
     """What the drawing shows, in a few words."""
-    if plan.algorithm in TREES:
-        return "tree: parent above children" if plan.algorithm == "tree" else "two trees (first drawn)"
-    if plan.algorithm in PAIRS:
-        return "pairs exchange"
-    if plan.algorithm in ("master", "naive"):
-        return "star" if plan.algorithm == "master" else "everyone to everyone"
-    count = lanes(plan)
+    shape, count = algorithm(plan.algorithm).shape, lanes(plan)
+    if shape == "tree":
+        return "tree: parent above children" if count == 1 else "two trees (first drawn)"
+    if shape in SHAPE_NAMES:
+        return SHAPE_NAMES[shape]
     return "ring" if count == 1 else f"{count} rings"
 
 
 def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
     """The drawing for `step` (None: the start), with the bottleneck GPU marked."""
-    gpus = plan.gpus
-    tree = plan.algorithm in TREES
+    gpus, shape = plan.gpus, algorithm(plan.algorithm).shape
+    tree = shape == "tree"
     parents = tree_parents(plan) if tree else []
     spots = tree_spots(parents) if tree else circle(gpus, ring_order(plan))
     canvas = Canvas()
@@ -169,7 +165,7 @@ def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
         for g, p in enumerate(parents):
             if p >= 0:
                 canvas.edge(spots[g], spots[p], "grey42")
-    elif plan.algorithm in ("ring", "bidirectional-ring", "hierarchical") and gpus > 2:
+    elif shape == "ring" and gpus > 2:
         order = ring_order(plan)
         for i, g in enumerate(order):
             canvas.edge(spots[g], spots[order[(i + 1) % gpus]], "grey42")
@@ -195,7 +191,7 @@ def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
     if count > 1:
         for lane in range(count):
             out.append(f"■{lane + 1} ", LANE_COLOURS[lane % len(LANE_COLOURS)])
-    elif plan.algorithm in PAIRS and moves:
+    elif shape == "pairs" and moves:
         pairs = sorted({tuple(sorted(p)) for p in moves})
         out.append(" ".join(f"{a + 1}⇄{b + 1}" for a, b in pairs), "bold")
     elif bottleneck is not None:

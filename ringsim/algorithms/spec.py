@@ -1,0 +1,52 @@
+"""What every all-reduce algorithm provides, in one frozen record the registry lists: its
+names, its options and the functions that build, count and time its plan.
+
+Every function takes the algorithm's checked options as keywords (as its `Options` fields
+name them): check turns the options users give into those, written turns them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+def accept(gpus: int, **given) -> dict:
+    """Options that need no check beyond their names: taken as given."""
+    return given
+
+
+def unchanged(**options) -> dict:
+    """Options that users write just as the algorithm takes them."""
+    return options
+
+
+def one_lane(**options) -> int:
+    """One ring or tree carries every segment."""
+    return 1
+
+
+def two_lanes(**options) -> int:
+    """Two rings or trees, each on half the segments."""
+    return 2
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """One all-reduce algorithm: its names, options, plan, counts and time."""
+
+    name: str  # as users choose it: --algorithm NAME
+    title: str  # as tables and titles show it
+    summary: str  # one line: what it does and what it moves
+    Options: type  # a frozen dataclass, every field defaulted: the options its functions take
+    plan: Callable  # (G, **options) -> Plan
+    closed_form: Callable  # (G, N, **options) -> ClosedForm, exact, without building the plan
+    transfers: Callable  # (G, **options) -> how many transfers the plan holds
+    seconds: Callable  # (G, N, model, **options) -> the α-β-γ Estimate
+    busiest_gpu: Callable  # (G, N, **options) -> the 0-based GPU the ledger names busiest
+    shape: str  # how the TUI draws it: "ring", "tree", "pairs", "star" or "all-to-all"
+    check: Callable[..., dict] = accept  # (G, **given) -> checked options, or a RingsimError
+    written: Callable[..., dict] = unchanged  # (**options) -> the options as users write them
+    label: Callable[..., str] | None = None  # (**options) -> a title's words; None: non-defaults
+    lanes: Callable[..., int] = one_lane  # (**options) -> rings or trees sharing the segments
+    nccl_name: str | None = None  # NCCL's algorithm with the same schedule (NCCL_ALGO), if any

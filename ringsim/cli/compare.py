@@ -93,10 +93,8 @@ def _record(r: Row, gpus: int, elements: int, model) -> dict:
         t = r.timing
         record.update(topology=model.topology.name, dtype_bytes=model.itemsize,
                       bytes_per_gpu=elements * model.itemsize,
-                      seconds=None if t is None else t.estimate.seconds,
-                      algbw=None if t is None else t.algbw, busbw=None if t is None else t.busbw,
-                      bottleneck=None if t is None else t.estimate.describe(model.topology),
-                      rank=None if t is None else t.rank)
+                      seconds=t.estimate.seconds, algbw=t.algbw, busbw=t.busbw,
+                      bottleneck=t.estimate.describe(model.topology), rank=t.rank)
     return record
 
 
@@ -138,11 +136,10 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model) -> None:
     print(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
           f"({model.itemsize}-byte elements)")
     print(topo.describe() + "\n")
-    timed = sorted((r for r in rows if r.timing), key=lambda r: r.timing.rank)
+    timed = sorted(rows, key=lambda r: r.timing.rank)
     body = [(r.title, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),
              format_bandwidth(r.timing.busbw), str(r.timing.rank),
              r.timing.estimate.describe(topo)) for r in timed]
-    body += [(r.title, "—", "—", "—", "—", "no closed-form time yet") for r in rows if not r.timing]
     _table(("algorithm", "time", "algbw", "busbw", "rank", "bottleneck"), body)
     print("\nalgbw = S/t with S the bytes per GPU; busbw = algbw·2(G−1)/G, the rate each GPU's "
           "link must carry (nccl-tests' definitions).")

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ringsim.algorithms import ALGORITHMS, make_plan
-from ringsim.cost.model import (CostModel, algbw, busbw, estimate, price, timed_algorithms)
+from ringsim.algorithms.timing import estimate, timed_algorithms
+from ringsim.cost.model import CostModel, algbw, busbw, price
 from ringsim.core.errors import RingsimError
 from ringsim.core.layout import Layout
 from ringsim.execute.ledger import measure

@@ -2,7 +2,7 @@
 
 Closed forms, busiest GPUs and one-level times of the ring, K-channel, bidirectional and
 hierarchical rings are computed at a few GPUs (`algorithms._sparse`); here they are held
-against every GPU counted (`_counts.Tally`) and every port priced (`_timing.ring_phase`),
+against every GPU counted (`_counts.Tally`) and every port priced (`_step_times.ring_phase`),
 for odd sizes (G not dividing N) on several topologies. Plan validation checks runs of
 steps at once; here it must refuse exactly what the step-by-step check refuses.
 """
@@ -15,8 +15,9 @@ from hypothesis import given, settings, strategies as st
 
 from ringsim.algorithms import ALGORITHMS, _multiring, bidirectional_ring, hierarchical, make_plan, ring
 from ringsim.algorithms._counts import from_tally
-from ringsim.algorithms._timing import WRAP, Clock, affine_phase, ring_phase
-from ringsim.cost.model import CostModel, estimate
+from ringsim.algorithms._step_times import WRAP, Clock, affine_phase, ring_phase
+from ringsim.algorithms.timing import estimate
+from ringsim.cost.model import CostModel
 from ringsim.core.errors import RingsimError
 from ringsim.core.plan import Plan, Step, _validate_step
 from ringsim.studies.sweep import parse_sizes, sweep

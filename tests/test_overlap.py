@@ -10,7 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 from ringsim import RingsimError
 from ringsim.cli import main
-from ringsim.cost.model import CostModel, estimate
+from ringsim.algorithms.timing import estimate
+from ringsim.cost.model import CostModel
 from ringsim.training.models import Layer, Model, llama_7b, parse_layers, resnet_50
 from ringsim.training.overlap import MIB, assign_buckets, simulate
 

@@ -6,7 +6,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from ringsim.cli import main
-from ringsim.cost.model import CostModel, estimate
+from ringsim.algorithms.timing import estimate
+from ringsim.cost.model import CostModel
 from ringsim.core.errors import RingsimError
 from ringsim.studies.svgplot import loglog_svg
 from ringsim.studies.sweep import parse_sizes, sweep

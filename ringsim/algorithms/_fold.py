@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.plan import Step
+from ..cost.ports import crosses, port_seconds, slower_level
 
 FOLD = "Fold in the extra GPUs"
 UNFOLD = "Hand the sum back to the extra GPUs"
@@ -54,16 +55,15 @@ def fold_timing(model, gpus: int, elements: int, clock, reduce: bool) -> None:
 
     Whether pair i crosses nodes repeats with period P in i, so P pairs show every case.
     """
-    from ._timing import costs, crosses, pick
     _, rem = split(gpus)
     if not rem:
         return
     per = model.topology.gpus_per_node
     i = np.arange(min(rem, per or 1), dtype=np.int64)
     across = crosses(model, 2 * i, 2 * i + 1)
-    wire, arrive = costs(model, np.full(len(i), elements), across, reduce)
+    wire, arrive = port_seconds(model, np.full(len(i), elements), across, reduce)
     top = np.maximum(wire, arrive)
     inside = top[~across].max() if (~across).any() else -np.inf
     over = top[across].max() if across.any() else -np.inf
-    seconds, level = pick(inside, over)
+    seconds, level = slower_level(inside, over)
     clock.add(seconds, level)

@@ -170,10 +170,10 @@ def seconds(gpus: int, elements: int, model, orders):
     On one level with K·G dividing N every step moves N/(K·G) per ring on each port:
     2(G−1)·(K·α + N/G·β) + (G−1)·N/G·γ, the textbook ring's bandwidth terms with K·α per step.
     On one level every step costs the same (`_sparse.flat_phase`, O(K)); across nodes rings
-    in or against GPU order are priced at O(K·P) GPUs (`_timing.affine_phase`, O(G) to lay out
-    the steps), other orders port by port (`_timing.ring_phase`, O(K·G)).
+    in or against GPU order are priced at O(K·P) GPUs (`_step_times.affine_phase`, O(G) to lay out
+    the steps), other orders port by port (`_step_times.ring_phase`, O(K·G)).
     """
-    from ._timing import Clock, affine_phase, ring_phase
+    from ._step_times import Clock, affine_phase, ring_phase
     clock = Clock()
     channels = len(orders)
     q, r = divmod(elements, channels * gpus)

@@ -10,7 +10,7 @@ all GPUs (totals, messages) have closed forms per ring.
 
 On the flat topology (one switch), or inside one node, every port of a ring phase carries
 one transfer of every ring through its GPU, so each step costs the same: a phase is (L−1)
-times one step, found from the few block sizes that occur (`_timing.ring_phase` prices
+times one step, found from the few block sizes that occur (`_step_times.ring_phase` prices
 every port, O(G)). The rings are Patarasuk & Yuan's ("Bandwidth optimal all-reduce
 algorithms for clusters of workstations", JPDC 2009); tests/test_fast_forms.py holds every
 figure here against the GPU-by-GPU count and the port-by-port price.
@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from ..cost.ports import INSIDE, port_seconds
 
 REACH = 4  # a GPU's counts look at blocks p, p+1, p+2: runs start within 3 of an anchor
 
@@ -112,13 +114,12 @@ def flat_phase(model, rings: list[Ring], q: int, r: int, reduce: bool, complete:
     ring per GPU: hierarchical), and `rings` need only hold one ring of each kind. Each
     block size occurs in every step (blocks turn round the ring), so each step's busiest
     port is the same: a ring of varying blocks contributes its largest cost, the others
-    their one size, summed ring by ring as `_timing.ring_phase` sums a port's queue.
+    their one size, summed ring by ring as `_step_times.ring_phase` sums a port's queue.
     """
-    from ._timing import INSIDE, costs
     sized = [(ring, block_sizes(ring, q, r)) for ring in rings if ring.length >= 2]
     if not sized:
         return None
-    prices = [costs(model, np.array(sizes, dtype=np.float64), False, reduce) for _, sizes in sized]
+    prices = [port_seconds(model, np.array(sizes, dtype=np.float64), False, reduce) for _, sizes in sized]
     if complete:
         varying = [k for k, (_, sizes) in enumerate(sized) if len(sizes) > 1]
         if len(varying) > 1:

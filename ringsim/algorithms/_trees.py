@@ -10,9 +10,11 @@ import numpy as np
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
+from ..cost.ports import ACROSS, IN, INSIDE, OUT, PORTS_PER_GPU, port_keys, port_seconds, slower_level
 from . import _btree
 from ._counts import Tally, closed, formula
 from ._phases import steps_of, tree_events
+from ._step_times import Clock
 
 ROUTE = ("up the tree", "down the tree")
 MAX_CHUNKS = 1024
@@ -111,7 +113,7 @@ def _port_columns(gpus: int, seconds: tuple, per_node: int | None, full: int, ch
         if not len(m):
             return
         step_cols.append((step[m][:, None] + c[None, :]).ravel())
-        port_cols.append(np.repeat((index[m] * 2 + lv[m]) * 2 + direction, chunks))
+        port_cols.append(np.repeat(port_keys(index[m], lv[m], direction), chunks))
         seg_cols.append(np.tile(seg + c, len(m)))
         reduce_cols.append(np.full(len(m) * chunks, reduce))
         level_cols.append(np.repeat(lv[m], chunks))
@@ -122,17 +124,17 @@ def _port_columns(gpus: int, seconds: tuple, per_node: int | None, full: int, ch
         seg = t * chunks
         lv = levels[t, "parent"][keep]
         has = lv >= 0
-        add(has, h, np.maximum(lv, 0), 0, True, seg)               # up to the parent
-        add(has, top + d - 1, np.maximum(lv, 0), 1, False, seg)    # down from the parent
+        add(has, h, np.maximum(lv, 0), OUT, True, seg)             # up to the parent
+        add(has, top + d - 1, np.maximum(lv, 0), IN, False, seg)   # down from the parent
         for key in ("left", "right"):
             lv = levels[t, key][keep]
             has = lv >= 0
-            add(has, rel[f"{key}_height"][keep], np.maximum(lv, 0), 1, True, seg)  # up from a child
-            add(has, top + d, np.maximum(lv, 0), 0, False, seg)                    # down to a child
+            add(has, rel[f"{key}_height"][keep], np.maximum(lv, 0), IN, True, seg)  # up from a child
+            add(has, top + d, np.maximum(lv, 0), OUT, False, seg)                 # down to a child
     if not step_cols:
         return None
     step, port = np.concatenate(step_cols), np.concatenate(port_cols)
-    out = (step * (4 * reps) + port, port % 2 == 1, np.concatenate(level_cols).astype(bool),
+    out = (step * (PORTS_PER_GPU * reps) + port, port % 2 == IN, np.concatenate(level_cols).astype(bool),
            np.concatenate(reduce_cols), np.concatenate(seg_cols), (int(step.max()) + 1, reps))
     for array in out[:5]:
         array.flags.writeable = False  # shared between calls
@@ -194,7 +196,6 @@ def seconds(gpus: int, elements: int, model, trees: list[_btree.Tree], chunks: i
     On one flat level with one chunk, each step costs about α + Nβ, or 2·(α + Nβ + Nγ) on
     an in port with two children: Thakur, Rabenseifner & Gropp's reduce + broadcast shape.
     """
-    from ._timing import INSIDE, Clock, costs, pick
     clock = Clock()
     if gpus < 2:
         return clock.estimate()
@@ -204,11 +205,11 @@ def seconds(gpus: int, elements: int, model, trees: list[_btree.Tree], chunks: i
         return clock.estimate()
     key, inbound, across, reduce, segment, shape = columns
     q, r = divmod(elements, len(trees) * chunks)
-    wire, arrive = costs(model, q + (segment < r), across, reduce)
+    wire, arrive = port_seconds(model, q + (segment < r), across, reduce)
     weight = np.where(inbound, arrive, wire)
-    busy = np.bincount(key, weight, shape[0] * shape[1] * 4).reshape(shape[0], shape[1], 2, 2)
+    busy = np.bincount(key, weight, shape[0] * shape[1] * PORTS_PER_GPU).reshape(shape[0], shape[1], 2, 2)
     per_level = busy.max(axis=(1, 3))
-    clock.add(*pick(per_level[:, INSIDE], per_level[:, 1]))
+    clock.add(*slower_level(per_level[:, INSIDE], per_level[:, ACROSS]))
     return clock.estimate("the tree's inner GPUs' ports")
 
 

@@ -126,7 +126,7 @@ def seconds(name: str, gpus: int, elements: int, model):
     Every step sends every segment once, one per GPU to the next; a step lasts as long as
     the largest segment on the slower level (+ b·γ at the receiver in reduce-scatter).
     """
-    from ..cost.model import Estimate, _dominant
+    from ..cost.model import Estimate, dominant_level as _dominant
     collective(name)
     g = check_gpus(gpus)
     if name == ALL_REDUCE:

@@ -132,7 +132,8 @@ def _block(n: np.ndarray, mask: int) -> np.ndarray:
 
 def _step_elements(model, gpus: int, elements: int, mask: int) -> tuple[int, int]:
     """The most elements a swap at `mask` carries inside a node and across (−1: no such swap)."""
-    from ._timing import crosses, pair_candidates
+    from ..cost.ports import crosses
+    from ._step_times import pair_candidates
     p2, rem = split(gpus)
     q, r = divmod(elements, p2)
     h = p2 // (2 * mask)
@@ -160,8 +161,9 @@ def seconds(gpus: int, elements: int, model):
     level's largest block shows among O(P²) ranks (one period of lcm(2^(s+1), P)).
     The doubling step at a distance carries the same blocks back, as copies.
     """
+    from ..cost.ports import ACROSS, INSIDE, port_seconds, slower_level
     from ._fold import fold_timing
-    from ._timing import ACROSS, INSIDE, Clock, costs
+    from ._step_times import Clock
     clock = Clock()
     if gpus < 2:
         return clock.estimate()
@@ -176,12 +178,11 @@ def seconds(gpus: int, elements: int, model):
         sizes = np.array([pair for _, pair in masks], dtype=np.float64)   # (steps, level)
         used = sizes >= 0
         for reduce, rows in ((True, slice(None)), (False, slice(None, None, -1))):
-            # All steps of the phase priced at once (one costs() call, not one per step).
-            _, arrive = costs(model, np.maximum(sizes[rows], 0), np.array([[False, True]]), reduce)
+            # All steps of the phase priced at once (one port_seconds() call, not one per step).
+            _, arrive = port_seconds(model, np.maximum(sizes[rows], 0), np.array([[False, True]]), reduce)
             times = np.where(used[rows], arrive, -1.0)
-            top = times.max(axis=1)
-            moved = top > 0
-            level = np.where(times[:, ACROSS] >= times[:, INSIDE], ACROSS, INSIDE)
+            top, level = slower_level(times[:, INSIDE], times[:, ACROSS])
+            moved = level >= 0
             if moved.any():
                 clock.add(top[moved], level[moved])
     fold_timing(model, gpus, elements, clock, False)

@@ -154,14 +154,14 @@ def _phases(gpus: int, nodes):
 
 def seconds(gpus: int, elements: int, model, nodes=None):
     """α-β-γ time of the four ring phases, no plan: on one level every step of a phase costs
-    the same (`_sparse.flat_phase`, O(1)); across nodes `_timing.ring_phase` prices one ring
+    the same (`_sparse.flat_phase`, O(1)); across nodes `_step_times.ring_phase` prices one ring
     per kind (`_sampled_phases`), O(P·(L + M)).
 
     On one level with G dividing N: 2(L−1)·(α + N/L·β) + (L−1)·N/L·γ inside, then
     2(M−1)·(α + N/G·β) + (M−1)·N/G·γ across. Which of its transfers cross the topology's
     nodes depends on how its M groups of L fall on them, so each phase is priced port by port.
     """
-    from ._timing import Clock, ring_phase
+    from ._step_times import Clock, ring_phase
     m, per = _shape(gpus, nodes)
     clock = Clock()
     if one_level(model, gpus):  # every step of a phase costs the same: O(1)

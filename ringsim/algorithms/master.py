@@ -79,7 +79,7 @@ def seconds(gpus: int, elements: int, model, master: int = 0):
     """
     from math import fsum
 
-    from ..cost.model import Estimate, _dominant, _level_seconds
+    from ..cost.model import Estimate, dominant_level, sum_by_level
     topo = model.topology
     if gpus < 2:
         return Estimate(0.0, None)
@@ -89,11 +89,11 @@ def seconds(gpus: int, elements: int, model, master: int = 0):
     spent = []
     for reduce in (True, False):
         level_time = {key: c * model.transfer(key, nbytes, reduce) for key, c in count.items() if c}
-        level = _dominant(level_time)
+        level = dominant_level(level_time)
         if level is not None:
             spent.append((level, level_time[level]))
-    by_level = _level_seconds(spent)
-    return Estimate(fsum(by_level.values()), _dominant(by_level),
+    by_level = sum_by_level(spent)
+    return Estimate(fsum(by_level.values()), dominant_level(by_level),
                     f"{gpu_name(master)}'s ports (the master)")
 
 

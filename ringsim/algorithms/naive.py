@@ -50,14 +50,14 @@ def seconds(gpus: int, elements: int, model):
     A GPU receives from its node-mates inside and from every other GPU across, so the
     slowest port is inside a full node or across from the smallest (last) node.
     """
-    from ..cost.model import Estimate, _dominant
+    from ..cost.model import Estimate, dominant_level
     topo = model.topology
     nbytes = elements * model.itemsize
     largest = topo.node_size(0, gpus)
     smallest = topo.node_size(topo.nodes(gpus) - 1, gpus)
     count = {"inside": largest - 1, "across": gpus - smallest}
     level_time = {key: c * model.transfer(key, nbytes, True) for key, c in count.items() if c}
-    level = _dominant(level_time)
+    level = dominant_level(level_time)
     return Estimate(level_time[level] if level else 0.0, level, "every GPU's in port")
 
 

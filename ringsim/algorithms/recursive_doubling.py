@@ -70,7 +70,8 @@ def closed_form(gpus: int, elements: int) -> ClosedForm:
 
 def swap_levels(model, gpus: int, mask: int) -> tuple[bool, bool]:
     """(some swap stays inside a node, some swap crosses nodes) at distance `mask`, in O(P²)."""
-    from ._timing import crosses, pair_candidates
+    from ..cost.ports import crosses
+    from ._step_times import pair_candidates
     p2, rem = split(gpus)
     per = model.topology.gpus_per_node
     if per is None:
@@ -91,26 +92,25 @@ def seconds(gpus: int, elements: int, model):
     step costs its slowest level's α + Nβ + Nγ; which levels a step uses repeats with period
     lcm(2^(s+1), P) along the ranks, so O(P²) ranks per step decide it (O(log G) steps).
     """
+    from ..cost.ports import port_seconds, slower_level
     from ._fold import fold_timing
-    from ._timing import ACROSS, INSIDE, Clock, costs
+    from ._step_times import Clock
     clock = Clock()
     if gpus < 2:
         return clock.estimate()
     fold_timing(model, gpus, elements, clock, True)
     p2, _ = split(gpus)
-    _, arrive = costs(model, [elements, elements], [False, True], True)
+    _, arrive = port_seconds(model, [elements, elements], [False, True], True)
     mask = 1
-    tops, levels = [], []  # one Clock entry for all swaps, in step order
+    times = []  # (inside, across) per swap, −1 where no swap uses the level: one Clock entry
     while mask < p2:
         inside, across = swap_levels(model, gpus, mask)
-        times = {INSIDE: arrive[0] if inside else -1.0, ACROSS: arrive[1] if across else -1.0}
-        top = max(times.values())
-        if top > 0:
-            tops.append(top)
-            levels.append(ACROSS if times[ACROSS] >= times[INSIDE] else INSIDE)
+        times.append((arrive[0] if inside else -1.0, arrive[1] if across else -1.0))
         mask *= 2
-    if tops:
-        clock.add(np.array(tops), np.array(levels))
+    top, level = slower_level(*np.array(times).T)
+    moved = level >= 0
+    if moved.any():
+        clock.add(top[moved], level[moved])
     fold_timing(model, gpus, elements, clock, False)
     return clock.estimate("every GPU's ports")
 

@@ -125,7 +125,7 @@ def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None)
     level, where every step sends the largest segment). With channels or ring orders the K
     rings queue on shared ports: `_multiring.seconds`.
     """
-    from ..cost.model import Estimate, _dominant
+    from ..cost.model import Estimate, dominant_level
     if _several(gpus, channels, ring_order):
         opts = check_options(gpus, channels, ring_order)
         return _multiring.seconds(gpus, elements, model, _rings(gpus, **opts))
@@ -141,7 +141,7 @@ def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None)
             inside = model.transfer("inside", sizes[r > 0], reduce)
             if inside > 0:
                 spent["inside"] += (gpus - 1) * inside
-        return Estimate(spent["inside"] + spent["across"], _dominant(spent), "every GPU's ports")
+        return Estimate(spent["inside"] + spent["across"], dominant_level(spent), "every GPU's ports")
     crosses = np.zeros(gpus, bool)  # does GPU k's next GPU live in another node?
     if per_node is not None and gpus > per_node:
         crosses[per_node - 1::per_node] = True
@@ -192,7 +192,7 @@ def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None)
                 spent["across"] += steps * across
             elif inside > 0:
                 spent["inside"] += steps * inside
-    return Estimate(spent["inside"] + spent["across"], _dominant(spent), "every GPU's ports")
+    return Estimate(spent["inside"] + spent["across"], dominant_level(spent), "every GPU's ports")
 
 
 def busiest_gpu(gpus: int, elements: int, channels: int = 1, ring_order=None) -> int:

@@ -31,7 +31,7 @@ def _positive(text: str) -> float:
 
 
 def register(sub) -> None:
-    from ..cost.model import timed_algorithms
+    from ..algorithms.timing import timed_algorithms
     from ..training.models import MODELS
     parser = sub.add_parser("overlap", help=HELP, description=DESCRIPTION)
     which = parser.add_mutually_exclusive_group()

@@ -18,7 +18,8 @@ import numpy as np
 from ..algorithms import closed_form, make_plan, option_names
 from ..execute.backend import array_module, to_numpy
 from ..algorithms.collectives import collective
-from ..cost.model import CostModel, PlanCost, Port, algbw, price
+from ..cost.model import CostModel, PlanCost, algbw, price
+from ..cost.ports import Port
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout

@@ -49,6 +49,10 @@ class Layout:
         """Number of elements in segments first..last (inclusive)."""
         return self.offset(last + 1) - self.offset(first)
 
+    def spans(self, first, last) -> np.ndarray:
+        """`span` for integer arrays of first and last segments (int64): elements per transfer."""
+        return self.offsets(np.asarray(last) + 1) - self.offsets(first)
+
     def sizes(self) -> list[int]:
         """Every segment's size, in order."""
         return [self.size(j) for j in range(self.segments)]

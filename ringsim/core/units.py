@@ -90,14 +90,15 @@ def itemsize(dtype: object) -> int:
         raise RingsimError(f"unknown dtype {dtype!r}; choose one of: {', '.join(DTYPES)}") from None
 
 
-def format_seconds(seconds: float) -> str:
-    """A duration in the unit that reads best: ns, µs, ms or s."""
+def format_seconds(seconds: float, digits: int = 2) -> str:
+    """A duration in the unit that reads best: ns, µs, ms or s (`digits` decimals in ms and µs)."""
     if seconds == 0:
         return "0 s"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+    if seconds >= 1:
+        return f"{seconds:,.2f} s" if seconds < 1e4 else f"{seconds:,.0f} s"
+    for unit, scale in (("ms", 1e-3), ("µs", 1e-6)):
         if seconds >= scale:
-            return f"{seconds / scale:,.2f} {unit}" if unit != "s" or seconds < 1e4 \
-                else f"{seconds:,.0f} s"
+            return f"{seconds / scale:,.{digits}f} {unit}"
     return f"{seconds * 1e9:,.0f} ns" if seconds >= 1e-8 else f"{seconds * 1e9:,.2f} ns"
 
 

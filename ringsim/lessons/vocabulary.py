@@ -345,10 +345,6 @@ def _cost_rows(a, only: str | None = None) -> list:
         if not rows:
             raise RingsimError(f"{a.expr.head!r}: {only} does not apply at G = {g:,}")
         return rows
-    if key not in _COSTS:
-        model = costs.model_of(topology, alpha, gbps)
-        a.ctx.budget.spend(ledger_cost(costs.rows_work(g, n, model, only=only)),
-                           f"{a.expr.head!r} (pricing the plans of {g:,} GPUs)")
     return _COSTS.get_or(key, make)
 
 
@@ -362,7 +358,7 @@ def _model_line(a) -> str:
 
 
 def _latency(a) -> str:
-    from .costs import format_bandwidth, format_seconds
+    from ..core.units import format_bandwidth
     rows = _cost_rows(a)
     width = max(len(r.short) for r in rows)
     nodes = _model_key(a)[0] != "flat"
@@ -371,7 +367,7 @@ def _latency(a) -> str:
     fastest = min(r.seconds for r in rows)
     for r in rows:
         mark = " <" if r.seconds == fastest else "  "
-        lines.append(f"  {r.short:<{width}}  {r.steps:>5,}  {format_seconds(r.seconds):>10}  "
+        lines.append(f"  {r.short:<{width}}  {r.steps:>5,}  {r.time:>10}  "
                      f"{format_bandwidth(r.busbw):>11}{mark}" + (f"{r.bottleneck or '—'}" if nodes else ""))
     return "\n".join(line.rstrip() for line in lines)
 
@@ -382,14 +378,13 @@ def _row_of(a, key: str):
 
 def _latency_row(key: str) -> Callable:
     def fn(a) -> str:
-        from .costs import format_seconds
-        return format_seconds(_row_of(a, key).seconds)
+        return _row_of(a, key).time
     return fn
 
 
 def _busbw_row(key: str, field: str) -> Callable:
     def fn(a) -> str:
-        from .costs import format_bandwidth
+        from ..core.units import format_bandwidth
         return format_bandwidth(getattr(_row_of(a, key), field))
     return fn
 
@@ -423,18 +418,19 @@ def _best(a) -> str:
 
 
 def _best_why(a, value: str) -> str:
-    from .costs import best, format_seconds
+    from .costs import best
     rows = _cost_rows(a)
     # Only the winner is named: the runner-up may be the answer to the next question.
     return (f"The engine's cost model priced all {len(rows)} all-reduces from their plans; the fastest "
-            f"takes {format_seconds(best(rows).seconds)}. {_model_line(a)}.")
+            f"takes {best(rows).time}. {_model_line(a)}.")
 
 
 def _sweep(a) -> str:
     """The sweep: the fastest all-reduce at sizes from 1 KiB to 1 GiB, with its time and busbw."""
+    from ..core.units import format_bandwidth
     from ..core.units import format_bytes as format_size
     from . import costs
-    from .costs import best, format_bandwidth, format_seconds, overtake
+    from .costs import best, overtake
     g = a.scenario.gpus
     topology, alpha, gbps = _model_key(a)
     lines = [f"G = {g:,}, " + (f"flat: α = {alpha:g} µs, links {gbps:g} GB/s" if topology == "flat"
@@ -447,8 +443,8 @@ def _sweep(a) -> str:
         top = best(rows)
         tops.append((nbytes // 4, top.name))
         ring = next(r for r in rows if r.name == "ring")
-        lines.append(f"  {format_size(nbytes):>8}  {top.short:<22}  {format_seconds(top.seconds):>10}  "
-                     f"{format_bandwidth(top.busbw):>11}  {format_seconds(ring.seconds):>10}")
+        lines.append(f"  {format_size(nbytes):>8}  {top.short:<22}  {top.time:>10}  "
+                     f"{format_bandwidth(top.busbw):>11}  {ring.time:>10}")
     for (low, first), (high, then) in zip(tops, tops[1:]):
         if first != then:
             n = overtake(first, then, low, high, g, costs.model_of(topology, alpha, gbps))

@@ -2,7 +2,7 @@
 
 No plan is built and no gradient allocated: each row comes from the algorithm module's
 closed forms, exact Python integers and Fractions computed in O(G) at most, so any G up to
-1,000,000 answers at once. Time comes from the module's `seconds` hook (ringsim.cost.model).
+1,000,000 answers at once. Time comes from the module's `seconds` hook (ringsim.algorithms.timing).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..algorithms import ALGORITHMS, closed_form
+from ..algorithms.timing import estimate
 from ..core.checks import check_elements, check_gpus
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..core.formula import ClosedForm
@@ -60,9 +61,8 @@ def compare(gpus: int, elements: int, model: CostModel | None = None) -> list[Ro
 
 
 def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[Row]:
-    model.topology.check_gpus(gpus)
     nbytes = elements * model.itemsize
-    estimates = {row.algorithm: ALGORITHMS[row.algorithm].seconds(gpus, elements, model) for row in rows}
+    estimates = {row.algorithm: estimate(row.algorithm, gpus, elements, model) for row in rows}
     order = sorted(estimates, key=lambda name: estimates[name].seconds)
     out = []
     for row in rows:

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 
 from ..core.checks import check_gpus
-from ..cost.model import CostModel, algbw, busbw, estimate, timed_algorithms
+from ..algorithms.timing import estimate, timed_algorithms
+from ..cost.model import CostModel, algbw, busbw
 from ..core.errors import RingsimError
 from ..core.units import parse_size
 

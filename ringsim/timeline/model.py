@@ -1,6 +1,6 @@
 """The plan as events: each transfer starts when what it sends is ready and its ports are free.
 
-Ports are the cost model's (ringsim/cost/model.py): one out port and one in port per GPU and
+Ports are the cost model's (ringsim/cost/ports.py): one out port and one in port per GPU and
 level. A transfer keeps its sender's out port busy for α + b·β and its receiver's in port
 for that plus b·γ when it reduces; both prices come from `CostModel.transfer`. A port
 serves its transfers one at a time in plan order (NCCL runs a channel's steps in order);
@@ -24,15 +24,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property, partial
-from types import SimpleNamespace
 
 import numpy as np
 
-from ..cost.model import CostModel, price
 from ..core.errors import RingsimError
 from ..core.layout import Layout
-from ..execute.ledger import transfer_elements
 from ..core.plan import OPS, REDUCE, Plan
+from ..cost.model import CostModel, price
+from ..cost.ports import IN, OUT, crosses, port_keys
 from ..cost.topology import LEVELS
 from .engine import Engine
 from .faults import Fault
@@ -118,16 +117,14 @@ def _columns(plan: Plan, elements: int, model: CostModel):
                        [len(s) for s in steps])
     cols = [np.concatenate([getattr(s, name) for s in steps])
             for name in ("src", "dst", "first", "last", "ops")]
-    size = transfer_elements(SimpleNamespace(first=cols[2], last=cols[3]), layout)
+    size = layout.spans(cols[2], cols[3])
     keep = size > 0
     return (number[keep], *(c[keep] for c in cols), size[keep])
 
 
 def durations(src, dst, ops, sizes, model: CostModel, faults=()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per transfer: its level (0/1), the out-port time α + b·β, and the reduce time b·γ, faults applied."""
-    topo = model.topology
-    per = topo.gpus_per_node
-    level = np.zeros(len(src), np.int64) if per is None else (src // per != dst // per).astype(np.int64)
+    level = crosses(model, src, dst).astype(np.int64)
     nbytes = sizes * model.itemsize
     wire = np.zeros(len(src))
     extra = np.zeros(len(src))
@@ -174,15 +171,16 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
         if fault.kind == "delay":
             joined[fault.gpus[0]] = max(joined[fault.gpus[0]], fault.value)
     keys = _queue_keys(plan.gpus, src, dst, level, model.topology.gpus_per_node)
+    out_key, in_key = port_keys(src, level, OUT), port_keys(dst, level, IN)
     if method not in ("auto", "events", "sweep"):
         raise RingsimError(f"method must be auto, events or sweep, got {method!r}")
     if method == "sweep" or (method == "auto" and len(src) > EVENT_TRANSFERS):
         from . import sweep
         start, cause, reason = sweep.run(plan.gpus, plan.segments, step, src, dst, first, last,
-                                         level, wire, extra, joined, keys)
+                                         out_key, in_key, wire, extra, joined, keys)
         events = 0
     else:
-        waits_sent, waits_end, remaining = _dependencies(keys, step, src, dst, first, last, level)
+        waits_sent, waits_end, remaining = _dependencies(keys, step, src, dst, first, last, out_key, in_key)
         run = _Run(src, dst, wire, extra, joined, waits_sent, waits_end, remaining)
         run.go()
         start, cause, events = run.start, run.cause, run.engine.processed
@@ -205,7 +203,7 @@ def _queue_keys(gpus: int, src, dst, level, per_node: int | None) -> np.ndarray:
     return (level * nodes + node_offset) * per + local_offset
 
 
-def _dependencies(keys, step, src, dst, first, last, level):
+def _dependencies(keys, step, src, dst, first, last, out_key, in_key):
     """Who waits for whom: for each transfer, the transfers whose leaving (out port) or
     arrival (in port, data) it waits for; and how many it waits for."""
     n = len(src)
@@ -220,21 +218,21 @@ def _dependencies(keys, step, src, dst, first, last, level):
         # Ports serve a step's transfers in the staggered order of a pairwise exchange.
         order = block[np.lexsort((block, src[block], keys[block]))]
         for i in order.tolist():
-            s, d, lv = int(src[i]), int(dst[i]), int(level[i])
+            s = int(src[i])
             before = set()
             for seg in range(int(first[i]), int(last[i]) + 1):
                 before.update(writers.get(s * segments_per_gpu + seg, ()))
             for w in before:
                 waits_end[w].append((i, DATA))
-            out_key, in_key = (s * 2 + lv) * 2, (d * 2 + lv) * 2 + 1
-            prev = last_on_port.get(out_key)
+            out_port, in_port = int(out_key[i]), int(in_key[i])
+            prev = last_on_port.get(out_port)
             if prev is not None:
                 waits_sent[prev].append(i)
-            prev_in = last_on_port.get(in_key)
+            prev_in = last_on_port.get(in_port)
             if prev_in is not None:
                 waits_end[prev_in].append((i, RECEIVER_PORT))
             remaining[i] = len(before) + (prev is not None) + (prev_in is not None)
-            last_on_port[out_key] = last_on_port[in_key] = i
+            last_on_port[out_port] = last_on_port[in_port] = i
         for i in block.tolist():  # this step's writes are seen from the next step on
             d = int(dst[i])
             for seg in range(int(first[i]), int(last[i]) + 1):

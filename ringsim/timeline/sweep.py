@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cost.ports import PORTS_PER_GPU
 
 
 def _expand(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -24,25 +25,24 @@ def _expand(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return row, segment, starts
 
 
-def run(gpus, segments, step, src, dst, first, last, level, wire, extra, joined, keys):
-    """Start times, causes and reason codes (model.REASONS) of every transfer."""
+def run(gpus, segments, step, src, dst, first, last, out_key, in_key, wire, extra, joined, keys):
+    """Start times, causes and reason codes (model.REASONS) of every transfer (ports numbered
+    by `ports.port_keys`)."""
     n = len(src)
     start = np.zeros(n)
     cause = np.full(n, -1, np.int64)
     code = np.zeros(n, np.int8)
     ready = np.zeros(gpus * segments)           # when each GPU's segment was last written
     ready_by = np.full(gpus * segments, -1, np.int64)
-    free = np.zeros(gpus * 4)                   # (gpu, level, direction) → when the port is free
-    free_by = np.full(gpus * 4, -1, np.int64)
-    out_key = (src * 2 + level) * 2
-    in_key = (dst * 2 + level) * 2 + 1
+    free = np.zeros(gpus * PORTS_PER_GPU)       # (gpu, level, direction) → when the port is free
+    free_by = np.full(gpus * PORTS_PER_GPU, -1, np.int64)
     join = np.maximum(joined[src], joined[dst]) if n else np.zeros(0)
     cuts = np.concatenate([[0], np.flatnonzero(np.diff(step)) + 1, [n]]) if n else np.zeros(1, np.int64)
     bounds = list(zip(cuts[:-1].tolist(), cuts[1:].tolist()))
     # Per step, once for all: one segment per transfer? every port used once?
     widths = last - first + 1
     single = np.logical_and.reduceat(widths == 1, cuts[:-1]) if n else np.zeros(0, bool)
-    distinct = _ports_distinct(step, out_key, in_key, cuts, 4 * gpus) if n else np.zeros(0, bool)
+    distinct = _ports_distinct(step, out_key, in_key, cuts, PORTS_PER_GPU * gpus) if n else np.zeros(0, bool)
     src_flat, dst_flat = src * segments + first, dst * segments + first
     for k, (a, b) in enumerate(bounds):
         if single[k]:  # one segment per transfer: no ranges to expand

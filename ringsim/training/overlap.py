@@ -31,7 +31,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..cost.model import CostModel, estimate
+from ..algorithms.timing import estimate
+from ..cost.model import CostModel
 from .models import Model
 from ..timeline.engine import Engine
 

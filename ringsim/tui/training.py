@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..cost.model import CostModel, timed_algorithms
+from ..cost.model import CostModel
 from ..training.models import MODELS, Model, model
 from ..training.overlap import Overlap, simulate
 from .clock import DTYPE
@@ -27,10 +27,7 @@ class TrainingStep:
 
 @lru_cache(maxsize=32)
 def training_step(name: str, gpus: int, topology: str, algorithm: str) -> TrainingStep:
-    """`ringsim overlap --model NAME --gpus G --topology T --algorithm A` (defaults otherwise);
-    an algorithm without a closed-form time is replaced by the ring."""
-    if algorithm not in timed_algorithms():
-        algorithm = "ring"
+    """`ringsim overlap --model NAME --gpus G --topology T --algorithm A` (defaults otherwise)."""
     net = model(name)
     return TrainingStep(net, algorithm, topology, gpus,
                         simulate(net, gpus, CostModel.of(topology, DTYPE), algorithm=algorithm))

@@ -8,7 +8,9 @@ import pytest
 
 from ringsim.cost import model as cost
 from ringsim.algorithms import ALGORITHMS, make_plan
-from ringsim.lessons.costs import cost_rows, format_seconds, model_of, seconds
+from ringsim.algorithms.timing import estimate, timed_algorithms
+from ringsim.core.units import format_seconds
+from ringsim.lessons.costs import cost_rows, model_of
 
 ALPHA, BANDWIDTH = 5e-6, 100e9
 BETA = 1 / BANDWIDTH  # seconds per byte
@@ -43,8 +45,8 @@ def test_rows_equal_the_engines_price_of_the_real_plan():
         priced = cost.price(make_plan(r.name, 8, **r.options), 1000, model)
         assert r.seconds == pytest.approx(priced.seconds, rel=1e-12), r.name
     # The hook and the plan agree where a hook exists (the one choice `seconds` makes).
-    for name in cost.timed_algorithms():
-        hook = seconds(name, 8, 1000, model).seconds
+    for name in timed_algorithms():
+        hook = estimate(name, 8, 1000, model).seconds
         assert hook == pytest.approx(cost.price(make_plan(name, 8), 1000, model).seconds, rel=1e-9)
 
 
@@ -54,12 +56,12 @@ def test_halving_doubling_at_a_power_of_two_and_not():
         return cost_rows(g, n, model_of(), only="halving_doubling")[0]
     at_1024 = hd(1024, 100_000_000)
     assert at_1024.steps == 20
-    assert format_seconds(at_1024.seconds) == "8.1 ms"
+    assert at_1024.time == "8.1 ms"
     at_1000 = hd(1000, 100_000_000)
     assert at_1000.steps == 2 * 9 + 2
     expected = 20 * ALPHA + (2 * 511 / 512 + 2) * 4e8 * BETA   # 512 ∤ N: segments differ by one
     assert at_1000.seconds == pytest.approx(expected, rel=1e-5)
-    assert format_seconds(at_1000.seconds) == "16.1 ms"   # not 8.1 ms as if 1,000 were 1,024
+    assert at_1000.time == "16.1 ms"   # not 8.1 ms as if 1,000 were 1,024
 
 
 def test_small_messages_favour_few_latencies_and_large_ones_few_elements():
@@ -87,7 +89,7 @@ def test_one_gpu_costs_nothing():
 
 @pytest.mark.parametrize("value, text", [(1e-4, "100.0 µs"), (0.0125, "12.5 ms"), (7.994, "7.99 s")])
 def test_format_seconds(value, text):
-    assert format_seconds(value) == text
+    assert format_seconds(value, digits=1) == text
 
 
 def test_halving_doubling_overtakes_recursive_doubling_where_the_textbook_says():

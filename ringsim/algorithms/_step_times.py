@@ -1,11 +1,9 @@
-"""Closed-form α-β-γ time without a plan: the pieces every algorithm's `seconds` hook shares.
+"""Step times without a plan: the pieces the algorithms' `seconds` hooks share.
 
-The model is ringsim.cost.model's (Thakur, Rabenseifner & Gropp, IJHPCA 2005, §2): a transfer of
-b bytes costs α + b·β of its level on the sender's out port and the receiver's in port, a
-reduce adds b·γ on the in port, transfers sharing a port queue, a step lasts as long as its
-busiest port, and ties go to the across level. The hooks never build a Plan: they describe
-each step by few columns (representative transfers, or whole rings at once) and price them
-here with the same arithmetic as `cost.price_step`.
+The model is ringsim.cost's (Thakur, Rabenseifner & Gropp, IJHPCA 2005, §2): ports,
+transfer prices and the busiest port come from ringsim.cost.ports. The hooks never build a
+Plan: they describe each step by few columns (representative transfers, or whole rings at
+once), price them with `ports.port_seconds`, and sum the steps here as `PlanCost` sums them.
 """
 
 from __future__ import annotations
@@ -14,64 +12,11 @@ import math
 
 import numpy as np
 
-INSIDE, ACROSS = 0, 1
+from ..cost.model import Estimate, dominant_level
+from ..cost.ports import ACROSS, INSIDE, crosses, port_seconds, slower_level, step_seconds
+from ..cost.topology import LEVELS
+
 EXPAND = 1 << 16  # Clock: equal steps kept one by one up to this many (see Clock.estimate)
-
-
-def level_costs(model):
-    """((α, β) inside, (α, β) across, γ): zeros for a level the topology lacks (never used then)."""
-    topo = model.topology
-    pairs = []
-    for key in ("inside", "across"):
-        lv = topo.levels.get(key)
-        pairs.append((lv.alpha, lv.beta) if lv is not None else (0.0, 0.0))
-    return pairs[0], pairs[1], topo.gamma
-
-
-def crosses(model, src, dst) -> np.ndarray:
-    """Whether each transfer src → dst (0-based GPUs) goes across nodes."""
-    per = model.topology.gpus_per_node
-    src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
-    if per is None:
-        return np.zeros(np.broadcast(src, dst).shape, bool)
-    return (src // per) != (dst // per)
-
-
-def costs(model, elements, across, reduce):
-    """(wire, arrive): seconds on the out port (α + b·β) and on the in port (+ b·γ for a reduce)."""
-    (ai, bi), (ax, bx), gamma = level_costs(model)
-    nbytes = np.asarray(elements, dtype=np.float64) * model.itemsize
-    across = np.asarray(across, bool)
-    alpha, beta = np.where(across, ax, ai), np.where(across, bx, bi)
-    moved = nbytes > 0
-    wire = np.where(moved, alpha + nbytes * beta, 0.0)
-    arrive = wire + np.where(moved & np.asarray(reduce, bool), nbytes * gamma, 0.0)
-    return wire, arrive
-
-
-def price(model, src, dst, elements, reduce) -> tuple[float, int | None]:
-    """One step from its transfers' columns: (seconds, INSIDE/ACROSS of the bottleneck or None)."""
-    src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
-    if len(src) == 0:
-        return 0.0, None
-    across = crosses(model, src, dst)
-    wire, arrive = costs(model, elements, across, np.broadcast_to(reduce, src.shape))
-    level = across.astype(np.int64)
-    keys = np.concatenate([(src * 2 + level) * 2, (dst * 2 + level) * 2 + 1])
-    used, inverse = np.unique(keys, return_inverse=True)
-    busy = np.bincount(inverse, weights=np.concatenate([wire, arrive]), minlength=len(used))
-    top = busy.max()
-    if top <= 0:
-        return 0.0, None
-    return float(top), ACROSS if ((used[busy == top] // 2) % 2).any() else INSIDE
-
-
-def pick(inside, across):
-    """Per step: (seconds, level) from each level's busiest port (−inf: no port on that level)."""
-    inside, across = np.asarray(inside, np.float64), np.asarray(across, np.float64)
-    top = np.maximum(inside, across)
-    moved = top > 0
-    return np.where(moved, top, 0.0), np.where(moved, np.where(across >= inside, ACROSS, INSIDE), -1)
 
 
 class Clock:
@@ -95,7 +40,6 @@ class Clock:
         over priced steps do; more are summed as count × seconds (O(1) memory; the sum may
         then differ from a step-by-step sum in its last bits).
         """
-        from ..cost.model import Estimate, _dominant
         if not self.parts:
             return Estimate(0.0, None)
         seconds = np.concatenate([s if c == 1 else s * c for s, _, c in self.parts])
@@ -106,7 +50,7 @@ class Clock:
             if len(chosen):
                 by_level[key] = math.fsum(chosen) if len(chosen) < 4096 else float(chosen.sum())
         total = math.fsum(seconds) if len(seconds) < 4096 else float(seconds.sum())
-        return Estimate(total, _dominant(by_level), ports)
+        return Estimate(total, dominant_level(by_level), ports)
 
 
 def window_max(values: np.ndarray, width: int) -> np.ndarray:
@@ -215,13 +159,13 @@ def ring_phase(model, orders, bases, width: int, segments: int, elements: int,
                     best[code] = np.maximum(best[code], per_pos.max())
                 else:
                     best[code] = np.maximum(best[code], window_max(per_pos, count)[start])
-    return pick(best[INSIDE], best[ACROSS])
+    return slower_level(best[INSIDE], best[ACROSS])
 
 
 def _by_level(model, elements: np.ndarray, level: np.ndarray, reduce: bool):
-    """`costs` of rings whose transfers carry one size per ring: (R, 1) sizes, (R, L) levels
+    """`port_seconds` of rings whose transfers carry one size per ring: (R, 1) sizes, (R, L) levels
     (0/1). Each ring's size is priced on both levels once and looked up, not priced per transfer."""
-    wire, arrive = costs(model, elements * np.ones((1, 2)), np.array([[False, True]]), reduce)
+    wire, arrive = port_seconds(model, elements * np.ones((1, 2)), np.array([[False, True]]), reduce)
     rows = np.arange(len(level))[:, None]
     return wire[rows, level], arrive[rows, level]
 
@@ -235,9 +179,9 @@ def _ring_phase_steps(model, orders, bases, width, q, r, gather):
     for s in range(1, length):
         first = bases[:, None] + ((p + (2 if gather else 1) - s) % length) * width
         elements = q * width + np.clip(r - first, 0, width).ravel()
-        t, lv = price(model, src, dst, elements, not gather)
+        t, port = step_seconds(model, src, dst, elements, not gather)
         seconds.append(t)
-        levels.append(-1 if lv is None else lv)
+        levels.append(-1 if port is None else LEVELS.index(port.level))
     return np.array(seconds), np.array(levels, np.int64)
 
 
@@ -282,7 +226,7 @@ def affine_phase(model, gpus: int, directions, elements: int, gather: bool):
     full = np.clip(r - np.arange(rings) * gpus, 0, length)
     varying = (full > 0) & (full < length)
     size = np.where(full == length, q + 1, q)
-    wire, arrive = costs(model, size[:, None] * np.ones((1, 2)), np.array([[False, True]]), not gather)
+    wire, arrive = port_seconds(model, size[:, None] * np.ones((1, 2)), np.array([[False, True]]), not gather)
     ways = np.asarray(directions, np.int64)
     # GPUs that show every case: both sides of the seam and one node period next to each.
     sample = np.unique(np.concatenate([np.arange(WRAP + per), np.arange(length - WRAP - per, length)]))
@@ -328,7 +272,7 @@ def affine_phase(model, gpus: int, directions, elements: int, gather: bool):
                 best[code] = max(best[code], float(const[free[:, code], code].max()))
     steps = length - 1
     if v is None:
-        seconds, level = pick(np.full(steps, best[INSIDE]), np.full(steps, best[ACROSS]))
+        seconds, level = slower_level(np.full(steps, best[INSIDE]), np.full(steps, best[ACROSS]))
         return seconds, level.astype(np.int8)
     way = int(ways[v])
 
@@ -337,7 +281,7 @@ def affine_phase(model, gpus: int, directions, elements: int, gather: bool):
         k = p if way > 0 else length - 1 - p
         nxt = (k + way) % gpus
         lv = crosses(model, k, nxt).astype(np.int64)
-        w, a = costs(model, np.full((len(p), 1), elements_c) * np.ones((1, 2)),
+        w, a = port_seconds(model, np.full((len(p), 1), elements_c) * np.ones((1, 2)),
                      np.array([[False, True]]), not gather)
         out_q, _ = constants(k)
         _, in_q = constants(nxt)
@@ -398,7 +342,7 @@ def affine_phase(model, gpus: int, directions, elements: int, gather: bool):
     inside_w, across_w = by_step[INSIDE, :steps], by_step[ACROSS, :steps]
     np.maximum(inside_w, best[INSIDE], out=inside_w)
     np.maximum(across_w, best[ACROSS], out=across_w)
-    level = np.where(across_w >= inside_w, ACROSS, INSIDE).astype(np.int8)   # as `pick`, one byte a step
+    level = np.where(across_w >= inside_w, ACROSS, INSIDE).astype(np.int8)   # as `slower_level`, one byte a step
     seconds = np.maximum(inside_w, across_w)
     del by_step, inside_w, across_w
     idle = seconds <= 0

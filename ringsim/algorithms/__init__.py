@@ -50,7 +50,7 @@ def _flag(option: str) -> str:
     return "--" + option.replace("_", "-")
 
 
-def _options(name: str, gpus: int, given: dict) -> dict:
+def check_options(name: str, gpus: int, given: dict) -> dict:
     """The algorithm's checked options from those users give (None: the default)."""
     given = {k: v for k, v in given.items() if v is not None}
     allowed = option_names(name)
@@ -70,7 +70,7 @@ def make_plan(name: str = "ring", gpus: int = 4, **options) -> Plan:
     master= (the 1-based master GPU), chunks=, channels=, ring_order=, nodes=."""
     spec = algorithm(name)
     gpus = check_gpus(gpus)
-    checked = _options(name, gpus, options)
+    checked = check_options(name, gpus, options)
     count = spec.transfers(gpus, **checked)
     if count > MAX_PLAN_TRANSFERS:
         raise RingsimError(
@@ -84,14 +84,14 @@ def make_plan(name: str = "ring", gpus: int = 4, **options) -> Plan:
 def transfers(name: str, gpus: int, **options) -> int:
     """The number of transfers algorithm `name`'s plan for G GPUs holds (no plan is built)."""
     gpus = check_gpus(gpus)
-    return algorithm(name).transfers(gpus, **_options(name, gpus, options))
+    return algorithm(name).transfers(gpus, **check_options(name, gpus, options))
 
 
 def closed_form(name: str, gpus: int, elements: int, **options) -> ClosedForm:
     """Algorithm `name`'s exact figures at G GPUs and N elements each (no plan is built)."""
     spec = algorithm(name)
     gpus, elements = check_gpus(gpus), check_elements(elements)
-    return spec.closed_form(gpus, elements, **_options(name, gpus, options))
+    return spec.closed_form(gpus, elements, **check_options(name, gpus, options))
 
 
 def checked_options(plan: Plan) -> dict:

@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from .algorithms import make_plan, plan_closed_form
-from .algorithms.collectives import ALL_GATHER, REDUCE_SCATTER, closed_form, plan as collective_plan
+from .algorithms.collectives import ALL_GATHER, REDUCE_SCATTER
 from .execute.backend import array_module, make_executor, module_of
 from .core.checks import as_numeric_array
 from .core.errors import RingsimError
@@ -116,12 +116,12 @@ def reduce_scatter(arrays: Sequence, algorithm: str = "ring", *, backend: str | 
     """
     rows, shape, dtype = _rows(arrays)
     xp = array_module(backend) if backend is not None else module_of(rows[0])
-    plan = collective_plan(REDUCE_SCATTER, len(rows), algorithm)
+    plan = REDUCE_SCATTER.plan(len(rows), algorithm)
     layout = Layout(plan.segments, int(np.prod(shape, dtype=np.int64)))
     summed = _run(plan, layout, rows, xp, dtype)
     outputs = [summed[g, layout.offset(g):layout.offset(g + 1)].copy() for g in range(plan.gpus)]
     return CollectiveResult(outputs, plan, measure(plan, layout),
-                            closed_form(REDUCE_SCATTER, plan.gpus, layout.elements))
+                            REDUCE_SCATTER.plan_closed_form(plan, layout.elements))
 
 
 def all_gather(arrays: Sequence, algorithm: str = "ring", *, backend: str | None = None) -> CollectiveResult:
@@ -130,7 +130,7 @@ def all_gather(arrays: Sequence, algorithm: str = "ring", *, backend: str | None
     rows, shape, dtype = _rows(arrays)
     xp = array_module(backend) if backend is not None else module_of(rows[0])
     gpus = len(rows)
-    plan = collective_plan(ALL_GATHER, gpus, algorithm)
+    plan = ALL_GATHER.plan(gpus, algorithm)
     count = int(np.prod(shape, dtype=np.int64))
     layout = Layout(gpus, gpus * count)  # G equal segments: GPU g's shard is segment g
     need = gpus * gpus * count * np.dtype(dtype).itemsize
@@ -143,4 +143,4 @@ def all_gather(arrays: Sequence, algorithm: str = "ring", *, backend: str | None
     gathered = _run(plan, layout, full, xp, dtype)
     outputs = [gathered[g].reshape((gpus, *shape)) for g in range(gpus)]
     return CollectiveResult(outputs, plan, measure(plan, layout),
-                            closed_form(ALL_GATHER, gpus, layout.elements))
+                            ALL_GATHER.plan_closed_form(plan, layout.elements))

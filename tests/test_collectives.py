@@ -22,11 +22,12 @@ from ringsim.core.reference import tolerance
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(sorted(C.COLLECTIVES)), st.integers(1, 12), st.integers(0, 60))
 def test_plans_reach_their_goal_and_closed_forms_are_exact(name, gpus, elements):
-    plan = C.plan(name, gpus)
-    assert C.check(name, plan) == []
-    if name == C.ALL_REDUCE:
+    c = C.COLLECTIVES[name]
+    plan = c.plan(gpus)
+    assert c.check(plan) == []
+    if c is C.ALL_REDUCE:
         return  # the all-reduce's closed forms are the algorithms' own (tests/test_properties.py)
-    ledger, form = measure(plan, Layout(plan.segments, elements)), C.closed_form(name, gpus, elements)
+    ledger, form = measure(plan, Layout(plan.segments, elements)), c.closed_form(gpus, elements)
     assert form.total.value == ledger.total and form.messages.value == ledger.messages
     assert form.busiest_sent.value == max(ledger.sent) and form.busiest_received.value == max(ledger.received)
     assert form.steps.value == len(plan.steps)
@@ -35,26 +36,69 @@ def test_plans_reach_their_goal_and_closed_forms_are_exact(name, gpus, elements)
 @settings(max_examples=30, deadline=None)
 @given(st.sampled_from([C.REDUCE_SCATTER, C.ALL_GATHER]), st.integers(1, 20), st.integers(0, 100),
        st.sampled_from(["flat", "dgx-h100", "ethernet-100g"]))
-def test_closed_form_time_equals_the_priced_plan(name, gpus, elements, topology):
+def test_closed_form_time_equals_the_priced_plan(c, gpus, elements, topology):
     model = CostModel.of(topology)
-    assert math.isclose(C.seconds(name, gpus, elements, model).seconds,
-                        price(C.plan(name, gpus), elements, model).seconds, rel_tol=1e-12, abs_tol=1e-18)
+    assert math.isclose(c.seconds(gpus, elements, model).seconds,
+                        price(c.plan(gpus), elements, model).seconds, rel_tol=1e-12, abs_tol=1e-18)
 
 
 def test_the_goals_are_checked():
     # A reduce-scatter is not an all-gather, and half a reduce-scatter is not a reduce-scatter.
-    rs = C.plan(C.REDUCE_SCATTER, 4)
-    assert len(C.check(C.ALL_GATHER, rs)) > 0
+    rs = C.REDUCE_SCATTER.plan(4)
+    assert len(C.ALL_GATHER.check(rs)) > 0
     half = Plan(rs.algorithm, 4, rs.steps[:2])
-    assert C.check(C.REDUCE_SCATTER, half)[0].startswith("GPU1 segment 1 holds")
+    assert C.REDUCE_SCATTER.check(half)[0].startswith("GPU1 segment 1 holds")
     # Reduce-scatter's goal leaves the other segments free; the ring all-reduce meets it too.
-    assert C.check(C.REDUCE_SCATTER, ringsim.make_plan("ring", 4)) == []
+    assert C.REDUCE_SCATTER.check(ringsim.make_plan("ring", 4)) == []
+
+
+# nccl-tests' correction factors, doc/PERFORMANCE.md ("Summary"), written out here on their own:
+# https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md
+NCCL_TESTS_FACTORS = {
+    "all-reduce": lambda n: Fraction(2 * (n - 1), n),    # AllReduce : 2*(n-1)/n
+    "reduce-scatter": lambda n: Fraction(n - 1, n),      # ReduceScatter : (n-1)/n
+    "all-gather": lambda n: Fraction(n - 1, n),          # AllGather : (n-1)/n
+}
 
 
 def test_bus_factors_follow_nccl_tests():
     assert C.collective("all-reduce").bus_factor(8) == Fraction(14, 8)
     assert C.collective("reduce-scatter").bus_factor(8) == Fraction(7, 8)
     assert C.collective("all-gather").bus_factor(8) == Fraction(7, 8)
+    assert set(C.COLLECTIVES) == set(NCCL_TESTS_FACTORS)
+    for name, factor in NCCL_TESTS_FACTORS.items():
+        for n in range(1, 65):
+            assert C.COLLECTIVES[name].bus_factor(n) == factor(n), (name, n)
+
+
+def _stated_goal(name: str, gpu: int, segment: int, gpus: int):
+    """Each collective's goal as NCCL states it (GPU g's shard is segment g); None: scratch."""
+    everyone = set(range(gpus))
+    if name == "all-reduce":
+        return everyone
+    if name == "reduce-scatter":
+        return everyone if segment == gpu else None
+    return {segment}  # all-gather: every GPU ends with GPU j's shard in segment j
+
+
+@pytest.mark.parametrize("name", sorted(C.COLLECTIVES))
+@pytest.mark.parametrize("gpus", range(2, 9))
+def test_each_goal_is_what_the_checker_verifies_for_the_ring(name, gpus):
+    c = C.COLLECTIVES[name]
+    plan = c.plan(gpus, "ring")
+    state = c.initial_state(gpus, plan.segments)
+    for step in plan.steps:
+        state.apply(step)
+    for g in range(gpus):
+        for s in range(plan.segments):
+            want = c.goal(g, s, gpus)
+            assert want == _stated_goal(name, g, s, gpus)
+            if want is not None:  # the ring ends with exactly the goal: each copy summed once
+                assert sorted(state.held[g][s]) == sorted(want)
+    assert c.check(plan) == [] and c.state_problems(state) == []
+    # The checker holds the run to that goal: one step short misses it.
+    short = Plan(plan.algorithm, gpus, plan.steps[:-1])
+    assert c.check(short) != []
 
 
 @settings(max_examples=25, deadline=None)
@@ -88,9 +132,9 @@ def test_reduce_scatter_of_floats_and_uneven_shards():
 
 def test_errors():
     with pytest.raises(RingsimError, match="ring only"):
-        C.plan(C.REDUCE_SCATTER, 4, "tree")
+        C.REDUCE_SCATTER.plan(4, "tree")
     with pytest.raises(RingsimError, match="unknown collective"):
-        C.plan("broadcast", 4)
+        C.collective("broadcast")
     with pytest.raises(RingsimError, match="same shape"):
         ringsim.all_gather([np.zeros(2), np.zeros(3)])
 

@@ -39,8 +39,8 @@ def test_figure_1_of_the_paper():
 def test_elements_against_the_ledgers_of_the_plans(gpus, psi):
     # Independent of zero.py's arithmetic: add up the plans' own ledgers GPU by GPU.
     layout = Layout(gpus, psi)
-    rs = measure(C.plan(C.REDUCE_SCATTER, gpus), layout).sent
-    ag = measure(C.plan(C.ALL_GATHER, gpus), layout).sent
+    rs = measure(C.REDUCE_SCATTER.plan(gpus), layout).sent
+    ag = measure(C.ALL_GATHER.plan(gpus), layout).sent
     assert step(1, psi, gpus).sent == max(rs + ag) == step(0, psi, gpus).sent
     assert step(3, psi, gpus).sent == max(rs + 2 * ag)
 

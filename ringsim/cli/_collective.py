@@ -4,38 +4,22 @@ from __future__ import annotations
 
 import argparse
 
-from ..algorithms.collectives import ALL_REDUCE, COLLECTIVES
+from ..algorithms.collectives import ALL_REDUCE, COLLECTIVES, Collective
 
 
 def add_collective_argument(parser: argparse.ArgumentParser) -> None:
     """--collective all-reduce|reduce-scatter|all-gather."""
-    parser.add_argument("--collective", default=ALL_REDUCE, choices=list(COLLECTIVES),
+    parser.add_argument("--collective", default=ALL_REDUCE.name, choices=list(COLLECTIVES),
                         help="what the GPUs compute: all-reduce (default), or the ring's "
                              "reduce-scatter (GPU k ends with segment k of the sum) or all-gather "
                              "(every GPU ends with every GPU's shard)")
 
 
-def collective_simulation(args: argparse.Namespace):
-    """The Simulation of a reduce-scatter or all-gather; None for all-reduce."""
-    if args.collective == ALL_REDUCE:
-        return None
-    from ..execute.backend import array_module
-    from ..sim.collective import CollectiveSimulation
-    from ..algorithms.collectives import _check_algorithm
-    from .common import options_from_args
-    _check_algorithm(args.collective, args.algorithm)
-    if options_from_args(args) or args.master is not None:
-        from ..core.errors import RingsimError
-        raise RingsimError(f"the ring's {args.collective} takes no algorithm options")
-    return CollectiveSimulation(args.collective, args.gpus, args.elements,
-                                xp=array_module(getattr(args, "backend", "numpy")))
-
-
-def compare_collective(args: argparse.Namespace) -> int:
-    """`compare --collective reduce-scatter|all-gather`: the ring's row from closed forms (and time)."""
+def compare_one(args: argparse.Namespace, c: Collective) -> int:
+    """`compare --collective reduce-scatter|all-gather`: the one algorithm's row (the ring's), from
+    closed forms (and time)."""
     import json
     from fractions import Fraction
-    from ..algorithms import collectives
     from ..cost.model import algbw
     from ..core.formula import format_number
     from ..core.units import format_bandwidth, format_bytes, format_seconds
@@ -44,15 +28,15 @@ def compare_collective(args: argparse.Namespace) -> int:
     model = model_from_args(args) if timed else None
     gpus = gpus_from_args(args, model.topology, 4) if model else (args.gpus or 4)
     elements = elements_from_args(args, model.itemsize if model else 4, 8)
-    name = args.collective
-    form = collectives.closed_form(name, gpus, elements)
-    factor = collectives.collective(name).bus_factor(gpus)
-    record = {"collective": name, "algorithm": "ring", "gpus": gpus, "elements": elements,
+    algorithm, = c.algorithms
+    form = c.closed_form(gpus, elements, algorithm)
+    factor = c.bus_factor(gpus)
+    record = {"collective": c.name, "algorithm": algorithm, "gpus": gpus, "elements": elements,
               "total_elements": int(form.total.value), "busiest_sent": int(form.busiest_sent.value),
               "busiest_received": int(form.busiest_received.value), "steps": int(form.steps.value),
               "messages": int(form.messages.value)}
     if model is not None:
-        est = collectives.seconds(name, gpus, elements, model)
+        est = c.seconds(gpus, elements, model, algorithm)
         alg = algbw(elements * model.itemsize, est.seconds)
         record.update(topology=model.topology.name, seconds=est.seconds, algbw=alg,
                       busbw=None if alg is None else alg * float(factor),
@@ -60,9 +44,8 @@ def compare_collective(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(record))
         return 0
-    title = collectives.collective(name).title
-    print(f"{gpus:,} GPUs · {elements:,} elements per GPU · {title} (ring; the other algorithms "
-          f"are all-reduces)\n")
+    print(f"{gpus:,} GPUs · {elements:,} elements per GPU · {c.title} ({algorithm}; the other "
+          f"algorithms are all-reduces)\n")
     print(f"  elements moved       {format_number(form.total.value):>14}   {form.total.text}")
     print(f"  busiest GPU sent     {format_number(form.busiest_sent.value):>14}   {form.busiest_sent.text}")
     print(f"  busiest GPU received {format_number(form.busiest_received.value):>14}   "
@@ -72,7 +55,7 @@ def compare_collective(args: argparse.Namespace) -> int:
     if model is not None:
         print(f"\nModelled time on {model.topology.name} · {format_bytes(elements * model.itemsize)} "
               f"per GPU: {format_seconds(record['seconds'])}, algbw {format_bandwidth(record['algbw'])}, "
-              f"busbw {format_bandwidth(record['busbw'])} (busbw = algbw·{collectives.COLLECTIVES[name].factor_text} "
-              f"= algbw·{format_number(Fraction(factor))}, nccl-tests' factor for {name}); "
+              f"busbw {format_bandwidth(record['busbw'])} (busbw = algbw·{c.factor_text} "
+              f"= algbw·{format_number(Fraction(factor))}, nccl-tests' factor for {c.name}); "
               f"bottleneck: {record['bottleneck']}")
     return 0

@@ -14,8 +14,8 @@ from ..core.formula import format_number
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
                          gpus_from_args, model_from_args, uses_cost)
-from ..algorithms.collectives import ALL_REDUCE
-from ._collective import add_collective_argument, compare_collective
+from ..algorithms.collectives import collective
+from ._collective import add_collective_argument, compare_one
 from ._numerics_view import add_numerics_arguments, run_numerics
 from .common import elements_arg, gpus_arg
 
@@ -60,8 +60,9 @@ def _ratio(value: Fraction) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.collective != ALL_REDUCE:
-        return compare_collective(args)
+    c = collective(args.collective)
+    if len(c.algorithms) == 1:  # nothing to compare it with: the one algorithm's row
+        return compare_one(args, c)
     timed = args.time or uses_cost(args)
     if args.numerics:
         return run_numerics(args, timed)

@@ -65,14 +65,15 @@ def _options(args) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..algorithms.collectives import ALL_REDUCE, plan as collective_plan
+    from ..algorithms.collectives import COLLECTIVES
     from ..timeline import simulate, trace
     from ..timeline.report import (alternatives, fault_costs, lesson_lines, path_lines, strip)
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 8)
     elements = elements_from_args(args, model.itemsize, 1 << 24)
     faults = tuple(args.slow_gpu + args.slow_link + args.delay)
-    plan = collective_plan(args.collective, gpus, args.algorithm, **_options(args))
+    collective = COLLECTIVES[args.collective]
+    plan = collective.plan(gpus, args.algorithm, **_options(args))
     timeline = simulate(plan, elements, model, faults)
     if args.trace:
         try:
@@ -92,8 +93,7 @@ def run(args: argparse.Namespace) -> int:
             "transfers": len(timeline), "critical_path": timeline.critical_path(),
             "faults": [{"fault": c.fault.flag(), "seconds": c.seconds} for c in costs]}))
         return 0
-    what = ALGORITHMS[plan.algorithm].title.lower() if args.collective == ALL_REDUCE else \
-        f"ring {args.collective}"
+    what = collective.plan_title(plan).lower()
     print(f"Timeline of {what} · {gpus:,} GPU{'s' * (gpus != 1)} · "
           f"{format_bytes(elements * model.itemsize)} per GPU · {model.topology.name}")
     if len(timeline):
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         print("\nWhen each GPU sends (█) and idles (·):")
         print("\n".join(gantt))
     if faults and small and any(f.kind != "delay" for f in faults) and gpus >= 2 \
-            and args.collective == ALL_REDUCE:
+            and len(collective.algorithms) > 1:  # another algorithm to switch to
         print()
         print("\n".join(lesson_lines(alternatives(gpus, elements, model, faults))))
     if args.trace:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms import closed_form, make_plan, option_names
+from ..algorithms import option_names
 from ..execute.backend import array_module, to_numpy
-from ..algorithms.collectives import collective
+from ..algorithms.collectives import ALL_REDUCE, Collective, collective
 from ..cost.model import CostModel, PlanCost, algbw, price
 from ..cost.ports import Port
 from ..core.errors import RingsimError
@@ -29,7 +29,7 @@ from ..core.naming import gpu_name, subscript
 from ..sim.narrate import held
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation, demo_gradients, phase_text
 from ..core.textout import json_ensure_ascii
-from ._collective import add_collective_argument, collective_simulation
+from ._collective import add_collective_argument
 from ..cost.topology import LEVEL_WORDS, Topology
 from ..core.units import format_bandwidth, format_bytes, format_seconds, itemsize
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
@@ -95,7 +95,7 @@ class Timing:
     cost: PlanCost
     gpus: int
     elements: int
-    collective: str = "all-reduce"
+    collective: Collective = ALL_REDUCE
 
     @property
     def nbytes(self) -> int:
@@ -105,7 +105,7 @@ class Timing:
     def bandwidths(self) -> tuple[float | None, float | None]:
         """(algbw, busbw) in bytes/s as nccl-tests defines them; None when nothing moved."""
         alg = algbw(self.nbytes, self.cost.seconds)
-        factor = collective(self.collective).bus_factor(self.gpus)
+        factor = self.collective.bus_factor(self.gpus)
         return alg, None if alg is None else alg * float(factor)
 
 
@@ -153,19 +153,20 @@ def run(args: argparse.Namespace) -> int:
                            f"GPUs; {_compare_hint(args, gpus, elements, model is not None)}")
     if model is not None:
         model.topology.check_gpus(gpus)
+    c = collective(args.collective)
     if args.values and not args.force:
-        steps = int(closed_form(args.algorithm, gpus, elements, master=args.master,
-                                **dict(options_from_args(args))).steps)
+        steps = int(c.closed_form(gpus, elements, args.algorithm, master=args.master,
+                                  **dict(options_from_args(args))).steps)
         shown = gpus * elements * (steps + 1)
         if shown > MAX_VALUES_SHOWN:
             raise RingsimError(f"--values would print {shown:,} numbers ({gpus} GPUs × "
                                f"{elements:,} elements, at the start and after each of "
                                f"{steps:,} steps); at most {MAX_VALUES_SHOWN:,} without --force")
-    sim = collective_simulation(args) or _simulation(args, model)
+    sim = _simulation(args, model, c)
     timing = None
     if model is not None:
         timing = Timing(model, args.dtype or "float32", price(sim.plan, elements, model), gpus,
-                        elements, args.collective)
+                        elements, c)
     if args.json:
         _json_lines(sim, args.values, timing)
     else:
@@ -173,10 +174,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _simulation(args: argparse.Namespace, model: CostModel | None) -> Simulation:
-    """The walk's Simulation, its memory checked first (with what to use for any size)."""
+def _simulation(args: argparse.Namespace, model: CostModel | None, c: Collective) -> Simulation:
+    """The walk's Simulation of the collective, its memory checked first (with what to use for any size)."""
     xp = array_module(getattr(args, "backend", "numpy"))
-    plan = make_plan(args.algorithm, args.gpus, master=args.master, **dict(options_from_args(args)))
+    plan = c.plan(args.gpus, args.algorithm, master=args.master, **dict(options_from_args(args)))
     dtype = np.dtype(args.dtype) if args.dtype in NUMPY_DTYPES else np.dtype(np.int64)
     layout = Layout(plan.segments, args.elements)
     instead = _compare_hint(args, args.gpus, args.elements, model is not None)
@@ -185,7 +186,7 @@ def _simulation(args: argparse.Namespace, model: CostModel | None) -> Simulation
                  f"a walk of {args.gpus:,} GPUs with {args.elements:,} elements each",
                  instead=instead, xp=xp)
     gradients = xp.asarray(_gradients(args.gpus, args.elements, dtype))
-    return Simulation(plan, args.elements, gradients, xp=xp)
+    return Simulation(plan, args.elements, gradients, xp=xp, collective=c)
 
 
 def _gradients(gpus: int, elements: int, dtype: np.dtype) -> np.ndarray:
@@ -253,7 +254,7 @@ def _json_lines(sim: Simulation, values: bool, timing: Timing | None) -> None:
                        dtype_bytes=timing.model.itemsize, bytes_per_gpu=timing.nbytes,
                        seconds=timing.cost.seconds, algbw=alg, busbw=bus,
                        bottleneck_level=timing.cost.bottleneck_level())
-    if values and sim.inputs.dtype.kind == "f":
+    if values and _float_sums(sim):
         summary["numerics"] = _float_report(sim)
     print(json.dumps(summary, ensure_ascii=ascii_only))
 
@@ -308,11 +309,10 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
     if timing:
         _print_total(timing)
     problems = sim.problems()
-    goal = getattr(sim, "goal", "Every GPU holds the sum")
-    print(f"\n{goal}: {'yes' if not problems else 'no'}")
+    print(f"\n{sim.collective.goal_text}: {'yes' if not problems else 'no'}")
     for problem in problems[:10]:
         print(f"  {problem}")
-    if values and sim.inputs.dtype.kind == "f":
+    if values and _float_sums(sim):
         print("\n" + _float_note(_float_report(sim), sim.layout.elements))
 
 
@@ -339,8 +339,13 @@ def _print_total(timing: Timing) -> None:
         parts = [f"{LEVEL_WORDS[level]} {seconds / total:.0%}" for level, seconds in shares.items()]
         print(f"  the bottleneck port was {', '.join(parts)} of the time")
     print(f"  algbw = S/t with S = {format_bytes(timing.nbytes)} per GPU; busbw = "
-          f"algbw·{collective(timing.collective).factor_text}, what each GPU's link must carry "
+          f"algbw·{timing.collective.factor_text}, what each GPU's link must carry "
           "(nccl-tests' definitions)")
+
+
+def _float_sums(sim: Simulation) -> bool:
+    """True when every GPU ends with float sums of every segment: what the float note reads."""
+    return sim.inputs.dtype.kind == "f" and sim.collective.every_gpu_sums(sim.plan.gpus, sim.plan.segments)
 
 
 def _float_report(sim: Simulation) -> dict:

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         for z in steps:
             print(json.dumps({
                 "stage": z.stage, "params": z.params, "gpus": z.gpus, "topology": model.topology.name,
-                "collectives": [{"collective": c, "moves": what} for c, what in z.collectives],
+                "collectives": [{"collective": c.name, "moves": what} for c, what in z.collectives],
                 "elements_sent_per_gpu": z.sent, "elements_received_per_gpu": z.received,
                 "paper_elements_per_gpu": z.paper_elements, "seconds": z.seconds,
                 "memory_bytes_per_gpu": z.memory.total,
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             print("  ".join("─" * w for w in widths))
     print()
     for z in steps:
-        moves = ", then ".join(f"{c} of the {what}" for c, what in z.collectives)
+        moves = ", then ".join(f"{c.name} of the {what}" for c, what in z.collectives)
         print(f"Stage {z.stage} ({STAGE_NAMES[z.stage]}): {moves}.")
     print(f"\nThe paper rounds each collective to Ψ per GPU (stages 0-2: 2Ψ, stage 3: 3Ψ = 1.5×); "
           f"a ring moves (G−1)/G of that, {gpus - 1}/{gpus} here.")

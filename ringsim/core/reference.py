@@ -40,3 +40,14 @@ def gpus_off_the_sum(values, gradients, xp=np) -> list[int]:
         gap = xp.abs(values.astype(np.complex128) - expected.astype(np.complex128))
         ok = (same | (gap <= tolerance(gradients, xp))).all(axis=1)
     return [int(g) for g in np.flatnonzero(np.asarray(ok.get() if hasattr(ok, "get") else ok) == 0)]
+
+
+def bitwise_strays(values) -> list[int]:
+    """The 0-based GPUs whose (G, N) result row differs from GPU1's in any bit (NaN payloads, signed zeros)."""
+    if values.shape[0] < 2 or values.shape[1] == 0:
+        return []
+    raw = values.reshape(values.shape[0], -1).view(f"u{values.dtype.itemsize}") \
+        if values.dtype.itemsize in (1, 2, 4, 8) else values.view("u1")
+    differ = (raw != raw[:1]).any(axis=1)
+    differ = differ.get() if hasattr(differ, "get") else differ
+    return [int(g) for g in np.flatnonzero(np.asarray(differ))]

@@ -1,7 +1,7 @@
 """The lessons' sharding figures: reduce-scatter, all-gather and ZeRO (ringsim.algorithms.collectives, ringsim.training.zero).
 
 Every figure comes from the engine: labels from the collectives' plans run on the symbolic
-state (ringsim.execute.symbolic), closed forms from `ringsim.algorithms.collectives.closed_form`, volumes and
+state (ringsim.execute.symbolic), closed forms from the collectives' `closed_form`, volumes and
 memory from `ringsim.training.zero.step` (Rajbhandari et al., ZeRO, SC'20), and the sharded training
 run from `ringsim.training.zero_train.train_zero`. Ψ (params=) defaults to the lesson's N.
 """
@@ -30,18 +30,18 @@ _TRAIN = Cache(64)
 # --- reduce-scatter, then all-gather --------------------------------------------------------
 def states(a):
     """The symbolic state after the ring's reduce-scatter, and after the all-gather that follows it."""
-    from ..algorithms import collectives
+    from ..algorithms.collectives import ALL_GATHER, REDUCE_SCATTER
     g = a.scenario.gpus
     if g > LABEL_MAX_GPUS:
         raise RingsimError(f"{a.expr.head!r} keeps labels for at most {LABEL_MAX_GPUS} GPUs (got {g:,})")
     if g not in _STATES:
         # Labels only, no values: measured about 0.2 s at G = 128 on a 2-core machine.
         a.ctx.budget.spend(g * g * 2 * (g - 1) // 20_000 + 1, f"{a.expr.head!r} (labels of {g:,} GPUs)")
-        state = collectives.initial_state(collectives.REDUCE_SCATTER, g)
-        for step in collectives.plan(collectives.REDUCE_SCATTER, g).steps:
+        state = REDUCE_SCATTER.initial_state(g)
+        for step in REDUCE_SCATTER.plan(g).steps:
             state.apply(step)
         scattered = [list(row) for row in state.held]
-        for step in collectives.plan(collectives.ALL_GATHER, g).steps:
+        for step in ALL_GATHER.plan(g).steps:
             state.apply(step)
         _STATES[g] = (scattered, state)
     return _STATES[g]
@@ -66,7 +66,7 @@ def _equal(a) -> str:
     """'yes' when reduce-scatter then all-gather is the all-reduce: labels, values and traffic."""
     import numpy as np
 
-    from ..algorithms import collectives
+    from ..algorithms.collectives import ALL_GATHER, ALL_REDUCE, REDUCE_SCATTER
     from ..api import allreduce
     from ..api import all_gather, reduce_scatter
     s = a.scenario
@@ -83,9 +83,8 @@ def _equal(a) -> str:
         joined = all_gather_shards(all_gather, shards, s.elements)
         whole = allreduce(arrays).outputs
         same = all(np.array_equal(joined, out) for out in whole)
-        moved = sum(collectives.closed_form(c, s.gpus, s.elements).total.value
-                    for c in (collectives.REDUCE_SCATTER, collectives.ALL_GATHER))
-        traffic = moved == collectives.closed_form(collectives.ALL_REDUCE, s.gpus, s.elements).total.value
+        moved = sum(c.closed_form(s.gpus, s.elements).total.value for c in (REDUCE_SCATTER, ALL_GATHER))
+        traffic = moved == ALL_REDUCE.closed_form(s.gpus, s.elements).total.value
         _EQUAL[key] = "yes" if complete and same and traffic else "no"
     return _EQUAL[key]
 
@@ -99,17 +98,17 @@ def all_gather_shards(all_gather, shards, elements: int):
     return np.concatenate([stacked[g, :len(x)] for g, x in enumerate(shards)])[:elements]
 
 
-def _collective(a) -> str:
+def _collective(a):
+    from ..algorithms.collectives import collective
     name = a.options.get("collective")
     if name is None:
         raise RingsimError(f"{a.expr.head!r} needs collective=reduce-scatter, all-gather or all-reduce")
-    return name
+    return collective(name)
 
 
 def _closed(a, field: str):
-    from ..algorithms import collectives
     s = a.scenario
-    return getattr(collectives.closed_form(_collective(a), s.gpus, s.elements), field)
+    return getattr(_collective(a).closed_form(s.gpus, s.elements), field)
 
 
 # --- ZeRO -------------------------------------------------------------------------------------
@@ -156,7 +155,8 @@ def _ratio(a) -> str:
 
 def _ratio_why(a, value: str) -> str:
     z, dp = zero_step(a), zero_step(a, 0)
-    return (f"The paper counts Ψ per collective. Stage {z.stage} runs {', '.join(z.collectives_flat())}: "
+    names = ", ".join(c.name for c in z.collectives_flat())
+    return (f"The paper counts Ψ per collective. Stage {z.stage} runs {names}: "
             f"{len(z.collectives_flat())}Ψ; data parallelism's all-reduce is a reduce-scatter and an "
             f"all-gather: {len(dp.collectives_flat())}Ψ. {len(z.collectives_flat())}Ψ ÷ "
             f"{len(dp.collectives_flat())}Ψ = {value}.")
@@ -176,7 +176,7 @@ def _label_why(which: int):
 
 def _sent_why(a, value: str) -> str:
     z = zero_step(a)
-    names = " + ".join(z.collectives_flat())
+    names = " + ".join(c.name for c in z.collectives_flat())
     return (f"ZeRO stage {z.stage} runs {names} of Ψ = {z.params:,} per step on {z.gpus:,} GPUs; each "
             f"ring collective moves N − ⌊N/G⌋ from the busiest GPU: {value} in all "
             f"(the paper rounds each to Ψ: {z.paper_elements:,}).")
@@ -237,7 +237,7 @@ def entries(Entry) -> dict:
                             "the paper's figure: Ψ per collective (2Ψ, or 3Ψ at stage 3)"),
         "zero.ratio": Entry(_ratio, ZERO_OPTIONS, "the stage's volume ÷ data parallelism's, the paper's way",
                             _ratio_why),
-        "zero.collectives": Entry(lambda a: ", ".join(zero_step(a).collectives_flat()), ZERO_OPTIONS,
+        "zero.collectives": Entry(lambda a: ", ".join(c.name for c in zero_step(a).collectives_flat()), ZERO_OPTIONS,
                                   "the stage's collectives in order, all-reduce as its two halves"),
         "zero.memory": Entry(lambda a: bytes_text(zero_step(a).memory.total), ZERO_OPTIONS,
                              "memory per GPU for parameters, gradients, Adam: '31.4 GB'", _memory_why),

@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms import ALGORITHMS, make_plan, option_text, plan_closed_form
+from ..algorithms import make_plan, option_text
+from ..algorithms.collectives import ALL_REDUCE, Collective
 from ..core.checks import as_numeric_array, check_count, check_elements
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
@@ -16,8 +17,6 @@ from ..execute.memory import check_memory, simulation_bytes
 from .narrate import sentences
 from ..execute.backend import make_executor
 from ..core.plan import Plan, Step
-from ..core.reference import gpus_off_the_sum
-from ..execute.symbolic import SymbolicState
 
 SYMBOLIC_MAX_GPUS = 128  # labels grow with G; past this only numbers and the ledger are kept
 
@@ -29,11 +28,13 @@ def demo_gradients(gpus: int, elements: int, xp: Any = np, seed: int = 0):
 
 
 class Simulation:
-    """A plan executed step by step; it can go back, reset and run to the end."""
+    """A plan of a collective (the all-reduce unless told) executed step by step; it can go
+    back, reset and run to the end, and is checked against the collective's goal."""
 
     def __init__(self, plan: Plan, elements: int, gradients=None, *, xp: Any = np,
-                 symbolic: bool | None = None) -> None:
+                 symbolic: bool | None = None, collective: Collective = ALL_REDUCE) -> None:
         self.plan = plan
+        self.collective = collective
         self.layout = Layout(plan.segments, check_elements(elements))
         self.xp = xp
         if gradients is not None:
@@ -50,7 +51,7 @@ class Simulation:
                              f"gives the counts without allocating", xp=xp)
         if gradients is None:
             gradients = demo_gradients(g, n, xp)
-        self.inputs = gradients
+        self.inputs = collective.start_values(gradients, self.layout)
         self._numeric = make_executor(plan, self.layout, xp, gradients.dtype)
         self._sentences: dict[int, list[str]] = {}
         self._ledgers: dict[int, Ledger] = {}
@@ -66,10 +67,11 @@ class Simulation:
 
     # --- moving -----------------------------------------------------------------------
     def reset(self) -> None:
-        """Back to the start: every GPU holds only its own gradient."""
+        """Back to the start: every GPU holds only its own gradient (all-gather: its shard)."""
         self.position = 0
         self._numeric.load(self.inputs)
-        self.symbolic = SymbolicState(self.plan.gpus, self.plan.segments) if self.symbolic_enabled else None
+        self.symbolic = self.collective.initial_state(self.plan.gpus, self.plan.segments) \
+            if self.symbolic_enabled else None
 
     def step(self) -> Step | None:
         """Carry out the next step and return it (None at the end)."""
@@ -117,8 +119,8 @@ class Simulation:
 
     @property
     def title(self) -> str:
-        """The algorithm's name and the scenario: 'Ring all-reduce · 4 GPUs · 8 elements per GPU'."""
-        name = ALGORITHMS[self.plan.algorithm].title
+        """The plan's title and the scenario: 'Ring all-reduce · 4 GPUs · 8 elements per GPU'."""
+        name = self.collective.plan_title(self.plan)
         shown = option_text(self.plan)
         if shown:
             name += f" ({shown})"
@@ -128,7 +130,8 @@ class Simulation:
     def banner(self) -> str:
         """Where the run is: 'Start', 'Reduce-scatter · iteration 2 of 3', 'Done: …'."""
         if self.done and self.position:
-            return "Done: every GPU holds the sum" if self.correct() else "Done: some GPUs do NOT hold the sum"
+            words = self.collective.goal_text if self.correct() else self.collective.missed_text
+            return f"Done: {words[0].lower()}{words[1:]}"
         if self.position == 0:
             return "Start: every GPU holds only its own gradient" if len(self.plan) else \
                 "Nothing to do: a single GPU already holds the sum"
@@ -158,35 +161,21 @@ class Simulation:
         return self._ledgers[self.position]
 
     def closed_form(self) -> ClosedForm:
-        """The exact closed-form figures for this algorithm at this G and N."""
-        return plan_closed_form(self.plan, self.layout.elements)
+        """The exact closed-form figures for this plan at this G and N."""
+        return self.collective.plan_closed_form(self.plan, self.layout.elements)
 
     def problems(self) -> list[str]:
-        """What is wrong where, now: buffers that do not (yet) hold the full sum, in words."""
+        """What is wrong where, now: buffers that miss (or do not yet meet) the goal, in words."""
         if self.position not in self._problems:
-            found = self.symbolic.problems() if self.symbolic is not None else []
-            values = self.values()
-            off = gpus_off_the_sum(values, self.inputs, self.xp)
-            found += [f"GPU{gpu + 1}'s numbers differ from the element-wise sum" for gpu in off]
-            found += [f"GPU{gpu + 1}'s bits differ from GPU1's (the same sum added in another order)"
-                      for gpu in bitwise_strays(values) if gpu not in off]
+            c = self.collective
+            found = c.state_problems(self.symbolic) if self.symbolic is not None else []
+            found += c.value_problems(self.values(), self.inputs, self.layout, self.xp)
             self._problems[self.position] = found
         return self._problems[self.position]
 
     def correct(self) -> bool:
-        """True when every GPU holds the element-wise sum, checked symbolically and numerically."""
+        """True when every GPU meets the goal, checked symbolically and numerically."""
         return not self.problems()
-
-
-def bitwise_strays(values) -> list[int]:
-    """The 0-based GPUs whose (G, N) result row differs from GPU1's in any bit (NaN payloads, signed zeros)."""
-    if values.shape[0] < 2 or values.shape[1] == 0:
-        return []
-    raw = values.reshape(values.shape[0], -1).view(f"u{values.dtype.itemsize}") \
-        if values.dtype.itemsize in (1, 2, 4, 8) else values.view("u1")
-    differ = (raw != raw[:1]).any(axis=1)
-    differ = differ.get() if hasattr(differ, "get") else differ
-    return [int(g) for g in np.flatnonzero(np.asarray(differ))]
 
 
 def phase_text(step: Step) -> str:

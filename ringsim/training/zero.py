@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..algorithms import collectives
+from ..algorithms.collectives import ALL_GATHER, ALL_REDUCE, REDUCE_SCATTER, Collective
 from ..core.checks import check_count, check_gpus
 from ..core.errors import RingsimError
 from ..core.layout import Layout
@@ -34,12 +34,12 @@ STAGE_NAMES = {0: "data parallelism (no sharding)", 1: "P_os: optimizer states s
 
 # Per step: (collective, what it moves), in the order they run.
 COLLECTIVES = {
-    0: ((collectives.ALL_REDUCE, "gradients"),),
-    1: ((collectives.REDUCE_SCATTER, "gradients"), (collectives.ALL_GATHER, "updated parameters")),
-    2: ((collectives.REDUCE_SCATTER, "gradients"), (collectives.ALL_GATHER, "updated parameters")),
-    3: ((collectives.ALL_GATHER, "parameters for the forward pass"),
-        (collectives.ALL_GATHER, "parameters for the backward pass"),
-        (collectives.REDUCE_SCATTER, "gradients")),
+    0: ((ALL_REDUCE, "gradients"),),
+    1: ((REDUCE_SCATTER, "gradients"), (ALL_GATHER, "updated parameters")),
+    2: ((REDUCE_SCATTER, "gradients"), (ALL_GATHER, "updated parameters")),
+    3: ((ALL_GATHER, "parameters for the forward pass"),
+        (ALL_GATHER, "parameters for the backward pass"),
+        (REDUCE_SCATTER, "gradients")),
 }
 
 
@@ -64,7 +64,7 @@ class ZeroStep:
     stage: int
     gpus: int
     params: int
-    collectives: tuple[tuple[str, str], ...]
+    collectives: tuple[tuple[Collective, str], ...]
     sent: int          # elements the busiest GPU sends per step
     received: int      # elements the busiest GPU receives per step
     memory: Memory
@@ -75,13 +75,9 @@ class ZeroStep:
         """The paper's figure: Ψ per collective (2Ψ, or 3Ψ for stage 3)."""
         return len(self.collectives_flat()) * self.params
 
-    def collectives_flat(self) -> list[str]:
+    def collectives_flat(self) -> list[Collective]:
         """The collectives as reduce-scatters and all-gathers (an all-reduce is one of each)."""
-        out = []
-        for name, _ in self.collectives:
-            out += [collectives.REDUCE_SCATTER, collectives.ALL_GATHER] if name == collectives.ALL_REDUCE \
-                else [name]
-        return out
+        return [part for c, _ in self.collectives for part in c.parts()]
 
 
 def memory(stage: int, params: int, gpus: int) -> Memory:
@@ -99,18 +95,6 @@ def paper_memory(stage: int, params: int, gpus: int) -> Fraction:
             3: 16 * psi / nd}[stage]
 
 
-def _per_gpu(name: str, gpus: int, params: int) -> tuple[list[int], list[int]]:
-    """Elements each GPU sends and receives in the ring's reduce-scatter or all-gather of Ψ."""
-    layout = Layout(gpus, params)
-    sizes = layout.sizes()
-    if gpus == 1:
-        return [0], [0]
-    if name == collectives.REDUCE_SCATTER:  # GPU g sends every segment but g, receives all but g−1
-        return [params - sizes[g] for g in range(gpus)], [params - sizes[g - 1] for g in range(gpus)]
-    # all-gather: GPU g sends every segment but g+1, receives every segment but its own
-    return [params - sizes[(g + 1) % gpus] for g in range(gpus)], [params - sizes[g] for g in range(gpus)]
-
-
 def step(stage: int, params: int, gpus: int, model=None) -> ZeroStep:
     """One training step of ZeRO `stage` for Ψ = `params` on G GPUs (time when a CostModel is given)."""
     if stage not in STAGES:
@@ -124,12 +108,12 @@ def step(stage: int, params: int, gpus: int, model=None) -> ZeroStep:
     received = [0] * gpus
     seconds = 0.0 if model is not None else None
     flat = ZeroStep(stage, gpus, params, plan, 0, 0, memory(stage, params, gpus)).collectives_flat()
-    for name in flat:
-        s, r = _per_gpu(name, gpus, params)
+    for part in flat:
+        s, r = part.per_gpu(gpus, params)
         sent = [a + b for a, b in zip(sent, s)]
         received = [a + b for a, b in zip(received, r)]
         if model is not None:
-            seconds += collectives.seconds(name, gpus, params, model).seconds
+            seconds += part.seconds(gpus, params, model).seconds
     return ZeroStep(stage, gpus, params, plan, max(sent), max(received),
                     memory(stage, params, gpus), seconds)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..algorithms import collectives
+from ..algorithms.collectives import ALL_GATHER, REDUCE_SCATTER
 from ..execute.backend import make_executor, to_numpy
 from ..core.errors import RingsimError
 from ..core.layout import Layout
@@ -95,8 +95,8 @@ def train_zero(gpus: int = 4, stage: int = 2, epochs: int = 5, *, samples: int =
     n = features + 1
     layout = Layout(gpus, n)
     cut = [slice(layout.offset(g), layout.offset(g + 1)) for g in range(gpus)]
-    scatter = _Collective(collectives.plan(collectives.REDUCE_SCATTER, gpus, algorithm), layout, xp)
-    gather = _Collective(collectives.plan(collectives.ALL_GATHER, gpus, algorithm), layout, xp)
+    scatter = _Collective(REDUCE_SCATTER.plan(gpus, algorithm), layout, xp)
+    gather = _Collective(ALL_GATHER.plan(gpus, algorithm), layout, xp)
 
     # Data parallelism: full replicas, full Adam state on every GPU.
     dp = np.zeros((gpus, n))

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             app.simulator.add_class("-crop")
         try:
             for index in range(len(app.sim.plan) + 1):
-                await app.goto(index)
+                app.goto(index)
                 await pilot.pause()
                 path = folder / file_name(index, app.sim.current)
                 rows = app.simulator.crop_rows() if args.crop else None

@@ -14,6 +14,7 @@ from ..core.errors import RingsimError
 from .cache import Cache
 from ..core.formula import format_number
 from ..core.units import format_seconds
+from .words import Entry, model_key, model_line
 
 DEFAULT_MODEL = "resnet-50"
 OPTIONS = ("gpus", "model", "bucket_mb", "alpha_us", "gbps", "topology")
@@ -26,10 +27,9 @@ def _setup(a):
     from ..training import overlap
     from ..training.models import model as preset
     from .costs import model_of
-    from .vocabulary import _model_key
     name = a.options.get("model", DEFAULT_MODEL)
     mb = a.options.get("bucket_mb", overlap.DEFAULT_BUCKET_MB)
-    return preset(name), model_of(*_model_key(a)), mb, (name, a.scenario.gpus, _model_key(a))
+    return preset(name), model_of(*model_key(a)), mb, (name, a.scenario.gpus, model_key(a))
 
 
 def _spend(a, model, runs: int) -> None:
@@ -90,11 +90,10 @@ def _sweep_block(a) -> str:
 
 
 def _setting(a, buckets: bool = True) -> str:
-    from .vocabulary import _model_line
     net, _, mb, _ = _setup(a)
     size = ", one bucket" if math.isinf(mb) else f", buckets of {mb:g} MiB"
     return f"{net.title} on {a.scenario.gpus:,} GPUs{size if buckets else ''}; " \
-           f"{_model_line(a).split(', ', 2)[-1]}"
+           f"{model_line(a).split(', ', 2)[-1]}"
 
 
 def _best_why(a, value: str) -> str:
@@ -122,7 +121,7 @@ def _buckets_why(a, value: str) -> str:
             f"its limit: {net.title}'s {tensors} tensors make {value} buckets.")
 
 
-def entries(Entry) -> dict:
+def entries() -> dict:
     """The overlap words, as vocabulary Entries."""
     from ..training import overlap
     s = step

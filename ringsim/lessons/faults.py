@@ -15,6 +15,7 @@ from ..core.formula import format_number
 from ..core.naming import gpu_name
 from ..core.units import format_seconds
 from .budget import ledger_cost
+from .words import Entry, model_key, model_line, ratio
 
 FAULT_OPTIONS = ("slow_gpu", "slow_link", "delay")   # the command line's order
 TIMELINE_MAX_GPUS = 256  # event runs of larger rings belong to `ringsim timeline`, not a lesson
@@ -27,15 +28,9 @@ _RUNS = Cache(64)
 _ALTERNATIVES = Cache(64)
 
 
-def ratio(value: float) -> str:
-    """A ratio to two decimals without trailing zeros: 2.0 → '2', 1.4999 → '1.5'."""
-    return f"{value:.2f}".rstrip("0").rstrip(".")
-
-
 def _model(a):
     from .costs import model_of
-    from .vocabulary import _model_key
-    return model_of(*_model_key(a))
+    return model_of(*model_key(a))
 
 
 def _faults(a) -> tuple:
@@ -43,9 +38,8 @@ def _faults(a) -> tuple:
 
 
 def _key(a, faults: tuple) -> tuple:
-    from .vocabulary import _model_key
     s = a.scenario
-    return (s.algorithm, s.gpus, s.elements, _model_key(a), faults)
+    return (s.algorithm, s.gpus, s.elements, model_key(a), faults)
 
 
 def _check(a) -> None:
@@ -163,9 +157,8 @@ def _fastest(a) -> str:
 
 # --- why, for a learner who answered wrong ------------------------------------------------
 def _setting(a) -> str:
-    from .vocabulary import _model_line
     faults = ", ".join(str(f) for f in _faults(a)) or "no faults"
-    return f"{_model_line(a)}; {faults}"
+    return f"{model_line(a)}; {faults}"
 
 
 def _stretch_why(a, value: str) -> str:
@@ -202,7 +195,7 @@ def _schedule_why(key: str):
     return why
 
 
-def entries(Entry) -> dict:
+def entries() -> dict:
     """The timeline words, as vocabulary Entries."""
     words = {
         "timeline.seconds": Entry(lambda a: format_seconds(run(a).seconds), OPTIONS,

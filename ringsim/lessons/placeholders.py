@@ -22,7 +22,7 @@ from .budget import Budget, ledger_cost, simulation_cost
 from .expr import compile_expression, evaluate
 from .model import Scenario
 from .text import clip, plural
-from .vocabulary import LEDGER_MAX_GPUS, SIMULATE_MAX_CELLS, TRAIN_MAX_EPOCHS, VOCABULARY, Entry
+from .vocabulary import LEDGER_MAX_GPUS, SIMULATE_MAX_CELLS, VOCABULARY
 from . import vocabulary
 
 PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
@@ -32,7 +32,7 @@ WHOLE_OPTIONS = ("gpus", "elements", "master", "at", "step", "epochs")
 UNIVERSAL_OPTIONS = ("unit",)
 
 __all__ = ["Context", "Expression", "LEDGER_MAX_GPUS", "PLACEHOLDER", "SCENARIO_OPTIONS",
-           "SIMULATE_MAX_CELLS", "TRAIN_MAX_EPOCHS", "VOCABULARY", "Entry", "parse"]
+           "SIMULATE_MAX_CELLS", "VOCABULARY", "parse"]
 
 
 @dataclass(frozen=True)

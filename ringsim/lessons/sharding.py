@@ -14,6 +14,7 @@ from ..core.errors import RingsimError
 from .cache import Cache
 from ..core.formula import format_number
 from .budget import training_cost
+from .words import Entry, check_training, ratio, small_number
 
 COLLECTIVE_OPTIONS = ("gpus", "elements", "collective")
 ZERO_OPTIONS = ("gpus", "stage", "params")
@@ -149,7 +150,6 @@ def _table(a) -> str:
 
 
 def _ratio(a) -> str:
-    from .faults import ratio
     return ratio(zero_step(a).paper_elements / zero_step(a, 0).paper_elements)
 
 
@@ -194,15 +194,10 @@ def _memory_why(a, value: str) -> str:
 def training(a):
     """ringsim.training.zero_train.train_zero at the figure's G, stage (default 2) and epochs (default 5)."""
     from ..training.zero_train import train_zero
-    from .vocabulary import TRAIN_MAX_EPOCHS, TRAIN_MAX_GPUS
     g, stage, epochs = a.scenario.gpus, a.options.get("stage", 2), a.options.get("epochs", 5)
     if stage not in (1, 2, 3):
         raise RingsimError(f"ZeRO training takes stage 1, 2 or 3, got {stage}")
-    if not 1 <= epochs <= TRAIN_MAX_EPOCHS:
-        raise RingsimError(f"epochs must be from 1 to {TRAIN_MAX_EPOCHS} in a lesson, got {epochs}")
-    if g > TRAIN_MAX_GPUS:
-        raise RingsimError(f"the training demo splits a batch of {TRAIN_MAX_GPUS} over the GPUs: "
-                           f"gpus must be at most {TRAIN_MAX_GPUS}, got {g:,}")
+    check_training(epochs, g)
     key = (g, stage, epochs)
     if key not in _TRAIN:
         a.ctx.budget.spend(training_cost(epochs, 16, g, 2 * (g - 1)),
@@ -219,9 +214,8 @@ def _train_why(a, value: str) -> str:
             f"largest difference between their replicas: {value}.")
 
 
-def entries(Entry) -> dict:
+def entries() -> dict:
     """The sharding words, as vocabulary Entries."""
-    from .vocabulary import _float
     words = {
         "scattered[][]": Entry(lambda a: _label(a, 0), ("gpus",),
                                "what GPU k's segment j holds after the ring's reduce-scatter "
@@ -247,7 +241,7 @@ def entries(Entry) -> dict:
         "zero.train.identical": Entry(lambda a: "yes" if training(a).identical else "no", TRAIN_OPTIONS,
                                       "'yes' when ZeRO's replicas equal data parallelism's bit for bit",
                                       _train_why),
-        "zero.train.difference": Entry(lambda a: _float(training(a).epochs[-1].difference), TRAIN_OPTIONS,
+        "zero.train.difference": Entry(lambda a: small_number(training(a).epochs[-1].difference), TRAIN_OPTIONS,
                                        "largest difference between ZeRO's and data parallelism's "
                                        "replicas at the end", _train_why),
         "zero.train.sent": Entry(lambda a: format_number(training(a).sent_per_step), TRAIN_OPTIONS,

@@ -7,7 +7,6 @@ Question.explain() gives a learner who answered wrong.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
@@ -19,14 +18,14 @@ from ..execute.ledger import Ledger, measure
 from ..core.naming import gpu_name, letter, sum_label, term
 from ..sim.scenario import Scenario
 from ..sim.simulation import Simulation
+from . import buckets, faults, sharding
 from .budget import ledger_cost
 from .cache import Cache as _Cache
 from .text import plural
+from .words import Entry, check_training, model_key, model_line, small_number
 
 LEDGER_MAX_GPUS = 1024     # ledgers of other scenarios come from real plans: keep them small
 SIMULATE_MAX_CELLS = 1_000_000  # G·N of another scenario that is simulated for its labels
-TRAIN_MAX_EPOCHS = 50  # lessons load eagerly: keep a training placeholder to a second or so
-TRAIN_MAX_GPUS = 256   # `ringsim train`'s default batch: every GPU needs a sample of it
 LIST_MAX = 8           # per-GPU lists longer than this are shortened
 COMPARED = ("ring", "master", "naive")
 
@@ -58,16 +57,6 @@ def simulation_of(scenario: Scenario) -> Simulation:
 
 
 # --- the vocabulary ---------------------------------------------------------------------
-@dataclass(frozen=True)
-class Entry:
-    """A vocabulary word: how to compute it, which options it takes, one line of help, and why."""
-
-    fn: Callable
-    options: tuple[str, ...]
-    help: str
-    why: Callable | None = None
-
-
 def _n(value) -> str:
     return format_number(value)
 
@@ -328,14 +317,10 @@ def _busiest_why(a, value: str) -> str:
             f"{_n(ledger.sent[k] + ledger.received[k])}.")
 
 
-def _model_key(a) -> tuple:
-    return (a.options.get("topology", "flat"), a.options.get("alpha_us", 5.0), a.options.get("gbps", 100.0))
-
-
 def _cost_rows(a, only: str | None = None) -> list:
     """The engine's priced all-reduces for the figure's G and N (one row when `only` names it)."""
     from . import costs
-    topology, alpha, gbps = _model_key(a)
+    topology, alpha, gbps = model_key(a)
     g, n = a.scenario.gpus, a.scenario.elements
     key = (g, n, topology, alpha, gbps, only)
 
@@ -348,21 +333,12 @@ def _cost_rows(a, only: str | None = None) -> list:
     return _COSTS.get_or(key, make)
 
 
-def _model_line(a) -> str:
-    topology, alpha, gbps = _model_key(a)
-    g, n = a.scenario.gpus, a.scenario.elements
-    head = f"G = {g:,}, N = {n:,} float32"
-    if topology == "flat":
-        return head + f", flat: α = {alpha:g} µs, {gbps:g} GB/s links"
-    return head + f", {topology}"
-
-
 def _latency(a) -> str:
     from ..core.units import format_bandwidth
     rows = _cost_rows(a)
     width = max(len(r.short) for r in rows)
-    nodes = _model_key(a)[0] != "flat"
-    lines = [_model_line(a),
+    nodes = model_key(a)[0] != "flat"
+    lines = [model_line(a),
              f"  {'':<{width}}  {'steps':>5}  {'time':>10}  {'busbw':>11}" + ("  bottleneck" if nodes else "")]
     fastest = min(r.seconds for r in rows)
     for r in rows:
@@ -408,7 +384,7 @@ def _latency_why(key: str) -> Callable:
         row = _row_of(a, key)
         return (f"The engine's cost model (ringsim.cost.model) priced {row.short}, step by step: each step "
                 f"lasts as long as its busiest port (α + bytes·β per message queued there, + bytes·γ "
-                f"on a reduce); the {row.steps:,} steps add up to {value}. {_model_line(a)}.")
+                f"on a reduce); the {row.steps:,} steps add up to {value}. {model_line(a)}.")
     return why
 
 
@@ -422,7 +398,7 @@ def _best_why(a, value: str) -> str:
     rows = _cost_rows(a)
     # Only the winner is named: the runner-up may be the answer to the next question.
     return (f"The engine's cost model priced all {len(rows)} all-reduces from their plans; the fastest "
-            f"takes {best(rows).time}. {_model_line(a)}.")
+            f"takes {best(rows).time}. {model_line(a)}.")
 
 
 def _sweep(a) -> str:
@@ -432,7 +408,7 @@ def _sweep(a) -> str:
     from . import costs
     from .costs import best, overtake
     g = a.scenario.gpus
-    topology, alpha, gbps = _model_key(a)
+    topology, alpha, gbps = model_key(a)
     lines = [f"G = {g:,}, " + (f"flat: α = {alpha:g} µs, links {gbps:g} GB/s" if topology == "flat"
                                 else topology),
              f"  {'per GPU':>8}  {'fastest':<22}  {'time':>10}  {'busbw':>11}  {'ring':>10}"]
@@ -501,11 +477,7 @@ def _train_run(a):
     from .budget import training_cost
     s = a.scenario
     epochs = a.options.get("epochs", 5)
-    if not 1 <= epochs <= TRAIN_MAX_EPOCHS:
-        raise RingsimError(f"epochs must be from 1 to {TRAIN_MAX_EPOCHS} in a lesson, got {epochs}")
-    if s.gpus > TRAIN_MAX_GPUS:
-        raise RingsimError(f"the training demo splits a batch of {TRAIN_MAX_GPUS} over the GPUs: "
-                           f"gpus must be at most {TRAIN_MAX_GPUS}, got {s.gpus:,}")
+    check_training(epochs, s.gpus)
     sync = a.options.get("sync", True)
     key = (s.gpus, s.algorithm, epochs, sync, s.master)
     if key not in _TRAININGS:
@@ -532,10 +504,6 @@ def _train_why(a, value: str) -> str:
         return (f"{run.syncs:,} syncs (one per batch) × {run.formula_per_sync} elements per sync "
                 f"= {value}.")
     return f"The training run ({plural(run.gpus, 'GPU')}, {len(run.epochs)} epochs) reports {value}."
-
-
-def _float(value: float) -> str:
-    return "0" if value == 0 else f"{value:.2e}"
 
 
 _SCEN = ("algorithm", "gpus", "elements", "master")
@@ -607,14 +575,14 @@ VOCABULARY: dict[str, Entry] = {
     "latency.best": Entry(_best, _COST, "the fastest all-reduce in the engine's cost model", _best_why),
     "sweep": Entry(_sweep, ("gpus",) + _MODEL, "the fastest all-reduce from 1 KiB to 1 GiB per GPU (a block)"),
     "train": Entry(_train_block, _TRAIN, "the training demo's report"),
-    "precision.error": Entry(lambda a: _float(_precision_run(a)[0]), _SCEN,
+    "precision.error": Entry(lambda a: small_number(_precision_run(a)[0]), _SCEN,
                              "largest error of a float32 all-reduce against the exact sum", _precision_why),
     "precision.off": Entry(lambda a: _n(_precision_run(a)[1]), _SCEN,
                            "elements whose float32 sum is not the exact sum correctly rounded", _precision_why),
-    "train.replica_difference": Entry(lambda a: _float(_train_run(a).epochs[-1].replica_difference),
+    "train.replica_difference": Entry(lambda a: small_number(_train_run(a).epochs[-1].replica_difference),
                                       _TRAIN, "largest weight difference between replicas at the end",
                                       _train_why),
-    "train.reference_difference": Entry(lambda a: _float(_train_run(a).epochs[-1].reference_difference),
+    "train.reference_difference": Entry(lambda a: small_number(_train_run(a).epochs[-1].reference_difference),
                                         _TRAIN, "largest difference from one-GPU training at the end",
                                         _train_why),
     "train.loss": Entry(lambda a: f"{_train_run(a).epochs[-1].loss:.5f}", _TRAIN, "final loss", _train_why),
@@ -655,10 +623,9 @@ _register_latency_rows()
 
 
 def _register_training_step() -> None:
-    """Issue 12's words: faults on the timeline, DDP's buckets, reduce-scatter, all-gather and ZeRO."""
-    from . import buckets, faults, sharding
+    """The training step's words: faults on the timeline, DDP's buckets, reduce-scatter, all-gather and ZeRO."""
     for module in (faults, buckets, sharding):
-        VOCABULARY.update(module.entries(Entry))
+        VOCABULARY.update(module.entries())
 
 
 _register_training_step()

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from textual.app import App
 from textual.binding import Binding
+from textual.reactive import var
 from textual.timer import Timer
 
 from ..algorithms import ALGORITHMS, option_names, plan_options
@@ -13,21 +14,23 @@ from ..core.errors import RingsimError
 from ..lessons import load_lessons
 from ..core.naming import gpu_name
 from ..sim.simulation import Simulation
-from .clock import SLOW_FACTORS, Clock, fitting
+from .clock import Clock, fitting
 from .scenario import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, Scenario,
                        check_view_limits, fewer_elements, more_elements)
 from .screens.help import HelpScreen
 from .screens.simulator import SimulatorScreen
+from .state import SLOW_FACTORS, SPEEDS, Figures, ViewState
 from .sweeps import sweep_view
 from .training import MODEL_NAMES, training_step
 from .widgets.lesson_panel import LessonPanel
 
 PARTS = ("chunks", "channels")  # the options c / C change, in the algorithms that take one
-SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # autoplay: seconds per iteration, slow to fast
 
 
 class RingsimApp(App[None]):
-    """Step through an all-reduce: the App's Simulation is the only source of figures."""
+    """Step through an all-reduce: the App's Simulation is the only source of figures.
+
+    Every key sets a new `state` (a ViewState); watch_state then shows it."""
 
     CSS_PATH = "ringsim.tcss"
     TITLE = "ringsim"
@@ -90,24 +93,19 @@ class RingsimApp(App[None]):
         Binding("q", "quit", "Quit", tooltip="quit"),
     ]
 
+    state: var[ViewState] = var(ViewState(), init=False)  # no repaint of its own: the watcher redraws
+
     def __init__(self, sim: Simulation | None = None, *, master: int | None = None,
                  present: bool = False, values: bool = False, lesson: int | None = None) -> None:
         super().__init__()
         self.sim = sim if sim is not None else Simulation.create("ring", 4, 8)
         check_view_limits(self.sim.plan.gpus, self.sim.layout.elements)
-        self.scenario = Scenario(self.sim.plan.algorithm, self.sim.plan.gpus,
-                                 self.sim.layout.elements, master,
-                                 tuple(plan_options(self.sim.plan).items()))
-        self.present = present
-        self.values = values
-        self.speed = 1
-        self.clock = Clock()
-        self.pane: str | None = None  # in the counters' place: "timeline" (T) or "overlap" (o)
-        self.selected = 0  # the 0-based GPU that s slows (keys < >)
-        self.selecting = False  # marked (▸) once < > or s is used: slides stay as they were
-        self.plot: str | None = None  # the sweep plot (w): "time" or "busbw" (W); None: closed
-        self.model = MODEL_NAMES[0]  # the training step's model (O)
-        self.playing = False
+        scenario = Scenario(self.sim.plan.algorithm, self.sim.plan.gpus, self.sim.layout.elements,
+                            master, tuple(plan_options(self.sim.plan).items()))
+        # The first state is set without its watcher: there is no screen to show it on yet.
+        self.set_reactive(RingsimApp.state, ViewState(scenario, self.sim.position,
+                                                      values=values, present=present))
+        self.clock = Clock()  # the state's topology and slow GPUs: flat, none
         self._timer: Timer | None = None
         self.simulator = SimulatorScreen()
         self.first_lesson = 0 if lesson is None else lesson - 1  # the lesson `l` opens first
@@ -118,28 +116,39 @@ class RingsimApp(App[None]):
 
     async def screen_ready(self) -> None:
         """The simulator's widgets exist: first frame, and the lesson panel if asked for."""
-        await self.refresh_view()
+        await self.show_state()
         if self.open_lesson:
-            await self.action_lesson()
+            self.action_lesson()
 
-    async def refresh_view(self) -> None:
-        """Send the Simulation's state down to the screen."""
-        plan, elements, position = self.sim.plan, self.sim.layout.elements, self.sim.position
-        gpus, topology = plan.gpus, self.clock.topology
-        training = self._ask(training_step, self.model, gpus, topology, plan.algorithm) \
-            if self.pane == "overlap" else None
-        if training is None and self.pane == "overlap":
-            self.pane = None
-        sweep = self._ask(sweep_view, gpus, topology, elements) if self.plot else None
-        if sweep is None:
-            self.plot = None
-        await self.simulator.show(
-            self.sim, values=self.values, playing=self.playing, delay=SPEEDS[self.speed],
-            present=self.present, clock=self.clock.reading(plan, elements, position),
-            bottleneck=self.clock.bottleneck(plan, elements, position),
-            timeline=self.clock.timeline(plan, elements) if self.pane == "timeline" else None,
-            training=training, selected=self.selected if self.selecting else None,
-            slow=dict(self.clock.slow), sweep=sweep, metric=self.plot or "time")
+    async def watch_state(self, old: ViewState, new: ViewState) -> None:
+        """A new state: the autoplay timer and the clock follow it, then the screen shows it."""
+        if (old.playing, old.speed) != (new.playing, new.speed):
+            self._restart_timer(new)
+        if (old.topology, old.slow) != (new.topology, new.slow):
+            self.clock = Clock(new.topology, new.slow)
+        await self.show_state()
+
+    async def show_state(self) -> None:
+        """Move the Simulation to the state's position and send the state, with the engine's
+        figures for it, to the screen."""
+        state = self.state
+        self.sim.goto(state.position)
+        plan, elements = self.sim.plan, self.sim.layout.elements
+        training = sweep = None
+        if state.pane == "overlap":
+            training = self._ask(training_step, state.model, plan.gpus, state.topology, plan.algorithm)
+            if training is None:
+                self.state = replace(state, pane=None)  # its watcher shows the view without the pane
+                return
+        if state.plot:
+            sweep = self._ask(sweep_view, plan.gpus, state.topology, elements)
+            if sweep is None:
+                self.state = replace(state, plot=None)
+                return
+        timeline = self.clock.timeline(plan, elements) if state.pane == "timeline" else None
+        await self.simulator.show(self.sim, state, Figures(
+            self.clock.reading(plan, elements, state.position),
+            self.clock.bottleneck(plan, elements, state.position), timeline, training, sweep))
 
     def _ask(self, compute, *args):
         """What the engine answers for a pane, or None (and a notice with the reason) if it refuses."""
@@ -149,84 +158,72 @@ class RingsimApp(App[None]):
             self.notify(str(error), severity="warning")
             return None
 
+    def _at_end(self) -> bool:
+        return self.state.position == len(self.sim.plan)
+
     # --- moving through the plan ------------------------------------------------------
-    async def action_next(self) -> None:
+    def action_next(self) -> None:
         """Carry out the next iteration."""
-        if self.sim.done:
+        if self._at_end():
             self.notify("The run is done: press r to start again.", severity="information")
             return
-        self.sim.step()
-        await self.refresh_view()
+        self.state = replace(self.state, position=self.state.position + 1)
 
-    async def action_back(self) -> None:
+    def action_back(self) -> None:
         """Undo the last iteration."""
-        if self.sim.position == 0:
+        if self.state.position == 0:
             self.notify("Already at the start.", severity="information")
             return
-        self.sim.back()
-        await self.refresh_view()
+        self.state = replace(self.state, position=self.state.position - 1)
 
-    async def action_reset(self) -> None:
+    def action_reset(self) -> None:
         """Back to the start."""
-        self._stop()
-        self.sim.reset()
-        await self.refresh_view()
+        self.state = replace(self.state, position=0, playing=False)
 
-    async def goto(self, position: int) -> None:
+    def goto(self, position: int) -> None:
         """Show the state after `position` steps."""
-        self.sim.goto(position)
-        await self.refresh_view()
+        self.state = replace(self.state, position=position)
 
     # --- autoplay ---------------------------------------------------------------------
-    async def action_play(self) -> None:
+    def action_play(self) -> None:
         """Start or stop stepping on a timer (from the start again when the run is done)."""
-        if self.playing:
-            self._stop()
+        state = self.state
+        if state.playing:
+            self.state = replace(state, playing=False)
         else:
-            if self.sim.done:
-                self.sim.reset()
-            self.playing = True
-            self._restart_timer()
-        await self.refresh_view()
+            self.state = replace(state, playing=True, position=0 if self._at_end() else state.position)
 
-    async def action_faster(self) -> None:
+    def action_faster(self) -> None:
         """Shorter autoplay delay."""
-        await self._set_speed(self.speed + 1)
+        self._set_speed(self.state.speed + 1)
 
-    async def action_slower(self) -> None:
+    def action_slower(self) -> None:
         """Longer autoplay delay."""
-        await self._set_speed(self.speed - 1)
+        self._set_speed(self.state.speed - 1)
 
-    async def _set_speed(self, speed: int) -> None:
+    def _set_speed(self, speed: int) -> None:
         if not 0 <= speed < len(SPEEDS):
             self.notify(f"Autoplay runs at {SPEEDS[0]:g} to {SPEEDS[-1]:g} s per iteration.",
                         severity="warning")
             return
-        self.speed = speed
-        if self.playing:
-            self._restart_timer()
-        await self.refresh_view()
+        self.state = replace(self.state, speed=speed)
 
-    def _restart_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_interval(SPEEDS[self.speed], self._tick)
-
-    def _stop(self) -> None:
-        self.playing = False
+    def _restart_timer(self, state: ViewState) -> None:
+        """A timer at the state's speed while it plays; none while it is paused."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+        if state.playing:
+            self._timer = self.set_interval(state.delay, self._tick)
 
-    async def _tick(self) -> None:
-        if self.sim.done:
-            self._stop()
+    def _tick(self) -> None:
+        if self._at_end():
+            self.state = replace(self.state, playing=False)
         else:
-            self.sim.step()
-        await self.refresh_view()
+            self.state = replace(self.state, position=self.state.position + 1)
 
     # --- changing the scenario --------------------------------------------------------
-    async def switch(self, scenario: Scenario, position: int = 0) -> bool:
+    def switch(self, scenario: Scenario, position: int = 0) -> None:
         """Simulate another scenario (from its start, or at `position`); refused with a notice."""
         try:
             check_view_limits(scenario.gpus, scenario.elements)
@@ -234,42 +231,45 @@ class RingsimApp(App[None]):
             sim.goto(position)
         except RingsimError as error:
             self.notify(str(error), severity="warning")
-            return False
-        self._stop()
-        self.sim, self.scenario = sim, scenario
-        self.selected = min(self.selected, scenario.gpus - 1)
-        gone = self.clock.keep_gpus(scenario.gpus)
+            return
+        state = self.state
+        gone = [g for g, _ in state.slow if g >= scenario.gpus]
         if gone:
             self.notify(f"{', '.join(gpu_name(g) for g in gone)} left the run: no longer slow.",
                         severity="information")
-        if self.clock.topology not in fitting(scenario.gpus)[0]:
-            self.notify(f"{scenario.gpus} GPUs do not fit {self.clock.topology}'s nodes: "
+        topology = state.topology
+        if topology not in fitting(scenario.gpus)[0]:
+            self.notify(f"{scenario.gpus} GPUs do not fit {topology}'s nodes: "
                         "the clock is back on flat.", severity="information")
-            self.clock.topology = "flat"
-        await self.refresh_view()
-        return True
+            topology = "flat"
+        selected = None if state.selected is None else min(state.selected, scenario.gpus - 1)
+        self.sim = sim
+        self.state = replace(state, scenario=scenario, position=position, playing=False,
+                             topology=topology, selected=selected,
+                             slow=tuple((g, f) for g, f in state.slow if g < scenario.gpus))
 
-    async def action_algorithm(self) -> None:
+    def action_algorithm(self) -> None:
         """The next algorithm of the registry, same G and N (one that refuses G is skipped)."""
-        scenario = self.scenario
+        scenario = self.state.scenario
         for _ in range(len(ALGORITHMS) - 1):
             scenario = scenario.next_algorithm()
             try:
                 scenario.plan()
             except RingsimError:
                 continue
-            await self.switch(scenario)
+            self.switch(scenario)
             return
         self.notify("No other algorithm takes this G.", severity="warning")
 
-    async def action_parts(self, change: int) -> None:
+    def action_parts(self, change: int) -> None:
         """Fewer or more chunks (tree, double tree) or channels (ring)."""
-        name = next((o for o in PARTS if o in option_names(self.scenario.algorithm)), None)
+        scenario = self.state.scenario
+        name = next((o for o in PARTS if o in option_names(scenario.algorithm)), None)
         if name is None:
             self.notify(f"{self.sim.plan.algorithm} has neither chunks nor channels "
                         "(tree and double-tree have chunks, ring has channels).", severity="information")
             return
-        options = dict(self.scenario.options)
+        options = dict(scenario.options)
         count = int(options.get(name) or 1) + change
         if count < 1:
             self.notify(f"At least one {name[:-1]}.", severity="warning")
@@ -277,107 +277,95 @@ class RingsimApp(App[None]):
         options[name] = count
         if name == "channels":
             options["ring_order"] = None  # one order per ring would no longer match
-        await self.switch(replace(self.scenario, options=tuple(options.items())), self.sim.position)
+        self.switch(replace(scenario, options=tuple(options.items())), self.state.position)
 
-    async def action_timeline(self) -> None:
+    def action_timeline(self) -> None:
         """Open or close the timeline pane (in the counters' place)."""
-        self.pane = None if self.pane == "timeline" else "timeline"
-        await self.refresh_view()
+        self.state = replace(self.state, pane=None if self.state.pane == "timeline" else "timeline")
 
-    async def action_select(self, change: int) -> None:
+    def action_select(self, change: int) -> None:
         """Select the previous or next GPU (round the ring of GPUs)."""
-        self.selected = (self.selected + change) % self.scenario.gpus
-        self.selecting = True
-        await self.refresh_view()
+        state = self.state
+        self.state = replace(state, selected=((state.selected or 0) + change) % state.scenario.gpus)
 
-    async def action_slow(self) -> None:
+    def action_slow(self) -> None:
         """The selected GPU one notch slower (SLOW_FACTORS), then at full speed again; the
         clock and the timeline follow (ringsim.timeline's slow-gpu fault)."""
-        self.clock.cycle_slow(self.selected)
-        self.selecting = True
-        await self.refresh_view()
+        self.state = self.state.slower(self.state.selected or 0)
 
-    async def action_plot(self) -> None:
+    def action_plot(self) -> None:
         """Open or close the sweep plot beside the simulator (it closes the lesson panel)."""
-        self.plot = None if self.plot else "time"
-        if self.plot and self.simulator.has_class("-lesson"):
-            await self.action_lesson()
-        await self.refresh_view()
+        plot = None if self.state.plot else "time"
+        self.state = replace(self.state, plot=plot, lesson=self.state.lesson and plot is None)
 
-    async def action_metric(self) -> None:
+    def action_metric(self) -> None:
         """The sweep plot shows time or busbw (opening it if closed)."""
-        self.plot = "busbw" if self.plot == "time" else "time"
-        if self.simulator.has_class("-lesson"):
-            await self.action_lesson()
-        await self.refresh_view()
+        self.state = replace(self.state, plot="busbw" if self.state.plot == "time" else "time",
+                             lesson=False)
 
-    async def action_overlap(self) -> None:
+    def action_overlap(self) -> None:
         """Open or close the training-step pane (in the counters' place)."""
-        self.pane = None if self.pane == "overlap" else "overlap"
-        await self.refresh_view()
+        self.state = replace(self.state, pane=None if self.state.pane == "overlap" else "overlap")
 
-    async def action_model(self) -> None:
+    def action_model(self) -> None:
         """The training step's next model preset (opening the pane if closed)."""
-        self.model = MODEL_NAMES[(MODEL_NAMES.index(self.model) + 1) % len(MODEL_NAMES)]
-        self.pane = "overlap"
-        await self.refresh_view()
+        model = MODEL_NAMES[(MODEL_NAMES.index(self.state.model) + 1) % len(MODEL_NAMES)]
+        self.state = replace(self.state, model=model, pane="overlap")
 
-    async def action_topology(self) -> None:
+    def action_topology(self) -> None:
         """The clock's next topology preset that G fits."""
-        fit, skip = fitting(self.scenario.gpus)
+        gpus = self.state.scenario.gpus
+        fit, skip = fitting(gpus)
         names = fit or ["flat"]
-        now = self.clock.topology
-        self.clock.topology = names[(names.index(now) + 1) % len(names)] if now in names else names[0]
+        now = self.state.topology
+        topology = names[(names.index(now) + 1) % len(names)] if now in names else names[0]
         if skip:
-            self.notify(f"Skipped {', '.join(skip)}: {self.scenario.gpus} GPUs do not fill their nodes.",
+            self.notify(f"Skipped {', '.join(skip)}: {gpus} GPUs do not fill their nodes.",
                         severity="information")
-        await self.refresh_view()
+        self.state = replace(self.state, topology=topology)
 
-    async def action_gpus(self, change: int) -> None:
+    def action_gpus(self, change: int) -> None:
         """One GPU fewer or more (1 to 64); N follows G up, so that no segment is empty."""
-        gpus = self.scenario.gpus + change
+        gpus = self.state.scenario.gpus + change
         if not MIN_GPUS <= gpus <= MAX_GPUS:
             self.notify(f"The view shows {MIN_GPUS} to {MAX_GPUS} GPUs.", severity="warning")
             return
-        scenario = self.scenario.with_gpus(gpus)
+        scenario = self.state.scenario.with_gpus(gpus)
         if scenario.elements < gpus:
             scenario = replace(scenario, elements=gpus)
-        await self.switch(scenario)
+        self.switch(scenario)
 
-    async def action_elements(self, change: int) -> None:
+    def action_elements(self, change: int) -> None:
         """Fewer or more elements per GPU (0 to 4,096)."""
-        n = self.scenario.elements
+        n = self.state.scenario.elements
         elements = more_elements(n) if change > 0 else fewer_elements(n)
         if not 0 <= elements <= MAX_ELEMENTS:
             self.notify(f"The view shows 0 to {MAX_ELEMENTS:,} elements per GPU.", severity="warning")
             return
-        await self.switch(replace(self.scenario, elements=elements))
+        self.switch(replace(self.state.scenario, elements=elements))
 
     # --- how it is shown --------------------------------------------------------------
-    async def action_values(self) -> None:
+    def action_values(self) -> None:
         """Cells show labels (a₁+b₁) or the numbers they hold."""
         if self.sim.plan.gpus > 8:
             self.notify("Numbers are shown for up to 8 GPUs; the heat map shows the sums.",
                         severity="information")
-        self.values = not self.values
-        await self.refresh_view()
+        self.state = replace(self.state, values=not self.state.values)
 
-    async def action_present(self) -> None:
+    def action_present(self) -> None:
         """Presentation mode on or off: large, high-contrast cells for a projector."""
-        self.present = not self.present
-        await self.refresh_view()
+        self.state = replace(self.state, present=not self.state.present)
 
     def action_help(self) -> None:
         """The key help."""
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(self.BINDINGS))
 
-    async def action_lesson(self) -> None:
+    def action_lesson(self) -> None:
         """Open or close the lesson panel beside the simulator (it closes the sweep plot)."""
-        panel = self.simulator.query_one(LessonPanel)
-        if self.simulator.has_class("-lesson"):
-            self.simulator.remove_class("-lesson")
-            self.set_focus(None)
+        if self.state.lesson:
+            self.state = replace(self.state, lesson=False)
             return
+        panel = self.simulator.query_one(LessonPanel)
         if not panel.lessons:
             try:
                 lessons = load_lessons()
@@ -388,18 +376,13 @@ class RingsimApp(App[None]):
                 self.notify("No lessons were found.", severity="warning")
                 return
             panel.load(lessons, self.first_lesson)
-        self.simulator.add_class("-lesson")
-        panel.focus()
-        if self.plot:
-            self.plot = None
-            await self.refresh_view()
+        self.state = replace(self.state, lesson=True, plot=None)
 
-    async def on_lesson_panel_section_shown(self, message: LessonPanel.SectionShown) -> None:
+    def on_lesson_panel_section_shown(self, message: LessonPanel.SectionShown) -> None:
         """The reader moved to a section: switch to its lesson's scenario and its stop."""
         scenario = message.lesson.scenario
         stop = message.section.stop
-        if scenario != self.scenario:
-            await self.switch(scenario, stop or 0)
+        if scenario != self.state.scenario:
+            self.switch(scenario, stop or 0)
         elif stop is not None:
-            self._stop()
-            await self.goto(stop)
+            self.state = replace(self.state, position=stop, playing=False)

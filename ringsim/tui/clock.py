@@ -1,7 +1,6 @@
 """The TUI's clock: each step's modelled time on a topology (α-β-γ, ringsim.cost.model), and the
-bottleneck GPU of each step; `t` cycles the topology presets that fit G. With slow GPUs
-(key s on the selected GPU) the clock follows ringsim.timeline: a step ends when its last
-transfer arrives."""
+bottleneck GPU of each step, for one topology preset (key t) and one set of slow GPUs (key s).
+With slow GPUs the clock follows ringsim.timeline: a step ends when its last transfer arrives."""
 
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ from ..timeline import Fault, Timeline, simulate
 from ..core.units import format_seconds
 
 DTYPE = "float32"
-SLOW_FACTORS = (0.5, 0.25)  # key s: the selected GPU at half, then quarter, then full speed
 
 
 def fitting(gpus: int) -> tuple[list[str], list[str]]:
@@ -68,14 +66,14 @@ class Reading:
 
 
 class Clock:
-    """Prices a plan once per (plan, N, topology, faults) and answers for any position."""
+    """Prices a plan once per (plan, N) on its topology, with its slow GPUs, and answers for any position."""
 
-    def __init__(self, topology: str = "flat") -> None:
+    def __init__(self, topology: str = "flat", slow: tuple[tuple[int, float], ...] = ()) -> None:
         self.topology = topology
+        self.slow = dict(slow)  # 0-based GPU → its speed factor
         self._key: tuple | None = None
         self.cost: PlanCost | None = None
         self.times: list[float] = []
-        self.slow: dict[int, float] = {}  # 0-based GPU → its speed factor (key s)
         self._timeline_key: tuple | None = None
         self._timeline: Timeline | None = None
 
@@ -84,33 +82,17 @@ class Clock:
         """The slow GPUs as the timeline's faults, in GPU order."""
         return tuple(Fault("slow-gpu", (g,), f) for g, f in sorted(self.slow.items()))
 
-    def cycle_slow(self, gpu: int) -> float | None:
-        """GPU `gpu` one notch slower (0.5×, 0.25×), then back to full speed; its new factor."""
-        cycle = (None, *SLOW_FACTORS)
-        now = self.slow.pop(gpu, None)
-        after = cycle[(cycle.index(now) + 1) % len(cycle)] if now in cycle else SLOW_FACTORS[0]
-        if after is not None:
-            self.slow[gpu] = after
-        return after
-
-    def keep_gpus(self, gpus: int) -> list[int]:
-        """Forget the slow GPUs beyond G (the 0-based GPUs dropped)."""
-        gone = [g for g in self.slow if g >= gpus]
-        for g in gone:
-            del self.slow[g]
-        return gone
-
     def timeline(self, plan: Plan, elements: int) -> Timeline:
-        """The plan on the event timeline with the current faults (cached)."""
-        key = (id(plan), elements, self.topology, self.faults)
+        """The plan on the event timeline with the slow GPUs as faults (cached)."""
+        key = (id(plan), elements)
         if key != self._timeline_key:
             self._timeline = simulate(plan, elements, CostModel.of(self.topology, DTYPE), self.faults)
             self._timeline_key = key
         return self._timeline
 
     def price(self, plan: Plan, elements: int) -> PlanCost:
-        """The plan's cost on the current topology (cached)."""
-        key = (id(plan), elements, self.topology, self.faults)
+        """The plan's cost on the clock's topology (cached)."""
+        key = (id(plan), elements)
         if key != self._key:
             self.cost = price(plan, elements, CostModel.of(self.topology, DTYPE))
             self.times = self.cost.clock()

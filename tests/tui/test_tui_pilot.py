@@ -195,12 +195,12 @@ async def test_autoplay_steps_on_its_own_and_pauses():
     app = RingsimApp()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("plus", "plus", "space")
-        assert app.playing
+        assert app.state.playing
         # Autoplay at 0.25 s per iteration: a step or two, not the whole run (6 steps, after
         # which autoplay stops itself and space would start it again).
         await pilot.pause(0.6)
         await pilot.press("space")
-        assert not app.playing and app.sim.position >= 1
+        assert not app.state.playing and app.sim.position >= 1
         position = app.sim.position
         await pilot.pause(0.3)
         assert app.sim.position == position

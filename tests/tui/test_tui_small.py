@@ -148,7 +148,7 @@ def test_heat_map_shows_a_complete_sum_complete_while_it_is_sent():
 async def test_heat_map_rows_mark_moved_cells_with_arrows():
     app = RingsimApp(Simulation.create("ring", 16, 64))
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.goto(15)
+        app.goto(15)
         await pilot.pause()
         lines = app.screen.query_one(HeatMap).lines
         row = next(line for line in lines if line.startswith("GPU1 "))

@@ -48,10 +48,10 @@ async def test_selection_moves_and_s_slows_the_selected_gpu_as_ringsim_timeline_
         await pilot.pause()
         assert "▸" not in "".join(titles(app))  # no mark until the selection is used
         await pilot.press("greater_than_sign")
-        assert app.selected == 1 and titles(app)[1].startswith("▸ GPU2")
+        assert app.state.selected == 1 and titles(app)[1].startswith("▸ GPU2")
         assert not titles(app)[0].startswith("▸") and not app.screen.query_one("#gpu-1").has_class("-selected")
         await pilot.press("less_than_sign", "less_than_sign")  # round the GPUs: GPU1, then GPU4
-        assert app.selected == 3 and titles(app)[3].startswith("▸ GPU4")
+        assert app.state.selected == 3 and titles(app)[3].startswith("▸ GPU4")
         await pilot.press("greater_than_sign", "greater_than_sign")  # GPU1, GPU2
         await pilot.press("n", "T")
         banner = plain(app.screen.query_one(PhaseBanner))
@@ -75,7 +75,7 @@ async def test_selection_moves_and_s_slows_the_selected_gpu_as_ringsim_timeline_
         # A slow GPU that leaves the run (g) is forgotten; the selection stays inside G.
         await pilot.press("greater_than_sign", "greater_than_sign", "s", "g")
         await pilot.pause()
-        assert app.sim.plan.gpus == 3 and app.selected == 2 and app.clock.slow == {}
+        assert app.sim.plan.gpus == 3 and app.state.selected == 2 and app.clock.slow == {}
         assert any("GPU4 left the run" in str(n.message) for n in app._notifications)
 
 
@@ -84,7 +84,7 @@ async def test_selection_in_the_heat_map_and_slow_gpu_beyond_8():
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press(*["greater_than_sign"] * 11, "s", "n")
         await pilot.pause()
-        assert app.selected == 11 and app.clock.slow == {11: 0.5}
+        assert app.state.selected == 11 and app.clock.slow == {11: 0.5}
         summary = cli_json("timeline", "-g", "16", "-n", "16", "--slow-gpu", "12:0.5", "--json")[-1]
         assert app.clock.reading(app.sim.plan, 16, 1).end == summary["seconds"]
         heat = app.screen.query_one(HeatMap)
@@ -125,7 +125,7 @@ async def test_sweep_plot_shows_the_engines_sweep_and_follows_t_g_and_n():
         assert f"ring {format_bandwidth(here.busbw('ring', 5))} busbw" in text
         await pilot.press("w")
         await pilot.pause()
-        assert app.plot is None and panel.region.width == 0
+        assert app.state.plot is None and panel.region.width == 0
 
 
 async def test_sweep_plot_on_a_narrow_terminal_is_a_one_line_hint():
@@ -197,11 +197,9 @@ def test_the_clock_fits_beside_every_phase_at_80_columns():
     for name in ALGORITHMS:
         for gpus in (4, 8):
             sim = Simulation.create(name, gpus, 8)
-            clock = Clock()
             for topology in fitting(gpus)[0]:
-                clock.topology = topology
                 for slow in ({}, {gpus - 1: 0.25}):
-                    clock.slow = dict(slow)
+                    clock = Clock(topology, tuple(slow.items()))
                     for position in range(len(sim.plan) + 1):
                         sim.goto(position)
                         reading = clock.reading(sim.plan, 8, position)

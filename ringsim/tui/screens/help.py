@@ -1,7 +1,8 @@
 """The key help, a modal screen over the simulator (`?`), built from the bindings themselves.
 
-As posting's help screen does: every row comes from a Binding (its keys as the App shows
-them, its tooltip as the text), so the help cannot drift from the keys that really work."""
+As posting's help screen does: the screen is handed the bindings it shows, and every row
+comes from a Binding (its keys as the App shows them, its tooltip as the text), so the help
+cannot drift from the keys that really work."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from ..widgets.lesson_panel import LessonPanel
 
 
 def help_rows(app, bindings: list[BindingType]) -> list[tuple[str, str]]:
@@ -32,13 +35,15 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,question_mark,q", "close", "Close")]
 
+    def __init__(self, bindings: list[BindingType]) -> None:
+        super().__init__()
+        self.simulator_bindings = bindings  # shown above the lesson panel's keys
+
     def compose(self) -> ComposeResult:
-        from ..app import RingsimApp
-        from ..widgets.lesson_panel import LessonPanel
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold yellow", no_wrap=True)
         table.add_column(overflow="fold")
-        for keys, what in help_rows(self.app, RingsimApp.BINDINGS):
+        for keys, what in help_rows(self.app, self.simulator_bindings):
             table.add_row(keys, what)
         table.add_row("", "[b]In the lesson panel[/b] (key l)")
         for keys, what in help_rows(self.app, LessonPanel.BINDINGS):

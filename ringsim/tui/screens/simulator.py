@@ -10,10 +10,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...sim.simulation import Simulation
-from ..clock import Reading
 from ..scenario import DETAIL_MAX_GPUS
-from ..sweeps import SweepView
-from ..training import TrainingStep
+from ..state import Figures, ViewState
 from ..widgets.counters import Counters
 from ..widgets.gpu_grid import GpuGrid
 from ..widgets.heat_map import HeatMap
@@ -39,7 +37,7 @@ LEGEND_EDGE = "→ sent ← received (+ added, = replaced) ⇄ both ✓ complete
 
 
 class SimulatorScreen(Screen):
-    """Everything the App's Simulation holds, refreshed by show() after every change."""
+    """Everything the App's Simulation holds, as the App's ViewState asks, redrawn by show()."""
 
     def compose(self) -> ComposeResult:
         yield PhaseBanner(id="banner")
@@ -77,32 +75,30 @@ class SimulatorScreen(Screen):
         self.ready = True
         await self.app.screen_ready()
 
-    async def show(self, sim: Simulation, *, values: bool = False, playing: bool = False,
-                   delay: float = 1.0, present: bool = False, clock: Reading | str | None = None,
-                   bottleneck: int | None = None, timeline=None,
-                   training: TrainingStep | None = None, selected: int | None = None,
-                   slow: dict[int, float] | None = None, sweep: SweepView | None = None,
-                   metric: str = "time") -> None:
-        """Show the Simulation as it is now (rebuilding the GPU panels only when G changed).
-
-        `timeline` or `training` take the counters' place; `sweep` opens the plot beside."""
+    async def show(self, sim: Simulation, state: ViewState, figures: Figures) -> None:
+        """Show the Simulation as it is now, as the state asks (rebuilding the GPU panels only
+        when G changed): the figures' timeline or training step take the counters' place, their
+        sweep opens the plot beside, and the state's lesson flag opens the lesson panel."""
         if not self.ready:
             return
         self._sim = sim
         heat = sim.plan.gpus > DETAIL_MAX_GPUS
         self.set_class(heat, "-heat")
-        self.set_class(present, "-present")
-        self.query_one(PhaseBanner).show(sim, playing, delay, clock)
+        self.set_class(state.present, "-present")
+        self._show_lesson(state.lesson)
+        self.query_one(PhaseBanner).show(sim, state.playing, state.delay, figures.reading)
         grid = self.query_one(GpuGrid)
         if heat:
             await grid.build(0)
-            self.query_one(HeatMap).show(sim, selected)
+            self.query_one(HeatMap).show(sim, state.selected)
         else:
             await grid.build(sim.plan.gpus, sim.plan.segments)
-            grid.show(sim, values, present, bottleneck, selected, slow)
-            self.query_one(ShapeView).show(sim.plan, sim.current, bottleneck)
+            grid.show(sim, state.values, state.present, figures.bottleneck, state.selected,
+                      dict(state.slow))
+            self.query_one(ShapeView).show(sim.plan, sim.current, figures.bottleneck)
         self.query_one(TransferList).show(sim)
         self.query_one(Counters).show(sim, self._compact())
+        timeline, training, sweep = figures.timeline, figures.training, figures.sweep
         self.set_class(timeline is not None, "-timeline")
         if timeline is not None:
             self.query_one(TimelinePane).show(timeline, sim.position)
@@ -114,8 +110,18 @@ class SimulatorScreen(Screen):
             self.query_one(OverlapPane).show(training)
         self._plot_wanted = sweep is not None
         if sweep is not None:
-            await self.query_one(SweepPanel).show(sweep, metric, sim.plan.algorithm)
+            await self.query_one(SweepPanel).show(sweep, state.plot, sim.plan.algorithm)
         self._fit(self.size.width, self.size.height)
+
+    def _show_lesson(self, shown: bool) -> None:
+        """Open or close the lesson panel; the keys go to it while it is open."""
+        if shown == self.has_class("-lesson"):
+            return
+        self.set_class(shown, "-lesson")
+        if shown:
+            self.query_one(LessonPanel).focus()
+        else:
+            self.app.set_focus(None)
 
     _sim: Simulation | None = None
     _plot_wanted = False  # key w: the plot is asked for (shown if the terminal is wide enough)

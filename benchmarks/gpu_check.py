@@ -35,8 +35,8 @@ STANDIN_NOTE = "CuPy stand-in on NumPy (tests/gpu/standin.py): tests this script
 
 def checks(xp, small: bool):
     """(name, zero-argument callable returning records) for every check, in order."""
-    from ringsim.execute.gpu import selfcheck
-    from ringsim.execute.gpu.bench import cupy_cases
+    from ringsim.studies import gpu_selfcheck as selfcheck
+    from ringsim.studies.gpu_bench import cupy_cases
     if small:
         return [("environment", lambda: [selfcheck.environment(xp)]),
                 ("race-stress", lambda: selfcheck.race_stress(xp, gpus=8, elements=2**10 + 3, repeats=3)),

@@ -13,7 +13,6 @@ from ringsim import ALGORITHMS, RingsimError, make_plan
 from ringsim.cli import main
 from ringsim.cost.model import CostModel, price
 from ringsim.core.layout import Layout
-from ringsim.execute.ledger import transfer_elements
 from ringsim.timeline import Engine, simulate, slow_gpu, slow_link, delay
 from ringsim.timeline.report import fault_costs, route_around
 from ringsim.timeline.trace import events
@@ -54,7 +53,7 @@ def reference(plan, elements, model, faults=()):
             joined[f.gpus[0]] = f.value
     end_all = 0.0
     for step in plan.steps:
-        sizes = transfer_elements(step, layout)
+        sizes = layout.spans(step.first, step.last)
         writes = []
         ts = [t for t, n in zip(step.transfers(), sizes) if n > 0]
         ns = [int(n) for n in sizes if n > 0]

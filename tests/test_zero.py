@@ -12,7 +12,8 @@ from ringsim.algorithms import collectives as C
 from ringsim.cli import main
 from ringsim.core.layout import Layout
 from ringsim.execute.ledger import measure
-from ringsim.training.zero import memory, paper_memory, parse_params, step
+from ringsim.core.units import parse_params
+from ringsim.training.zero import memory, paper_memory, step
 from ringsim.training.zero_train import train_zero
 
 

@@ -2,7 +2,7 @@
 
 Ring c of K visits the GPUs in its own order and works on segments c·G … c·G+G−1 of
 S = K·G, so each ring carries 1/K of the data. Every iteration holds all K rings'
-transfers; each ring follows the seed's rule on its positions. (Patarasuk & Yuan, JPDC
+transfers; each ring follows the walkthrough's rule on its positions. (Patarasuk & Yuan, JPDC
 2009, show the ring's 2·(G−1)·N/G per GPU is the bandwidth optimum; K rings keep it.)
 """
 

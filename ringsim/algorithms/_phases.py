@@ -13,7 +13,7 @@ Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def ring_iterations(orders: np.ndarray, bases, width: int, gather: bool) -> list[Columns]:
-    """Reduce-scatter (or all-gather) iterations of R rings at once, the seed's way.
+    """Reduce-scatter (or all-gather) iterations of R rings at once, the walkthrough's way.
 
     `orders` is (R, L): ring i visits GPUs orders[i, 0] → orders[i, 1] → … → back.
     Ring i works on L blocks of `width` segments starting at segment bases[i]. In

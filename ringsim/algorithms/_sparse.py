@@ -1,6 +1,6 @@
 """Exact ring counts and flat-topology times at any G from a few sample GPUs, not G of them.
 
-The rings here (the seed's ring with K channels, the bidirectional ring, the hierarchical
+The rings here (the walkthrough's ring with K channels, the bidirectional ring, the hierarchical
 rings) place GPU k at a position that is affine in k, and with N = q·S + r a block's long
 segments change only where r falls: so a GPU's long-segment count is a step function of k
 with a handful of steps. Its maximum's lowest GPU is the first GPU of some run, and every

@@ -2,7 +2,7 @@
 
 Ring 1 runs GPU1 → GPU2 → … → GPUG on segments 1…G, ring 2 runs GPUG → … → GPU1 on
 segments G+1…2G, so both directions of every link carry data in every step (NCCL builds
-its rings in both directions for this reason). Each ring is the seed's ring on its half:
+its rings in both directions for this reason). Each ring is the walkthrough's ring on its half:
 the total stays 2·(G−1)·N and each GPU still sends 2·(G−1)·N/G (Patarasuk & Yuan,
 "Bandwidth optimal all-reduce algorithms for clusters of workstations", JPDC 2009).
 """

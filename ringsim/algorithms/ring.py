@@ -1,4 +1,4 @@
-"""Ring all-reduce: reduce-scatter for G−1 iterations, then all-gather for G−1, in the seed's order."""
+"""Ring all-reduce: reduce-scatter for G−1 iterations, then all-gather for G−1, in the walkthrough's order."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def _rings(gpus: int, channels: int, ring_order):
 
 
 def plan(gpus: int, channels: int = 1, ring_order=None) -> Plan:
-    """The seed's ring: in iteration s GPU k sends segment ((k−s) mod G)+1 to GPU (k mod G)+1.
+    """The walkthrough's ring: in iteration s GPU k sends segment ((k−s) mod G)+1 to GPU (k mod G)+1.
 
     With channels=K (or ring orders) K such rings run side by side, ring c on segments
     c·G+1 … c·G+G, each visiting the GPUs in its own order.
@@ -61,7 +61,7 @@ def plan(gpus: int, channels: int = 1, ring_order=None) -> Plan:
     nxt = (k + 1) % gpus
     rounds = gpus - 1
     steps = []
-    # 0-based form of the seed's rule: in step s GPU k sends segment ((k+1) − s) mod G in
+    # 0-based form of the walkthrough's rule: in step s GPU k sends segment ((k+1) − s) mod G in
     # reduce-scatter, and forwards the complete segment it received last, (k+2) − s, in
     # all-gather. All steps' segments in one array; every step shares the read-only src and
     # dst columns (handed over, not copied).

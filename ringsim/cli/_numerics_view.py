@@ -8,7 +8,7 @@ import json
 from ..core.errors import RingsimError
 from ..studies.numerics import (DEFAULT_DTYPES, PRECISION, QUOTE, Numerics, has_bfloat16, measure)
 from ..core.textout import json_ensure_ascii
-from .common import count_arg
+from ..core.checks import count_arg
 
 DEFAULT_GPUS = 8
 DEFAULT_ELEMENTS = 65536

@@ -26,7 +26,7 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     xp = array_module(args.backend)
     if xp.__name__ == "cupy":
-        from ..execute.gpu.bench import cupy_cases
+        from ..studies.gpu_bench import cupy_cases
         records = cupy_cases(quick=args.quick)
     else:
         from ..studies.bench import numpy_cases

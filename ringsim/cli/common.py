@@ -6,20 +6,9 @@ import argparse
 
 from ..algorithms import ALGORITHMS
 from ..execute.backend import BACKENDS, array_module
-from ..core.checks import MAX_GPUS, parse_count
-from ..core.errors import RingsimError
+from ..core.checks import MAX_GPUS, count_arg
 from ..sim.scenario import Scenario
 from ..sim.simulation import Simulation
-
-
-def count_arg(what: str, *, minimum: int | None, maximum: int | None = None):
-    """An argparse type for a count: digits or 1e6, parsed exactly (see checks.parse_count)."""
-    def parse(text: str) -> int:
-        try:
-            return parse_count(text, what, minimum=minimum, maximum=maximum)
-        except RingsimError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-    return parse
 
 
 gpus_arg = count_arg("the number of GPUs", minimum=1, maximum=MAX_GPUS)

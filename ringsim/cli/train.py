@@ -6,7 +6,8 @@ import argparse
 
 from ..algorithms import ALGORITHMS
 from ..execute.backend import array_module
-from .common import add_backend_argument, add_option_arguments, count_arg, gpus_arg, master_arg, options_from_args
+from ..core.checks import count_arg
+from .common import add_backend_argument, add_option_arguments, gpus_arg, master_arg, options_from_args
 
 ORDER = 35
 HELP = "train a small model data-parallel on G simulated GPUs, syncing gradients with an algorithm"
@@ -22,10 +23,6 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _whole(what: str, minimum: int, maximum: int):
-    return count_arg(what, minimum=minimum, maximum=maximum)
-
-
 def register(sub) -> None:
     parser = sub.add_parser("train", help=HELP, description=HELP + ". Prints the loss per epoch, "
                             "how far the GPUs' replicas differ, how far they are from the same "
@@ -36,17 +33,17 @@ def register(sub) -> None:
                         help="all-reduce algorithm for the gradients (default: ring)")
     parser.add_argument("--master", type=master_arg, default=None, metavar="K",
                         help="the master GPU of the master algorithm, 1..G (default: 1)")
-    parser.add_argument("-e", "--epochs", type=_whole("the number of epochs", 1, 10_000), default=5,
+    parser.add_argument("-e", "--epochs", type=count_arg("the number of epochs", minimum=1, maximum=10_000), default=5,
                         metavar="E", help="passes over the data (default: 5)")
-    parser.add_argument("--batch", type=_whole("the batch size", 1, 10_000_000), default=256,
+    parser.add_argument("--batch", type=count_arg("the batch size", minimum=1, maximum=10_000_000), default=256,
                         metavar="B", help="global batch, split across the GPUs (default: 256)")
-    parser.add_argument("--samples", type=_whole("the number of samples", 1, 10_000_000),
+    parser.add_argument("--samples", type=count_arg("the number of samples", minimum=1, maximum=10_000_000),
                         default=4096, metavar="S", help="size of the synthetic data set (default: 4096)")
-    parser.add_argument("--features", type=_whole("the number of features", 1, 10_000), default=8,
+    parser.add_argument("--features", type=count_arg("the number of features", minimum=1, maximum=10_000), default=8,
                         metavar="F", help="input features; the model has F+1 parameters (default: 8)")
     parser.add_argument("--lr", type=_positive_float, default=None,
                         help="learning rate (default: 0.5; 0.05 for Adam with --zero)")
-    parser.add_argument("--seed", type=_whole("the seed", 0, 2**63 - 1), default=0, help="seed of the synthetic data (default: 0)")
+    parser.add_argument("--seed", type=count_arg("the seed", minimum=0, maximum=2**63 - 1), default=0, help="seed of the synthetic data (default: 0)")
     parser.add_argument("--no-sync", action="store_true",
                         help="skip the all-reduce: each GPU steps on its own shard and the replicas drift")
     parser.add_argument("--zero", type=int, choices=[1, 2, 3], default=None, metavar="STAGE",

@@ -23,7 +23,6 @@ from ..cost.ports import Port
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
-from ..execute.ledger import transfer_elements
 from ..execute.memory import check_memory, simulation_bytes
 from ..core.naming import gpu_name, subscript
 from ..sim.narrate import held
@@ -221,7 +220,7 @@ def _json_lines(sim: Simulation, values: bool, timing: Timing | None) -> None:
     while not sim.done:
         index = sim.position
         step = sim.plan.steps[index]
-        counts = transfer_elements(step, sim.layout).tolist()
+        counts = sim.layout.spans(step.first, step.last).tolist()
         labels = [held(sim.symbolic, t.src, t.first, t.last, parens=False) for t in step.transfers()]
         sim.step()
         transfers = [

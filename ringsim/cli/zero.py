@@ -28,7 +28,7 @@ def _gb(nbytes: int) -> str:
 
 
 def _params(text: str) -> int:
-    from ..training.zero import parse_params
+    from ..core.units import parse_params
     try:
         return parse_params(text)
     except RingsimError as error:

@@ -76,6 +76,18 @@ def parse_count(text: str, what: str, *, minimum: int | None, maximum: int | Non
     raise RingsimError(f"expected a whole number, got {echo(text)}")  # argparse names the option
 
 
+def count_arg(what: str, *, minimum: int | None, maximum: int | None = None):
+    """An argparse type for a count: digits or 1e6, parsed exactly (parse_count)."""
+    import argparse
+
+    def parse(text: str) -> int:
+        try:
+            return parse_count(text, what, minimum=minimum, maximum=maximum)
+        except RingsimError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return parse
+
+
 def _looks_numeric(text: str) -> bool:
     try:
         float(text)

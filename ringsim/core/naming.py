@@ -1,4 +1,4 @@
-"""The seed's names: GPU1..GPUG, GPU k's segments named with letter k and a subscript."""
+"""The walkthrough's names: GPU1..GPUG, GPU k's segments named with letter k and a subscript."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ that computes a sum must therefore add the same values in the same order as ever
 GPU computing that sum, or the GPUs end with different bits. The rule:
 
 1. One arrival, the receiver not sending the same segments back in this step (the ring,
-   the trees, the fold): received value first, own value second — the seed's "d₄+a₄".
+   the trees, the fold): received value first, own value second — the walkthrough's "d₄+a₄".
    Such a sum is computed on one GPU only, and others receive copies of it.
 2. One arrival in a swap (the receiver sends the same segments to the sender in the same
    step: recursive doubling, the naive flood of two GPUs): both GPUs add in GPU order,

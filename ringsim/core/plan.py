@@ -1,6 +1,6 @@
 """Plans: an algorithm as pure data — ordered steps of transfers, no gradient arrays.
 
-Every GPU's gradient is split into S segments (`Plan.segments`; the seed's ring has S = G,
+Every GPU's gradient is split into S segments (`Plan.segments`; the walkthrough's ring has S = G,
 a pipelined tree S = chunks, K rings S = K·G). A transfer moves segments first..last
 (0-based, inclusive) of GPU `src` into the same segments of GPU `dst`, either adding them
 ("reduce") or replacing them ("copy"); the op is a column like src and dst, so one step
@@ -147,15 +147,9 @@ class Step:
         return len(self.src)
 
     @property
-    def op(self) -> str:
-        """The op shared by every transfer ('reduce' or 'copy'); RingsimError when the step mixes them.
-
-        Kept for code written when a step had one op; new code reads `Transfer.op`.
-        """
-        if len(self.ops) == 0 or bool((self.ops == self.ops[0]).all()):
-            return OPS[int(self.ops[0])] if len(self.ops) else "copy"
-        raise RingsimError(f"{self.phase} {self.iteration} mixes reduce and copy transfers; "
-                           "read each transfer's op (Step.transfers())")
+    def reduces(self) -> np.ndarray:
+        """Per transfer: True where it adds into the receiver's buffer, False where it copies."""
+        return self.ops == REDUCE
 
     @property
     def mixed(self) -> bool:
@@ -211,7 +205,7 @@ class Plan:
         lines = [f"{self.algorithm} plan for {self.gpus} GPUs, {self.segments} segments each: "
                  f"{len(self.steps)} steps"]
         for number, step in enumerate(self.steps, 1):
-            ops = "mixed" if step.mixed else step.op
+            ops = "mixed" if step.mixed else OPS[int(step.ops[0])] if len(step) else "copy"
             lines.append(f"step {number}: {step.phase} {step.iteration}/{step.iterations} ({ops})")
             lines.extend(f"  {t}" for t in step.transfers())
         return "\n".join(lines)

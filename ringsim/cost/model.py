@@ -19,10 +19,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ..core.layout import Layout
-from ..core.plan import OPS, Plan, Step
+from ..core.plan import Plan, Step
 from ..core.units import itemsize as dtype_itemsize
 from .ports import Port, step_seconds
 from .topology import LEVEL_WORDS, LEVELS, Level, Topology, load
@@ -129,29 +127,17 @@ def dominant_level(seconds: dict[str, float]) -> str | None:
     return best
 
 
-def _reduces(step: Step) -> np.ndarray:
-    """Which transfers of the step reduce (the one place that reads ops).
-
-    Reads the per-transfer op column `ops` (codes into plan.OPS) where steps have one, else
-    the step's single op: a step that mixes ops has no single `op` to read.
-    """
-    ops = getattr(step, "ops", None)
-    if ops is not None:
-        return np.asarray(ops) == OPS.index("reduce")
-    return np.full(len(step), step.op == "reduce")
-
-
 def price_step(step: Step, layout: Layout, model: CostModel) -> StepCost:
     """One step's time: the busiest port's queue of α + b·β (+ b·γ on reduces' in ports)."""
     elements = layout.spans(step.first, step.last)
-    return StepCost(*step_seconds(model, step.src, step.dst, elements, _reduces(step)))
+    return StepCost(*step_seconds(model, step.src, step.dst, elements, step.reduces))
 
 
 def price(plan: Plan, elements: int, model: CostModel | None = None) -> PlanCost:
     """The modelled time of every step of a plan for N elements per GPU."""
     model = model or CostModel()
     model.topology.check_gpus(plan.gpus)
-    layout = Layout(getattr(plan, "segments", plan.gpus), elements)
+    layout = Layout(plan.segments, elements)
     return PlanCost(tuple(price_step(step, layout, model) for step in plan.steps))
 
 

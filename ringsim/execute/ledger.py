@@ -12,13 +12,6 @@ from ..core.layout import Layout
 from ..core.plan import Plan, Step
 
 
-def transfer_elements(step: Step, layout: Layout) -> np.ndarray:
-    """Elements each transfer of the step moves (empty segments move 0)."""
-    q, r = divmod(layout.elements, layout.segments)
-    offset = lambda j: j * q + np.minimum(j, r)  # noqa: E731  (Layout.offset, vectorised)
-    return offset(step.last + 1) - offset(step.first)
-
-
 @dataclass(frozen=True, eq=False)
 class Ledger:
     """What a run moved so far: totals, per GPU, per link, messages and steps."""
@@ -77,5 +70,5 @@ def measure(plan: Plan, layout: Layout, steps: int | None = None) -> Ledger:
         steps=len(taken),
         src=cat([s.src for s in taken]),
         dst=cat([s.dst for s in taken]),
-        elements=cat([transfer_elements(s, layout) for s in taken]),
+        elements=cat([layout.spans(s.first, s.last) for s in taken]),
     )

@@ -151,7 +151,7 @@ def _general(step: Step, gpus: int, segments: int, seen: np.ndarray) -> bool:
 def executor_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
     """Upper bound of what the numeric executor allocates for a plan: buffers and indexes."""
     gpus, width = plan.gpus, layout.width
-    segments = getattr(plan, "segments", gpus)
+    segments = plan.segments
     buffers = gpus * segments * width * itemsize
     seen = np.zeros(gpus * segments, dtype=bool)
     moves = [_moves(step) for step in plan.steps]
@@ -175,7 +175,7 @@ def simulation_bytes(plan: Plan, layout: Layout, itemsize: int, *, symbolic: boo
     correctness check's float64/complex128 temporaries (reference.gpus_off_the_sum), the
     ledger and, when kept, the symbolic labels (each buffer's tuple of up to G contributors)."""
     gpus = plan.gpus
-    segments = getattr(plan, "segments", gpus)
+    segments = plan.segments
     cells = gpus * layout.elements
     labels = 16 * gpus * segments * (gpus + 4) if symbolic else 0
     return (executor_bytes(plan, layout, itemsize) + cells * (2 * itemsize + 48) + labels
@@ -196,5 +196,5 @@ def train_bytes(plan: Plan, samples: int, features: int, batch: int) -> int:
     data = samples * features * 8 + 6 * samples * 8
     shards = 2 * batch * features * 8
     replicas = 4 * plan.gpus * n * 8
-    layout = Layout(getattr(plan, "segments", plan.gpus), n)
+    layout = Layout(plan.segments, n)
     return data + shards + replicas + executor_bytes(plan, layout, 8)

@@ -3,7 +3,7 @@
 All S·G segment buffers (S segments per GPU) live in one array of shape (S·G, W), W the
 widest segment (shorter segments keep a zero tail that only ever adds zeros). GPU g's
 segment j is row ((j − g) mod S)·G + g: buffers are stored by diagonal, so (for the
-seed's S = G) the G transfers of one ring iteration — GPU k's segment k+c to GPU k+1 —
+walkthrough's S = G) the G transfers of one ring iteration — GPU k's segment k+c to GPU k+1 —
 read one contiguous block of rows and write the next. A step compiles, once, into a few strided views, so it costs a few array
 operations whatever G is, and its time is that of the data it moves.
 """
@@ -97,7 +97,7 @@ class NumericExecutor:
 
     def __init__(self, plan: Plan, layout: Layout, xp: Any, dtype: Any) -> None:
         self.plan, self.layout, self.xp = plan, layout, xp
-        self.segments = getattr(plan, "segments", plan.gpus)
+        self.segments = plan.segments
         self.buf = xp.zeros((self.segments * plan.gpus, layout.width), dtype=dtype)
         self._compiled: dict[int, Callable[[], None]] = {}
         self._reordered = False  # True once result() has put the buffers in result order

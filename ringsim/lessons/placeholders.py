@@ -147,7 +147,7 @@ def _text_options() -> dict:
     from ..algorithms.collectives import collective
     from ..training.models import MODELS
     from ..timeline import faults
-    from ..training.zero import parse_params
+    from ..core.units import parse_params
     from .buckets import check_bucket
 
     def model(value: str) -> str:

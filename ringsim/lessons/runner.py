@@ -23,7 +23,7 @@ def state_lines(sim: Simulation, max_terms: int = 4, width: int = WIDTH) -> list
     if sim.symbolic is None:
         return []
     g = sim.plan.gpus
-    segs = getattr(sim.plan, "segments", g)  # S: a tree's chunks, a ring's G
+    segs = sim.plan.segments  # S: a tree's chunks, a ring's G
     if g > GRID_MAX_GPUS or segs > GRID_MAX_GPUS:
         complete = [sum(sim.symbolic.is_complete(gpu, j) for j in range(segs)) for gpu in range(g)]
         return [f"  complete segments per GPU (of {segs}): " + ", ".join(map(str, complete))]

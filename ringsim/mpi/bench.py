@@ -19,7 +19,8 @@ import numpy as np
 from .collective import run, session
 from .data import rank_data
 from .options import elements_of
-from .story import bytes_text, library_name, options_of, seconds_text
+from ..core.units import format_seconds
+from .story import bytes_text, library_name, options_of
 
 TARGET = 1.5
 REPEATS = 5
@@ -70,7 +71,7 @@ def bench(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
             shared = f", sharing {record['cores']} cores" if size > (record["cores"] or size) else ""
             print(f"{record['case']} · {size} ranks{shared} · {x.size:,} {args.dtype} per rank "
                   f"({bytes_text(x.nbytes)}) · {record['mpi_library']}")
-            print(f"  ringsim {args.algorithm}: {seconds_text(ours)}   MPI_Allreduce: "
-                  f"{seconds_text(theirs)}   ratio {ours / theirs:.2f} (target ≤ {TARGET}: "
+            print(f"  ringsim {args.algorithm}: {format_seconds(ours)}   MPI_Allreduce: "
+                  f"{format_seconds(theirs)}   ratio {ours / theirs:.2f} (target ≤ {TARGET}: "
                   f"{'met' if record['met'] else 'NOT met'}; best of {REPEATS} after a warm-up)")
     return record

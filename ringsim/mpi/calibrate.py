@@ -25,7 +25,8 @@ from .bench import timed
 from .collective import run, session
 from .data import rank_data
 from .options import elements_of
-from .story import bytes_text, library_name, seconds_text
+from ..core.units import format_seconds
+from .story import bytes_text, library_name
 
 SIZES = [2 ** k for k in range(3, 23, 2)]  # 8 B … 2 MiB
 
@@ -135,7 +136,7 @@ def _text(r: dict, nbytes: int) -> str:
              f"  {'algorithm':<10} {'predicted':>12} {'measured':>12} {'measured/predicted':>19}"]
     for row in r["algorithms"]:
         ratio = row["measured_seconds"] / row["predicted_seconds"] if row["predicted_seconds"] else float("nan")
-        lines.append(f"  {row['algorithm']:<10} {seconds_text(row['predicted_seconds']):>12} "
-                     f"{seconds_text(row['measured_seconds']):>12} {ratio:>19.2f}")
+        lines.append(f"  {row['algorithm']:<10} {format_seconds(row['predicted_seconds']):>12} "
+                     f"{format_seconds(row['measured_seconds']):>12} {ratio:>19.2f}")
     lines.append("  (the model does not know when ranks share cores: then the clock runs slower)")
     return "\n".join(lines)

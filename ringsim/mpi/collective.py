@@ -70,11 +70,6 @@ def plan_for(algorithm: str, gpus: int, options: dict) -> Plan:
     return _plan(algorithm, gpus, tuple(sorted(options.items())))
 
 
-def segments_of(plan: Plan) -> int:
-    """S, the number of segments each GPU's array is split into."""
-    return getattr(plan, "segments", plan.gpus)
-
-
 def _flat(x) -> tuple[Any, tuple, np.dtype]:
     """The rank's array as a flat view or copy (never written), its shape and dtype."""
     if not (hasattr(x, "dtype") and hasattr(x, "shape")):
@@ -154,7 +149,7 @@ def run(x, algorithm: str = "ring", comm: Any = None, *, timeout: float = DEFAUL
         transport = chan.transport
     stage = transport == STAGED
     plan = plan_for(algorithm, size, options)
-    layout = Layout(segments_of(plan), int(flat.size))
+    layout = Layout(plan.segments, int(flat.size))
     link = None
     if transport == NCCL:
         from .nccl import NcclLink, nccl_module

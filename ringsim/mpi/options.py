@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from ..algorithms import ALGORITHMS, option_names
-from ..core.checks import check_elements
+from ..core.checks import count_arg
 from ..core.errors import RingsimError
 
 DTYPES = ("int32", "int64", "float32", "float64")
@@ -25,13 +25,7 @@ def parse_size(text: str) -> int:
     return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
-def _elements(text: str) -> int:
-    try:
-        return check_elements(int(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    except RingsimError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+_elements = count_arg("the number of elements per GPU", minimum=0)
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:

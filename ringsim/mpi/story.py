@@ -15,7 +15,8 @@ from ..execute.backend import array_module, to_numpy
 from ..core.errors import RingsimError
 from ..api import allreduce as in_process
 from ..core.formula import format_number
-from ..execute.ledger import measure, transfer_elements
+from ..core.units import format_seconds
+from ..execute.ledger import measure
 from ..sim.narrate import sentences
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, phase_text
 from ..core.reference import tolerance
@@ -35,11 +36,6 @@ def bytes_text(n: float) -> str:
         if n >= scale:
             return f"{n / scale:,.1f} {unit}"
     return f"{int(n)} B"
-
-
-def seconds_text(s: float) -> str:
-    """A duration in µs, ms or s."""
-    return f"{s * 1e6:,.0f} µs" if s < 1e-3 else f"{s * 1e3:,.2f} ms" if s < 1 else f"{s:,.2f} s"
 
 
 def _room_for_the_check(comm: Any, MPI: Any, timeout: float, nbytes: int) -> None:
@@ -171,7 +167,7 @@ class Report:
                 phase = step.phase
                 print(f"\n{phase}")
             rows = self.table[:, index]
-            print(f"  {phase_text(step)} · {seconds_text(rows[:, 0].max())} · {self._moved(rows)}")
+            print(f"  {phase_text(step)} · {format_seconds(rows[:, 0].max())} · {self._moved(rows)}")
             if state is not None:
                 for text in sentences(step, state, self.layout):
                     print(f"    {text}")
@@ -198,7 +194,7 @@ class Report:
         state = SymbolicState(self.plan.gpus) if self.plan.gpus <= SYMBOLIC_MAX_GPUS else None
         for index, step in enumerate(self.plan.steps):
             rows = self.table[:, index]
-            counts = transfer_elements(step, self.layout).tolist()
+            counts = self.layout.spans(step.first, step.last).tolist()
             texts = sentences(step, state, self.layout) if state is not None else [None] * len(counts)
             if state is not None:
                 state.apply(step)

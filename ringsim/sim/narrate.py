@@ -1,9 +1,8 @@
-"""Sentences for a step: the seed's 'GPU1 sends a₁ to GPU2, where it is added to b₁', and each
+"""Sentences for a step: the walkthrough's 'GPU1 sends a₁ to GPU2, where it is added to b₁', and each
 algorithm's own words ('GPU3 sends (c₁+d₁) up the tree to GPU1', 'GPU2 and GPU4 swap halves: …')."""
 
 from __future__ import annotations
 
-from ..execute.ledger import transfer_elements
 from ..core.layout import Layout
 from ..core.naming import gpu_name
 from ..core.plan import Step, Transfer
@@ -12,7 +11,7 @@ from ..execute.symbolic import SymbolicState
 
 def held(state: SymbolicState, gpu: int, first: int, last: int, max_terms: int = 6,
          parens: bool = True) -> str:
-    """What a GPU's segments first..last hold; sums in parentheses, as the seed writes them."""
+    """What a GPU's segments first..last hold; sums in parentheses, as the walkthrough writes them."""
     def one(segment: int) -> str:
         text = state.label(gpu, segment, max_terms=max_terms)
         return f"({text})" if parens and "+" in text else text
@@ -23,7 +22,7 @@ def held(state: SymbolicState, gpu: int, first: int, last: int, max_terms: int =
 
 def sentence(t: Transfer, state: SymbolicState, elements: int | None = None, max_terms: int = 6,
              route: str = "", swap: str = "") -> str:
-    """One transfer in the seed's words, labels read from the state before the step.
+    """One transfer in the walkthrough's words, labels read from the state before the step.
 
     `route` goes between what is sent and where ("up the tree"); `swap`, when the
     receiver sends to the sender in the same step, opens the sentence ("GPU2 and GPU4
@@ -47,8 +46,8 @@ def sentence(t: Transfer, state: SymbolicState, elements: int | None = None, max
 
 
 def sentences(step: Step, state: SymbolicState, layout: Layout, max_terms: int = 6) -> list[str]:
-    """Every transfer of the step in the seed's words (state: before the step)."""
-    counts = transfer_elements(step, layout).tolist()
+    """Every transfer of the step in the walkthrough's words (state: before the step)."""
+    counts = layout.spans(step.first, step.last).tolist()
     pairs = set(zip(step.src.tolist(), step.dst.tolist())) if step.swap else set()
     return [sentence(t, state, n, max_terms, step.route[t.op == "copy"],
                      step.swap if (t.dst, t.src) in pairs else "")

@@ -5,8 +5,9 @@ writes one, 3 × segment bytes; a copy reads one and writes one, 2 ×) divided b
 copy bandwidth (bytes read + written by np.copyto) on an array of the same total size.
 Scale: the same total data spread over 1,024 GPUs, as a fraction of the 8-GPU efficiency,
 and the peak memory of ringsim.allreduce as a multiple of the input. Budgets in seconds:
-every algorithm's plan for 1,024 GPUs built in 0.5 s (issue 9); `compare --time --gpus
-1000000` and `sweep --gpus 1024` each in 1 s as whole processes (issue 10).
+every algorithm's plan for 1,024 GPUs built in 0.5 s; `compare --time --gpus 1000000` and
+`sweep --gpus 1024` each in 1 s as whole processes; `timeline` of the ring at G = 1,024 in
+2 s and `overlap` of the 7B model with its bucket sweep in 1 s.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import numpy as np
 from ..algorithms import ALGORITHMS, make_plan
 from ..api import allreduce
 from ..core.layout import Layout
-from ..execute.ledger import transfer_elements
 from ..execute.numeric import NumericExecutor
 from ..core.plan import Plan
 
@@ -32,7 +32,7 @@ def useful_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
     total = 0
     for step in plan.steps:
         factor = np.where(step.ops == 0, 3, 2)  # per transfer: a step may reduce and copy
-        total += int((factor * transfer_elements(step, layout)).sum())
+        total += int((factor * layout.spans(step.first, step.last)).sum())
     return total * itemsize
 
 
@@ -113,14 +113,13 @@ def numpy_cases(quick: bool = False) -> list[dict]:
                     "seconds": None, "ratio": peak_memory_ratio(1024, elements), "target": 3.0,
                     "meaning": "peak bytes (input included) over input bytes; lower is better"})
     records.extend(cost_cases(quick))
-    from .timeline_bench import timeline_cases  # issue 12: timeline and overlap budgets
     records.extend(timeline_cases(quick))
     return records
 
 
 def plan_cases(gpus: int = 1024, repeats: int = 3) -> list[dict]:
     """Seconds to build (and validate) each algorithm's plan for 1,024 GPUs, best of `repeats`,
-    against issue 9's 0.5 s budget."""
+    against a 0.5 s budget."""
     records = []
     for name in ALGORITHMS:
         best = float("inf")
@@ -184,7 +183,7 @@ def command_run(args: list[str]) -> dict:
 
 
 def cost_cases(quick: bool = False) -> list[dict]:
-    """Issue 10's budgets, each command run as its own process as a user runs it (Python's
+    """Budgets of whole commands, each run as its own process as a user runs it (Python's
     start-up included): `compare --time --gpus 1000000` (every algorithm, default flat
     topology) in 1 s and 200 MB, the same on dgx-h100 (two levels) in 1 s, and `sweep --gpus 1024` (24 sizes, 1KiB..8GiB, every
     algorithm) in 1 s. Quick runs take smaller sizes."""
@@ -226,3 +225,37 @@ def cost_cases(quick: bool = False) -> list[dict]:
                     f"({len(parse_sizes(sizes))} sizes, every algorithm), seconds of the whole "
                     f"process (best of {repeats}) over a 1 s budget" + lower})
     return records
+
+
+def timeline_cases(quick: bool = False) -> list[dict]:
+    """Seconds over a budget (lower is better) for the timeline and overlap commands' work."""
+    from ..algorithms import make_plan
+    from ..cost.model import CostModel
+    from ..training.models import llama_7b
+    from ..training.overlap import SWEEP_MB, simulate as overlap, sweep
+    from ..cost.topology import load
+    from ..timeline.model import simulate
+    gpus = 128 if quick else 1024
+    elements = 1 << 24
+    model = CostModel(load("dgx-h100"), 4)
+    plan = make_plan("ring", gpus)
+    start, cpu = time.perf_counter(), time.process_time()
+    timeline = simulate(plan, elements, model)
+    timeline.critical_path()
+    timeline_seconds, timeline_cpu = time.perf_counter() - start, time.process_time() - cpu
+    net = llama_7b()
+    start, cpu = time.perf_counter(), time.process_time()
+    overlap(net, 64, model)
+    sweep(net, 64, model, SWEEP_MB)
+    overlap_seconds, overlap_cpu = time.perf_counter() - start, time.process_time() - cpu
+    lower = "; lower is better (cpu_seconds: the same without other processes' share)"
+    return [
+        {"case": "timeline-ring", "backend": "model", "dtype": "float32", "gpus": gpus,
+         "elements": elements, "seconds": timeline_seconds, "cpu_seconds": timeline_cpu, "ratio": timeline_seconds / 2.0,
+         "target": 1.0, "meaning": f"timeline of the ring ({plan.transfer_count():,} transfers, "
+                                   "dgx-h100) and its critical path, seconds over a 2 s budget" + lower},
+        {"case": "overlap-7b", "backend": "model", "dtype": "float32", "gpus": 64,
+         "elements": net.params, "seconds": overlap_seconds, "cpu_seconds": overlap_cpu, "ratio": overlap_seconds / 1.0,
+         "target": 1.0, "meaning": f"overlap of Llama 2 7B's {len(net.layers)} layers and a "
+                                   f"{len(SWEEP_MB)}-size bucket sweep, seconds over a 1 s budget" + lower},
+    ]

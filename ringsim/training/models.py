@@ -105,7 +105,7 @@ def parse_layers(spec: str, flops_per_param: float = 2.0) -> Model:
 
     Each layer is one tensor; its forward costs `flops_per_param` FLOPs per parameter per sample.
     """
-    from .zero import parse_params
+    from ..core.units import parse_params
     layers = []
     for item in str(spec).split(","):
         item = item.strip()

@@ -116,19 +116,3 @@ def step(stage: int, params: int, gpus: int, model=None) -> ZeroStep:
             seconds += part.seconds(gpus, params, model).seconds
     return ZeroStep(stage, gpus, params, plan, max(sent), max(received),
                     memory(stage, params, gpus), seconds)
-
-
-def parse_params(text: str) -> int:
-    """A parameter count: 125M, 7B, 7.5B, 1.3e9, 350000 (K, M, B, T are powers of 1,000)."""
-    raw = str(text).strip().replace(",", "").replace("_", "")
-    scale = {"K": 10**3, "M": 10**6, "B": 10**9, "G": 10**9, "T": 10**12}
-    unit = raw[-1:].upper()
-    number = raw[:-1] if unit in scale else raw
-    try:
-        value = Fraction(number) if "e" not in number.lower() else Fraction(float(number))
-    except (ValueError, ZeroDivisionError):
-        raise RingsimError(f"a parameter count looks like 7B, 125M or 1.3e9, not {text!r}") from None
-    value *= scale.get(unit, 1)
-    if value.denominator != 1 or value < 1:
-        raise RingsimError(f"a parameter count must be a whole number, at least 1, not {text!r}")
-    return int(value)

@@ -93,8 +93,8 @@ def test_import_ringsim_imports_neither_cupy_nor_nccl(tmp_path):
     """With an importable (fake) CuPy on the path, importing ringsim and ringsim.execute.gpu loads none of it."""
     path = fake_cupy(tmp_path, "return 1")
     code = ("import sys, ringsim, ringsim.execute.gpu, ringsim.execute.gpu.kernel, ringsim.execute.gpu.placement, "
-            "ringsim.execute.gpu.executor, ringsim.execute.gpu.multidevice, ringsim.execute.gpu.bench, ringsim.execute.gpu.probe, "
-            "ringsim.execute.gpu.selfcheck\n"
+            "ringsim.execute.gpu.executor, ringsim.execute.gpu.multidevice, ringsim.studies.gpu_bench, ringsim.execute.gpu.probe, "
+            "ringsim.studies.gpu_selfcheck\n"
             "print(sorted(m for m in sys.modules if m == 'cupy' or m.startswith('cupy.')))")
     done = ringsim(path=path, code=code)
     assert done.returncode == 0, done.stderr

@@ -153,7 +153,7 @@ def test_walk_and_api_run_on_cupy(cupy):
 
 
 def test_bench_smoke(cupy):
-    from ringsim.execute.gpu.bench import cupy_cases
+    from ringsim.studies.gpu_bench import cupy_cases
     records = cupy_cases(quick=True)
     ring = records[0]
     for key in ("case", "backend", "gpus", "elements", "seconds", "ratio", "useful_bytes_per_s",

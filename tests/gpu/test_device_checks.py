@@ -1,4 +1,4 @@
-"""The first-device checks (ringsim/execute/gpu/selfcheck.py) on a real GPU, and the one-command
+"""The first-device checks (ringsim/studies/gpu_selfcheck.py) on a real GPU, and the one-command
 script benchmarks/gpu_check.py run end to end on the CPU against the CuPy stand-in."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ringsim.execute.gpu import selfcheck
+from ringsim.studies import gpu_selfcheck as selfcheck
 
 ROOT = Path(__file__).resolve().parents[2]
 

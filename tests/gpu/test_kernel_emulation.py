@@ -55,7 +55,7 @@ def test_emulated_kernel_equals_numeric_executor_step_by_step(algorithm, gpus, s
                     table, rows = kernel.step_table(step, gpus)
                     grid, block = kernel.launch_shape(layout.width, rows, **SHAPES[shape])
                     written = emulate(grid, block, emu.buf, table, len(table), layout.width,
-                                      rows, step.op == "reduce")
+                                      rows, bool(step.reduces.all()))
                     # Every element of every transferred row, exactly once.
                     spans = (step.last - step.first + 1).sum()
                     assert written == spans * layout.width == rows * layout.width

@@ -31,7 +31,7 @@ class StreamExecutor:
     def __init__(self, plan: Plan, layout: Layout, xp: Any, dtype: Any, *, devices: int) -> None:
         self.plan, self.layout, self.xp, self.devices = plan, layout, xp, devices
         g, w = plan.gpus, layout.width
-        self.segments = getattr(plan, "segments", g)
+        self.segments = plan.segments
         self.dtype = np.dtype(dtype)
         self.device = [device_of(k, devices) for k in range(g)]
         self.peer = _enable_peer_access(xp, peer_pairs(plan, devices))

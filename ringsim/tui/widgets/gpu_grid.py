@@ -32,12 +32,12 @@ class GpuGrid(Horizontal):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.gpus = 0
+        self.gpus = self.segments = 0  # no panels yet
 
     async def build(self, gpus: int, segments: int | None = None) -> None:
         """Replace the panels when G or S changes (stepping only updates cells)."""
         shape = (gpus, gpus if segments is None else segments)
-        if shape == (self.gpus, getattr(self, "segments", None)):
+        if shape == (self.gpus, self.segments):
             return
         await self.remove_children()
         self.gpus, self.segments = shape

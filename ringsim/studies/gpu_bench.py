@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ...algorithms import make_plan
-from ..backend import array_module
-from ...studies.bench import useful_bytes
-from ...core.layout import Layout
+from ..algorithms import make_plan
+from ..core.layout import Layout
+from ..execute.backend import array_module
+from .bench import useful_bytes
 
 TARGET = 0.7  # the ring's useful bytes/s over the device's copy bytes/s (one H200, G=8, N=2^26)
 
@@ -90,7 +90,7 @@ def _correct(xp: Any, executor, gradients) -> bool:
 
 def ring_case(xp: Any, gpus: int, elements: int, dtype, repeats: int, devices: int) -> dict:
     """The ring at G, N: seconds, useful bytes/s, the device's copy bytes/s and their ratio."""
-    from .executor import cupy_executor
+    from ..execute.gpu.executor import cupy_executor
     plan, layout = make_plan("ring", gpus), Layout(gpus, elements)
     executor = cupy_executor(plan, layout, xp, dtype, devices=devices)
     gradients = _gradients(xp, gpus, elements, dtype)
@@ -118,7 +118,7 @@ def nccl_case(xp: Any, elements: int, dtype, repeats: int, devices: int) -> dict
             return None
     if not getattr(nccl, "available", True):
         return None
-    from .executor import cupy_executor
+    from ..execute.gpu.executor import cupy_executor
     plan, layout = make_plan("ring", devices), Layout(devices, elements)
     executor = cupy_executor(plan, layout, xp, dtype, devices=devices)
     gradients = _gradients(xp, devices, elements, dtype)
@@ -166,7 +166,7 @@ def cupy_cases(quick: bool = False, xp: Any = None) -> list[dict]:
 
     `xp` is CuPy (default: `array_module("cupy")`); benchmarks/gpu_check.py --standin passes
     its stand-in to test the plumbing."""
-    from .executor import visible_devices
+    from ..execute.gpu.executor import visible_devices
     xp = array_module("cupy") if xp is None else xp
     devices = visible_devices(xp)
     elements = 1 << (16 if quick else 26)

@@ -21,11 +21,11 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ...algorithms import make_plan
-from ...core.layout import Layout
-from ..numeric import NumericExecutor
-from ...core.reference import reference_sum
-from .executor import cupy_executor, visible_devices
+from ..algorithms import make_plan
+from ..core.layout import Layout
+from ..core.reference import reference_sum
+from ..execute.gpu.executor import cupy_executor, visible_devices
+from ..execute.numeric import NumericExecutor
 
 ALGORITHMS = ("ring", "master", "naive")
 PERIOD = 65521  # the big-index inputs repeat with this prime period: no power-of-two shift hides

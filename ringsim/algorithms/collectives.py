@@ -73,12 +73,12 @@ class Collective(ABC):
         """busbw / algbw, nccl-tests' correction factor (doc/PERFORMANCE.md)."""
 
     @abstractmethod
-    def plan(self, gpus: int, algorithm: str = "ring", *, master: int | None = None, **options) -> Plan:
+    def plan(self, gpus: int, algorithm: str = "ring", **options) -> Plan:
         """The plan of `algorithm` that carries out this collective on G GPUs."""
 
     @abstractmethod
-    def closed_form(self, gpus: int, elements: int, algorithm: str = "ring", *,
-                    master: int | None = None, **options) -> ClosedForm:
+    def closed_form(self, gpus: int, elements: int, algorithm: str = "ring",
+                    **options) -> ClosedForm:
         """Exact figures of `algorithm`'s plan at G GPUs and N elements each, without a plan."""
 
     @abstractmethod
@@ -187,14 +187,14 @@ class AllReduce(Collective):
         """2(G−1)/G (nccl-tests doc/PERFORMANCE.md, AllReduce)."""
         return 2 * Fraction(gpus - 1, gpus)
 
-    def plan(self, gpus: int, algorithm: str = "ring", *, master: int | None = None, **options) -> Plan:
+    def plan(self, gpus: int, algorithm: str = "ring", **options) -> Plan:
         """make_plan's plan of the algorithm."""
-        return make_plan(algorithm, gpus, master=master, **options)
+        return make_plan(algorithm, gpus, **options)
 
-    def closed_form(self, gpus: int, elements: int, algorithm: str = "ring", *,
-                    master: int | None = None, **options) -> ClosedForm:
+    def closed_form(self, gpus: int, elements: int, algorithm: str = "ring",
+                    **options) -> ClosedForm:
         """The algorithm's own closed forms (ringsim.algorithms.closed_form)."""
-        return algorithm_form(algorithm, gpus, elements, master=master, **options)
+        return algorithm_form(algorithm, gpus, elements, **options)
 
     def seconds(self, gpus: int, elements: int, model, algorithm: str = "ring", **options) -> Estimate:
         """The algorithm's closed-form time (ringsim.algorithms.timing.estimate)."""
@@ -229,18 +229,22 @@ class _RingHalf(Collective):
     op: str   # what a receiver does with a segment: 'reduce' (add it in) or 'copy'
     lag: int  # in step s GPU g sends segment (g + lag − s) mod G
 
-    def _check(self, algorithm: str, master: int | None, options: dict) -> None:
+    def bus_factor(self, gpus: int) -> Fraction:
+        """(G−1)/G (nccl-tests doc/PERFORMANCE.md, ReduceScatter and AllGather)."""
+        return Fraction(gpus - 1, gpus)
+
+    def _check(self, algorithm: str, options: dict) -> None:
         if algorithm not in self.algorithms:
             raise RingsimError(f"{self.name} is built for the ring only, not {algorithm!r} "
                                f"(use --algorithm ring)")
-        given = ["master"] * (master is not None) + list(options)
+        given = [name for name, value in options.items() if value is not None]
         if given:
             raise RingsimError(f"the ring's {self.name} takes no options, got --"
                                f"{given[0].replace('_', '-')}")
 
-    def plan(self, gpus: int, algorithm: str = "ring", *, master: int | None = None, **options) -> Plan:
+    def plan(self, gpus: int, algorithm: str = "ring", **options) -> Plan:
         """The ring's half: step s as the module docstring says."""
-        self._check(algorithm, master, options)
+        self._check(algorithm, options)
         gpus = check_gpus(gpus)
         order = np.roll(np.arange(gpus), -1)  # position p holds GPU p+1, so GPU g ends owning segment g
         # The all-gather forwards the segment it got a step before: one position behind.
@@ -249,10 +253,10 @@ class _RingHalf(Collective):
                       for s, (src, dst, first, last) in enumerate(iterations, 1))
         return Plan(f"ring-{self.name}", gpus, steps, {"collective": self.name})
 
-    def closed_form(self, gpus: int, elements: int, algorithm: str = "ring", *,
-                    master: int | None = None, **options) -> ClosedForm:
+    def closed_form(self, gpus: int, elements: int, algorithm: str = "ring",
+                    **options) -> ClosedForm:
         """(G−1)·N in all, N − ⌊N/G⌋ sent and received by the busiest GPU, G−1 steps."""
-        self._check(algorithm, master, options)
+        self._check(algorithm, options)
         g, n = check_gpus(gpus), check_elements(elements)
         busiest = Fraction(n - n // g)  # every GPU sends (and receives) all segments but one
         return ClosedForm(
@@ -269,7 +273,7 @@ class _RingHalf(Collective):
         Every step sends every segment once, one per GPU to the next; a step lasts as long as
         the largest segment on the slower level (+ b·γ at the receiver when it reduces).
         """
-        self._check(algorithm, None, options)
+        self._check(algorithm, options)
         g = check_gpus(gpus)
         model.topology.check_gpus(g)
         if g < 2:
@@ -333,11 +337,6 @@ class ReduceScatter(_RingHalf):
         """GPU g's segment g: the sum over all GPUs; its other segments are scratch."""
         return _everyone(gpus) if segment == gpu else None
 
-    def bus_factor(self, gpus: int) -> Fraction:
-        """(G−1)/G (nccl-tests doc/PERFORMANCE.md, ReduceScatter)."""
-        return Fraction(gpus - 1, gpus)
-
-
 class AllGather(_RingHalf):
     """GPU g starts with its shard, segment g; every GPU ends with every GPU's shard."""
 
@@ -354,11 +353,6 @@ class AllGather(_RingHalf):
     def goal(self, gpu: int, segment: int, gpus: int) -> frozenset[int]:
         """Every GPU's segment j: GPU j's shard, copied."""
         return frozenset({segment})
-
-    def bus_factor(self, gpus: int) -> Fraction:
-        """(G−1)/G (nccl-tests doc/PERFORMANCE.md, AllGather)."""
-        return Fraction(gpus - 1, gpus)
-
 
 ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER = AllReduce(), ReduceScatter(), AllGather()
 COLLECTIVES: dict[str, Collective] = {c.name: c for c in (ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER)}

@@ -103,3 +103,20 @@ def test_the_cli_reads_the_registry_when_it_runs(registered, capsys):
     assert main(["walk", "-a", NAME, "-g", "3", "-n", "3"]) == 0
     out = capsys.readouterr().out
     assert "Direct to GPU1" in out and "Reduce to GPU1" in out
+
+
+def test_the_checks_every_registered_algorithm_gets_hold_for_it(registered):
+    from ringsim.algorithms.timing import estimate, timed_algorithms
+    from ringsim.cost.model import CostModel
+    from ringsim.studies.compare import compare
+    assert NAME in timed_algorithms()
+    model = CostModel.of("dgx-h100")
+    for gpus in range(2, 9):
+        plan_ = ringsim.make_plan(NAME, gpus)
+        assert ringsim.check(plan_) == []
+        ledger = ringsim.measure(plan_, ringsim.Layout(plan_.segments, 5 * gpus))
+        assert ledger.total == ringsim.closed_form(NAME, gpus, 5 * gpus).total.value
+        priced = price(plan_, 1 << 20, model).seconds
+        assert estimate(NAME, gpus, 1 << 20, model).seconds == pytest.approx(priced, rel=1e-12)
+    rows = {row.algorithm: row for row in compare(8, 64, model)}
+    assert rows[NAME].title == "Direct to GPU1" and rows[NAME].total == 2 * 7 * 64

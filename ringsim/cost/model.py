@@ -49,8 +49,8 @@ class CostModel:
 
     def transfer(self, level: str, nbytes: float, reduce: bool = False) -> float:
         """Seconds one transfer of `nbytes` keeps a port of `level` busy (γ on a reduce's in port)."""
-        # α + b/bandwidth, for few sizes at a time (closed forms, the timeline); arrays of
-        # transfers go through ports.port_seconds, whose α + b·β may differ in the last bit.
+        # The scalar form of ports.port_seconds (the same α + b/bandwidth, bit for bit), for
+        # the few sizes at a time that closed forms and the timeline price.
         if nbytes <= 0:
             return 0.0
         cost = self.topology.level(level).transfer(nbytes)

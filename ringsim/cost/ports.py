@@ -62,19 +62,21 @@ def crosses(model, src, dst) -> np.ndarray:
 
 
 def port_seconds(model, elements, across, reduce) -> tuple[np.ndarray, np.ndarray]:
-    """(out, in): seconds each transfer of `elements` keeps its sender's out port busy (α + b·β)
-    and its receiver's in port (+ b·γ when it reduces); 0 for a transfer of nothing.
+    """(out, in): seconds each transfer of `elements` keeps its sender's out port busy (α + b·β,
+    computed as α + b/bandwidth like Level.transfer) and its receiver's in port (+ b·γ when it
+    reduces); 0 for a transfer of nothing.
 
     Arrays broadcast; a level the topology lacks prices at 0 (no transfer uses it then).
     """
     topo = model.topology
-    (ai, bi), (ax, bx) = ((lv.alpha, lv.beta) if lv is not None else (0.0, 0.0)
+    # A level the topology lacks is given an infinite bandwidth: no transfer uses it.
+    (ai, wi), (ax, wx) = ((lv.alpha, lv.bandwidth) if lv is not None else (0.0, np.inf)
                           for lv in (topo.levels.get(key) for key in LEVELS))
     nbytes = np.asarray(elements, dtype=np.float64) * model.itemsize
     across = np.asarray(across, bool)
-    alpha, beta = np.where(across, ax, ai), np.where(across, bx, bi)
+    alpha, bandwidth = np.where(across, ax, ai), np.where(across, wx, wi)
     moved = nbytes > 0
-    out = np.where(moved, alpha + nbytes * beta, 0.0)
+    out = np.where(moved, alpha + nbytes / bandwidth, 0.0)
     into = out + np.where(moved & np.asarray(reduce, bool), nbytes * topo.gamma, 0.0)
     return out, into
 

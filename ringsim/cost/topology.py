@@ -36,7 +36,8 @@ class Level:
         return 1.0 / self.bandwidth
 
     def transfer(self, nbytes: float) -> float:
-        """α + b·β for a transfer of b bytes (an empty transfer sends nothing and costs 0)."""
+        """α + b·β (computed as α + b/bandwidth) for a transfer of b bytes; an empty transfer
+        sends nothing and costs 0."""
         return self.alpha + nbytes / self.bandwidth if nbytes > 0 else 0.0
 
 

@@ -46,6 +46,12 @@ def option_names(name: str) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(algorithm(name).Options))
 
 
+def default_options(name: str) -> dict:
+    """Algorithm `name`'s options at their defaults, as users write them (the master: GPU 1)."""
+    spec = algorithm(name)
+    return spec.written(**dataclasses.asdict(spec.Options()))
+
+
 def _flag(option: str) -> str:
     return "--" + option.replace("_", "-")
 

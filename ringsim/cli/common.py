@@ -7,7 +7,6 @@ import argparse
 from ..algorithms import ALGORITHMS
 from ..execute.backend import BACKENDS, array_module
 from ..core.checks import MAX_GPUS, count_arg
-from ..sim.scenario import Scenario
 from ..sim.simulation import Simulation
 
 
@@ -72,5 +71,5 @@ def add_backend_argument(parser: argparse.ArgumentParser) -> None:
 def simulation_from_args(args: argparse.Namespace) -> Simulation:
     """The Simulation the scenario options describe."""
     xp = array_module(getattr(args, "backend", "numpy"))
-    return Scenario(args.algorithm, args.gpus, args.elements, args.master,
-                    options_from_args(args)).simulation(xp)
+    return Simulation.create(args.algorithm, args.gpus, args.elements, master=args.master, xp=xp,
+                             **dict(options_from_args(args)))

@@ -68,7 +68,7 @@ def make_app(args: argparse.Namespace):
     """The TUI App for the scenario options (refuses a G or N the view cannot show)."""
     sim = check_scenario(args)
     from ..tui.app import RingsimApp  # Textual loads only here, not at `ringsim` start-up
-    return RingsimApp(sim, master=args.master, present=args.present, values=args.values,
+    return RingsimApp(sim, present=args.present, values=args.values,
                       lesson=getattr(args, "lesson", None))
 
 

@@ -7,7 +7,7 @@ check_lessons() collects them all for `ringsim lesson --check`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..algorithms import ALGORITHMS, make_plan, option_names
@@ -186,7 +186,7 @@ def _override(scenario: Scenario, gpus: int | None, elements: int | None) -> Sce
         if elements > MAX_ELEMENTS:
             raise RingsimError(f"a lesson's scenario runs beside the text, so --elements must be "
                                f"from 0 to {MAX_ELEMENTS:,}, got {elements:,}")
-        scenario = Scenario(scenario.algorithm, scenario.gpus, elements, scenario.master)
+        scenario = replace(scenario, elements=elements)
     return scenario
 
 
@@ -259,7 +259,7 @@ def _settings(front: dict, refuse) -> tuple[Scenario, str, list[int]]:
                 stops.append(int(part))
             except ValueError:
                 refuse(line, f"stops must be whole numbers (steps done), got {clip(part)!r}")
-    return Scenario(algorithm, gpus, elements, master), title, stops
+    return Scenario(algorithm, gpus, elements, {"master": master}), title, stops
 
 
 def _whole(entry: tuple[int, str], key: str, refuse) -> int:

@@ -219,14 +219,13 @@ class _Ask:
             self.plan = ctx.plan
         else:
             algorithm = named.get("algorithm", base.algorithm)
-            takes_master = "master" in option_names(algorithm)
-            if "master" in named and not takes_master:
+            if "master" in named and "master" not in option_names(algorithm):
                 raise RingsimError("master= only applies to algorithm=master")
-            master = named.get("master", base.master if algorithm == base.algorithm else None)
+            master = named.get("master", base.option("master") if algorithm == base.algorithm else None)
             self.scenario = Scenario(algorithm, check_gpus(named.get("gpus", base.gpus)),
                                      check_elements(named.get("elements", base.elements)),
-                                     master if takes_master else None)
-            if master is not None and takes_master:
+                                     {"master": master})
+            if master is not None:
                 check_count(master, "the master GPU", minimum=1, maximum=self.scenario.gpus)
             self.plan = None
         self.indices = tuple(i.value(base.gpus, base.elements) if isinstance(i, Deferred) else i

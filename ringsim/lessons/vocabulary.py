@@ -7,10 +7,11 @@ Question.explain() gives a learner who answered wrong.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Callable
 
-from ..algorithms import ALGORITHMS, closed_form, option_names
+from ..algorithms import ALGORITHMS, check_options, closed_form
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
@@ -61,12 +62,18 @@ def _n(value) -> str:
     return format_number(value)
 
 
+def _label(s: Scenario) -> str:
+    """The words the algorithm's own label adds to its title ('GPU3' for the master), or ''."""
+    spec = ALGORITHMS[s.algorithm]
+    return spec.label(**check_options(s.algorithm, s.gpus, dict(s.options))) if spec.label else ""
+
+
 def where(a) -> str:
     """'Ring all-reduce at G = 4, N = 8, after step 3 of 6' for explanations."""
     s = a.scenario
     name = ALGORITHMS[s.algorithm].title
-    if "master" in option_names(s.algorithm):
-        name += f" on GPU{s.master or 1}"
+    if label := _label(s):
+        name += f" on {label}"
     steps = a.steps()
     at = "before step 1" if a.position == 0 else (
         "at the end" if a.position == steps else f"after step {a.position} of {steps}")
@@ -80,8 +87,8 @@ def generic_why(a, value: str) -> str:
 def title_text(scenario: Scenario) -> str:
     """'Ring all-reduce · 4 GPUs · 8 elements per GPU', singular where the count is 1."""
     name = ALGORITHMS[scenario.algorithm].title
-    if "master" in option_names(scenario.algorithm):
-        name += f" (GPU{scenario.master or 1})"
+    if label := _label(scenario):
+        name += f" ({label})"
     return f"{name} · {plural(scenario.gpus, 'GPU')} · {plural(scenario.elements, 'element')} per GPU"
 
 
@@ -433,7 +440,7 @@ class _Sub:
 
     def __init__(self, a, elements: int) -> None:
         self.ctx, self.expr, self.options = a.ctx, a.expr, a.options
-        self.scenario = Scenario(a.scenario.algorithm, a.scenario.gpus, elements, a.scenario.master)
+        self.scenario = replace(a.scenario, elements=elements)
 
 
 PRECISION_SEED = 0  # one fixed draw of gradients, so the lesson's figures are reproducible
@@ -442,10 +449,9 @@ PRECISION_SEED = 0  # one fixed draw of gradients, so the lesson's figures are r
 def _precision_run(a):
     """float32 random gradients summed by the scenario's algorithm, and their exact float64 sums."""
     s = a.scenario
-    key = (s.algorithm, s.gpus, s.elements, s.master)
     if s.gpus * s.elements > SIMULATE_MAX_CELLS:
         raise RingsimError(f"{a.expr.head!r} sums real arrays: at most {SIMULATE_MAX_CELLS:,} elements in all")
-    if key not in _PRECISION:
+    if s not in _PRECISION:
         a.ctx.budget.spend(ledger_cost(int(a.closed().messages.value)) + s.gpus * s.elements // 10_000,
                            f"{a.expr.head!r} (an all-reduce of {s.gpus:,} arrays)")
 
@@ -457,13 +463,13 @@ def _precision_run(a):
         from ..api import allreduce
         rng = np.random.default_rng(PRECISION_SEED)
         arrays = [rng.standard_normal(s.elements).astype(np.float32) for _ in range(s.gpus)]
-        out = allreduce(arrays, s.algorithm, master=s.master).outputs[0]
+        out = allreduce(arrays, s.algorithm, **dict(s.options)).outputs[0]
         # math.fsum: the correctly rounded sum of the float32 values, the reference every order misses.
         exact = np.array([math.fsum(float(x[i]) for x in arrays) for i in range(s.elements)])
         nearest = exact.astype(np.float32)
         return (float(np.abs(out.astype(np.float64) - exact).max(initial=0.0)),
                 int(np.count_nonzero(out != nearest)))
-    return _PRECISION.get_or(key, make)
+    return _PRECISION.get_or(s, make)
 
 
 def _precision_why(a, value: str) -> str:
@@ -479,14 +485,15 @@ def _train_run(a):
     epochs = a.options.get("epochs", 5)
     check_training(epochs, s.gpus)
     sync = a.options.get("sync", True)
-    key = (s.gpus, s.algorithm, epochs, sync, s.master)
+    key = (s.gpus, s.algorithm, epochs, sync, s.options)
     if key not in _TRAININGS:
         a.ctx.budget.spend(training_cost(epochs, 16, s.gpus, a.steps()),
                            f"{a.expr.head!r} (training on {s.gpus:,} GPUs for {epochs} epochs)")
 
     def make():
         from ..training.train import train
-        return train(s.gpus, s.algorithm, epochs, sync=sync, master=s.master)
+        # A lesson's scenarios carry no option but the master: neither front matter nor placeholders name another.
+        return train(s.gpus, s.algorithm, epochs, sync=sync, master=s.option("master"))
     return _TRAININGS.get_or(key, make)
 
 

@@ -1,4 +1,4 @@
-"""A scenario: what to simulate — an algorithm, G GPUs, N elements each, and the master."""
+"""A scenario: what to simulate — an algorithm, G GPUs, N elements each, and the algorithm's options."""
 
 from __future__ import annotations
 
@@ -7,24 +7,35 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms import ALGORITHMS, make_plan, option_names
+from ..algorithms import ALGORITHMS, default_options, make_plan, option_names
 from ..core.plan import Plan
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """Algorithm, G, N, (master algorithm only) the 1-based master GPU, and the algorithm's options."""
+    """Algorithm, G, N and the algorithm's options as users write them (the master 1-based)."""
 
     algorithm: str = "ring"
     gpus: int = 4
     elements: int = 8
-    master: int | None = None
-    options: tuple[tuple[str, object], ...] = ()  # the algorithm's options, as (name, value) pairs
+    # (name, value) pairs, or a dict: kept sorted by name, without the options left at their
+    # defaults (None or the default's value), so that scenarios with the same plan compare
+    # equal however their options were written: `-a master` and `-a master --master 1` alike.
+    options: tuple[tuple[str, object], ...] = ()
+
+    def __post_init__(self) -> None:
+        defaults = default_options(self.algorithm)
+        options = tuple(sorted((k, v) for k, v in dict(self.options).items()
+                               if v is not None and v != defaults.get(k)))
+        object.__setattr__(self, "options", options)  # frozen: set once, here
+
+    def option(self, name: str, default: object = None) -> object:
+        """Option `name` as users write it, or `default` where the scenario leaves it at its default."""
+        return dict(self.options).get(name, default)
 
     def plan(self) -> Plan:
         """The scenario's plan (no gradient arrays)."""
-        # The options may name the master too (plan_options gives it): theirs is the one used.
-        return make_plan(self.algorithm, self.gpus, **{"master": self.master, **dict(self.options)})
+        return make_plan(self.algorithm, self.gpus, **dict(self.options))
 
     def simulation(self, xp: Any = None):
         """A fresh Simulation of the scenario, at the start, on array module xp (NumPy by default)."""
@@ -32,14 +43,18 @@ class Scenario:
         return Simulation(self.plan(), self.elements, xp=np if xp is None else xp)
 
     def with_gpus(self, gpus: int) -> "Scenario":
-        """The same scenario with G GPUs; a master past the new G falls back to GPU1."""
-        master = self.master if self.master is not None and self.master <= gpus else None
-        # Options tied to G (ring orders, nodes that no longer divide G) fall back to defaults.
-        return replace(self, gpus=gpus, master=master, options=())
+        """The same scenario with G GPUs: a master GPU that still exists is kept, every other
+        option falls back to its default."""
+        # Ring orders and node counts are written for one G (the TUI holds even the automatic
+        # node count), so the options start again from their defaults at the new G.
+        master = self.option("master")
+        kept = {"master": master} if master is not None and master <= gpus else {}
+        return replace(self, gpus=gpus, options=kept)
 
     def next_algorithm(self) -> "Scenario":
-        """The same G and N with the next algorithm of the registry (ring → master → naive → ring)."""
+        """The same G and N with the next algorithm of the registry (ring → master → naive → ring),
+        keeping the options it takes too."""
         names = list(ALGORITHMS)
         name = names[(names.index(self.algorithm) + 1) % len(names)]
-        master = self.master if "master" in option_names(name) else None
-        return replace(self, algorithm=name, master=master, options=())
+        taken = option_names(name)
+        return replace(self, algorithm=name, options={k: v for k, v in self.options if k in taken})

@@ -95,13 +95,13 @@ class RingsimApp(App[None]):
 
     state: var[ViewState] = var(ViewState(), init=False)  # no repaint of its own: the watcher redraws
 
-    def __init__(self, sim: Simulation | None = None, *, master: int | None = None,
-                 present: bool = False, values: bool = False, lesson: int | None = None) -> None:
+    def __init__(self, sim: Simulation | None = None, *, present: bool = False,
+                 values: bool = False, lesson: int | None = None) -> None:
         super().__init__()
         self.sim = sim if sim is not None else Simulation.create("ring", 4, 8)
         check_view_limits(self.sim.plan.gpus, self.sim.layout.elements)
         scenario = Scenario(self.sim.plan.algorithm, self.sim.plan.gpus, self.sim.layout.elements,
-                            master, tuple(plan_options(self.sim.plan).items()))
+                            plan_options(self.sim.plan))
         # The first state is set without its watcher: there is no screen to show it on yet.
         self.set_reactive(RingsimApp.state, ViewState(scenario, self.sim.position,
                                                       values=values, present=present))
@@ -270,14 +270,14 @@ class RingsimApp(App[None]):
                         "(tree and double-tree have chunks, ring has channels).", severity="information")
             return
         options = dict(scenario.options)
-        count = int(options.get(name) or 1) + change
+        count = int(options.get(name, 1)) + change
         if count < 1:
             self.notify(f"At least one {name[:-1]}.", severity="warning")
             return
         options[name] = count
         if name == "channels":
             options["ring_order"] = None  # one order per ring would no longer match
-        self.switch(replace(scenario, options=tuple(options.items())), self.state.position)
+        self.switch(replace(scenario, options=options), self.state.position)
 
     def action_timeline(self) -> None:
         """Open or close the timeline pane (in the counters' place)."""

@@ -14,7 +14,7 @@ import pytest
 
 import ringsim
 from ringsim.algorithms import ALGORITHMS, option_text, plan_closed_form
-from ringsim.algorithms.spec import AlgorithmSpec
+from ringsim.algorithms.spec import AlgorithmSpec, Shape
 from ringsim.cli import main
 from ringsim.core.formula import ClosedForm, Formula
 from ringsim.core.plan import Plan, Step
@@ -66,7 +66,7 @@ def busiest_gpu(gpus: int, elements: int) -> int:
 
 
 SPEC = AlgorithmSpec(NAME, "Direct to GPU1", "everyone into GPU1, GPU1 back to everyone",
-                     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="star")
+                     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.STAR)
 
 
 @pytest.fixture

@@ -92,9 +92,9 @@ def test_bench_quick_json(capsys):
     records = [json.loads(line) for line in out.splitlines()]
     assert status == 0
     from ringsim import ALGORITHMS
-    from ringsim.studies.bench import NEW_ALGORITHMS
+    from ringsim.studies.bench import OTHER_ALGORITHMS
     assert [r["case"] for r in records] == ["ring-efficiency", "ring-scale",
-                                            *(f"{n}-efficiency" for n in NEW_ALGORITHMS),
+                                            *(f"{n}-efficiency" for n in OTHER_ALGORITHMS),
                                             *(f"{n}-plan" for n in ALGORITHMS), "ring-peak-memory",
                                             "compare-time-1M", "compare-memory-1M",
                                             "compare-time-1M-dgx-h100", "sweep-1024",

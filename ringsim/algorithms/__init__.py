@@ -5,7 +5,7 @@ Each algorithm module exports SPEC, an AlgorithmSpec (spec.py). To add an algori
 1. Write ringsim/algorithms/NAME.py: an `Options` frozen dataclass (every field defaulted,
    none at all is fine) and plan, closed_form, transfers, seconds and busiest_gpu, each
    taking those options as keywords (check_options too, when they need checking).
-2. End it with SPEC = AlgorithmSpec(NAME, title, summary, Options, plan, ..., shape=...).
+2. End it with SPEC = AlgorithmSpec(NAME, title, summary, Options, plan, ..., shape=Shape.RING).
 3. Import it below and add it to the list that builds ALGORITHMS.
 The CLI's choices, compare, sweep, the TUI and the lessons then find it in the registry.
 """

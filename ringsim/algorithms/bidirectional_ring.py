@@ -16,7 +16,7 @@ import numpy as np
 from ..core.formula import ClosedForm
 from ..core.plan import Plan
 from . import _multiring
-from .spec import AlgorithmSpec, two_lanes
+from .spec import AlgorithmSpec, Shape, two_lanes
 
 NAME = "bidirectional-ring"
 
@@ -63,5 +63,5 @@ def busiest_gpu(gpus: int, elements: int) -> int:
 SPEC = AlgorithmSpec(
     NAME, "Bidirectional ring",
     "two rings in opposite directions, each on half the data: 2·(G−1)·N, every link busy both ways",
-    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="ring",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.RING,
     lanes=two_lanes)

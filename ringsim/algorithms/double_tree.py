@@ -16,7 +16,7 @@ from ..core.formula import ClosedForm
 from ..core.plan import Plan
 from . import _btree, _trees
 from ._phases import btree_parents, dtree_parents
-from .spec import AlgorithmSpec, two_lanes
+from .spec import AlgorithmSpec, Shape, two_lanes
 
 NAME = "double-tree"
 
@@ -69,5 +69,5 @@ def busiest_gpu(gpus: int, elements: int, chunks: int = 1) -> int:
 SPEC = AlgorithmSpec(
     NAME, "Double binary tree",
     "two complementary binary trees, each on half the data (NCCL): 2·(G−1)·N, ~2·log₂G steps",
-    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="tree",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.TREE,
     check=check_options, lanes=two_lanes, nccl_name="Tree")

@@ -23,7 +23,7 @@ from ..core.layout import Layout
 from ..core.plan import Plan, Step
 from ._counts import closed, formula
 from ._fold import fold_step, real_ranks, split, unfold_step
-from .spec import AlgorithmSpec
+from .spec import AlgorithmSpec, Shape
 
 NAME = "halving-doubling"
 
@@ -197,4 +197,4 @@ def busiest_gpu(gpus: int, elements: int) -> int:
 SPEC = AlgorithmSpec(
     NAME, "Halving-doubling (Rabenseifner)",
     "recursive-halving reduce-scatter, recursive-doubling all-gather: ring volume in 2·lg G steps",
-    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="pairs")
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.PAIRS)

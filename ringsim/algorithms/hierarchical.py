@@ -23,7 +23,7 @@ from ..core.plan import Plan, Step
 from ._counts import Tally, from_counts
 from ._sparse import Ring, around, busiest, flat_phase, one_level
 from ._phases import ring_iterations
-from .spec import AlgorithmSpec
+from .spec import AlgorithmSpec, Shape
 
 NAME = "hierarchical"
 ACROSS = ("across the nodes", "across the nodes")
@@ -214,5 +214,5 @@ def busiest_gpu(gpus: int, elements: int, nodes=None) -> int:
 SPEC = AlgorithmSpec(
     NAME, "Hierarchical (2-D) ring",
     "ring reduce-scatter inside nodes, ring all-reduce across nodes, all-gather inside",
-    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="ring",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.RING,
     check=check_options)

@@ -10,7 +10,7 @@ from ..core.checks import check_count
 from ..core.formula import ClosedForm, Formula
 from ..core.naming import gpu_name
 from ..core.plan import Plan, Step
-from .spec import AlgorithmSpec
+from .spec import AlgorithmSpec, Shape
 
 NAME = "master"
 
@@ -108,5 +108,5 @@ def busiest_gpu(gpus: int, elements: int, master: int = 0) -> int:
 SPEC = AlgorithmSpec(
     NAME, "Single-GPU master",
     "reduce onto one GPU, broadcast back: 2·(G−1)·N, all of it through the master",
-    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="star",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.STAR,
     check=check_options, written=written, label=label)

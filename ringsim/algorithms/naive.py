@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core.formula import ClosedForm, Formula
 from ..core.plan import Plan, Step
-from .spec import AlgorithmSpec
+from .spec import AlgorithmSpec, Shape
 
 NAME = "naive"
 
@@ -69,4 +69,4 @@ def busiest_gpu(gpus: int, elements: int) -> int:
 SPEC = AlgorithmSpec(
     NAME, "Naive all-to-all",
     "every GPU sends its whole gradient to every other: G·(G−1)·N",
-    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="all-to-all")
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.ALL_TO_ALL)

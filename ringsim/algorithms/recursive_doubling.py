@@ -18,7 +18,7 @@ from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
 from ._counts import closed, formula
 from ._fold import fold_step, real_ranks, split, unfold_step
-from .spec import AlgorithmSpec
+from .spec import AlgorithmSpec, Shape
 
 NAME = "recursive-doubling"
 PHASE = "Recursive doubling"
@@ -123,4 +123,4 @@ def busiest_gpu(gpus: int, elements: int) -> int:
 SPEC = AlgorithmSpec(
     NAME, "Recursive doubling",
     "lg G swaps of whole gradients with GPU k XOR 2^s: few steps, N·lg G per GPU",
-    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="pairs")
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.PAIRS)

@@ -10,7 +10,7 @@ import numpy as np
 from ..core.formula import ClosedForm, Formula
 from ..core.plan import Plan, Step
 from . import _multiring, _sparse
-from .spec import AlgorithmSpec
+from .spec import AlgorithmSpec, Shape
 
 NAME = "ring"
 
@@ -219,5 +219,5 @@ def busiest_gpu(gpus: int, elements: int, channels: int = 1, ring_order=None) ->
 SPEC = AlgorithmSpec(
     NAME, "Ring all-reduce",
     "reduce-scatter then all-gather around a ring: 2·(G−1)·N in all, 2·(G−1)·N/G per GPU",
-    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="ring",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.RING,
     check=check_options, lanes=lanes, nccl_name="Ring")

@@ -8,7 +8,21 @@ name them): check turns the options users give into those, written turns them ba
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Callable
+
+
+class Shape(Enum):
+    """How an algorithm's links are drawn: the TUI's shape pane and the figures read it."""
+
+    RING = "ring"              # GPUs on a circle, each sending to the next
+    TREE = "tree"              # parents above their children
+    PAIRS = "pairs"            # GPUs exchanging in pairs, step by step
+    STAR = "star"              # every GPU to one GPU and back
+    ALL_TO_ALL = "all-to-all"  # every GPU to every other
+
+    def __str__(self) -> str:
+        return self.value
 
 
 def accept(gpus: int, **given) -> dict:
@@ -44,7 +58,7 @@ class AlgorithmSpec:
     transfers: Callable  # (G, **options) -> how many transfers the plan holds
     seconds: Callable  # (G, N, model, **options) -> the α-β-γ Estimate
     busiest_gpu: Callable  # (G, N, **options) -> the 0-based GPU the ledger names busiest
-    shape: str  # how the TUI draws it: "ring", "tree", "pairs", "star" or "all-to-all"
+    shape: Shape  # how the TUI draws its links
     check: Callable[..., dict] = accept  # (G, **given) -> checked options, or a RingsimError
     written: Callable[..., dict] = unchanged  # (**options) -> the options as users write them
     label: Callable[..., str] | None = None  # (**options) -> a title's words; None: non-defaults

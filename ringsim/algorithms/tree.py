@@ -18,7 +18,7 @@ from ..core.formula import ClosedForm
 from ..core.plan import Plan
 from . import _btree, _trees
 from ._phases import btree_parents
-from .spec import AlgorithmSpec
+from .spec import AlgorithmSpec, Shape
 
 NAME = "tree"
 
@@ -63,5 +63,5 @@ def busiest_gpu(gpus: int, elements: int, chunks: int = 1) -> int:
 SPEC = AlgorithmSpec(
     NAME, "Binary tree",
     "reduce up a binary tree, broadcast down, pipelined in C chunks: 2·(G−1)·N, ~2·log₂G steps",
-    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape="tree",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.TREE,
     check=check_options)

@@ -17,11 +17,13 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...algorithms import algorithm, checked_options
+from ...algorithms.spec import Shape
 from ...core.plan import Plan, Step
 
 WIDTH, HEIGHT = 27, 11  # the drawing's canvas in characters (the widget adds two caption lines)
 LANE_COLOURS = ("#ffaf00", "#00d7ff", "#ff5fd7", "#87ff5f", "#d7d7ff", "#ff8787")
-SHAPE_NAMES = {"pairs": "pairs exchange", "star": "star", "all-to-all": "everyone to everyone"}
+SHAPE_NAMES = {Shape.PAIRS: "pairs exchange", Shape.STAR: "star",
+               Shape.ALL_TO_ALL: "everyone to everyone"}
 ARROWS = {(1, 0): "→", (-1, 0): "←", (0, 1): "↓", (0, -1): "↑",
           (1, 1): "↘", (-1, -1): "↖", (1, -1): "↗", (-1, 1): "↙"}
 
@@ -146,7 +148,7 @@ class Canvas:
 def shape_name(plan: Plan) -> str:
     """What the drawing shows, in a few words."""
     shape, count = algorithm(plan.algorithm).shape, lanes(plan)
-    if shape == "tree":
+    if shape is Shape.TREE:
         return "tree: parent above children" if count == 1 else "two trees (first drawn)"
     if shape in SHAPE_NAMES:
         return SHAPE_NAMES[shape]
@@ -156,7 +158,7 @@ def shape_name(plan: Plan) -> str:
 def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
     """The drawing for `step` (None: the start), with the bottleneck GPU marked."""
     gpus, shape = plan.gpus, algorithm(plan.algorithm).shape
-    tree = shape == "tree"
+    tree = shape is Shape.TREE
     parents = tree_parents(plan) if tree else []
     spots = tree_spots(parents) if tree else circle(gpus, ring_order(plan))
     canvas = Canvas()
@@ -165,7 +167,7 @@ def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
         for g, p in enumerate(parents):
             if p >= 0:
                 canvas.edge(spots[g], spots[p], "grey42")
-    elif shape == "ring" and gpus > 2:
+    elif shape is Shape.RING and gpus > 2:
         order = ring_order(plan)
         for i, g in enumerate(order):
             canvas.edge(spots[g], spots[order[(i + 1) % gpus]], "grey42")
@@ -191,7 +193,7 @@ def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
     if count > 1:
         for lane in range(count):
             out.append(f"■{lane + 1} ", LANE_COLOURS[lane % len(LANE_COLOURS)])
-    elif shape == "pairs" and moves:
+    elif shape is Shape.PAIRS and moves:
         pairs = sorted({tuple(sorted(p)) for p in moves})
         out.append(" ".join(f"{a + 1}⇄{b + 1}" for a, b in pairs), "bold")
     elif bottleneck is not None:

@@ -179,3 +179,9 @@ def test_compare_answers_a_million_gpus_with_exact_integers(capsys):
 def test_compare_time_errors_are_one_line(capsys, argv, words):
     status, _, err = run(["compare", "--time", *argv], capsys)
     assert status == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_option_flags_are_every_option_the_algorithms_take():
+    from ringsim.algorithms import ALGORITHMS, option_names
+    from ringsim.cli.common import OPTION_FLAGS
+    assert set(OPTION_FLAGS) == {o for name in ALGORITHMS for o in option_names(name)}

@@ -33,7 +33,9 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, el
         add_backend_argument(parser)
 
 
-OPTION_FLAGS = ("chunks", "channels", "ring_order", "nodes")
+# Every option an algorithm's Options holds, as a flag (tests/test_cli.py holds this list to
+# the registry); the master first, so that an error names the options in the order shown.
+OPTION_FLAGS = ("master", "chunks", "channels", "ring_order", "nodes")
 
 
 def add_option_arguments(parser: argparse.ArgumentParser, *, nodes: bool = True) -> None:
@@ -71,5 +73,5 @@ def add_backend_argument(parser: argparse.ArgumentParser) -> None:
 def simulation_from_args(args: argparse.Namespace) -> Simulation:
     """The Simulation the scenario options describe."""
     xp = array_module(getattr(args, "backend", "numpy"))
-    return Simulation.create(args.algorithm, args.gpus, args.elements, master=args.master, xp=xp,
+    return Simulation.create(args.algorithm, args.gpus, args.elements, xp=xp,
                              **dict(options_from_args(args)))

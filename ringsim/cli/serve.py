@@ -33,8 +33,6 @@ def tui_command(args: argparse.Namespace) -> str:
     """The `ringsim tui …` command line each browser session runs."""
     words = [sys.executable, "-m", "ringsim", "tui", "--algorithm", args.algorithm,
              "--gpus", str(args.gpus), "--elements", str(args.elements), "--backend", args.backend]
-    if args.master is not None:
-        words += ["--master", str(args.master)]
     for name, value in options_from_args(args):
         words += ["--" + name.replace("_", "-"), str(value)]
     words += ["--present"] * args.present + ["--values"] * args.values

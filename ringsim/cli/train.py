@@ -58,10 +58,10 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.zero is not None:
         from ..training.zero_train import run_from_args
-        return run_from_args(args)
+        return run_from_args(args, dict(options_from_args(args)))
     from ..training.train import report_lines, train
     lr = 0.5 if args.lr is None else args.lr
-    result = train(args.gpus, args.algorithm, args.epochs, sync=not args.no_sync, master=args.master,
+    result = train(args.gpus, args.algorithm, args.epochs, sync=not args.no_sync,
                    samples=args.samples, features=args.features, batch=args.batch, lr=lr,
                    seed=args.seed, xp=array_module(args.backend), options=dict(options_from_args(args)))
     print("\n".join(report_lines(result)))

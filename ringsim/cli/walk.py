@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         model.topology.check_gpus(gpus)
     c = collective(args.collective)
     if args.values and not args.force:
-        steps = int(c.closed_form(gpus, elements, args.algorithm, master=args.master,
+        steps = int(c.closed_form(gpus, elements, args.algorithm,
                                   **dict(options_from_args(args))).steps)
         shown = gpus * elements * (steps + 1)
         if shown > MAX_VALUES_SHOWN:
@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
 def _simulation(args: argparse.Namespace, model: CostModel | None, c: Collective) -> Simulation:
     """The walk's Simulation of the collective, its memory checked first (with what to use for any size)."""
     xp = array_module(getattr(args, "backend", "numpy"))
-    plan = c.plan(args.gpus, args.algorithm, master=args.master, **dict(options_from_args(args)))
+    plan = c.plan(args.gpus, args.algorithm, **dict(options_from_args(args)))
     dtype = np.dtype(args.dtype) if args.dtype in NUMPY_DTYPES else np.dtype(np.int64)
     layout = Layout(plan.segments, args.elements)
     instead = _compare_hint(args, args.gpus, args.elements, model is not None)

@@ -492,8 +492,7 @@ def _train_run(a):
 
     def make():
         from ..training.train import train
-        # A lesson's scenarios carry no option but the master: neither front matter nor placeholders name another.
-        return train(s.gpus, s.algorithm, epochs, sync=sync, master=s.option("master"))
+        return train(s.gpus, s.algorithm, epochs, sync=sync, options=dict(s.options))
     return _TRAININGS.get_or(key, make)
 
 

@@ -60,10 +60,10 @@ class Simulation:
 
     @classmethod
     def create(cls, algorithm: str = "ring", gpus: int = 4, elements: int = 8, *,
-               master: int | None = None, xp: Any = np, gradients=None, **options) -> "Simulation":
-        """A simulation of a named algorithm (`master` is the 1-based master GPU; other
-        options as the algorithm takes them: chunks=, channels=, ring_order=, nodes=)."""
-        return cls(make_plan(algorithm, gpus, master=master, **options), elements, gradients, xp=xp)
+               xp: Any = np, gradients=None, **options) -> "Simulation":
+        """A simulation of a named algorithm, its options as make_plan takes them (master= is
+        the 1-based master GPU; chunks=, channels=, ring_order=, nodes=)."""
+        return cls(make_plan(algorithm, gpus, **options), elements, gradients, xp=xp)
 
     # --- moving -----------------------------------------------------------------------
     def reset(self) -> None:

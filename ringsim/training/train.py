@@ -97,18 +97,19 @@ def check_training(gpus, epochs, samples, features, batch) -> tuple[int, int, in
     return gpus, epochs, samples, features, batch
 
 def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool = True,
-          master: int | None = None, samples: int = 4096, features: int = 8, batch: int = 256,
-          lr: float = 0.5, seed: int = 0, xp=np, options: dict | None = None) -> TrainingRun:
+          samples: int = 4096, features: int = 8, batch: int = 256, lr: float = 0.5, seed: int = 0,
+          xp=np, options: dict | None = None) -> TrainingRun:
     """Train logistic regression data-parallel on `gpus` simulated GPUs; see the module doc.
 
-    `options` are the algorithm's own (chunks=, channels=, ring_order=, nodes=).
+    `options` are the algorithm's own, as make_plan takes them (master=, chunks=, channels=,
+    ring_order=, nodes=).
 
     The model's arithmetic runs in NumPy; the gradient syncs run on `xp`'s arrays (NumPy or CuPy).
     """
     gpus, epochs, samples, features, batch = check_training(gpus, epochs, samples, features, batch)
     if not (isinstance(lr, (int, float)) and 0 < lr < float("inf")):
         raise RingsimError(f"the learning rate must be a positive number, got {lr!r}")
-    plan = make_plan(algorithm, gpus, master=master, **(options or {}))
+    plan = make_plan(algorithm, gpus, **(options or {}))
     check_memory(train_bytes(plan, samples, features, batch),
                  f"training on {samples:,} samples of {features:,} features with {gpus:,} GPUs",
                  instead="fewer samples, features or GPUs; `ringsim compare` gives a sync's counts "

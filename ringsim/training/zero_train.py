@@ -180,13 +180,13 @@ def report_lines(run: ZeroRun) -> list[str]:
     return lines
 
 
-def run_from_args(args) -> int:
-    """`ringsim train --zero STAGE`: run, print, exit status 0."""
+def run_from_args(args, options: dict) -> int:
+    """`ringsim train --zero STAGE` with the algorithm options given (none may be): run, print,
+    exit status 0."""
     from ..execute.backend import array_module
     if args.no_sync:
         raise RingsimError("--zero shards the synced update; it cannot run with --no-sync")
-    if args.master is not None or any(
-            getattr(args, k, None) is not None for k in ("chunks", "channels", "ring_order", "nodes")):
+    if options:
         raise RingsimError("--zero runs the ring's reduce-scatter and all-gather: no algorithm options")
     run = train_zero(args.gpus, args.zero, args.epochs, samples=args.samples, features=args.features,
                      batch=args.batch, lr=0.05 if args.lr is None else args.lr, seed=args.seed,

@@ -226,6 +226,7 @@ class _RingHalf(Collective):
     segment to the next in each; the ring's figures in closed form."""
 
     algorithms = ("ring",)
+    factor_text = "(G−1)/G"
     op: str   # what a receiver does with a segment: 'reduce' (add it in) or 'copy'
     lag: int  # in step s GPU g sends segment (g + lag − s) mod G
 
@@ -326,7 +327,6 @@ class ReduceScatter(_RingHalf):
     name, title = "reduce-scatter", "Reduce-scatter"
     goal_text = "Every GPU holds its shard of the sum (GPU k: segment k)"
     missed_text = "Some GPUs do NOT hold their shard of the sum"
-    factor_text = "(G−1)/G"
     op, lag = "reduce", 0
 
     def holdings(self, gpus: int, segments: int) -> np.ndarray:
@@ -337,13 +337,13 @@ class ReduceScatter(_RingHalf):
         """GPU g's segment g: the sum over all GPUs; its other segments are scratch."""
         return _everyone(gpus) if segment == gpu else None
 
+
 class AllGather(_RingHalf):
     """GPU g starts with its shard, segment g; every GPU ends with every GPU's shard."""
 
     name, title = "all-gather", "All-gather"
     goal_text = "Every GPU holds every GPU's shard"
     missed_text = "Some GPUs do NOT hold every GPU's shard"
-    factor_text = "(G−1)/G"
     op, lag = "copy", 1
 
     def holdings(self, gpus: int, segments: int) -> np.ndarray:

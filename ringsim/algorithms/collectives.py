@@ -35,8 +35,10 @@ from ..core.naming import gpu_name, sum_label
 from ..core.plan import Plan, Step
 from ..core.reference import bitwise_strays, gpus_off_the_sum, reference_sum, tolerance
 from ..cost.model import Estimate, dominant_level
+from ..cost.ports import ACROSS, INSIDE, crosses, slower_level
 from ..execute.symbolic import SymbolicState
 from ._phases import ring_iterations
+from .timing import estimate
 
 
 @lru_cache(maxsize=64)
@@ -198,7 +200,6 @@ class AllReduce(Collective):
 
     def seconds(self, gpus: int, elements: int, model, algorithm: str = "ring", **options) -> Estimate:
         """The algorithm's closed-form time (ringsim.algorithms.timing.estimate)."""
-        from .timing import estimate  # timing imports the registry, which this module sits beside
         return estimate(algorithm, gpus, elements, model, **options)
 
     def plan_title(self, plan: Plan) -> str:
@@ -281,14 +282,13 @@ class _RingHalf(Collective):
             return Estimate(0.0, None)
         q, r = divmod(check_elements(elements), g)
         sizes = (q * model.itemsize, (q + 1) * model.itemsize)
-        per = model.topology.gpus_per_node
         gpu = np.arange(g)
-        crosses = np.zeros(g, bool) if per is None else (gpu // per != ((gpu + 1) % g) // per)
+        across_nodes = crosses(model, gpu, (gpu + 1) % g)  # GPU g sends to GPU g+1 every step
         reduces = self.op == "reduce"
         # Step s sends segment (g − d) mod G from GPU g, with d = s − lag.
         d = np.arange(1, g) - self.lag
         spent = {"inside": 0.0, "across": 0.0}
-        for key, senders in (("inside", ~crosses), ("across", crosses)):
+        for key, senders in (("inside", ~across_nodes), ("across", across_nodes)):
             if not senders.any():
                 continue
             window = np.concatenate([[0], np.cumsum(np.concatenate([senders, senders]))])
@@ -298,10 +298,9 @@ class _RingHalf(Collective):
             spent[key] = np.where(big, spent_big, spent_small)
         inside = spent["inside"] if isinstance(spent["inside"], np.ndarray) else np.zeros(len(d))
         across = spent["across"] if isinstance(spent["across"], np.ndarray) else np.zeros(len(d))
-        across_wins = (across >= inside) & (across > 0)
-        levels = {"inside": float(inside[~across_wins].sum()), "across": float(across[across_wins].sum())}
-        return Estimate(float(np.where(across_wins, across, inside).sum()), dominant_level(levels),
-                        "every GPU's ports")
+        step, level = slower_level(inside, across)
+        levels = {"inside": float(step[level == INSIDE].sum()), "across": float(step[level == ACROSS].sum())}
+        return Estimate(float(step.sum()), dominant_level(levels), "every GPU's ports")
 
     def plan_title(self, plan: Plan) -> str:
         """'Ring reduce-scatter'."""

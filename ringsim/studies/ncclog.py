@@ -246,7 +246,7 @@ def _rings_from_hops(hops: dict, nranks: int, log: Log) -> dict[int, tuple[int, 
                           else f"{channel:02d} (its hops do not close one ring)")
     if not rings:
         raise RingsimError(f"{log.name} has no complete ring: its hop lines leave channel "
-                           f"{'; '.join(broken[:4])}; paste the whole log, or one with NCCL's "
+                           f"{'; '.join(broken[:2])}; paste the whole log, or one with NCCL's "
                            "'Channel 00/NN :' ring lists")
     if broken:
         log.notes.append(f"channel {'; '.join(broken[:4])} left out: the log misses hops")

@@ -57,6 +57,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     mode.add_argument("--calibrate", action="store_true",
                       help="fit α and β by ping-pong, then predicted vs measured time per algorithm")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random data (default: 0)")
+    parser.add_argument("--write-topology", metavar="FILE", default=None,
+                        help="with --calibrate: write the fitted α, β and γ as a topology file "
+                             "(TOML) that --topology FILE of predict, compare and diagnose reads")
 
 
 def elements_of(args: argparse.Namespace) -> int:
@@ -101,5 +104,10 @@ def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None
             raise RingsimError(f"--at-step must be from 1 to {steps} (the plan's steps), got {args.at_step}")
     if args.timeout <= 0:
         raise RingsimError(f"--timeout must be positive, got {args.timeout:g}")
+    if getattr(args, "write_topology", None) is not None:
+        from .calibrate import check_topology_path
+        if not args.calibrate:
+            raise RingsimError("--write-topology writes what --calibrate measures; add --calibrate")
+        check_topology_path(args.write_topology)
     from .executor import check_memory
     check_memory(bytes_needed(args, ranks, ranks_here))

@@ -24,6 +24,7 @@ from ..cost import model as cost
 from ..algorithms import ALGORITHMS, make_plan
 from ..cost.model import CostModel
 from ..core.errors import RingsimError
+from ..core.fit import theil_sen
 from ..core.plan import Plan
 from .bench import timed
 from .collective import run, session
@@ -59,19 +60,13 @@ def add_cost(elements: int, dtype) -> float:
 def fit(sizes: np.ndarray, seconds: np.ndarray) -> dict:
     """α, β ≥ 0 with standard errors and R² for seconds ≈ α + β·bytes, robust to slow outliers.
 
-    β is the Theil–Sen slope, the median of the slopes between every two sizes (Sen, "Estimates
-    of the regression coefficient based on Kendall's tau", JASA 1968): a few ping-pongs slowed
-    by a busy machine move a median little, where they can tip a least-squares line to a
-    negative slope. A time cannot fall as messages grow, so β is at least 0; α is the median
-    of what remains, t − β·b, also at least 0. The standard errors come from the residuals,
-    as for a least-squares line through the same points.
+    β is the Theil–Sen slope (ringsim.core.fit): a few ping-pongs slowed by a busy machine
+    move a median little, where they can tip a least-squares line to a negative slope; α is
+    the median of what remains; both at least 0. The standard errors come from the
+    residuals, as for a least-squares line through the same points.
     """
     b, t = sizes.astype(float), seconds.astype(float)
-    i, j = np.triu_indices(len(b), 1)
-    apart = b[j] != b[i]
-    slopes = (t[j] - t[i])[apart] / (b[j] - b[i])[apart]
-    beta = max(float(np.median(slopes)), 0.0) if slopes.size else 0.0
-    alpha = max(float(np.median(t - beta * b)), 0.0)
+    alpha, beta = theil_sen(b, t)
     residual = t - (alpha + beta * b)
     design = np.column_stack([np.ones_like(b), b])
     dof = max(len(b) - 2, 1)

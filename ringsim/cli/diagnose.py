@@ -87,7 +87,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         name, reason = study.preset_for(gpu, len(output.hosts) or (args.nodes or 1), presets())
         topology = load(name)
-    report = study.diagnose(output, topology, _predict(), gpus=args.gpus, nodes=args.nodes,
+    # the model is imported only once the run itself has passed every check
+    report = study.diagnose(output, topology, lambda *a, **k: _predict()(*a, **k),
+                            gpus=args.gpus, nodes=args.nodes,
                             collective=args.collective, tolerance=tolerance,
                             topology_reason=reason)
     if svg is not None:

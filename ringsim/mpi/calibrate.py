@@ -78,18 +78,6 @@ def fit(sizes: np.ndarray, seconds: np.ndarray) -> dict:
             "r2": float(1 - (residual @ residual) / spread) if spread else 1.0}
 
 
-def check_topology_path(path: str) -> None:
-    """Refuse, before any rank starts, a --write-topology path that cannot be written."""
-    target = Path(path)
-    if target.is_dir():
-        raise RingsimError(f"--write-topology {path} is a folder; give a file name such as my-machine.toml")
-    if not target.name.endswith(".toml"):
-        raise RingsimError(f"--write-topology {path}: name the file NAME.toml, so that "
-                           "--topology reads it as a file")
-    if not target.resolve().parent.is_dir():
-        raise RingsimError(f"--write-topology {path}: folder {target.parent} does not exist")
-
-
 def topology_text(record: dict, name: str) -> str:
     """A one-level topology file (the format of ringsim/cost/topologies/flat.toml) with the fit."""
     bandwidth = "inf" if record["beta"] <= 0 else f"{1 / record['beta']:.6e}B/s"

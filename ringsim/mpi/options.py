@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import re
 
 import numpy as np
@@ -105,9 +106,20 @@ def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None
     if args.timeout <= 0:
         raise RingsimError(f"--timeout must be positive, got {args.timeout:g}")
     if getattr(args, "write_topology", None) is not None:
-        from .calibrate import check_topology_path
         if not args.calibrate:
             raise RingsimError("--write-topology writes what --calibrate measures; add --calibrate")
         check_topology_path(args.write_topology)
     from .executor import check_memory
     check_memory(bytes_needed(args, ranks, ranks_here))
+
+
+def check_topology_path(path: str) -> None:
+    """Refuse, before any rank starts, a --write-topology path that cannot be written."""
+    target = Path(path)
+    if target.is_dir():
+        raise RingsimError(f"--write-topology {path} is a folder; give a file name such as my-machine.toml")
+    if not target.name.endswith(".toml"):
+        raise RingsimError(f"--write-topology {path}: name the file NAME.toml, so that "
+                           "--topology reads it as a file")
+    if not target.resolve().parent.is_dir():
+        raise RingsimError(f"--write-topology {path}: folder {target.parent} does not exist")

@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     svg = svg_target(args.svg) if args.svg else None
     output = parse(read_text(args.file, "nccl-tests output"))
     gpu = output.gpu_names[0] if output.gpu_names else None
+    study.scenario(output, args.gpus, args.nodes)  # G and M first: the preset needs M
     if args.topology:
         topology, reason = load(args.topology), "given with --topology"
     else:

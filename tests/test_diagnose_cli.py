@@ -91,3 +91,17 @@ def test_the_svg_holds_measured_and_modelled_curves(tmp_path):
 def test_bad_input_exits_2_with_one_line(argv, message):
     code, out, err = ringsim("diagnose", *argv)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and not out
+
+
+def test_log_lines_in_the_paste_or_beside_it_name_the_links():
+    code, out, err = ringsim("diagnose", str(OUT / "eks_efa_t4_2node_mpirun.txt"), "--topology",
+                             "ethernet-100g", "--no-plot")
+    assert code == 0, err
+    assert "the NCCL log lines show 4 of 4 ring hops crossing nodes, over NET/AWS Libfabric/0 (4)" in out
+    assert "run again with NCCL_DEBUG=INFO" not in out
+    code, out, err = ringsim("diagnose", str(OUT / "nccl1453_h100_3node_bracket_prefix_excerpt.txt"),
+                             "--gpus", "8", "--nodes", "2", "--topology", "flat", "--no-plot",
+                             "--nccl-log", str(DATA / "nccl_logs" / "deepspeed4715_2node_channel_hops_excerpt.log"))
+    assert code == 0, err
+    assert "inside a node the rings use P2P/IPC/read (6)" in out
+    assert "nET/IB without /GDRDMA".lower() in out.lower()

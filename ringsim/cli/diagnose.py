@@ -47,6 +47,9 @@ def register(sub) -> None:
     parser.add_argument("--svg", default=None, metavar="FILE",
                         help="also write measured vs modelled busbw over size as an SVG file")
     parser.add_argument("--no-plot", action="store_true", help="leave out the terminal plot")
+    parser.add_argument("--nccl-log", default=None, metavar="LOG",
+                        help="the run's NCCL_DEBUG=INFO log, to say which link every ring hop used "
+                             "(lines of it pasted into FILE are read without this)")
     parser.set_defaults(run=run)
 
 
@@ -80,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
     from ..studies.textfile import read_text
     tolerance = tolerance_from(args.tolerance)
     svg = svg_target(args.svg) if args.svg else None
-    output = parse(read_text(args.file, "nccl-tests output"))
+    text = read_text(args.file, "nccl-tests output")
+    output = parse(text)
     gpu = output.gpu_names[0] if output.gpu_names else None
     study.scenario(output, args.gpus, args.nodes)  # G and M first: the preset needs M
     if args.topology:
@@ -93,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
                             gpus=args.gpus, nodes=args.nodes,
                             collective=args.collective, tolerance=tolerance,
                             topology_reason=reason)
+    links = _log_checks(text, args.nccl_log)
+    if links:  # the log is at hand: say what it shows instead of asking for it
+        report.checks = [c for c in report.checks if not c.startswith("run again with NCCL_DEBUG")]
+        report.checks += links
     if svg is not None:
         _write_svg(report, svg)
     if args.json:
@@ -108,6 +116,18 @@ def run(args: argparse.Namespace) -> int:
     if svg is not None:
         print(f"\nSVG written to {svg}")
     return 0
+
+
+def _log_checks(text, path: str | None) -> list[str]:
+    """What the NCCL_DEBUG=INFO lines (in the paste, or in --nccl-log) say about the links."""
+    from ..studies import ncclog, ncclplan
+    try:
+        log = ncclplan.load(path) if path else ncclog.parse(text)
+    except RingsimError as error:
+        if path:
+            raise
+        return [] if "shows no rings" in str(error) else [f"the NCCL log lines in the paste: {error}"]
+    return ncclplan.transport_lines(log)
 
 
 def _predict():

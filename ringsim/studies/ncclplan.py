@@ -150,6 +150,23 @@ def text(log: Log) -> list[str]:
     return lines
 
 
+def transport_lines(log: Log) -> list[str]:
+    """The links the log's rings use, in two sentences, and what they suggest checking."""
+    views = hops(log)
+    out = []
+    crossing = Counter(v.via or "transport not in the log" for v in views if v.crosses)
+    inside = Counter(v.via for v in views if v.via and not v.crosses)
+    if crossing:
+        out.append(f"the NCCL log lines show {sum(crossing.values())} of {len(views)} ring hops "
+                   "crossing nodes, over " + ", ".join(f"{via} ({n})" for via, n in crossing.most_common(3)))
+    if inside:
+        out.append("inside a node the rings use " + ", ".join(f"{via} ({n})" for via, n in inside.most_common(3)))
+    advice = transport_advice(dict(Counter(v.via or "" for v in views)))
+    if advice:
+        out.append(advice[0].lower() + advice[1:])
+    return out
+
+
 def transport_advice(transports: dict) -> str:
     """What the transports say to check, in words (empty when nothing stands out)."""
     names = " ".join(transports).upper()

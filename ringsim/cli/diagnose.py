@@ -39,6 +39,12 @@ def register(sub) -> None:
     parser.add_argument("--collective", choices=COLLECTIVES, default=None,
                         help="the test that ran, when the paste does not name it (default: "
                              "all-reduce)")
+    parser.add_argument("--algo", default=None, metavar="NAME",
+                        help="hold the model to the algorithms of NCCL_ALGO (Ring, Tree, NVLS, …; "
+                             "default: what the paste shows, else NCCL's own choice)")
+    parser.add_argument("--proto", default=None, metavar="NAME",
+                        help="hold the model to the protocols of NCCL_PROTO (LL, LL128, Simple; "
+                             "default: what the paste shows, else NCCL's own choice)")
     parser.add_argument("--tolerance", default="30%", metavar="PCT",
                         help="flag a size whose busbw is short of the model's by more than this "
                              "(default: 30%%)")
@@ -96,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     report = study.diagnose(output, topology, lambda *a, **k: _predict()(*a, **k),
                             gpus=args.gpus, nodes=args.nodes,
                             collective=args.collective, tolerance=tolerance,
-                            topology_reason=reason)
+                            topology_reason=reason, algo=args.algo, proto=args.proto)
     links = _log_checks(text, args.nccl_log)
     if links:  # the log is at hand: say what it shows instead of asking for it
         report.checks = [c for c in report.checks if not c.startswith("run again with NCCL_DEBUG")]

@@ -185,8 +185,10 @@ def fit_curve(nbytes: list[int], seconds: list[float], factor: float) -> Curve:
 
 def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
              nodes: int | None = None, collective: str | None = None,
-             tolerance: float = DEFAULT_TOLERANCE, topology_reason: str = "") -> Report:
-    """Compare every measured size with `predict(topology, G, sizes, collective, dtype=…)`."""
+             tolerance: float = DEFAULT_TOLERANCE, topology_reason: str = "",
+             algo: str | None = None, proto: str | None = None) -> Report:
+    """Compare every measured size with `predict(topology, G, sizes, collective, algo, proto,
+    dtype=…)`; algo and proto default to the NCCL_ALGO / NCCL_PROTO the paste shows."""
     if not 0 < tolerance < 1:
         raise RingsimError(f"the tolerance must be between 0 and 100%, got {tolerance:.0%}")
     gpus, nodes, notes = scenario(output, gpus, nodes)
@@ -205,7 +207,13 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                      f"node(s); the run used {nodes}")
     factor = float(bus_factor(collective, gpus))
     dtype = rows[0].dtype
-    predicted = predict(topology, gpus, [r.bytes for r in rows], collective=collective, dtype=dtype)
+    for name, given in (("NCCL_ALGO", algo), ("NCCL_PROTO", proto)):
+        if given is None and name in output.env:
+            notes.append(f"{name}={output.env[name]} in the paste: the model is held to it too")
+    algo = algo if algo is not None else output.env.get("NCCL_ALGO")
+    proto = proto if proto is not None else output.env.get("NCCL_PROTO")
+    predicted = predict(topology, gpus, [r.bytes for r in rows], collective=collective,
+                        algo=algo, proto=proto, dtype=dtype)
     measured = fit_curve([r.bytes for r in rows], [r.seconds for r in rows], factor)
     if rows[0].bytes > 64 * 1024:
         notes.append(f"the output starts at {format_bytes(rows[0].bytes)}: the fitted per-call "
@@ -297,7 +305,7 @@ def checks(r: Report) -> list[str]:
         out.append("run again with NCCL_DEBUG=INFO and read which transport every hop uses: "
                    "ringsim walk --nccl-log LOG (P2P/IPC and NET/IB/…/GDRDMA are the fast paths; "
                    "SHM, NET/Socket or NET/IB without GDRDMA go through host memory)")
-        if r.nodes == 2:
+        if r.nodes == 2 and r.gpus > 2:
             out.append("with two nodes NCCL picks trees, which can exceed the ring's bus bandwidth; "
                        "NCCL_ALGO=Ring makes the numbers easier to read (S. Jeaugey, NVIDIA/nccl "
                        "issue 307)")

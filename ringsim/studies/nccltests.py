@@ -40,6 +40,9 @@ _TEST = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|al
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _TESTS_VERSION = re.compile(r"nccl-tests version (\d+\.\d+\.\d+)")
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
+# NCCL_ALGO / NCCL_PROTO as a command line sets them, as NCCL reports them (`NCCL_PROTO set by
+# environment to Simple`), or as the AWS OFI plugin does (`Setting NCCL_PROTO to "simple"`)
+_ENV = re.compile(r"\b(NCCL_ALGO|NCCL_PROTO)(?:=| set by environment to |\s+to\s+)\"?([\^A-Za-z0-9_,]+)")
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class Output:
     nccl_version: str | None = None
     tests_version: str | None = None
     avg_busbw: float | None = None
+    env: dict[str, str] = field(default_factory=dict)  # NCCL_ALGO / NCCL_PROTO the paste shows
     skipped: int = 0  # row-like lines cut or malformed
     cut_lines: int = 0
 
@@ -118,6 +122,9 @@ def parse(text: Text) -> Output:
         line = _LEAD.sub("", _PREFIX.sub(" ", raw)).strip()
         if not line:
             continue
+        if "NCCL_ALGO" in line or "NCCL_PROTO" in line:
+            for name, value in _ENV.findall(line):
+                out.env.setdefault(name, shown(value, 40))
         if line.startswith("#"):
             _header(line, out, seen_ranks)
             continue

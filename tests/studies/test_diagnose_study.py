@@ -33,7 +33,7 @@ class Priced:
     protocol: str | None = None
 
 
-def ring_model(topology, gpus, sizes, collective="all-reduce", dtype="float"):
+def ring_model(topology, gpus, sizes, collective="all-reduce", algo=None, proto=None, dtype="float"):
     """ringsim's own ring all-reduce priced on the topology: a real model, simpler than NCCL's."""
     model = CostModel(topology, 4)
     rows = []

@@ -76,6 +76,8 @@ def test_rows_keep_times_bandwidths_and_wrong_counts_of_every_layout():
     assert (gather.dtype, gather.redop) == ("bfloat16", "none")
     efa = output("eks_efa_t4_2node_mpirun.txt")
     assert efa.nccl_version == "2.12.7" and efa.avg_busbw == pytest.approx(1.15327e9)
+    assert efa.env == {"NCCL_PROTO": "simple"}  # the AWS OFI plugin's "Setting NCCL_PROTO to"
+    assert output("nccl1530_rtx4090_pcie_header_excerpt.txt").env == {"NCCL_ALGO": "TREE"}
 
 
 def test_two_one_rank_runs_pasted_together_are_named_as_such():

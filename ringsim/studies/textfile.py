@@ -54,7 +54,7 @@ def read_text(path: str, what: str, *, max_bytes: int = MAX_BYTES) -> Text:
         name = "standard input"
     else:
         data = _read_file(path, what, max_bytes)
-        name = shown(path)
+        name = shown(path, 120)
     if len(data) > max_bytes:
         raise RingsimError(f"{name} holds more than {max_bytes // (1024 * 1024)} MiB; a {what} "
                            "is far smaller: pass only that part")

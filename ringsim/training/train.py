@@ -146,11 +146,11 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
     """
     gpus, epochs, samples, features, batch = check_training(gpus, epochs, samples, features, batch)
     plan = make_plan(algorithm, gpus, **(options or {}))
-    lr = check_work(gpus, epochs, samples, features, batch, plan.transfer_count(), lr)
     check_memory(train_bytes(plan, samples, features, batch),
                  f"training on {samples:,} samples of {features:,} features with {gpus:,} GPUs",
                  instead="fewer samples, features or GPUs; `ringsim compare` gives a sync's counts "
                          "at any size without allocating")
+    lr = check_work(gpus, epochs, samples, features, batch, plan.transfer_count(), lr)
     x, y = synthetic_data(samples, features, seed)
     n = features + 1
     layout = Layout(plan.segments, n)

@@ -152,3 +152,53 @@ def test_a_reader_that_leaves_early_ends_the_job_with_status_0(mpiexec):
         process.stdout = None
         status, _, err = finish(process)
         assert status == 0 and "Traceback" not in err and err == ""
+
+
+CALLS = ROOT / "tests" / "mpi" / "hostile_calls.py"
+
+
+def _calls(mpiexec: str, case: str) -> dict[int, str]:
+    """Every rank's outcome of one case of hostile_calls.py (3 ranks), nothing left running."""
+    from ringsim.cli.mpi import launcher_flags
+    env = dict(environment())
+    env["RINGSIM_TEST_MARK"] = mark = uuid.uuid4().hex
+    run = subprocess.run([mpiexec, "-n", "3", *launcher_flags(mpiexec), sys.executable, str(CALLS),
+                          case], capture_output=True, text=True, timeout=90, env=env, cwd=ROOT,
+                         start_new_session=True, preexec_fn=_limits)
+    assert not _wait_gone(mark)
+    assert "Traceback" not in run.stderr, run.stderr
+    lines = [line for line in run.stdout.splitlines() if line.startswith("rank ")]
+    assert len(lines) == 3, run.stdout + run.stderr
+    return {int(line.split(":")[0].split()[1]): line.split(": ", 1)[1] for line in lines}
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("case, said", [
+    ("bad-array", "the array must be numeric"),
+    ("bad-out", "out must have 4 elements of float64"),
+])
+def test_a_bad_argument_on_one_rank_reaches_every_rank_naming_it(mpiexec, case, said):
+    seen = _calls(mpiexec, case)
+    assert sorted(seen) == [0, 1, 2]
+    assert seen[1] == f"RingsimError rank 1: {said}, got <U1" or seen[1].startswith(f"RingsimError rank 1: {said}")
+    for rank in (0, 2):
+        assert seen[rank].startswith("RingsimError rank 1 passed allreduce a bad argument")
+
+
+@pytest.mark.mpi
+def test_timeouts_and_communicators_are_checked(mpiexec):
+    seen = _calls(mpiexec, "bad-timeout")
+    assert sorted(seen) == [0, 1, 2]
+    for rank, outcome in seen.items():
+        parts = outcome.split("|")
+        assert len(parts) == 5 and all(p.startswith(f"RingsimError rank {rank}: timeout must be")
+                                       for p in parts), outcome
+    seen = _calls(mpiexec, "bad-comm")
+    assert set(seen.values()) == {"RingsimError comm must be an mpi4py intracommunicator such as "
+                                  "MPI.COMM_WORLD, got int"}
+
+
+@pytest.mark.mpi
+def test_two_threads_on_one_communicator_one_is_refused_the_other_sums(mpiexec):
+    seen = _calls(mpiexec, "threads")
+    assert seen == {0: "RingsimError|ok", 1: "RingsimError|ok", 2: "RingsimError|ok"}

@@ -61,9 +61,9 @@ class _Session(AppService):
             pass
         if process is None:
             return
+        # The shell textual-serve starts may be gone while the app it started lives on: the
+        # whole process group gets SIGTERM, a moment, then SIGKILL (a no-op when none is left).
         for signum in (signal.SIGTERM, signal.SIGKILL):
-            if process.returncode is not None:
-                break
             try:
                 os.killpg(process.pid, signum)
             except (ProcessLookupError, PermissionError):
@@ -71,7 +71,9 @@ class _Session(AppService):
             try:
                 await asyncio.wait_for(process.wait(), STOP_SECONDS)
             except asyncio.TimeoutError:
-                continue
+                pass
+            if signum == signal.SIGTERM:
+                await asyncio.sleep(0.2)
         task = getattr(self, "_task", None)
         if task is not None and not task.done():
             task.cancel()

@@ -8,7 +8,7 @@ import math
 import sys
 from pathlib import Path
 
-from ..core.checks import count_arg
+from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
 from ..core.textout import json_ensure_ascii
 from ..core.units import format_bandwidth, format_bytes, format_seconds
@@ -31,10 +31,10 @@ def register(sub) -> None:
     parser.add_argument("--topology", default=None, metavar="NAME|FILE",
                         help="the machine's model: a preset or a .toml file (default: the preset "
                              "that matches the header's GPU)")
-    parser.add_argument("-g", "--gpus", type=count_arg("the number of GPUs", minimum=2),
+    parser.add_argument("-g", "--gpus", type=count_arg("the number of GPUs", minimum=2, maximum=MAX_GPUS),
                         default=None, metavar="G",
                         help="GPUs in the run, when the paste lacks the '# Rank' lines")
-    parser.add_argument("--nodes", type=count_arg("the number of nodes", minimum=1), default=None,
+    parser.add_argument("--nodes", type=count_arg("the number of nodes", minimum=1, maximum=MAX_GPUS), default=None,
                         metavar="M", help="nodes in the run, when the paste lacks host names")
     parser.add_argument("--collective", choices=COLLECTIVES, default=None,
                         help="the test that ran, when the paste does not name it (default: "

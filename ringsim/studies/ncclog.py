@@ -114,6 +114,7 @@ def parse(text: Text, nranks: int | None = None) -> Log:
                 continue
             if len(ring) > MAX_RANKS:
                 raise RingsimError(f"line {number} lists {len(ring):,} ranks; at most {MAX_RANKS:,}")
+            _check_rank(max(ring), number)
             seen = lists.setdefault(len(ring), {})
             if channel in seen and seen[channel] != ring:
                 raise RingsimError(f"the log holds two different rings for channel {channel:02d} "
@@ -125,6 +126,7 @@ def parse(text: Text, nranks: int | None = None) -> Log:
         elif m := _HOP.search(line):
             channel, src, dst = int(m.group(1)), int(m.group(2)), int(m.group(3))
             _check_channel(channel, number)
+            _check_rank(max(src, dst), number)
             hops.setdefault((channel, src, dst), shown(m.group(5), 60))
             if host is not None:
                 hosts.setdefault(dst if m.group(4) == "receive" else src, host)
@@ -132,6 +134,7 @@ def parse(text: Text, nranks: int | None = None) -> Log:
             for t in _TREE.finditer(m.group(1)):
                 channel, rank = int(t.group(1)), int(t.group(5))
                 _check_channel(channel, number)
+                _check_rank(rank, number)
                 children = tuple(int(t.group(k)) for k in (2, 3, 4) if int(t.group(k)) >= 0)
                 trees.setdefault(channel, {})[rank] = (int(t.group(6)), children)
                 if host is not None:
@@ -139,6 +142,7 @@ def parse(text: Text, nranks: int | None = None) -> Log:
         elif _cut_short(line):
             truncated.append(number)
         if m := _COMM.search(line):
+            _check_rank(int(m.group(3)) - 1, number)
             comms[m.group(1)] = int(m.group(3))
             if host is not None:
                 hosts.setdefault(int(m.group(2)), host)
@@ -190,6 +194,12 @@ def _cut_short(line: str) -> bool:
     rest = line.partition("NCCL INFO ")[2]
     word = rest.split(" ", 1)[0]
     return len(word) >= 3 and any(name.startswith(word) for name in ("Channel", "Ring", "Trees"))
+
+
+def _check_rank(rank: int, number: int) -> None:
+    if rank >= MAX_RANKS:
+        raise RingsimError(f"line {number} names rank {rank:,}; ringsim reads communicators of at "
+                           f"most {MAX_RANKS:,} ranks")
 
 
 def _check_channel(channel: int, number: int) -> None:

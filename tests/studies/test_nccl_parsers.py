@@ -126,6 +126,11 @@ def test_several_communicators_and_broken_rings_get_one_line_each(tmp_path):
         ncclog.parse(_text(tmp_path, twice))
     with pytest.raises(RingsimError, match="at most 64 channels"):
         ncclog.parse(_text(tmp_path, "h:1:1 [0] NCCL INFO Channel 99/99 :    0   1\n"))
+    huge = "h:1:1 [0] NCCL INFO Channel 00/0 : 999999999[0] -> 1[1] via P2P/IPC\n"
+    with pytest.raises(RingsimError, match="line 1 names rank 999,999,999; .* at most 4,096 ranks"):
+        ncclog.parse(_text(tmp_path, huge))
+    with pytest.raises(RingsimError, match="at most 4,096 ranks"):
+        ncclog.parse(_text(tmp_path, "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 123456789 - Init\n"))
     with pytest.raises(RingsimError, match="shows no rings: it needs NCCL_DEBUG=INFO"):
         ncclog.parse(_text(tmp_path, "nothing to see\n"))
 

@@ -193,11 +193,19 @@ def _comm_channels(tuned: _Tuned, algo: str) -> int:
     """Channels NCCL runs the algorithm on: rings and trees are doubled when connected;
     NVLS runs on nvlsChannels; CollNetDirect on its heads."""
     limits = constants()["channels"]
+    sys = tuned.sys
     if algo in ("NVLS", "NVLSTree"):
-        return limits["nvls_channels"].get(tuned.sys.arch, tuned.graphs[algo].channels)
+        table = limits["nvls_channels_nodes" if sys.nodes > 1 else "nvls_channels"]
+        return table.get(sys.arch, tuned.graphs[algo].channels)
     if algo == "CollNetDirect":
         return tuned.graphs[algo].channels
-    return min(limits["max"], 2 * tuned.graphs["Ring"].channels)
+    ring = tuned.graphs["Ring"]
+    channels = min(limits["max"], 2 * ring.channels)
+    if (sys.arch in ("hopper", "blackwell") and sys.nodes > 1
+            and ring.bw_intra > limits["comm_double_above"]
+            and channels < limits["comm_double_below"]):
+        channels = min(limits["max"], 2 * channels)
+    return channels
 
 
 def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int) -> tuple[float, float, float]:

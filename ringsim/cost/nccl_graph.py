@@ -98,14 +98,21 @@ class Graph:
 
 NONE = Graph(0, 0.0, 0.0)
 
+# NCCL's search patterns (graph.h: NCCL_TOPO_PATTERN_*), the shape a graph is searched for.
+PATTERN_TREE, PATTERN_RING, PATTERN_NVLS = 1, 4, 5
 
-def _fits(sys: System, speed: float, pattern: str) -> int:
+
+def _fits(sys: System, speed: float, pattern: int) -> int:
     """How many channels of one speed the link budget holds (NCCL's search, as a count)."""
     counts = []
     ppn = max(1, round(sys.ppn))
-    if ppn > 1:
+    if ppn > 1 and pattern == PATTERN_NVLS:
+        # ncclTopoSearchTryNvls: every channel takes s each way between each GPU and the
+        # NVSwitch, and 2·s at the channel's head GPU, each GPU heading one channel.
+        counts.append(math.floor(sys.intra_bw / speed + 1e-9) - 1)
+    elif ppn > 1:
         budget = sys.intra_bw
-        if sys.nodes > 1 and pattern != "nvls":
+        if sys.nodes > 1:
             # A channel enters the node through one GPU's NIC and leaves through another's:
             # one GPU in ppn neither receives nor sends that channel on NVLink.
             budget *= ppn / (ppn - 1)
@@ -129,8 +136,8 @@ def _max_bw(sys: System) -> float:
     return min(paths) if paths else 0.0
 
 
-def search(sys: System, pattern: str, max_channels: int, fixed: int | None = None) -> Graph:
-    """The graph NCCL's search settles on for one pattern (ring, tree, nvls, collnet)."""
+def search(sys: System, pattern: int, max_channels: int, fixed: int | None = None) -> Graph:
+    """The graph NCCL's search settles on for one pattern (PATTERN_RING, _TREE, _NVLS)."""
     table = constants()["speeds"]
     speeds = _speeds(sys)
     need = fixed or 1
@@ -150,22 +157,23 @@ def search(sys: System, pattern: str, max_channels: int, fixed: int | None = Non
     if not best_n:
         return NONE
     n, s = best_n, best_s
-    if pattern != "nvls" and s >= table["dup_above"] and not (
+    if pattern != PATTERN_NVLS and s >= table["dup_above"] and not (
             sys.arch in ("hopper", "blackwell") and s < table["dup_below_after_ampere"] and n > 4):
         doubled = min(2 * n, max_channels)
         s /= math.ceil(doubled / n)
         n = doubled
     bw_intra = bw_inter = s
     higher = [v for v in speeds if v > s]
-    if pattern == "ring":
+    if pattern == PATTERN_RING:
         for v in reversed(higher):
             if _fits(sys, v, pattern) < n:
                 break
             bw_intra = bw_inter = v
-    elif pattern == "nvls":
+    elif pattern == PATTERN_NVLS:
         # NVLS raises the speed across (the multicast) while it stays under twice the speed inside.
         for v in reversed(higher):
-            if v >= 2 * bw_intra or (sys.nodes > 1 and _fits(sys, v, pattern) < n):
+            nics = max(1, round(sys.ppn)) * math.floor(sys.net_bw / v + 1e-9)
+            if v >= 2 * bw_intra or (sys.nodes > 1 and nics < n):
                 break
             bw_inter = v
     else:
@@ -190,17 +198,17 @@ def _intra_fits(sys: System, speed: float) -> int:
 def graphs(sys: System) -> dict[str, Graph]:
     """Every algorithm's graph, keyed by NCCL's algorithm names (NONE where it has none)."""
     limits = constants()["channels"]
-    ring = search(sys, "ring", limits["ring_max"])
-    tree = search(sys, "tree", limits["ring_max"], fixed=ring.channels) if ring.channels else NONE
+    ring = search(sys, PATTERN_RING, limits["ring_max"])
+    tree = search(sys, PATTERN_TREE, limits["ring_max"], fixed=ring.channels) if ring.channels else NONE
     found = {"Ring": ring, "Tree": tree, "PAT": ring, "CollNetChain": NONE,
              "CollNetDirect": NONE, "NVLS": NONE, "NVLSTree": NONE}
     ppn = max(1, round(sys.ppn))
     if sys.nvls and sys.arch in ("hopper", "blackwell"):
         heads = min(limits["nvls_max_arity"], ppn)
-        nvls = search(sys, "nvls", heads, fixed=heads if sys.nodes == 1 else None)
+        nvls = search(sys, PATTERN_NVLS, heads, fixed=heads if sys.nodes == 1 else None)
         found["NVLS"] = found["NVLSTree"] = nvls
     if sys.collnet and sys.nodes > 1 and ring.channels:
-        found["CollNetChain"] = search(sys, "tree", limits["ring_max"], fixed=ring.channels)
+        found["CollNetChain"] = search(sys, PATTERN_TREE, limits["ring_max"], fixed=ring.channels)
         if sys.nvswitch:
-            found["CollNetDirect"] = search(sys, "tree", min(limits["direct_max_arity"] + 1, ppn))
+            found["CollNetDirect"] = search(sys, PATTERN_TREE, min(limits["direct_max_arity"] + 1, ppn))
     return found

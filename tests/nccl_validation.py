@@ -1,7 +1,8 @@
 """The NCCL model against published all_reduce_perf results (tests/data/nccl_measurements.toml).
 
-`python tests/nccl_validation.py` prints the markdown table docs/cost.md carries; the tests
-check the fraction within ±25% and that the doc's table is this one.
+`python tests/nccl_validation.py` prints the markdown table docs/cost.md carries, and with
+`--docs` writes it there in place of the old one; the tests check the fraction within ±25% and
+that the doc's table is this one.
 """
 
 from __future__ import annotations
@@ -90,5 +91,20 @@ def markdown(found: list[Check]) -> str:
     return "\n".join(lines)
 
 
+DOCS = HERE.parent / "docs" / "cost.md"
+FIRST, LAST = "| system | GPUs | size (B)", " machines."
+
+
+def write_docs() -> None:
+    """Replace the validation table in docs/cost.md by the one the data and model give now."""
+    text = DOCS.read_text(encoding="utf-8")
+    start = text.index(FIRST)
+    end = text.index(LAST, start) + len(LAST)
+    DOCS.write_text(text[:start] + markdown(checks()) + text[end:], encoding="utf-8")
+
+
 if __name__ == "__main__":
-    print(markdown(checks()))
+    if sys.argv[1:] == ["--docs"]:
+        write_docs()
+    else:
+        print(markdown(checks()))

@@ -199,7 +199,8 @@ def graphs(sys: System) -> dict[str, Graph]:
     """Every algorithm's graph, keyed by NCCL's algorithm names (NONE where it has none)."""
     limits = constants()["channels"]
     ring = search(sys, PATTERN_RING, limits["ring_max"])
-    tree = search(sys, PATTERN_TREE, limits["ring_max"], fixed=ring.channels) if ring.channels else NONE
+    # init.cc: the tree (and CollNetChain) graph is searched with exactly the ring's channels.
+    tree = search(sys, PATTERN_TREE, ring.channels, fixed=ring.channels) if ring.channels else NONE
     found = {"Ring": ring, "Tree": tree, "PAT": ring, "CollNetChain": NONE,
              "CollNetDirect": NONE, "NVLS": NONE, "NVLSTree": NONE}
     ppn = max(1, round(sys.ppn))
@@ -208,7 +209,7 @@ def graphs(sys: System) -> dict[str, Graph]:
         nvls = search(sys, PATTERN_NVLS, heads, fixed=heads if sys.nodes == 1 else None)
         found["NVLS"] = found["NVLSTree"] = nvls
     if sys.collnet and sys.nodes > 1 and ring.channels:
-        found["CollNetChain"] = search(sys, PATTERN_TREE, limits["ring_max"], fixed=ring.channels)
+        found["CollNetChain"] = search(sys, PATTERN_TREE, ring.channels, fixed=ring.channels)
         if sys.nvswitch:
             found["CollNetDirect"] = search(sys, PATTERN_TREE, min(limits["direct_max_arity"] + 1, ppn))
     return found

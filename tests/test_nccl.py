@@ -159,3 +159,10 @@ def test_nccl_model_is_within_25_percent_of_85_percent_of_published_points():
     print(f"NCCL model within ±25%: {share:.0%} of {len(found)} points")
     assert share >= 0.85, (f"{share:.0%} within ±25%; worst: " + "; ".join(
         f"{c.system['id']} {c.point['bytes']} B model/measured {c.ratio:.2f}" for c in worst))
+
+
+def test_docs_show_what_predict_prints():
+    args = ("--topology", "dgx-h100", "--gpus", "16", "--sizes", "8B..8GiB:x32")
+    out = _cli(*args)
+    block = f"$ ringsim predict {' '.join(args)}\n{out.stdout}```"
+    assert block in (ROOT / "docs" / "cost.md").read_text(encoding="utf-8")

@@ -85,6 +85,12 @@ def markdown(found: list[Check]) -> str:
     by_source: dict[str, list[Check]] = {}
     for c in found:
         by_source.setdefault(c.system["source"], []).append(c)
+    lines += ["", "| machine (source) | points | within ±25% | model / measured |",
+              "| --- | ---: | ---: | --- |"]
+    for source, group in by_source.items():
+        ratios = [c.ratio for c in group]
+        lines.append(f"| {group[0].system['hardware']} ({source}) | {len(group)} | "
+                     f"{sum(c.within for c in group)} | {min(ratios):.2f} to {max(ratios):.2f} |")
     lines.append("")
     lines.append(f"Within ±25%: {sum(c.within for c in found)} of {len(found)} points "
                  f"({fraction(found):.0%}), from {len(by_source)} machines.")

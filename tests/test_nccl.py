@@ -166,3 +166,19 @@ def test_docs_show_what_predict_prints():
     out = _cli(*args)
     block = f"$ ringsim predict {' '.join(args)}\n{out.stdout}```"
     assert block in (ROOT / "docs" / "cost.md").read_text(encoding="utf-8")
+
+
+def test_a_slower_shared_pcie_uplink_bounds_the_ring_and_a_files_name_is_printed_safely(tmp_path):
+    text = ('name = "x\\u001b[31m"\narch = "ampere"\ngpus_per_node = 8\n[inside]\nkind = "pcie"\n'
+            'alpha = "1us"\nbandwidth = "31.5GB/s"\ngpus_per_switch = 4\nuplink = "{}"\n')
+    fast, slow = (tmp_path / "fast.toml", tmp_path / "slow.toml")
+    fast.write_text(text.format("31.5GB/s"))
+    slow.write_text(text.format("15.75GB/s"))  # an x8 uplink
+    big = 1 << 30
+    assert nccl_choice(parse(fast.read_text(), "f"), 8, big).seconds == pytest.approx(
+        nccl_choice("pcie-gen4", 8, big).seconds)
+    assert nccl_choice(parse(slow.read_text(), "s"), 8, big).seconds > \
+        1.5 * nccl_choice("pcie-gen4", 8, big).seconds
+    out = _cli("--topology", str(slow), "--sizes", "1MiB")
+    assert out.returncode == 0 and "\x1b" not in out.stdout
+    assert nccl_choice(parse(fast.read_text(), "f"), 8, 8).to_json()["protocol"] == "LL"

@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(row.to_json()))
         return 0
     nodes = topology.nodes(args.gpus)
-    print(f"# ringsim predict: NCCL's model of {args.collective} on {topology.name}, "
+    name = "".join(c if c.isprintable() else "?" for c in topology.name[:80])  # a file's text
+    print(f"# ringsim predict: NCCL's model of {args.collective} on {name}, "
           f"{args.gpus:,} GPUs in {nodes:,} node{'s' * (nodes > 1)}")
     header = ("size", "count", "type", "time", "algbw", "busbw", "algorithm", "protocol",
               "channels")

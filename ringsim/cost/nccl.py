@@ -33,6 +33,12 @@ class NcclChoice:
     latency: float = 0.0     # the call's fixed part, seconds
     bandwidth: float = 0.0   # NCCL's algorithm bandwidth for it, bytes per second
 
+    def to_json(self) -> dict:
+        """The choice as plain JSON values (seconds, bytes per second)."""
+        return {"algorithm": self.algorithm, "protocol": self.protocol,
+                "channels": self.channels, "seconds": self.seconds, "latency": self.latency,
+                "bandwidth": self.bandwidth}
+
 
 def names(kind: str) -> list[str]:
     """NCCL's spelling of its algorithms ('algorithms') or protocols ('protocols')."""

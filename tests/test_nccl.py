@@ -182,3 +182,14 @@ def test_a_slower_shared_pcie_uplink_bounds_the_ring_and_a_files_name_is_printed
     out = _cli("--topology", str(slow), "--sizes", "1MiB")
     assert out.returncode == 0 and "\x1b" not in out.stdout
     assert nccl_choice(parse(fast.read_text(), "f"), 8, 8).to_json()["protocol"] == "LL"
+
+
+def test_the_constants_file_is_keyed_by_nccls_names():
+    from ringsim.cost.nccl import ALGORITHMS, PROTOCOLS
+    from ringsim.cost.nccl_graph import constants
+    c = constants()
+    assert c["version"]["nccl"] == "2.30.7-1"
+    for table in (c["base_latency"], *c["hw_latency"].values()):
+        assert tuple(table) == ALGORITHMS
+        assert all(len(row) == len(PROTOCOLS) for row in table.values())
+    assert tuple(c["tree_correction"]) == PROTOCOLS

@@ -40,9 +40,18 @@ class NcclChoice:
                 "bandwidth": self.bandwidth}
 
 
+# NCCL's names (ncclAlgoStr, ncclProtoStr in src/device/ and tuning.cc), as NCCL_ALGO and
+# NCCL_PROTO spell them, in NCCL's order: the columns of nccl_constants.toml follow it.
+ALGORITHMS = ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT")
+PROTOCOLS = ("LL", "LL128", "Simple")
+# nccl-tests' collectives (ringsim's spelling) to NCCL's function names.
+FUNCTIONS = {"all-reduce": "AllReduce", "all-gather": "AllGather",
+             "reduce-scatter": "ReduceScatter"}
+
+
 def names(kind: str) -> list[str]:
     """NCCL's spelling of its algorithms ('algorithms') or protocols ('protocols')."""
-    return list(constants()["names"][kind])
+    return list(ALGORITHMS if kind == "algorithms" else PROTOCOLS)
 
 
 def _pick(given, kind: str, flag: str) -> set[str]:
@@ -65,8 +74,8 @@ def _pick(given, kind: str, flag: str) -> set[str]:
 
 
 def _function(collective: str) -> str:
-    table = constants()["names"]["collectives"]
-    if collective not in table:
+    table = FUNCTIONS
+    if not isinstance(collective, str) or collective not in table:
         raise RingsimError(f"unknown collective {str(collective)[:40]!r}; choose one of "
                            f"{', '.join(table)}")
     return table[collective]

@@ -185,6 +185,9 @@ def _allowed(sys: System, func: str, algo: str, proto: str) -> bool:
         return False
     if not sys.collnet and (algo.startswith("CollNet") or (algo == "NVLS" and sys.nodes > 1)):
         return False
+    # enqueue.cc: CollNet runs with at most NCCL_MAX_DIRECT_ARITY + 1 GPUs per node.
+    if algo.startswith("CollNet") and math.ceil(sys.ppn) > constants()["channels"]["direct_max_arity"] + 1:
+        return False
     return True
 
 

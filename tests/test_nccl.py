@@ -196,14 +196,14 @@ def test_the_constants_file_is_keyed_by_nccls_names():
 
 
 def test_in_network_reduction_across_nodes_opens_collnet_and_nvls_across_nodes():
-    text = load("dgx-h100")
     from dataclasses import replace
-    sharp = replace(text, levels={**text.levels, "across": replace(
-        text.level("across"), in_network_reduction=True)})
+    topo = load("dgx-h100")
+    sharp = replace(topo, levels={**topo.levels, "across": replace(
+        topo.level("across"), in_network_reduction=True)})
     assert nccl_choice(sharp, 64, 1 << 30, algo="CollNetChain").algorithm == "CollNetChain"
     assert nccl_choice(sharp, 64, 8, algo="NVLS").algorithm == "NVLS"
     # NVLS across nodes: hwLat[NVLINK][NVLS][Simple] 25 + hwLat[NET][NVLS][Simple] 18 µs.
     assert nccl_choice(sharp, 64, 8, algo="NVLS").latency == pytest.approx(43e-6)
     for algo in ("CollNetChain", "CollNetDirect"):
         with pytest.raises(RingsimError, match="no algorithm"):
-            nccl_choice(text, 64, 1 << 30, algo=algo)
+            nccl_choice(topo, 64, 1 << 30, algo=algo)

@@ -135,6 +135,8 @@ def test_topology_files_without_the_nccl_fields_keep_working_with_the_defaults()
     assert nccl_choice(old, 8, 1 << 30).algorithm in ("Ring", "Tree")
     with pytest.raises(RingsimError, match="kind must be one of nvlink, pcie, network"):
         parse('[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\nkind = "ethernet"\n', "bad")
+    with pytest.raises(RingsimError, match=r"\[inside\] kind must be nvlink or pcie"):
+        parse('[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\nkind = "network"\n', "bad")
     with pytest.raises(RingsimError, match="arch must be one of"):
         parse('arch = "pascal"\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n', "bad")
     assert load("dgx-h100").level("inside").in_network_reduction

@@ -207,6 +207,10 @@ def _nccl_fields(table: dict, key: str, where: str) -> dict:
     kind = table.get("kind", DEFAULT_KIND[key])
     if kind not in KINDS:
         raise RingsimError(f"{where}: [{key}] kind must be one of {', '.join(KINDS)}")
+    if (kind == "network") != (key == "across"):
+        raise RingsimError(f"{where}: [{key}] kind must be " + (
+            "network" if key == "across" else "nvlink or pcie (a network joins nodes: put it "
+            "in [across], with gpus_per_node = 1 for one GPU per node)"))
     reduces = table.get("in_network_reduction", False)
     if not isinstance(reduces, bool):
         raise RingsimError(f"{where}: [{key}] in_network_reduction must be true or false")

@@ -26,11 +26,12 @@ from ..core.units import format_bandwidth, format_bytes, format_seconds
 from .nccltests import Output, Row
 
 DEFAULT_TOLERANCE = 0.3
-# GPU model names as nccl-tests prints them (cudaDeviceProp.name) → the preset that models
-# that machine; the first match wins, so H200 is tried before H100.
-GPU_PRESETS = (("H200", "dgx-h200"), ("H100", "dgx-h100"), ("H800", "dgx-h800"),
-               ("A100", "dgx-a100"), ("A800", "dgx-a800"), ("B200", "dgx-b200"),
-               ("GB200", "gb200-nvl72"))
+# GPU model names as nccl-tests prints them (cudaDeviceProp.name: "NVIDIA H100 80GB HBM3",
+# "NVIDIA A100-SXM4-80GB") → the preset of the 8-GPU NVSwitch server they come in; the first
+# match wins, so H200 is tried before H100. PCIe and NVL cards sit in servers of every shape,
+# so those names pick no preset.
+GPU_PRESETS = (("H200", "dgx-h200"), ("H100", "dgx-h100"), ("A100", "dgx-a100"))
+NOT_SXM = ("PCIE", "NVL")
 
 
 def bus_factor(collective: str, gpus: int) -> Fraction:
@@ -116,8 +117,9 @@ class Report:
 
 def preset_for(gpu: str | None, nodes: int, available: list[str]) -> tuple[str, str]:
     """The preset that models the header's GPU, and why; a one-line error when none fits."""
+    name = (gpu or "").upper()
     for key, preset in GPU_PRESETS:
-        if gpu and key in gpu.upper() and preset in available:
+        if key in name and not any(word in name for word in NOT_SXM) and preset in available:
             return preset, f"the header's GPU is {gpu}: preset {preset}"
     named = f"the header's GPU ({gpu})" if gpu else "the output names no GPU (no '# Rank' lines), so it"
     raise RingsimError(f"{named} matches no topology preset ({', '.join(available)}): give "

@@ -63,6 +63,9 @@ def test_the_fit_recovers_latency_and_bus_bandwidth_of_a_clean_curve():
 def test_presets_come_from_the_header_gpu_or_a_one_line_request():
     assert study.preset_for("NVIDIA H100 80GB HBM3", 2, presets())[0] == "dgx-h100"
     assert study.preset_for("NVIDIA H200", 1, presets())[0] == "dgx-h200"
+    assert study.preset_for("NVIDIA A100-SXM4-80GB", 2, presets())[0] == "dgx-a100"
+    with pytest.raises(RingsimError, match="NVIDIA A100 80GB PCIe\\) matches no topology preset"):
+        study.preset_for("NVIDIA A100 80GB PCIe", 1, presets())
     with pytest.raises(RingsimError, match=r"Tesla T4\) matches no topology preset .* give --topology"):
         study.preset_for("Tesla T4", 2, presets())
     with pytest.raises(RingsimError, match="names no GPU"):

@@ -74,3 +74,22 @@ def test_the_tui_opens_on_the_rings_of_the_log():
     sim = check_scenario(args)
     assert sim.plan.gpus == 4 and sim.plan.segments == 14 * 4 and args.elements == 56
     assert args.ring_order == ";".join(["1,2,3,4"] * 14)
+
+
+def test_the_tui_steps_through_the_logs_ring_hop_by_hop():
+    import asyncio
+    from ringsim.cli.tui import make_app
+    from ringsim.tui.widgets.transfer_list import TransferList
+    args = build_parser().parse_args(
+        ["tui", "--nccl-log", str(LOGS / "deepspeed4715_2node_channel_hops_excerpt.log")])
+    app = make_app(args)
+
+    async def first_iteration():
+        async with app.run_test(size=(140, 44)) as pilot:
+            await pilot.press("n")
+            return list(app.screen.query_one(TransferList).lines)
+
+    lines = asyncio.run(first_iteration())
+    assert lines[0] == "GPU1 sends a₁ to GPU4, where it is added to d₁"
+    assert "GPU2 sends b₄ to GPU5, where it is added to e₄" in lines  # the hop over NET/IBext/0
+    assert len(lines) == 8

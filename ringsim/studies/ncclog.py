@@ -107,14 +107,14 @@ def parse(text: Text, nranks: int | None = None) -> Log:
             channel = int(m.group(1) if m.group(1) is not None else m.group(3))
             ring = tuple(int(x) for x in m.group(4).split())
             _check_channel(channel, number)
+            if len(ring) > MAX_RANKS:
+                raise RingsimError(f"line {number} lists {len(ring):,} ranks; at most {MAX_RANKS:,}")
+            _check_rank(max(ring), number)
             if m.group(5) or max(ring) >= len(ring):
                 # NCCL prints at most 128 characters of a ring (rings.cc dumpLine; older
                 # versions 20 ranks): this list is only the ring's start
                 cut_lists.setdefault(channel, ring)
                 continue
-            if len(ring) > MAX_RANKS:
-                raise RingsimError(f"line {number} lists {len(ring):,} ranks; at most {MAX_RANKS:,}")
-            _check_rank(max(ring), number)
             seen = lists.setdefault(len(ring), {})
             if channel in seen and seen[channel] != ring:
                 raise RingsimError(f"the log holds two different rings for channel {channel:02d} "

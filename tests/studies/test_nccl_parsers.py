@@ -131,6 +131,8 @@ def test_several_communicators_and_broken_rings_get_one_line_each(tmp_path):
         ncclog.parse(_text(tmp_path, huge))
     with pytest.raises(RingsimError, match="at most 4,096 ranks"):
         ncclog.parse(_text(tmp_path, "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 123456789 - Init\n"))
+    with pytest.raises(RingsimError, match="names rank 88,888,888"):
+        ncclog.parse(_text(tmp_path, "h:1:1 [0] NCCL INFO Channel 00/01 :    0   88888888\n"))
     with pytest.raises(RingsimError, match="shows no rings: it needs NCCL_DEBUG=INFO"):
         ncclog.parse(_text(tmp_path, "nothing to see\n"))
 

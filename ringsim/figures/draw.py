@@ -82,14 +82,14 @@ def _route(lay: Layout, m: Move, repeat: int) -> tuple[tuple[float, float], tupl
         edge = lay.y[a] if up else lay.y[a] + h
         sx, ex = ax + w / 2 + (8 if up else -8), bx + w / 2 + (-8 if up else 8)
         return (sx, edge), ((sx + ex) / 2, edge - rise if up else edge + rise), (ex, edge)
-    shift = (-9 if a < b else 9) + 7 * repeat  # a pair sending both ways: two lines side by side
+    shift = (-10 if a < b else 10) + (16 if a < b else -16) * repeat  # a pair sending both ways: two lines side by side
     down = lay.y[b] > lay.y[a]
     start = (ax + w / 2 + shift, lay.y[a] + h if down else lay.y[a])
     end = (bx + w / 2 + shift, lay.y[b] if down else lay.y[b] + h)
     return start, ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2), end
 
 
-def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: bool):
+def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: bool, both: bool):
     import drawsvg as draw
     colour = lane_colour(m.lane) if lanes > 1 else (t.reduce if m.op == "reduce" else t.copy)
     g = draw.Group(class_="transfer", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op,
@@ -108,7 +108,12 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
     g.append(draw.Lines(*_head(cx, cy, x1, y1), close=True, fill=colour))
     if chip:
         word = "add" if m.op == "reduce" else "copy"
-        mx, my = 0.25 * x0 + 0.5 * cx + 0.25 * x1, 0.25 * y0 + 0.5 * cy + 0.25 * y1
+        # Tags of arrows that share a path (both ways, or two lanes) sit apart along it.
+        at = 0.5 + (0.2 if repeat % 2 else -0.2) if repeat else 0.5
+        if both:
+            at = 0.25  # each near its own sender
+        mx = (1 - at) ** 2 * x0 + 2 * at * (1 - at) * cx + at * at * x1  # a point on the curve
+        my = (1 - at) ** 2 * y0 + 2 * at * (1 - at) * cy + at * at * y1
         cw = text_width(word, 10) + 8
         g.append(draw.Rectangle(mx - cw / 2, my - 7.5, cw, 15, rx=7.5, fill=t.background,
                                 stroke=colour, stroke_width=1.2))
@@ -138,7 +143,7 @@ def _cells(f: Frame, lay: Layout, t: Theme, sending: dict, receiving: dict):
                               data_holds=",".join(str(c + 1) for c in holds),
                               data_complete="true" if done else "false")
             cell.append(draw.Rectangle(x + 1, cy + 1, w - 2, CELL_H - 2, rx=3, fill=fill))
-            if f.gpus <= DETAILED_MAX_GPUS and holds and not done:
+            if f.gpus <= DETAILED_MAX_GPUS and len(set(holds)) > 1 and not done:
                 tick = (w - 8) / f.gpus  # who is in the sum: one tick per GPU, under the label
                 for c in sorted(set(holds)):
                     cell.append(draw.Rectangle(x + 4 + c * tick, cy + CELL_H - 4.5, max(tick - 1, 1), 2.5,
@@ -221,11 +226,12 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
     for g in _cells(f, lay, t, sending, receiving):
         body.append(g)
     seen: dict[tuple[int, int], int] = {}
+    pairs = {(m.src, m.dst) for m in f.moves}
     chips = len(f.moves) <= MAX_CHIPS and GAP_X >= 40
     for m in f.moves:
         repeat = seen.get((m.src, m.dst), 0)
         seen[(m.src, m.dst)] = repeat + 1
-        body.append(_transfer(m, lay, t, repeat, f.lanes, chips))
+        body.append(_transfer(m, lay, t, repeat, f.lanes, chips, (m.dst, m.src) in pairs))
     d.append(body)
     d.append(draw.Text(_counters(f), 12, 18, height - FOOTER + 20, fill=t.text, class_="counters"))
     _legend(d, f, t, height - FOOTER + 44, width)
@@ -258,9 +264,9 @@ def draw_heat_map(f: Frame, t: Theme, size: tuple[int, int] | None = None) -> Dr
     cell = max(3.0, min(14.0, 560.0 / max(f.segments, f.gpus)))
     grid_w, grid_h = f.segments * cell, f.gpus * cell
     mat = max(2.0, min(8.0, 300.0 / f.gpus))
-    left, top = 70.0, TOP + 26
+    left, top = 70.0, TOP + 40
     mat_x = left + grid_w + 60
-    width = max(MIN_WIDTH, mat_x + f.gpus * mat + 30)
+    width = max(MIN_WIDTH, mat_x + max(f.gpus * mat, 190) + 30)
     height = top + max(grid_h, f.gpus * mat) + 30 + FOOTER
     d = _drawing(width, height, t, size)
     _title(d, f, t, width)
@@ -282,8 +288,8 @@ def draw_heat_map(f: Frame, t: Theme, size: tuple[int, int] | None = None) -> Dr
             c.append(draw.Rectangle(left + s * cell, top + k * cell, cell - 0.5, cell - 0.5, fill=fill))
             g.append(c)
         d.append(g)
-    d.append(draw.Text("who sends to whom in this step (row: sender, column: receiver)", 11, mat_x,
-                       top - 10, fill=t.muted))
+    d.append(draw.Text("who sends to whom in this step", 11, mat_x, top - 24, fill=t.muted))
+    d.append(draw.Text("(row: sender, column: receiver)", 11, mat_x, top - 10, fill=t.muted))
     d.append(draw.Rectangle(mat_x, top, f.gpus * mat, f.gpus * mat, fill="none", stroke=t.muted,
                             stroke_width=0.6))
     for m in f.moves:

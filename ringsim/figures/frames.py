@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..algorithms import algorithm, checked_options
+from ..algorithms import ALGORITHMS, algorithm, checked_options
+from ..algorithms.collectives import ALL_REDUCE, Collective
+from ..algorithms.spec import AlgorithmSpec
 from ..algorithms.spec import Shape
 from ..core.errors import RingsimError
 from ..core.plan import Plan
@@ -59,9 +61,17 @@ class Frame:
     elements: int
 
 
-def lane_count(plan: Plan) -> int:
+def spec_of(plan: Plan, collective: Collective) -> AlgorithmSpec:
+    """The registered algorithm that built the plan: a reduce-scatter's or all-gather's plan is
+    named for its collective, so it is the first algorithm the collective is built by."""
+    if plan.algorithm in ALGORITHMS:
+        return ALGORITHMS[plan.algorithm]
+    return algorithm(collective.algorithms[0])
+
+
+def lane_count(plan: Plan, collective: Collective = ALL_REDUCE) -> int:
     """How many rings or trees share the segments (each takes a block of S/lanes)."""
-    return algorithm(plan.algorithm).lanes(**checked_options(plan))
+    return spec_of(plan, collective).lanes(**checked_options(plan))
 
 
 def lane_of(segments: int, lanes: int, segment: int) -> int:
@@ -119,7 +129,8 @@ def frames(sim: Simulation, positions: list[int] | None = None) -> list[Frame]:
             raise RingsimError(f"the step must be a whole number from 0 (the start) to "
                                f"{len(plan)}, got {p!r}")
     check_size(sim, len(wanted))
-    shape, lanes, nodes = algorithm(plan.algorithm).shape, lane_count(plan), node_groups(plan)
+    shape, lanes = spec_of(plan, sim.collective).shape, lane_count(plan, sim.collective)
+    nodes = node_groups(plan)
     saved, out = sim.position, []
     for p in wanted:
         moves: tuple[Move, ...] = ()

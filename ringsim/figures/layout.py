@@ -169,6 +169,6 @@ def layout(plan: Plan, shape: Shape, lanes: int, nodes, cell_width: float) -> La
                 y0 = y[inside[0]] - node_pad
                 boxes.append((m, x0, y0, x1 - x0, height + 2 * node_pad))
     right = MARGIN + 2 * node_pad + span + MARGIN
-    bottom = top + len(rows) * height + (len(rows) - 1) * (GAP_Y + 2 * node_pad) + node_pad + below
+    bottom = top + len(rows) * height + (len(rows) - 1) * (GAP_Y + 2 * node_pad) + node_pad + below + MARGIN
     return Layout(tuple(x), tuple(y), cell_width, height, tuple(tuple(r) for r in rows),
                   tuple(boxes), right, bottom)

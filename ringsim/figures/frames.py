@@ -16,8 +16,10 @@ from ..algorithms.spec import Shape
 from ..core.errors import RingsimError
 from ..core.plan import Plan
 from ..sim.narrate import held
-from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
 
+# A Simulation draws itself through this package, so nothing here imports sim/simulation.py
+# (that would be an import circle): a simulation is what it is handed.
+FIGURE_MAX_GPUS = 128  # the most GPUs a figure shows (the simulation keeps labels up to here)
 MAX_TERMS = 6  # terms a label shows before '…', as the walkthrough's sentences
 MAX_CELLS = 128 * 128  # GPUs × segments one figure draws
 MAX_ANIMATED_CELLS = 400_000  # GPUs × segments × frames of one animation, PDF deck or GIF
@@ -88,11 +90,11 @@ def node_groups(plan: Plan) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(range(m * per, (m + 1) * per)) for m in range(nodes))
 
 
-def check_size(sim: Simulation, frames: int = 1) -> None:
+def check_size(sim, frames: int = 1) -> None:
     """Refuse, before drawing, a figure with more GPUs or cells than it can show."""
     g, s = sim.plan.gpus, sim.plan.segments
-    if not sim.symbolic_enabled or g > SYMBOLIC_MAX_GPUS:
-        raise RingsimError(f"a figure shows at most {SYMBOLIC_MAX_GPUS} GPUs, got {g:,}; "
+    if sim.symbolic is None or g > FIGURE_MAX_GPUS:
+        raise RingsimError(f"a figure shows at most {FIGURE_MAX_GPUS} GPUs, got {g:,}; "
                            f"`ringsim compare --gpus {g}` gives the counts")
     if g * s > MAX_CELLS:
         raise RingsimError(f"a figure shows at most {MAX_CELLS:,} segment buffers, and "
@@ -103,7 +105,7 @@ def check_size(sim: Simulation, frames: int = 1) -> None:
                            f"or use fewer GPUs")
 
 
-def _frame(sim: Simulation, moves: tuple[Move, ...], shape: Shape, lanes: int, nodes) -> Frame:
+def _frame(sim, moves: tuple[Move, ...], shape: Shape, lanes: int, nodes) -> Frame:
     state, g, s = sim.symbolic, sim.plan.gpus, sim.plan.segments
     ledger = sim.ledger()
     banner = sim.banner
@@ -119,7 +121,7 @@ def _frame(sim: Simulation, moves: tuple[Move, ...], shape: Shape, lanes: int, n
         elements=sim.layout.elements)
 
 
-def frames(sim: Simulation, positions: list[int] | None = None) -> list[Frame]:
+def frames(sim, positions: list[int] | None = None) -> list[Frame]:
     """The frames at `positions` (default: every position, 0 to the plan's length); the
     simulation is left where it was."""
     plan = sim.plan

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from ..algorithms import checked_options  # noqa: F401  (the plan's options, read by layout)
 from ..core.errors import RingsimError
-from ..sim.simulation import Simulation
 from .draw import DETAILED_MAX_GPUS, Drawn, cell_width, draw_frame
 from .frames import Frame, frames
 from .layout import layout
@@ -20,7 +18,7 @@ def need_drawsvg() -> None:
                            "(or pip install drawsvg)") from None
 
 
-def drawn(sim: Simulation, positions: list[int] | None = None, theme: str = "light",
+def drawn(sim, positions: list[int] | None = None, theme: str = "light",
           size: tuple[int, int] | None = None) -> list[Drawn]:
     """The frames at `positions` (default: all, 0 to the plan's length) drawn as SVG."""
     need_drawsvg()
@@ -34,12 +32,20 @@ def drawn(sim: Simulation, positions: list[int] | None = None, theme: str = "lig
     return [draw_frame(f, lay, t, size) for f in shown]
 
 
-def figure_svg(sim: Simulation, step: int | None = None, theme: str = "light",
+def figure_svg(sim, step: int | None = None, theme: str = "light",
                size: tuple[int, int] | None = None) -> str:
     """The SVG text of the picture after `step` steps (default: where the simulation is)."""
     return drawn(sim, [sim.position if step is None else step], theme, size)[0].svg
 
 
-def frame_at(sim: Simulation, step: int) -> Frame:
+def notebook_svg(sim) -> str | None:
+    """The picture for Jupyter, or None (the text repr) without drawsvg or beyond what a figure shows."""
+    try:
+        return figure_svg(sim)
+    except RingsimError:
+        return None
+
+
+def frame_at(sim, step: int) -> Frame:
     """What the picture after `step` steps shows, as data."""
     return frames(sim, [step])[0]

@@ -56,8 +56,11 @@ def check_target(path: str | os.PathLike) -> Path:
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Write the bytes to a temporary file beside `path`, then rename it over `path`."""
-    fd, temp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.",
-                                suffix=".part")
+    try:
+        fd, temp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".",
+                                    prefix=f".{path.name}.", suffix=".part")
+    except OSError as e:
+        raise RingsimError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)

@@ -12,11 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.naming import gpu_name
-from .frames import Frame, Move
+from ..core.naming import term
+from .frames import MAX_TERMS, Frame, Move
 from .layout import CELL_H, GAP_X, HEADER_H, Layout
 from .theme import Theme, gpu_colour, lane_colour, mixture
 
 DETAILED_MAX_GPUS = 16
+TICKS_MAX_GPUS = 8  # beyond this a tick per GPU under a partial sum is too small to see
 FONT = "DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif"
 LABEL_SIZE = 12
 TOP = 78       # the title block above the columns
@@ -31,10 +33,12 @@ def text_width(text: str, size: float) -> float:
     return size * sum(0.42 if c in _NARROW else 0.84 if c == "+" else 0.62 for c in text)
 
 
-def cell_width(frames: list[Frame]) -> float:
-    """One column width for every frame of an animation, so that nothing moves between frames."""
-    longest = max((text_width(label, LABEL_SIZE) for f in frames for row in f.labels
-                   for label in row), default=20.0)
+def cell_width(gpus: int, segments: int) -> float:
+    """One column width for every step of a plan, so that nothing moves between frames: wide
+    enough for the longest label any step can show (MAX_TERMS terms, or 'a₁+b₁+…+h₁')."""
+    widest_term = max(text_width(term(g, segments - 1), LABEL_SIZE) for g in range(gpus))
+    terms = min(gpus, MAX_TERMS)
+    longest = terms * widest_term + (terms - 1) * text_width("+", LABEL_SIZE)
     return max(64.0, min(172.0, longest + 14))
 
 
@@ -101,8 +105,9 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
     n = max((hx * hx + hy * hy) ** 0.5, 1e-9)
     lx, ly = x1 - hx / n * 7, y1 - hy / n * 7
     path = f"M{x0:.1f},{y0:.1f} Q{cx:.1f},{cy:.1f} {lx:.1f},{ly:.1f}"
-    g.append(draw.Raw(f'<path d="{path}" fill="none" stroke="{t.halo}" stroke-width="5.5" '
-                      'stroke-linecap="round" opacity="0.85"/>'))
+    if chip:  # a few arrows: a halo keeps each readable where it crosses cells
+        g.append(draw.Raw(f'<path d="{path}" fill="none" stroke="{t.halo}" stroke-width="5.5" '
+                          'stroke-linecap="round" stroke-opacity="0.85"/>'))
     dash = ' stroke-dasharray="6 4"' if m.op == "copy" else ""
     g.append(draw.Raw(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="2.2"{dash}/>'))
     g.append(draw.Lines(*_head(cx, cy, x1, y1), close=True, fill=colour))
@@ -143,7 +148,7 @@ def _cells(f: Frame, lay: Layout, t: Theme, sending: dict, receiving: dict):
                               data_holds=",".join(str(c + 1) for c in holds),
                               data_complete="true" if done else "false")
             cell.append(draw.Rectangle(x + 1, cy + 1, w - 2, CELL_H - 2, rx=3, fill=fill))
-            if f.gpus <= DETAILED_MAX_GPUS and len(set(holds)) > 1 and not done:
+            if f.gpus <= TICKS_MAX_GPUS and len(set(holds)) > 1 and not done:
                 tick = (w - 8) / f.gpus  # who is in the sum: one tick per GPU, under the label
                 for c in sorted(set(holds)):
                     cell.append(draw.Rectangle(x + 4 + c * tick, cy + CELL_H - 4.5, max(tick - 1, 1), 2.5,

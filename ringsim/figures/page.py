@@ -32,7 +32,8 @@ _SCRIPT = """
     else if (e.key === 'ArrowLeft') { stop(); show(at - 1); }
     else if (e.key === ' ') { e.preventDefault(); timer ? stop() : start(); }
   });
-  show(0);
+  var asked = /step=(\d+)/.exec(location.hash);  // page.html#step=3 opens at step 3
+  show(asked ? Math.min(parseInt(asked[1], 10), frames.length - 1) : 0);
   if (%(autoplay)s) { start(); }
 })();
 """

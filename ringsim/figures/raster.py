@@ -10,7 +10,7 @@ from ..core.errors import RingsimError
 
 GIF_STEP_MS = 1400   # each step of the animation
 GIF_LAST_MS = 3200   # the result stays a little longer
-GIF_COLOURS = 64     # a palette this small keeps the G = 4 animation well under 1 MB
+GIF_COLOURS = 128    # a palette this small keeps the G = 4 animation well under 1 MB
 
 
 def _need(module: str, package: str):
@@ -48,7 +48,14 @@ def gif(svgs: list[str], width: int | None = None) -> bytes:
     """An animated GIF of the frames, looping; its comment holds the frames' SVG digest."""
     images = [_image(svg, width) for svg in svgs]
     from PIL import Image
-    palette = images[-1].quantize(colors=GIF_COLOURS, method=Image.Quantize.MEDIANCUT)
+    # One palette for every frame, taken from all of them: colours that only some steps
+    # show (the arrows, the partial sums) keep their own entries.
+    sheet = Image.new("RGB", (images[0].width, sum(im.height for im in images)))
+    top = 0
+    for im in images:
+        sheet.paste(im, (0, top))
+        top += im.height
+    palette = sheet.quantize(colors=GIF_COLOURS, method=Image.Quantize.MEDIANCUT)
     frames = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
     out = io.BytesIO()
     durations = [GIF_STEP_MS] * (len(frames) - 1) + [GIF_LAST_MS]

@@ -26,9 +26,8 @@ def drawn(sim, positions: list[int] | None = None, theme: str = "light",
     shown = frames(sim, positions)
     lay = None
     if sim.plan.gpus <= DETAILED_MAX_GPUS:
-        # One column width for the whole animation: the widest label over every frame.
-        everything = shown if positions is None else frames(sim)
-        lay = layout(sim.plan, shown[0].shape, shown[0].lanes, shown[0].nodes, cell_width(everything))
+        lay = layout(sim.plan, shown[0].shape, shown[0].lanes, shown[0].nodes,
+                     cell_width(sim.plan.gpus, sim.plan.segments))
     return [draw_frame(f, lay, t, size) for f in shown]
 
 

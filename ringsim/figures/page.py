@@ -6,7 +6,7 @@ from html import escape
 
 from .theme import Theme
 
-_SCRIPT = """
+_SCRIPT = r"""
 (function () {
   var frames = document.querySelectorAll('.frame');
   var slider = document.getElementById('where');

@@ -94,6 +94,7 @@ def _route(lay: Layout, m: Move, repeat: int) -> tuple[tuple[float, float], tupl
 
 
 def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: bool, both: bool):
+    """The transfer's arrow, and its add/copy tag (drawn later, above every arrow) or None."""
     import drawsvg as draw
     colour = lane_colour(m.lane) if lanes > 1 else (t.reduce if m.op == "reduce" else t.copy)
     g = draw.Group(class_="transfer", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op,
@@ -109,8 +110,13 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
         g.append(draw.Raw(f'<path d="{path}" fill="none" stroke="{t.halo}" stroke-width="5.5" '
                           'stroke-linecap="round" stroke-opacity="0.85"/>'))
     dash = ' stroke-dasharray="6 4"' if m.op == "copy" else ""
-    g.append(draw.Raw(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="2.2"{dash}/>'))
-    g.append(draw.Lines(*_head(cx, cy, x1, y1), close=True, fill=colour))
+    # Many arrows at once (everyone to everyone): thinner and see-through, so the cells show.
+    width, alpha = ("2.2", "1") if chip else ("1.1", "0.55")
+    g.append(draw.Raw(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{width}" '
+                      f'stroke-opacity="{alpha}"{dash}/>'))
+    g.append(draw.Lines(*_head(cx, cy, x1, y1, 9.0 if chip else 6.0), close=True, fill=colour,
+                        fill_opacity=alpha))
+    tag = None
     if chip:
         word = "add" if m.op == "reduce" else "copy"
         # Tags of arrows that share a path (both ways, or two lanes) sit apart along it.
@@ -120,11 +126,12 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
         mx = (1 - at) ** 2 * x0 + 2 * at * (1 - at) * cx + at * at * x1  # a point on the curve
         my = (1 - at) ** 2 * y0 + 2 * at * (1 - at) * cy + at * at * y1
         cw = text_width(word, 10) + 8
-        g.append(draw.Rectangle(mx - cw / 2, my - 7.5, cw, 15, rx=7.5, fill=t.background,
-                                stroke=colour, stroke_width=1.2))
-        g.append(draw.Text(word, 10, mx, my, text_anchor="middle", dominant_baseline="central",
-                           fill=colour, font_weight="bold"))
-    return g
+        tag = draw.Group(class_="tag", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op)
+        tag.append(draw.Rectangle(mx - cw / 2, my - 7.5, cw, 15, rx=7.5, fill=t.background,
+                                  stroke=colour, stroke_width=1.2))
+        tag.append(draw.Text(word, 10, mx, my, text_anchor="middle", dominant_baseline="central",
+                             fill=colour, font_weight="bold"))
+    return g, tag
 
 
 def _cells(f: Frame, lay: Layout, t: Theme, sending: dict, receiving: dict):
@@ -232,11 +239,17 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
         body.append(g)
     seen: dict[tuple[int, int], int] = {}
     pairs = {(m.src, m.dst) for m in f.moves}
+    tags = []
     chips = len(f.moves) <= MAX_CHIPS and GAP_X >= 40
     for m in f.moves:
         repeat = seen.get((m.src, m.dst), 0)
         seen[(m.src, m.dst)] = repeat + 1
-        body.append(_transfer(m, lay, t, repeat, f.lanes, chips, (m.dst, m.src) in pairs))
+        arrow, tag = _transfer(m, lay, t, repeat, f.lanes, chips, (m.dst, m.src) in pairs)
+        body.append(arrow)
+        if tag is not None:
+            tags.append(tag)
+    for tag in tags:  # above every arrow, so that no line crosses a tag
+        body.append(tag)
     d.append(body)
     d.append(draw.Text(_counters(f), 12, 18, height - FOOTER + 20, fill=t.text, class_="counters"))
     _legend(d, f, t, height - FOOTER + 44, width)
@@ -270,7 +283,7 @@ def draw_heat_map(f: Frame, t: Theme, size: tuple[int, int] | None = None) -> Dr
     grid_w, grid_h = f.segments * cell, f.gpus * cell
     mat = max(2.0, min(8.0, 300.0 / f.gpus))
     left, top = 70.0, TOP + 40
-    mat_x = left + grid_w + 60
+    mat_x = left + max(grid_w, 300) + 60  # past the grid's caption too
     width = max(MIN_WIDTH, mat_x + max(f.gpus * mat, 190) + 30)
     height = top + max(grid_h, f.gpus * mat) + 30 + FOOTER
     d = _drawing(width, height, t, size)

@@ -153,12 +153,15 @@ def layout(plan: Plan, shape: Shape, lanes: int, nodes, cell_width: float) -> La
     x = [0.0] * plan.gpus
     y = [0.0] * plan.gpus
     top = MARGIN + above + node_pad
+    row_top = top
     for r, (row, align) in enumerate(zip(rows, aligns)):
+        if r:  # arcs below the row above and above this one share the gap: widen it
+            row_top += height + GAP_Y + 2 * node_pad + (ARC_ROOM // 2 if {r - 1, r} <= arcs else 0)
         used = len(row) * cell_width + (len(row) - 1) * GAP_X
         start = MARGIN + node_pad + {"left": 0.0, "right": span - used, "centre": (span - used) / 2}[align]
         for i, gpu in enumerate(row):
             x[gpu] = start + i * (cell_width + GAP_X)
-            y[gpu] = top + r * (height + GAP_Y + 2 * node_pad)
+            y[gpu] = row_top
     boxes = []
     for m, members in enumerate(nodes):
         for row in rows:
@@ -169,6 +172,6 @@ def layout(plan: Plan, shape: Shape, lanes: int, nodes, cell_width: float) -> La
                 y0 = y[inside[0]] - node_pad
                 boxes.append((m, x0, y0, x1 - x0, height + 2 * node_pad))
     right = MARGIN + 2 * node_pad + span + MARGIN
-    bottom = top + len(rows) * height + (len(rows) - 1) * (GAP_Y + 2 * node_pad) + node_pad + below + MARGIN
+    bottom = row_top + height + node_pad + below + MARGIN
     return Layout(tuple(x), tuple(y), cell_width, height, tuple(tuple(r) for r in rows),
                   tuple(boxes), right, bottom)

@@ -245,3 +245,15 @@ def test_the_command_writes_the_file(tmp_path):
     assert out.returncode == 0, out.stderr
     svg = Path(tmp_path / "tree.svg").read_text(encoding="utf-8")
     assert edges(svg) == [(3, 5, "reduce"), (7, 5, "reduce")]
+
+
+def test_a_timeline_shows_itself_as_a_bar_per_transfer():
+    from ringsim.algorithms import make_plan
+    from ringsim.timeline.model import simulate
+    timeline = simulate(make_plan("ring", 4), 1_000_000)
+    svg = timeline._repr_svg_()
+    bars = classed(svg, "transfer")
+    assert len(bars) == len(timeline) == 24
+    assert [(int(b.get("data-src")), int(b.get("data-dst"))) for b in bars[:4]] == \
+        [(k, k % 4 + 1) for k in range(1, 5)]
+    assert len(classed(svg, "gpu")) == 4

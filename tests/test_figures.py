@@ -257,3 +257,11 @@ def test_a_timeline_shows_itself_as_a_bar_per_transfer():
     assert [(int(b.get("data-src")), int(b.get("data-dst"))) for b in bars[:4]] == \
         [(k, k % 4 + 1) for k in range(1, 5)]
     assert len(classed(svg, "gpu")) == 4
+
+
+def test_a_sweep_shows_itself_as_its_chart():
+    from ringsim.studies.sweep import sweep
+    result = sweep(8, [2 ** k for k in range(10, 31, 4)])
+    svg = result._repr_svg_()
+    assert svg.count("<polyline") == len(result.algorithms)
+    assert "All-reduce modelled time, 8 GPUs" in svg

@@ -25,6 +25,8 @@ def test_the_notebook_runs_top_to_bottom(tmp_path):
     outputs = [o for cell in book.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     svgs = [o["data"]["image/svg+xml"] for o in outputs if "image/svg+xml" in o.get("data", {})]
-    assert len(svgs) >= 6 and all('class="gpu"' in s for s in svgs)
+    pictures = [s for s in svgs if 'class="gpu"' in s]  # a simulation's or a timeline's
+    assert len(pictures) >= 7 and len(svgs) == len(pictures) + 1  # and the sweep's chart
+    assert "<polyline" in svgs[-1]
     assert any("GPU1 sends a₁ to GPU2, where it is added to b₁" in o.get("text", "") for o in outputs)
     assert any('id="play"' in o.get("data", {}).get("text/html", "") for o in outputs)

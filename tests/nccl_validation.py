@@ -129,7 +129,7 @@ def markdown(found: list[Check]) -> str:
 
 
 DOCS = HERE.parent / "docs" / "cost.md"
-FIRST, LAST = "| system | GPUs | size (B)", " machines."
+FIRST, LAST = "| system | health | NCCL run", " machines."
 
 
 def write_docs() -> None:

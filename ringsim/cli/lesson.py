@@ -42,7 +42,7 @@ def _is_terminal(stream) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..lessons import check_lessons, load_lessons, load_numbered
+    from ..lessons import check_lessons, load_lessons, load_numbered, outline_lessons
     from ..lessons.runner import listing, run_lesson
     scenario = {"gpus": args.gpus, "elements": args.elements}
     if args.check is not None:
@@ -56,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{len(lessons)} lesson{'s' if len(lessons) != 1 else ''} OK")
         return 0
     if args.number is None:
-        print("\n".join(listing(load_lessons(args.lessons_dir, **scenario))))
-        print("\nRun one with: ringsim lesson N")
+        print("\n".join(listing(outline_lessons(args.lessons_dir, **scenario))))
+        print("\nRun one with: ringsim lesson N · check every figure with: ringsim lesson --check")
         return 0
     if args.gpus is None and args.elements is None:
         # The course as written: the whole folder must load, as `--check` would say.

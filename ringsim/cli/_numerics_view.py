@@ -22,7 +22,7 @@ def add_numerics_arguments(parser: argparse.ArgumentParser) -> None:
     """--numerics and --seed."""
     parser.add_argument("--numerics", action="store_true", help=NUMERICS_HELP)
     parser.add_argument("--seed", type=count_arg("the seed", minimum=0), default=None,
-                        metavar="S", help="random seed of --numerics' gradients (default: 0)")
+                        metavar="SEED", help="random seed of --numerics' gradients (default: 0)")
 
 
 def run_numerics(args: argparse.Namespace, timed: bool) -> int:

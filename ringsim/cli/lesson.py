@@ -20,8 +20,8 @@ def register(sub) -> None:
                         help="the lesson to run (omit to list them)")
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
                         help="run the lesson on G GPUs instead of its own scenario (1..128)")
-    parser.add_argument("-n", "--elements", type=elements_arg, default=None, metavar="M",
-                        help="run the lesson with M elements per GPU (0..100,000)")
+    parser.add_argument("-n", "--elements", type=elements_arg, default=None, metavar="N",
+                        help="run the lesson with N elements per GPU (0..100,000)")
     parser.add_argument("--no-pause", action="store_true",
                         help="print straight through, answers shown (also when stdin or stdout "
                              "is not a terminal)")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..core.checks import count_arg
 from ..core.errors import RingsimError
 
 ORDER = 35
@@ -22,8 +23,12 @@ def register(sub) -> None:
     parser = sub.add_parser("mpi", help=HELP, description=HELP + ". Starts the mpiexec of this "
                             "Python environment (the [mpi] extra's MPICH), else the one on PATH. "
                             "On a cluster run `srun -n G python -m ringsim.mpi …` instead.")
-    parser.add_argument("-n", "--ranks", type=int, default=4, metavar="G",
-                        help="number of MPI ranks, one per GPU (default: 4; may exceed the cores)")
+    ranks = count_arg("the number of MPI ranks", minimum=None)
+    parser.add_argument("--ranks", type=ranks, default=4, metavar="G",
+                        help="number of MPI ranks, one per GPU (default: 4; may exceed the cores); "
+                             "mpiexec's -n G works too")
+    # `-n` is elements in every other command; here it stays as mpiexec users type it, unlisted.
+    parser.add_argument("-n", dest="ranks", type=ranks, help=argparse.SUPPRESS)
     from ..mpi.options import add_run_arguments  # plain argparse and NumPy: no mpi4py here
     add_run_arguments(parser)
     parser.set_defaults(run=run)
@@ -38,8 +43,8 @@ def find_mpiexec() -> str:
         found = shutil.which(name)
         if found:
             return found
-    raise RingsimError("no mpiexec found: pip install 'ringsim[mpi]' (its MPICH wheel brings one) "
-                       "or put your MPI's mpiexec on PATH")
+    raise RingsimError("no mpiexec found: pip install '.[mpi]' from a clone of ringsim (its MPICH "
+                       "wheel brings one) or put your MPI's mpiexec on PATH")
 
 
 def launcher_flags(mpiexec: str) -> list[str]:

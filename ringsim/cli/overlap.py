@@ -46,7 +46,9 @@ def register(sub) -> None:
                         help="data-parallel GPUs (default: 8, or --nodes × GPUs per node)")
     parser.add_argument("-a", "--algorithm", default="ring", choices=timed_algorithms(),
                         help="all-reduce algorithm for the buckets (default: ring)")
-    parser.add_argument("--batch", type=int, default=None, metavar="B",
+    # train's --batch is the global batch; this one is per GPU, so it has its own name
+    # (DeepSpeed's train_micro_batch_size_per_gpu).
+    parser.add_argument("--micro-batch", dest="batch", type=int, default=None, metavar="B",
                         help="samples per GPU (default: the preset's: one 4,096-token sequence "
                              "for llama-7b, 64 images for resnet-50, 1 for --layers)")
     parser.add_argument("--tflops", type=_positive, default=400.0, metavar="F",
@@ -73,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     gpus = gpus_from_args(args, cost.topology, 8)
     net = parse_layers(args.layers) if args.layers else preset(args.model or "llama-7b")
     if args.batch is not None and not 1 <= args.batch <= 10**9:
-        raise RingsimError(f"--batch must be from 1 to 1,000,000,000 samples, got {args.batch}")
+        raise RingsimError(f"--micro-batch must be from 1 to 1,000,000,000 samples, got {args.batch}")
     options = {"flops": args.tflops * 1e12, "batch": args.batch, "algorithm": args.algorithm}
     step = simulate(net, gpus, cost, bucket_mb=args.bucket_mb, **options)
     sizes = sorted(set(SWEEP_MB) | {args.bucket_mb})

@@ -8,7 +8,7 @@ import json
 from ..algorithms import ALGORITHMS
 from ..core.errors import RingsimError
 from ..core.units import format_bytes, format_seconds
-from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args,
+from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args, node_option,
                          model_from_args)
 from ._collective import add_collective_argument
 from .common import add_option_arguments, elements_arg, gpus_arg
@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     elements = elements_from_args(args, model.itemsize, 1 << 24)
     faults = tuple(args.slow_gpu + args.slow_link + args.delay)
     collective = COLLECTIVES[args.collective]
-    plan = collective.plan(gpus, args.algorithm, **_options(args))
+    plan = collective.plan(gpus, args.algorithm, **_options(args),
+                           **node_option(args, model.topology, gpus))
     timeline = simulate(plan, elements, model, faults)
     if args.trace:
         try:

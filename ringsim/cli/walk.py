@@ -33,7 +33,7 @@ from ..cost.topology import LEVEL_WORDS, Topology
 from ..core.units import format_bandwidth, format_bytes, format_seconds, itemsize
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
                          gpus_from_args, topology_from_args)
-from .common import add_scenario_arguments, options_from_args
+from .common import NODES_ALGORITHM, NODES_TOPOLOGY, add_scenario_arguments, options_from_args
 
 ORDER = 10
 HELP = "print every iteration in words, then the ledger vs the formulas"
@@ -49,13 +49,13 @@ DESCRIPTION = (
     "ends with the total, algbw and busbw: ringsim walk --topology dgx-h100 --nodes 2 --elements "
     "1e6. walk allocates the gradients it simulates, so a huge --size is refused; ringsim "
     "compare --time prices any size without allocating. " + MODEL_HELP + " " + BANDWIDTH_HELP)
-NODES_HELP = ("with a topology that has nodes (dgx-h100, …): M nodes, G = M × its GPUs per "
-              "node (and hierarchical's M); else hierarchical's M nodes of G/M GPUs (default: "
-              "the divisor of G nearest √G)")
-DTYPE_HELP = ("element type: the bytes per element of the time model and the gradients' type "
-              "(float types: random floats, so --values shows float sums; bfloat16 and float8 "
-              "have no NumPy type, so those walks keep small integers). Default: small integers "
-              "(int64), priced as 4-byte elements")
+NODES_HELP = NODES_TOPOLOGY + "; without one, " + NODES_ALGORITHM
+DTYPE_HELP = ("element type, for the bytes per element (default: float32). Named, it is also "
+              "the gradients' type: a float type gives random floats, so --values shows float "
+              "sums; bfloat16 and float8 have no NumPy type, so those walks add small whole "
+              "numbers. Left out, the gradients are small whole numbers (exact in float32)")
+GPUS_HELP = (f"number of GPUs, 1..{SYMBOLIC_MAX_GPUS}: walk prints every transfer "
+             "(default: 4; ringsim compare counts and prices up to 1,000,000)")
 
 
 def register(sub) -> None:
@@ -70,6 +70,9 @@ def register(sub) -> None:
             action.help = NODES_HELP
         elif action.dest == "dtype":
             action.help = DTYPE_HELP
+            action.__class__ = _NamedDtype
+        elif action.dest == "gpus":
+            action.help = GPUS_HELP
     parser.add_argument("--time", action="store_true",
                         help="add each step's modelled time, bottleneck port and running clock, "
                              "and the total with algbw and busbw (default topology: flat)")
@@ -82,7 +85,15 @@ def register(sub) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print JSON Lines: one object per step, then a summary")
     add_collective_argument(parser)
-    parser.set_defaults(run=run, gpus=None, elements=None, dtype=None)
+    parser.set_defaults(run=run, gpus=None, elements=None, dtype="float32")
+
+
+class _NamedDtype(argparse._StoreAction):
+    """--dtype that remembers it was named: only a named type changes the gradients' values."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        namespace.dtype_named = True
 
 
 @dataclass(frozen=True)
@@ -145,6 +156,8 @@ def _compare_hint(args: argparse.Namespace, gpus: int, elements: int, timed: boo
 
 
 def run(args: argparse.Namespace) -> int:
+    if not getattr(args, "dtype_named", False):
+        args.dtype = None  # the float32 default prices 4-byte elements; the values stay whole numbers
     gpus, elements, model = _scenario(args)
     args.gpus, args.elements = gpus, elements
     if gpus > SYMBOLIC_MAX_GPUS:

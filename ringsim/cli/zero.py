@@ -45,7 +45,12 @@ def register(sub) -> None:
                         help="data-parallel GPUs N_d (default: 64, or --nodes × GPUs per node)")
     parser.add_argument("--json", action="store_true", help="one JSON object per stage")
     add_cost_arguments(parser, size=False)
-    parser.set_defaults(run=run, dtype="float16")
+    for action in parser._actions:  # the shared --dtype help names float32; ZeRO moves fp16
+        if action.dest == "dtype":
+            action.default = "float16"
+            action.help = ("element type of the gradients and parameters sent, for the bytes per "
+                           "element (default: float16, as mixed-precision training sends)")
+    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

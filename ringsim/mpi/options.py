@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 
 import numpy as np
 
@@ -13,16 +12,15 @@ from ..core.errors import RingsimError
 
 DTYPES = ("int32", "int64", "float32", "float64")
 BENCH_ELEMENTS = 1 << 22
-_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20,
-          "mib": 2**20, "g": 2**30, "gb": 2**30, "gib": 2**30}
 
 
 def parse_size(text: str) -> int:
-    """Bytes from '4096', '64K', '16MiB', '1G' (binary units)."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
-    if not match or match.group(2).lower() not in _UNITS:
-        raise argparse.ArgumentTypeError(f"expected a size such as 4096, 64K or 16MiB, got {text!r}")
-    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+    """Bytes from '4096', '16MiB', '1GB' (10^9) or '1GiB' (2^30): ringsim's one units vocabulary."""
+    from ..core.units import parse_size as parse
+    try:
+        return parse(text, "--size")
+    except RingsimError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 _elements = count_arg("the number of elements per GPU", minimum=0)
@@ -36,10 +34,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     size.add_argument("--elements", "-N", type=_elements, default=None, metavar="N",
                       help="elements per rank (default: 8; 2^22 with --bench)")
     size.add_argument("--size", type=parse_size, default=None, metavar="S",
-                      help="bytes per rank instead of elements, e.g. 16MiB")
+                      help="bytes per rank, with a unit: 16MiB, 1GB, 4096 (instead of --elements)")
     parser.add_argument("--dtype", default="float32", choices=DTYPES,
                         help="element type (default: float32); integers use their whole range, so sums wrap")
-    parser.add_argument("--master", type=int, default=None, metavar="K",
+    parser.add_argument("--master", type=count_arg("the master GPU", minimum=None), default=None, metavar="K",
                         help="the master GPU (rank K−1) of the master algorithm")
     parser.add_argument("--backend", default="numpy", choices=("numpy", "cupy", "auto"),
                         help="rank buffers in host memory (numpy, the default) or on a CUDA device")
@@ -56,7 +54,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                       help="ring over MPI vs MPI_Allreduce on the same data, best of 5 after warm-up")
     mode.add_argument("--calibrate", action="store_true",
                       help="fit α and β by ping-pong, then predicted vs measured time per algorithm")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random data (default: 0)")
+    parser.add_argument("--seed", type=count_arg("the seed", minimum=0), default=0, metavar="SEED",
+                        help="seed of the random data (default: 0)")
 
 
 def elements_of(args: argparse.Namespace) -> int:

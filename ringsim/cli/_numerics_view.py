@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..core.naming import plural
 from ..core.errors import RingsimError
 from ..studies.numerics import (DEFAULT_DTYPES, PRECISION, QUOTE, Numerics, has_bfloat16, measure)
 from ..core.textout import json_ensure_ascii
@@ -53,7 +54,7 @@ def run_numerics(args: argparse.Namespace, timed: bool) -> int:
 def _print(result: Numerics, missing_bfloat16: bool) -> None:
     from ..algorithms import ALGORITHMS
     first = result.algorithms[0]
-    print(f"Float error of each algorithm's sum · {result.gpus:,} GPUs · {result.elements:,} "
+    print(f"Float error of each algorithm's sum · {plural(result.gpus, 'GPU')} · {result.elements:,} "
           f"random elements per GPU (standard normal, seed {result.seed})")
     print("against the exact sum of the same inputs (math.fsum per element, in float64)\n")
     header = ["algorithm"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..core.naming import plural
 from ..execute.backend import array_module
 from ..core.errors import RingsimError
 from .common import add_backend_argument, elements_arg, gpus_arg
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             print(problem, file=sys.stderr)
         if problems:
             return 2
-        print(f"{len(lessons)} lesson{'s' if len(lessons) != 1 else ''} OK")
+        print(f"{plural(len(lessons), 'lesson')} OK")
         return 0
     if args.number is None:
         print("\n".join(listing(outline_lessons(args.lessons_dir, **scenario))))

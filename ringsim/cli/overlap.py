@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 
+from ..core.naming import plural
 from ..core.errors import RingsimError
 from ._cost_args import MODEL_HELP, add_cost_arguments, gpus_from_args, model_from_args
 from .common import gpus_arg
@@ -104,11 +105,11 @@ def run(args: argparse.Namespace) -> int:
             "best_bucket_mb": None if math.isinf(winner.bucket_mb) else winner.bucket_mb}))
         return 0
     batch = net.batch if args.batch is None else args.batch
-    print(f"Overlap · {net.title}: {net.params:,} parameters in {len(net.layers)} layer{'s' * (len(net.layers) != 1)} · "
-          f"{batch:,} × {net.sample} per GPU · {gpus:,} GPUs · {cost.topology.name}")
+    print(f"Overlap · {net.title}: {net.params:,} parameters in {plural(len(net.layers), 'layer')} · "
+          f"{batch:,} × {net.sample} per GPU · {plural(gpus, 'GPU')} · {cost.topology.name}")
     print(f"Gradients of {cost.itemsize} bytes; buckets of {_mb(args.bucket_mb)} (the first "
-          f"{FIRST_BUCKET_BYTES // MIB} MiB, as DDP): {len(step.buckets)} bucket"
-          f"{'s' * (len(step.buckets) != 1)}, {args.algorithm} all-reduce each, one stream")
+          f"{FIRST_BUCKET_BYTES // MIB} MiB, as DDP): {plural(len(step.buckets), 'bucket')}"
+          f", {args.algorithm} all-reduce each, one stream")
     print(f"Forward {format_seconds(step.forward_seconds)}, backward "
           f"{format_seconds(step.backward_seconds)} at {args.tflops:g} TFLOP/s")
     hidden = step.communication_seconds - step.exposed_seconds

@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from ..core.naming import plural
 from ..cost.model import algbw, busbw
 from ..core.errors import RingsimError
 from ..studies.sweep import Sweep, parse_sizes, sweep
@@ -148,7 +149,7 @@ def _write_svg(result: Sweep, path: Path, metric: str) -> None:
 def _print_table(result: Sweep) -> None:
     from ..algorithms import ALGORITHMS
     topo = result.model.topology
-    print(f"All-reduce over {result.gpus:,} GPUs on {topo.title} "
+    print(f"All-reduce over {plural(result.gpus, 'GPU')} on {topo.title} "
           f"({result.model.itemsize}-byte elements)\n")
     names = result.algorithms
     header = ("size", *(ALGORITHMS[n].name for n in names), "fastest", "its busbw")

@@ -24,7 +24,7 @@ from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
 from ..execute.memory import check_memory, simulation_bytes
-from ..core.naming import gpu_name, subscript
+from ..core.naming import gpu_name, plural, plural_word, segment_range, subscript
 from ..sim.narrate import held
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation, demo_gradients, phase_text
 from ..core.textout import json_ensure_ascii
@@ -287,8 +287,9 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
     size_text = " or ".join(str(s) for s in sizes)
     print(sim.title)
     g = sim.plan.segments
-    print(f"Each GPU's gradient is split into {g} segments of {size_text} elements; "
-          f"GPU k's segments carry letter k (GPU1 holds a₁…{'a' + subscript(g)}).")
+    print(f"Each GPU's gradient is split into {plural(g, 'segment')} of {size_text} "
+          f"{plural_word(max(sizes, default=0), 'element')}; GPU k's segments carry letter k "
+          f"(GPU1 holds {segment_range('a', g)}).")
     if dtype is not None and dtype not in NUMPY_DTYPES:
         print(f"{dtype} has no NumPy type: the walk adds small integers"
               + (f", priced as {itemsize(dtype)}-byte elements." if timing else "."))
@@ -330,10 +331,10 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
 
 def _print_model(timing: Timing) -> None:
     topo = timing.model.topology
-    where = f"{topo.name} · {timing.gpus:,} GPUs"
+    where = f"{topo.name} · {plural(timing.gpus, 'GPU')}"
     if topo.gpus_per_node:
         nodes = topo.nodes(timing.gpus)
-        where += f" in {nodes:,} node{'s' * (nodes > 1)}"
+        where += f" in {plural(nodes, 'node')}"
     print(f"\nModelled time on {where} · {format_bytes(timing.nbytes)} per GPU "
           f"({timing.dtype}, {timing.model.itemsize}-byte elements)")
     print(topo.describe())
@@ -342,8 +343,8 @@ def _print_model(timing: Timing) -> None:
 def _print_total(timing: Timing) -> None:
     alg, bus = timing.bandwidths()
     steps = len(timing.cost.steps)
-    print(f"\nModelled time: {format_seconds(timing.cost.seconds)} over {steps:,} "
-          f"step{'s' * (steps != 1)} · algbw {format_bandwidth(alg)} · busbw "
+    print(f"\nModelled time: {format_seconds(timing.cost.seconds)} over "
+          f"{plural(steps, 'step')} · algbw {format_bandwidth(alg)} · busbw "
           f"{format_bandwidth(bus)}")
     shares = timing.cost.level_seconds()
     total = math.fsum(shares.values())

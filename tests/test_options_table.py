@@ -165,3 +165,20 @@ def test_nodes_on_a_topology_are_the_hierarchical_algorithms_nodes(capsys):
     inside = [r for r in transfers if "inside each node" in r["phase"]]
     assert across and inside
     assert {r["level"] for r in across} == {"across"} and {r["level"] for r in inside} == {"inside"}
+
+
+def test_compare_and_sweep_price_the_hierarchical_ring_on_the_machines_nodes(capsys):
+    import json
+    from ringsim.algorithms import closed_form, make_plan
+    from ringsim.cost.model import CostModel, price
+    model = CostModel.of("dgx-h100")
+    machine = price(make_plan("hierarchical", 16, nodes=2), 1 << 20, model).seconds
+    assert main(["compare", "--time", "--json", "--topology", "dgx-h100", "--nodes", "2",
+                 "--elements", str(1 << 20)]) == 0
+    row = next(json.loads(line) for line in capsys.readouterr().out.splitlines()
+               if '"hierarchical"' in line)
+    assert row["seconds"] == pytest.approx(machine, rel=1e-9)
+    assert row["steps"] == int(closed_form("hierarchical", 16, 1 << 20, nodes=2).steps.value)
+    assert main(["sweep", "--json", "--topology", "dgx-h100", "--nodes", "2", "--sizes", "4MiB"]) == 0
+    point = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert point["algorithms"]["hierarchical"]["seconds"] == pytest.approx(machine, rel=1e-9)

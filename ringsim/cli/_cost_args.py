@@ -101,11 +101,8 @@ def gpus_from_args(args: argparse.Namespace, topology: Topology, default: int) -
 
 def node_option(args: argparse.Namespace, topology: Topology, gpus: int) -> dict:
     """{'nodes': M} for an algorithm with nodes on a topology with nodes: its nodes are the machine's."""
-    from ..algorithms import option_names
-    if "nodes" not in option_names(args.algorithm) or topology.gpus_per_node is None:
-        return {}
-    nodes = topology.nodes(gpus)
-    return {"nodes": nodes} if nodes > 1 else {}
+    from ..studies.compare import machine_options
+    return machine_options(args.algorithm, gpus, CostModel(topology))
 
 
 def elements_from_args(args: argparse.Namespace, size: int, default: int) -> int:

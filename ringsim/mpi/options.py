@@ -82,7 +82,7 @@ def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None
     """Refuse, in one line, what cannot run: one rank, no elements, a kill outside the plan."""
     if ranks < 2:
         raise RingsimError(f"an MPI all-reduce needs at least 2 ranks, got {ranks}: with one rank "
-                           "there is nothing to send (try -n 4)")
+                           "there is nothing to send (try --ranks 4)")
     if elements_of(args) == 0:
         raise RingsimError("there are 0 elements per rank: nothing to send (try --elements 8)")
     if args.master is not None and "master" not in option_names(args.algorithm):

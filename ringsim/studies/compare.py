@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..algorithms import ALGORITHMS, closed_form
+from ..algorithms import ALGORITHMS, closed_form, option_names
 from ..algorithms.timing import estimate
 from ..core.checks import check_elements, check_gpus
 from ..cost.model import CostModel, Estimate, algbw, busbw
@@ -48,12 +48,24 @@ def _whole(formula):
     return value.numerator if value.denominator == 1 else value
 
 
+def machine_options(name: str, gpus: int, model: CostModel | None) -> dict:
+    """{'nodes': M} for an algorithm with nodes on a topology whose nodes G fills: the
+    hierarchical ring's nodes are then the machine's (not its default √G), so --nodes and the
+    topology mean one thing. {} otherwise."""
+    if model is None or "nodes" not in option_names(name):
+        return {}
+    per_node, nodes = model.topology.gpus_per_node, model.topology.nodes(gpus)
+    return {"nodes": nodes} if per_node and nodes > 1 and gpus % per_node == 0 else {}
+
+
 def compare(gpus: int, elements: int, model: CostModel | None = None) -> list[Row]:
-    """A row per registered algorithm (default options) for G GPUs of N elements each."""
+    """A row per registered algorithm (default options; on a topology with nodes, the
+    machine's nodes) for G GPUs of N elements each."""
     gpus, elements = check_gpus(gpus), check_elements(elements)
     rows = []
     for name, spec in ALGORITHMS.items():
-        cf = closed_form(name, gpus, elements)
+        options = machine_options(name, gpus, model)
+        cf = closed_form(name, gpus, elements, **options)
         rows.append(Row(name, spec.title, _whole(cf.total), spec.busiest_gpu(gpus, elements),
                         _whole(cf.busiest_sent), _whole(cf.busiest_received), _whole(cf.steps),
                         _whole(cf.messages), cf))
@@ -62,7 +74,8 @@ def compare(gpus: int, elements: int, model: CostModel | None = None) -> list[Ro
 
 def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[Row]:
     nbytes = elements * model.itemsize
-    estimates = {row.algorithm: estimate(row.algorithm, gpus, elements, model) for row in rows}
+    estimates = {row.algorithm: estimate(row.algorithm, gpus, elements, model,
+                                         **machine_options(row.algorithm, gpus, model)) for row in rows}
     order = sorted(estimates, key=lambda name: estimates[name].seconds)
     out = []
     for row in rows:

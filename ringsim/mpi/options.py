@@ -19,8 +19,8 @@ def parse_size(text: str) -> int:
     from ..core.units import parse_size as parse
     try:
         return parse(text, "--size")
-    except RingsimError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    except RingsimError as error:  # argparse names the option itself: keep the reason only
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--size: ")) from None
 
 
 _elements = count_arg("the number of elements per GPU", minimum=0)

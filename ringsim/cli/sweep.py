@@ -111,6 +111,7 @@ def _xticks(result: Sweep, count: int = 6) -> list[tuple[float, str]]:
 # Plain text cannot tell curves apart by colour: each algorithm draws with its own character,
 # named in the legend printed under the plot (outside the data, where it hides no curve).
 MARKERS = "•+xo*#@%&$"
+COLOURS = (12, 9, 10, 11, 13, 14, 208, 15, 245, 3)  # 256-colour codes, one per algorithm
 
 
 def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
@@ -126,13 +127,16 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     plt.xscale("log")
     plt.yscale("log")
     legend, ys = [], []
-    for number, (name, values) in enumerate(_series(result, metric).items()):
+    drawn = list(enumerate(_series(result, metric).items()))
+    # Drawn last to first, so that where curves meet the first algorithms (the ring) stay on top.
+    for number, (name, values) in reversed(drawn):
         xs = [x for x, y in values if y > 0]
         ys += [y for x, y in values if y > 0]
         if xs:
-            marker = MARKERS[number % len(MARKERS)]
-            plt.plot(xs, [y for x, y in values if y > 0], marker=marker)
-            legend.append(f"{marker} {name}")
+            marker, code = MARKERS[number % len(MARKERS)], COLOURS[number % len(COLOURS)]
+            plt.plot(xs, [y for x, y in values if y > 0], marker=marker, color=code)
+            key = f"\x1b[38;5;{code}m{marker}\x1b[0m" if colour else marker
+            legend.insert(0, (f"{marker} {name}", key + f" {name}"))
     ticks = _xticks(result)
     plt.xticks([x for x, _ in ticks], [label for _, label in ticks])
     marks = decade_ticks(ys)
@@ -145,8 +149,8 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     text = plt.build()
     plt.clear_figure()
     text = text if colour else plt.uncolorize(text)
-    width = max((len(item) for item in legend), default=0) + 3
-    rows = ["  " + "".join(f"{item:<{width}}" for item in legend[i:i + 3]).rstrip()
+    width = max((len(plain) for plain, _ in legend), default=0) + 3
+    rows = ["  " + "".join(shown + " " * (width - len(plain)) for plain, shown in legend[i:i + 3]).rstrip()
             for i in range(0, len(legend), 3)]
     return text.rstrip("\n") + "\n" + "\n".join(rows)
 

@@ -182,3 +182,14 @@ def test_compare_and_sweep_price_the_hierarchical_ring_on_the_machines_nodes(cap
     assert main(["sweep", "--json", "--topology", "dgx-h100", "--nodes", "2", "--sizes", "4MiB"]) == 0
     point = json.loads(capsys.readouterr().out.splitlines()[0])
     assert point["algorithms"]["hierarchical"]["seconds"] == pytest.approx(machine, rel=1e-9)
+
+
+def test_overlap_prices_the_hierarchical_ring_on_the_machines_nodes(capsys):
+    import json
+    from ringsim.algorithms.timing import estimate
+    from ringsim.cost.model import CostModel
+    assert main(["overlap", "--layers", "64M", "-g", "16", "--topology", "dgx-h100", "-a",
+                 "hierarchical", "--json"]) == 0
+    (bucket,) = json.loads(capsys.readouterr().out)["buckets"]
+    seconds = estimate("hierarchical", 16, bucket["elements"], CostModel.of("dgx-h100"), nodes=2).seconds
+    assert bucket["end"] - bucket["start"] == pytest.approx(seconds, rel=1e-9)

@@ -101,7 +101,7 @@ def gpus_from_args(args: argparse.Namespace, topology: Topology, default: int) -
 
 def node_option(args: argparse.Namespace, topology: Topology, gpus: int) -> dict:
     """{'nodes': M} for an algorithm with nodes on a topology with nodes: its nodes are the machine's."""
-    from ..studies.compare import machine_options
+    from ..algorithms.timing import machine_options
     return machine_options(args.algorithm, gpus, CostModel(topology))
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..algorithms import ALGORITHMS, closed_form, option_names
-from ..algorithms.timing import estimate
+from ..algorithms import ALGORITHMS, closed_form
+from ..algorithms.timing import estimate, machine_options
 from ..core.checks import check_elements, check_gpus
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..core.formula import ClosedForm
@@ -46,16 +46,6 @@ def _whole(formula):
     """The exact value: an int when whole (always, once closed forms are exact), else a Fraction."""
     value = formula.value
     return value.numerator if value.denominator == 1 else value
-
-
-def machine_options(name: str, gpus: int, model: CostModel | None) -> dict:
-    """{'nodes': M} for an algorithm with nodes on a topology whose nodes G fills: the
-    hierarchical ring's nodes are then the machine's (not its default √G), so --nodes and the
-    topology mean one thing. {} otherwise."""
-    if model is None or "nodes" not in option_names(name):
-        return {}
-    per_node, nodes = model.topology.gpus_per_node, model.topology.nodes(gpus)
-    return {"nodes": nodes} if per_node and nodes > 1 and gpus % per_node == 0 else {}
 
 
 def compare(gpus: int, elements: int, model: CostModel | None = None) -> list[Row]:

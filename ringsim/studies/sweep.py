@@ -12,11 +12,10 @@ import re
 from dataclasses import dataclass
 
 from ..core.checks import check_gpus
-from ..algorithms.timing import estimate, timed_algorithms
+from ..algorithms.timing import estimate, machine_options, timed_algorithms
 from ..cost.model import CostModel, algbw, busbw
 from ..core.errors import RingsimError
 from ..core.units import parse_size
-from .compare import machine_options
 
 MAX_SIZES = 200
 

@@ -164,6 +164,9 @@ def _latency(sys: System, func: str, algo: str, proto: str, nccl: str | None = N
     intra = hw[sys.intra_kind][algo][p]
     ppn, nodes, ranks = sys.ppn, sys.nodes, sys.ranks
     inter = hw["network"]["Tree" if ppn == 1 and tables["ppn1_tree_network_row"] else algo][p]
+    # tuning.cc adds the graph's latencyInter (the net plugin's props->latency) to every
+    # network hop, and once more with Simple for the flush that ends a receive.
+    inter += sys.net_latency * (2 if proto == "Simple" else 1)
     local = ranks // nodes
     if algo == "Ring":
         steps = 2 * (ranks - 1) if func == "AllReduce" else ranks - 1

@@ -255,6 +255,10 @@ def test_a_net_plugins_latency_is_added_to_every_network_hop_and_twice_with_simp
     # Ring LL: 6.6 + 28 steps × max(0.6, net overhead 1.0) + 2 crossings × (2.7 + 75) = 190.0.
     assert nccl_choice(P4DE, 16, 8, algo="Ring", proto="LL").latency * 1e6 == \
         pytest.approx(190.0)
+    # topo.cc stores the figure as an integer attribute: 75.9 µs counts as 75.
+    base = open(P4DE, encoding="utf-8").read().replace('"75us"', '"75.9us"')
+    assert nccl_choice(parse(base, "p4de"), 16, 8, algo="Tree", proto="LL").latency * 1e6 == \
+        pytest.approx(175.2)
     # One node crosses no NIC: the plugin's figure is not paid (6.6 + 14 × 0.6 = 15.0 µs).
     assert nccl_choice(P4DE, 8, 8, algo="Ring", proto="LL").latency * 1e6 == pytest.approx(15.0)
 

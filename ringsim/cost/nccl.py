@@ -250,9 +250,9 @@ def _comm_channels(tuned: _Tuned, algo: str) -> int:
 
 def _run_channels(tuned: _Tuned, algo: str, proto: str, nbytes: int) -> int:
     """The channels NCCL launches one call on (topoGetAlgoInfo in enqueue.cc): rings, trees
-    and PAT drop a channel while the call is under channels × threads × threshold bytes;
-    NVLS runs on nvlsChannels (across nodes at most the communicator's channels); CollNetDirect
-    on its heads (ringsim does not shrink it)."""
+    and CollNetChain drop a channel while the call is under channels × threads × threshold
+    bytes; NVLS runs on nvlsChannels (across nodes at most the communicator's channels);
+    CollNetDirect on its heads (ringsim does not shrink it)."""
     channels = _comm_channels(tuned, algo)
     if algo == "NVLS" and tuned.sys.nodes > 1:
         return min(channels, _comm_channels(tuned, "Ring"))

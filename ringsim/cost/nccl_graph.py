@@ -86,7 +86,7 @@ def system(topology: Topology, gpus: int) -> System:
         collnet = across.in_network_reduction
         # search.cc sets a graph's latencyInter to the NIC's latency, which topo.cc reads
         # from the plugin's props->latency through an integer attribute (xmlInitAttrInt, since
-        # 2.25): whole µs. One node's graphs cross no NIC.
+        # 2.24): whole µs. One node's graphs cross no NIC.
         net_latency = float(math.floor(across.net_plugin_latency * 1e6 + 1e-6))
     return System(topology.arch, gpus, nodes, intra_kind, intra_bw, net_bw, nvswitch, nvls,
                   collnet, uplink, net_latency)

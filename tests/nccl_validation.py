@@ -70,8 +70,9 @@ def checks() -> list[Check]:
         # The latency tables of the NCCL the source ran where ringsim has them, else the model's.
         stated = p.get("nccl", s.get("nccl"))
         tables = stated if stated in versions() else versions()[0]
+        # The run's NCCL_ALGO / NCCL_PROTO, where the source states them, restrict the pick.
         choice = nccl_choice(_topology(s["topology"]), g, p["bytes"], algo=p.get("algo"),
-                             nccl=tables)
+                             proto=p.get("proto"), nccl=tables)
         if "time_us" in p:
             measured = p["time_us"]
         else:  # busbw = size / time × 2(G−1)/G (nccl-tests doc/PERFORMANCE.md)

@@ -121,7 +121,7 @@ def markdown(found: list[Check]) -> str:
                      f"{min(ratios):.2f} to {max(ratios):.2f} |")
     good = healthy(found)
     lines.append("")
-    lines.append(f"Within ±25% on healthy systems (the acceptance test): {sum(c.within for c in good)} "
+    lines.append(f"Within ±25% on healthy systems (target 85%): {sum(c.within for c in good)} "
                  f"of {len(good)} points ({fraction(good):.0%}), from "
                  f"{len({c.system['id'] for c in good})} systems. On every point: "
                  f"{sum(c.within for c in found)} of {len(found)} ({fraction(found):.0%}), "

@@ -27,7 +27,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import ALGORITHMS, closed_form as algorithm_form, make_plan, plan_closed_form
-from ..core.checks import check_elements, check_gpus
+from ..core.checks import check_elements, check_gpus, check_timed_elements
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm, Formula
 from ..core.layout import Layout
@@ -280,7 +280,7 @@ class _RingHalf(Collective):
         model.topology.check_gpus(g)
         if g < 2:
             return Estimate(0.0, None)
-        q, r = divmod(check_elements(elements), g)
+        q, r = divmod(check_timed_elements(elements), g)
         sizes = (q * model.itemsize, (q + 1) * model.itemsize)
         gpu = np.arange(g)
         across_nodes = crosses(model, gpu, (gpu + 1) % g)  # GPU g sends to GPU g+1 every step

@@ -21,14 +21,22 @@ DESCRIPTION = (
     "the backward pass, and the best bucket size of a sweep. " + MODEL_HELP)
 
 
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+def _ranged(low: float, high: float, what: str):
+    """An argparse type for a number from `low` to `high` (stated in the error)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text[:40]!r}") from None
+        if not low <= value <= high:  # NaN fails too
+            raise argparse.ArgumentTypeError(f"{what} must be from {low:g} to {high:,g}, "
+                                             f"got {text[:40]!r}")
+        return value
+    return parse
+
+
+_positive = _ranged(0.001, 1e6, "a bucket size in MiB")  # 1 KiB to about 1 TiB
+_tflops = _ranged(0.001, 1e6, "a TFLOP/s figure")       # 1 GFLOP/s to 1 EFLOP/s per GPU
 
 
 def register(sub) -> None:
@@ -52,7 +60,7 @@ def register(sub) -> None:
     parser.add_argument("--micro-batch", dest="batch", type=int, default=None, metavar="B",
                         help="samples per GPU (default: the preset's: one 4,096-token sequence "
                              "for llama-7b, 64 images for resnet-50, 1 for --layers)")
-    parser.add_argument("--tflops", type=_positive, default=400.0, metavar="F",
+    parser.add_argument("--tflops", type=_tflops, default=400.0, metavar="F",
                         help="achieved TFLOP/s per GPU (default: 400, ~40%% of an H100's dense "
                              "BF16 peak)")
     parser.add_argument("--json", action="store_true",

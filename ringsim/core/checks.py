@@ -9,6 +9,7 @@ from .errors import RingsimError
 
 MAX_GPUS = 1_000_000
 EXACT_FLOAT_LIMIT = 2 ** 53  # past this a float no longer holds every whole number
+MAX_TIMED_ELEMENTS = 2 ** 62  # the time model's NumPy columns hold element counts as int64
 MAX_COUNT_DIGITS = 40        # a count written with more digits is refused before it is built
 _ECHO = 40                   # characters of a bad value echoed back in an error line
 
@@ -104,6 +105,15 @@ def check_gpus(gpus: object) -> int:
 def check_elements(elements: object) -> int:
     """N: a whole number of elements per GPU, at least 0."""
     return check_count(elements, "the number of elements per GPU", minimum=0)
+
+
+def check_timed_elements(elements: object) -> int:
+    """N for the time model: at most 2**62 elements per GPU (its columns are int64)."""
+    n = check_elements(elements)
+    if n > MAX_TIMED_ELEMENTS:
+        raise RingsimError(f"the time model prices at most 2**62 (about 4.6·10^18) elements per "
+                           f"GPU, got {n:.3g}")
+    return n
 
 
 def as_numeric_array(value: object, what: str):

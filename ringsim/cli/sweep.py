@@ -7,11 +7,10 @@ import json
 import math
 import sys
 import textwrap
-from pathlib import Path
-
 from ..core.naming import plural
 from ..cost.model import algbw, busbw
-from ..core.errors import RingsimError
+from ..core.files import check_output, write_text
+from ..core.textout import printable
 from ..studies.sweep import Sweep, parse_sizes, sweep
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, gpus_from_args,
@@ -59,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 64)
     sizes = parse_sizes(args.sizes)
-    svg_path = _svg_target(args.svg) if args.svg else None
+    svg_path = None if args.svg is None else check_output(args.svg, "--svg")
     result = sweep(gpus, sizes, model)
     if svg_path is not None:
         _write_svg(result, svg_path, args.plot)
@@ -71,18 +70,8 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(_terminal_plot(result, args.plot, sys.stdout.isatty()))
     if svg_path is not None:
-        print(f"\nSVG written to {svg_path}")
+        print(f"\nSVG written to {printable(svg_path)}")
     return 0
-
-
-def _svg_target(text: str) -> Path:
-    """Check where the SVG goes before any work: an existing folder, not a folder itself."""
-    path = Path(text)
-    if path.is_dir():
-        raise RingsimError(f"--svg {text} is a folder; give a file name such as sweep.svg")
-    if not path.parent.is_dir():
-        raise RingsimError(f"--svg: the folder {path.parent} does not exist")
-    return path
 
 
 def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
@@ -155,17 +144,14 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     return text.rstrip("\n") + "\n" + "\n".join(rows)
 
 
-def _write_svg(result: Sweep, path: Path, metric: str) -> None:
+def _write_svg(result: Sweep, path: str, metric: str) -> None:
     from ..studies.svgplot import loglog_svg
     from ..studies.ticks import tick_label
     fmt = lambda value: tick_label(value, metric)  # noqa: E731  (round decades: 10 µs, 1 ms)
     text = loglog_svg(_title(result, metric), "bytes per GPU",
                       "time" if metric == "time" else "busbw", _series(result, metric),
                       _xticks(result), fmt)
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise RingsimError(f"cannot write {path}: {error.strerror or error}") from None
+    write_text(path, "--svg", text)
 
 
 def _print_table(result: Sweep) -> None:

@@ -100,18 +100,18 @@ def atomic_output(path: object, what: str, *, binary: bool = False):
     A path that is a FIFO or a device (/dev/stdout, /dev/null) is written directly: it cannot
     be replaced by a rename, and what reads it sees a stream anyway."""
     text = check_output(path, what)
-    real = os.path.realpath(text)
     try:
-        info = os.stat(real)
+        info = os.stat(text)  # through links: what the name ends at
     except OSError:
         info = None
     if info is not None and not stat.S_ISREG(info.st_mode):
         try:
-            with open(real, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as out:
+            with open(text, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as out:
                 yield out
         except OSError as error:
             raise RingsimError(f"cannot write {what} {_shown(text)}: {_reason(error)}") from None
         return
+    real = os.path.realpath(text)  # a link to a file stays a link: the file it names is replaced
     folder = os.path.dirname(real) or "."
     try:
         fd, temporary = tempfile.mkstemp(prefix=".ringsim-", suffix=".part", dir=folder)

@@ -119,10 +119,16 @@ def check_timed_elements(elements: object) -> int:
 def as_numeric_array(value: object, what: str):
     """`value` as an array of numbers (NumPy or CuPy arrays pass through, never copied).
 
-    Refuses, naming `what`: ragged or nested lists, np.matrix (its rows stay 2-D when
+    Refuses, naming `what`: masked arrays with masked entries, ragged or nested lists, np.matrix (its rows stay 2-D when
     flattened), and arrays of strings, objects or booleans (a sum of those means nothing).
     """
     import numpy as np
+    if isinstance(value, np.ma.MaskedArray):
+        # Executors add the data underneath: a masked entry would be summed as if unmasked.
+        if np.ma.is_masked(value):
+            raise RingsimError(f"{what} is a masked array with masked entries, whose values would "
+                               "be summed as if present: pass a.filled(0) to count them as 0")
+        value = np.ma.getdata(value)  # nothing masked: the plain array underneath
     if isinstance(value, np.matrix):
         raise RingsimError(f"{what} must be an ndarray, not np.matrix (np.asarray(m) gives one)")
     if not (hasattr(value, "dtype") and hasattr(value, "shape")):

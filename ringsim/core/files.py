@@ -55,11 +55,12 @@ def read_text(path: object, what: str, limit: int) -> str:
         fd = os.open(text, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as error:
         raise RingsimError(f"cannot read {what} {_shown(text)}: {_reason(error)}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise RingsimError(f"{what} {_shown(text)} is not a regular file (a folder, FIFO or "
+                           "device cannot be read as one)")
     with os.fdopen(fd, "rb") as file:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise RingsimError(f"{what} {_shown(text)} is not a regular file (a folder, FIFO or "
-                               "device cannot be read as one)")
         if info.st_size > limit:
             raise RingsimError(f"{what} {_shown(text)} is {info.st_size:,} bytes; at most "
                                f"{limit:,} are read")

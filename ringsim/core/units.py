@@ -20,6 +20,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
+from .checks import echo
 from .errors import RingsimError
 
 PREFIXES = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
@@ -55,7 +56,7 @@ def _split(text: object, what: str, example: str) -> tuple[Fraction, str]:
 def read_number(digits: str, what: str, text: object = None) -> Fraction:
     """An exact Fraction from plain digits with an optional point and exponent ('1.5e3'),
     refused before it is expanded when its exponent or its digits go past the stated range."""
-    shown = echo_text(digits if text is None else text)
+    shown = echo(digits if text is None else text)
     parts = _NUMBER.fullmatch(digits)
     if not parts or not (parts.group(1) or parts.group(2)):
         raise RingsimError(f"{what}: cannot read {shown}")
@@ -72,18 +73,12 @@ def read_number(digits: str, what: str, text: object = None) -> Fraction:
         raise RingsimError(f"{what}: cannot read {shown}") from None
 
 
-def echo_text(text: object, limit: int = 40) -> str:
-    """repr(text) cut to `limit` characters, for an error line."""
-    shown = repr(text)
-    return shown if len(shown) <= limit else shown[:limit - 1] + "…"
-
-
 def _within(value: Fraction, low: int, high: int, what: str, text: object, unit: str) -> None:
     if not low <= value <= high:
         def shown(bound: int) -> str:
             return f"{bound:,}" if bound < 10**7 else f"10^{len(str(bound)) - 1}"
         raise RingsimError(f"{what} must be from {shown(low)} to {shown(high)}"
-                           f"{' ' + unit if unit else ''}, got {echo_text(text)}")
+                           f"{' ' + unit if unit else ''}, got {echo(text)}")
 
 
 def parse_size(text: object, what: str = "size") -> int:
@@ -97,7 +92,7 @@ def parse_size(text: object, what: str = "size") -> int:
     if match.group(2) == "b":
         value /= 8
     if value.denominator != 1:
-        raise RingsimError(f"{what} {echo_text(text)} is not a whole number of bytes")
+        raise RingsimError(f"{what} {echo(text)} is not a whole number of bytes")
     _within(value, 0, MAX_BYTES, what, text, "bytes")
     return int(value)
 
@@ -137,10 +132,10 @@ def parse_params(text: str) -> int:
     unit = raw[-1:].upper()
     number = raw[:-1] if unit in scale else raw
     if not _NUMBER.fullmatch(number) or not number.strip("."):
-        raise RingsimError(f"a parameter count looks like 7B, 125M or 1.3e9, not {echo_text(text)}")
+        raise RingsimError(f"a parameter count looks like 7B, 125M or 1.3e9, not {echo(text)}")
     value = read_number(number, "a parameter count", text) * scale.get(unit, 1)
     if value.denominator != 1 or value < 1:
-        raise RingsimError(f"a parameter count must be a whole number, at least 1, not {echo_text(text)}")
+        raise RingsimError(f"a parameter count must be a whole number, at least 1, not {echo(text)}")
     _within(value, 1, MAX_PARAMS, "a parameter count", text, "")
     return int(value)
 

@@ -97,9 +97,10 @@ _ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
                       r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
                       r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
                       r"|\x1b[@-Z\\-_]?")
-# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and
-# isolates that can make a line read differently from what it holds (CVE-2021-42574).
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 controls but tab and newline, DEL, C1 controls, zero-width spaces and direction marks,
+# and the bidirectional overrides and isolates that can make a line read differently from
+# what it holds (CVE-2021-42574).
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _LINE_BREAKS = re.compile("[\t\n\r\x0b\x0c\x85\u2028\u2029]+")
 
 

@@ -82,7 +82,7 @@ def check_output(path: object, what: str) -> str:
     text = _check_path_text(path, what)
     folder, name = os.path.split(text)
     if not name:
-        raise RingsimError(f"{what} {_shown(text)} names a folder; give a file name")
+        raise RingsimError(f"{what} {_shown(text)} is a folder; give a file name")
     if len(name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
         raise RingsimError(f"{what}: the file name is {len(name):,} characters long; a folder "
                            f"holds names of at most {MAX_NAME_BYTES} bytes")

@@ -15,6 +15,8 @@ from ringsim.core.files import atomic_output, write_text
 
 from .bounded import ROOT, _limits, cli, no_leftovers, refused
 
+NCCL_OUTPUT = ROOT / "tests" / "data" / "nccl_outputs" / "a3mega_h100_2node_all_reduce.txt"
+
 
 def test_two_runs_writing_one_trace_leave_one_whole_file(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -36,11 +38,13 @@ def test_two_runs_writing_one_trace_leave_one_whole_file(tmp_path):
     (("timeline", "--trace", "   "), "needs a file name"),
     (("overlap", "--trace", ""), "needs a file name"),
     (("sweep", "--svg", ""), "needs a file name"),
+    (("diagnose", str(NCCL_OUTPUT), "--svg", ""), "needs a file name"),
+    (("diagnose", str(NCCL_OUTPUT), "--svg", "z" * 300 + ".svg"), "at most 255 bytes"),
     (("timeline", "--trace", "x" * 300 + ".json"), "at most 255 bytes"),
     (("sweep", "--svg", "y" * 300 + ".svg"), "at most 255 bytes"),
     (("timeline", "--trace", "missing/t.json"), "does not exist"),
     (("sweep", "--svg", "."), "is a folder"),
-    (("timeline", "--trace", "sub/"), "names a folder"),
+    (("timeline", "--trace", "sub/"), "is a folder"),
     (("timeline", "--trace", "/" + "d/" * 2100 + "t.json"), "at most 4,096"),
 ])
 def test_a_name_that_cannot_be_written_is_refused_first(tmp_path, args, words):
@@ -60,6 +64,13 @@ def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(tmp_path):
             1 / 0
     assert target.read_text() == "old"
     no_leftovers(tmp_path, "t.json")
+
+
+def test_a_diagnose_svg_is_written_whole(tmp_path):
+    ran = cli("diagnose", str(NCCL_OUTPUT), "--svg", "d.svg", cwd=tmp_path)
+    assert ran.status == 0, ran.err
+    assert (tmp_path / "d.svg").read_text().startswith("<svg")
+    no_leftovers(tmp_path, "d.svg")
 
 
 def test_a_full_disk_is_one_line_and_leaves_nothing(tmp_path):

@@ -62,7 +62,7 @@ def test_numbers_inside_the_ranges_still_read_exactly():
 
 
 def test_huge_times_print_in_scientific_form():
-    ran = cli("overlap", "--tflops", "0.001", "--layers", "1000000000000000", "--batch", "1000")
+    ran = cli("overlap", "--tflops", "0.001", "--layers", "1000000000000000", "--micro-batch", "1000")
     assert ran.status == 0, ran.err
     longest = max(len(word) for word in ran.out.split())
     assert longest < 30, longest  # not a 300-digit figure

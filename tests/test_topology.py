@@ -44,7 +44,7 @@ def test_user_file(tmp_path):
 
 @pytest.mark.parametrize("text, words", [
     ("[inside]\nalpha = '1us'\n", "needs bandwidth"),
-    ("gpus_per_node = 0\n[inside]\nalpha='1us'\nbandwidth='1GB/s'", "at least 1"),
+    ("gpus_per_node = 0\n[inside]\nalpha='1us'\nbandwidth='1GB/s'", "from 1 to 1,000,000"),
     ("colour = 'red'\n[inside]\nalpha='1us'\nbandwidth='1GB/s'", "unknown field 'colour'"),
     ("[inside]\nalpha='1 parsec'\nbandwidth='1GB/s'", "unknown unit"),
     ("[inside\n", "not valid TOML"), ("name = 'x'\n", "needs an \\[inside\\] or an \\[across\\]")])

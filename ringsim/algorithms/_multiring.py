@@ -21,6 +21,10 @@ from ._sparse import Ring, around, busiest, flat_phase, one_level
 from ._phases import ring_iterations
 
 
+MAX_ORDER_CELLS = 1 << 24  # GPU numbers all the rings' orders hold, checked before building them
+_SEQUENCES = (list, tuple, np.ndarray)
+
+
 def parse_orders(ring_order, gpus: int) -> tuple[tuple[int, ...], ...] | None:
     """Ring orders as users write them — '1,3,2,4;1,2,3,4' or [[1,3,2,4], …] or [1,3,2,4] — 1-based, checked."""
     if ring_order is None:
@@ -35,15 +39,27 @@ def parse_orders(ring_order, gpus: int) -> tuple[tuple[int, ...], ...] | None:
             raise RingsimError(f"--ring-order must be GPU numbers separated by commas, rings by "
                                f"semicolons (1,3,2,4;1,2,3,4), got {ring_order!r}") from None
     else:
+        if not isinstance(ring_order, _SEQUENCES):
+            raise RingsimError(f"ring_order must be text such as '1,3,2,4', a list of GPU numbers "
+                               f"or a list of such lists, got a {type(ring_order).__name__}")
         items = list(ring_order)
-        if items and all(isinstance(x, numbers.Integral) for x in items):
-            items = [items]
+        if items and not any(isinstance(x, _SEQUENCES) for x in items):
+            items = [items]  # one ring, written as a flat list of GPU numbers
+        if len(items) > MAX_CHANNELS:
+            raise RingsimError(f"ring_order gives {len(items):,} rings; at most {MAX_CHANNELS}")
+        for number, ring in enumerate(items, 1):
+            if not isinstance(ring, _SEQUENCES):
+                raise RingsimError(f"ring order {number} must be a list of GPU numbers, got "
+                                   f"{type(ring).__name__}")
         parsed = [list(ring) for ring in items]
     if not parsed:
         raise RingsimError("--ring-order needs at least one ring")
     for number, ring in enumerate(parsed, 1):
-        if any(isinstance(x, bool) or not isinstance(x, numbers.Integral) for x in ring) or \
-                sorted(int(x) for x in ring) != list(range(1, gpus + 1)):
+        wrong = next((x for x in ring if isinstance(x, bool) or not isinstance(x, numbers.Integral)), ring)
+        if wrong is not ring:
+            raise RingsimError(f"ring order {number} must hold whole GPU numbers (int), got "
+                               f"{type(wrong).__name__} {str(wrong)[:20]}")
+        if sorted(int(x) for x in ring) != list(range(1, gpus + 1)):
             shown = ",".join(str(x) for x in ring)
             raise RingsimError(f"ring order {number} must list each of GPU1..GPU{gpus} once "
                                f"(1..{gpus}), got {shown[:80]}")
@@ -71,6 +87,9 @@ def rail_orders(text: str, gpus: int) -> tuple[tuple[int, ...], ...]:
                            f"(as --channels), got rails:{size:,}")
     if size > gpus or gpus % size:
         raise RingsimError(f"--ring-order rails:{size} needs {size} GPUs per node to divide G = {gpus}")
+    if size * gpus > MAX_ORDER_CELLS:  # P rings of G GPUs each
+        raise RingsimError(f"--ring-order rails:{size} makes {size:,} rings of {gpus:,} GPUs; at "
+                           f"most {MAX_ORDER_CELLS:,} GPU numbers in all")
     local = (np.arange(size)[:, None] + np.arange(size)[None, :]) % size  # ring c: c, c+1, …
     nodes = np.arange(0, gpus, size)
     orders = (nodes[None, :, None] + local[:, None, :]).reshape(size, gpus) + 1

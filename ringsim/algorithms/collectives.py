@@ -27,8 +27,9 @@ from functools import lru_cache
 import numpy as np
 
 from . import ALGORITHMS, closed_form as algorithm_form, make_plan, plan_closed_form
-from ..core.checks import check_elements, check_gpus
+from ..core.checks import check_elements, check_gpus, check_timed_elements
 from ..core.errors import RingsimError
+from ..core.textout import printable
 from ..core.formula import ClosedForm, Formula
 from ..core.layout import Layout
 from ..core.naming import gpu_name, sum_label
@@ -203,8 +204,9 @@ class AllReduce(Collective):
         return estimate(algorithm, gpus, elements, model, **options)
 
     def plan_title(self, plan: Plan) -> str:
-        """The algorithm's title."""
-        return ALGORITHMS[plan.algorithm].title
+        """The algorithm's title (for a plan built by hand, its own name: it has no registered title)."""
+        spec = ALGORITHMS.get(plan.algorithm)
+        return spec.title if spec is not None else f"{printable(plan.algorithm)[:60]} plan"
 
     def plan_closed_form(self, plan: Plan, elements: int) -> ClosedForm:
         """ringsim.algorithms.plan_closed_form."""
@@ -280,7 +282,7 @@ class _RingHalf(Collective):
         model.topology.check_gpus(g)
         if g < 2:
             return Estimate(0.0, None)
-        q, r = divmod(check_elements(elements), g)
+        q, r = divmod(check_timed_elements(elements), g)
         sizes = (q * model.itemsize, (q + 1) * model.itemsize)
         gpu = np.arange(g)
         across_nodes = crosses(model, gpu, (gpu + 1) % g)  # GPU g sends to GPU g+1 every step

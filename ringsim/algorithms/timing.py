@@ -6,6 +6,7 @@ The hooks follow the α-β-γ model of ringsim.cost (Thakur, Rabenseifner & Grop
 
 from __future__ import annotations
 
+from ..core.checks import check_timed_elements
 from ..cost.model import CostModel, Estimate
 from . import ALGORITHMS, algorithm, check_options, option_names
 
@@ -32,4 +33,5 @@ def estimate(name: str, gpus: int, elements: int, model: CostModel | None = None
     model = model or CostModel()
     spec = algorithm(name)
     model.topology.check_gpus(gpus)
+    elements = check_timed_elements(elements)
     return spec.seconds(gpus, elements, model, **check_options(name, gpus, options))

@@ -16,7 +16,7 @@ import pkgutil
 import sys
 
 from ..core.errors import RingsimError
-from ..core.textout import prepare_streams
+from ..core.textout import prepare_streams, printable
 
 PROG = "ringsim"
 # Errors a write to an output stream raises (no file name: opening a file gives one).
@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _one_line_errors(parser: argparse.ArgumentParser) -> None:
     """Bad options: one line on stderr and exit status 2 (`--help` still shows the usage)."""
     def error(message: str):
-        parser.exit(2, f"{parser.prog}: error: {message}\n")
+        parser.exit(2, f"{parser.prog}: error: {printable(message)}\n")
     parser.error = error
 
 
@@ -120,7 +120,8 @@ def _say(message: str) -> None:
     """One line on stderr (nowhere when stderr is closed too)."""
     if sys.stderr is not None:
         try:
-            print(f"{PROG}: error: {message}", file=sys.stderr, flush=True)
+            # One line, and nothing a terminal would act on: messages may quote a file's text.
+            print(f"{PROG}: error: {printable(message)}", file=sys.stderr, flush=True)
         except (OSError, ValueError):
             pass
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
-from ..core.textout import json_ensure_ascii
+from ..core.files import check_output, write_text
+from ..core.textout import json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 
 ORDER = 45
@@ -73,13 +74,8 @@ def tolerance_from(text: str) -> float:
 
 
 def svg_target(text: str) -> Path:
-    """Where the SVG goes, checked before any work."""
-    path = Path(text)
-    if path.is_dir():
-        raise RingsimError(f"--svg {text} is a folder; give a file name such as diagnose.svg")
-    if not path.parent.is_dir():
-        raise RingsimError(f"--svg: the folder {path.parent} does not exist")
-    return path
+    """Where the SVG goes, checked before any work (core.files.check_output)."""
+    return Path(check_output(text, "--svg"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from ..studies.nccltests import parse
     from ..studies.textfile import read_text
     tolerance = tolerance_from(args.tolerance)
-    svg = svg_target(args.svg) if args.svg else None
+    svg = svg_target(args.svg) if args.svg is not None else None
     text = read_text(args.file, "nccl-tests output")
     output = parse(text)
     gpu = output.gpu_names[0] if output.gpu_names else None
@@ -120,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(terminal_plot(report, sys.stdout.isatty()))
     if svg is not None:
-        print(f"\nSVG written to {svg}")
+        print(f"\nSVG written to {printable(str(svg))}")
     return 0
 
 
@@ -230,7 +226,4 @@ def _write_svg(r, path: Path) -> None:
                           "bytes", "busbw (GB/s)", _series(r), _xticks(r))
     except ValueError:
         raise RingsimError("nothing to plot: every busbw is 0") from None
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise RingsimError(f"cannot write {path}: {error.strerror or error}") from None
+    write_text(path, "--svg", text)  # whole or not at all

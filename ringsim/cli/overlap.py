@@ -8,6 +8,8 @@ import math
 
 from ..core.naming import plural
 from ..core.errors import RingsimError
+from ..core.files import atomic_output, check_output
+from ..core.textout import printable
 from ._cost_args import MODEL_HELP, add_cost_arguments, gpus_from_args, model_from_args
 from .common import gpus_arg
 
@@ -21,14 +23,22 @@ DESCRIPTION = (
     "the backward pass, and the best bucket size of a sweep. " + MODEL_HELP)
 
 
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+def _ranged(low: float, high: float, what: str):
+    """An argparse type for a number from `low` to `high` (stated in the error)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text[:40]!r}") from None
+        if not low <= value <= high:  # NaN fails too
+            raise argparse.ArgumentTypeError(f"{what} must be from {low:g} to {high:,g}, "
+                                             f"got {text[:40]!r}")
+        return value
+    return parse
+
+
+_positive = _ranged(0.001, 1e6, "a bucket size in MiB")  # 1 KiB to about 1 TiB
+_tflops = _ranged(0.001, 1e6, "a TFLOP/s figure")       # 1 GFLOP/s to 1 EFLOP/s per GPU
 
 
 def register(sub) -> None:
@@ -52,7 +62,7 @@ def register(sub) -> None:
     parser.add_argument("--micro-batch", dest="batch", type=int, default=None, metavar="B",
                         help="samples per GPU (default: the preset's: one 4,096-token sequence "
                              "for llama-7b, 64 images for resnet-50, 1 for --layers)")
-    parser.add_argument("--tflops", type=_positive, default=400.0, metavar="F",
+    parser.add_argument("--tflops", type=_tflops, default=400.0, metavar="F",
                         help="achieved TFLOP/s per GPU (default: 400, ~40%% of an H100's dense "
                              "BF16 peak)")
     parser.add_argument("--json", action="store_true",
@@ -72,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from ..training.models import model as preset, parse_layers
     from ..training.overlap import FIRST_BUCKET_BYTES, MIB, SWEEP_MB, best, simulate, sweep
     from ..core.units import format_seconds
+    trace_path = None if args.trace is None else check_output(args.trace, "--trace")
     cost = model_from_args(args)
     gpus = gpus_from_args(args, cost.topology, 8)
     net = parse_layers(args.layers) if args.layers else preset(args.model or "llama-7b")
@@ -82,14 +93,11 @@ def run(args: argparse.Namespace) -> int:
     sizes = sorted(set(SWEEP_MB) | {args.bucket_mb})
     runs = sweep(net, gpus, cost, sizes, **options)
     winner = best(runs)
-    if args.trace:
+    if trace_path is not None:
         from ..training.overlap import trace_events
         from ..timeline.trace import write_events
-        try:
-            with open(args.trace, "w", encoding="utf-8") as out:
-                write_events(trace_events(step, net), out)
-        except OSError as error:
-            raise RingsimError(f"cannot write {args.trace}: {error.strerror or error}") from None
+        with atomic_output(trace_path, "--trace") as out:
+            write_events(trace_events(step, net), out)
     if args.json:
         print(json.dumps({
             "model": net.name, "params": net.params, "layers": len(net.layers), "gpus": gpus,
@@ -127,6 +135,6 @@ def run(args: argparse.Namespace) -> int:
               f"{format_seconds(o.exposed_seconds):>10}{mark}")
     print(f"\nBest bucket size: {_mb(winner.bucket_mb)}. Small buckets pay α per all-reduce; large "
           f"ones start late and leave the last all-reduce exposed.")
-    if args.trace:
-        print(f"Trace written to {args.trace} (open it in ui.perfetto.dev or chrome://tracing).")
+    if trace_path is not None:
+        print(f"Trace written to {printable(trace_path)} (open it in ui.perfetto.dev or chrome://tracing).")
     return 0

@@ -7,11 +7,11 @@ import json
 import math
 import sys
 import textwrap
-from pathlib import Path
-
 from ..core.naming import plural
 from ..cost.model import algbw, busbw
 from ..core.errors import RingsimError
+from ..core.files import check_output, write_text
+from ..core.textout import printable
 from ..studies.sweep import Sweep, parse_sizes, sweep
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, gpus_from_args,
@@ -59,9 +59,11 @@ def run(args: argparse.Namespace) -> int:
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 64)
     sizes = parse_sizes(args.sizes)
-    svg_path = _svg_target(args.svg) if args.svg else None
+    svg_path = None if args.svg is None else check_output(args.svg, "--svg")
     result = sweep(gpus, sizes, model)
     if svg_path is not None:
+        if not _plottable(result, args.plot):
+            raise RingsimError(f"--svg: {_nothing_to_plot(result, args.plot)}")
         _write_svg(result, svg_path, args.plot)
     if args.json:
         _print_json(result)
@@ -71,18 +73,8 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(_terminal_plot(result, args.plot, sys.stdout.isatty()))
     if svg_path is not None:
-        print(f"\nSVG written to {svg_path}")
+        print(f"\nSVG written to {printable(svg_path)}")
     return 0
-
-
-def _svg_target(text: str) -> Path:
-    """Check where the SVG goes before any work: an existing folder, not a folder itself."""
-    path = Path(text)
-    if path.is_dir():
-        raise RingsimError(f"--svg {text} is a folder; give a file name such as sweep.svg")
-    if not path.parent.is_dir():
-        raise RingsimError(f"--svg: the folder {path.parent} does not exist")
-    return path
 
 
 def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
@@ -95,6 +87,20 @@ def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
             values.append((float(p.nbytes), float(y or 0.0)))
         out[ALGORITHMS[name].title] = values
     return out
+
+
+def _plottable(result: Sweep, metric: str) -> bool:
+    """True when some point has a positive size and a positive, finite value (log axes)."""
+    return any(0 < x and 0 < y < math.inf for values in _series(result, metric).values()
+               for x, y in values)
+
+
+def _nothing_to_plot(result: Sweep, metric: str) -> str:
+    why = ("one GPU sends nothing" if result.gpus < 2 else
+           "every swept size is 0 bytes" if all(p.nbytes == 0 for p in result.points) else
+           "α is 0 and every bandwidth infinite")
+    what = "time" if metric == "time" else "busbw"
+    return f"nothing to draw on log axes: {why}, so every {what} is 0 or has no figure"
 
 
 def _title(result: Sweep, metric: str) -> str:
@@ -121,6 +127,8 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     except ImportError:
         return "(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)"
     from ..studies.ticks import decade_ticks, tick_label
+    if not _plottable(result, metric):
+        return f"(no plot: {_nothing_to_plot(result, metric)})"
     plt.clear_figure()
     plt.plotsize(100, 24)
     plt.theme("pro" if colour else "clear")
@@ -130,14 +138,15 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     drawn = list(enumerate(_series(result, metric).items()))
     # Drawn last to first, so that where curves meet the first algorithms (the ring) stay on top.
     for number, (name, values) in reversed(drawn):
-        xs = [x for x, y in values if y > 0]
-        ys += [y for x, y in values if y > 0]
+        shown = [(x, y) for x, y in values if x > 0 and 0 < y < math.inf]  # what log axes hold
+        xs = [x for x, _ in shown]
+        ys += [y for _, y in shown]
         if xs:
             marker, code = MARKERS[number % len(MARKERS)], COLOURS[number % len(COLOURS)]
-            plt.plot(xs, [y for x, y in values if y > 0], marker=marker, color=code)
+            plt.plot(xs, [y for _, y in shown], marker=marker, color=code)
             key = f"\x1b[38;5;{code}m{marker}\x1b[0m" if colour else marker
             legend.insert(0, (f"{marker} {name}", key + f" {name}"))
-    ticks = _xticks(result)
+    ticks = [(x, label) for x, label in _xticks(result) if x > 0]  # log axes start above 0
     plt.xticks([x for x, _ in ticks], [label for _, label in ticks])
     marks = decade_ticks(ys)
     if marks:
@@ -155,17 +164,14 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     return text.rstrip("\n") + "\n" + "\n".join(rows)
 
 
-def _write_svg(result: Sweep, path: Path, metric: str) -> None:
+def _write_svg(result: Sweep, path: str, metric: str) -> None:
     from ..studies.svgplot import loglog_svg
     from ..studies.ticks import tick_label
     fmt = lambda value: tick_label(value, metric)  # noqa: E731  (round decades: 10 µs, 1 ms)
     text = loglog_svg(_title(result, metric), "bytes per GPU",
                       "time" if metric == "time" else "busbw", _series(result, metric),
-                      _xticks(result), fmt)
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise RingsimError(f"cannot write {path}: {error.strerror or error}") from None
+                      [(x, label) for x, label in _xticks(result) if x > 0], fmt)
+    write_text(path, "--svg", text)
 
 
 def _print_table(result: Sweep) -> None:

@@ -8,6 +8,8 @@ import json
 from ..core.naming import plural
 from ..algorithms import ALGORITHMS
 from ..core.errors import RingsimError
+from ..core.files import atomic_output, check_output
+from ..core.textout import printable
 from ..core.units import format_bytes, format_seconds
 from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args, node_option,
                          model_from_args)
@@ -78,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from ..algorithms.collectives import COLLECTIVES
     from ..timeline import budget, simulate, trace
     from ..timeline.report import (alternatives, fault_costs, lesson_lines, path_lines, strip)
+    trace_path = None if args.trace is None else check_output(args.trace, "--trace")
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 8)
     elements = elements_from_args(args, model.itemsize, 1 << 24)
@@ -85,15 +88,12 @@ def run(args: argparse.Namespace) -> int:
     collective = COLLECTIVES[args.collective]
     plan = collective.plan(gpus, args.algorithm, **_options(args),
                            **node_option(args, model.topology, gpus))
-    if args.trace is not None:
+    if trace_path is not None:
         budget.check_trace(plan.transfer_count(), gpus)
     timeline = simulate(plan, elements, model, faults, runs=1 + len(faults))
-    if args.trace:
-        try:
-            with open(args.trace, "w", encoding="utf-8") as out:
-                trace.write(timeline, out)
-        except OSError as error:
-            raise RingsimError(f"cannot write {args.trace}: {error.strerror or error}") from None
+    if trace_path is not None:
+        with atomic_output(trace_path, "--trace") as out:
+            trace.write(timeline, out)
     small = plan.transfer_count() <= REPORT_TRANSFERS
     costs = fault_costs(timeline)
     if args.json:
@@ -134,6 +134,6 @@ def run(args: argparse.Namespace) -> int:
             and len(collective.algorithms) > 1:  # another algorithm to switch to
         print()
         print("\n".join(lesson_lines(alternatives(gpus, elements, model, faults))))
-    if args.trace:
-        print(f"\nTrace written to {args.trace} (open it in ui.perfetto.dev or chrome://tracing).")
+    if trace_path is not None:
+        print(f"\nTrace written to {printable(trace_path)} (open it in ui.perfetto.dev or chrome://tracing).")
     return 0

@@ -9,6 +9,7 @@ from .errors import RingsimError
 
 MAX_GPUS = 1_000_000
 EXACT_FLOAT_LIMIT = 2 ** 53  # past this a float no longer holds every whole number
+MAX_TIMED_ELEMENTS = 2 ** 62  # the time model's NumPy columns hold element counts as int64
 MAX_COUNT_DIGITS = 40        # a count written with more digits is refused before it is built
 _ECHO = 40                   # characters of a bad value echoed back in an error line
 
@@ -106,13 +107,28 @@ def check_elements(elements: object) -> int:
     return check_count(elements, "the number of elements per GPU", minimum=0)
 
 
+def check_timed_elements(elements: object) -> int:
+    """N for the time model: at most 2**62 elements per GPU (its columns are int64)."""
+    n = check_elements(elements)
+    if n > MAX_TIMED_ELEMENTS:
+        raise RingsimError(f"the time model prices at most 2**62 (about 4.6·10^18) elements per "
+                           f"GPU, got {n:.3g}")
+    return n
+
+
 def as_numeric_array(value: object, what: str):
     """`value` as an array of numbers (NumPy or CuPy arrays pass through, never copied).
 
-    Refuses, naming `what`: ragged or nested lists, np.matrix (its rows stay 2-D when
+    Refuses, naming `what`: masked arrays with masked entries, ragged or nested lists, np.matrix (its rows stay 2-D when
     flattened), and arrays of strings, objects or booleans (a sum of those means nothing).
     """
     import numpy as np
+    if isinstance(value, np.ma.MaskedArray):
+        # Executors add the data underneath: a masked entry would be summed as if unmasked.
+        if np.ma.is_masked(value):
+            raise RingsimError(f"{what} is a masked array with masked entries, whose values would "
+                               "be summed as if present: pass a.filled(0) to count them as 0")
+        value = np.ma.getdata(value)  # nothing masked: the plain array underneath
     if isinstance(value, np.matrix):
         raise RingsimError(f"{what} must be an ndarray, not np.matrix (np.asarray(m) gives one)")
     if not (hasattr(value, "dtype") and hasattr(value, "shape")):

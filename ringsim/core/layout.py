@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .checks import check_count
+
 
 @dataclass(frozen=True)
 class Layout:
@@ -18,6 +20,14 @@ class Layout:
 
     segments: int
     elements: int
+
+    def __post_init__(self) -> None:
+        # Every figure below divides by S and counts N: a zero, negative or fractional one
+        # would give wrong sizes without an error.
+        object.__setattr__(self, "segments", check_count(self.segments, "a layout's number of "
+                                                         "segments", minimum=1))
+        object.__setattr__(self, "elements", check_count(self.elements, "a layout's number of "
+                                                         "elements", minimum=0))
 
     @property
     def gpus(self) -> int:

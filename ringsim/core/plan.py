@@ -53,9 +53,41 @@ def _column(values, dtype=np.int64) -> np.ndarray:
     return col
 
 
-def _flat(values) -> np.ndarray:
-    """An int64 column of the values; a 1-D int64 array is itself (steps may share a column)."""
-    col = np.asarray(values, dtype=np.int64)
+_INT64 = np.iinfo(np.int64)
+
+
+def _flat(values, what: str = "a column") -> np.ndarray:
+    """An int64 column of the values; a 1-D int64 array is itself (steps may share a column).
+
+    Whole numbers only: a float is taken when it is whole (4.0), never truncated (0.7 is
+    refused, not GPU 0), and NaN, None, text or a number past int64 are refused."""
+    if isinstance(values, np.ndarray) and values.dtype == np.int64:
+        return values if values.ndim == 1 else values.reshape(-1)
+    try:
+        raw = np.asarray(values)
+    except (ValueError, TypeError):
+        raise RingsimError(f"{what} must be whole numbers in a flat list, got a ragged "
+                           f"{type(values).__name__}") from None
+    kind = raw.dtype.kind
+    if kind == "O":  # Python ints past int64, None, mixed objects: check each value
+        if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in raw.flat):
+            bad = next(v for v in raw.flat if not isinstance(v, numbers.Integral) or isinstance(v, bool))
+            raise RingsimError(f"{what} must hold whole numbers, got {str(bad)[:20]}")
+        if raw.size and not _INT64.min <= min(raw.flat) <= max(raw.flat) <= _INT64.max:
+            raise RingsimError(f"{what} holds a number past 64-bit integers")
+        raw = raw.astype(np.int64)
+    elif kind == "u":
+        if raw.size and int(raw.max()) > _INT64.max:
+            raise RingsimError(f"{what} holds a number past 64-bit integers")
+    elif kind == "f":
+        with np.errstate(invalid="ignore"):
+            fine = np.isfinite(raw) & (raw == np.round(raw)) & (np.abs(raw) <= 2**53)
+        if not fine.all():
+            raise RingsimError(f"{what} must hold whole numbers (a float is taken only when whole "
+                               f"and at most 2**53, as 4.0), got {raw[~fine].flat[0]!r}")
+    elif kind != "i":
+        raise RingsimError(f"{what} must hold whole numbers, got {raw.dtype} values")
+    col = raw.astype(np.int64, copy=False)
     return col if col.ndim == 1 else col.reshape(-1)
 
 
@@ -88,17 +120,23 @@ def _op_codes(op) -> np.ndarray:
         return _CODE_ARRAYS[op]
     if isinstance(op, np.ndarray) and op.dtype == np.int8 and ((op == REDUCE) | (op == COPY)).all():
         return op.reshape(-1)
-    values = [op] if isinstance(op, (str, numbers.Integral)) else list(np.asarray(op).reshape(-1))
+    if isinstance(op, (str, numbers.Integral)) or op is None:
+        values = [op]
+    else:
+        try:
+            values = list(np.asarray(op, dtype=object).reshape(-1))
+        except (ValueError, TypeError):
+            raise RingsimError("a step's ops must be 'reduce' or 'copy', one or a flat list") from None
     codes = []
     for value in values:
-        if isinstance(value, (str, np.str_)):
-            if value not in OPS:
-                raise RingsimError(f"unknown transfer op {value!r}; expected one of {', '.join(OPS)}")
+        if isinstance(value, (str, np.str_)) and value in OPS:
             codes.append(OPS.index(value))
-        elif int(value) in (REDUCE, COPY):
+        elif isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+                and int(value) in (REDUCE, COPY):  # 0.5 or 7 is no op, never rounded to one
             codes.append(int(value))
         else:
-            raise RingsimError(f"unknown transfer op {value!r}; expected one of {', '.join(OPS)}")
+            raise RingsimError(f"unknown transfer op {str(value)[:20]!r}; expected one of "
+                               f"{', '.join(OPS)}")
     return _column(codes, np.int8)
 
 
@@ -133,13 +171,21 @@ class Step:
         they are made read-only instead of copied.
         """
         codes = _op_codes(op)
-        parts = [_flat(v) for v in (src, dst, first)]
+        parts = [_flat(v, f"a step's {name} column") for v, name in
+                 ((src, "src"), (dst, "dst"), (first, "first"))]
+        ends = None if last is None else _flat(last, "a step's last column")
         shapes = {p.shape for p in parts}
-        shape = shapes.pop() if len(shapes) == 1 and len(codes) == 1 else \
-            np.broadcast_shapes(*(p.shape for p in parts), codes.shape)
+        try:
+            shape = shapes.pop() if len(shapes) == 1 and len(codes) == 1 and ends is None else \
+                np.broadcast_shapes(*(p.shape for p in parts), codes.shape,
+                                    *(() if ends is None else (ends.shape,)))
+        except ValueError:
+            lengths = ", ".join(str(len(p)) for p in (*parts, codes, *(() if ends is None else (ends,))))
+            raise RingsimError(f"a step's columns (src, dst, first, op, last) must be one length "
+                               f"or single values, got lengths {lengths}") from None
         own = _given if handed_over else _owned
         src_c, dst_c, first_c = (own(p, shape) for p in parts)
-        last_c = first_c if last is None else own(_flat(last), shape)
+        last_c = first_c if last is None else own(ends, shape)
         ops_c = _op_column(int(codes[0]), shape[0]) if len(codes) == 1 else _owned(codes, shape)
         return cls(phase, iteration, iterations, src_c, dst_c, first_c, last_c, ops_c, tuple(route), swap)
 

@@ -9,6 +9,7 @@ error handler writes its ASCII form instead of raising UnicodeEncodeError: a₁ 
 from __future__ import annotations
 
 import codecs
+import re
 import sys
 import unicodedata
 
@@ -87,3 +88,30 @@ def json_ensure_ascii(stream=None) -> bool:
     """`ensure_ascii` for json.dumps: escape non-ASCII only where the stream cannot encode it,
     so that JSON stays valid and its strings unchanged on any terminal."""
     return not can_encode(sys.stdout if stream is None else stream)
+
+
+# ESC [ … final byte (CSI), ESC ] … BEL or ESC \ (OSC), ESC P/X/^/_ … ESC \ (DCS and friends),
+# then any other two-byte ESC sequence: what a terminal would act on instead of printing.
+_ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+                      r"|\x9d[^\x07\x9c]*[\x07\x9c]?"
+                      r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+                      r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+                      r"|\x1b[@-Z\\-_]?")
+# C0 controls but tab and newline, DEL, C1 controls, zero-width spaces and direction marks,
+# and the bidirectional overrides and isolates that can make a line read differently from
+# what it holds (CVE-2021-42574).
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_LINE_BREAKS = re.compile("[\t\n\r\x0b\x0c\x85\u2028\u2029]+")
+
+
+def printable(text: str, *, lines: bool = False) -> str:
+    """Text from a file (or any outside source) made safe for a terminal: escape sequences and
+    control characters removed, so a name cannot clear the screen, retitle the window or
+    rewrite a line. One line by default (line breaks and tabs become one space); with
+    lines=True newlines and tabs stay and '\\r\\n' line ends become '\\n'."""
+    text = str(text)
+    if not lines:
+        text = _LINE_BREAKS.sub(" ", text)
+    else:
+        text = text.replace("\r\n", "\n")
+    return _CONTROLS.sub("", _ESCAPES.sub("", text))

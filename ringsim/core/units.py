@@ -5,6 +5,12 @@ second only, and sizes must stay exact integers (1e16 elements times 8 bytes ove
 int64 and loses digits in a float). Decimal prefixes (k, M, G, T, P) are powers of 1000 and
 binary ones (Ki, Mi, Gi, Ti, Pi) powers of 1024, as in IEC 80000-13; "B" is a byte and "b"
 a bit, as NIC datasheets write 400 Gb/s.
+
+Every quantity has a range, checked before any arithmetic (the exact reader would otherwise
+expand `1e999999999` into a billion digits, and a float past 1e308 is infinite):
+a written number has at most 40 significant digits and an exponent from −30 to +30;
+sizes are from 0 to 10^30 bytes; durations from 0 to 1,000,000 s; bandwidths from
+1 B/s to 10^18 B/s (an exabyte per second), or inf; parameter counts from 1 to 10^15.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
+from .checks import echo
 from .errors import RingsimError
 
 PREFIXES = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
@@ -23,7 +30,15 @@ SECONDS = {"s": Fraction(1), "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6),
 DTYPES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "float8": 1,
           "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1}
 
+MAX_EXPONENT = 30       # a written exponent beyond ±30 is refused before it is expanded
+MAX_DIGITS = 40         # significant digits a written number may have
+MAX_BYTES = 10**30      # far past any memory, and still finite as a float
+MAX_SECONDS = 10**6     # about 11.6 days: any latency or delay worth modelling
+MIN_BANDWIDTH, MAX_BANDWIDTH = 1, 10**18  # 1 B/s to 1 EB/s (or inf: a free link)
+MAX_PARAMS = 10**15     # a thousand times the largest models trained so far
+
 _QUANTITY = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-zµμ/]*)\s*")
+_NUMBER = re.compile(r"([0-9]*)\.?([0-9]*)(?:[eE]([+-]?[0-9]+))?")
 _PREFIX = "|".join(sorted((re.escape(p) for p in PREFIXES if p), key=len, reverse=True))
 _BYTES = re.compile(rf"({_PREFIX})?(B|b)?")
 _RATE = re.compile(rf"({_PREFIX})?(B|b)(/s|ps)")
@@ -35,11 +50,35 @@ def _split(text: object, what: str, example: str) -> tuple[Fraction, str]:
     match = _QUANTITY.fullmatch(text)
     if not match:
         raise RingsimError(f"{what}: cannot read {text[:40]!r}; write it like {example}")
+    return read_number(match.group(1), what, text), match.group(2)
+
+
+def read_number(digits: str, what: str, text: object = None) -> Fraction:
+    """An exact Fraction from plain digits with an optional point and exponent ('1.5e3'),
+    refused before it is expanded when its exponent or its digits go past the stated range."""
+    shown = echo(digits if text is None else text)
+    parts = _NUMBER.fullmatch(digits)
+    if not parts or not (parts.group(1) or parts.group(2)):
+        raise RingsimError(f"{what}: cannot read {shown}")
+    exponent_text = parts.group(3) or "0"
+    if len(exponent_text.lstrip("+-").lstrip("0")) > 3 or abs(int(exponent_text)) > MAX_EXPONENT:
+        raise RingsimError(f"{what}: the exponent of {shown} is out of range; exponents go from "
+                           f"-{MAX_EXPONENT} to +{MAX_EXPONENT}")
+    significant = (parts.group(1) + parts.group(2)).lstrip("0").rstrip("0")
+    if len(significant) > MAX_DIGITS:
+        raise RingsimError(f"{what}: {shown} has more than {MAX_DIGITS} significant digits")
     try:
-        number = Fraction(Decimal(match.group(1)))
+        return Fraction(Decimal(digits))
     except (InvalidOperation, ValueError):  # pragma: no cover - the pattern admits only numbers
-        raise RingsimError(f"{what}: cannot read {text[:40]!r}; write it like {example}") from None
-    return number, match.group(2)
+        raise RingsimError(f"{what}: cannot read {shown}") from None
+
+
+def _within(value: Fraction, low: int, high: int, what: str, text: object, unit: str) -> None:
+    if not low <= value <= high:
+        def shown(bound: int) -> str:
+            return f"{bound:,}" if bound < 10**7 else f"10^{len(str(bound)) - 1}"
+        raise RingsimError(f"{what} must be from {shown(low)} to {shown(high)}"
+                           f"{' ' + unit if unit else ''}, got {echo(text)}")
 
 
 def parse_size(text: object, what: str = "size") -> int:
@@ -53,7 +92,8 @@ def parse_size(text: object, what: str = "size") -> int:
     if match.group(2) == "b":
         value /= 8
     if value.denominator != 1:
-        raise RingsimError(f"{what} {text!r} is not a whole number of bytes")
+        raise RingsimError(f"{what} {echo(text)} is not a whole number of bytes")
+    _within(value, 0, MAX_BYTES, what, text, "bytes")
     return int(value)
 
 
@@ -64,7 +104,9 @@ def parse_seconds(text: object, what: str = "latency") -> float:
         raise RingsimError(f"{what} {text!r} needs a unit: s, ms, us (µs) or ns")
     if unit and unit not in SECONDS:
         raise RingsimError(f"{what}: unknown unit {unit!r} in {text!r}; use s, ms, us (µs) or ns")
-    return float(number * SECONDS.get(unit, 1))
+    value = number * SECONDS.get(unit, 1)
+    _within(value, 0, MAX_SECONDS, what, text, "s")
+    return float(value)
 
 
 def parse_bandwidth(text: object, what: str = "bandwidth") -> float:
@@ -79,6 +121,7 @@ def parse_bandwidth(text: object, what: str = "bandwidth") -> float:
     value = number * PREFIXES[match.group(1) or ""] / (8 if match.group(2) == "b" else 1)
     if value <= 0:
         raise RingsimError(f"{what} must be more than zero, got {text!r}")
+    _within(value, MIN_BANDWIDTH, MAX_BANDWIDTH, what, text, "B/s (or inf)")
     return float(value)
 
 
@@ -88,13 +131,12 @@ def parse_params(text: str) -> int:
     scale = {"K": 10**3, "M": 10**6, "B": 10**9, "G": 10**9, "T": 10**12}
     unit = raw[-1:].upper()
     number = raw[:-1] if unit in scale else raw
-    try:
-        value = Fraction(number) if "e" not in number.lower() else Fraction(float(number))
-    except (ValueError, ZeroDivisionError):
-        raise RingsimError(f"a parameter count looks like 7B, 125M or 1.3e9, not {text!r}") from None
-    value *= scale.get(unit, 1)
+    if not _NUMBER.fullmatch(number) or not number.strip("."):
+        raise RingsimError(f"a parameter count looks like 7B, 125M or 1.3e9, not {echo(text)}")
+    value = read_number(number, "a parameter count", text) * scale.get(unit, 1)
     if value.denominator != 1 or value < 1:
-        raise RingsimError(f"a parameter count must be a whole number, at least 1, not {text!r}")
+        raise RingsimError(f"a parameter count must be a whole number, at least 1, not {echo(text)}")
+    _within(value, 1, MAX_PARAMS, "a parameter count", text, "")
     return int(value)
 
 
@@ -111,6 +153,8 @@ def format_seconds(seconds: float, digits: int = 2) -> str:
     if seconds == 0:
         return "0 s"
     if seconds >= 1:
+        if seconds >= 1e7:  # past about four months, digits stop helping: 2.52e+08 s
+            return f"{seconds:.2e} s"
         return f"{seconds:,.2f} s" if seconds < 1e4 else f"{seconds:,.0f} s"
     for unit, scale in (("ms", 1e-3), ("µs", 1e-6)):
         if seconds >= scale:

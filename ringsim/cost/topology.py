@@ -9,12 +9,16 @@ GPU g (0-based) lives in node g // gpus_per_node, so the last node may be partly
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
+from ..core.checks import MAX_GPUS
 from ..core.errors import RingsimError
+from ..core.files import read_text
+from ..core.textout import printable
 from ..core.units import parse_bandwidth, parse_seconds
 
 LEVELS = ("inside", "across")
@@ -143,37 +147,125 @@ def load(name_or_path: str = "flat") -> Topology:
     if name_or_path in presets():
         text = resources.files("ringsim.cost.topologies").joinpath(f"{name_or_path}.toml").read_text()
         return parse(text, name_or_path)
-    path = Path(name_or_path)
     if name_or_path.endswith(".toml") or "/" in name_or_path:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise RingsimError(f"cannot read topology file {name_or_path}: "
-                               f"{error.strerror or error}") from None
-        except UnicodeDecodeError:
-            raise RingsimError(f"topology file {name_or_path} is not UTF-8 text") from None
-        return parse(text, path.stem)
-    raise RingsimError(f"unknown topology {name_or_path!r}; choose one of: "
+        text = read_text(name_or_path, "topology file", MAX_FILE_BYTES)
+        return parse(text, Path(name_or_path).stem)
+    raise RingsimError(f"unknown topology {printable(name_or_path)[:60]!r}; choose one of: "
                        f"{', '.join(presets())}, or give a .toml file")
+
+
+# What a topology file may hold, checked before anything is built: each key names the checker
+# that turns its TOML value into the value of the Topology (or Level) field of the same name.
+# A new key is one line here and a defaulted field on the dataclass.
+MAX_FILE_BYTES = 64 * 1024  # thirty times the largest preset
+MAX_LINE = 1000             # TOML's parser slows down with the square of a key's dots
+MAX_NAME = 100
+
+
+def _text(limit: int, lines: bool = False):
+    """Text of at most `limit` characters, stripped of what a terminal would act on."""
+    def check(value, where: str):
+        if not isinstance(value, str):
+            raise RingsimError(f"{where} must be text in quotes, got a {_toml_type(value)}")
+        if len(value) > limit:
+            raise RingsimError(f"{where} is {len(value):,} characters long; at most {limit:,}")
+        return printable(value, lines=lines).strip()
+    return check
+
+
+def _whole(low: int, high: int):
+    """A whole number from `low` to `high`."""
+    def check(value, where: str):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise RingsimError(f"{where} must be a whole number from {low:,} to {high:,}")
+        return value
+    return check
+
+
+def _one_of(*words: str):
+    """One of the given words."""
+    def check(value, where: str):
+        if value not in words or not isinstance(value, str):
+            raise RingsimError(f"{where} must be one of {', '.join(words)}")
+        return value
+    return check
+
+
+def _flag(value, where: str) -> bool:
+    """true or false."""
+    if not isinstance(value, bool):
+        raise RingsimError(f"{where} must be true or false")
+    return value
+
+
+def _quantity(parse):
+    """Text with a unit, read by the shared unit parser ('5us', '450GB/s')."""
+    def check(value, where: str):
+        if not isinstance(value, str):
+            raise RingsimError(f"{where} must be text with a unit in quotes, e.g. \"5us\" or "
+                               f"\"450GB/s\", got a {_toml_type(value)}")
+        return parse(value, where)
+    return check
+
+
+TOPOLOGY_FIELDS = {
+    "name": _text(MAX_NAME),
+    "title": _text(200),
+    "gpus_per_node": _whole(1, MAX_GPUS),
+    "reduce_bandwidth": _quantity(parse_bandwidth),
+    "sources": _text(20_000, lines=True),
+    "measured": _text(20_000, lines=True),
+    "arch": _one_of(*ARCHS),
+}
+LEVEL_FIELDS = {
+    "name": _text(MAX_NAME),
+    "alpha": _quantity(parse_seconds),
+    "bandwidth": _quantity(parse_bandwidth),
+    "kind": _one_of(*KINDS),
+    "in_network_reduction": _flag,
+    "gpus_per_switch": _whole(1, 1024),
+    "uplink": _quantity(parse_bandwidth),
+    "net_plugin_latency": _quantity(parse_seconds),
+}
+LEVEL_NEEDS = ("alpha", "bandwidth")
+
+
+def _toml_type(value) -> str:
+    return {bool: "true/false", int: "number", float: "number", list: "list", dict: "table"} \
+        .get(type(value), type(value).__name__)
+
+
+def _fields(table: dict, checkers: dict, where: str, also: tuple = (), join: str = ": ") -> dict:
+    """Every key of `table` checked by its checker; a key with none is refused."""
+    unknown = sorted(set(table) - set(checkers) - set(also))
+    if unknown:
+        raise RingsimError(f"{where}: unknown field {printable(unknown[0])[:40]!r}; fields are "
+                           f"{', '.join(sorted((*checkers, *also)))}")
+    return {key: checkers[key](value, f"{where}{join}{key}") for key, value in table.items()
+            if key in checkers}
+
+
+def _read_toml(text: str, where: str) -> dict:
+    if len(text) > MAX_FILE_BYTES:
+        raise RingsimError(f"{where}: {len(text):,} characters; at most {MAX_FILE_BYTES:,}")
+    for number, line in enumerate(text.splitlines(), 1):
+        if len(line) > MAX_LINE:
+            raise RingsimError(f"{where}: line {number} is {len(line):,} characters long; at "
+                               f"most {MAX_LINE:,}")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RingsimError(f"{where}: not valid TOML ({error})") from None
+    except RecursionError:
+        raise RingsimError(f"{where}: lists or tables nested too deeply") from None
 
 
 def parse(text: str, name: str) -> Topology:
     """A Topology from TOML text (see docs/cost.md for the fields)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise RingsimError(f"topology {name}: not valid TOML ({error})") from None
+    name = printable(name)[:MAX_NAME]
     where = f"topology {name}"
-    known = {"name", "title", "gpus_per_node", "reduce_bandwidth", "sources", "measured", "arch",
-             *LEVELS}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise RingsimError(f"{where}: unknown field {unknown[0]!r}; fields are "
-                           f"{', '.join(sorted(known))}")
-    per_node = data.get("gpus_per_node")
-    if per_node is not None and (isinstance(per_node, bool) or not isinstance(per_node, int)
-                                 or per_node < 1):
-        raise RingsimError(f"{where}: gpus_per_node must be a whole number at least 1")
+    data = _read_toml(text, where)
+    top = _fields(data, TOPOLOGY_FIELDS, where, also=LEVELS)
     levels = {}
     for key in LEVELS:
         table = data.get(key)
@@ -181,69 +273,40 @@ def parse(text: str, name: str) -> Topology:
             continue
         if not isinstance(table, dict):
             raise RingsimError(f"{where}: [{key}] must be a table with name, alpha, bandwidth")
-        missing = [f for f in ("alpha", "bandwidth") if f not in table]
+        fields = _fields(table, LEVEL_FIELDS, f"{where}: [{key}]", join=" ")
+        missing = [f for f in LEVEL_NEEDS if f not in fields]
         if missing:
             raise RingsimError(f"{where}: [{key}] needs {missing[0]} (e.g. alpha = \"1us\", "
                                f"bandwidth = \"450GB/s\")")
-        levels[key] = Level(key, str(table.get("name", key)),
-                            parse_seconds(table["alpha"], f"{where}: [{key}] alpha"),
-                            parse_bandwidth(table["bandwidth"], f"{where}: [{key}] bandwidth"),
-                            **_nccl_fields(table, key, where))
+        levels[key] = Level(key, **{"name": key, **_level_rules(fields, key, where)})
     if not levels:
         raise RingsimError(f"{where}: needs an [inside] or an [across] level")
-    if per_node is None and "across" in levels:
+    if top.get("gpus_per_node") is None and "across" in levels:
         raise RingsimError(f"{where}: an [across] level needs gpus_per_node")
-    reduce = parse_bandwidth(str(data.get("reduce_bandwidth", "inf")),
-                             f"{where}: reduce_bandwidth")
-    arch = data.get("arch", DEFAULT_ARCH)
-    if arch not in ARCHS:
-        raise RingsimError(f"{where}: arch must be one of {', '.join(ARCHS)}")
-    return Topology(str(data.get("name", name)), str(data.get("title", name)), per_node, levels,
-                    reduce, str(data.get("sources", "")).strip(),
-                    str(data.get("measured", "")).strip(), arch)
+    top = {"name": name, "title": name, "gpus_per_node": None, "reduce_bandwidth": math.inf,
+           **{k: v for k, v in top.items() if v != "" or k in ("sources", "measured")}}
+    return Topology(levels=levels, **top)
 
 
-def _nccl_fields(table: dict, key: str, where: str) -> dict:
-    """A level's kind, in_network_reduction, PCIe switch layout and plugin latency, checked
-    (defaults above)."""
-    kind = table.get("kind", DEFAULT_KIND[key])
-    if kind not in KINDS:
-        raise RingsimError(f"{where}: [{key}] kind must be one of {', '.join(KINDS)}")
+def _level_rules(fields: dict, key: str, where: str) -> dict:
+    """What a level's fields must say together: its kind fits its place (a network joins
+    nodes), and a PCIe switch layout gives both gpus_per_switch and uplink."""
+    kind = fields.setdefault("kind", DEFAULT_KIND[key])
     if (kind == "network") != (key == "across"):
         raise RingsimError(f"{where}: [{key}] kind must be " + (
             "network" if key == "across" else "nvlink or pcie (a network joins nodes: put it "
             "in [across], with gpus_per_node = 1 for one GPU per node)"))
-    reduces = table.get("in_network_reduction", False)
-    if not isinstance(reduces, bool):
-        raise RingsimError(f"{where}: [{key}] in_network_reduction must be true or false")
-    per_switch = table.get("gpus_per_switch")
-    if per_switch is not None and (isinstance(per_switch, bool) or not isinstance(per_switch, int)
-                                   or not 1 <= per_switch <= 1024):
-        raise RingsimError(f"{where}: [{key}] gpus_per_switch must be a whole number from 1 "
-                           "to 1024")
-    uplink = table.get("uplink")
-    if uplink is not None:
-        uplink = parse_bandwidth(uplink, f"{where}: [{key}] uplink")
-    if (per_switch is None) != (uplink is None):
+    if ("gpus_per_switch" in fields) != ("uplink" in fields):
         raise RingsimError(f"{where}: [{key}] gpus_per_switch and uplink go together")
-    return {"kind": kind, "in_network_reduction": reduces, "gpus_per_switch": per_switch,
-            "uplink": uplink, "net_plugin_latency": _plugin_latency(table, key, where)}
+    if "net_plugin_latency" in fields:
+        what = f"{where}: [{key}] net_plugin_latency"
+        if key != "across":
+            raise RingsimError(f"{what}: only the [across] level has a network plugin")
+        if not 0 <= fields["net_plugin_latency"] <= MAX_PLUGIN_LATENCY:
+            raise RingsimError(f"{what} must be from 0 to 10ms")
+    return fields
 
 
 # A net plugin's props->latency is a per-message figure in µs (aws-ofi-nccl reports 35 to
 # 150 µs); a second would be a typing slip, not a network.
 MAX_PLUGIN_LATENCY = 0.01
-
-
-def _plugin_latency(table: dict, key: str, where: str) -> float:
-    """[across] net_plugin_latency: what a network plugin tells NCCL its latency is (0: NCCL's
-    own InfiniBand and socket transports, which report none)."""
-    if "net_plugin_latency" not in table:
-        return 0.0
-    what = f"{where}: [{key}] net_plugin_latency"
-    if key != "across":
-        raise RingsimError(f"{what}: only the [across] level has a network plugin")
-    value = parse_seconds(table["net_plugin_latency"], what)
-    if not 0 <= value <= MAX_PLUGIN_LATENCY:
-        raise RingsimError(f"{what} must be from 0 to 10ms")
-    return value

@@ -8,6 +8,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ..core.checks import check_count
+from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..core.plan import Plan, Step
 
@@ -61,8 +63,24 @@ def _per_gpu(gpu: np.ndarray, elements: np.ndarray, gpus: int) -> np.ndarray:
     return out
 
 
+def check_plan_layout(plan: object, layout: object) -> None:
+    """Refuse a plan and a layout that do not belong together (the layout must cut N into the
+    plan's S segments: any other split counts wrong figures without an error)."""
+    if not isinstance(plan, Plan):
+        raise RingsimError(f"expected a Plan (ringsim.make_plan gives one), got {type(plan).__name__}")
+    if not isinstance(layout, Layout):
+        raise RingsimError(f"expected a Layout, got {type(layout).__name__}")
+    if layout.segments != plan.segments:
+        raise RingsimError(f"the layout splits N into {layout.segments:,} segments but the plan "
+                           f"has {plan.segments:,}: use Layout({plan.segments}, N)")
+
+
 def measure(plan: Plan, layout: Layout, steps: int | None = None) -> Ledger:
     """The ledger of the first `steps` steps of the plan (all of them by default)."""
+    check_plan_layout(plan, layout)
+    if steps is not None:
+        steps = check_count(steps, "the number of steps to measure", minimum=0,
+                            maximum=len(plan.steps))
     taken: Sequence[Step] = plan.steps if steps is None else plan.steps[:steps]
     cat = lambda cols: np.concatenate(cols) if cols else np.zeros(0, np.int64)  # noqa: E731
     return Ledger(

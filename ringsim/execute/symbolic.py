@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 from itertools import chain
 
+from ..core.checks import check_count
 from ..core.errors import RingsimError
 from ..core.naming import gpu_name, sum_label
 from ..core.order import reductions
@@ -12,13 +13,18 @@ from ..core.plan import Plan, Step
 
 Contributors = tuple[int, ...]
 
+# A complete buffer lists all G contributors, so G GPUs of S segments hold up to G·S·G
+# entries (about 100 bytes each with their tuples): 2**24 is G = S = 256, a second or so.
+MAX_ENTRIES = 1 << 24
+
 
 class SymbolicState:
     """For every GPU and each of its S segments, the GPUs whose original segment it has summed, in order."""
 
     def __init__(self, gpus: int, segments: int | None = None) -> None:
-        self.gpus = gpus
-        self.segments = gpus if segments is None else segments
+        self.gpus = check_count(gpus, "the number of GPUs", minimum=1)
+        self.segments = check_count(self.gpus if segments is None else segments,
+                                    "the number of segments", minimum=1)
         self.held: list[list[Contributors]] = [[(g,)] * self.segments for g in range(gpus)]
 
     def _where(self, gpu: object, segment: object) -> tuple[int, int]:
@@ -74,6 +80,13 @@ class SymbolicState:
 
 def run_symbolic(plan: Plan) -> SymbolicState:
     """The symbolic state after every step of the plan."""
+    if not isinstance(plan, Plan):
+        raise RingsimError(f"expected a Plan (ringsim.make_plan gives one), got {type(plan).__name__}")
+    entries = plan.gpus * plan.segments * plan.gpus
+    if entries > MAX_ENTRIES:
+        raise RingsimError(f"symbolic labels for {plan.gpus:,} GPUs of {plan.segments:,} segments "
+                           f"would list up to {entries:,} contributors; at most {MAX_ENTRIES:,} "
+                           "(G = S = 256)")
     state = SymbolicState(plan.gpus, plan.segments)
     for step in plan.steps:
         state.apply(step)

@@ -5,16 +5,7 @@ from __future__ import annotations
 import re
 import textwrap
 
-# ESC [ … final byte (CSI), ESC ] … BEL or ESC \ (OSC), ESC P/X/^/_ … ESC \ (DCS and friends),
-# then any other two-byte ESC sequence: what a terminal would act on instead of printing.
-_ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
-                      r"|\x9d[^\x07\x9c]*[\x07\x9c]?"
-                      r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
-                      r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
-                      r"|\x1b[@-Z\\-_]?")
-# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and
-# isolates that can make a line read differently from what it holds (CVE-2021-42574).
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+from ..core.textout import printable
 
 
 def clean(text: str) -> str:
@@ -22,8 +13,7 @@ def clean(text: str) -> str:
 
     Newlines and tabs stay; '\\r\\n' line ends become '\\n'.
     """
-    text = text.replace("\r\n", "\n")
-    return _CONTROLS.sub("", _ESCAPES.sub("", text))
+    return printable(text, lines=True)
 
 
 def clip(value: object, width: int = 60) -> str:

@@ -143,7 +143,13 @@ class Simulation:
         """The step's sentences ('GPU1 sends a₁ to GPU2, …') for step `index` (default: the last)."""
         if index is None:
             index = self.position - 1
-        if index < 0 or self.symbolic is None:
+            if index < 0:  # nothing has run yet
+                return []
+        elif not self.plan.steps:
+            raise RingsimError("the plan has no steps, so no step has sentences")
+        else:
+            index = check_count(index, "the step index", minimum=0, maximum=len(self.plan.steps) - 1)
+        if self.symbolic is None:
             return []
         if index not in self._sentences:
             saved = self.position

@@ -124,8 +124,8 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
     points = tuple(_point(gpus, n, model, names) for n in sizes)
     crossovers = []
     for left, right in zip(points, points[1:]):
-        if left.best == right.best:
-            continue
+        if left.estimates[right.best].seconds <= left.estimates[left.best].seconds:
+            continue  # the right end's fastest ties for fastest at the left end too: no change
         # Bisect on elements: the first size at which left.best stops being the fastest.
         # Every time grows with N (no segment shrinks when N grows), so an algorithm slower
         # at the left end than the fastest at the right end is never fastest in between:

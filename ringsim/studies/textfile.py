@@ -11,17 +11,15 @@ terminal when it is echoed back.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import sys
 from dataclasses import dataclass
 
 from ..core.errors import RingsimError
+from ..core.textout import printable
 
 MAX_BYTES = 32 * 1024 * 1024  # a 1,000-rank NCCL_DEBUG=INFO log is a few MB
 MAX_LINE = 16_384  # characters kept of one line; a 64-channel Trees line is about 2,000
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.")
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass(frozen=True)
@@ -35,7 +33,7 @@ class Text:
 
 def clean(line: str) -> str:
     """The line without escape sequences or control characters (a tab becomes a space)."""
-    return _CONTROLS.sub("", _ESCAPES.sub("", line.replace("\t", " ")))
+    return printable(line)
 
 
 def shown(text: str, limit: int = 60) -> str:

@@ -1,0 +1,151 @@
+"""Files read and written: only regular files of a stated size are read, and every file is
+written whole or not at all (a temporary file beside it, then one rename).
+
+A rename within a folder is atomic on POSIX (rename(2)) and on Windows (os.replace), so two
+runs writing one file at once leave one run's whole output, never a mix of both, and a run
+stopped half-way leaves the old file as it was.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from contextlib import contextmanager
+
+from .errors import RingsimError
+from .textout import printable
+
+MAX_PATH = 4096       # PATH_MAX on Linux: a longer path cannot be opened anyway
+MAX_NAME_BYTES = 255  # NAME_MAX on Linux, macOS and Windows: the longest file name a folder holds
+
+
+def _shown(path: object) -> str:
+    text = printable(str(path))
+    return text if len(text) <= 60 else text[:28] + "…" + text[-28:]
+
+
+def _reason(error: OSError) -> str:
+    if error.errno == errno.ENAMETOOLONG:
+        return "the name is too long"
+    return error.strerror or str(error)
+
+
+def _check_path_text(path: object, what: str) -> str:
+    if not isinstance(path, (str, os.PathLike)):
+        raise RingsimError(f"{what} must be a file name, got {type(path).__name__}")
+    text = os.fspath(path)
+    if not isinstance(text, str) or not text.strip():
+        raise RingsimError(f"{what} needs a file name (an empty one names no file)")
+    if "\0" in text:
+        raise RingsimError(f"{what}: a file name cannot hold a NUL character")
+    if len(text) > MAX_PATH:
+        raise RingsimError(f"{what}: the path is {len(text):,} characters long; at most {MAX_PATH:,}")
+    return text
+
+
+def read_text(path: object, what: str, limit: int) -> str:
+    """The UTF-8 text of a regular file of at most `limit` bytes, or one RingsimError.
+
+    FIFOs, devices (a link to /dev/zero) and folders are refused before a byte is read; the
+    file is opened without blocking, so a FIFO with no writer cannot hang the reader."""
+    text = _check_path_text(path, what)
+    try:
+        fd = os.open(text, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise RingsimError(f"cannot read {what} {_shown(text)}: {_reason(error)}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise RingsimError(f"{what} {_shown(text)} is not a regular file (a folder, FIFO or "
+                           "device cannot be read as one)")
+    with os.fdopen(fd, "rb") as file:
+        if info.st_size > limit:
+            raise RingsimError(f"{what} {_shown(text)} is {info.st_size:,} bytes; at most "
+                               f"{limit:,} are read")
+        try:
+            data = file.read(limit + 1)
+        except OSError as error:
+            raise RingsimError(f"cannot read {what} {_shown(text)}: {_reason(error)}") from None
+    if len(data) > limit:  # it grew while being read
+        raise RingsimError(f"{what} {_shown(text)} is more than {limit:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RingsimError(f"{what} {_shown(text)} is not UTF-8 text") from None
+
+
+def check_output(path: object, what: str) -> str:
+    """Refuse, before any work, a file name that cannot be written: empty, too long, a folder,
+    or in a folder that does not exist. Returns the name as text."""
+    text = _check_path_text(path, what)
+    folder, name = os.path.split(text)
+    if not name:
+        raise RingsimError(f"{what} {_shown(text)} is a folder; give a file name")
+    if len(name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+        raise RingsimError(f"{what}: the file name is {len(name):,} characters long; a folder "
+                           f"holds names of at most {MAX_NAME_BYTES} bytes")
+    if os.path.isdir(text):
+        raise RingsimError(f"{what} {_shown(text)} is a folder; give a file name")
+    if folder and not os.path.isdir(folder):
+        raise RingsimError(f"{what}: the folder {_shown(folder)} does not exist")
+    return text
+
+
+@contextmanager
+def atomic_output(path: object, what: str, *, binary: bool = False):
+    """A file object to write `path` through: the whole file appears at once when the block
+    ends, and nothing is left behind (no temporary file, the old file untouched) when it fails.
+
+    A path that is a FIFO or a device (/dev/stdout, /dev/null) is written directly: it cannot
+    be replaced by a rename, and what reads it sees a stream anyway."""
+    text = check_output(path, what)
+    try:
+        info = os.stat(text)  # through links: what the name ends at
+    except OSError:
+        info = None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        try:
+            with open(text, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as out:
+                yield out
+        except OSError as error:
+            raise RingsimError(f"cannot write {what} {_shown(text)}: {_reason(error)}") from None
+        return
+    real = os.path.realpath(text)  # a link to a file stays a link: the file it names is replaced
+    folder = os.path.dirname(real) or "."
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=".ringsim-", suffix=".part", dir=folder)
+    except OSError as error:
+        raise RingsimError(f"cannot write {what} {_shown(text)}: {_reason(error)}") from None
+    try:
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as out:
+            # mkstemp makes the file private (0600); give it the mode a plain open() would.
+            os.chmod(temporary, stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_umask())
+            yield out
+        os.replace(temporary, real)
+    except OSError as error:
+        _remove(temporary)
+        raise RingsimError(f"cannot write {what} {_shown(text)}: {_reason(error)}") from None
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+def write_text(path: object, what: str, content: str) -> None:
+    """Write `content` to `path` whole (atomic_output)."""
+    with atomic_output(path, what) as out:
+        out.write(content)
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # the only way to read it is to set it; set it back at once
+    os.umask(mask)
+    return mask

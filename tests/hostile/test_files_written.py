@@ -1,0 +1,106 @@
+"""Files written: whole or not at all (a temporary file beside it, then one rename), and a
+file name that cannot be written is refused before any work, in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ringsim.core.errors import RingsimError
+from ringsim.core.files import atomic_output, write_text
+
+from .bounded import ROOT, _limits, cli, no_leftovers, refused
+
+NCCL_OUTPUT = ROOT / "tests" / "data" / "nccl_outputs" / "a3mega_h100_2node_all_reduce.txt"
+
+
+def test_two_runs_writing_one_trace_leave_one_whole_file(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for _ in range(3):
+        runs = [subprocess.Popen([sys.executable, "-m", "ringsim", "timeline", "--gpus", str(g),
+                                  "--trace", "same.json"], cwd=tmp_path, env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                 preexec_fn=_limits) for g in (48, 64)]
+        for run in runs:
+            _, err = run.communicate(timeout=120)
+            assert run.returncode == 0, err
+        events = json.loads((tmp_path / "same.json").read_text())["traceEvents"]
+        assert events  # one run's whole trace, never a mix
+        no_leftovers(tmp_path, "same.json")
+
+
+@pytest.mark.parametrize("args, words", [
+    (("timeline", "--trace", ""), "needs a file name"),
+    (("timeline", "--trace", "   "), "needs a file name"),
+    (("overlap", "--trace", ""), "needs a file name"),
+    (("sweep", "--svg", ""), "needs a file name"),
+    (("diagnose", str(NCCL_OUTPUT), "--svg", ""), "needs a file name"),
+    (("diagnose", str(NCCL_OUTPUT), "--svg", "z" * 300 + ".svg"), "at most 255 bytes"),
+    (("timeline", "--trace", "x" * 300 + ".json"), "at most 255 bytes"),
+    (("sweep", "--svg", "y" * 300 + ".svg"), "at most 255 bytes"),
+    (("timeline", "--trace", "missing/t.json"), "does not exist"),
+    (("sweep", "--svg", "."), "is a folder"),
+    (("timeline", "--trace", "sub/"), "is a folder"),
+    (("timeline", "--trace", "/" + "d/" * 2100 + "t.json"), "at most 4,096"),
+])
+def test_a_name_that_cannot_be_written_is_refused_first(tmp_path, args, words):
+    (tmp_path / "sub").mkdir()
+    ran = cli(*args, cwd=tmp_path)
+    refused(ran, words)
+    assert ran.out == ""
+    no_leftovers(tmp_path, "sub")
+
+
+def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "t.json"
+    target.write_text("old")
+    with pytest.raises(ZeroDivisionError):
+        with atomic_output(target, "--trace") as out:
+            out.write("half of a new file")
+            1 / 0
+    assert target.read_text() == "old"
+    no_leftovers(tmp_path, "t.json")
+
+
+def test_a_diagnose_svg_is_written_whole(tmp_path):
+    ran = cli("diagnose", str(NCCL_OUTPUT), "--svg", "d.svg", cwd=tmp_path)
+    assert ran.status == 0, ran.err
+    assert (tmp_path / "d.svg").read_text().startswith("<svg")
+    no_leftovers(tmp_path, "d.svg")
+
+
+def test_a_full_disk_is_one_line_and_leaves_nothing(tmp_path):
+    ran = cli("timeline", "--gpus", "4", "--trace", "/dev/full", cwd=tmp_path)
+    refused(ran, "No space left")
+    no_leftovers(tmp_path)
+
+
+def test_devices_and_links_are_written_through(tmp_path):
+    ran = cli("timeline", "--gpus", "4", "--trace", "/dev/null", cwd=tmp_path)
+    assert ran.status == 0 and os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+    (tmp_path / "link.json").symlink_to("real.json")
+    ran = cli("timeline", "--gpus", "4", "--trace", "link.json", cwd=tmp_path)
+    assert ran.status == 0, ran.err
+    assert (tmp_path / "link.json").is_symlink()
+    assert json.loads((tmp_path / "real.json").read_text())["traceEvents"]
+    no_leftovers(tmp_path, "link.json", "real.json")
+
+
+def test_a_new_file_gets_the_mode_open_would_give(tmp_path):
+    mask = os.umask(0o022)
+    try:
+        write_text(tmp_path / "a.svg", "--svg", "<svg/>")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "a.svg").stat().st_mode & 0o777 == 0o644
+
+
+def test_the_api_refuses_an_empty_name():
+    with pytest.raises(RingsimError, match="needs a file name"):
+        write_text("", "the file", "text")
+    with pytest.raises(RingsimError, match="NUL"):
+        write_text("a\0b", "the file", "text")

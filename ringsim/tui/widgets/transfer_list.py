@@ -23,7 +23,9 @@ class TransferList(Static):
         if not lines:
             hint = "Press → or n to carry out the first iteration." if not sim.done else \
                 "Nothing moves." if not len(sim.plan) else ""
-            self.update(Text(hint, style="dim"))
+            # Through update_sized too: the hint's one row must count as a height, or the next
+            # list of the same length would keep it (and show one sentence).
+            update_sized(self, Text(hint, style="dim"), ("hint", hint))
             return
         text = Text()
         for line in lines[:MAX_LINES]:

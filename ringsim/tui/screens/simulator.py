@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.app import ComposeResult
+from textual.geometry import Size
 from textual.containers import Container, Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -50,6 +51,7 @@ class SimulatorScreen(Screen):
                         yield ShapeView(id="shape")
                     yield HeatMap(id="heat")
                     yield Static(LEGEND, id="legend")
+                yield Static(id="view-more")
                 yield Static(id="plot-hint")
                 with Container(id="bottom"):
                     with VerticalScroll(id="transfers-box") as box:
@@ -73,7 +75,13 @@ class SimulatorScreen(Screen):
     async def on_mount(self) -> None:
         # The App owns the Simulation; once the widgets exist, ask it for the first frame.
         self.ready = True
+        for box in ("#view", "#transfers-box", "#counters-box"):
+            self.watch(self.query_one(box), "scroll_y", self._scrolled, init=False)
         await self.app.screen_ready()
+
+    def _scrolled(self, old: float, new: float) -> None:
+        if int(old) != int(new):
+            self.say_more()
 
     async def show(self, sim: Simulation, state: ViewState, figures: Figures) -> None:
         """Show the Simulation as it is now, as the state asks (rebuilding the GPU panels only
@@ -93,8 +101,10 @@ class SimulatorScreen(Screen):
             self.query_one(HeatMap).show(sim, state.selected)
         else:
             await grid.build(sim.plan.gpus, sim.plan.segments)
-            grid.show(sim, state.values, state.present, figures.bottleneck, state.selected,
-                      dict(state.slow))
+            self._grid_args = (sim, state.values, state.present, figures.bottleneck,
+                               state.selected, dict(state.slow))
+            self._cell_rows = self.cell_rows(sim.plan.segments, self.size.height)
+            grid.show(*self._grid_args, rows=self._cell_rows)
             self.query_one(ShapeView).show(sim.plan, sim.current, figures.bottleneck)
         self.query_one(TransferList).show(sim)
         self.query_one(Counters).show(sim, self._compact())
@@ -112,6 +122,7 @@ class SimulatorScreen(Screen):
         if sweep is not None:
             await self.query_one(SweepPanel).show(sweep, state.plot, sim.plan.algorithm)
         self._fit(self.size.width, self.size.height)
+        self.call_after_refresh(self.say_more)
 
     def _show_lesson(self, shown: bool) -> None:
         """Open or close the lesson panel; the keys go to it while it is open."""
@@ -124,7 +135,28 @@ class SimulatorScreen(Screen):
             self.app.set_focus(None)
 
     _sim: Simulation | None = None
+    _grid_args: tuple | None = None  # what the GPU panels show, to redraw them on a resize
+    _cell_rows = 2
     _plot_wanted = False  # key w: the plot is asked for (shown if the terminal is wide enough)
+
+    def cell_rows(self, segments: int, height: int) -> int:
+        """Rows per segment cell: 2 (label, then note), or 1 on a short terminal where two
+        rows per cell would not let the GPU view show every segment."""
+        if height >= SHORT or self.has_class("-present"):
+            return 2
+        return 1 if 2 * segments + 2 > self._view_rows(height) else 2
+
+    def _view_rows(self, height: int) -> int:
+        """The most rows the GPU view may take on a terminal `height` rows tall (its CSS
+        max-height, of the simulator's part of the screen)."""
+        view, main = self.query_one("#view"), self.query_one("#main")
+        banner = 2 if height < SHORT else 3
+        part = height - banner - 1  # the banner and the footer
+        if main.styles.max_height is not None and main.styles.height is not None \
+                and main.styles.height.is_auto:
+            part = int(main.styles.max_height.resolve(Size(self.size.width, part), self.size))
+        limit = view.styles.max_height
+        return part if limit is None else int(limit.resolve(Size(self.size.width, part), self.size))
 
     def _compact(self) -> bool:
         """Counters in four rows without bars: short terminals with the GPU panels on screen."""
@@ -132,6 +164,13 @@ class SimulatorScreen(Screen):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
+        self.call_after_refresh(self.say_more)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.say_more()  # the hints name the keys of the box that has them
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self.say_more()
 
     def _fit(self, width: int, height: int) -> None:
         """Show a message instead of the view when the terminal is too small for it."""
@@ -144,6 +183,11 @@ class SimulatorScreen(Screen):
             self.query_one(Counters).show(self._sim, compact)
         self.set_class(short, "-short")
         self.set_class(compact, "-compact")
+        if self._grid_args is not None and not self.has_class("-heat"):
+            rows = self.cell_rows(self._grid_args[0].plan.segments, height)
+            if rows != self._cell_rows:
+                self._cell_rows = rows
+                self.query_one(GpuGrid).show(*self._grid_args, rows=rows)
         # The plot asked for on a narrow terminal: a one-line hint instead, in the transfer
         # box's bottom edge where the legend sits on short terminals, else on a row of its own.
         hidden = self._plot_wanted and width < PLOT_MIN
@@ -160,6 +204,34 @@ class SimulatorScreen(Screen):
         self.set_class(small, "-too-small")
         if small:
             self.query_one(TooSmall).show(width, height, need_width, need_height)
+
+    def say_more(self) -> None:
+        """Where a box cannot show all it holds, its edge says how many more and how to see
+        them: the GPU view (segments), this iteration (sentences), the counters (rows)."""
+        focused = self.app.focused
+        view = self.query_one("#view")
+        hint = ""
+        if not self.has_class("-heat") and view.max_scroll_y > 0 and self._grid_args is not None:
+            segments = self._grid_args[0].plan.segments
+            rows = self._cell_rows if not self.has_class("-present") else 3
+            shown = max(0, (int(view.scroll_y) + view.scrollable_content_region.height - 1) // rows)
+            if shown < segments:
+                keys = "↓ pgdn end" if focused is view else "tab to the GPU view, then ↓ pgdn end"
+                hint = f"▼ segments {shown + 1}–{segments} of {segments} below: {keys}"
+        more = self.query_one("#view-more", Static)
+        if more.content != hint:
+            more.update(hint)
+        self.set_class(bool(hint), "-view-more")
+        box = self.query_one("#transfers-box")
+        hidden = self.query_one(TransferList).below(int(box.scroll_y), box.scrollable_content_region.height)
+        box.border_title = "This iteration" + (
+            f" · {hidden} more below: " + ("↓ pgdn end" if focused is box else "tab here, then ↓")
+            if hidden else "")
+        counters = self.query_one("#counters-box")
+        rows = counters.max_scroll_y - int(counters.scroll_y)
+        counters.border_title = "Elements moved" + (
+            f" · {rows} more row{'s' * (rows != 1)}: " + ("↓ pgdn end" if focused is counters else "tab here, then ↓")
+            if rows > 0 and counters.display else "")
 
     def crop_rows(self) -> tuple[int, int]:
         """The screen rows from the top of the GPU view to the bottom of the transfer list."""

@@ -13,6 +13,15 @@ from ...core.naming import gpu_name
 from ..cell import CellView
 
 
+def one_row(cell: CellView, room: int) -> str:
+    """A cell on one row: 'a₁+b₁  ← GPU1 +' where it fits, else the note's arrow and the label
+    ('← a₁+b₁'): the cell's colour and the transfer list say the rest."""
+    if not cell.note:
+        return cell.text
+    full = f"{cell.text}  {cell.note}"
+    return full if cell_len(full) <= room else f"{cell.note[0]} {cell.text}"
+
+
 class GpuPanel(Widget):
     """GPU k's panel. One widget draws all its cells line by line (Textual's line API, cheap to
     repaint); colours come from component classes in ringsim.tcss, so presentation mode restyles them."""
@@ -27,18 +36,19 @@ class GpuPanel(Widget):
         self.gpu = gpu
         self.gpus = gpus
         self.cells: list[CellView] = []
-        self.cell_height = 2  # label and note; 3 in presentation mode (a spacer line)
+        self.cell_height = 2  # label and note; 3 in presentation mode (a spacer line); 1 on short terminals
         self._styles: dict[str, Style] = {}  # per cell state; resolving CSS per line is slow
         self.border_title = gpu_name(gpu)
 
     def show(self, title: str, sent: int, received: int, cells: list[CellView], *,
-             master: bool, present: bool, selected: bool = False) -> None:
-        """Title ('GPU1 · master'), elements sent/received so far, and every cell."""
+             master: bool, present: bool, selected: bool = False, rows: int = 2) -> None:
+        """Title ('GPU1 · master'), elements sent/received so far, and every cell, in `rows`
+        rows per cell (presentation mode: 3)."""
         self.border_title = title
         self.border_subtitle = f"↑{sent:,} ↓{received:,}"
         self.set_class(master, "-master")
         self.set_class(selected, "-selected")
-        height = 3 if present else 2
+        height = 3 if present else rows
         resized = height != self.cell_height
         self.cell_height = height
         if cells != self.cells or resized:
@@ -65,8 +75,8 @@ class GpuPanel(Widget):
         cell = self.cells[segment]
         name = cell.state if cell.state != "plain" or segment % 2 == 0 else "plain-alt"
         style = self._style(name)
-        line = (cell.text, cell.note, "")[row]
         room = width - 1  # one column of margin inside each cell
+        line = one_row(cell, room) if self.cell_height == 1 else (cell.text, cell.note, "")[row]
         if cell_len(line) > room:
             line = line[:max(room - 1, 0)] + "…"
         if self.cell_height == 3:

@@ -150,6 +150,7 @@ class LessonPanel(Vertical, can_focus=True):
     def _show_ask(self) -> None:
         """The bottom area only while it holds a question or a reply (else the text has the room)."""
         self.query_one("#lesson-ask").set_class(self.question is not None or self._replied, "-shown")
+        self.query_one("#lesson-reply").display = self._replied
 
     def reply(self, text: str) -> str:
         """Check a reply to the question asked (empty: show the answer); then ask the next."""

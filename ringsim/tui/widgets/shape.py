@@ -198,6 +198,8 @@ def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
         out.append(" ".join(f"{a + 1}⇄{b + 1}" for a, b in pairs), "bold")
     elif bottleneck is not None:
         out.append(f"bottleneck GPU{bottleneck + 1}", "bold red")
+    elif moves:
+        out.append("no single bottleneck", "dim")
     return out
 
 

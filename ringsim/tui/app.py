@@ -148,7 +148,7 @@ class RingsimApp(App[None]):
         timeline = self.clock.timeline(plan, elements) if state.pane == "timeline" else None
         await self.simulator.show(self.sim, state, Figures(
             self.clock.reading(plan, elements, state.position),
-            self.clock.bottleneck(plan, elements, state.position), timeline, training, sweep))
+            self.clock.bottlenecks(plan, elements, state.position), timeline, training, sweep))
 
     def _ask(self, compute, *args):
         """What the engine answers for a pane, or None (and a notice with the reason) if it refuses."""

@@ -115,24 +115,33 @@ class Clock:
         return self.cost
 
     def bottleneck(self, plan: Plan, elements: int, position: int) -> int | None:
-        """The 0-based GPU whose port held step `position` up; None at the start, for an empty
-        step, and where no one GPU did (every port of a ring step is as busy as the next)."""
+        """The one 0-based GPU whose port held step `position` up; None at the start, for an
+        empty step, and where no one GPU did (see `bottlenecks`)."""
+        gpus = self.bottlenecks(plan, elements, position)
+        return gpus[0] if len(gpus) == 1 else None
+
+    def bottlenecks(self, plan: Plan, elements: int, position: int) -> tuple[int, ...]:
+        """The 0-based GPUs whose ports held step `position` up: those with a port busier than
+        the rest of the step's ports. None (an empty tuple) at the start, for an empty step,
+        and where every GPU of the step is loaded alike (a ring step: no GPU is the bottleneck,
+        whatever GPU the tie rule of cost.ports names)."""
         if position == 0:
-            return None
+            return ()
         port = self.price(plan, elements).steps[position - 1].port
-        if self.faults and port is not None:  # the step's last arrival held it up, not the lockstep port
+        if port is None:
+            return ()
+        if self.faults:  # the step's last arrival held it up, not the lockstep port
             line = self.timeline(plan, elements)
             mine = np.flatnonzero(line.step == position - 1)
             if len(mine):
                 last = mine[np.argmax(line.end[mine])]
                 src, dst = int(line.src[last]), int(line.dst[last])
-                return dst if self.slow.get(dst, 1.0) < self.slow.get(src, 1.0) else src
-        if port is None:
-            return None
+                return (dst if self.slow.get(dst, 1.0) < self.slow.get(src, 1.0) else src,)
         step = plan.steps[position - 1]
         spans = Layout(plan.segments, elements).spans(step.first, step.last)
         tied = busiest_gpus(self.model, step.src, step.dst, spans, step.reduces)
-        return port.gpu if len(tied) == 1 else None
+        moving = np.union1d(step.src[spans > 0], step.dst[spans > 0])
+        return () if len(tied) == len(moving) else tuple(int(g) for g in tied)
 
     def reading(self, plan: Plan, elements: int, position: int) -> Reading:
         """This step's time, the total so far and at the end, after `position` steps."""

@@ -32,8 +32,8 @@ async def test_a_symmetric_ring_shows_no_bottleneck_at_any_step():
             await pilot.press("n")
             await pilot.pause()
             text = screen(app)
-            assert "no single bottleneck" in text
-            assert "bottleneck GPU" not in text and "●" not in text
+            assert "ports evenly loaded" in text
+            assert "bottleneck" not in text and "●" not in text
             assert app.clock.bottleneck(app.sim.plan, 8, app.sim.position) is None
 
 
@@ -47,6 +47,19 @@ async def test_the_master_is_the_bottleneck_of_its_gather():
         assert titles[0].endswith("●") and not any(t.endswith("●") for t in titles[1:])
 
 
+async def test_two_parents_of_a_tree_share_the_bottleneck():
+    app = RingsimApp(Simulation.create("tree", 8, 8))
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        # GPU3 and GPU7 each receive from two children; the other GPUs' ports do half as much.
+        assert app.clock.bottlenecks(app.sim.plan, 8, 1) == (2, 6)
+        assert app.clock.bottleneck(app.sim.plan, 8, 1) is None
+        assert "bottleneck GPU3, GPU7" in screen(app)
+        titles = [str(p.border_title) for p in app.screen.query(GpuPanel)]
+        assert [t.endswith("●") for t in titles] == [False, False, True, False, False, False, True, False]
+
+
 @pytest.mark.parametrize("name", list(ALGORITHMS))
 def test_a_marked_bottleneck_is_the_only_gpu_at_the_busiest_ports_time(name):
     from ringsim.tui.clock import Clock
@@ -56,6 +69,7 @@ def test_a_marked_bottleneck_is_the_only_gpu_at_the_busiest_ports_time(name):
     clock = Clock()
     for position in range(1, len(plan) + 1):
         marked = clock.bottleneck(plan, 8, position)
+        assert (marked is None) == (len(clock.bottlenecks(plan, 8, position)) != 1)
         step = plan.steps[position - 1]
         tied = busiest_gpus(clock.model, step.src, step.dst,
                             Layout(plan.segments, 8).spans(step.first, step.last), step.reduces)

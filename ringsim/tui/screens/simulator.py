@@ -101,11 +101,11 @@ class SimulatorScreen(Screen):
             self.query_one(HeatMap).show(sim, state.selected)
         else:
             await grid.build(sim.plan.gpus, sim.plan.segments)
-            self._grid_args = (sim, state.values, state.present, figures.bottleneck,
+            self._grid_args = (sim, state.values, state.present, figures.bottlenecks,
                                state.selected, dict(state.slow))
             self._cell_rows = self.cell_rows(sim.plan.segments, self.size.height)
             grid.show(*self._grid_args, rows=self._cell_rows)
-            self.query_one(ShapeView).show(sim.plan, sim.current, figures.bottleneck)
+            self.query_one(ShapeView).show(sim.plan, sim.current, figures.bottlenecks)
         self.query_one(TransferList).show(sim)
         self.query_one(Counters).show(sim, self._compact())
         timeline, training, sweep = figures.timeline, figures.training, figures.sweep
@@ -209,6 +209,7 @@ class SimulatorScreen(Screen):
         """Where a box cannot show all it holds, its edge says how many more and how to see
         them: the GPU view (segments), this iteration (sentences), the counters (rows)."""
         focused = self.app.focused
+        slide = self.has_class("-slide")  # `ringsim export`: no keys to name
         view = self.query_one("#view")
         hint = ""
         if not self.has_class("-heat") and view.max_scroll_y > 0 and self._grid_args is not None:
@@ -217,7 +218,7 @@ class SimulatorScreen(Screen):
             shown = max(0, (int(view.scroll_y) + view.scrollable_content_region.height - 1) // rows)
             if shown < segments:
                 keys = "↓ pgdn end" if focused is view else "tab to the GPU view, then ↓ pgdn end"
-                hint = f"▼ segments {shown + 1}–{segments} of {segments} below: {keys}"
+                hint = f"▼ segments {shown + 1}–{segments} of {segments} below" + ("" if slide else f": {keys}")
         more = self.query_one("#view-more", Static)
         if more.content != hint:
             more.update(hint)
@@ -225,12 +226,13 @@ class SimulatorScreen(Screen):
         box = self.query_one("#transfers-box")
         hidden = self.query_one(TransferList).below(int(box.scroll_y), box.scrollable_content_region.height)
         box.border_title = "This iteration" + (
-            f" · {hidden} more below: " + ("↓ pgdn end" if focused is box else "tab here, then ↓")
-            if hidden else "")
+            f" · {hidden} more below" + ("" if slide else ": " + (
+                "↓ pgdn end" if focused is box else "tab here, then ↓")) if hidden else "")
         counters = self.query_one("#counters-box")
         rows = counters.max_scroll_y - int(counters.scroll_y)
         counters.border_title = "Elements moved" + (
-            f" · {rows} more row{'s' * (rows != 1)}: " + ("↓ pgdn end" if focused is counters else "tab here, then ↓")
+            f" · {rows} more row{'s' * (rows != 1)}" + ("" if slide else ": " + (
+                "↓ pgdn end" if focused is counters else "tab here, then ↓"))
             if rows > 0 and counters.display else "")
 
     def crop_rows(self) -> tuple[int, int]:

@@ -53,8 +53,8 @@ class PhaseBanner(Static):
         state = "-done" if sim.done and sim.position else "-start" if sim.position == 0 else "-running"
         for name in ("-done", "-start", "-running"):
             self.set_class(name == state, name)
-        play = f"▶ playing · {delay:g} s per iteration" if playing else "■ paused"
-        self._shown = (sim.title, f"   step {sim.position} of {len(sim.plan)} · {play}", sim.banner, clock)
+        play = f" · ▶ playing · {delay:g} s per iteration" if playing else " · ■ paused"
+        self._shown = (sim.title, f"   step {sim.position} of {len(sim.plan)}", play, sim.banner, clock)
         self._draw()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -63,10 +63,11 @@ class PhaseBanner(Static):
     def _draw(self) -> None:
         if self._shown is None:
             return
-        title, where, banner, clock = self._shown
+        title, where, play, banner, clock = self._shown
         text = Text()
         text.append(title, style="bold")
-        text.append(where + "\n", style="dim")
+        # A slide (`ringsim export`) is never playing or paused: no such words on it.
+        text.append(where + ("" if self.screen.has_class("-slide") else play) + "\n", style="dim")
         phase, gap, clock = phase_line(banner, clock, self.content_region.width or None)
         text.append(phase, style="bold")
         if clock:

@@ -155,8 +155,8 @@ def shape_name(plan: Plan) -> str:
     return "ring" if count == 1 else f"{count} rings"
 
 
-def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
-    """The drawing for `step` (None: the start), with the bottleneck GPU marked."""
+def draw(plan: Plan, step: Step | None, bottlenecks: tuple[int, ...] = ()) -> Text:
+    """The drawing for `step` (None: the start), with the bottleneck GPUs marked."""
     gpus, shape = plan.gpus, algorithm(plan.algorithm).shape
     tree = shape is Shape.TREE
     parents = tree_parents(plan) if tree else []
@@ -184,7 +184,7 @@ def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
         if head is not None:
             canvas.put(*head, colour + " bold")
     for g, (x, y) in spots.items():
-        style = "bold white on red" if g == bottleneck else "bold"
+        style = "bold white on red" if g in bottlenecks else "bold"
         canvas.put(x, y, str(g + 1) if g < 9 else "•", style)
     out = canvas.text()
     out.append(shape_name(plan), "dim")
@@ -196,16 +196,18 @@ def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
     elif shape is Shape.PAIRS and moves:
         pairs = sorted({tuple(sorted(p)) for p in moves})
         out.append(" ".join(f"{a + 1}⇄{b + 1}" for a, b in pairs), "bold")
-    elif bottleneck is not None:
-        out.append(f"bottleneck GPU{bottleneck + 1}", "bold red")
+    elif bottlenecks:
+        names = ", ".join(f"GPU{g + 1}" for g in bottlenecks)
+        many = f"bottleneck: {len(bottlenecks)} GPUs"
+        out.append(f"bottleneck {names}" if len(names) + 11 <= WIDTH else many, "bold red")
     elif moves:
-        out.append("no single bottleneck", "dim")
+        out.append("ports evenly loaded", "dim")
     return out
 
 
 class ShapeView(Static):
     """The algorithm's shape, this step's links lit (kept out of the 80×24 layout by the CSS)."""
 
-    def show(self, plan: Plan, step: Step | None, bottleneck: int | None = None) -> None:
+    def show(self, plan: Plan, step: Step | None, bottlenecks: tuple[int, ...] = ()) -> None:
         """Draw `plan`'s shape for `step`."""
-        self.update(draw(plan, step, bottleneck), layout=False)  # fixed size: no layout pass
+        self.update(draw(plan, step, bottlenecks), layout=False)  # fixed size: no layout pass

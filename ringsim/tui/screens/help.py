@@ -60,15 +60,16 @@ class HelpScreen(ModalScreen[None]):
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold yellow", max_width=KEYS_WIDTH)
         table.add_column(overflow="fold")
+        # Text, not markup: keys such as [ and ] and tooltips with brackets show as written.
         for keys, what in help_rows(self.app, self.simulator_bindings):
-            table.add_row(keys, what)
-        table.add_row(*scroll_row(self.app))
+            table.add_row(Text(keys), Text(what))
+        table.add_row(*map(Text, scroll_row(self.app)))
         table.add_row("", Text("In the lesson panel (key l)", style="bold"))
         scrolling = {b.action for b in Binding.make_bindings(LessonPanel.BINDINGS)
                      if b.group is LessonPanel.SCROLL}
         lesson_keys = [b for b in Binding.make_bindings(LessonPanel.BINDINGS) if b.action not in scrolling]
         for keys, what in help_rows(self.app, lesson_keys):
-            table.add_row(keys, what)
+            table.add_row(Text(keys), Text(what))
         with VerticalScroll(id="help-box") as box:
             box.border_title = "ringsim keys"
             box.border_subtitle = "↓ pgdn end: more · escape or ? to close"

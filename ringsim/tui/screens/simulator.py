@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.geometry import Size
 from textual.containers import Container, Horizontal, VerticalScroll
 from textual.screen import Screen
@@ -50,7 +51,7 @@ class SimulatorScreen(Screen):
                         yield GpuGrid(id="grid")
                         yield ShapeView(id="shape")
                     yield HeatMap(id="heat")
-                    yield Static(LEGEND, id="legend")
+                    yield Static(Content(LEGEND), id="legend")
                 yield Static(id="view-more")
                 yield Static(id="plot-hint")
                 with Container(id="bottom"):
@@ -114,7 +115,7 @@ class SimulatorScreen(Screen):
             self.query_one(TimelinePane).show(timeline, sim.position)
         self.set_class(training is not None and timeline is None, "-overlap")
         if training is not None:
-            self.query_one("#overlap-box").border_title = (
+            self.query_one("#overlap-box").border_title = Content(
                 f"Training step (o) · {training.model.name} · {training.algorithm} · "
                 f"{training.topology} · DDP")
             self.query_one(OverlapPane).show(training)
@@ -193,10 +194,10 @@ class SimulatorScreen(Screen):
         hidden = self._plot_wanted and width < PLOT_MIN
         hint = f"Sweep plot (w): needs {PLOT_MIN} columns, this terminal has {width}." if hidden else ""
         edge = short and not self.has_class("-heat")
-        self.query_one("#transfers-box").border_subtitle = (hint or LEGEND_EDGE) if edge else ""
+        self.query_one("#transfers-box").border_subtitle = Content((hint or LEGEND_EDGE) if edge else "")
         hint_view = self.query_one("#plot-hint", Static)
-        if hint_view.content != hint:  # an unchanged hint needs no layout pass
-            hint_view.update(hint)
+        if str(hint_view.content) != hint:  # an unchanged hint needs no layout pass
+            hint_view.update(Content(hint))
         self.set_class(self._plot_wanted and not hidden, "-plot")
         self.set_class(hidden and not edge, "-plot-hint")
         heat_width = self.query_one(HeatMap).get_content_width(self.size, self.size) + 4
@@ -220,20 +221,20 @@ class SimulatorScreen(Screen):
                 keys = "↓ pgdn end" if focused is view else "tab to the GPU view, then ↓ pgdn end"
                 hint = f"▼ segments {shown + 1}–{segments} of {segments} below" + ("" if slide else f": {keys}")
         more = self.query_one("#view-more", Static)
-        if more.content != hint:
-            more.update(hint)
+        if str(more.content) != hint:
+            more.update(Content(hint))
         self.set_class(bool(hint), "-view-more")
         box = self.query_one("#transfers-box")
         hidden = self.query_one(TransferList).below(int(box.scroll_y), box.scrollable_content_region.height)
-        box.border_title = "This iteration" + (
+        box.border_title = Content("This iteration" + (
             f" · {hidden} more below" + ("" if slide else ": " + (
-                "↓ pgdn end" if focused is box else "tab here, then ↓")) if hidden else "")
+                "↓ pgdn end" if focused is box else "tab here, then ↓")) if hidden else ""))
         counters = self.query_one("#counters-box")
         rows = counters.max_scroll_y - int(counters.scroll_y)
-        counters.border_title = "Elements moved" + (
+        counters.border_title = Content("Elements moved" + (
             f" · {rows} more row{'s' * (rows != 1)}" + ("" if slide else ": " + (
                 "↓ pgdn end" if focused is counters else "tab here, then ↓"))
-            if rows > 0 and counters.display else "")
+            if rows > 0 and counters.display else ""))
 
     def crop_rows(self) -> tuple[int, int]:
         """The screen rows from the top of the GPU view to the bottom of the transfer list."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
+from textual.content import Content
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -44,8 +45,8 @@ class GpuPanel(Widget):
              master: bool, present: bool, selected: bool = False, rows: int = 2) -> None:
         """Title ('GPU1 · master'), elements sent/received so far, and every cell, in `rows`
         rows per cell (presentation mode: 3)."""
-        self.border_title = title
-        self.border_subtitle = f"↑{sent:,} ↓{received:,}"
+        self.border_title = Content(title)  # plain text: no markup in a GPU's title
+        self.border_subtitle = Content(f"↑{sent:,} ↓{received:,}")
         self.set_class(master, "-master")
         self.set_class(selected, "-selected")
         height = 3 if present else rows

@@ -7,6 +7,7 @@ from rich.markdown import Markdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Static
@@ -114,8 +115,9 @@ class LessonPanel(Vertical, can_focus=True):
         self.lesson_index, self.section_index = lesson_index, section_index
         lesson, section = self.lesson, self.section
         count = len(lesson.sections())
-        self.border_title = f"Lesson {lesson.number} of {len(self.lessons)}: {lesson.title}"
-        self.border_subtitle = f"section {section_index + 1} of {count} · [ ] sections · {{ }} lessons"
+        # Content, not markup: a title's or a key's brackets show as written.
+        self.border_title = Content(f"Lesson {lesson.number} of {len(self.lessons)}: {lesson.title}")
+        self.border_subtitle = Content(f"section {section_index + 1} of {count} · [ ] sections · {{ }} lessons")
         where = f"step {section.stop}" if section.stop is not None else "no simulation stop"
         heading, body = split_heading(section.text)
         # Text, not markup: a heading's brackets are shown as written.

@@ -38,6 +38,14 @@ LEGEND = "→ sent to   ← received from (+ added, = replaced)   ⇄ both   ✓
 LEGEND_EDGE = "→ sent ← received (+ added, = replaced) ⇄ both ✓ complete sum v: numbers"
 
 
+def set_title(widget, text: str, which: str = "border_title") -> None:
+    """A box's border title (or subtitle) as plain text, set only when it changes: setting it
+    repaints the whole box and what lies under it."""
+    if getattr(widget, "_shown_" + which, None) != text:
+        setattr(widget, "_shown_" + which, text)
+        setattr(widget, which, Content(text))
+
+
 class SimulatorScreen(Screen):
     """Everything the App's Simulation holds, as the App's ViewState asks, redrawn by show()."""
 
@@ -194,7 +202,7 @@ class SimulatorScreen(Screen):
         hidden = self._plot_wanted and width < PLOT_MIN
         hint = f"Sweep plot (w): needs {PLOT_MIN} columns, this terminal has {width}." if hidden else ""
         edge = short and not self.has_class("-heat")
-        self.query_one("#transfers-box").border_subtitle = Content((hint or LEGEND_EDGE) if edge else "")
+        set_title(self.query_one("#transfers-box"), (hint or LEGEND_EDGE) if edge else "", "border_subtitle")
         hint_view = self.query_one("#plot-hint", Static)
         if str(hint_view.content) != hint:  # an unchanged hint needs no layout pass
             hint_view.update(Content(hint))
@@ -226,12 +234,12 @@ class SimulatorScreen(Screen):
         self.set_class(bool(hint), "-view-more")
         box = self.query_one("#transfers-box")
         hidden = self.query_one(TransferList).below(int(box.scroll_y), box.scrollable_content_region.height)
-        box.border_title = Content("This iteration" + (
+        set_title(box, "This iteration" + (
             f" · {hidden} more below" + ("" if slide else ": " + (
                 "↓ pgdn end" if focused is box else "tab here, then ↓")) if hidden else ""))
         counters = self.query_one("#counters-box")
         rows = counters.max_scroll_y - int(counters.scroll_y)
-        counters.border_title = Content("Elements moved" + (
+        set_title(counters, "Elements moved" + (
             f" · {rows} more row{'s' * (rows != 1)}" + ("" if slide else ": " + (
                 "↓ pgdn end" if focused is counters else "tab here, then ↓"))
             if rows > 0 and counters.display else ""))

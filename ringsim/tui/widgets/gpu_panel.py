@@ -6,7 +6,7 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -45,16 +45,41 @@ class GpuPanel(Widget):
              master: bool, present: bool, selected: bool = False, rows: int = 2) -> None:
         """Title ('GPU1 · master'), elements sent/received so far, and every cell, in `rows`
         rows per cell (presentation mode: 3)."""
-        self.border_title = Content(title)  # plain text: no markup in a GPU's title
-        self.border_subtitle = Content(f"↑{sent:,} ↓{received:,}")
+        # Redraw only what changed (a step changes a few cells and the load line): setting a
+        # border title repaints the whole panel, so it is set only when it differs.
+        if title != self._title:
+            self._title = title
+            self.border_title = Content(title)  # plain text: no markup in a GPU's title
+        load = f"↑{sent:,} ↓{received:,}"
         self.set_class(master, "-master")
         self.set_class(selected, "-selected")
         height = 3 if present else rows
         resized = height != self.cell_height
         self.cell_height = height
-        if cells != self.cells or resized:
-            self.cells = cells
+        old, self.cells = self.cells, cells
+        if resized or len(old) != len(cells) or not self.size.height:
+            self.border_subtitle = Content(load)
+            self._load = load
             self.refresh(layout=resized)
+            return
+        # The rows of the cells that changed, and the bottom edge if the load did (regions
+        # relative to the content area, as Widget.refresh takes them).
+        rows_changed = [Region(0, j * height, self.size.width, height)
+                        for j, (a, b) in enumerate(zip(old, cells)) if a != b]
+        if load != self._load:
+            self._load = load
+            self._set_subtitle_quietly(Content(load))
+            rows_changed.append(Region(-1, self.size.height, self.outer_size.width, 1))
+        if rows_changed:
+            self.refresh(*rows_changed)
+
+    _title = ""
+    _load = ""
+
+    def _set_subtitle_quietly(self, content: Content) -> None:
+        """The bottom edge's text without Textual's repaint of the whole panel (the caller
+        repaints the edge's row)."""
+        self._border_subtitle = self.render_str(content).expand_tabs(4).split()[0]
 
     def notify_style_update(self) -> None:
         self._styles.clear()  # the theme or presentation mode changed the component classes

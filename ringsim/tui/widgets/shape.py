@@ -14,11 +14,12 @@ from __future__ import annotations
 import math
 
 from rich.text import Text
-from textual.widgets import Static
+
 
 from ...algorithms import algorithm, checked_options
 from ...algorithms.spec import Shape
 from ...core.plan import Plan, Step
+from ..lines import TextLines
 
 WIDTH, HEIGHT = 27, 11  # the drawing's canvas in characters (the widget adds two caption lines)
 LANE_COLOURS = ("#ffaf00", "#00d7ff", "#ff5fd7", "#87ff5f", "#d7d7ff", "#ff8787")
@@ -136,11 +137,17 @@ class Canvas:
         return x, y, ARROWS.get(((b[0] > x) - (b[0] < x), (b[1] > y) - (b[1] < y)), "•")
 
     def text(self) -> Text:
-        """The grid as Rich text, one line per row."""
+        """The grid as Rich text, one line per row (runs of one style appended at once: a
+        canvas is mostly blank, and one append per character was most of a frame's cost)."""
         out = Text()
         for row in self.cells:
-            for char, style in row:
-                out.append(char, style)
+            run, style = [], row[0][1]
+            for char, char_style in row:
+                if char_style != style:
+                    out.append("".join(run), style)
+                    run, style = [], char_style
+                run.append(char)
+            out.append("".join(run), style)
             out.append("\n")
         return out
 
@@ -205,9 +212,9 @@ def draw(plan: Plan, step: Step | None, bottlenecks: tuple[int, ...] = ()) -> Te
     return out
 
 
-class ShapeView(Static):
+class ShapeView(TextLines):
     """The algorithm's shape, this step's links lit (kept out of the 80×24 layout by the CSS)."""
 
     def show(self, plan: Plan, step: Step | None, bottlenecks: tuple[int, ...] = ()) -> None:
         """Draw `plan`'s shape for `step`."""
-        self.update(draw(plan, step, bottlenecks), layout=False)  # fixed size: no layout pass
+        self.show_text(draw(plan, step, bottlenecks))  # only the changed rows are drawn again

@@ -6,10 +6,10 @@ import re
 
 from rich.text import Text
 from textual import events
-from textual.widgets import Static
 
 from ...sim.simulation import Simulation
 from ..clock import Reading
+from ..lines import TextLines
 
 GAP = "   "  # between the phase and the clock
 SHORT_GAP = "  "  # the same on narrow terminals, with the short phase
@@ -39,7 +39,7 @@ def phase_line(banner: str, clock: Reading | str | None, width: int | None) -> t
     return next((t for t in tries if sum(map(len, t)) <= width), tries[-1])
 
 
-class PhaseBanner(Static):
+class PhaseBanner(TextLines):
     """'Ring all-reduce · 4 GPUs · …' over 'Reduce-scatter · iteration 2 of 3   time: step … · so far … · end …'.
 
     The clock takes the longest wording that fits beside the phase (`time: step 5.00 µs · so
@@ -72,4 +72,4 @@ class PhaseBanner(Static):
         text.append(phase, style="bold")
         if clock:
             text.append(gap + clock)
-        self.update(text, layout=False)  # fixed height: no layout pass needed
+        self.show_text(text)  # two lines: only a changed one is drawn again

@@ -131,8 +131,11 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path) -> int:
 
     async def frames(pilot) -> None:
         await pilot.pause()  # the auto-pilot starts before the screen is mounted
+        app.simulator.add_class("-slide")  # no key footer, no "paused", no keys in the hints
         if args.crop:
             app.simulator.add_class("-crop")
+        await app.show_state()  # the first frame again, as a slide
+        await pilot.pause()
         try:
             for index in range(len(app.sim.plan) + 1):
                 app.goto(index)

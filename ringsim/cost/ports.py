@@ -109,6 +109,26 @@ def step_seconds(model, src, dst, elements, reduce) -> tuple[float, Port | None]
     return busiest_port(src, dst, across.astype(np.int64), out, into)
 
 
+def busiest_gpus(model, src, dst, elements, reduce) -> np.ndarray:
+    """The 0-based GPUs (sorted) with a port as busy as the step's busiest: one GPU where the
+    step waits on it alone, several (every GPU of a ring step) where ports are loaded alike,
+    none where nothing moved. `busiest_port` names one of them by its tie rule."""
+    src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    if len(src) == 0:
+        return np.zeros(0, np.int64)
+    across = crosses(model, src, dst)
+    out, into = port_seconds(model, elements, across, np.broadcast_to(reduce, src.shape))
+    level = across.astype(np.int64)
+    keys = np.concatenate([port_keys(src, level, OUT), port_keys(dst, level, IN)])
+    used, inverse = np.unique(keys, return_inverse=True)
+    busy = np.bincount(inverse, weights=np.concatenate([out, into]), minlength=len(used))
+    top = busy.max()
+    if top <= 0:
+        return np.zeros(0, np.int64)
+    # Equal up to rounding: the same queue summed in another order may differ in the last bit.
+    return np.unique(used[np.isclose(busy, top, rtol=1e-9, atol=0.0)] // PORTS_PER_GPU)
+
+
 def slower_level(inside, across) -> tuple[np.ndarray, np.ndarray]:
     """Per step: (seconds, level code) from each level's busiest port (−inf: no port on that
     level), across on ties; (0, −1) where nothing moved."""

@@ -111,6 +111,12 @@ class RingsimApp(App[None]):
         self.first_lesson = 0 if lesson is None else lesson - 1  # the lesson `l` opens first
         self.open_lesson = lesson is not None
 
+    def notify(self, message: str, *, title: str = "", severity="information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """A notice, as plain text: an error's `held[3][1]` or `'.[plot]'` shows as written
+        (Textual would read brackets as markup and drop them)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
     def get_default_screen(self) -> SimulatorScreen:
         return self.simulator
 
@@ -148,7 +154,7 @@ class RingsimApp(App[None]):
         timeline = self.clock.timeline(plan, elements) if state.pane == "timeline" else None
         await self.simulator.show(self.sim, state, Figures(
             self.clock.reading(plan, elements, state.position),
-            self.clock.bottleneck(plan, elements, state.position), timeline, training, sweep))
+            self.clock.bottlenecks(plan, elements, state.position), timeline, training, sweep))
 
     def _ask(self, compute, *args):
         """What the engine answers for a pane, or None (and a notice with the reason) if it refuses."""

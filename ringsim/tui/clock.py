@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.layout import Layout
 from ..cost.model import CostModel, PlanCost, price
+from ..cost.ports import busiest_gpus
 from ..core.errors import RingsimError
 from ..core.plan import Plan
 from ..core.naming import gpu_name
@@ -76,6 +78,14 @@ class Clock:
         self.times: list[float] = []
         self._timeline_key: tuple | None = None
         self._timeline: Timeline | None = None
+        self._model: CostModel | None = None
+
+    @property
+    def model(self) -> CostModel:
+        """The clock's cost model (its topology, float32), read once."""
+        if self._model is None:
+            self._model = CostModel.of(self.topology, DTYPE)
+        return self._model
 
     @property
     def faults(self) -> tuple[Fault, ...]:
@@ -86,7 +96,7 @@ class Clock:
         """The plan on the event timeline with the slow GPUs as faults (cached)."""
         key = (id(plan), elements)
         if key != self._timeline_key:
-            self._timeline = simulate(plan, elements, CostModel.of(self.topology, DTYPE), self.faults)
+            self._timeline = simulate(plan, elements, self.model, self.faults)
             self._timeline_key = key
         return self._timeline
 
@@ -94,7 +104,7 @@ class Clock:
         """The plan's cost on the clock's topology (cached)."""
         key = (id(plan), elements)
         if key != self._key:
-            self.cost = price(plan, elements, CostModel.of(self.topology, DTYPE))
+            self.cost = price(plan, elements, self.model)
             self.times = self.cost.clock()
             if self.faults:  # the step ends when its last transfer has arrived
                 line = self.timeline(plan, elements)
@@ -105,18 +115,33 @@ class Clock:
         return self.cost
 
     def bottleneck(self, plan: Plan, elements: int, position: int) -> int | None:
-        """The 0-based GPU whose port held step `position` up (None at the start or for an empty step)."""
+        """The one 0-based GPU whose port held step `position` up; None at the start, for an
+        empty step, and where no one GPU did (see `bottlenecks`)."""
+        gpus = self.bottlenecks(plan, elements, position)
+        return gpus[0] if len(gpus) == 1 else None
+
+    def bottlenecks(self, plan: Plan, elements: int, position: int) -> tuple[int, ...]:
+        """The 0-based GPUs whose ports held step `position` up: those with a port busier than
+        the rest of the step's ports. None (an empty tuple) at the start, for an empty step,
+        and where every GPU of the step is loaded alike (a ring step: no GPU is the bottleneck,
+        whatever GPU the tie rule of cost.ports names)."""
         if position == 0:
-            return None
+            return ()
         port = self.price(plan, elements).steps[position - 1].port
-        if self.faults and port is not None:  # the step's last arrival held it up, not the lockstep port
+        if port is None:
+            return ()
+        if self.faults:  # the step's last arrival held it up, not the lockstep port
             line = self.timeline(plan, elements)
             mine = np.flatnonzero(line.step == position - 1)
             if len(mine):
                 last = mine[np.argmax(line.end[mine])]
                 src, dst = int(line.src[last]), int(line.dst[last])
-                return dst if self.slow.get(dst, 1.0) < self.slow.get(src, 1.0) else src
-        return None if port is None else port.gpu
+                return (dst if self.slow.get(dst, 1.0) < self.slow.get(src, 1.0) else src,)
+        step = plan.steps[position - 1]
+        spans = Layout(plan.segments, elements).spans(step.first, step.last)
+        tied = busiest_gpus(self.model, step.src, step.dst, spans, step.reduces)
+        moving = np.union1d(step.src[spans > 0], step.dst[spans > 0])
+        return () if len(tied) == len(moving) else tuple(int(g) for g in tied)
 
     def reading(self, plan: Plan, elements: int, position: int) -> Reading:
         """This step's time, the total so far and at the end, after `position` steps."""

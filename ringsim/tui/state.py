@@ -55,11 +55,11 @@ class ViewState:
 
 @dataclass(frozen=True)
 class Figures:
-    """What the engine answers for a ViewState: the clock at its position, the GPU that held the
-    step up, and the open panes' contents (None where the pane is closed)."""
+    """What the engine answers for a ViewState: the clock at its position, the GPUs that held the
+    step up (none where all were loaded alike), and the open panes' contents (None where the pane is closed)."""
 
     reading: Reading
-    bottleneck: int | None
+    bottlenecks: tuple[int, ...]
     timeline: Timeline | None = None
     training: TrainingStep | None = None
     sweep: SweepView | None = None

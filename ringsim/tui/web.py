@@ -78,6 +78,8 @@ class _Session(AppService):
         if task is not None and not task.done():
             task.cancel()
 
+from .page_focus import with_focus
+
 class GuardedServer(Server):
     """A textual-serve Server on one local port that refuses foreign origins and extra sessions."""
 
@@ -108,7 +110,10 @@ class GuardedServer(Server):
         """The page, only under this server's own names (a rebinding name gets 403)."""
         if request.host not in self.hosts:
             raise web.HTTPForbidden(text=f"ringsim serve answers only as {self.public_url}\n")
-        return await super().handle_index(request)
+        response = await super().handle_index(request)
+        if isinstance(response, web.Response) and response.text is not None:
+            response.text = with_focus(response.text)  # the terminal takes the keys at once
+        return response
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """Start a session for a same-origin websocket while fewer than max_sessions run."""

@@ -50,6 +50,10 @@ class DevTools:
                     raise AssertionError(f"{method}: {message['error']}")
                 return message["result"]
 
+    async def evaluate(self, expression: str):
+        """The value of a JavaScript expression on the page."""
+        return (await self.call("Runtime.evaluate", expression=expression, returnByValue=True))["result"].get("value")
+
     async def screenshot(self) -> bytes:
         return base64.b64decode((await self.call("Page.captureScreenshot", format="png"))["data"])
 
@@ -126,3 +130,74 @@ def test_a_browser_shows_the_gpu_panels_and_steps_with_a_key(tmp_path):
     # After `n`: the ring's first step, 4 sending and 4 receiving cells, orange and purple.
     assert count_colour(after, PANEL_SENDING) > 1000, "no sending cell after pressing n"
     assert count_colour(after, PANEL_RECEIVING) > 1000, "no receiving cell after pressing n"
+
+
+HINT_YELLOW = "#ffcc00"  # ringsim/tui/page_focus.py's hint
+
+
+def _footer_has_keys(pixels) -> bool:
+    """The footer (the page's last text row) shows key names: many colours, not one bar."""
+    stripe = pixels[-14:-2, :700].reshape(-1, 3)
+    return len(np.unique(stripe, axis=0)) > 8
+
+
+async def _browse_without_a_click(url: str, debug_port: int) -> dict:
+    import aiohttp
+    async with aiohttp.ClientSession() as session:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                async with session.put(f"http://127.0.0.1:{debug_port}/json/new?{url}") as response:
+                    target = await response.json(content_type=None)
+                break
+            except aiohttp.ClientError:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.3)
+        async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+            devtools = DevTools(ws)
+            await devtools.call("Page.enable")
+            seen = {}
+            seen["start"] = await _until(devtools, lambda px: _drawn(px) and _footer_has_keys(px))
+            seen["active"] = await devtools.evaluate("document.activeElement.className")
+            await devtools.press("n")  # no click first
+            seen["stepped"] = await _until(devtools, lambda px: count_colour(px, PANEL_SENDING) > 1000)
+            # The terminal loses the keys (another element takes the focus): the hint says so.
+            await devtools.evaluate("document.activeElement.blur()")
+            seen["blurred"] = await _until(devtools, lambda px: count_colour(px, HINT_YELLOW) > 500, 10)
+            seen["hint"] = await devtools.evaluate(
+                "document.body.classList.contains('-ringsim-unfocused') && "
+                "document.getElementById('ringsim-keys-hint').textContent")
+            box = await devtools.evaluate(
+                "JSON.stringify(document.getElementById('ringsim-keys-hint').getBoundingClientRect())")
+            box = json.loads(box)
+            await devtools.click(int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] / 2))
+            seen["back"] = await _until(devtools, lambda px: count_colour(px, HINT_YELLOW) == 0, 10)
+            seen["active again"] = await devtools.evaluate("document.activeElement.className")
+            return seen
+
+
+def test_the_page_takes_the_keys_without_a_click_and_says_when_it_lost_them(tmp_path):
+    debug_port = free_port()
+    with serving() as (port, page):
+        assert "ringsim-keys-hint" in page  # the page carries the focus script
+        browser = subprocess.Popen(
+            [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             f"--user-data-dir={tmp_path / 'profile'}", f"--remote-debugging-port={debug_port}",
+             "--window-size=1280,900", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            seen = asyncio.run(_browse_without_a_click(f"http://127.0.0.1:{port}/", debug_port))
+        finally:
+            stop(browser)
+    if os.environ.get("RINGSIM_BROWSER_SHOT"):
+        shot = Path(os.environ["RINGSIM_BROWSER_SHOT"])
+        for name in ("start", "stepped", "blurred"):
+            shot.with_suffix(f".noclick-{name}.png").write_bytes(seen[name])
+    assert _footer_has_keys(png_pixels(seen["start"])), "the footer is blank before a click"
+    assert seen["active"] == "xterm-helper-textarea"
+    assert count_colour(png_pixels(seen["stepped"]), PANEL_SENDING) > 1000, "n did nothing before a click"
+    assert count_colour(png_pixels(seen["blurred"]), HINT_YELLOW) > 500
+    assert seen["hint"].startswith("Click the page to use the keys")
+    assert count_colour(png_pixels(seen["back"]), HINT_YELLOW) == 0
+    assert seen["active again"] == "xterm-helper-textarea"

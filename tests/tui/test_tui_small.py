@@ -3,7 +3,7 @@ new user needs is on screen (read from the rendered screen itself, row by row)."
 
 from ringsim import Simulation
 from ringsim.tui.app import RingsimApp
-from ringsim.tui.screens.help import HelpScreen, help_rows
+from ringsim.tui.screens.help import HelpScreen, help_rows, scroll_row
 from ringsim.tui.widgets.gpu_panel import GpuPanel
 from ringsim.tui.widgets.heat_map import COMPLETE_MOVING, PALETTE, HeatMap
 from ringsim.tui.widgets.lesson_panel import LessonPanel
@@ -58,15 +58,26 @@ async def test_80x24_help_fits_and_lists_every_binding():
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         rows = screen_rows(app)
-        text = " ".join(" ".join(row.strip("│ ").split()) for row in rows)
-        # The whole box shows, top and bottom edges, with nothing to scroll.
+        # The whole box shows, top and bottom edges; what does not fit scrolls with the keys
+        # its edge names, and End shows the last row.
         assert any(row.startswith("╭─ ringsim keys") for row in rows)
-        assert any("escape or ? to close ─╯" in row for row in rows)
-        assert app.screen.query_one("#help-box").max_scroll_y == 0
+        assert any("↓ pgdn end: more · escape or ? to close ─╯" in row for row in rows)
+        await pilot.press("end")
+        await pilot.pause()
+        box = app.screen.query_one("#help-box")
+        assert box.scroll_y == box.max_scroll_y
+        rows += screen_rows(app)
+        text = " ".join(" ".join(row.strip("│ ").split()) for row in rows)
+        assert "leave the answer field" in text  # the last row
         # Every binding's tooltip is on the help screen: it is built from the bindings.
         for cls in (RingsimApp, LessonPanel):
             for keys, what in help_rows(app, cls.BINDINGS):
+                if cls is LessonPanel and keys.startswith("↓"):
+                    continue  # the lesson's scrolling keys are the simulator's row below
                 assert " ".join(what.split()) in text, what
+        keys, what = scroll_row(app)
+        assert keys.split() == ["↓", "↑", "pgdn", "pgup", "home", "end"]
+        assert "scroll the box that has the keys" in text and "tab / shift+tab give them" in text
         actions = {b.action for b in RingsimApp.BINDINGS} | {b.action for b in LessonPanel.BINDINGS}
         assert len(actions) == len(RingsimApp.BINDINGS) + len(LessonPanel.BINDINGS)
 

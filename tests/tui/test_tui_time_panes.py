@@ -152,7 +152,7 @@ async def test_sweep_plot_without_textual_plotext_says_how_to_get_it(monkeypatch
     async with app.run_test(size=WIDE) as pilot:
         await pilot.press("w")
         await pilot.pause()
-        assert plain(app.screen.query_one("#plot-missing")) == INSTALL
+        assert plain(app.screen.query_one("#plot-missing")).strip() == INSTALL  # brackets kept
         assert "now 32B per GPU" in plain(app.screen.query_one("#plot-legend"))
 
 

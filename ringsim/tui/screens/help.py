@@ -7,13 +7,27 @@ cannot drift from the keys that really work."""
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import ScrollableContainer, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..widgets.lesson_panel import LessonPanel
+
+
+# The scrolling keys every box of the simulator takes (Textual's ScrollableContainer), in the
+# order a reader tries them; the lesson panel passes the same keys to its text.
+SCROLL_ACTIONS = ("scroll_down", "scroll_up", "page_down", "page_up", "scroll_home", "scroll_end")
+SCROLL_TEXT = ("scroll the box that has the keys (at the start, the GPU view); tab / shift+tab "
+               "give them to the next box: this iteration, the counters, the lesson")
+
+
+def scroll_row(app) -> tuple[str, str]:
+    """('↓  ↑  pgdn  pgup  home  end', what they do), read off ScrollableContainer's bindings."""
+    bindings = {b.action: b for b in Binding.make_bindings(ScrollableContainer.BINDINGS)}
+    return "  ".join(app.get_key_display(bindings[a]) for a in SCROLL_ACTIONS), SCROLL_TEXT
 
 
 def help_rows(app, bindings: list[BindingType]) -> list[tuple[str, str]]:
@@ -30,6 +44,9 @@ def help_rows(app, bindings: list[BindingType]) -> list[tuple[str, str]]:
     return [("  ".join(keys), " / ".join(texts)) for keys, texts in rows.values()]
 
 
+KEYS_WIDTH = 13  # the key column wraps its longest rows (the scrolling keys) past this
+
+
 class HelpScreen(ModalScreen[None]):
     """Every key of the simulator and of the lesson panel; escape, ? or q closes it."""
 
@@ -41,16 +58,21 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold yellow", no_wrap=True)
+        table.add_column(style="bold yellow", max_width=KEYS_WIDTH)
         table.add_column(overflow="fold")
+        # Text, not markup: keys such as [ and ] and tooltips with brackets show as written.
         for keys, what in help_rows(self.app, self.simulator_bindings):
-            table.add_row(keys, what)
-        table.add_row("", "[b]In the lesson panel[/b] (key l)")
-        for keys, what in help_rows(self.app, LessonPanel.BINDINGS):
-            table.add_row(keys, what)
+            table.add_row(Text(keys), Text(what))
+        table.add_row(*map(Text, scroll_row(self.app)))
+        table.add_row("", Text("In the lesson panel (key l)", style="bold"))
+        scrolling = {b.action for b in Binding.make_bindings(LessonPanel.BINDINGS)
+                     if b.group is LessonPanel.SCROLL}
+        lesson_keys = [b for b in Binding.make_bindings(LessonPanel.BINDINGS) if b.action not in scrolling]
+        for keys, what in help_rows(self.app, lesson_keys):
+            table.add_row(Text(keys), Text(what))
         with VerticalScroll(id="help-box") as box:
             box.border_title = "ringsim keys"
-            box.border_subtitle = "escape or ? to close"
+            box.border_subtitle = "↓ pgdn end: more · escape or ? to close"
             yield Static(table)
 
     def action_close(self) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from textual import events
 from textual.app import ComposeResult
+from textual.content import Content
+from textual.geometry import Size
 from textual.containers import Container, Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -36,6 +38,14 @@ LEGEND = "→ sent to   ← received from (+ added, = replaced)   ⇄ both   ✓
 LEGEND_EDGE = "→ sent ← received (+ added, = replaced) ⇄ both ✓ complete sum v: numbers"
 
 
+def set_title(widget, text: str, which: str = "border_title") -> None:
+    """A box's border title (or subtitle) as plain text, set only when it changes: setting it
+    repaints the whole box and what lies under it."""
+    if getattr(widget, "_shown_" + which, None) != text:
+        setattr(widget, "_shown_" + which, text)
+        setattr(widget, which, Content(text))
+
+
 class SimulatorScreen(Screen):
     """Everything the App's Simulation holds, as the App's ViewState asks, redrawn by show()."""
 
@@ -49,7 +59,8 @@ class SimulatorScreen(Screen):
                         yield GpuGrid(id="grid")
                         yield ShapeView(id="shape")
                     yield HeatMap(id="heat")
-                    yield Static(LEGEND, id="legend")
+                    yield Static(Content(LEGEND), id="legend")
+                yield Static(id="view-more")
                 yield Static(id="plot-hint")
                 with Container(id="bottom"):
                     with VerticalScroll(id="transfers-box") as box:
@@ -73,7 +84,13 @@ class SimulatorScreen(Screen):
     async def on_mount(self) -> None:
         # The App owns the Simulation; once the widgets exist, ask it for the first frame.
         self.ready = True
+        for box in ("#view", "#transfers-box", "#counters-box"):
+            self.watch(self.query_one(box), "scroll_y", self._scrolled, init=False)
         await self.app.screen_ready()
+
+    def _scrolled(self, old: float, new: float) -> None:
+        if int(old) != int(new):
+            self.say_more()
 
     async def show(self, sim: Simulation, state: ViewState, figures: Figures) -> None:
         """Show the Simulation as it is now, as the state asks (rebuilding the GPU panels only
@@ -93,9 +110,11 @@ class SimulatorScreen(Screen):
             self.query_one(HeatMap).show(sim, state.selected)
         else:
             await grid.build(sim.plan.gpus, sim.plan.segments)
-            grid.show(sim, state.values, state.present, figures.bottleneck, state.selected,
-                      dict(state.slow))
-            self.query_one(ShapeView).show(sim.plan, sim.current, figures.bottleneck)
+            self._grid_args = (sim, state.values, state.present, figures.bottlenecks,
+                               state.selected, dict(state.slow))
+            self._cell_rows = self.cell_rows(sim.plan.segments, self.size.height)
+            grid.show(*self._grid_args, rows=self._cell_rows)
+            self.query_one(ShapeView).show(sim.plan, sim.current, figures.bottlenecks)
         self.query_one(TransferList).show(sim)
         self.query_one(Counters).show(sim, self._compact())
         timeline, training, sweep = figures.timeline, figures.training, figures.sweep
@@ -104,7 +123,7 @@ class SimulatorScreen(Screen):
             self.query_one(TimelinePane).show(timeline, sim.position)
         self.set_class(training is not None and timeline is None, "-overlap")
         if training is not None:
-            self.query_one("#overlap-box").border_title = (
+            self.query_one("#overlap-box").border_title = Content(
                 f"Training step (o) · {training.model.name} · {training.algorithm} · "
                 f"{training.topology} · DDP")
             self.query_one(OverlapPane).show(training)
@@ -112,6 +131,7 @@ class SimulatorScreen(Screen):
         if sweep is not None:
             await self.query_one(SweepPanel).show(sweep, state.plot, sim.plan.algorithm)
         self._fit(self.size.width, self.size.height)
+        self.call_after_refresh(self.say_more)
 
     def _show_lesson(self, shown: bool) -> None:
         """Open or close the lesson panel; the keys go to it while it is open."""
@@ -124,7 +144,28 @@ class SimulatorScreen(Screen):
             self.app.set_focus(None)
 
     _sim: Simulation | None = None
+    _grid_args: tuple | None = None  # what the GPU panels show, to redraw them on a resize
+    _cell_rows = 2
     _plot_wanted = False  # key w: the plot is asked for (shown if the terminal is wide enough)
+
+    def cell_rows(self, segments: int, height: int) -> int:
+        """Rows per segment cell: 2 (label, then note), or 1 on a short terminal where two
+        rows per cell would not let the GPU view show every segment."""
+        if height >= SHORT or self.has_class("-present"):
+            return 2
+        return 1 if 2 * segments + 2 > self._view_rows(height) else 2
+
+    def _view_rows(self, height: int) -> int:
+        """The most rows the GPU view may take on a terminal `height` rows tall (its CSS
+        max-height, of the simulator's part of the screen)."""
+        view, main = self.query_one("#view"), self.query_one("#main")
+        banner = 2 if height < SHORT else 3
+        part = height - banner - 1  # the banner and the footer
+        if main.styles.max_height is not None and main.styles.height is not None \
+                and main.styles.height.is_auto:
+            part = int(main.styles.max_height.resolve(Size(self.size.width, part), self.size))
+        limit = view.styles.max_height
+        return part if limit is None else int(limit.resolve(Size(self.size.width, part), self.size))
 
     def _compact(self) -> bool:
         """Counters in four rows without bars: short terminals with the GPU panels on screen."""
@@ -132,6 +173,13 @@ class SimulatorScreen(Screen):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
+        self.call_after_refresh(self.say_more)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.say_more()  # the hints name the keys of the box that has them
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self.say_more()
 
     def _fit(self, width: int, height: int) -> None:
         """Show a message instead of the view when the terminal is too small for it."""
@@ -144,15 +192,20 @@ class SimulatorScreen(Screen):
             self.query_one(Counters).show(self._sim, compact)
         self.set_class(short, "-short")
         self.set_class(compact, "-compact")
+        if self._grid_args is not None and not self.has_class("-heat"):
+            rows = self.cell_rows(self._grid_args[0].plan.segments, height)
+            if rows != self._cell_rows:
+                self._cell_rows = rows
+                self.query_one(GpuGrid).show(*self._grid_args, rows=rows)
         # The plot asked for on a narrow terminal: a one-line hint instead, in the transfer
         # box's bottom edge where the legend sits on short terminals, else on a row of its own.
         hidden = self._plot_wanted and width < PLOT_MIN
         hint = f"Sweep plot (w): needs {PLOT_MIN} columns, this terminal has {width}." if hidden else ""
         edge = short and not self.has_class("-heat")
-        self.query_one("#transfers-box").border_subtitle = (hint or LEGEND_EDGE) if edge else ""
+        set_title(self.query_one("#transfers-box"), (hint or LEGEND_EDGE) if edge else "", "border_subtitle")
         hint_view = self.query_one("#plot-hint", Static)
-        if hint_view.content != hint:  # an unchanged hint needs no layout pass
-            hint_view.update(hint)
+        if str(hint_view.content) != hint:  # an unchanged hint needs no layout pass
+            hint_view.update(Content(hint))
         self.set_class(self._plot_wanted and not hidden, "-plot")
         self.set_class(hidden and not edge, "-plot-hint")
         heat_width = self.query_one(HeatMap).get_content_width(self.size, self.size) + 4
@@ -160,6 +213,36 @@ class SimulatorScreen(Screen):
         self.set_class(small, "-too-small")
         if small:
             self.query_one(TooSmall).show(width, height, need_width, need_height)
+
+    def say_more(self) -> None:
+        """Where a box cannot show all it holds, its edge says how many more and how to see
+        them: the GPU view (segments), this iteration (sentences), the counters (rows)."""
+        focused = self.app.focused
+        slide = self.has_class("-slide")  # `ringsim export`: no keys to name
+        view = self.query_one("#view")
+        hint = ""
+        if not self.has_class("-heat") and view.max_scroll_y > 0 and self._grid_args is not None:
+            segments = self._grid_args[0].plan.segments
+            rows = self._cell_rows if not self.has_class("-present") else 3
+            shown = max(0, (int(view.scroll_y) + view.scrollable_content_region.height - 1) // rows)
+            if shown < segments:
+                keys = "↓ pgdn end" if focused is view else "tab to the GPU view, then ↓ pgdn end"
+                hint = f"▼ segments {shown + 1}–{segments} of {segments} below" + ("" if slide else f": {keys}")
+        more = self.query_one("#view-more", Static)
+        if str(more.content) != hint:
+            more.update(Content(hint))
+        self.set_class(bool(hint), "-view-more")
+        box = self.query_one("#transfers-box")
+        hidden = self.query_one(TransferList).below(int(box.scroll_y), box.scrollable_content_region.height)
+        set_title(box, "This iteration" + (
+            f" · {hidden} more below" + ("" if slide else ": " + (
+                "↓ pgdn end" if focused is box else "tab here, then ↓")) if hidden else ""))
+        counters = self.query_one("#counters-box")
+        rows = counters.max_scroll_y - int(counters.scroll_y)
+        set_title(counters, "Elements moved" + (
+            f" · {rows} more row{'s' * (rows != 1)}" + ("" if slide else ": " + (
+                "↓ pgdn end" if focused is counters else "tab here, then ↓"))
+            if rows > 0 and counters.display else ""))
 
     def crop_rows(self) -> tuple[int, int]:
         """The screen rows from the top of the GPU view to the bottom of the transfer list."""

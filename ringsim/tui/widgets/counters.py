@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
 
 from ...core.formula import format_number
 from ...core.naming import gpu_name
 from ...sim.simulation import Simulation
-from ..sized import update_sized
+from ..lines import TextLines
 
 BAR = 12  # characters per bar
 SENT = "#ff9f1c"
 RECEIVED = "#e056fd"
 
 
-class Counters(Static):
+class Counters(TextLines):
     """Totals, the busiest GPU, messages and steps beside their formulas; a bar pair per GPU.
 
     Compact (short terminals, GPU panels on screen): four rows, no bars, since each panel's
@@ -47,7 +46,7 @@ class Counters(Static):
             text.append(f"of {formula}\n", style="cyan")
         if compact:
             text.right_crop(1)
-            update_sized(self, text, ("compact", len(rows)))
+            self.show_text(text)
             return
 
         # One scale for every bar, the busiest GPU's share at the end: the master's overload
@@ -64,7 +63,7 @@ class Counters(Static):
             self._bar(text, received[g], scale, digits, RECEIVED)
             text.append("\n")
         text.right_crop(1)
-        update_sized(self, text, sim.plan.gpus)
+        self.show_text(text)
 
     @staticmethod
     def _bar(text: Text, value: int, scale: float, digits: int, colour: str) -> None:

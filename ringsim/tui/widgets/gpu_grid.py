@@ -44,10 +44,11 @@ class GpuGrid(Horizontal):
         await self.mount_all([GpuPanel(g, self.segments) for g in range(gpus)])
 
     def show(self, sim: Simulation, values: bool, present: bool = False,
-             bottleneck: int | None = None, selected: int | None = None,
-             slow: dict[int, float] | None = None) -> None:
+             bottlenecks: tuple[int, ...] = (), selected: int | None = None,
+             slow: dict[int, float] | None = None, rows: int = 2) -> None:
         """Show every buffer as the Simulation holds it now, the step just carried out,
-        (●) the GPU whose port the step waited on, (▸) the selected GPU and (×F) slow GPUs."""
+        (●) the GPUs whose ports the step waited on, (▸) the selected GPU and (×F) slow GPUs;
+        `rows` per cell (1 where two would not fit the terminal)."""
         slow = slow or {}
         gpus, segments = sim.plan.gpus, sim.plan.segments
         step = sim.current
@@ -78,6 +79,6 @@ class GpuGrid(Horizontal):
                                       bool(sent_to[g][j]), bool(came_from[g][j])))
             title = (("▸ " if g == selected else "") + gpu_name(g)
                      + (f" ×{slow[g]:g}" if g in slow else "")
-                     + (" · master" if g == master else "") + (" ●" if g == bottleneck else ""))
+                     + (" · master" if g == master else "") + (" ●" if g in bottlenecks else ""))
             panel.show(title, int(ledger.sent[g]), int(ledger.received[g]), cells,
-                       master=g == master, present=present, selected=g == selected)
+                       master=g == master, present=present, selected=g == selected, rows=rows)

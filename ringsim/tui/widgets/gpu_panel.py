@@ -5,12 +5,22 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
+from textual.content import Content
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
 from ...core.naming import gpu_name
 from ..cell import CellView
+
+
+def one_row(cell: CellView, room: int) -> str:
+    """A cell on one row: 'a₁+b₁  ← GPU1 +' where it fits, else the note's arrow and the label
+    ('← a₁+b₁'): the cell's colour and the transfer list say the rest."""
+    if not cell.note:
+        return cell.text
+    full = f"{cell.text}  {cell.note}"
+    return full if cell_len(full) <= room else f"{cell.note[0]} {cell.text}"
 
 
 class GpuPanel(Widget):
@@ -27,23 +37,49 @@ class GpuPanel(Widget):
         self.gpu = gpu
         self.gpus = gpus
         self.cells: list[CellView] = []
-        self.cell_height = 2  # label and note; 3 in presentation mode (a spacer line)
+        self.cell_height = 2  # label and note; 3 in presentation mode (a spacer line); 1 on short terminals
         self._styles: dict[str, Style] = {}  # per cell state; resolving CSS per line is slow
         self.border_title = gpu_name(gpu)
 
     def show(self, title: str, sent: int, received: int, cells: list[CellView], *,
-             master: bool, present: bool, selected: bool = False) -> None:
-        """Title ('GPU1 · master'), elements sent/received so far, and every cell."""
-        self.border_title = title
-        self.border_subtitle = f"↑{sent:,} ↓{received:,}"
+             master: bool, present: bool, selected: bool = False, rows: int = 2) -> None:
+        """Title ('GPU1 · master'), elements sent/received so far, and every cell, in `rows`
+        rows per cell (presentation mode: 3)."""
+        # Redraw only what changed (a step changes a few cells and the load line): setting a
+        # border title repaints the whole panel, so it is set only when it differs.
+        if title != self._title:
+            self._title = title
+            self.border_title = Content(title)  # plain text: no markup in a GPU's title
+        load = f"↑{sent:,} ↓{received:,}"
         self.set_class(master, "-master")
         self.set_class(selected, "-selected")
-        height = 3 if present else 2
+        height = 3 if present else rows
         resized = height != self.cell_height
         self.cell_height = height
-        if cells != self.cells or resized:
-            self.cells = cells
+        old, self.cells = self.cells, cells
+        if resized or len(old) != len(cells) or not self.size.height:
+            self.border_subtitle = Content(load)
+            self._load = load
             self.refresh(layout=resized)
+            return
+        # The rows of the cells that changed, and the bottom edge if the load did (regions
+        # relative to the content area, as Widget.refresh takes them).
+        rows_changed = [Region(0, j * height, self.size.width, height)
+                        for j, (a, b) in enumerate(zip(old, cells)) if a != b]
+        if load != self._load:
+            self._load = load
+            self._set_subtitle_quietly(Content(load))
+            rows_changed.append(Region(-1, self.size.height, self.outer_size.width, 1))
+        if rows_changed:
+            self.refresh(*rows_changed)
+
+    _title = ""
+    _load = ""
+
+    def _set_subtitle_quietly(self, content: Content) -> None:
+        """The bottom edge's text without Textual's repaint of the whole panel (the caller
+        repaints the edge's row)."""
+        self._border_subtitle = self.render_str(content).expand_tabs(4).split()[0]
 
     def notify_style_update(self) -> None:
         self._styles.clear()  # the theme or presentation mode changed the component classes
@@ -65,8 +101,8 @@ class GpuPanel(Widget):
         cell = self.cells[segment]
         name = cell.state if cell.state != "plain" or segment % 2 == 0 else "plain-alt"
         style = self._style(name)
-        line = (cell.text, cell.note, "")[row]
         room = width - 1  # one column of margin inside each cell
+        line = one_row(cell, room) if self.cell_height == 1 else (cell.text, cell.note, "")[row]
         if cell_len(line) > room:
             line = line[:max(room - 1, 0)] + "…"
         if self.cell_height == 3:

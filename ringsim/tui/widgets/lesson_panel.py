@@ -7,12 +7,29 @@ from rich.markdown import Markdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Static
 
 
-class LessonPanel(VerticalScroll, can_focus=True):
+def split_heading(text: str) -> tuple[str, str]:
+    """A section's first Markdown heading line ('# Why GPUs must talk') and the text after it;
+    ('', text) when it does not start with a heading. The panel shows the heading once, in its
+    head line, instead of as Rich's boxed title several rows tall."""
+    first, _, rest = text.lstrip("\n").partition("\n")
+    if first.startswith("#"):
+        return first.lstrip("#").strip(), rest.lstrip("\n")
+    return "", text
+
+
+def full_stop(text: object) -> str:
+    """The text as a sentence: a full stop added only when it does not end with one already."""
+    text = str(text).rstrip()
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
+class LessonPanel(Vertical, can_focus=True):
     """Reads the course from ringsim.lessons; `]`/`[` move between sections, `}`/`{` between lessons.
 
     It only posts SectionShown; the App switches to the lesson's scenario and its stop. A
@@ -23,6 +40,7 @@ class LessonPanel(VerticalScroll, can_focus=True):
     # names ] [ } {, and the help screen lists them all.
     SECTIONS = Binding.Group("sections")
     LESSONS = Binding.Group("lessons")
+    SCROLL = Binding.Group("scroll")
     BINDINGS = [
         Binding("right_square_bracket", "section(1)", "Next section", key_display="]", show=False,
                 group=SECTIONS, tooltip="next section: the simulator moves to its stop"),
@@ -36,6 +54,14 @@ class LessonPanel(VerticalScroll, can_focus=True):
                 tooltip="answer: type, then Enter (empty: show the answer)"),
         Binding("escape", "leave", "Leave the answer field",
                 tooltip="leave the answer field: the simulator's keys work again"),
+        # The text scrolls above the question; the panel has the keys, so it passes them on.
+        Binding("down", "scroll('down')", "Scroll down", show=False, group=SCROLL,
+                tooltip="scroll the lesson's text"),
+        Binding("up", "scroll('up')", "Scroll up", show=False, group=SCROLL),
+        Binding("pagedown", "scroll('page_down')", "Page down", show=False, group=SCROLL),
+        Binding("pageup", "scroll('page_up')", "Page up", show=False, group=SCROLL),
+        Binding("home", "scroll('home')", "Top", show=False, group=SCROLL),
+        Binding("end", "scroll('end')", "Bottom", show=False, group=SCROLL),
     ]
 
     class SectionShown(Message):
@@ -56,14 +82,18 @@ class LessonPanel(VerticalScroll, can_focus=True):
         self.asked = 0
 
     def compose(self) -> ComposeResult:
-        yield Static(id="lesson-head")
-        yield Static(id="lesson-text")
-        yield Static(id="lesson-question")
-        with Horizontal(id="lesson-answer"):
-            yield Input(placeholder="your answer, then Enter (empty: show it)", compact=True,
-                        id="lesson-input")
-            yield Button("Show", compact=True, id="lesson-show")
-        yield Static(id="lesson-reply")
+        with VerticalScroll(id="lesson-body", can_focus=False):
+            yield Static(id="lesson-head")
+            yield Static(id="lesson-text")
+        # The question, its answer field and the reply below the text, outside its scrolling:
+        # a short terminal shows the question while the text above it scrolls.
+        with Vertical(id="lesson-ask"):
+            yield Static(id="lesson-question")
+            with Horizontal(id="lesson-answer"):
+                yield Input(placeholder="your answer, then Enter (empty: show it)", compact=True,
+                            id="lesson-input")
+                yield Button("Show", compact=True, id="lesson-show")
+            yield Static(id="lesson-reply")
 
     @property
     def lesson(self):
@@ -85,14 +115,19 @@ class LessonPanel(VerticalScroll, can_focus=True):
         self.lesson_index, self.section_index = lesson_index, section_index
         lesson, section = self.lesson, self.section
         count = len(lesson.sections())
-        self.border_title = f"Lesson {lesson.number} of {len(self.lessons)}"
-        self.border_subtitle = f"section {section_index + 1} of {count} · [ ] sections · {{ }} lessons"
-        where = f"simulation at step {section.stop}" if section.stop is not None else "no simulation stop"
-        self.query_one("#lesson-head", Static).update(f"[b]{lesson.title}[/b]\n[dim]{where}[/dim]")
-        self.query_one("#lesson-text", Static).update(Markdown(section.text))
+        # Content, not markup: a title's or a key's brackets show as written.
+        self.border_title = Content(f"Lesson {lesson.number} of {len(self.lessons)}: {lesson.title}")
+        self.border_subtitle = Content(f"section {section_index + 1} of {count} · [ ] sections · {{ }} lessons")
+        where = f"step {section.stop}" if section.stop is not None else "no simulation stop"
+        heading, body = split_heading(section.text)
+        # Text, not markup: a heading's brackets are shown as written.
+        self.query_one("#lesson-head", Static).update(
+            Text.assemble((heading or lesson.title, "bold"), (f" · {where}", "dim")))
+        self.query_one("#lesson-text", Static).update(Markdown(body))
         self.query_one("#lesson-reply", Static).update("")
+        self._replied = False
         self.ask(0)
-        self.scroll_home(animate=False)
+        self.query_one("#lesson-body").scroll_home(animate=False)
         self.post_message(self.SectionShown(lesson, section))
 
     @property
@@ -109,7 +144,15 @@ class LessonPanel(VerticalScroll, can_focus=True):
             (f"Question{f' {index + 1} of {count}' if count > 1 else ''}: ", "bold"), question.prompt)
         self.query_one("#lesson-question", Static).update(text)
         self.query_one("#lesson-answer").set_class(question is not None, "-asking")
+        self._show_ask()
         self.query_one("#lesson-input", Input).value = ""
+
+    _replied = False  # a reply is shown below the question
+
+    def _show_ask(self) -> None:
+        """The bottom area only while it holds a question or a reply (else the text has the room)."""
+        self.query_one("#lesson-ask").set_class(self.question is not None or self._replied, "-shown")
+        self.query_one("#lesson-reply").display = self._replied
 
     def reply(self, text: str) -> str:
         """Check a reply to the question asked (empty: show the answer); then ask the next."""
@@ -118,19 +161,24 @@ class LessonPanel(VerticalScroll, can_focus=True):
             return ""
         # Text, not markup: an answer or an expression such as held[3][1] is shown as written.
         if not text.strip():
-            verdict = Text(f"Answer: {question.answer}.")
+            verdict = Text(f"Answer: {full_stop(question.answer)}")
         else:
             self.asked += 1
             if question.check(text):
                 self.right += 1
-                verdict = Text.assemble(("Right:", "green"), f" {question.answer}.")
+                verdict = Text.assemble(("Right:", "green"), f" {full_stop(question.answer)}")
             else:
-                verdict = Text.assemble(("Not quite:", "yellow"), f" {question.explain()}.")
+                verdict = Text.assemble(("Not quite:", "yellow"), f" {full_stop(question.explain())}")
         self.query_one("#lesson-reply", Static).update(verdict)
+        self._replied = True
         self.ask(self.question_index + 1)
         if self.question is None:
             self.focus()
         return verdict.plain
+
+    def action_scroll(self, how: str) -> None:
+        """Scroll the lesson's text (the question below it stays in view)."""
+        getattr(self.query_one("#lesson-body"), f"scroll_{how}")(animate=False)
 
     def action_answer(self) -> None:
         """Move into the answer field (when a question is asked)."""

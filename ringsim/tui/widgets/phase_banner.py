@@ -6,10 +6,10 @@ import re
 
 from rich.text import Text
 from textual import events
-from textual.widgets import Static
 
 from ...sim.simulation import Simulation
 from ..clock import Reading
+from ..lines import TextLines
 
 GAP = "   "  # between the phase and the clock
 SHORT_GAP = "  "  # the same on narrow terminals, with the short phase
@@ -39,7 +39,7 @@ def phase_line(banner: str, clock: Reading | str | None, width: int | None) -> t
     return next((t for t in tries if sum(map(len, t)) <= width), tries[-1])
 
 
-class PhaseBanner(Static):
+class PhaseBanner(TextLines):
     """'Ring all-reduce · 4 GPUs · …' over 'Reduce-scatter · iteration 2 of 3   time: step … · so far … · end …'.
 
     The clock takes the longest wording that fits beside the phase (`time: step 5.00 µs · so
@@ -53,8 +53,8 @@ class PhaseBanner(Static):
         state = "-done" if sim.done and sim.position else "-start" if sim.position == 0 else "-running"
         for name in ("-done", "-start", "-running"):
             self.set_class(name == state, name)
-        play = f"▶ playing · {delay:g} s per iteration" if playing else "■ paused"
-        self._shown = (sim.title, f"   step {sim.position} of {len(sim.plan)} · {play}", sim.banner, clock)
+        play = f" · ▶ playing · {delay:g} s per iteration" if playing else " · ■ paused"
+        self._shown = (sim.title, f"   step {sim.position} of {len(sim.plan)}", play, sim.banner, clock)
         self._draw()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -63,12 +63,13 @@ class PhaseBanner(Static):
     def _draw(self) -> None:
         if self._shown is None:
             return
-        title, where, banner, clock = self._shown
+        title, where, play, banner, clock = self._shown
         text = Text()
         text.append(title, style="bold")
-        text.append(where + "\n", style="dim")
+        # A slide (`ringsim export`) is never playing or paused: no such words on it.
+        text.append(where + ("" if self.screen.has_class("-slide") else play) + "\n", style="dim")
         phase, gap, clock = phase_line(banner, clock, self.content_region.width or None)
         text.append(phase, style="bold")
         if clock:
             text.append(gap + clock)
-        self.update(text, layout=False)  # fixed height: no layout pass needed
+        self.show_text(text)  # two lines: only a changed one is drawn again

@@ -14,11 +14,12 @@ from __future__ import annotations
 import math
 
 from rich.text import Text
-from textual.widgets import Static
+
 
 from ...algorithms import algorithm, checked_options
 from ...algorithms.spec import Shape
 from ...core.plan import Plan, Step
+from ..lines import TextLines
 
 WIDTH, HEIGHT = 27, 11  # the drawing's canvas in characters (the widget adds two caption lines)
 LANE_COLOURS = ("#ffaf00", "#00d7ff", "#ff5fd7", "#87ff5f", "#d7d7ff", "#ff8787")
@@ -136,11 +137,17 @@ class Canvas:
         return x, y, ARROWS.get(((b[0] > x) - (b[0] < x), (b[1] > y) - (b[1] < y)), "•")
 
     def text(self) -> Text:
-        """The grid as Rich text, one line per row."""
+        """The grid as Rich text, one line per row (runs of one style appended at once: a
+        canvas is mostly blank, and one append per character was most of a frame's cost)."""
         out = Text()
         for row in self.cells:
-            for char, style in row:
-                out.append(char, style)
+            run, style = [], row[0][1]
+            for char, char_style in row:
+                if char_style != style:
+                    out.append("".join(run), style)
+                    run, style = [], char_style
+                run.append(char)
+            out.append("".join(run), style)
             out.append("\n")
         return out
 
@@ -155,8 +162,8 @@ def shape_name(plan: Plan) -> str:
     return "ring" if count == 1 else f"{count} rings"
 
 
-def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
-    """The drawing for `step` (None: the start), with the bottleneck GPU marked."""
+def draw(plan: Plan, step: Step | None, bottlenecks: tuple[int, ...] = ()) -> Text:
+    """The drawing for `step` (None: the start), with the bottleneck GPUs marked."""
     gpus, shape = plan.gpus, algorithm(plan.algorithm).shape
     tree = shape is Shape.TREE
     parents = tree_parents(plan) if tree else []
@@ -184,7 +191,7 @@ def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
         if head is not None:
             canvas.put(*head, colour + " bold")
     for g, (x, y) in spots.items():
-        style = "bold white on red" if g == bottleneck else "bold"
+        style = "bold white on red" if g in bottlenecks else "bold"
         canvas.put(x, y, str(g + 1) if g < 9 else "•", style)
     out = canvas.text()
     out.append(shape_name(plan), "dim")
@@ -196,14 +203,18 @@ def draw(plan: Plan, step: Step | None, bottleneck: int | None = None) -> Text:
     elif shape is Shape.PAIRS and moves:
         pairs = sorted({tuple(sorted(p)) for p in moves})
         out.append(" ".join(f"{a + 1}⇄{b + 1}" for a, b in pairs), "bold")
-    elif bottleneck is not None:
-        out.append(f"bottleneck GPU{bottleneck + 1}", "bold red")
+    elif bottlenecks:
+        names = ", ".join(f"GPU{g + 1}" for g in bottlenecks)
+        many = f"bottleneck: {len(bottlenecks)} GPUs"
+        out.append(f"bottleneck {names}" if len(names) + 11 <= WIDTH else many, "bold red")
+    elif moves:
+        out.append("ports evenly loaded", "dim")
     return out
 
 
-class ShapeView(Static):
+class ShapeView(TextLines):
     """The algorithm's shape, this step's links lit (kept out of the 80×24 layout by the CSS)."""
 
-    def show(self, plan: Plan, step: Step | None, bottleneck: int | None = None) -> None:
+    def show(self, plan: Plan, step: Step | None, bottlenecks: tuple[int, ...] = ()) -> None:
         """Draw `plan`'s shape for `step`."""
-        self.update(draw(plan, step, bottleneck), layout=False)  # fixed size: no layout pass
+        self.show_text(draw(plan, step, bottlenecks))  # only the changed rows are drawn again

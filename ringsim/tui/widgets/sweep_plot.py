@@ -78,7 +78,7 @@ class SweepPanel(Vertical):
             try:
                 from textual_plotext import PlotextPlot
             except ImportError:
-                self.query_one("#plot-missing", Static).update(INSTALL)
+                self.query_one("#plot-missing", Static).update(Text(INSTALL))  # '.[plot]' as written
             else:
                 self.plot = PlotextPlot(id="plot-area")
                 await self.mount(self.plot, before=0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.content import Content
 from textual.widgets import Static
 
 
@@ -10,6 +11,6 @@ class TooSmall(Static):
 
     def show(self, width: int, height: int, need_width: int, need_height: int) -> None:
         """Say how large the terminal is and how large it must be."""
-        self.update(f"The terminal is {width}×{height}; ringsim needs at least "
+        self.update(Content(f"The terminal is {width}×{height}; ringsim needs at least "
                     f"{need_width}×{need_height}.\n\nEnlarge the window (or the font smaller), "
-                    f"or press q to quit.")
+                    f"or press q to quit."))

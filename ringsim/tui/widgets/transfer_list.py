@@ -16,6 +16,21 @@ MAX_LINES = 200  # the naive flood at G=64 has 4,032 sentences; the rest is summ
 class TransferList(Static):
     """'GPU1 sends a₁ to GPU2, where it is added to b₁', one line per transfer."""
 
+    lines: list[str] = []
+
+    def below(self, top: int, rows: int) -> int:
+        """How many of the listed lines do not show whole in `rows` rows from row `top` (word
+        wrapped at the widget's width), counting the summary line of a long list."""
+        width = self.content_size.width
+        if width <= 0 or not self.lines:
+            return 0
+        shown = self.lines[:MAX_LINES]
+        end, hidden = 0, 0
+        for line in shown:
+            end += max(1, len(Text(line).wrap(self.app.console, width)))
+            hidden += end > top + rows
+        return hidden + (len(self.lines) - len(shown))
+
     def show(self, sim: Simulation) -> None:
         """List the Simulation's sentences for the step carried out last."""
         lines = sim.sentences()
@@ -23,7 +38,9 @@ class TransferList(Static):
         if not lines:
             hint = "Press → or n to carry out the first iteration." if not sim.done else \
                 "Nothing moves." if not len(sim.plan) else ""
-            self.update(Text(hint, style="dim"))
+            # Through update_sized too: the hint's one row must count as a height, or the next
+            # list of the same length would keep it (and show one sentence).
+            update_sized(self, Text(hint, style="dim"), ("hint", hint))
             return
         text = Text()
         for line in lines[:MAX_LINES]:

@@ -7,8 +7,11 @@ import json
 import textwrap
 from fractions import Fraction
 
-from ..studies.compare import Row, compare, rails_ring
+from ..algorithms import ALGORITHMS, runs_in
+from ..studies.compare import Row, compare, nccl_pick
 from ..cost.model import algbw, busbw
+from ..cost.nccl import NcclChoice
+from ..cost.nccl_graph import constants
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.units import format_bandwidth, format_bytes, format_seconds
@@ -17,7 +20,7 @@ from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, element
 from ..algorithms.collectives import collective
 from ._collective import add_collective_argument, compare_one
 from ._numerics_view import add_numerics_arguments, run_numerics
-from .common import elements_arg, gpus_arg
+from .common import add_option_arguments, elements_arg, gpus_arg, options_from_args
 
 ORDER = 20
 HELP = "compare the algorithms' traffic (and with --time their modelled time) in one table"
@@ -42,6 +45,7 @@ def register(sub) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object per algorithm")
     add_collective_argument(parser)
     add_cost_arguments(parser)
+    add_option_arguments(parser, nodes=False)  # --nodes is the topology's (add_cost_arguments)
     add_numerics_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -71,40 +75,65 @@ def run(args: argparse.Namespace) -> int:
     model = model_from_args(args) if timed else None
     gpus = gpus_from_args(args, model.topology, 4) if model else (args.gpus or 4)
     elements = elements_from_args(args, model.itemsize if model else 4, 8)
-    rows = compare(gpus, elements, model)
+    # --nodes here is the topology's (G = M × GPUs per node), not an algorithm option
+    options = {k: v for k, v in options_from_args(args) if k != "nodes"}
+    rows = compare(gpus, elements, model, options)
+    pick = _nccl(gpus, elements, model) if model is not None else None
     if args.json:
+        if isinstance(pick, NcclChoice):
+            print(json.dumps(_nccl_record(pick, gpus, elements, model)))
         for r in rows:
             print(json.dumps(_record(r, gpus, elements, model)))
         return 0
     _print_counts(rows, gpus, elements)
     if model is not None:
-        _print_times(rows, gpus, elements, model)
+        _print_times(rows, gpus, elements, model, pick)
     return 0
 
 
+def _nccl(gpus: int, elements: int, model) -> NcclChoice | str | None:
+    """NCCL's model's pick, or the one line saying why it has none here."""
+    try:
+        return nccl_pick(gpus, elements, model)
+    except RingsimError as error:
+        return str(error)
+
+
+def _nccl_record(pick: NcclChoice, gpus: int, elements: int, model) -> dict:
+    nbytes = elements * model.itemsize
+    alg = algbw(nbytes, pick.seconds)
+    return {"model": "nccl", "nccl_version": constants()["version"]["nccl"], "gpus": gpus,
+            "elements": elements, "topology": model.topology.name, "bytes_per_gpu": nbytes,
+            **pick.to_json(), "algbw": alg, "busbw": busbw(alg, gpus)}
+
+
 def _record(r: Row, gpus: int, elements: int, model) -> dict:
+    spec = ALGORITHMS[r.algorithm]
     record = {
-        "algorithm": r.algorithm, "gpus": gpus, "elements": elements,
+        "algorithm": r.algorithm, "options": dict(r.options), "gpus": gpus, "elements": elements,
         "total_elements": _exact(r.total), "formula_total": _exact(r.formulas.total.value),
         "busiest_gpu": r.busiest_gpu + 1,
         "busiest_sent": _exact(r.busiest_sent), "busiest_received": _exact(r.busiest_received),
         "steps": _exact(r.steps), "messages": _exact(r.messages),
+        "nccl_name": spec.nccl_name,
+        "mpi_implementations": [i._asdict() for i in spec.mpi_implementations],
     }
     if model is not None:
         t = r.timing
-        record.update(topology=model.topology.name, dtype_bytes=model.itemsize,
+        record.update(model="textbook", topology=model.topology.name, dtype_bytes=model.itemsize,
                       bytes_per_gpu=elements * model.itemsize,
                       seconds=t.estimate.seconds, algbw=t.algbw, busbw=t.busbw,
                       bottleneck=t.estimate.describe(model.topology), rank=t.rank)
     return record
 
 
-def _table(header: tuple, body: list[tuple]) -> None:
-    """Print a table: first column left-aligned, the last one free, the rest right-aligned."""
+def _table(header: tuple, body: list[tuple], left: tuple[int, ...] = (0,)) -> None:
+    """Print a table: the `left` columns left-aligned, the last one free, the rest right-aligned."""
     table = [header] + body
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for number, row in enumerate(table):
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:-1], widths[1:-1])]
+        cells = [c.ljust(w) if i in left else c.rjust(w)
+                 for i, (c, w) in enumerate(zip(row[:-1], widths[:-1]))]
         print("  ".join(cells + [row[-1]]).rstrip())
         if number == 0:
             print("  ".join("─" * w for w in widths))
@@ -114,7 +143,7 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
     print(f"{gpus:,} GPUs · {elements:,} elements per GPU\n")
     _table(("algorithm", "elements moved", "busiest GPU sent / received", "steps", "messages",
             "closed form"),
-           [(r.title, format_number(r.total),
+           [(r.label, format_number(r.total),
              f"GPU{r.busiest_gpu + 1}" +
              f": {format_number(r.busiest_sent)} / {format_number(r.busiest_received)}",
              format_number(r.steps), format_number(r.messages), str(r.formulas.total))
@@ -127,7 +156,7 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
               f"load per GPU is 2·(G−1)·N/G = {format_number(ring.formulas.busiest_sent.value)}.")
 
 
-def _print_times(rows: list[Row], gpus: int, elements: int, model) -> None:
+def _print_times(rows: list[Row], gpus: int, elements: int, model, pick) -> None:
     topo = model.topology
     nbytes = elements * model.itemsize
     where = f"{topo.name} · {gpus:,} GPUs"
@@ -137,21 +166,65 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model) -> None:
     print(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
           f"({model.itemsize}-byte elements)")
     print(topo.describe() + "\n")
+    _print_nccl(pick, gpus, nbytes)
+    print("\nTextbook α-β-γ model (what the lessons teach), every schedule ringsim builds:\n")
     timed = sorted(rows, key=lambda r: r.timing.rank)
-    body = [(r.title, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),
-             format_bandwidth(r.timing.busbw), str(r.timing.rank),
+    body = [(r.label, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),
+             format_bandwidth(r.timing.busbw), str(r.timing.rank), runs_in(r.algorithm),
              r.timing.estimate.describe(topo)) for r in timed]
-    _table(("algorithm", "time", "algbw", "busbw", "rank", "bottleneck"), body)
+    _table(("algorithm", "time", "algbw", "busbw", "rank", "who runs it", "bottleneck"), body,
+           left=(0, 5))
     print("\nalgbw = S/t with S the bytes per GPU; busbw = algbw·2(G−1)/G, the rate each GPU's "
           "link must carry (nccl-tests' definitions).")
-    rails = rails_ring(gpus, elements, model)
-    if rails is not None:
-        per_node, est = rails
-        alg = algbw(nbytes, est.seconds)
-        print("\n" + textwrap.fill(
-            f"The ring above is one ring: it crosses each node boundary through one GPU's NIC "
-            f"while the other NICs idle. NCCL runs one ring per NIC (its channels); that "
-            f"layout, --ring-order rails:{per_node}, takes {format_seconds(est.seconds)} "
-            f"(busbw {format_bandwidth(busbw(alg, gpus))}, bottleneck "
-            f"{est.describe(topo)}): ringsim timeline --ring-order rails:{per_node} shows it.",
-            width=100, break_on_hyphens=False, break_long_words=False))
+    _print_relation(timed, pick)
+
+
+def _wrap(text: str) -> str:
+    return textwrap.fill(text, width=100, break_on_hyphens=False, break_long_words=False)
+
+
+def _print_nccl(pick, gpus: int, nbytes: int) -> None:
+    version = constants()["version"]["nccl"]
+    if pick is None:
+        print(f"NCCL's model (NCCL {version}'s own tuning): one GPU, NCCL sends nothing.")
+        return
+    if not isinstance(pick, NcclChoice):
+        print(_wrap(f"NCCL's model (NCCL {version}'s own tuning): no answer here: {pick}"))
+        return
+    alg = algbw(nbytes, pick.seconds)
+    print(_wrap(
+        f"NCCL's model (NCCL {version}'s own tuning, docs/cost.md): NCCL would run "
+        f"{pick.algorithm}, protocol {pick.protocol}, on {pick.channels} channels: "
+        f"{format_seconds(pick.seconds)} (algbw {format_bandwidth(alg)}, busbw "
+        f"{format_bandwidth(busbw(alg, gpus))}), {format_seconds(pick.latency)} fixed per call "
+        f"plus the bytes at {format_bandwidth(pick.bandwidth)}. ringsim predict shows it over "
+        f"sizes."))
+
+
+def _print_relation(timed: list[Row], pick) -> None:
+    """How the textbook rows relate to what NCCL would do: its schedule's row, the fastest."""
+    lines = []
+    best = timed[0]
+    best_spec = ALGORITHMS[best.algorithm]
+    if not best_spec.nccl_name:
+        others = ", ".join(dict.fromkeys(i.library for i in best_spec.mpi_implementations))
+        lines.append(f"The fastest textbook row, {best.label}, is a schedule NCCL does not have"
+                     + (f" ({others} run it)." if others else "."))
+    if isinstance(pick, NcclChoice):
+        same = [r for r in timed if ALGORITHMS[r.algorithm].nccl_name == pick.algorithm]
+        if same:
+            # NCCL's own layout (the rails ring) is the last row added for that schedule
+            r = same[-1] if len(same) > 1 and same[-1].options else same[0]
+            lines.append(f"NCCL's {pick.algorithm} in the textbook model is {r.label}: "
+                         f"{format_seconds(r.timing.estimate.seconds)} (rank {r.timing.rank}), "
+                         f"against NCCL's model's {format_seconds(pick.seconds)}; the textbook "
+                         f"model leaves out NCCL's fixed cost per call and its protocols.")
+        else:
+            ours = [r for r in timed if ALGORITHMS[r.algorithm].nccl_name]
+            lines.append(f"NCCL's {pick.algorithm} has no textbook row here"
+                         + (f"; of the textbook rows NCCL has, the fastest is {ours[0].label}: "
+                            f"{format_seconds(ours[0].timing.estimate.seconds)} (rank "
+                            f"{ours[0].timing.rank})." if ours else "."))
+    lines.append("Who runs it: from each algorithm's spec (ringsim/algorithms), which names "
+                 "the MPICH and Open MPI source files; compare --json lists them.")
+    print("\n" + "\n".join(_wrap(line) for line in lines))

@@ -1,0 +1,102 @@
+"""compare --time: NCCL's model's pick beside the textbook rows, who runs each schedule, options."""
+
+import json
+
+import pytest
+
+from ringsim.algorithms import ALGORITHMS, runs_in
+from ringsim.algorithms.timing import estimate
+from ringsim.cli import main
+from ringsim.core.units import format_seconds
+from ringsim.cost.model import CostModel
+from ringsim.cost.nccl import nccl_choice
+
+
+def _json(capsys, *argv):
+    assert main(["compare", "--json", *argv]) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+@pytest.mark.parametrize("topology, gpus, size, nbytes", [
+    ("dgx-h100", 16, "1GiB", 2**30), ("dgx-h100", 16, "64KiB", 2**16),
+    ("dgx-a100", 8, "1MiB", 2**20), ("ethernet-100g", 32, "256MiB", 2**28)])
+def test_the_nccl_record_is_nccl_choice(capsys, topology, gpus, size, nbytes):
+    rows = _json(capsys, "--topology", topology, "--gpus", str(gpus), "--size", size)
+    nccl = [r for r in rows if r.get("model") == "nccl"]
+    assert len(nccl) == 1
+    want = nccl_choice(topology, gpus, nbytes)
+    assert (nccl[0]["algorithm"], nccl[0]["protocol"], nccl[0]["channels"]) == \
+        (want.algorithm, want.protocol, want.channels)
+    assert nccl[0]["seconds"] == want.seconds
+    assert nccl[0]["algbw"] == pytest.approx(nbytes / want.seconds, rel=1e-12)
+    assert nccl[0]["busbw"] == pytest.approx(nbytes / want.seconds * 2 * (gpus - 1) / gpus,
+                                             rel=1e-12)
+    assert all(r["model"] == "textbook" for r in rows if r is not nccl[0])
+
+
+def test_the_text_names_nccls_pick_and_labels_both_models(capsys):
+    assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "2",
+                 "--size", "64KiB"]) == 0
+    out = capsys.readouterr().out
+    flat = " ".join(out.split())
+    want = nccl_choice("dgx-h100", 16, 2**16)
+    assert (f"NCCL would run {want.algorithm}, protocol {want.protocol}, on {want.channels} "
+            f"channels: {format_seconds(want.seconds)}") in flat
+    assert "Textbook α-β-γ model" in out
+    # which textbook row is NCCL's schedule, and its time beside NCCL's model's
+    same = [s for s in ALGORITHMS.values() if s.nccl_name == want.algorithm]
+    if same:
+        assert f"NCCL's {want.algorithm} in the textbook model is" in flat
+
+
+def test_who_runs_each_row_comes_from_its_spec(capsys):
+    rows = _json(capsys, "--topology", "dgx-h100", "--nodes", "2", "--size", "1MiB")
+    textbook = [r for r in rows if r["model"] == "textbook"]
+    assert {r["algorithm"] for r in textbook} == set(ALGORITHMS)
+    for r in textbook:
+        spec = ALGORITHMS[r["algorithm"]]
+        assert r["nccl_name"] == spec.nccl_name
+        assert [tuple(i.values()) for i in r["mpi_implementations"]] == \
+            [tuple(i) for i in spec.mpi_implementations]
+    assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "2",
+                 "--size", "1MiB"]) == 0
+    table = capsys.readouterr().out.split("Textbook α-β-γ model")[1]
+    for r in textbook:
+        title = ALGORITHMS[r["algorithm"]].title
+        line = next(line for line in table.splitlines() if line.startswith(title + " "))
+        assert runs_in(r["algorithm"]) in line
+        assert ("not in NCCL" in line) == (ALGORITHMS[r["algorithm"]].nccl_name is None)
+
+
+def test_the_mpi_libraries_are_named_with_their_files():
+    for spec in ALGORITHMS.values():
+        for impl in spec.mpi_implementations:
+            assert impl.library in ("MPICH", "Open MPI")
+            where = "src/mpi/coll/allreduce/" if impl.library == "MPICH" else "ompi/mca/coll/"
+            assert impl.source.startswith(where) and impl.source.endswith(".c")
+            assert impl.function.startswith("MPIR_Allreduce_intra_" if impl.library == "MPICH"
+                                            else "ompi_coll_base_allreduce_intra_")
+    assert runs_in("recursive-doubling") == "not in NCCL; MPICH, Open MPI"
+    assert runs_in("ring") == "NCCL Ring; MPICH, Open MPI"
+
+
+def test_chunks_pipeline_the_trees_and_only_them(capsys):
+    rows = _json(capsys, "--topology", "dgx-h100", "--nodes", "2", "--size", "64MiB",
+                 "--chunks", "8")
+    model = CostModel.of("dgx-h100", "float32")
+    takes = {r["algorithm"]: r for r in rows if r["model"] == "textbook"}
+    for name in ("tree", "double-tree"):
+        assert takes[name]["options"] == {"chunks": 8}
+        assert takes[name]["seconds"] == estimate(name, 16, 2**24, model, chunks=8).seconds
+        assert takes[name]["seconds"] < estimate(name, 16, 2**24, model).seconds
+    assert all("chunks" not in r["options"] for r in rows
+               if r["model"] == "textbook" and r["algorithm"] not in ("tree", "double-tree"))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--chunks", "0"], "chunks"), (["--ring-order", "1,2"], "ring"),
+    (["--channels", "-1"], "channels")])
+def test_bad_options_are_one_line(capsys, argv, message):
+    assert main(["compare", "--time", "--gpus", "4", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]

@@ -7,7 +7,7 @@ import pytest
 from ringsim.algorithms import ALGORITHMS, runs_in
 from ringsim.algorithms.timing import estimate
 from ringsim.cli import main
-from ringsim.core.units import format_seconds
+from ringsim.core.units import format_bytes, format_seconds
 from ringsim.cost.model import CostModel
 from ringsim.cost.nccl import nccl_choice
 
@@ -100,3 +100,28 @@ def test_bad_options_are_one_line(capsys, argv, message):
     assert main(["compare", "--time", "--gpus", "4", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+def test_sweep_sets_nccls_pick_beside_the_textbook_columns(capsys):
+    argv = ["sweep", "--topology", "dgx-h100", "--nodes", "2", "--sizes", "1KiB..1GiB:x32"]
+    assert main([*argv, "--json"]) == 0
+    sizes = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    sizes = [r for r in sizes if r["type"] == "size"]
+    assert len(sizes) == 5
+    for r in sizes:
+        want = nccl_choice("dgx-h100", 16, r["bytes"])
+        assert r["nccl"]["algorithm"] == want.algorithm and r["nccl"]["seconds"] == want.seconds
+        assert r["nccl"]["busbw"] == pytest.approx(r["bytes"] / want.seconds * 30 / 16, rel=1e-12)
+        for name, entry in r["algorithms"].items():
+            assert entry["nccl_name"] == ALGORITHMS[name].nccl_name
+    assert main([*argv, "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("size") and "NCCL's pick" in line)
+    for name, spec in ALGORITHMS.items():
+        assert (f" {name}* " in header + " ") == (spec.nccl_name is None)
+    for r in sizes:
+        want = nccl_choice("dgx-h100", 16, r["bytes"])
+        row = next(line for line in lines if line.split()[:1] == [format_bytes(r["bytes"])])
+        assert row.split()[-4:] == [*format_seconds(want.seconds).split(),
+                                    f"{want.algorithm}/{want.protocol}", f"×{want.channels}"]

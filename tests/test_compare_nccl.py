@@ -125,3 +125,21 @@ def test_sweep_sets_nccls_pick_beside_the_textbook_columns(capsys):
         row = next(line for line in lines if line.split()[:1] == [format_bytes(r["bytes"])])
         assert row.split()[-4:] == [*format_seconds(want.seconds).split(),
                                     f"{want.algorithm}/{want.protocol}", f"×{want.channels}"]
+
+
+@pytest.mark.parametrize("argv, gpus, nbytes, collective", [
+    (["--topology", "dgx-h100", "--gpus", "16", "--size", "64KiB"], 16, 2**16, "all-reduce"),
+    (["-a", "recursive-doubling", "--gpus", "8"], 8, 32, "all-reduce"),
+    (["--collective", "all-gather", "--gpus", "8", "--size", "4KiB"], 8, 4096, "all-gather")])
+def test_walk_time_says_what_nccl_would_run(capsys, argv, gpus, nbytes, collective):
+    want = nccl_choice("dgx-h100" if "dgx-h100" in argv else "flat", gpus, nbytes, collective)
+    assert main(["walk", "--time", *argv]) == 0
+    out = capsys.readouterr().out
+    assert "Modelled time (textbook α-β-γ): " in out
+    assert (f"NCCL would run {want.algorithm}, protocol {want.protocol}, on {want.channels} "
+            f"channels: {format_seconds(want.seconds)}") in out
+    if "recursive-doubling" in argv:
+        assert "Recursive doubling is not in NCCL (MPICH and Open MPI run it)." in out
+    assert main(["walk", "--time", "--json", *argv]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert summary["nccl"] == want.to_json()

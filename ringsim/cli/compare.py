@@ -8,7 +8,8 @@ import textwrap
 from fractions import Fraction
 
 from ..algorithms import ALGORITHMS, runs_in
-from ..studies.compare import Row, compare, nccl_pick
+from ..studies.compare import Row, compare
+from ..studies.whose import nccl_for
 from ..cost.model import algbw, busbw
 from ..cost.nccl import NcclChoice
 from ..cost.nccl_graph import constants
@@ -93,10 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _nccl(gpus: int, elements: int, model) -> NcclChoice | str | None:
     """NCCL's model's pick, or the one line saying why it has none here."""
-    try:
-        return nccl_pick(gpus, elements, model)
-    except RingsimError as error:
-        return str(error)
+    return nccl_for(model, gpus, elements * model.itemsize)
 
 
 def _nccl_record(pick: NcclChoice, gpus: int, elements: int, model) -> dict:

@@ -13,7 +13,6 @@ from ..algorithms import ALGORITHMS, closed_form, option_names
 from ..algorithms.timing import estimate
 from ..core.checks import check_elements, check_gpus
 from ..cost.model import CostModel, Estimate, algbw, busbw
-from ..cost.nccl import NcclChoice, nccl_choice
 from ..core.formula import ClosedForm
 
 
@@ -96,15 +95,6 @@ def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[
         timing = Timing(estimates[i], alg, busbw(alg, gpus), order.index(i) + 1)
         out.append(Row(**{**row.__dict__, "timing": timing}))
     return out
-
-
-def nccl_pick(gpus: int, elements: int, model: CostModel,
-              collective: str = "all-reduce") -> NcclChoice | None:
-    """What NCCL's own tuning model (cost/nccl.py) would run for this call, None for one GPU
-    (NCCL does no communication there)."""
-    if gpus < 2:
-        return None
-    return nccl_choice(model.topology, gpus, elements * model.itemsize, collective)
 
 
 RAILS_LIMIT = 65_536  # K·G ring positions priced port by port: keep compare instant

@@ -205,7 +205,7 @@ def _print_relation(timed: list[Row], pick) -> None:
     best = timed[0]
     best_spec = ALGORITHMS[best.algorithm]
     if not best_spec.nccl_name:
-        others = ", ".join(dict.fromkeys(i.library for i in best_spec.mpi_implementations))
+        others = " and ".join(dict.fromkeys(i.library for i in best_spec.mpi_implementations))
         lines.append(f"The fastest textbook row, {best.label}, is a schedule NCCL does not have"
                      + (f" ({others} run it)." if others else "."))
     if isinstance(pick, NcclChoice):

@@ -147,7 +147,7 @@ class RingsimApp(App[None]):
                 return
         timeline = self.clock.timeline(plan, elements) if state.pane == "timeline" else None
         await self.simulator.show(self.sim, state, Figures(
-            self.clock.reading(plan, elements, state.position),
+            self.clock.reading(plan, elements, state.position, self.sim.collective.name),
             self.clock.bottleneck(plan, elements, state.position), timeline, training, sweep))
 
     def _ask(self, compute, *args):

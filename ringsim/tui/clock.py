@@ -63,7 +63,7 @@ class Reading:
                  f"step {step} · so far {so_far} · end {end} · {self.topology}{short} · "
                  f"NCCL {self.nccl_short}",
                  f"step {step} · {so_far} of {end} · {self.topology}{short} · NCCL {self.nccl_short}"]
-                if self.nccl else [])
+                if self.nccl and not self.faults else [])  # NCCL's model knows no slow GPU
         return nccl + [f"time: step {step} · so far {so_far} · end {end} · {self.topology}{full}",
                 f"step {step} · so far {so_far} · end {end} · {self.topology}{short}",
                 f"step {step} · {so_far} of {end} · {self.topology}{short}",

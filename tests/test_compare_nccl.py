@@ -143,3 +143,27 @@ def test_walk_time_says_what_nccl_would_run(capsys, argv, gpus, nbytes, collecti
     assert main(["walk", "--time", "--json", *argv]) == 0
     summary = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert summary["nccl"] == want.to_json()
+
+
+def test_the_tui_clock_and_sweep_panel_name_nccls_pick():
+    from ringsim.algorithms import make_plan
+    from ringsim.tui.clock import Clock
+    from ringsim.tui.sweeps import sweep_view
+    from ringsim.tui.widgets.sweep_plot import SweepPanel, nccl_series
+    want = nccl_choice("dgx-h100", 16, 4096 * 4)
+    which = f"{want.algorithm}/{want.protocol}"
+    reading = Clock("dgx-h100").reading(make_plan("ring", 16), 4096, 3)
+    words = reading.wordings()
+    assert words[0].startswith("textbook α-β-γ: step ")
+    assert words[0].endswith(f"NCCL's model: {which} ×{want.channels} "
+                             f"{format_seconds(want.seconds)}")
+    assert words[1].endswith(f"NCCL {which} {format_seconds(want.seconds)}")
+    assert all("NCCL" not in w for w in words[3:])  # the narrow wordings stay as they were
+    view = sweep_view(16, "dgx-h100", 4096)
+    legend = SweepPanel._legend(view, "time", "ring").plain
+    assert f"NCCL's model there: {which} ×{want.channels} {format_seconds(want.seconds)}" in legend
+    for name, spec in ALGORITHMS.items():
+        assert (f"━━ {name}* " in legend) == (spec.nccl_name is None)
+    line = nccl_series(view, "time")
+    assert [y for _, y in line] == [nccl_choice("dgx-h100", 16, p.nbytes).seconds
+                                    for p in view.sweep.points]

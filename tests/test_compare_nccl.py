@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from ringsim.algorithms import ALGORITHMS, runs_in
+from ringsim.algorithms import ALGORITHMS
+from ringsim.studies.whose import runs_line
 from ringsim.algorithms.timing import estimate
 from ringsim.cli import main
 from ringsim.core.units import format_bytes, format_seconds
@@ -61,11 +62,26 @@ def test_who_runs_each_row_comes_from_its_spec(capsys):
     assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "2",
                  "--size", "1MiB"]) == 0
     table = capsys.readouterr().out.split("Textbook α-β-γ model")[1]
+    header = next(line for line in table.splitlines() if line.startswith("algorithm "))
+    at = header.index("in NCCL")
     for r in textbook:
-        title = ALGORITHMS[r["algorithm"]].title
-        line = next(line for line in table.splitlines() if line.startswith(title + " "))
-        assert runs_in(r["algorithm"]) in line
-        assert ("not in NCCL" in line) == (ALGORITHMS[r["algorithm"]].nccl_name is None)
+        spec = ALGORITHMS[r["algorithm"]]
+        line = next(line for line in table.splitlines() if line.startswith(spec.title + " "))
+        assert line[at:].split("  ")[0].strip() == (spec.nccl_name or "no")
+    # the sentence under the table: who runs each schedule NCCL lacks, grouped by library
+    flat = " ".join(table.split())
+    sentence = flat[flat.index("Not in NCCL: ") + len("Not in NCCL: "):flat.index(" (their source")]
+    groups = {}
+    for part in sentence.split("; "):
+        if part.startswith("neither MPICH nor Open MPI has "):
+            groups[""] = part[len("neither MPICH nor Open MPI has "):]
+        else:
+            who, _, titles = part.partition(" run ") if " run " in part else part.partition(" runs ")
+            groups[who] = titles
+    for spec in ALGORITHMS.values():
+        if spec.nccl_name is None:
+            who = " and ".join(dict.fromkeys(i.library for i in spec.mpi_implementations))
+            assert spec.title in groups[who]
 
 
 def test_the_mpi_libraries_are_named_with_their_files():
@@ -76,8 +92,10 @@ def test_the_mpi_libraries_are_named_with_their_files():
             assert impl.source.startswith(where) and impl.source.endswith(".c")
             assert impl.function.startswith("MPIR_Allreduce_intra_" if impl.library == "MPICH"
                                             else "ompi_coll_base_allreduce_intra_")
-    assert runs_in("recursive-doubling") == "not in NCCL; MPICH, Open MPI"
-    assert runs_in("ring") == "NCCL Ring; MPICH, Open MPI"
+    assert runs_line("recursive-doubling") == \
+        "Recursive doubling is not in NCCL (MPICH and Open MPI run it)"
+    assert runs_line("ring") == "Ring all-reduce is NCCL's Ring; MPICH and Open MPI run it"
+    assert runs_line("tree") == "Binary tree is not in NCCL (MPICH runs it)"
 
 
 def test_chunks_pipeline_the_trees_and_only_them(capsys):

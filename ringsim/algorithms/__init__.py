@@ -137,11 +137,3 @@ def option_text(plan: Plan) -> str:
             shown.append(f"{key.replace('_', ' ')} {value}")
     return ", ".join(shown)
 
-
-def runs_in(name: str) -> str:
-    """Which libraries run algorithm `name`'s schedule, from its spec: 'NCCL Ring; MPICH, Open
-    MPI', or 'not in NCCL; MPICH' for a schedule NCCL does not have."""
-    spec = algorithm(name)
-    libraries = ", ".join(dict.fromkeys(i.library for i in spec.mpi_implementations))
-    first = f"NCCL {spec.nccl_name}" if spec.nccl_name else "not in NCCL"
-    return "; ".join(part for part in (first, libraries) if part)

@@ -7,7 +7,7 @@ import json
 import textwrap
 from fractions import Fraction
 
-from ..algorithms import ALGORITHMS, runs_in
+from ..algorithms import ALGORITHMS
 from ..studies.compare import Row, compare
 from ..studies.whose import nccl_for
 from ..cost.model import algbw, busbw
@@ -168,9 +168,10 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model, pick) -> None
     print("\nTextbook α-β-γ model (what the lessons teach), every schedule ringsim builds:\n")
     timed = sorted(rows, key=lambda r: r.timing.rank)
     body = [(r.label, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),
-             format_bandwidth(r.timing.busbw), str(r.timing.rank), runs_in(r.algorithm),
-             r.timing.estimate.describe(topo)) for r in timed]
-    _table(("algorithm", "time", "algbw", "busbw", "rank", "who runs it", "bottleneck"), body,
+             format_bandwidth(r.timing.busbw), str(r.timing.rank),
+             ALGORITHMS[r.algorithm].nccl_name or "no", r.timing.estimate.describe(topo))
+            for r in timed]
+    _table(("algorithm", "time", "algbw", "busbw", "rank", "in NCCL", "bottleneck"), body,
            left=(0, 5))
     print("\nalgbw = S/t with S the bytes per GPU; busbw = algbw·2(G−1)/G, the rate each GPU's "
           "link must carry (nccl-tests' definitions).")
@@ -223,6 +224,25 @@ def _print_relation(timed: list[Row], pick) -> None:
                          + (f"; of the textbook rows NCCL has, the fastest is {ours[0].label}: "
                             f"{format_seconds(ours[0].timing.estimate.seconds)} (rank "
                             f"{ours[0].timing.rank})." if ours else "."))
-    lines.append("Who runs it: from each algorithm's spec (ringsim/algorithms), which names "
-                 "the MPICH and Open MPI source files; compare --json lists them.")
+    lines.append(_mpi_sentence(timed))
     print("\n" + "\n".join(_wrap(line) for line in lines))
+
+
+def _mpi_sentence(timed: list[Row]) -> str:
+    """Which MPI libraries run the schedules NCCL lacks, from each spec (--json names the files)."""
+    groups: dict[str, list[str]] = {}
+    for r in timed:
+        spec = ALGORITHMS[r.algorithm]
+        if spec.nccl_name:
+            continue
+        libraries = " and ".join(dict.fromkeys(i.library for i in spec.mpi_implementations))
+        titles = groups.setdefault(libraries, [])
+        if spec.title not in titles:
+            titles.append(spec.title)
+    parts = [f"{who} run{'s' * (' and ' not in who)} "
+             f"{', '.join(titles)}" for who, titles in groups.items() if who]
+    none = groups.get("", [])
+    text = "Not in NCCL: " + "; ".join(parts) if parts else "Not in NCCL"
+    if none:
+        text += ("; " if parts else ": ") + f"neither MPICH nor Open MPI has {', '.join(none)}"
+    return text + " (their source files: compare --json)."

@@ -216,8 +216,9 @@ def _print_relation(timed: list[Row], pick) -> None:
             r = same[-1] if len(same) > 1 and same[-1].options else same[0]
             lines.append(f"NCCL's {pick.algorithm} in the textbook model is {r.label}: "
                          f"{format_seconds(r.timing.estimate.seconds)} (rank {r.timing.rank}), "
-                         f"against NCCL's model's {format_seconds(pick.seconds)}; the textbook "
-                         f"model leaves out NCCL's fixed cost per call and its protocols.")
+                         f"against NCCL's model's {format_seconds(pick.seconds)}, which adds "
+                         f"NCCL's fixed cost per call ({format_seconds(pick.latency)}) and "
+                         f"prices its protocol; the textbook model does neither.")
         else:
             ours = [r for r in timed if ALGORITHMS[r.algorithm].nccl_name]
             lines.append(f"NCCL's {pick.algorithm} has no textbook row here"

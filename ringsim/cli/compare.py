@@ -80,11 +80,11 @@ def run(args: argparse.Namespace) -> int:
     options = {k: v for k, v in options_from_args(args) if k != "nodes"}
     rows = compare(gpus, elements, model, options)
     pick = _nccl(gpus, elements, model) if model is not None else None
-    if args.json:
-        if isinstance(pick, NcclChoice):
-            print(json.dumps(_nccl_record(pick, gpus, elements, model)))
+    if args.json:  # the textbook rows first, as before; NCCL's model's pick last
         for r in rows:
             print(json.dumps(_record(r, gpus, elements, model)))
+        if isinstance(pick, NcclChoice):
+            print(json.dumps(_nccl_record(pick, gpus, elements, model)))
         return 0
     _print_counts(rows, gpus, elements)
     if model is not None:
@@ -100,9 +100,10 @@ def _nccl(gpus: int, elements: int, model) -> NcclChoice | str | None:
 def _nccl_record(pick: NcclChoice, gpus: int, elements: int, model) -> dict:
     nbytes = elements * model.itemsize
     alg = algbw(nbytes, pick.seconds)
+    # NCCL's names sit under "nccl", apart from the textbook rows' "algorithm" (ringsim's names)
     return {"model": "nccl", "nccl_version": constants()["version"]["nccl"], "gpus": gpus,
             "elements": elements, "topology": model.topology.name, "bytes_per_gpu": nbytes,
-            **pick.to_json(), "algbw": alg, "busbw": busbw(alg, gpus)}
+            "nccl": {**pick.to_json(), "algbw": alg, "busbw": busbw(alg, gpus)}}
 
 
 def _record(r: Row, gpus: int, elements: int, model) -> dict:

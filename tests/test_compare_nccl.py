@@ -186,3 +186,19 @@ def test_the_tui_clock_and_sweep_panel_name_nccls_pick():
     line = nccl_series(view, "time")
     assert [y for _, y in line] == [nccl_choice("dgx-h100", 16, p.nbytes).seconds
                                     for p in view.sweep.points]
+
+
+def test_nccls_ring_is_set_beside_the_rails_row(capsys):
+    """Four DGX H100 nodes, 1 GiB: NCCL's model picks its ring; the textbook row for it is
+    the ring laid out as NCCL's channels, not the single ring."""
+    want = nccl_choice("dgx-h100", 32, 2**30)
+    assert want.algorithm == "Ring"
+    rails = estimate("ring", 32, 2**28, CostModel.of("dgx-h100", "float32"),
+                     ring_order="rails:8").seconds
+    assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "4",
+                 "--size", "1GiB"]) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    assert (f"NCCL's Ring in the textbook model is Ring all-reduce, ring order rails:8: "
+            f"{format_seconds(rails)} (rank 1), against NCCL's model's "
+            f"{format_seconds(want.seconds)}, which adds NCCL's fixed cost per call "
+            f"({format_seconds(want.latency)})") in flat

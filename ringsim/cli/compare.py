@@ -213,8 +213,8 @@ def _print_relation(timed: list[Row], pick) -> None:
     if isinstance(pick, NcclChoice):
         same = [r for r in timed if ALGORITHMS[r.algorithm].nccl_name == pick.algorithm]
         if same:
-            # NCCL's own layout (the rails ring) is the last row added for that schedule
-            r = same[-1] if len(same) > 1 and same[-1].options else same[0]
+            # NCCL's own layout (the rails ring) where there is one, else the fastest such row
+            r = next((r for r in same if r.as_nccl), same[0])
             lines.append(f"NCCL's {pick.algorithm} in the textbook model is {r.label}: "
                          f"{format_seconds(r.timing.estimate.seconds)} (rank {r.timing.rank}), "
                          f"against NCCL's model's {format_seconds(pick.seconds)}, which adds "

@@ -41,6 +41,7 @@ class Row:
     formulas: ClosedForm
     timing: Timing | None = None
     options: tuple[tuple[str, object], ...] = ()  # the options given, as users write them
+    as_nccl: bool = False  # laid out as NCCL lays out this schedule (the rails ring)
 
     @property
     def label(self) -> str:
@@ -68,6 +69,8 @@ def compare(gpus: int, elements: int, model: CostModel | None = None,
     if rails is not None and not {"ring_order", "channels"} & set(given):
         cases.append(("ring", (("ring_order", rails),)))
     rows = [_row(name, gpus, elements, opts) for name, opts in cases]
+    if len(rows) > len(ALGORITHMS):  # the rails ring, added last
+        rows[-1] = Row(**{**rows[-1].__dict__, "as_nccl": True})
     return rows if model is None else _timed(rows, gpus, elements, model)
 
 

@@ -8,6 +8,7 @@ import textwrap
 from fractions import Fraction
 
 from ..algorithms import ALGORITHMS
+from ..core.naming import plural
 from ..studies.compare import Row, compare
 from ..studies.whose import nccl_for
 from ..cost.model import algbw, busbw
@@ -139,7 +140,7 @@ def _table(header: tuple, body: list[tuple], left: tuple[int, ...] = (0,)) -> No
 
 
 def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
-    print(f"{gpus:,} GPUs · {elements:,} elements per GPU\n")
+    print(f"{plural(gpus, 'GPU')} · {plural(elements, 'element')} per GPU\n")
     _table(("algorithm", "elements moved", "busiest GPU sent / received", "steps", "messages",
             "closed form"),
            [(r.label, format_number(r.total),
@@ -158,10 +159,10 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
 def _print_times(rows: list[Row], gpus: int, elements: int, model, pick) -> None:
     topo = model.topology
     nbytes = elements * model.itemsize
-    where = f"{topo.name} · {gpus:,} GPUs"
+    where = f"{topo.name} · {plural(gpus, 'GPU')}"
     if topo.gpus_per_node:
         nodes = topo.nodes(gpus)
-        where += f" in {nodes:,} node{'s' * (nodes > 1)}"
+        where += f" in {plural(nodes, 'node')}"
     print(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
           f"({model.itemsize}-byte elements)")
     print(topo.describe() + "\n")

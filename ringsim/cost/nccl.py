@@ -12,7 +12,7 @@ are listed in docs/cost.md ("NCCL's model").
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.errors import RingsimError
 from .nccl_graph import Graph, System, constants, graphs, system
@@ -138,15 +138,35 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
     return bus
 
 
-def _latency(sys: System, func: str, algo: str, proto: str) -> float:
+def versions() -> list[str]:
+    """The NCCL releases whose latency tables ringsim carries, newest first."""
+    return [constants()["version"]["nccl"].split("-")[0], *constants().get("older", {})]
+
+
+def _latencies(nccl: str | None) -> dict:
+    """The latency tables of one NCCL release (None: the version the model follows)."""
+    c = constants()
+    if nccl is None or nccl == versions()[0]:
+        return {"base_latency": c["base_latency"], "hw_latency": c["hw_latency"],
+                "ppn1_tree_network_row": True, "absent": []}
+    if not isinstance(nccl, str) or nccl not in c.get("older", {}):
+        raise RingsimError(f"nccl: ringsim has the tuning tables of NCCL {', '.join(versions())}")
+    return c["older"][nccl]
+
+
+def _latency(sys: System, func: str, algo: str, proto: str, nccl: str | None = None) -> float:
     """NCCL's per-call latency (µs): baseLat + the steps × hwLat of ncclTopoTuneModel."""
     c = constants()
+    tables = _latencies(nccl)
     p = names("protocols").index(proto)
-    hw = c["hw_latency"]
-    base = c["base_latency"][algo][p]
+    hw = tables["hw_latency"]
+    base = tables["base_latency"][algo][p]
     intra = hw[sys.intra_kind][algo][p]
     ppn, nodes, ranks = sys.ppn, sys.nodes, sys.ranks
-    inter = hw["network"]["Tree" if ppn == 1 else algo][p]
+    inter = hw["network"]["Tree" if ppn == 1 and tables["ppn1_tree_network_row"] else algo][p]
+    # tuning.cc adds the graph's latencyInter (the net plugin's props->latency) to every
+    # network hop, and once more with Simple for the flush that ends a receive.
+    inter += sys.net_latency * (2 if proto == "Simple" else 1)
     local = ranks // nodes
     if algo == "Ring":
         steps = 2 * (ranks - 1) if func == "AllReduce" else ranks - 1
@@ -200,11 +220,13 @@ def _ll128_default(sys: System) -> bool:
 class _Tuned:
     sys: System
     graphs: dict
+    nccl: str | None = None
 
 
-def _tuned(topology: Topology, gpus: int) -> _Tuned:
+def _tuned(topology: Topology, gpus: int, nccl: str | None = None) -> _Tuned:
+    _latencies(nccl)  # an unknown version is an error before any work
     sys = system(topology, gpus)
-    return _Tuned(sys, graphs(sys))
+    return _Tuned(sys, graphs(sys), nccl)
 
 
 def _comm_channels(tuned: _Tuned, algo: str) -> int:
@@ -226,13 +248,39 @@ def _comm_channels(tuned: _Tuned, algo: str) -> int:
     return channels
 
 
-def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int) -> tuple[float, float, float]:
-    """ncclTopoGetAlgoTime for one candidate: (seconds, latency s, bandwidth B/s); inf if none."""
+def _run_channels(tuned: _Tuned, algo: str, proto: str, nbytes: int) -> int:
+    """The channels NCCL launches one call on (topoGetAlgoInfo in enqueue.cc): rings, trees
+    and CollNetChain drop a channel while the call is under channels × threads × threshold
+    bytes; NVLS runs on nvlsChannels (across nodes at most the communicator's channels);
+    CollNetDirect on its heads (ringsim does not shrink it)."""
+    channels = _comm_channels(tuned, algo)
+    if algo == "NVLS" and tuned.sys.nodes > 1:
+        return min(channels, _comm_channels(tuned, "Ring"))
+    if algo in ("NVLS", "NVLSTree", "CollNetDirect", "PAT"):
+        return channels  # PAT's comm->maxThreads is never set (0), so its loop never runs
+    t = constants()["threads"]
+    threshold = t["threshold"][proto] * (tuned.sys.ranks if algo == "Ring" and proto == "LL" else 1)
+    threads = t["max_threads"][proto]
+    if algo == "CollNetChain":
+        threshold, threads = t["collnet_threshold"], t["collnet_threads"]
+    elif algo == "Ring" and proto == "Simple":
+        ring = tuned.graphs["Ring"]
+        if ring.bw_intra * ring.channels <= t["pci_bw"]:
+            threads = t["ring_simple_small"]
+    # `while (nBytes < nc * nt * threadThreshold) nc--` down to one channel: the largest nc
+    # whose nc × nt × threshold bytes fit in the call.
+    return max(1, min(channels, nbytes // (threads * threshold)))
+
+
+def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int,
+             graph: Graph | None = None) -> tuple[float, float, float]:
+    """ncclTopoGetAlgoTime for one candidate: (seconds, latency s, bandwidth B/s); inf if none.
+    `graph` replaces the algorithm's searched graph (fewer channels)."""
     sys = tuned.sys
-    bw = _bus_bandwidth(sys, tuned.graphs[algo], func, algo, proto)
+    bw = _bus_bandwidth(sys, graph or tuned.graphs[algo], func, algo, proto)
     if bw <= 0:
         return math.inf, 0.0, 0.0
-    lat = _latency(sys, func, algo, proto)
+    lat = _latency(sys, func, algo, proto, tuned.nccl)
     c = constants()
     log_size = _log2i(nbytes >> 6) if nbytes >> 6 else -1
     if algo == "Tree" and func == "AllReduce" and 0 <= log_size < 23:
@@ -248,9 +296,11 @@ def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int) -> tu
 
 
 def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce",
-                algo: str | None = None, proto: str | None = None) -> NcclChoice:
+                algo: str | None = None, proto: str | None = None,
+                nccl: str | None = None) -> NcclChoice:
     """NCCL's fastest (algorithm, protocol) for one call of `nbytes` per GPU (nccl-tests'
-    `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`."""
+    `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`, with the latency
+    tables of NCCL release `nccl` (one of versions(); None: the model's own)."""
     func = _function(collective)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     topo = load(topology) if isinstance(topology, str) else topology
@@ -259,7 +309,7 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     _check_count(gpus, "gpus", 2, MAX_GPUS)
     _check_count(nbytes, "bytes", 0, MAX_BYTES)
     topo.check_gpus(gpus)
-    return _choose(_tuned(topo, gpus), func, algos, protos, proto is not None, nbytes)
+    return _choose(_tuned(topo, gpus, nccl), func, algos, protos, proto is not None, nbytes)
 
 
 def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool,
@@ -271,6 +321,8 @@ def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool
         for p in names("protocols"):
             if p not in protos or not _allowed(tuned.sys, func, a, p):
                 continue
+            if a in _latencies(tuned.nccl)["absent"]:
+                continue  # an algorithm that release did not have
             if p == "LL128" and not proto_given and not _ll128_default(tuned.sys):
                 continue
             seconds, lat, bw = _seconds(tuned, func, a, p, nbytes)
@@ -280,7 +332,15 @@ def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool
         raise RingsimError("NCCL has no algorithm and protocol for this on that topology with "
                            "the --algo/--proto given")
     seconds, a, p, lat, bw = best
-    return NcclChoice(a, p, _comm_channels(tuned, a), seconds, lat, bw)
+    # NCCL picks on its model, which counts every channel; the call then runs on the channels
+    # topoGetAlgoInfo leaves it. Its time is NCCL's own bandwidth formula for that share of
+    # the graph's channels (each channel keeps its speed; caps on the total still apply).
+    full, run = _comm_channels(tuned, a), _run_channels(tuned, a, p, nbytes)
+    if run < full:
+        graph = tuned.graphs[a]
+        fewer = replace(graph, channels=graph.channels * run / full)
+        seconds, lat, bw = _seconds(tuned, func, a, p, nbytes, fewer)
+    return NcclChoice(a, p, run, seconds, lat, bw)
 
 
 def _check_count(value, what: str, low: int, high: int) -> None:
@@ -289,7 +349,8 @@ def _check_count(value, what: str, low: int, high: int) -> None:
 
 
 def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: str = "all-reduce",
-                 algo: str | None = None, proto: str | None = None) -> list[NcclChoice]:
+                 algo: str | None = None, proto: str | None = None,
+                 nccl: str | None = None) -> list[NcclChoice]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints)."""
     func = _function(collective)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
@@ -297,5 +358,5 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
     for n in sizes:
         _check_count(n, "bytes", 0, MAX_BYTES)
     topology.check_gpus(gpus)
-    tuned = _tuned(topology, gpus)
+    tuned = _tuned(topology, gpus, nccl)
     return [_choose(tuned, func, algos, protos, proto is not None, n) for n in sizes]

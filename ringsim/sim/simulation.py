@@ -12,6 +12,7 @@ from ..core.checks import as_numeric_array, check_count, check_elements
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.layout import Layout
+from ..core.naming import plural
 from ..execute.ledger import Ledger, measure
 from ..execute.memory import check_memory, simulation_bytes
 from .narrate import sentences
@@ -124,7 +125,8 @@ class Simulation:
         shown = option_text(self.plan)
         if shown:
             name += f" ({shown})"
-        return f"{name} · {self.plan.gpus} GPUs · {self.layout.elements:,} elements per GPU"
+        return (f"{name} · {plural(self.plan.gpus, 'GPU')} · "
+                f"{plural(self.layout.elements, 'element')} per GPU")
 
     @property
     def banner(self) -> str:
@@ -172,6 +174,11 @@ class Simulation:
             found += c.value_problems(self.values(), self.inputs, self.layout, self.xp)
             self._problems[self.position] = found
         return self._problems[self.position]
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows the simulation as the picture of where it is (with the figures extra)."""
+        from ..figures.render import notebook_svg  # drawn only when a notebook asks
+        return notebook_svg(self)
 
     def correct(self) -> bool:
         """True when every GPU meets the goal, checked symbolically and numerically."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..algorithms import ALGORITHMS, closed_form, option_names
-from ..algorithms.timing import estimate
+from ..algorithms.timing import estimate, machine_options
 from ..core.checks import check_elements, check_gpus
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..core.formula import ClosedForm
@@ -68,29 +68,36 @@ def compare(gpus: int, elements: int, model: CostModel | None = None,
     rails = rails_order(gpus, model) if model is not None else None
     if rails is not None and not {"ring_order", "channels"} & set(given):
         cases.append(("ring", (("ring_order", rails),)))
-    rows = [_row(name, gpus, elements, opts) for name, opts in cases]
+    rows = [_row(name, gpus, elements, opts, model) for name, opts in cases]
     if len(rows) > len(ALGORITHMS):  # the rails ring, added last
         rows[-1] = Row(**{**rows[-1].__dict__, "as_nccl": True})
     return rows if model is None else _timed(rows, gpus, elements, model)
 
 
-def _row(name: str, gpus: int, elements: int, options: tuple) -> Row:
+def _options(name: str, gpus: int, model: CostModel | None, given: tuple) -> dict:
+    """The options a row runs with: the machine's nodes (on a topology with nodes), then
+    those given."""
+    return {**machine_options(name, gpus, model), **dict(given)}
+
+
+def _row(name: str, gpus: int, elements: int, options: tuple, model: CostModel | None) -> Row:
     spec = ALGORITHMS[name]
-    cf = closed_form(name, gpus, elements, **dict(options))
+    used = _options(name, gpus, model, options)
+    cf = closed_form(name, gpus, elements, **used)
     return Row(name, spec.title, _whole(cf.total), spec.busiest_gpu(gpus, elements, **_checked(
-        name, gpus, options)), _whole(cf.busiest_sent), _whole(cf.busiest_received),
+        name, gpus, used)), _whole(cf.busiest_sent), _whole(cf.busiest_received),
         _whole(cf.steps), _whole(cf.messages), cf, options=options)
 
 
-def _checked(name: str, gpus: int, options: tuple) -> dict:
+def _checked(name: str, gpus: int, options: dict) -> dict:
     from ..algorithms import check_options
-    return check_options(name, gpus, dict(options))
+    return check_options(name, gpus, options)
 
 
 def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[Row]:
     nbytes = elements * model.itemsize
-    estimates = [estimate(row.algorithm, gpus, elements, model, **dict(row.options))
-                 for row in rows]
+    estimates = [estimate(row.algorithm, gpus, elements, model,
+                          **_options(row.algorithm, gpus, model, row.options)) for row in rows]
     order = sorted(range(len(rows)), key=lambda i: estimates[i].seconds)
     out = []
     for i, row in enumerate(rows):

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.checks import check_gpus
-from ..algorithms.timing import estimate, timed_algorithms
+from ..algorithms.timing import estimate, machine_options, timed_algorithms
 from ..cost.model import CostModel, algbw, busbw
 from ..cost.nccl import NcclChoice, nccl_choices
 from ..core.errors import RingsimError
@@ -65,6 +65,22 @@ class Sweep:
         point, choice = self.points[index], self.nccl[index]
         return busbw(algbw(point.nbytes, choice.seconds), self.gpus)
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows the sweep as the log-log chart of each algorithm's modelled time."""
+        from ..algorithms import ALGORITHMS
+        from ..core.units import format_bytes, format_seconds
+        from .svgplot import loglog_svg
+        series = {ALGORITHMS[n].title: [(float(p.nbytes), float(p.estimates[n].seconds))
+                                        for p in self.points] for n in self.algorithms}
+        ticks = [(float(p.nbytes), format_bytes(p.nbytes))
+                 for p in self.points[::max(1, -(-len(self.points) // 6))]]
+        try:
+            return loglog_svg(f"All-reduce modelled time, {self.gpus:,} GPUs, "
+                              f"{self.model.topology.name}", "bytes per GPU", "time", series,
+                              ticks, format_seconds)
+        except ValueError:  # nothing positive to draw on log axes
+            return None
+
 
 def parse_sizes(text: str) -> list[int]:
     """'1KiB..8GiB' (powers of two: every doubling), 'A..B:xF' (factor F), or 'A,B,C'."""
@@ -90,13 +106,15 @@ def parse_sizes(text: str) -> list[int]:
 
 def _point(gpus: int, nbytes: int, model: CostModel, names: tuple[str, ...]) -> Point:
     elements = nbytes // model.itemsize
-    estimates = {name: estimate(name, gpus, elements, model) for name in names}
+    estimates = {name: estimate(name, gpus, elements, model, **machine_options(name, gpus, model))
+                 for name in names}
     best = min(names, key=lambda name: estimates[name].seconds)
     return Point(nbytes, elements, estimates, best)
 
 
 def _best(gpus: int, elements: int, model: CostModel, names: tuple[str, ...]) -> str:
-    times = {name: estimate(name, gpus, elements, model).seconds for name in names}
+    times = {name: estimate(name, gpus, elements, model, **machine_options(name, gpus, model)).seconds
+             for name in names}
     return min(names, key=times.__getitem__)
 
 

@@ -89,7 +89,8 @@ def test_one_rank_and_no_elements_pass_through_the_api_unchanged(mpiexec):
     (["--kill-rank", "4"], "--kill-rank must be from 0 to 3, got 4"),
     (["--kill-rank", "1", "--at-step", "7"], "--at-step must be from 1 to 6 (the plan's steps), got 7"),
     (["-a", "ring", "--master", "2"], "--master only applies to the master algorithm"),
-    (["--size", "lots"], "expected a size such as 4096, 64K or 16MiB, got 'lots'"),
+    (["--size", "lots"], "argument --size: cannot read 'lots'; write it like 256MiB, 1GB or 4096"),
+    (["--size", "1GB", "--dtype", "float64", "-n", "1"], "at least 2 ranks"),
 ])
 def test_bad_input_gets_one_line_before_any_process_starts(args, message):
     run = ringsim("mpi", *args, timeout=60)
@@ -108,6 +109,36 @@ def test_bench_and_calibrate_report_their_figures(mpiexec):
     calibration = ringsim("mpi", "-n", "3", "--calibrate", "-N", "3000", "--json")
     assert calibration.returncode == 0, calibration.stderr
     (fit,) = json_lines(calibration.stdout)
-    assert fit["beta"] > 0 and fit["alpha_error"] >= 0 and fit["beta_error"] >= 0
+    assert fit["alpha"] >= 0 and fit["beta"] >= 0 and fit["alpha_error"] >= 0 and fit["beta_error"] >= 0
+    # The line describes the ping-pong it was fitted to, however loaded the machine: at the
+    # largest message it lies within a factor of 10 of the measured time.
+    largest, measured = fit["ping_pong"]["bytes"][-1], fit["ping_pong"]["seconds"][-1]
+    assert measured / 10 <= fit["alpha"] + fit["beta"] * largest <= measured * 10
     assert [row["algorithm"] for row in fit["algorithms"]] == list(ALGORITHMS)
     assert all(row["predicted_seconds"] > 0 and row["measured_seconds"] > 0 for row in fit["algorithms"])
+
+
+@mpi
+def test_calibrate_writes_a_topology_file_that_compare_reads(mpiexec, tmp_path):
+    from ringsim.cost.topology import load
+    path = tmp_path / "here.toml"
+    calibration = ringsim("mpi", "-n", "2", "--calibrate", "-N", "2000", "--json",
+                          "--write-topology", str(path))
+    assert calibration.returncode == 0, calibration.stderr
+    (fit,) = json_lines(calibration.stdout)
+    topology = load(str(path))
+    level = topology.level("inside")
+    assert level.alpha == pytest.approx(fit["alpha"], rel=1e-5)
+    assert level.beta == pytest.approx(fit["beta"], rel=1e-5) or fit["beta"] == 0
+    assert topology.gamma == pytest.approx(fit["gamma"], rel=1e-5)
+    compare = ringsim("compare", "--topology", str(path), "--time", "--gpus", "4", "--size", "1MiB")
+    assert compare.returncode == 0, compare.stderr
+
+
+def test_write_topology_needs_calibrate_and_a_writable_toml_path(tmp_path):
+    for argv, message in ((["--write-topology", str(tmp_path / "a.toml")], "add --calibrate"),
+                          (["--calibrate", "--write-topology", str(tmp_path)], "is a folder"),
+                          (["--calibrate", "--write-topology", str(tmp_path / "a.txt")], "NAME.toml"),
+                          (["--calibrate", "--write-topology", str(tmp_path / "no" / "a.toml")], "does not exist")):
+        run = ringsim("mpi", "-n", "2", *argv)
+        assert run.returncode == 2 and message in run.stderr, run.stderr

@@ -1,5 +1,6 @@
 """--ring-order rails:P: one ring per NIC, as NCCL lays out its channels on rail-optimised nodes."""
 
+import json
 import math
 
 import pytest
@@ -60,13 +61,42 @@ def test_rails_time_against_the_port_queues_by_hand(nodes, elements):
     assert one_ring == pytest.approx(2 * (gpus - 1) * 8 * segment / 50e9, rel=1e-12)
 
 
-def test_compare_names_the_rail_layout_on_several_nodes(capsys):
+def test_compare_times_the_rail_layout_as_a_row(capsys):
     assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "4", "--size", "1GiB"]) == 0
-    out = " ".join(capsys.readouterr().out.split())  # the note is wrapped to 100 columns
+    out = capsys.readouterr().out
     model = CostModel.of("dgx-h100", "float32")
     seconds = price(make_plan("ring", 32, ring_order="rails:8"), 2**28, model).seconds
-    assert f"--ring-order rails:8, takes {seconds * 1e3:.2f} ms" in out
-    assert "busbw 369.11 GB/s" in out  # NCCL measures about 370 GB/s here (docs/cost.md)
+    row = [line for line in out.splitlines() if line.startswith("Ring all-reduce, ring order rails:8")][-1]
+    assert row.split()[5:7] == [f"{seconds * 1e3:.2f}", "ms"]
+    assert "369.11 GB/s" in row  # NCCL measures about 370 GB/s here (docs/cost.md)
+    assert " 1  Ring " in row  # the fastest textbook row, and a schedule NCCL has
+
+
+@pytest.mark.parametrize("nodes, size", [(2, "1GiB"), (2, "64KiB"), (3, "8MiB")])
+def test_the_rail_row_takes_what_the_timeline_of_that_ring_takes(capsys, nodes, size):
+    common = ["--topology", "dgx-h100", "--nodes", str(nodes), "--size", size, "--json"]
+    assert main(["compare", "--time", *common]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    rail = [r for r in rows if r.get("options") == {"ring_order": "rails:8"}]
+    assert len(rail) == 1
+    assert main(["timeline", "--ring-order", "rails:8", *common]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert summary["type"] == "summary"
+    # the row is the lockstep model the timeline checks itself against; the events overlap
+    # uneven segments' steps a little (at most a few parts per million here)
+    assert rail[0]["seconds"] == pytest.approx(summary["lockstep_seconds"], rel=1e-12)
+    assert rail[0]["seconds"] == pytest.approx(summary["seconds"], rel=1e-5)
+
+
+def test_a_ring_order_given_replaces_the_rail_row(capsys):
+    assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "2", "--size", "1MiB",
+                 "--ring-order", "rails:4", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    rings = [r for r in rows if r.get("nccl_name") == "Ring"]
+    assert [r["options"] for r in rings] == [{"ring_order": "rails:4"}]
+    model = CostModel.of("dgx-h100", "float32")
+    assert rings[0]["seconds"] == pytest.approx(
+        price(make_plan("ring", 16, ring_order="rails:4"), 2**18, model).seconds, rel=1e-12)
 
 
 def test_no_rail_line_on_one_node(capsys):

@@ -48,7 +48,8 @@ def test_sweep_cli_table_json_and_svg(tmp_path, capsys):
     root = ET.parse(svg).getroot()
     lines = root.findall("{http://www.w3.org/2000/svg}polyline")
     from ringsim.algorithms import ALGORITHMS
-    assert [l.get("data-series") for l in lines] == [spec.title for spec in ALGORITHMS.values()]
+    assert [l.get("data-series") for l in lines] == \
+        ["NCCL's model"] + [spec.title for spec in ALGORITHMS.values()]
     xs = [float(p.split(",")[0]) for p in lines[0].get("points").split()]
     assert len(xs) == 7 and xs == sorted(xs)
     assert main(["sweep", "--gpus", "16", "--sizes", "1KiB..1GiB:x8", "--json"]) == 0

@@ -136,3 +136,4 @@ def option_text(plan: Plan) -> str:
                 value = ";".join(",".join(str(x) for x in ring) for ring in value)
             shown.append(f"{key.replace('_', ' ')} {value}")
     return ", ".join(shown)
+

@@ -23,7 +23,7 @@ from ..core.layout import Layout
 from ..core.plan import Plan, Step
 from ._counts import closed, formula
 from ._fold import fold_step, real_ranks, split, unfold_step
-from .spec import AlgorithmSpec, Shape
+from .spec import AlgorithmSpec, Implementation, Shape
 
 NAME = "halving-doubling"
 
@@ -194,7 +194,15 @@ def busiest_gpu(gpus: int, elements: int) -> int:
     return closed_form(gpus, elements).busiest_sender
 
 
+# The same schedule in MPI libraries (pmodels/mpich, open-mpi/ompi on GitHub).
+MPI = (
+    Implementation("MPICH", "src/mpi/coll/allreduce/allreduce_intra_reduce_scatter_allgather.c",
+                   "MPIR_Allreduce_intra_reduce_scatter_allgather"),
+    Implementation("Open MPI", "ompi/mca/coll/base/coll_base_allreduce.c",
+                   "ompi_coll_base_allreduce_intra_redscat_allgather"),
+)
+
 SPEC = AlgorithmSpec(
     NAME, "Halving-doubling (Rabenseifner)",
     "recursive-halving reduce-scatter, recursive-doubling all-gather: ring volume in 2·lg G steps",
-    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.PAIRS)
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.PAIRS, mpi_implementations=MPI)

@@ -10,7 +10,7 @@ from ..core.checks import check_count
 from ..core.formula import ClosedForm, Formula
 from ..core.naming import gpu_name
 from ..core.plan import Plan, Step
-from .spec import AlgorithmSpec, Shape
+from .spec import AlgorithmSpec, Implementation, Shape
 
 NAME = "master"
 
@@ -105,8 +105,14 @@ def busiest_gpu(gpus: int, elements: int, master: int = 0) -> int:
     return master if elements and gpus > 2 else 0
 
 
+# The same schedule in MPI libraries (pmodels/mpich, open-mpi/ompi on GitHub).
+MPI = (
+    Implementation("Open MPI", "ompi/mca/coll/base/coll_base_allreduce.c",
+                   "ompi_coll_base_allreduce_intra_basic_linear"),
+)
+
 SPEC = AlgorithmSpec(
     NAME, "Single-GPU master",
     "reduce onto one GPU, broadcast back: 2·(G−1)·N, all of it through the master",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.STAR,
-    check=check_options, written=written, label=label)
+    check=check_options, written=written, label=label, mpi_implementations=MPI)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core.formula import ClosedForm, Formula
 from ..core.plan import Plan, Step
-from .spec import AlgorithmSpec, Shape
+from .spec import AlgorithmSpec, Implementation, Shape
 
 NAME = "naive"
 
@@ -66,7 +66,13 @@ def busiest_gpu(gpus: int, elements: int) -> int:
     return 0
 
 
+# The same schedule in MPI libraries (pmodels/mpich, open-mpi/ompi on GitHub).
+MPI = (
+    Implementation("Open MPI", "ompi/mca/coll/base/coll_base_allreduce.c",
+                   "ompi_coll_base_allreduce_intra_allgather_reduce"),
+)
+
 SPEC = AlgorithmSpec(
     NAME, "Naive all-to-all",
     "every GPU sends its whole gradient to every other: G·(G−1)·N",
-    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.ALL_TO_ALL)
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.ALL_TO_ALL, mpi_implementations=MPI)

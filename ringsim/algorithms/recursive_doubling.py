@@ -18,7 +18,7 @@ from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
 from ._counts import closed, formula
 from ._fold import fold_step, real_ranks, split, unfold_step
-from .spec import AlgorithmSpec, Shape
+from .spec import AlgorithmSpec, Implementation, Shape
 
 NAME = "recursive-doubling"
 PHASE = "Recursive doubling"
@@ -120,7 +120,15 @@ def busiest_gpu(gpus: int, elements: int) -> int:
     return closed_form(gpus, elements).busiest_sender
 
 
+# The same schedule in MPI libraries (pmodels/mpich, open-mpi/ompi on GitHub).
+MPI = (
+    Implementation("MPICH", "src/mpi/coll/allreduce/allreduce_intra_recursive_doubling.c",
+                   "MPIR_Allreduce_intra_recursive_doubling"),
+    Implementation("Open MPI", "ompi/mca/coll/base/coll_base_allreduce.c",
+                   "ompi_coll_base_allreduce_intra_recursivedoubling"),
+)
+
 SPEC = AlgorithmSpec(
     NAME, "Recursive doubling",
     "lg G swaps of whole gradients with GPU k XOR 2^s: few steps, N·lg G per GPU",
-    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.PAIRS)
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.PAIRS, mpi_implementations=MPI)

@@ -10,7 +10,7 @@ import numpy as np
 from ..core.formula import ClosedForm, Formula
 from ..core.plan import Plan, Step
 from . import _multiring, _sparse
-from .spec import AlgorithmSpec, Shape
+from .spec import AlgorithmSpec, Implementation, Shape
 
 NAME = "ring"
 
@@ -216,8 +216,16 @@ def busiest_gpu(gpus: int, elements: int, channels: int = 1, ring_order=None) ->
     return int(k[np.argmin(big(0) + 2 * big(1) + big(2))])
 
 
+# The same schedule in MPI libraries (pmodels/mpich, open-mpi/ompi on GitHub).
+MPI = (
+    Implementation("MPICH", "src/mpi/coll/allreduce/allreduce_intra_ring.c",
+                   "MPIR_Allreduce_intra_ring"),
+    Implementation("Open MPI", "ompi/mca/coll/base/coll_base_allreduce.c",
+                   "ompi_coll_base_allreduce_intra_ring"),
+)
+
 SPEC = AlgorithmSpec(
     NAME, "Ring all-reduce",
     "reduce-scatter then all-gather around a ring: 2·(G−1)·N in all, 2·(G−1)·N/G per GPU",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.RING,
-    check=check_options, lanes=lanes, nccl_name="Ring")
+    check=check_options, lanes=lanes, nccl_name="Ring", mpi_implementations=MPI)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable
+from typing import Callable, NamedTuple
 
 
 class Shape(Enum):
@@ -45,6 +45,14 @@ def two_lanes(**options) -> int:
     return 2
 
 
+class Implementation(NamedTuple):
+    """A library that runs the same schedule, and the source file (in its repository) that does."""
+
+    library: str  # as people name it: "MPICH", "Open MPI"
+    source: str  # the file in its repository, e.g. src/mpi/coll/allreduce/allreduce_intra_ring.c
+    function: str  # the function in that file that runs it
+
+
 @dataclass(frozen=True)
 class AlgorithmSpec:
     """One all-reduce algorithm: its names, options, plan, counts and time."""
@@ -64,3 +72,4 @@ class AlgorithmSpec:
     label: Callable[..., str] | None = None  # (**options) -> a title's words; None: non-defaults
     lanes: Callable[..., int] = one_lane  # (**options) -> rings or trees sharing the segments
     nccl_name: str | None = None  # NCCL's algorithm with the same schedule (NCCL_ALGO), if any
+    mpi_implementations: tuple[Implementation, ...] = ()  # MPI libraries with this schedule

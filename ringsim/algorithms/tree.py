@@ -18,7 +18,7 @@ from ..core.formula import ClosedForm
 from ..core.plan import Plan
 from . import _btree, _trees
 from ._phases import btree_parents
-from .spec import AlgorithmSpec, Shape
+from .spec import AlgorithmSpec, Implementation, Shape
 
 NAME = "tree"
 
@@ -60,8 +60,14 @@ def busiest_gpu(gpus: int, elements: int, chunks: int = 1) -> int:
     return _trees.busiest_gpu(gpus, elements, [_btree.Tree(gpus)], _trees.check_chunks(chunks))
 
 
+# The same schedule in MPI libraries (pmodels/mpich, open-mpi/ompi on GitHub).
+MPI = (
+    Implementation("MPICH", "src/mpi/coll/allreduce/allreduce_intra_tree.c",
+                   "MPIR_Allreduce_intra_tree"),
+)
+
 SPEC = AlgorithmSpec(
     NAME, "Binary tree",
     "reduce up a binary tree, broadcast down, pipelined in C chunks: 2·(G−1)·N, ~2·log₂G steps",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.TREE,
-    check=check_options)
+    check=check_options, mpi_implementations=MPI)

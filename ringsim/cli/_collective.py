@@ -25,6 +25,8 @@ def compare_one(args: argparse.Namespace, c: Collective) -> int:
     from ..core.formula import format_number
     from ..core.units import format_bandwidth, format_bytes, format_seconds
     from ._cost_args import elements_from_args, gpus_from_args, model_from_args, uses_cost
+    from ..cost.nccl import NcclChoice
+    from ..studies.whose import nccl_for, nccl_line
     timed = args.time or uses_cost(args)
     model = model_from_args(args) if timed else None
     gpus = gpus_from_args(args, model.topology, 4) if model else (args.gpus or 4)
@@ -42,6 +44,8 @@ def compare_one(args: argparse.Namespace, c: Collective) -> int:
         record.update(topology=model.topology.name, seconds=est.seconds, algbw=alg,
                       busbw=None if alg is None else alg * float(factor),
                       bottleneck=est.describe(model.topology))
+        pick = nccl_for(model, gpus, elements * model.itemsize, c.name)
+        record["nccl"] = pick.to_json() if isinstance(pick, NcclChoice) else None
     if args.json:
         print(json.dumps(record))
         return 0
@@ -54,9 +58,10 @@ def compare_one(args: argparse.Namespace, c: Collective) -> int:
     print(f"  steps                {format_number(form.steps.value):>14}   {form.steps.text}")
     print(f"  messages             {format_number(form.messages.value):>14}   {form.messages.text}")
     if model is not None:
-        print(f"\nModelled time on {model.topology.name} · {format_bytes(elements * model.itemsize)} "
+        print(f"\nModelled time (textbook α-β-γ) on {model.topology.name} · {format_bytes(elements * model.itemsize)} "
               f"per GPU: {format_seconds(record['seconds'])}, algbw {format_bandwidth(record['algbw'])}, "
               f"busbw {format_bandwidth(record['busbw'])} (busbw = algbw·{c.factor_text} "
               f"= algbw·{format_number(Fraction(factor))}, nccl-tests' factor for {c.name}); "
               f"bottleneck: {record['bottleneck']}")
+        print("\n" + nccl_line(pick, elements * model.itemsize, float(factor)) + ".")
     return 0

@@ -7,9 +7,13 @@ import json
 import textwrap
 from fractions import Fraction
 
+from ..algorithms import ALGORITHMS
 from ..core.naming import plural
-from ..studies.compare import Row, compare, rails_ring
+from ..studies.compare import Row, compare
+from ..studies.whose import nccl_for
 from ..cost.model import algbw, busbw
+from ..cost.nccl import NcclChoice
+from ..cost.nccl_graph import constants
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.units import format_bandwidth, format_bytes, format_seconds
@@ -18,7 +22,7 @@ from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, element
 from ..algorithms.collectives import collective
 from ._collective import add_collective_argument, compare_one
 from ._numerics_view import add_numerics_arguments, run_numerics
-from .common import elements_arg, gpus_arg
+from .common import add_option_arguments, elements_arg, gpus_arg, options_from_args
 
 ORDER = 20
 HELP = "compare the algorithms' traffic (and with --time their modelled time) in one table"
@@ -43,6 +47,7 @@ def register(sub) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object per algorithm")
     add_collective_argument(parser)
     add_cost_arguments(parser)
+    add_option_arguments(parser, nodes=False)  # --nodes is the topology's (add_cost_arguments)
     add_numerics_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -72,40 +77,63 @@ def run(args: argparse.Namespace) -> int:
     model = model_from_args(args) if timed else None
     gpus = gpus_from_args(args, model.topology, 4) if model else (args.gpus or 4)
     elements = elements_from_args(args, model.itemsize if model else 4, 8)
-    rows = compare(gpus, elements, model)
-    if args.json:
+    # --nodes here is the topology's (G = M × GPUs per node), not an algorithm option
+    options = {k: v for k, v in options_from_args(args) if k != "nodes"}
+    rows = compare(gpus, elements, model, options)
+    pick = _nccl(gpus, elements, model) if model is not None else None
+    if args.json:  # the textbook rows first, as before; NCCL's model's pick last
         for r in rows:
             print(json.dumps(_record(r, gpus, elements, model)))
+        if isinstance(pick, NcclChoice):
+            print(json.dumps(_nccl_record(pick, gpus, elements, model)))
         return 0
     _print_counts(rows, gpus, elements)
     if model is not None:
-        _print_times(rows, gpus, elements, model)
+        _print_times(rows, gpus, elements, model, pick)
     return 0
 
 
+def _nccl(gpus: int, elements: int, model) -> NcclChoice | str | None:
+    """NCCL's model's pick, or the one line saying why it has none here."""
+    return nccl_for(model, gpus, elements * model.itemsize)
+
+
+def _nccl_record(pick: NcclChoice, gpus: int, elements: int, model) -> dict:
+    nbytes = elements * model.itemsize
+    alg = algbw(nbytes, pick.seconds)
+    # NCCL's names sit under "nccl", apart from the textbook rows' "algorithm" (ringsim's names)
+    return {"model": "nccl", "nccl_version": constants()["version"]["nccl"], "gpus": gpus,
+            "elements": elements, "topology": model.topology.name, "bytes_per_gpu": nbytes,
+            "nccl": {**pick.to_json(), "algbw": alg, "busbw": busbw(alg, gpus)}}
+
+
 def _record(r: Row, gpus: int, elements: int, model) -> dict:
+    spec = ALGORITHMS[r.algorithm]
     record = {
-        "algorithm": r.algorithm, "gpus": gpus, "elements": elements,
+        "algorithm": r.algorithm, "options": dict(r.options), "gpus": gpus, "elements": elements,
         "total_elements": _exact(r.total), "formula_total": _exact(r.formulas.total.value),
         "busiest_gpu": r.busiest_gpu + 1,
         "busiest_sent": _exact(r.busiest_sent), "busiest_received": _exact(r.busiest_received),
         "steps": _exact(r.steps), "messages": _exact(r.messages),
+        "nccl_name": spec.nccl_name,
+        "mpi_implementations": [i._asdict() for i in spec.mpi_implementations],
     }
     if model is not None:
         t = r.timing
-        record.update(topology=model.topology.name, dtype_bytes=model.itemsize,
+        record.update(model="textbook", topology=model.topology.name, dtype_bytes=model.itemsize,
                       bytes_per_gpu=elements * model.itemsize,
                       seconds=t.estimate.seconds, algbw=t.algbw, busbw=t.busbw,
                       bottleneck=t.estimate.describe(model.topology), rank=t.rank)
     return record
 
 
-def _table(header: tuple, body: list[tuple]) -> None:
-    """Print a table: first column left-aligned, the last one free, the rest right-aligned."""
+def _table(header: tuple, body: list[tuple], left: tuple[int, ...] = (0,)) -> None:
+    """Print a table: the `left` columns left-aligned, the last one free, the rest right-aligned."""
     table = [header] + body
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for number, row in enumerate(table):
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:-1], widths[1:-1])]
+        cells = [c.ljust(w) if i in left else c.rjust(w)
+                 for i, (c, w) in enumerate(zip(row[:-1], widths[:-1]))]
         print("  ".join(cells + [row[-1]]).rstrip())
         if number == 0:
             print("  ".join("─" * w for w in widths))
@@ -115,7 +143,7 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
     print(f"{plural(gpus, 'GPU')} · {plural(elements, 'element')} per GPU\n")
     _table(("algorithm", "elements moved", "busiest GPU sent / received", "steps", "messages",
             "closed form"),
-           [(r.title, format_number(r.total),
+           [(r.label, format_number(r.total),
              f"GPU{r.busiest_gpu + 1}" +
              f": {format_number(r.busiest_sent)} / {format_number(r.busiest_received)}",
              format_number(r.steps), format_number(r.messages), str(r.formulas.total))
@@ -128,7 +156,7 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
               f"load per GPU is 2·(G−1)·N/G = {format_number(ring.formulas.busiest_sent.value)}.")
 
 
-def _print_times(rows: list[Row], gpus: int, elements: int, model) -> None:
+def _print_times(rows: list[Row], gpus: int, elements: int, model, pick) -> None:
     topo = model.topology
     nbytes = elements * model.itemsize
     where = f"{topo.name} · {plural(gpus, 'GPU')}"
@@ -138,21 +166,86 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model) -> None:
     print(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
           f"({model.itemsize}-byte elements)")
     print(topo.describe() + "\n")
+    _print_nccl(pick, gpus, nbytes)
+    print("\nTextbook α-β-γ model (what the lessons teach), every schedule ringsim builds:\n")
     timed = sorted(rows, key=lambda r: r.timing.rank)
-    body = [(r.title, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),
+    body = [(r.label, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),
              format_bandwidth(r.timing.busbw), str(r.timing.rank),
-             r.timing.estimate.describe(topo)) for r in timed]
-    _table(("algorithm", "time", "algbw", "busbw", "rank", "bottleneck"), body)
+             ALGORITHMS[r.algorithm].nccl_name or "no", r.timing.estimate.describe(topo))
+            for r in timed]
+    _table(("algorithm", "time", "algbw", "busbw", "rank", "in NCCL", "bottleneck"), body,
+           left=(0, 5))
     print("\nalgbw = S/t with S the bytes per GPU; busbw = algbw·2(G−1)/G, the rate each GPU's "
           "link must carry (nccl-tests' definitions).")
-    rails = rails_ring(gpus, elements, model)
-    if rails is not None:
-        per_node, est = rails
-        alg = algbw(nbytes, est.seconds)
-        print("\n" + textwrap.fill(
-            f"The ring above is one ring: it crosses each node boundary through one GPU's NIC "
-            f"while the other NICs idle. NCCL runs one ring per NIC (its channels); that "
-            f"layout, --ring-order rails:{per_node}, takes {format_seconds(est.seconds)} "
-            f"(busbw {format_bandwidth(busbw(alg, gpus))}, bottleneck "
-            f"{est.describe(topo)}): ringsim timeline --ring-order rails:{per_node} shows it.",
-            width=100, break_on_hyphens=False, break_long_words=False))
+    _print_relation(timed, pick)
+
+
+def _wrap(text: str) -> str:
+    return textwrap.fill(text, width=100, break_on_hyphens=False, break_long_words=False)
+
+
+def _print_nccl(pick, gpus: int, nbytes: int) -> None:
+    version = constants()["version"]["nccl"]
+    if pick is None:
+        print(f"NCCL's model (NCCL {version}'s own tuning): one GPU, NCCL sends nothing.")
+        return
+    if not isinstance(pick, NcclChoice):
+        print(_wrap(f"NCCL's model (NCCL {version}'s own tuning): no answer here: {pick}"))
+        return
+    alg = algbw(nbytes, pick.seconds)
+    print(_wrap(
+        f"NCCL's model (NCCL {version}'s own tuning, docs/cost.md): NCCL would run "
+        f"{pick.algorithm}, protocol {pick.protocol}, on {pick.channels} channels: "
+        f"{format_seconds(pick.seconds)} (algbw {format_bandwidth(alg)}, busbw "
+        f"{format_bandwidth(busbw(alg, gpus))}), {format_seconds(pick.latency)} fixed per call "
+        f"plus the bytes at {format_bandwidth(pick.bandwidth)}. ringsim predict shows it over "
+        f"sizes."))
+
+
+def _print_relation(timed: list[Row], pick) -> None:
+    """How the textbook rows relate to what NCCL would do: its schedule's row, the fastest."""
+    lines = []
+    best = timed[0]
+    best_spec = ALGORITHMS[best.algorithm]
+    if not best_spec.nccl_name:
+        others = " and ".join(dict.fromkeys(i.library for i in best_spec.mpi_implementations))
+        lines.append(f"The fastest textbook row, {best.label}, is a schedule NCCL does not have"
+                     + (f" ({others} run it)." if others else "."))
+    if isinstance(pick, NcclChoice):
+        same = [r for r in timed if ALGORITHMS[r.algorithm].nccl_name == pick.algorithm]
+        if same:
+            # NCCL's own layout (the rails ring) where there is one, else the fastest such row
+            r = next((r for r in same if r.as_nccl), same[0])
+            lines.append(f"NCCL's {pick.algorithm} in the textbook model is {r.label}: "
+                         f"{format_seconds(r.timing.estimate.seconds)} (rank {r.timing.rank}), "
+                         f"against NCCL's model's {format_seconds(pick.seconds)}, which adds "
+                         f"NCCL's fixed cost per call ({format_seconds(pick.latency)}) and "
+                         f"prices its protocol; the textbook model does neither.")
+        else:
+            ours = [r for r in timed if ALGORITHMS[r.algorithm].nccl_name]
+            lines.append(f"NCCL's {pick.algorithm} has no textbook row here"
+                         + (f"; of the textbook rows NCCL has, the fastest is {ours[0].label}: "
+                            f"{format_seconds(ours[0].timing.estimate.seconds)} (rank "
+                            f"{ours[0].timing.rank})." if ours else "."))
+    lines.append(_mpi_sentence(timed))
+    print("\n" + "\n".join(_wrap(line) for line in lines))
+
+
+def _mpi_sentence(timed: list[Row]) -> str:
+    """Which MPI libraries run the schedules NCCL lacks, from each spec (--json names the files)."""
+    groups: dict[str, list[str]] = {}
+    for r in timed:
+        spec = ALGORITHMS[r.algorithm]
+        if spec.nccl_name:
+            continue
+        libraries = " and ".join(dict.fromkeys(i.library for i in spec.mpi_implementations))
+        titles = groups.setdefault(libraries, [])
+        if spec.title not in titles:
+            titles.append(spec.title)
+    parts = [f"{who} run{'s' * (' and ' not in who)} "
+             f"{', '.join(titles)}" for who, titles in groups.items() if who]
+    none = groups.get("", [])
+    text = "Not in NCCL: " + "; ".join(parts) if parts else "Not in NCCL"
+    if none:
+        text += ("; " if parts else ": ") + f"neither MPICH nor Open MPI has {', '.join(none)}"
+    return text + " (their source files: compare --json)."

@@ -80,6 +80,10 @@ def run(args: argparse.Namespace) -> int:
 def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
     from ..algorithms import ALGORITHMS
     out = {}
+    if result.nccl:  # NCCL's own tuning model first, so the legend names it before the textbook
+        out["NCCL's model"] = [
+            (float(p.nbytes), float(c.seconds if metric == "time" else result.nccl_busbw(i) or 0))
+            for i, (p, c) in enumerate(zip(result.points, result.nccl))]
     for name in result.algorithms:
         values = []
         for p in result.points:
@@ -105,7 +109,10 @@ def _nothing_to_plot(result: Sweep, metric: str) -> str:
 
 def _title(result: Sweep, metric: str) -> str:
     what = "modelled time" if metric == "time" else "busbw"
-    return f"All-reduce {what}, {result.gpus:,} GPUs, {result.model.topology.name}"
+    whose = "textbook vs NCCL's model" if result.nccl else "textbook α-β-γ"
+    title = f"All-reduce {what}, {result.gpus:,} GPUs, {result.model.topology.name}"
+    # plotext drops a title wider than its canvas (about 72 columns at 80)
+    return f"{title}: {whose}" if len(title) + len(whose) <= 70 else title
 
 
 def _xticks(result: Sweep, count: int = 6) -> list[tuple[float, str]]:
@@ -180,14 +187,27 @@ def _print_table(result: Sweep) -> None:
     print(f"All-reduce over {plural(result.gpus, 'GPU')} on {topo.title} "
           f"({result.model.itemsize}-byte elements)\n")
     names = result.algorithms
-    header = ("size", *(ALGORITHMS[n].name for n in names), "fastest", "its busbw")
+    mark = {n: "" if ALGORITHMS[n].nccl_name else "*" for n in names}
+    nccl = bool(result.nccl)
+    print(textwrap.fill(
+        "Textbook α-β-γ model, one column per algorithm (* not in NCCL: MPI libraries run "
+        "them, compare --time says which)" + (
+            f"; NCCL's model: what NCCL's own tuning would run ({_nccl_version()})." if nccl
+            else f". NCCL's model: none here ({result.nccl_note}).") + "\n",
+        width=100, break_on_hyphens=False, break_long_words=False) + "\n")
+    header = ("size", *(ALGORITHMS[n].name + mark[n] for n in names), "fastest textbook",
+              "its busbw") + (("NCCL's model", "NCCL's pick") if nccl else ())
     body = [(format_bytes(p.nbytes), *(format_seconds(p.estimates[n].seconds) for n in names),
-             p.best, format_bandwidth(p.busbw(p.best, result.gpus))) for p in result.points]
+             p.best + mark[p.best], format_bandwidth(p.busbw(p.best, result.gpus)))
+            + ((format_seconds(result.nccl[i].seconds), _pick(result.nccl[i])) if nccl else ())
+            for i, p in enumerate(result.points)]
     _columns(header, body)
     print("\nbusbw per algorithm (nccl-tests: algbw·2(G−1)/G):")
-    header = ("size", *(ALGORITHMS[n].name for n in names))
+    header = ("size", *(ALGORITHMS[n].name + mark[n] for n in names)) + \
+        (("NCCL's model",) if nccl else ())
     body = [(format_bytes(p.nbytes), *(format_bandwidth(p.busbw(n, result.gpus)) for n in names))
-            for p in result.points]
+            + ((format_bandwidth(result.nccl_busbw(i)),) if nccl else ())
+            for i, p in enumerate(result.points)]
     _columns(header, body)
     print()
     if not result.crossovers:
@@ -197,6 +217,16 @@ def _print_table(result: Sweep) -> None:
         print(f"Crossover: {ALGORITHMS[c.after].title} overtakes {ALGORITHMS[c.before].title} "
               f"at {c.nbytes:,} bytes per GPU ({_approx_bytes(c.nbytes)}).")
     _print_rails(result)
+
+
+def _nccl_version() -> str:
+    from ..cost.nccl_graph import constants
+    return "NCCL " + constants()["version"]["nccl"]
+
+
+def _pick(choice) -> str:
+    """NCCL's pick in a cell: 'Ring/Simple ×16' (algorithm/protocol ×channels)."""
+    return f"{choice.algorithm}/{choice.protocol} ×{choice.channels}"
 
 
 def _print_rails(result: Sweep) -> None:
@@ -225,15 +255,27 @@ def _approx_bytes(nbytes: int) -> str:
     return f"{nbytes} B"
 
 
+def _nccl_json(result: Sweep, index: int) -> dict:
+    """NCCL's model's pick at one size, as `ringsim predict --json` names its fields."""
+    if not result.nccl:
+        return {"nccl": None, "nccl_note": result.nccl_note}
+    choice = result.nccl[index]
+    alg = algbw(result.points[index].nbytes, choice.seconds)
+    return {"nccl": {**choice.to_json(), "algbw": alg, "busbw": result.nccl_busbw(index)}}
+
+
 def _print_json(result: Sweep) -> None:
-    for p in result.points:
+    from ..algorithms import ALGORITHMS
+    for index, p in enumerate(result.points):
         print(json.dumps({
             "type": "size", "gpus": result.gpus, "topology": result.model.topology.name,
             "bytes": p.nbytes, "elements": p.elements, "best": p.best,
             "algorithms": {n: {"seconds": p.estimates[n].seconds, "algbw": p.algbw(n),
                                "busbw": p.busbw(n, result.gpus),
-                               "bottleneck": p.estimates[n].describe(result.model.topology)}
-                           for n in result.algorithms}}))
+                               "bottleneck": p.estimates[n].describe(result.model.topology),
+                               "nccl_name": ALGORITHMS[n].nccl_name}
+                           for n in result.algorithms},
+            **_nccl_json(result, index)}))
     for c in result.crossovers:
         print(json.dumps({"type": "crossover", "before": c.before, "after": c.after,
                           "bytes": c.nbytes}))

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algorithms import option_names
+from ..cost.nccl import NcclChoice
+from ..studies.whose import nccl_for, nccl_line, runs_line
 from ..execute.backend import array_module, to_numpy
 from ..algorithms.collectives import ALL_REDUCE, Collective, collective
 from ..cost.model import CostModel, PlanCost, algbw, price
@@ -271,6 +273,8 @@ def _json_lines(sim: Simulation, values: bool, timing: Timing | None) -> None:
                        dtype_bytes=timing.model.itemsize, bytes_per_gpu=timing.nbytes,
                        seconds=timing.cost.seconds, algbw=alg, busbw=bus,
                        bottleneck_level=timing.cost.bottleneck_level())
+        pick = _nccl(timing)
+        summary["nccl"] = pick.to_json() if isinstance(pick, NcclChoice) else None
     if values and _float_sums(sim):
         summary["numerics"] = _float_report(sim)
     print(json.dumps(summary, ensure_ascii=ascii_only))
@@ -325,7 +329,7 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
             print("\n".join(_values_lines(sim)))
     _print_ledger(sim)
     if timing:
-        _print_total(timing)
+        _print_total(timing, sim.plan.algorithm)
     problems = sim.problems()
     print(f"\n{sim.collective.goal_text}: {'yes' if not problems else 'no'}")
     for problem in problems[:10]:
@@ -345,10 +349,14 @@ def _print_model(timing: Timing) -> None:
     print(topo.describe())
 
 
-def _print_total(timing: Timing) -> None:
+def _nccl(timing: Timing):
+    return nccl_for(timing.model, timing.gpus, timing.nbytes, timing.collective.name)
+
+
+def _print_total(timing: Timing, algorithm: str) -> None:
     alg, bus = timing.bandwidths()
     steps = len(timing.cost.steps)
-    print(f"\nModelled time: {format_seconds(timing.cost.seconds)} over "
+    print(f"\nModelled time (textbook α-β-γ): {format_seconds(timing.cost.seconds)} over "
           f"{plural(steps, 'step')} · algbw {format_bandwidth(alg)} · busbw "
           f"{format_bandwidth(bus)}")
     shares = timing.cost.level_seconds()
@@ -359,6 +367,10 @@ def _print_total(timing: Timing) -> None:
     print(f"  algbw = S/t with S = {format_bytes(timing.nbytes)} per GPU; busbw = "
           f"algbw·{timing.collective.factor_text}, what each GPU's link must carry "
           "(nccl-tests' definitions)")
+    factor = float(timing.collective.bus_factor(timing.gpus))
+    print("\n" + nccl_line(_nccl(timing), timing.nbytes, factor) + ".")
+    if runs_line(algorithm):
+        print(f"  {runs_line(algorithm)}.")
 
 
 def _float_sums(sim: Simulation) -> bool:

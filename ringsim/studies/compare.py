@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..algorithms import ALGORITHMS, closed_form
+from ..algorithms import ALGORITHMS, closed_form, option_names
 from ..algorithms.timing import estimate, machine_options
 from ..core.checks import check_elements, check_gpus
 from ..cost.model import CostModel, Estimate, algbw, busbw
@@ -40,6 +40,14 @@ class Row:
     messages: int
     formulas: ClosedForm
     timing: Timing | None = None
+    options: tuple[tuple[str, object], ...] = ()  # the options given, as users write them
+    as_nccl: bool = False  # laid out as NCCL lays out this schedule (the rails ring)
+
+    @property
+    def label(self) -> str:
+        """The title, with the options given: 'Ring all-reduce, ring order rails:8'."""
+        words = [f"{k.replace('_', ' ')} {v}" for k, v in self.options]
+        return ", ".join([self.title, *words])
 
 
 def _whole(formula):
@@ -48,30 +56,53 @@ def _whole(formula):
     return value.numerator if value.denominator == 1 else value
 
 
-def compare(gpus: int, elements: int, model: CostModel | None = None) -> list[Row]:
-    """A row per registered algorithm (default options; on a topology with nodes, the
-    machine's nodes) for G GPUs of N elements each."""
+def compare(gpus: int, elements: int, model: CostModel | None = None,
+            options: dict | None = None) -> list[Row]:
+    """A row per registered algorithm for G GPUs of N elements each; each option given (as
+    users write them: chunks=4, ring_order="rails:8") goes to the algorithms that take it.
+    With a model on several nodes, one more row: the ring as NCCL lays out its rings."""
     gpus, elements = check_gpus(gpus), check_elements(elements)
-    rows = []
-    for name, spec in ALGORITHMS.items():
-        options = machine_options(name, gpus, model)
-        cf = closed_form(name, gpus, elements, **options)
-        rows.append(Row(name, spec.title, _whole(cf.total), spec.busiest_gpu(gpus, elements),
-                        _whole(cf.busiest_sent), _whole(cf.busiest_received), _whole(cf.steps),
-                        _whole(cf.messages), cf))
+    given = {k: v for k, v in (options or {}).items() if v is not None}
+    cases = [(name, tuple((k, v) for k, v in given.items() if k in option_names(name)))
+             for name in ALGORITHMS]
+    rails = rails_order(gpus, model) if model is not None else None
+    if rails is not None and not {"ring_order", "channels"} & set(given):
+        cases.append(("ring", (("ring_order", rails),)))
+    rows = [_row(name, gpus, elements, opts, model) for name, opts in cases]
+    if len(rows) > len(ALGORITHMS):  # the rails ring, added last
+        rows[-1] = Row(**{**rows[-1].__dict__, "as_nccl": True})
     return rows if model is None else _timed(rows, gpus, elements, model)
+
+
+def _options(name: str, gpus: int, model: CostModel | None, given: tuple) -> dict:
+    """The options a row runs with: the machine's nodes (on a topology with nodes), then
+    those given."""
+    return {**machine_options(name, gpus, model), **dict(given)}
+
+
+def _row(name: str, gpus: int, elements: int, options: tuple, model: CostModel | None) -> Row:
+    spec = ALGORITHMS[name]
+    used = _options(name, gpus, model, options)
+    cf = closed_form(name, gpus, elements, **used)
+    return Row(name, spec.title, _whole(cf.total), spec.busiest_gpu(gpus, elements, **_checked(
+        name, gpus, used)), _whole(cf.busiest_sent), _whole(cf.busiest_received),
+        _whole(cf.steps), _whole(cf.messages), cf, options=options)
+
+
+def _checked(name: str, gpus: int, options: dict) -> dict:
+    from ..algorithms import check_options
+    return check_options(name, gpus, options)
 
 
 def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[Row]:
     nbytes = elements * model.itemsize
-    estimates = {row.algorithm: estimate(row.algorithm, gpus, elements, model,
-                                         **machine_options(row.algorithm, gpus, model)) for row in rows}
-    order = sorted(estimates, key=lambda name: estimates[name].seconds)
+    estimates = [estimate(row.algorithm, gpus, elements, model,
+                          **_options(row.algorithm, gpus, model, row.options)) for row in rows]
+    order = sorted(range(len(rows)), key=lambda i: estimates[i].seconds)
     out = []
-    for row in rows:
-        est = estimates[row.algorithm]
-        alg = algbw(nbytes, est.seconds)
-        timing = Timing(est, alg, busbw(alg, gpus), order.index(row.algorithm) + 1)
+    for i, row in enumerate(rows):
+        alg = algbw(nbytes, estimates[i].seconds)
+        timing = Timing(estimates[i], alg, busbw(alg, gpus), order.index(i) + 1)
         out.append(Row(**{**row.__dict__, "timing": timing}))
     return out
 
@@ -79,17 +110,25 @@ def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[
 RAILS_LIMIT = 65_536  # K·G ring positions priced port by port: keep compare instant
 
 
+def rails_order(gpus: int, model: CostModel) -> str | None:
+    """'rails:P' where NCCL's layout differs from one ring: several nodes of P > 1 GPUs, P
+    dividing G, G ≤ 65,536; None elsewhere."""
+    per_node = model.topology.gpus_per_node
+    if not per_node or per_node == 1 or gpus % per_node or gpus // per_node < 2 \
+            or gpus > RAILS_LIMIT:
+        return None
+    return f"rails:{per_node}"
+
+
 def rails_ring(gpus: int, elements: int, model: CostModel) -> tuple[int, Estimate] | None:
     """The ring laid out as NCCL's channels on a rail-optimised cluster (one ring per NIC).
 
     On two levels the default ring crosses each node boundary through one GPU's NIC while the
     others idle; NCCL instead runs one ring per NIC (`--ring-order rails:P`). Returns (P, its
-    estimate) where that applies (several nodes of P > 1 GPUs, P dividing G, G ≤ 65,536).
+    estimate) where that applies (see rails_order).
     """
-    per_node = model.topology.gpus_per_node
-    if not per_node or per_node == 1 or gpus % per_node or gpus // per_node < 2 \
-            or gpus > RAILS_LIMIT:
+    order = rails_order(gpus, model)
+    if order is None:
         return None
-    from ..algorithms import ring
-    return per_node, ring.seconds(gpus, elements, model, ring_order=f"rails:{per_node}")
-
+    return model.topology.gpus_per_node, estimate("ring", gpus, elements, model,
+                                                  ring_order=order)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..core.checks import check_gpus
 from ..algorithms.timing import estimate, machine_options, timed_algorithms
 from ..cost.model import CostModel, algbw, busbw
+from ..cost.nccl import NcclChoice, nccl_choices
 from ..core.errors import RingsimError
 from ..core.units import parse_size
 
@@ -56,6 +57,13 @@ class Sweep:
     algorithms: tuple[str, ...]
     points: tuple[Point, ...]
     crossovers: tuple[Crossover, ...]
+    nccl: tuple[NcclChoice, ...] = ()  # NCCL's model's pick at each point (none: see nccl_note)
+    nccl_note: str = ""  # why NCCL's model has no answer here, when it has none
+
+    def nccl_busbw(self, index: int) -> float | None:
+        """nccl-tests' all-reduce busbw of NCCL's model's pick at point `index`."""
+        point, choice = self.points[index], self.nccl[index]
+        return busbw(algbw(point.nbytes, choice.seconds), self.gpus)
 
     def _repr_svg_(self) -> str | None:
         """Jupyter shows the sweep as the log-log chart of each algorithm's modelled time."""
@@ -141,5 +149,16 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
                 high = middle
         after = _best(gpus, high, model, rivals)
         crossovers.append(Crossover(left.best, after, high * model.itemsize))
-    return Sweep(gpus, model, names, points, tuple(crossovers))
+    nccl, note = _nccl(gpus, sizes, model)
+    return Sweep(gpus, model, names, points, tuple(crossovers), nccl, note)
+
+
+def _nccl(gpus: int, sizes: list[int], model: CostModel) -> tuple[tuple, str]:
+    """NCCL's model at every size (tuned once), or why it has no answer (one GPU, say)."""
+    if gpus < 2:
+        return (), "one GPU: NCCL sends nothing"
+    try:
+        return tuple(nccl_choices(model.topology, gpus, list(sizes))), ""
+    except RingsimError as error:
+        return (), str(error)
 

@@ -153,7 +153,7 @@ class RingsimApp(App[None]):
                 return
         timeline = self.clock.timeline(plan, elements) if state.pane == "timeline" else None
         await self.simulator.show(self.sim, state, Figures(
-            self.clock.reading(plan, elements, state.position),
+            self.clock.reading(plan, elements, state.position, self.sim.collective.name),
             self.clock.bottlenecks(plan, elements, state.position), timeline, training, sweep))
 
     def _ask(self, compute, *args):

@@ -16,7 +16,9 @@ from ..core.plan import Plan
 from ..core.naming import gpu_name
 from ..cost.topology import load, presets
 from ..timeline import Fault, Timeline, simulate
-from ..core.units import format_seconds
+from ..core.units import format_seconds, itemsize
+from ..cost.nccl import NcclChoice
+from ..studies.whose import nccl_for
 
 DTYPE = "float32"
 
@@ -47,15 +49,24 @@ class Reading:
     end: float
     topology: str
     faults: tuple[Fault, ...] = ()
+    nccl: str = ""  # NCCL's model's pick and time for the whole call: 'Ring/LL ×4 15.00 µs'
+    nccl_short: str = ""  # the same without the channels: 'Ring/LL 15.00 µs'
 
     def wordings(self) -> list[str]:
-        """The same reading from the full wording down to the shortest (for narrow terminals)."""
+        """The same reading from the full wording down to the shortest (for narrow terminals);
+        the longest two add what NCCL's own model would run, beside the textbook clock."""
         step, so_far, end = (format_seconds(v) for v in (self.step, self.so_far, self.end))
         full = "".join(f" · {f}" for f in self.faults)
         short = "".join(f" · {_short(f)}" for f in self.faults)
         number, _, unit = so_far.partition(" ")
         both = f"{number}/{end}" if end.endswith(" " + unit) else f"{so_far}/{end}"  # 5.00/30.00 µs
-        return [f"time: step {step} · so far {so_far} · end {end} · {self.topology}{full}",
+        nccl = ([f"textbook α-β-γ: step {step} · so far {so_far} · end {end} · {self.topology}"
+                 f"{full} · NCCL's model: {self.nccl}",
+                 f"step {step} · so far {so_far} · end {end} · {self.topology}{short} · "
+                 f"NCCL {self.nccl_short}",
+                 f"step {step} · {so_far} of {end} · {self.topology}{short} · NCCL {self.nccl_short}"]
+                if self.nccl and not self.faults else [])  # NCCL's model knows no slow GPU
+        return nccl + [f"time: step {step} · so far {so_far} · end {end} · {self.topology}{full}",
                 f"step {step} · so far {so_far} · end {end} · {self.topology}{short}",
                 f"step {step} · {so_far} of {end} · {self.topology}{short}",
                 f"step {step} · {both} · {self.topology}{short}",
@@ -143,14 +154,27 @@ class Clock:
         moving = np.union1d(step.src[spans > 0], step.dst[spans > 0])
         return () if len(tied) == len(moving) else tuple(int(g) for g in tied)
 
-    def reading(self, plan: Plan, elements: int, position: int) -> Reading:
-        """This step's time, the total so far and at the end, after `position` steps."""
+    def nccl(self, plan: Plan, elements: int, collective: str = "all-reduce") -> tuple[str, str]:
+        """NCCL's model's pick and time for this call, with and without its channels:
+        ('Ring/LL ×4 15.00 µs', 'Ring/LL 15.00 µs'); ('', '') where it has none."""
+        pick = nccl_for(CostModel.of(self.topology, DTYPE), plan.gpus,
+                        elements * itemsize(DTYPE), collective)
+        if not isinstance(pick, NcclChoice):
+            return "", ""
+        which, took = f"{pick.algorithm}/{pick.protocol}", format_seconds(pick.seconds)
+        return f"{which} ×{pick.channels} {took}", f"{which} {took}"
+
+    def reading(self, plan: Plan, elements: int, position: int,
+                collective: str = "all-reduce") -> Reading:
+        """This step's time, the total so far and at the end, after `position` steps, and
+        what NCCL's own model would take for the whole call."""
         self.price(plan, elements)
         so_far_before = self.times[position - 2] if position > 1 else 0.0
         step = self.times[position - 1] - so_far_before if position else 0.0
         so_far = self.times[position - 1] if position else 0.0
         end = self.times[-1] if self.times else 0.0
-        return Reading(step, so_far, end, self.topology, self.faults)
+        return Reading(step, so_far, end, self.topology, self.faults,
+                       *self.nccl(plan, elements, collective))
 
     def text(self, plan: Plan, elements: int, position: int) -> str:
         """'time: step 1.20 µs · so far 3.40 µs · end 8.00 µs · flat'."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..cost.model import CostModel
+from ..cost.nccl import NcclChoice
 from ..studies.sweep import Point, Sweep, sweep
 from ..core.units import itemsize
 from .clock import DTYPE
@@ -23,6 +24,7 @@ class SweepView:
 
     sweep: Sweep
     here: Point | None
+    here_nccl: NcclChoice | None = None  # NCCL's own model's pick at the scenario's size
 
 
 @lru_cache(maxsize=32)
@@ -31,11 +33,12 @@ def _sweep(gpus: int, topology: str) -> Sweep:
 
 
 @lru_cache(maxsize=64)
-def _point(gpus: int, topology: str, nbytes: int) -> Point:
-    return sweep(gpus, [nbytes], CostModel.of(topology, DTYPE)).points[0]
+def _point(gpus: int, topology: str, nbytes: int) -> tuple[Point, NcclChoice | None]:
+    one = sweep(gpus, [nbytes], CostModel.of(topology, DTYPE))
+    return one.points[0], (one.nccl[0] if one.nccl else None)
 
 
 def sweep_view(gpus: int, topology: str, elements: int) -> SweepView:
     """The sweep panel's data (cached per G and topology; the current size per N)."""
-    here = _point(gpus, topology, elements * ITEMSIZE) if elements else None
-    return SweepView(_sweep(gpus, topology), here)
+    here, nccl = _point(gpus, topology, elements * ITEMSIZE) if elements else (None, None)
+    return SweepView(_sweep(gpus, topology), here, nccl)

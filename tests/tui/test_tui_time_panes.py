@@ -10,6 +10,7 @@ import sys
 from ringsim import Simulation
 from ringsim.algorithms import ALGORITHMS
 from ringsim.cli import main
+from ringsim.cost.nccl import nccl_choice
 from ringsim.tui.app import RingsimApp
 from ringsim.tui.clock import Clock, fitting
 from ringsim.tui.widgets.counters import Counters
@@ -70,7 +71,10 @@ async def test_selection_moves_and_s_slows_the_selected_gpu_as_ringsim_timeline_
             assert f"with {gpu_text}" in plain(app.screen.query_one(TimelinePane))
         await pilot.press("s")  # full speed again
         await pilot.pause()
-        assert "end 30.00 µs · flat\n" in plain(app.screen.query_one(PhaseBanner))
+        # full speed: NCCL's own model's pick for the call comes back beside the textbook clock
+        nccl = nccl_choice("flat", 4, 32)
+        assert (f"end 30.00 µs · flat · NCCL {nccl.algorithm}/{nccl.protocol} "
+                f"{format_seconds(nccl.seconds)}\n") in plain(app.screen.query_one(PhaseBanner))
         assert app.clock.slow == {} and "×" not in titles(app)[1]
         # A slow GPU that leaves the run (g) is forgotten; the selection stays inside G.
         await pilot.press("greater_than_sign", "greater_than_sign", "s", "g")

@@ -33,9 +33,9 @@ def phase_line(banner: str, clock: Reading | str | None, width: int | None) -> t
     short = short_phase(banner)
     head, sep, tail = short.partition(" · ")
     shortest = head.replace(" inside each node", " in node").replace(" across nodes", " across") + sep + tail
-    tries = ([(banner, GAP, w) for w in wordings[:3]]
+    tries = ([(banner, GAP, w) for w in wordings[:-2]]
              + [(short, SHORT_GAP, w) for w in wordings]
-             + [(shortest, SHORT_GAP, w) for w in wordings[3:]])
+             + [(shortest, SHORT_GAP, w) for w in wordings[-2:]])
     return next((t for t in tries if sum(map(len, t)) <= width), tries[-1])
 
 

@@ -14,6 +14,8 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from ...core.units import format_bandwidth, format_bytes, format_seconds
+from ...algorithms import ALGORITHMS
+from ...cost.model import algbw, busbw
 from ...studies.ticks import decade_ticks, tick_label
 from ..sweeps import SweepView
 
@@ -21,6 +23,7 @@ from ..sweeps import SweepView
 COLOURS = [(255, 159, 28), (46, 204, 113), (231, 76, 60), (52, 152, 219), (155, 89, 182),
            (241, 196, 15), (26, 188, 156), (236, 112, 160), (149, 165, 166)]
 MARK = (255, 255, 255)  # the scenario's size
+NCCL = (118, 185, 0)  # NCCL's own model's line, apart from the textbook algorithms'
 INSTALL = "No plot: install textual-plotext (pip install '.[plot]' from a clone of ringsim)."
 
 
@@ -53,6 +56,13 @@ def series(view: SweepView, metric: str) -> dict[str, list[tuple[float, float]]]
                 points.append((float(p.nbytes), float(y)))
         out[name] = points
     return out
+
+
+def nccl_series(view: SweepView, metric: str) -> list[tuple[float, float]]:
+    """(bytes, seconds or busbw) of NCCL's own model's pick at each size ([] where it has none)."""
+    sw = view.sweep
+    return [(float(p.nbytes), float(c.seconds if metric == "time" else sw.nccl_busbw(i)))
+            for i, (p, c) in enumerate(zip(sw.points, sw.nccl))]
 
 
 class SweepPanel(Vertical):
@@ -104,6 +114,9 @@ class SweepPanel(Vertical):
             if points:
                 plt.plot([x for x, _ in points], [y for _, y in points], marker="braille",
                          color=COLOURS[index % len(COLOURS)])
+        nccl = nccl_series(view, metric)
+        if nccl:
+            plt.plot([x for x, _ in nccl], [y for _, y in nccl], marker="braille", color=NCCL)
         if view.here is not None:
             plt.vline(float(view.here.nbytes), color=MARK)
         sizes = [p.nbytes for p in view.sweep.points]
@@ -124,10 +137,17 @@ class SweepPanel(Vertical):
         for index, name in enumerate(view.sweep.algorithms):
             mark = "▸" if name == algorithm else " "
             text.append(f"{mark}━━ ", _hex(COLOURS[index % len(COLOURS)]))
-            text.append(f"{name:<20}", "bold" if name == algorithm else "")
+            star = "" if ALGORITHMS[name].nccl_name else "*"
+            text.append(f"{name + star:<20}", "bold" if name == algorithm else "")
             if index % 2:
                 text.append("\n")
         text.append("\n" if len(view.sweep.algorithms) % 2 else "")
+        text.append(" * not in NCCL   ", "dim")
+        if view.sweep.nccl:
+            text.append("━━ ", _hex(NCCL))
+            text.append("NCCL's model (rest: textbook)\n")
+        else:
+            text.append("all: textbook α-β-γ\n", "dim")
         here = view.here
         if here is not None:
             gpus = view.sweep.gpus
@@ -139,6 +159,13 @@ class SweepPanel(Vertical):
             if algorithm in here.estimates:
                 text.append(f" {algorithm} {value(algorithm)}")
             text.append(f"\n  fastest there: {here.best} {value(here.best)}\n")
+            pick = view.here_nccl
+            if pick is not None:
+                shown = (format_seconds(pick.seconds) if metric == "time" else
+                         format_bandwidth(busbw(algbw(here.nbytes, pick.seconds), gpus))
+                         + " busbw")
+                text.append(f"  NCCL's model there: {pick.algorithm}/{pick.protocol} "
+                            f"×{pick.channels} {shown}\n")
         for c in view.sweep.crossovers:
             text.append(f"from {approx_bytes(c.nbytes)}: {c.after} beats {c.before}\n", "dim")
         if not view.sweep.crossovers and view.sweep.points:

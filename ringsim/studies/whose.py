@@ -1,0 +1,56 @@
+"""Whose time it is: NCCL's own model's pick for a call, beside what the textbook α-β-γ model
+prices, and which libraries run a textbook algorithm (read from its spec)."""
+
+from __future__ import annotations
+
+from ..algorithms import ALGORITHMS
+from ..core.errors import RingsimError
+from ..core.units import format_bandwidth, format_seconds
+from ..cost.model import CostModel, algbw
+from ..cost.nccl import NcclChoice, nccl_choice
+from ..cost.nccl_graph import constants
+
+
+def nccl_version() -> str:
+    """The NCCL release whose tuning constants the model reads: 'NCCL 2.30.7-1'."""
+    return "NCCL " + constants()["version"]["nccl"]
+
+
+def nccl_for(model: CostModel, gpus: int, nbytes: int,
+             collective: str = "all-reduce") -> NcclChoice | str | None:
+    """NCCL's model's pick for one call; None for one GPU (NCCL sends nothing), or the one
+    line saying why the model has no answer on this topology."""
+    if gpus < 2:
+        return None
+    try:
+        return nccl_choice(model.topology, gpus, nbytes, collective)
+    except RingsimError as error:
+        return str(error)
+
+
+def nccl_line(pick: NcclChoice | str | None, nbytes: int, bus_factor: float) -> str:
+    """'NCCL's model (NCCL 2.30.7-1's tuning): NCCL would run Tree, protocol LL, on 16
+    channels: 27.60 µs (algbw …, busbw …)', or why there is no such line."""
+    head = f"NCCL's model ({nccl_version()}'s own tuning)"
+    if pick is None:
+        return f"{head}: one GPU, NCCL sends nothing"
+    if not isinstance(pick, NcclChoice):
+        return f"{head}: no answer here: {pick}"
+    alg = algbw(nbytes, pick.seconds)
+    bus = None if alg is None else alg * bus_factor
+    return (f"{head}: NCCL would run {pick.algorithm}, protocol {pick.protocol}, on "
+            f"{pick.channels} channels: {format_seconds(pick.seconds)} (algbw "
+            f"{format_bandwidth(alg)}, busbw {format_bandwidth(bus)})")
+
+
+def runs_line(name: str) -> str:
+    """What a textbook algorithm is to NCCL and MPI, from its spec: 'Ring all-reduce is NCCL's
+    Ring', 'Recursive doubling is not in NCCL (MPICH and Open MPI run it)'."""
+    spec = ALGORITHMS.get(name)
+    if spec is None:
+        return ""
+    libraries = list(dict.fromkeys(i.library for i in spec.mpi_implementations))
+    mpi = f"{' and '.join(libraries)} run{'s' * (len(libraries) == 1)} it" if libraries else ""
+    if spec.nccl_name:
+        return f"{spec.title} is NCCL's {spec.nccl_name}" + (f"; {mpi}" if mpi else "")
+    return f"{spec.title} is not in NCCL" + (f" ({mpi})" if mpi else "")

@@ -1,0 +1,204 @@
+"""compare --time: NCCL's model's pick beside the textbook rows, who runs each schedule, options."""
+
+import json
+
+import pytest
+
+from ringsim.algorithms import ALGORITHMS
+from ringsim.studies.whose import runs_line
+from ringsim.algorithms.timing import estimate
+from ringsim.cli import main
+from ringsim.core.units import format_bytes, format_seconds
+from ringsim.cost.model import CostModel
+from ringsim.cost.nccl import nccl_choice
+
+
+def _json(capsys, *argv):
+    assert main(["compare", "--json", *argv]) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+@pytest.mark.parametrize("topology, gpus, size, nbytes", [
+    ("dgx-h100", 16, "1GiB", 2**30), ("dgx-h100", 16, "64KiB", 2**16),
+    ("dgx-a100", 8, "1MiB", 2**20), ("ethernet-100g", 32, "256MiB", 2**28)])
+def test_the_nccl_record_is_nccl_choice(capsys, topology, gpus, size, nbytes):
+    rows = _json(capsys, "--topology", topology, "--gpus", str(gpus), "--size", size)
+    nccl = [r for r in rows if r.get("model") == "nccl"]
+    assert len(nccl) == 1
+    assert rows[-1] is nccl[0] and "algorithm" not in nccl[0]  # apart from ringsim's names
+    want, got = nccl_choice(topology, gpus, nbytes), nccl[0]["nccl"]
+    assert (got["algorithm"], got["protocol"], got["channels"]) == \
+        (want.algorithm, want.protocol, want.channels)
+    assert got["seconds"] == want.seconds
+    assert got["algbw"] == pytest.approx(nbytes / want.seconds, rel=1e-12)
+    assert got["busbw"] == pytest.approx(nbytes / want.seconds * 2 * (gpus - 1) / gpus,
+                                         rel=1e-12)
+    assert all(r["model"] == "textbook" for r in rows if r is not nccl[0])
+
+
+def test_the_text_names_nccls_pick_and_labels_both_models(capsys):
+    assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "2",
+                 "--size", "64KiB"]) == 0
+    out = capsys.readouterr().out
+    flat = " ".join(out.split())
+    want = nccl_choice("dgx-h100", 16, 2**16)
+    assert (f"NCCL would run {want.algorithm}, protocol {want.protocol}, on {want.channels} "
+            f"channels: {format_seconds(want.seconds)}") in flat
+    assert "Textbook α-β-γ model" in out
+    # which textbook row is NCCL's schedule, and its time beside NCCL's model's
+    same = [s for s in ALGORITHMS.values() if s.nccl_name == want.algorithm]
+    if same:
+        assert f"NCCL's {want.algorithm} in the textbook model is" in flat
+
+
+def test_who_runs_each_row_comes_from_its_spec(capsys):
+    rows = _json(capsys, "--topology", "dgx-h100", "--nodes", "2", "--size", "1MiB")
+    textbook = [r for r in rows if r.get("model") == "textbook"]
+    assert {r["algorithm"] for r in textbook} == set(ALGORITHMS)
+    for r in textbook:
+        spec = ALGORITHMS[r["algorithm"]]
+        assert r["nccl_name"] == spec.nccl_name
+        assert [tuple(i.values()) for i in r["mpi_implementations"]] == \
+            [tuple(i) for i in spec.mpi_implementations]
+    assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "2",
+                 "--size", "1MiB"]) == 0
+    table = capsys.readouterr().out.split("Textbook α-β-γ model")[1]
+    header = next(line for line in table.splitlines() if line.startswith("algorithm "))
+    at = header.index("in NCCL")
+    for r in textbook:
+        spec = ALGORITHMS[r["algorithm"]]
+        line = next(line for line in table.splitlines() if line.startswith(spec.title + " "))
+        assert line[at:].split("  ")[0].strip() == (spec.nccl_name or "no")
+    # the sentence under the table: who runs each schedule NCCL lacks, grouped by library
+    flat = " ".join(table.split())
+    sentence = flat[flat.index("Not in NCCL: ") + len("Not in NCCL: "):flat.index(" (their source")]
+    groups = {}
+    for part in sentence.split("; "):
+        if part.startswith("neither MPICH nor Open MPI has "):
+            groups[""] = part[len("neither MPICH nor Open MPI has "):]
+        else:
+            who, _, titles = part.partition(" run ") if " run " in part else part.partition(" runs ")
+            groups[who] = titles
+    for spec in ALGORITHMS.values():
+        if spec.nccl_name is None:
+            who = " and ".join(dict.fromkeys(i.library for i in spec.mpi_implementations))
+            assert spec.title in groups[who]
+
+
+def test_the_mpi_libraries_are_named_with_their_files():
+    for spec in ALGORITHMS.values():
+        for impl in spec.mpi_implementations:
+            assert impl.library in ("MPICH", "Open MPI")
+            where = "src/mpi/coll/allreduce/" if impl.library == "MPICH" else "ompi/mca/coll/"
+            assert impl.source.startswith(where) and impl.source.endswith(".c")
+            assert impl.function.startswith("MPIR_Allreduce_intra_" if impl.library == "MPICH"
+                                            else "ompi_coll_base_allreduce_intra_")
+    assert runs_line("recursive-doubling") == \
+        "Recursive doubling is not in NCCL (MPICH and Open MPI run it)"
+    assert runs_line("ring") == "Ring all-reduce is NCCL's Ring; MPICH and Open MPI run it"
+    assert runs_line("tree") == "Binary tree is not in NCCL (MPICH runs it)"
+
+
+def test_chunks_pipeline_the_trees_and_only_them(capsys):
+    rows = _json(capsys, "--topology", "dgx-h100", "--nodes", "2", "--size", "64MiB",
+                 "--chunks", "8")
+    model = CostModel.of("dgx-h100", "float32")
+    takes = {r["algorithm"]: r for r in rows if r["model"] == "textbook"}
+    for name in ("tree", "double-tree"):
+        assert takes[name]["options"] == {"chunks": 8}
+        assert takes[name]["seconds"] == estimate(name, 16, 2**24, model, chunks=8).seconds
+        assert takes[name]["seconds"] < estimate(name, 16, 2**24, model).seconds
+    assert all("chunks" not in r["options"] for r in rows
+               if r["model"] == "textbook" and r["algorithm"] not in ("tree", "double-tree"))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--chunks", "0"], "chunks"), (["--ring-order", "1,2"], "ring"),
+    (["--channels", "-1"], "channels")])
+def test_bad_options_are_one_line(capsys, argv, message):
+    assert main(["compare", "--time", "--gpus", "4", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+
+
+def test_sweep_sets_nccls_pick_beside_the_textbook_columns(capsys):
+    argv = ["sweep", "--topology", "dgx-h100", "--nodes", "2", "--sizes", "1KiB..1GiB:x32"]
+    assert main([*argv, "--json"]) == 0
+    sizes = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    sizes = [r for r in sizes if r["type"] == "size"]
+    assert len(sizes) == 5
+    for r in sizes:
+        want = nccl_choice("dgx-h100", 16, r["bytes"])
+        assert r["nccl"]["algorithm"] == want.algorithm and r["nccl"]["seconds"] == want.seconds
+        assert r["nccl"]["busbw"] == pytest.approx(r["bytes"] / want.seconds * 30 / 16, rel=1e-12)
+        for name, entry in r["algorithms"].items():
+            assert entry["nccl_name"] == ALGORITHMS[name].nccl_name
+    assert main([*argv, "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("size") and "NCCL's pick" in line)
+    for name, spec in ALGORITHMS.items():
+        assert (f" {name}* " in header + " ") == (spec.nccl_name is None)
+    for r in sizes:
+        want = nccl_choice("dgx-h100", 16, r["bytes"])
+        row = next(line for line in lines if line.split()[:1] == [format_bytes(r["bytes"])])
+        assert row.split()[-4:] == [*format_seconds(want.seconds).split(),
+                                    f"{want.algorithm}/{want.protocol}", f"×{want.channels}"]
+
+
+@pytest.mark.parametrize("argv, gpus, nbytes, collective", [
+    (["--topology", "dgx-h100", "--gpus", "16", "--size", "64KiB"], 16, 2**16, "all-reduce"),
+    (["-a", "recursive-doubling", "--gpus", "8"], 8, 32, "all-reduce"),
+    (["--collective", "all-gather", "--gpus", "8", "--size", "4KiB"], 8, 4096, "all-gather")])
+def test_walk_time_says_what_nccl_would_run(capsys, argv, gpus, nbytes, collective):
+    want = nccl_choice("dgx-h100" if "dgx-h100" in argv else "flat", gpus, nbytes, collective)
+    assert main(["walk", "--time", *argv]) == 0
+    out = capsys.readouterr().out
+    assert "Modelled time (textbook α-β-γ): " in out
+    assert (f"NCCL would run {want.algorithm}, protocol {want.protocol}, on {want.channels} "
+            f"channels: {format_seconds(want.seconds)}") in out
+    if "recursive-doubling" in argv:
+        assert "Recursive doubling is not in NCCL (MPICH and Open MPI run it)." in out
+    assert main(["walk", "--time", "--json", *argv]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert summary["nccl"] == want.to_json()
+
+
+def test_the_tui_clock_and_sweep_panel_name_nccls_pick():
+    from ringsim.algorithms import make_plan
+    from ringsim.tui.clock import Clock
+    from ringsim.tui.sweeps import sweep_view
+    from ringsim.tui.widgets.sweep_plot import SweepPanel, nccl_series
+    want = nccl_choice("dgx-h100", 16, 4096 * 4)
+    which = f"{want.algorithm}/{want.protocol}"
+    reading = Clock("dgx-h100").reading(make_plan("ring", 16), 4096, 3)
+    words = reading.wordings()
+    assert words[0].startswith("textbook α-β-γ: step ")
+    assert words[0].endswith(f"NCCL's model: {which} ×{want.channels} "
+                             f"{format_seconds(want.seconds)}")
+    assert words[1].endswith(f"NCCL {which} {format_seconds(want.seconds)}")
+    assert all("NCCL" not in w for w in words[3:])  # the narrow wordings stay as they were
+    view = sweep_view(16, "dgx-h100", 4096)
+    legend = SweepPanel._legend(view, "time", "ring").plain
+    assert f"NCCL's model there: {which} ×{want.channels} {format_seconds(want.seconds)}" in legend
+    for name, spec in ALGORITHMS.items():
+        assert (f"━━ {name}* " in legend) == (spec.nccl_name is None)
+    line = nccl_series(view, "time")
+    assert [y for _, y in line] == [nccl_choice("dgx-h100", 16, p.nbytes).seconds
+                                    for p in view.sweep.points]
+
+
+def test_nccls_ring_is_set_beside_the_rails_row(capsys):
+    """Four DGX H100 nodes, 1 GiB: NCCL's model picks its ring; the textbook row for it is
+    the ring laid out as NCCL's channels, not the single ring."""
+    want = nccl_choice("dgx-h100", 32, 2**30)
+    assert want.algorithm == "Ring"
+    rails = estimate("ring", 32, 2**28, CostModel.of("dgx-h100", "float32"),
+                     ring_order="rails:8").seconds
+    assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "4",
+                 "--size", "1GiB"]) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    assert (f"NCCL's Ring in the textbook model is Ring all-reduce, ring order rails:8: "
+            f"{format_seconds(rails)} (rank 1), against NCCL's model's "
+            f"{format_seconds(want.seconds)}, which adds NCCL's fixed cost per call "
+            f"({format_seconds(want.latency)})") in flat

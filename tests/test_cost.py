@@ -96,6 +96,9 @@ def _options(draw, name: str, g: int) -> dict:
         return {"channels": channels, "ring_order": ";".join(",".join(map(str, o)) for o in orders)}
     if name == "hierarchical":
         return {"nodes": draw(st.sampled_from([d for d in range(1, g + 1) if g % d == 0]))}
+    if name == "nccl-tree":
+        return {"gpus_per_node": draw(st.sampled_from([d for d in range(1, g + 1) if g % d == 0])),
+                "chunks": draw(st.integers(1, 4))}
     return {}
 
 

@@ -274,6 +274,25 @@ def nccl_tree(g: int, n: int, per: int, chunks: int) -> list[set[Move]]:
     return [a.get(t, set()) | b.get(t, set()) for t in range(last + 1)]
 
 
+def nvls(g: int, n: int, chunks: int) -> list[set[Move]]:
+    """NCCL's NVLS all-reduce (src/device/all_reduce.h, NCCL_ALGO_NVLS): chunk by chunk, every rank
+    scatters its chunk into the switch's multicast buffer (participant g, reduced there by
+    multimem.ld_reduce) and gathers the previous chunk's sum, multicast by the switch."""
+    if g == 1:
+        return []
+    d = disps(counts(n, chunks))
+    switch = g
+    out = []
+    for k in range(chunks + 1):
+        moves = set()
+        if k < chunks:
+            moves |= {(r, switch, d[k], d[k + 1], "reduce") for r in range(g)}
+        if k > 0:
+            moves |= {(switch, r, d[k - 1], d[k], "copy") for r in range(g)}
+        out.append(moves)
+    return out
+
+
 # --- rings (Patarasuk & Yuan; NCCL's channels) and the hierarchical composition ------------
 def rings(g: int, n: int, orders: list[list[int]]) -> list[set[Move]]:
     """K rings at once; ring c carries the c-th of K equal shares, split into G blocks.
@@ -342,6 +361,8 @@ def reference(name: str, g: int, n: int, options: dict) -> list[set[Move]] | Non
     if name == "nccl-tree":
         per = options.get("gpus_per_node") or max(d for d in range(1, min(g, 8) + 1) if g % d == 0)
         return nccl_tree(g, n, per, options.get("chunks") or 1)
+    if name == "nvls":
+        return nvls(g, n, options.get("chunks") or 1)
     if name == "recursive-doubling":
         return recursive_doubling(g, n)
     if name == "halving-doubling":

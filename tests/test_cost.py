@@ -85,7 +85,7 @@ def _options(draw, name: str, g: int) -> dict:
     """Options of every kind the algorithm takes, drawn small enough to stay fast."""
     if name == "master":
         return {"master": draw(st.integers(1, g))}  # 1-based, as users write it
-    if name in ("tree", "double-tree"):
+    if name in ("tree", "double-tree", "nvls"):
         return {"chunks": draw(st.integers(1, 8))}
     if name == "ring":
         channels = draw(st.integers(1, 4))

@@ -20,6 +20,7 @@ class Shape(Enum):
     PAIRS = "pairs"            # GPUs exchanging in pairs, step by step
     STAR = "star"              # every GPU to one GPU and back
     ALL_TO_ALL = "all-to-all"  # every GPU to every other
+    SWITCH = "switch"          # GPUs around a switch that reduces and multicasts (the plan's switches)
 
     def __str__(self) -> str:
         return self.value

@@ -44,7 +44,7 @@ def add_option_arguments(parser: argparse.ArgumentParser, *, nodes: bool = True)
     nodes=False leaves --nodes to the cost model's arguments (G = M × GPUs per node)."""
     group = parser.add_argument_group("algorithm options (each applies to the algorithms named)")
     group.add_argument("--chunks", type=count_arg("the number of chunks", minimum=None), default=None, metavar="C",
-                       help="tree, double-tree, nccl-tree: pieces the gradient is pipelined in (default: 1)")
+                       help="tree, double-tree, nccl-tree, nvls: pieces the gradient is pipelined in (default: 1)")
     group.add_argument("--gpus-per-node", type=count_arg("the number of GPUs per node", minimum=None),
                        default=None, metavar="L",
                        help="nccl-tree: L GPUs in each node's chain (default: the largest divisor "

@@ -150,7 +150,7 @@ def _general(step: Step, gpus: int, segments: int, seen: np.ndarray) -> bool:
 
 def executor_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
     """Upper bound of what the numeric executor allocates for a plan: buffers and indexes."""
-    gpus, width = plan.gpus, layout.width
+    gpus, width = plan.participants, layout.width  # a plan's switches own buffers too
     segments = plan.segments
     buffers = gpus * segments * width * itemsize
     seen = np.zeros(gpus * segments, dtype=bool)

@@ -14,16 +14,21 @@ Contributors = tuple[int, ...]
 
 
 class SymbolicState:
-    """For every GPU and each of its S segments, the GPUs whose original segment it has summed, in order."""
+    """For every GPU and each of its S segments, the GPUs whose original segment it has summed, in order.
 
-    def __init__(self, gpus: int, segments: int | None = None) -> None:
-        self.gpus = gpus
+    A plan's switches (participants G … G+W−1) follow the GPUs, their buffers empty at first.
+    """
+
+    def __init__(self, gpus: int, segments: int | None = None, switches: int = 0) -> None:
+        self.gpus, self.switches = gpus, switches
         self.segments = gpus if segments is None else segments
-        self.held: list[list[Contributors]] = [[(g,)] * self.segments for g in range(gpus)]
+        self.held: list[list[Contributors]] = [[(g,)] * self.segments for g in range(gpus)] + \
+            [[()] * self.segments for _ in range(switches)]
 
     def _where(self, gpu: object, segment: object) -> tuple[int, int]:
         """Validate a 0-based (GPU, segment) pair, naming the allowed ranges when it is out of them."""
-        for value, what, count in ((gpu, "GPU", self.gpus), (segment, "segment", self.segments)):
+        for value, what, count in ((gpu, "GPU", self.gpus + self.switches),
+                                   (segment, "segment", self.segments)):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < count:
                 raise RingsimError(f"{what} must be a whole number from 0 to {count - 1} (0-based), "
                                    f"got {value!r}")
@@ -74,7 +79,7 @@ class SymbolicState:
 
 def run_symbolic(plan: Plan) -> SymbolicState:
     """The symbolic state after every step of the plan."""
-    state = SymbolicState(plan.gpus, plan.segments)
+    state = SymbolicState(plan.gpus, plan.segments, plan.switches)
     for step in plan.steps:
         state.apply(step)
     return state

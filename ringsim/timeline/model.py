@@ -122,13 +122,22 @@ def _columns(plan: Plan, elements: int, model: CostModel):
     return (number[keep], *(c[keep] for c in cols), size[keep])
 
 
-def durations(src, dst, ops, sizes, model: CostModel, faults=()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per transfer: its level (0/1), the out-port time α + b·β, and the reduce time b·γ, faults applied."""
+def durations(src, dst, ops, sizes, model: CostModel, faults=(),
+              gpus: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per transfer: its level (0/1), the out-port time α + b·β, and the reduce time b·γ, faults applied.
+
+    `gpus` (G) marks participants from G on as switches, priced as cost/ports.step_seconds
+    prices them: their links on the inside level when the G GPUs share a node, no γ (the
+    switch adds)."""
     level = crosses(model, src, dst).astype(np.int64)
     nbytes = sizes * model.itemsize
     wire = np.zeros(len(src))
     extra = np.zeros(len(src))
     reduce = ops == REDUCE
+    if gpus is not None:
+        per = model.topology.gpus_per_node
+        level = np.where((src >= gpus) | (dst >= gpus), int(per is not None and gpus > per), level)
+        reduce = reduce & (dst < gpus)
     # CostModel.transfer prices one transfer; a plan has few distinct (level, bytes) pairs.
     for lv in (0, 1):
         on = np.flatnonzero(level == lv)
@@ -165,18 +174,26 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
     for fault in faults:
         fault.check(plan.gpus)
     step, src, dst, first, last, ops, sizes = _columns(plan, elements, model)
-    level, wire, extra = durations(src, dst, ops, sizes, model, faults)
-    joined = np.zeros(plan.gpus)
+    level, wire, extra = durations(src, dst, ops, sizes, model, faults,
+                                   plan.gpus if plan.switches else None)
+    joined = np.zeros(plan.participants)
     for fault in faults:
         if fault.kind == "delay":
             joined[fault.gpus[0]] = max(joined[fault.gpus[0]], fault.value)
     keys = _queue_keys(plan.gpus, src, dst, level, model.topology.gpus_per_node)
     out_key, in_key = port_keys(src, level, OUT), port_keys(dst, level, IN)
+    ports_of = plan.gpus
+    if plan.switches:
+        # A switch has a port for every GPU: the one facing GPU g queues only g's link,
+        # numbered as participant P + g would be (P: GPUs and switches).
+        ports_of = plan.participants + plan.gpus
+        out_key = np.where(src >= plan.gpus, port_keys(plan.participants + dst, level, OUT), out_key)
+        in_key = np.where(dst >= plan.gpus, port_keys(plan.participants + src, level, IN), in_key)
     if method not in ("auto", "events", "sweep"):
         raise RingsimError(f"method must be auto, events or sweep, got {method!r}")
     if method == "sweep" or (method == "auto" and len(src) > EVENT_TRANSFERS):
         from . import sweep
-        start, cause, reason = sweep.run(plan.gpus, plan.segments, step, src, dst, first, last,
+        start, cause, reason = sweep.run(ports_of, plan.segments, step, src, dst, first, last,
                                          out_key, in_key, wire, extra, joined, keys)
         events = 0
     else:

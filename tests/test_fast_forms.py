@@ -237,9 +237,7 @@ def test_time_never_falls_as_n_grows(name, g, n, topo):
 def test_sweep_crossovers_equal_bisection_over_every_algorithm(gpus, topo):
     """Crossovers found comparing every algorithm at each probe: the same sizes and names."""
     model = MODELS[topo]
-    # NVLS lets the switch add: on one level it is fastest at every size and no crossover
-    # is left to bisect, so the GPU-only algorithms are swept here.
-    result = sweep(gpus, parse_sizes("1KiB..1GiB"), model, [n for n in ALGORITHMS if n != "nvls"])
+    result = sweep(gpus, parse_sizes("1KiB..1GiB"), model)
     names = result.algorithms
 
     def best(elements):

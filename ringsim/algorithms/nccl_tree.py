@@ -216,7 +216,7 @@ def label(gpus_per_node=None, chunks: int = 1) -> str:
 
 
 SPEC = AlgorithmSpec(
-    NAME, "NCCL tree (chains + double binary tree)",
+    NAME, "NCCL tree (chain + 2 trees)",
     "a chain inside each node, NCCL's double binary tree across nodes, each tree on half the "
     "data: 2·(G−1)·N, ~2·(L + log₂M) steps",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.TREE,

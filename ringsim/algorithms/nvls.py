@@ -16,6 +16,8 @@ rate: the ring makes every GPU send 2(G−1)/G·N and add on the way, NVLS sends
 the switch add. The switch's sum is the one every GPU receives, so all GPUs end bitwise
 identical. On a topology of several nodes the reducing switch is the network's
 (InfiniBand SHARP): its links are then priced on the across level (cost/ports.py).
+compare and sweep time it only where the topology says that switch adds
+(`in_network_reduction` on that level); an ordinary switch only forwards.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ def closed_form(gpus: int, elements: int, chunks: int = 1) -> ClosedForm:
     nonempty = chunks if q else r
     moved = 0 if one else elements
     return closed(
-        formula("0" if one else "2·G·N (every GPU's link: N to the switch, N back)",
+        formula("0" if one else "2·G·N",
                 0 if one else 2 * gpus * elements),
         formula("0" if one else "N", moved), formula("0" if one else "N", moved),
         formula("0" if one else "C + 1", 0 if one else chunks + 1),
@@ -106,8 +108,7 @@ def seconds(gpus: int, elements: int, model, chunks: int = 1):
     clock = Clock()
     if gpus < 2:
         return clock.estimate()
-    per = model.topology.gpus_per_node
-    across = per is not None and gpus > per
+    across = switch_level(model.topology, gpus) == "across"
     q, r = divmod(elements, chunks)
     size = q + (np.arange(chunks) < r)
     wire, _ = port_seconds(model, size, across, False)
@@ -119,6 +120,26 @@ def seconds(gpus: int, elements: int, model, chunks: int = 1):
     return clock.estimate("every GPU's link to the switch")
 
 
+def switch_level(topology, gpus: int) -> str:
+    """The level the switch's links are on: inside a node when the G GPUs share one, else across."""
+    per = topology.gpus_per_node
+    return "inside" if per is None or gpus <= per else "across"
+
+
+def unavailable(topology, gpus: int) -> str:
+    """'' when the topology says its switch adds (a level's `in_network_reduction`), else why not.
+
+    An ordinary switch only forwards: NVLS needs NVLink SHARP in the NVSwitch (H100 and
+    later) or SHARP in the network's switches, which a topology states per level."""
+    key = switch_level(topology, gpus)
+    level = topology.levels.get(key)
+    if level is not None and getattr(level, "in_network_reduction", False):
+        return ""
+    name = level.name if level is not None else key
+    return (f"its links ({name}) end in a switch that forwards but does not add (the "
+            f"topology sets no in_network_reduction on them)")
+
+
 def busiest_gpu(gpus: int, elements: int, chunks: int = 1) -> int:
     """Every GPU sends N and receives N: GPU1, the lowest."""
     return 0
@@ -128,4 +149,4 @@ SPEC = AlgorithmSpec(
     NAME, "NVLS (NVLink SHARP)",
     "the NVSwitch adds what every GPU pushes and multicasts the sum back: N out and N in per GPU, C + 1 steps",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.SWITCH,
-    check=check_options, nccl_name="NVLS")
+    check=check_options, nccl_name="NVLS", unavailable=unavailable)

@@ -46,6 +46,11 @@ def two_lanes(**options) -> int:
     return 2
 
 
+def anywhere(topology, gpus: int) -> str:
+    """Runs on every topology: no reason against."""
+    return ""
+
+
 @dataclass(frozen=True)
 class AlgorithmSpec:
     """One all-reduce algorithm: its names, options, plan, counts and time."""
@@ -65,3 +70,5 @@ class AlgorithmSpec:
     label: Callable[..., str] | None = None  # (**options) -> a title's words; None: non-defaults
     lanes: Callable[..., int] = one_lane  # (**options) -> rings or trees sharing the segments
     nccl_name: str | None = None  # NCCL's algorithm with the same schedule (NCCL_ALGO), if any
+    # (topology, G) -> why the hardware cannot run it there, '' when it can (a switch that adds)
+    unavailable: Callable[..., str] = anywhere

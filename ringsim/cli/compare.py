@@ -7,6 +7,7 @@ import json
 import textwrap
 from fractions import Fraction
 
+from ..algorithms.timing import unavailable
 from ..studies.compare import Row, compare, rails_ring
 from ..cost.model import algbw, busbw
 from ..core.errors import RingsimError
@@ -90,7 +91,11 @@ def _record(r: Row, gpus: int, elements: int, model) -> dict:
         "busiest_sent": _exact(r.busiest_sent), "busiest_received": _exact(r.busiest_received),
         "steps": _exact(r.steps), "messages": _exact(r.messages),
     }
-    if model is not None:
+    if model is not None and r.timing is None:  # the hardware cannot run it (no switch that adds)
+        record.update(topology=model.topology.name, dtype_bytes=model.itemsize,
+                      bytes_per_gpu=elements * model.itemsize, seconds=None,
+                      unavailable=unavailable(r.algorithm, model, gpus))
+    elif model is not None:
         t = r.timing
         record.update(topology=model.topology.name, dtype_bytes=model.itemsize,
                       bytes_per_gpu=elements * model.itemsize,
@@ -137,11 +142,14 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model) -> None:
     print(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
           f"({model.itemsize}-byte elements)")
     print(topo.describe() + "\n")
-    timed = sorted(rows, key=lambda r: r.timing.rank)
+    timed = sorted((r for r in rows if r.timing), key=lambda r: r.timing.rank)
     body = [(r.title, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),
              format_bandwidth(r.timing.busbw), str(r.timing.rank),
              r.timing.estimate.describe(topo)) for r in timed]
     _table(("algorithm", "time", "algbw", "busbw", "rank", "bottleneck"), body)
+    for r in rows:
+        if r.timing is None:
+            print(f"\nNot timed: {r.title}: {unavailable(r.algorithm, model, gpus)}.")
     print("\nalgbw = S/t with S the bytes per GPU; busbw = algbw·2(G−1)/G, the rate each GPU's "
           "link must carry (nccl-tests' definitions).")
     rails = rails_ring(gpus, elements, model)

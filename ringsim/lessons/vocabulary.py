@@ -45,7 +45,7 @@ def ledger_of(scenario: Scenario, position: int) -> Ledger:
     """The ledger of the scenario's first `position` steps."""
     def make():
         plan = scenario.plan()
-        return measure(plan, Layout(plan.gpus, scenario.elements), position)
+        return measure(plan, Layout(plan.segments, scenario.elements), position)
     return _LEDGERS.get_or((scenario, position), make)
 
 
@@ -562,6 +562,10 @@ VOCABULARY: dict[str, Entry] = {
                            "what a GPU received on average"),
     "sent.list": Entry(lambda a: _listed(_per_gpu(a, "sent")), _POS, "what GPU1, GPU2, … sent: '5, 6 and 5'"),
     "received.list": Entry(lambda a: _listed(_per_gpu(a, "received")), _POS, "what each GPU received"),
+    "switch.received": Entry(lambda a: _n(int(a.ledger().switch_received.sum())), _POS,
+                             "elements the plan's switch received so far (nvls; 0 without one)"),
+    "switch.sent": Entry(lambda a: _n(int(a.ledger().switch_sent.sum())), _POS,
+                         "elements the plan's switch sent so far (nvls; 0 without one)"),
     "busiest": Entry(lambda a: gpu_name(_busiest(a)), _POS, "the GPU that sent plus received most",
                      _busiest_why),
     "busiest.sent": Entry(lambda a: _n(a.ledger().sent[_busiest(a)]), _POS, "elements the busiest GPU sent",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..algorithms import ALGORITHMS, closed_form
-from ..algorithms.timing import estimate
+from ..algorithms.timing import estimate, timed_algorithms
 from ..core.checks import check_elements, check_gpus
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..core.formula import ClosedForm
@@ -61,11 +61,17 @@ def compare(gpus: int, elements: int, model: CostModel | None = None) -> list[Ro
 
 
 def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[Row]:
+    """Rows with their times; an algorithm the hardware cannot run (timed_algorithms) keeps timing None."""
     nbytes = elements * model.itemsize
-    estimates = {row.algorithm: estimate(row.algorithm, gpus, elements, model) for row in rows}
+    runs = set(timed_algorithms(model, gpus))
+    estimates = {row.algorithm: estimate(row.algorithm, gpus, elements, model)
+                 for row in rows if row.algorithm in runs}
     order = sorted(estimates, key=lambda name: estimates[name].seconds)
     out = []
     for row in rows:
+        if row.algorithm not in runs:
+            out.append(row)
+            continue
         est = estimates[row.algorithm]
         alg = algbw(nbytes, est.seconds)
         timing = Timing(est, alg, busbw(alg, gpus), order.index(row.algorithm) + 1)

@@ -240,7 +240,7 @@ def test_terminal_shows_the_simulator_state_at_each_stop(lessons):
 
 def test_listing_names_every_lesson(lessons):
     lines = listing(lessons)
-    assert len(lines) == 17
+    assert len(lines) == 18
     assert lines[4].split()[0] == "5" and "ring, G=4, N=8, 6 stops" in lines[4]
 
 

@@ -66,6 +66,9 @@ def rail_orders(text: str, gpus: int) -> tuple[tuple[int, ...], ...]:
         raise RingsimError(f"--ring-order rails needs the GPUs per node, as rails:8, got {text!r}") from None
     if size < 1:
         raise RingsimError(f"--ring-order rails:P needs at least 1 GPU per node, got rails:{size}")
+    if size > MAX_CHANNELS:  # P rings are P channels: refuse before building P·G numbers
+        raise RingsimError(f"--ring-order rails:P builds P rings, at most {MAX_CHANNELS} "
+                           f"(as --channels), got rails:{size:,}")
     if size > gpus or gpus % size:
         raise RingsimError(f"--ring-order rails:{size} needs {size} GPUs per node to divide G = {gpus}")
     local = (np.arange(size)[:, None] + np.arange(size)[None, :]) % size  # ring c: c, c+1, …
@@ -74,9 +77,12 @@ def rail_orders(text: str, gpus: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(int(x) for x in ring) for ring in orders)
 
 
+MAX_CHANNELS = 64
+
+
 def check_channels(channels, gpus: int, orders) -> int:
     """K: at least 1, and one ring order or one per channel."""
-    if isinstance(channels, bool) or not isinstance(channels, numbers.Integral) or not 1 <= channels <= 64:
+    if isinstance(channels, bool) or not isinstance(channels, numbers.Integral) or not 1 <= channels <= MAX_CHANNELS:
         raise RingsimError(f"--channels must be a whole number from 1 to 64, got {channels!r}")
     if orders is not None and len(orders) not in (1, channels):
         raise RingsimError(f"--ring-order gives {len(orders)} rings but --channels is {channels}: "

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..core.checks import count_arg
 from ..core.errors import RingsimError
 
 ORDER = 35
@@ -18,12 +19,31 @@ _LAUNCHER_NOISE = ("=====", "=   ", "YOUR APPLICATION TERMINATED", "This typical
                    "Please see the FAQ", "MPICH: Builtin communicator")
 
 
+RANKS_PER_CORE = 4   # past this every rank waits its turn for a core and timeouts mean nothing
+MAX_RANKS = 4096     # even with --oversubscribe: one Python process (tens of MB) per rank
+GRACE_SECONDS = 5.0  # after a stop signal, how long mpiexec's group gets before SIGKILL
+
+
+def check_ranks(ranks: int, oversubscribe: bool, cores: int | None = None) -> None:
+    """Refuse more ranks than RANKS_PER_CORE per core (unless oversubscribe) before any starts."""
+    cores = cores or os.cpu_count() or 1
+    if not oversubscribe and ranks > RANKS_PER_CORE * cores:
+        raise RingsimError(f"-n {ranks:,} is more than {RANKS_PER_CORE} ranks per core on this "
+                           f"machine ({cores} cores, at most {RANKS_PER_CORE * cores}); add "
+                           f"--oversubscribe to run them anyway, slowly")
+
+
 def register(sub) -> None:
     parser = sub.add_parser("mpi", help=HELP, description=HELP + ". Starts the mpiexec of this "
                             "Python environment (the [mpi] extra's MPICH), else the one on PATH. "
                             "On a cluster run `srun -n G python -m ringsim.mpi …` instead.")
-    parser.add_argument("-n", "--ranks", type=int, default=4, metavar="G",
-                        help="number of MPI ranks, one per GPU (default: 4; may exceed the cores)")
+    parser.add_argument("-n", "--ranks", type=count_arg("the number of ranks", minimum=1, maximum=MAX_RANKS),
+                        default=4, metavar="G",
+                        help=f"number of MPI ranks, one per GPU (default: 4; at most "
+                             f"{RANKS_PER_CORE} per core unless --oversubscribe)")
+    parser.add_argument("--oversubscribe", action="store_true",
+                        help=f"allow more than {RANKS_PER_CORE} ranks per core (still at most "
+                             f"{MAX_RANKS:,}, and as many as memory holds)")
     from ..mpi.options import add_run_arguments  # plain argparse and NumPy: no mpi4py here
     add_run_arguments(parser)
     parser.set_defaults(run=run)
@@ -59,6 +79,7 @@ def launcher_flags(mpiexec: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from ..mpi.options import check_run
+    check_ranks(args.ranks, args.oversubscribe)
     check_run(args, args.ranks, args.ranks)  # bad input: one line here, before any process starts
     mpiexec = find_mpiexec()
     forwarded = _rebuild(args)
@@ -67,18 +88,20 @@ def run(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     package_root = str(Path(__file__).resolve().parents[2])  # the ranks import this ringsim
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+    # The ranks write UTF-8 into pipes; this process re-prints it under the terminal's rules.
+    env["PYTHONIOENCODING"] = "utf-8"
+    from ..mpi.launch import Job, Stopped
     try:
-        for line in process.stderr:
-            if not line.strip() or line.startswith(_LAUNCHER_NOISE):
-                continue
-            sys.stderr.write(line)
-        return _status(process.wait())
-    except KeyboardInterrupt:
-        os.killpg(process.pid, 15)
-        process.wait()
-        return 130
+        with Job(command, env, GRACE_SECONDS) as job:
+            job.relay(_keep, sys.stdout, sys.stderr)
+            return _status(job.wait())
+    except Stopped as stop:  # the job is ended; the shell's convention for a signal's status
+        return 128 + stop.signum
+
+
+def _keep(line: str) -> bool:
+    """Whether a line of mpiexec's stderr is worth showing (ringsim's own line says it all)."""
+    return bool(line.strip()) and not line.startswith(_LAUNCHER_NOISE)
 
 
 def _status(code: int) -> int:

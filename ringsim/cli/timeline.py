@@ -66,7 +66,7 @@ def _options(args) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     from ..algorithms.collectives import COLLECTIVES
-    from ..timeline import simulate, trace
+    from ..timeline import budget, simulate, trace
     from ..timeline.report import (alternatives, fault_costs, lesson_lines, path_lines, strip)
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 8)
@@ -74,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
     faults = tuple(args.slow_gpu + args.slow_link + args.delay)
     collective = COLLECTIVES[args.collective]
     plan = collective.plan(gpus, args.algorithm, **_options(args))
-    timeline = simulate(plan, elements, model, faults)
+    if args.trace is not None:
+        budget.check_trace(plan.transfer_count(), gpus)
+    timeline = simulate(plan, elements, model, faults, runs=1 + len(faults))
     if args.trace:
         try:
             with open(args.trace, "w", encoding="utf-8") as out:

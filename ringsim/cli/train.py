@@ -14,12 +14,14 @@ HELP = "train a small model data-parallel on G simulated GPUs, syncing gradients
 
 
 def _positive_float(text: str) -> float:
+    from ..training.train import MAX_LR
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    if not 0 < value <= MAX_LR:
+        raise argparse.ArgumentTypeError(f"expected a number above 0 and at most {MAX_LR:,.0f}, "
+                                         f"got {text!r}")
     return value
 
 

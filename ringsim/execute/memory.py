@@ -130,22 +130,19 @@ def _moves(step: Step) -> int:
     return len(step) + (int(spans.sum()) if spans.any() else 0)
 
 
-def _general(step: Step, gpus: int, segments: int, seen: np.ndarray) -> bool:
+def _general(step: Step, gpus: int, segments: int) -> bool:
     """Whether the executor gathers this step through index tables (numeric._compile_general):
-    some buffer gets several arrivals, or a buffer both sends and receives. `seen` is a
-    scratch array of G·S False values (left all False again)."""
+    some buffer gets several arrivals, or a buffer both sends and receives. Compares the
+    step's own columns (memory as the step, never G·S: the estimate must not be the allocation)."""
     if len(step) == 0:
         return False
-    if np.bincount(step.dst, minlength=gpus).max() > 1:
+    if len(np.unique(step.dst)) < len(step.dst):
         return True
     if np.array_equal(step.first, step.last):  # one segment each: compare (GPU, segment) buffers
         received, sent = step.dst * segments + step.first, step.src * segments + step.first
     else:  # ranges: any GPU that both sends and receives counts (an upper bound)
         received, sent = step.dst, step.src
-    seen[received] = True
-    both = bool(seen[sent].any())
-    seen[received] = False
-    return both
+    return bool(np.isin(sent, received).any())
 
 
 def executor_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
@@ -153,9 +150,8 @@ def executor_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
     gpus, width = plan.participants, layout.width  # a plan's switches own buffers too
     segments = plan.segments
     buffers = gpus * segments * width * itemsize
-    seen = np.zeros(gpus * segments, dtype=bool)
     moves = [_moves(step) for step in plan.steps]
-    general = [_general(step, gpus, segments, seen) for step in plan.steps]
+    general = [_general(step, gpus, segments) for step in plan.steps]
     kept = _INDEX_BYTES_KEPT * sum(m for m, g in zip(moves, general) if g)
     transient = _INDEX_BYTES_TRANSIENT * max(moves, default=0)
     # A general step gathers every arriving buffer and a running sum (≤ 2 × the buffers);

@@ -29,6 +29,7 @@ _IF = re.compile(r"^\s*<!--\s*(if|elif)\b(.*?)-->\s*$")
 _ELSE = re.compile(r"^\s*<!--\s*(else|end)\s*-->\s*$")
 MAX_TITLE = 100
 MAX_REASON = 300  # an error line stays one readable line whatever the file holds
+MAX_FILE_BYTES = 256 * 1024  # the longest shipped lesson is 5 KB; reading stops past this
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\w*)\s*$")
 
 
@@ -146,10 +147,7 @@ def load_lesson(path: Path, problems: list[Problem], *, budget: Budget | None = 
         problems.append(Problem(path, line, reason))
         raise _Refused
     try:
-        try:
-            text = clean(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as error:
-            refuse(1, f"cannot read the file: {error}")
+        text = _read(path, refuse)
         lines = text.splitlines()
         front, body_start = _front_matter(lines, refuse)
         scenario, title, stops = _settings(front, refuse)
@@ -168,6 +166,27 @@ def load_lesson(path: Path, problems: list[Problem], *, budget: Budget | None = 
     if sections is None:
         return None
     return Lesson(number, title, path, scenario, stops, sections)
+
+
+def _read(path: Path, refuse) -> str:
+    """The file's text, cleaned; refused when it is not a regular file or holds more than MAX_FILE_BYTES."""
+    import os
+    import stat
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                refuse(1, "not a regular file")
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        refuse(1, f"cannot read the file: {error.strerror or error}")
+    if len(data) > MAX_FILE_BYTES:
+        refuse(1, f"the file holds more than {MAX_FILE_BYTES // 1024} KiB; a lesson is at most that long")
+    try:
+        return clean(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        refuse(1, f"cannot read the file: {error}")
 
 
 def _override(scenario: Scenario, gpus: int | None, elements: int | None) -> Scenario:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -85,11 +87,20 @@ def _flat(x) -> tuple[Any, tuple, np.dtype]:
     return x.reshape(-1), tuple(x.shape), dtype
 
 
-def _agree(watch: Watch, comm: Any, MPI: Any, elements: int, dtype: np.dtype, recipe: str) -> None:
-    """Every rank must pass the same size, dtype and algorithm; otherwise one line on every rank."""
-    mine = np.array([elements, zlib.crc32(dtype.str.encode()), zlib.crc32(recipe.encode())], np.int64)
-    table = np.empty((comm.Get_size(), 3), np.int64)
+def _agree(watch: Watch, comm: Any, MPI: Any, elements: int, dtype: np.dtype, recipe: str,
+           problem: str | None = None) -> None:
+    """Every rank must pass the same size, dtype and algorithm, and none may have found a
+    problem with its own arguments; otherwise one line on every rank, naming the rank."""
+    mine = np.array([elements, zlib.crc32(dtype.str.encode()), zlib.crc32(recipe.encode()),
+                     problem is not None], np.int64)
+    table = np.empty((comm.Get_size(), 4), np.int64)
     watch.wait([comm.Iallgather(mine, table)], [-1], -1)
+    bad = np.flatnonzero(table[:, 3])
+    if problem is not None:
+        raise RingsimError(f"rank {comm.Get_rank()}: {problem}")
+    if len(bad):
+        raise RingsimError(f"rank {int(bad[0])} passed allreduce a bad argument (its own error "
+                           f"says which), so no rank ran it")
     for column, what in ((0, "number of elements"), (1, "dtype"), (2, "algorithm, options and memory (host or device)")):
         differ = np.flatnonzero(table[:, column] != table[0, column])
         if len(differ):
@@ -115,8 +126,41 @@ def allreduce(x, algorithm: str = "ring", comm: Any = None, *, out: Any = None,
     return run(x, algorithm, comm, out=out, timeout=timeout, **options).output
 
 
+_BUSY: set[int] = set()
+_BUSY_LOCK = threading.Lock()
+
+
+@contextmanager
+def _one_thread(comm: Any):
+    """Refuse a second thread's call on a communicator while one runs: MPI matches collectives
+    by their order on each rank, and two threads' calls would interleave differently on each."""
+    key = id(comm)
+    with _BUSY_LOCK:
+        if key in _BUSY:
+            raise RingsimError("ringsim.mpi.allreduce is already running on this communicator in "
+                               "another thread: call it from one thread, or give each thread its "
+                               "own comm.Dup()")
+        _BUSY.add(key)
+    try:
+        yield
+    finally:
+        with _BUSY_LOCK:
+            _BUSY.discard(key)
+
+
+def _communicator(MPI: Any, comm: Any) -> Any:
+    """COMM_WORLD for None, the communicator itself when it is an mpi4py intracommunicator."""
+    comm = MPI.COMM_WORLD if comm is None else comm
+    if not isinstance(comm, MPI.Intracomm) or comm == MPI.COMM_NULL:
+        raise RingsimError(f"comm must be an mpi4py intracommunicator such as MPI.COMM_WORLD, "
+                           f"got {type(comm).__name__}")
+    return comm
+
+
 def session(MPI: Any, comm: Any, timeout: float) -> tuple[_Channels, Watch]:
     """The communicator's channels and a Watch for one more collective call on them."""
+    from .options import check_timeout
+    timeout = check_timeout(timeout, "timeout")
     chan = channels(MPI, comm)
     chan.calls += 1
     return chan, Watch(MPI, chan.control, chan.calls, timeout, min(SUSPECT, timeout))
@@ -126,7 +170,7 @@ def mpi_executor(plan: Plan, layout: Layout, dtype: Any, *, comm: Any = None,
                  timeout: float = DEFAULT_TIMEOUT, **options: Any) -> MPIExecutor:
     """This rank's executor for a plan over `comm` (default COMM_WORLD), host memory."""
     MPI = mpi()
-    comm = MPI.COMM_WORLD if comm is None else comm
+    comm = _communicator(MPI, comm)
     if plan.gpus != comm.Get_size():
         raise RingsimError(f"the plan is for {plan.gpus} GPUs but the communicator has "
                            f"{comm.Get_size()} ranks")
@@ -138,15 +182,38 @@ def run(x, algorithm: str = "ring", comm: Any = None, *, timeout: float = DEFAUL
         barrier: bool = False, kill_at: int | None = None, out: Any = None, **options: Any) -> RankRun:
     """allreduce with what the CLI reports: per-step times and bytes, and the transport used."""
     MPI = mpi()
-    comm = MPI.COMM_WORLD if comm is None else comm
-    flat, shape, dtype = _flat(x)
+    comm = _communicator(MPI, comm)
+    with _one_thread(comm):
+        return _run(MPI, x, algorithm, comm, timeout, barrier, kill_at, out, options)
+
+
+def _run(MPI, x, algorithm, comm, timeout, barrier, kill_at, out, options) -> RankRun:
+    # A problem with this rank's own arguments still joins the first collective calls (the
+    # channels' Dup, the agreement), so every rank learns of it instead of waiting forever.
+    problem = None
+    try:
+        from .options import check_timeout
+        timeout = check_timeout(timeout, "timeout")
+    except RingsimError as error:
+        problem, timeout = str(error), DEFAULT_TIMEOUT
+    try:
+        flat, shape, dtype = _flat(x)
+    except (RingsimError, TypeError, ValueError) as error:
+        problem = problem or (str(error) if isinstance(error, RingsimError)
+                              else f"x must be a numeric array ({type(error).__name__})")
+        flat, shape, dtype = np.zeros(0), (0,), np.dtype(np.float64)
     chan, watch = session(MPI, comm, timeout)
     size = comm.Get_size()
     from .devices import HOST, NCCL, STAGED, device_transport, placement
     xp, on_device = placement(flat)
+    if problem is None and out is not None:
+        try:
+            _out_buffer(out, flat)
+        except RingsimError as error:
+            problem = str(error)
     # Host and device ranks would choose different transports: they must agree first.
     _agree(watch, chan.data, MPI, flat.size, dtype,
-           f"{algorithm}{sorted(options.items())} on {'device' if on_device else 'host'}")
+           f"{algorithm}{sorted(options.items())} on {'device' if on_device else 'host'}", problem)
     transport = HOST
     if on_device:
         if chan.transport is None:  # decided once per communicator: devices do not move

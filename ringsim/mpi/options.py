@@ -25,6 +25,32 @@ def parse_size(text: str) -> int:
     return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
+TIMEOUT_RANGE = (0.1, 3600.0)  # below, a busy but live peer looks dead; above, a hang looks alive
+
+
+def check_timeout(value, name: str = "--timeout") -> float:
+    """A wait's deadline in seconds, within TIMEOUT_RANGE (NaN, inf, 0, negatives refused)."""
+    import math
+    import numbers
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
+            not math.isfinite(float(value)) or not TIMEOUT_RANGE[0] <= float(value) <= TIMEOUT_RANGE[1]:
+        raise RingsimError(f"{name} must be a number of seconds from {TIMEOUT_RANGE[0]:g} to "
+                           f"{TIMEOUT_RANGE[1]:,.0f}, got {value!r}")
+    return float(value)
+
+
+def _timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds such as 10, got {text!r}") from None
+    try:
+        return check_timeout(value)
+    except RingsimError as error:
+        raise argparse.ArgumentTypeError(str(error).split(", got")[0].replace("--timeout ", "")
+                                         + f", got {text!r}") from None
+
+
 _elements = count_arg("the number of elements per GPU", minimum=0)
 
 
@@ -45,8 +71,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rank buffers in host memory (numpy, the default) or on a CUDA device")
     parser.add_argument("--json", action="store_true",
                         help="JSON Lines: one object per step, then a summary")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
-                        help="how long a rank waits on a silent peer before declaring it dead (default: 10)")
+    parser.add_argument("--timeout", type=_timeout, default=10.0, metavar="SECONDS",
+                        help=f"how long a rank waits on a silent peer before declaring it dead, "
+                             f"{TIMEOUT_RANGE[0]:g} to {TIMEOUT_RANGE[1]:,.0f} (default: 10)")
     parser.add_argument("--kill-rank", type=int, default=None, metavar="R",
                         help="rank R (0-based, as MPI counts) dies on purpose at --at-step")
     parser.add_argument("--at-step", type=int, default=1, metavar="S",
@@ -56,7 +83,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                       help="ring over MPI vs MPI_Allreduce on the same data, best of 5 after warm-up")
     mode.add_argument("--calibrate", action="store_true",
                       help="fit α and β by ping-pong, then predicted vs measured time per algorithm")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random data (default: 0)")
+    parser.add_argument("--seed", type=count_arg("the seed", minimum=0, maximum=2**63 - 1), default=0,
+                        help="seed of the random data, 0 or more (default: 0)")
 
 
 def elements_of(args: argparse.Namespace) -> int:
@@ -99,7 +127,6 @@ def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None
         steps = len(make_plan(args.algorithm, ranks, master=args.master))
         if not 1 <= args.at_step <= steps:
             raise RingsimError(f"--at-step must be from 1 to {steps} (the plan's steps), got {args.at_step}")
-    if args.timeout <= 0:
-        raise RingsimError(f"--timeout must be positive, got {args.timeout:g}")
+    check_timeout(args.timeout)
     from .executor import check_memory
     check_memory(bytes_needed(args, ranks, ranks_here))

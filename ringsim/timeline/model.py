@@ -31,8 +31,9 @@ from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..core.plan import OPS, REDUCE, Plan
 from ..cost.model import CostModel, price
-from ..cost.ports import IN, OUT, crosses, port_keys
+from ..cost.ports import IN, OUT, PORTS_PER_GPU, crosses, port_keys
 from ..cost.topology import LEVELS
+from . import budget
 from .engine import Engine
 from .faults import Fault
 
@@ -165,14 +166,17 @@ EVENT_TRANSFERS = 20_000
 
 
 def simulate(plan: Plan, elements: int, model: CostModel | None = None,
-             faults: tuple[Fault, ...] | list = (), method: str = "auto") -> Timeline:
+             faults: tuple[Fault, ...] | list = (), method: str = "auto", runs: int = 1) -> Timeline:
     """Each transfer's start, end and what it waited for: on the event engine ('events'), by
-    the step-by-step pass ('sweep'), or the engine up to EVENT_TRANSFERS transfers ('auto')."""
+    the step-by-step pass ('sweep'), or the engine up to EVENT_TRANSFERS transfers ('auto').
+
+    Work past the limits of budget.py is refused before it starts; `runs` is how many runs
+    of this size the caller makes in all (one more per fault whose cost it reports)."""
     model = model or CostModel()
     model.topology.check_gpus(plan.gpus)
-    faults = tuple(faults)
-    for fault in faults:
-        fault.check(plan.gpus)
+    if method not in ("auto", "events", "sweep"):
+        raise RingsimError(f"method must be auto, events or sweep, got {method!r}")
+    faults = check_faults(faults, plan.gpus)
     step, src, dst, first, last, ops, sizes = _columns(plan, elements, model)
     level, wire, extra = durations(src, dst, ops, sizes, model, faults,
                                    plan.gpus if plan.switches else None)
@@ -189,9 +193,15 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
         ports_of = plan.participants + plan.gpus
         out_key = np.where(src >= plan.gpus, port_keys(plan.participants + dst, level, OUT), out_key)
         in_key = np.where(dst >= plan.gpus, port_keys(plan.participants + src, level, IN), in_key)
-    if method not in ("auto", "events", "sweep"):
-        raise RingsimError(f"method must be auto, events or sweep, got {method!r}")
-    if method == "sweep" or (method == "auto" and len(src) > EVENT_TRANSFERS):
+    work = _work(plan, step, first, last, out_key, in_key, ports_of)
+    budget.check(work.times(runs), f"a timeline of {plan.algorithm} on {plan.gpus:,} GPUs"
+                 + (f", run {runs:,} times for the faults' costs," if runs > 1 else ""))
+    if method == "events" and work.touches > 10 * budget.EVENT_TOUCHES:
+        raise RingsimError(f"the event engine keeps every wait: at most "
+                           f"{10 * budget.EVENT_TOUCHES:,} segments covered, this plan covers "
+                           f"{work.touches:,} (method='sweep' gives the same times)")
+    if method == "sweep" or (method == "auto" and (len(src) > EVENT_TRANSFERS
+                                                   or work.touches > budget.EVENT_TOUCHES)):
         from . import sweep
         start, cause, reason = sweep.run(ports_of, plan.segments, step, src, dst, first, last,
                                          out_key, in_key, wire, extra, joined, keys)
@@ -204,6 +214,39 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
         reason = np.array([REASONS.index(r) for r in run.reason], np.int8)
     return Timeline(plan, elements, model, faults, step, src, dst, first, last, ops, sizes, level,
                     start, start + wire, start + wire + extra, cause, reason, events)
+
+
+def check_faults(faults, gpus: int) -> tuple[Fault, ...]:
+    """The faults as a tuple, each checked against G; refused past MAX_FAULTS or when one GPU
+    or link is named twice for the same kind of fault (say one factor or delay per GPU)."""
+    faults = tuple(faults)
+    if len(faults) > budget.MAX_FAULTS:
+        raise RingsimError(f"at most {budget.MAX_FAULTS} faults (each one's cost is another run "
+                           f"of the timeline), got {len(faults):,}")
+    seen = set()
+    for fault in faults:
+        if not isinstance(fault, Fault):
+            raise RingsimError(f"a fault is a ringsim.timeline Fault, got {type(fault).__name__}")
+        fault.check(gpus)
+        if (fault.kind, fault.gpus) in seen:
+            raise RingsimError(f"{fault.flag()}: {fault.kind} is given twice for the same "
+                               f"{'link' if len(fault.gpus) == 2 else 'GPU'}; give it once")
+        seen.add((fault.kind, fault.gpus))
+    return faults
+
+
+def _work(plan: Plan, step, first, last, out_key, in_key, ports_of: int | None = None) -> budget.Work:
+    """The estimated size of one run over these columns (budget.py); `ports_of`: the owners of
+    port numbers (the GPUs, and a switch's port per GPU)."""
+    from .sweep import _ports_distinct
+    n = len(step)
+    if not n:
+        return budget.estimate(plan.gpus, plan.segments, np.zeros(0, np.int64), step, 0)
+    cuts = np.concatenate([[0], np.flatnonzero(np.diff(step)) + 1, [n]])
+    distinct = _ports_distinct(step, out_key, in_key, cuts, PORTS_PER_GPU * (ports_of or plan.gpus))
+    shared = int(np.diff(cuts)[~distinct].sum())
+    dense = np.repeat(np.arange(len(cuts) - 1), np.diff(cuts))
+    return budget.estimate(plan.gpus, plan.segments, last - first + 1, dense, shared)
 
 
 def _queue_keys(gpus: int, src, dst, level, per_node: int | None) -> np.ndarray:

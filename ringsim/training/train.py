@@ -84,6 +84,44 @@ def _loss(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
 
 
 
+MAX_SECONDS = 30.0  # a demo answers in seconds; larger runs belong to a real framework
+MAX_LR = 1e6        # past this every step overflows the logistic model's float64 weights
+# Measured on one core (NumPy, float64), rounded up: per sample·feature·epoch (the shard
+# gradients, the one-GPU reference, the loss), per batch, per GPU of a batch, per transfer synced.
+SECONDS_PER_CELL, SECONDS_PER_BATCH, SECONDS_PER_GPU, SECONDS_PER_TRANSFER = 3e-8, 1e-4, 1.5e-4, 3e-7
+
+
+def training_seconds(gpus: int, epochs: int, samples: int, features: int, batch: int,
+                     transfers: int, runs: int = 1) -> float:
+    """Estimated seconds of a training run (`runs` models trained side by side)."""
+    batches = epochs * -(-samples // batch)
+    per_batch = SECONDS_PER_BATCH + gpus * SECONDS_PER_GPU + transfers * SECONDS_PER_TRANSFER
+    return runs * (epochs * samples * features * SECONDS_PER_CELL + batches * per_batch)
+
+
+def check_work(gpus: int, epochs: int, samples: int, features: int, batch: int,
+               transfers: int, lr, runs: int = 1) -> float:
+    """Refuse a learning rate outside (0, MAX_LR] or a run estimated past MAX_SECONDS; the lr."""
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not 0 < lr <= MAX_LR:
+        raise RingsimError(f"the learning rate must be a number above 0 and at most "
+                           f"{MAX_LR:,.0f}, got {lr!r}")
+    seconds = training_seconds(gpus, epochs, samples, features, batch, transfers, runs)
+    if seconds > MAX_SECONDS:
+        raise RingsimError(
+            f"{epochs:,} epochs of {samples:,} samples × {features:,} features in batches of "
+            f"{batch:,} on {gpus:,} GPUs would take about {seconds:,.0f} s, more than the "
+            f"{MAX_SECONDS:.0f} s a demo run may take: use fewer epochs, samples or features, "
+            f"or a larger batch")
+    return float(lr)
+
+
+def finite(values: np.ndarray, epoch: int, lr: float) -> None:
+    """Refuse a run whose model left float64's range (the learning rate too large for the data)."""
+    if not np.all(np.isfinite(values)):
+        raise RingsimError(f"the model diverged at epoch {epoch}: its weights left float64's "
+                           f"range with learning rate {lr:g}; use a smaller --lr")
+
+
 def check_training(gpus, epochs, samples, features, batch) -> tuple[int, int, int, int, int]:
     """G, epochs, samples, features and batch checked as every training run needs them."""
     gpus = check_gpus(gpus)
@@ -107,13 +145,12 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
     The model's arithmetic runs in NumPy; the gradient syncs run on `xp`'s arrays (NumPy or CuPy).
     """
     gpus, epochs, samples, features, batch = check_training(gpus, epochs, samples, features, batch)
-    if not (isinstance(lr, (int, float)) and 0 < lr < float("inf")):
-        raise RingsimError(f"the learning rate must be a positive number, got {lr!r}")
     plan = make_plan(algorithm, gpus, **(options or {}))
     check_memory(train_bytes(plan, samples, features, batch),
                  f"training on {samples:,} samples of {features:,} features with {gpus:,} GPUs",
                  instead="fewer samples, features or GPUs; `ringsim compare` gives a sync's counts "
                          "at any size without allocating")
+    lr = check_work(gpus, epochs, samples, features, batch, plan.transfer_count(), lr)
     x, y = synthetic_data(samples, features, seed)
     n = features + 1
     layout = Layout(plan.segments, n)
@@ -126,26 +163,35 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
                       formula_per_sync=str(plan_closed_form(plan, n).total))
     syncs = 0
     for number in range(1, epochs + 1):
-        for start in starts:
-            xb, yb = x[start:start + batch], y[start:start + batch]
-            shards = np.array_split(np.arange(len(yb)), gpus)
-            if sync:
-                # Each GPU's share of the mean gradient: summing the shares gives the mean.
-                local = np.stack([_gradient(replicas[g], xb[s], yb[s], 1 / len(yb))
-                                  for g, s in enumerate(shards)])
-                executor.load(xp.asarray(local))
-                executor.run()
-                replicas -= lr * to_numpy(executor.result())
-                syncs += 1
-            else:
-                # Without sync a GPU only knows its own shard: it steps on that shard's mean.
-                for g, s in enumerate(shards):
-                    replicas[g] -= lr * _gradient(replicas[g], xb[s], yb[s], 1 / max(len(s), 1))
-            reference -= lr * _gradient(reference, xb, yb, 1 / len(yb))
+        with np.errstate(over="ignore", invalid="ignore"):  # divergence is refused below
+            _epoch(starts, x, y, batch, gpus, sync, executor, xp, replicas, reference, lr)
+        syncs += len(starts) if sync else 0
+        finite(replicas, number, lr)
+        finite(reference, number, lr)
         spread = float(np.max(np.abs(replicas - replicas[0])))
         gap = float(np.max(np.abs(replicas - reference)))
-        run.epochs.append(Epoch(number, _loss(replicas[0], x, y), spread, gap))
+        with np.errstate(over="ignore", invalid="ignore"):
+            run.epochs.append(Epoch(number, _loss(replicas[0], x, y), spread, gap))
     return _finished(run, syncs, per_sync, replicas, reference)
+
+
+def _epoch(starts, x, y, batch, gpus, sync, executor, xp, replicas, reference, lr) -> None:
+    """One pass over the data: every batch's step on every replica and on the reference."""
+    for start in starts:
+        xb, yb = x[start:start + batch], y[start:start + batch]
+        shards = np.array_split(np.arange(len(yb)), gpus)
+        if sync:
+            # Each GPU's share of the mean gradient: summing the shares gives the mean.
+            local = np.stack([_gradient(replicas[g], xb[s], yb[s], 1 / len(yb))
+                              for g, s in enumerate(shards)])
+            executor.load(xp.asarray(local))
+            executor.run()
+            replicas -= lr * to_numpy(executor.result())
+        else:
+            # Without sync a GPU only knows its own shard: it steps on that shard's mean.
+            for g, s in enumerate(shards):
+                replicas[g] -= lr * _gradient(replicas[g], xb[s], yb[s], 1 / max(len(s), 1))
+        reference -= lr * _gradient(reference, xb, yb, 1 / len(yb))
 
 
 def _finished(run: TrainingRun, syncs: int, per_sync: int, replicas, reference) -> TrainingRun:

@@ -24,7 +24,8 @@ from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..execute.ledger import measure
 from ..core.plan import Plan
-from .train import _gradient, _loss, check_training, synthetic_data
+from ..execute.memory import check_memory, train_bytes
+from .train import _gradient, _loss, check_training, check_work, synthetic_data
 
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8  # Adam's defaults (Kingma & Ba 2015, Algorithm 1)
 
@@ -91,12 +92,19 @@ def train_zero(gpus: int = 4, stage: int = 2, epochs: int = 5, *, samples: int =
     if stage not in (1, 2, 3):
         raise RingsimError(f"--zero takes stage 1, 2 or 3, got {stage!r}")
     gpus, epochs, samples, features, batch = check_training(gpus, epochs, samples, features, batch)
+    scatter_plan, gather_plan = REDUCE_SCATTER.plan(gpus, algorithm), ALL_GATHER.plan(gpus, algorithm)
+    # Per batch: the ZeRO model and the data-parallel one, each with its own gradients and syncs.
+    lr = check_work(gpus, epochs, samples, features, batch,
+                    scatter_plan.transfer_count() + gather_plan.transfer_count(), lr, runs=2)
+    check_memory(train_bytes(scatter_plan, samples, features, batch) * 2,
+                 f"ZeRO training on {samples:,} samples of {features:,} features with {gpus:,} GPUs",
+                 instead="fewer samples, features or GPUs")
     x, y = synthetic_data(samples, features, seed)
     n = features + 1
     layout = Layout(gpus, n)
     cut = [slice(layout.offset(g), layout.offset(g + 1)) for g in range(gpus)]
-    scatter = _Collective(REDUCE_SCATTER.plan(gpus, algorithm), layout, xp)
-    gather = _Collective(ALL_GATHER.plan(gpus, algorithm), layout, xp)
+    scatter = _Collective(scatter_plan, layout, xp)
+    gather = _Collective(gather_plan, layout, xp)
 
     # Data parallelism: full replicas, full Adam state on every GPU.
     dp = np.zeros((gpus, n))

@@ -53,7 +53,7 @@ def test_the_shipped_course_is_the_default(lessons):
     checkout = sorted((REPO / "lessons").glob("*.md"))
     assert [p.name for p in sorted(folder.glob("*.md"))] == [p.name for p in checkout]
     assert all((folder / p.name).read_bytes() == p.read_bytes() for p in checkout)
-    assert [l.number for l in lessons] == list(range(1, 18))
+    assert [l.number for l in lessons] == list(range(1, 19))
     for lesson, title in zip(lessons, TITLES):
         assert lesson.title.startswith(title)
         assert lesson.path.parent == folder

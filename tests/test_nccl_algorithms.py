@@ -150,3 +150,20 @@ def test_a_plan_s_switches_are_checked_like_gpus():
         Plan("x", 2, (step,), segments=1, switches=1)
     with pytest.raises(RingsimError, match="switches"):
         Plan("x", 2, (), segments=1, switches=-1)
+
+
+@pytest.mark.parametrize("topology", ["flat", "dgx-h100"])
+@pytest.mark.parametrize("gpus, per, chunks", [(48, 4, 3), (64, 8, 2), (40, 1, 2), (96, 8, 1),
+                                                (30, 5, 4), (60, 60, 2), (33, 1, 1), (512, 8, 2),
+                                                (384, 2, 1)])
+def test_one_gpu_per_signature_prices_as_every_gpu(topology, gpus, per, chunks):
+    """Past nccl_tree.FULL GPUs only one GPU of each signature is priced: forced here at small
+    G, the time and bottleneck level are the plan's, priced port by port."""
+    model = CostModel(load(topology), 4)
+    sampled = nccl_tree._signatures(gpus, per, model.topology.gpus_per_node, 0)
+    assert len(sampled) <= gpus and (gpus < 384 or len(sampled) < 0.6 * gpus)
+    for n in (0, 7, 12345):
+        fast = nccl_tree.seconds(gpus, n, model, per, chunks, full=0)
+        plan = price(make_plan("nccl-tree", gpus, gpus_per_node=per, chunks=chunks), n, model)
+        assert fast.seconds == pytest.approx(plan.seconds, rel=1e-9, abs=1e-300)
+        assert fast.level == plan.bottleneck_level()

@@ -29,7 +29,7 @@ from ..core.plan import Plan
 from ..cost.ports import ACROSS, IN, OUT, port_keys, port_seconds, slower_level
 from . import _trees
 from ._counts import closed, formula
-from ._phases import btree_parents, dtree_parents, heights, tree_events
+from ._phases import btree_parents, dtree_parents
 from ._step_times import Clock
 from .spec import AlgorithmSpec, Shape, two_lanes
 
@@ -112,14 +112,52 @@ def transfers(gpus: int, gpus_per_node=None, chunks: int = 1) -> int:
     return 4 * (gpus - 1) * chunks
 
 
+def _depths(up: np.ndarray) -> np.ndarray:
+    """Every GPU's depth (the root's is 0) by pointer doubling: O(G·log depth), not O(G·depth)."""
+    hop = up.copy()
+    depth = (up >= 0).astype(np.int64)
+    while (hop >= 0).any():
+        has = hop >= 0
+        at = np.maximum(hop, 0)
+        depth = depth + np.where(has, depth[at], 0)
+        hop = np.where(has, hop[at], -1)
+    return depth
+
+
+def _heights(up: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Every GPU's height (leaves: 0), the deepest GPUs first, one vector step per depth."""
+    height = np.zeros(len(up), np.int64)
+    small = np.int16 if depth.max(initial=0) < 1 << 15 else np.int64
+    order = np.argsort((-depth).astype(small), kind="stable")  # a radix sort for small depths
+    cuts = np.flatnonzero(np.diff(depth[order])) + 1
+    for nodes in np.split(order, cuts):
+        nodes = nodes[up[nodes] >= 0]
+        if len(nodes):
+            np.maximum.at(height, up[nodes], height[nodes] + 1)
+    return height
+
+
+@functools.lru_cache(maxsize=16)
+def _heights_of(gpus: int, per: int) -> tuple[np.ndarray, np.ndarray]:
+    """Both trees' heights of every GPU (shared between calls)."""
+    out = tuple(_heights(up, depth) for up, (_, _, depth) in zip(_trees_of(gpus, per), _shape(gpus, per)))
+    for array in out:
+        array.flags.writeable = False
+    return out
+
+
 @functools.lru_cache(maxsize=16)
 def _shape(gpus: int, per: int):
-    """(per tree: transfers of each chunk every GPU sends, and its height H) — N does not enter."""
+    """Per tree: (transfers of each chunk every GPU sends, the tree's height H, every GPU's depth).
+
+    N does not enter; H is the deepest GPU's depth (the root's height)."""
     out = []
     for up in _trees_of(gpus, per):
         kids = np.bincount(up[up >= 0], minlength=gpus)
-        moves = kids + (up >= 0)
-        out.append((moves, int(heights(up).max(initial=0))))
+        depth = _depths(up)
+        for array in (kids, depth):
+            array.flags.writeable = False
+        out.append((kids + (up >= 0), int(depth.max(initial=0)), depth))
     return tuple(out)
 
 
@@ -128,7 +166,7 @@ def _sent(gpus: int, elements: int, per: int, chunks: int) -> np.ndarray:
     segments = 2 * chunks
     q, r = divmod(elements, segments)
     total = np.zeros(gpus, dtype=object if elements >= 2**62 // (4 * gpus + 1) else np.int64)
-    for t, (moves, _) in enumerate(_shape(gpus, per)):
+    for t, (moves, _, _) in enumerate(_shape(gpus, per)):
         size = q * chunks + min(max(r - t * chunks, 0), chunks)   # tree t's elements
         total = total + moves.astype(total.dtype) * size
     return total
@@ -142,7 +180,7 @@ def closed_form(gpus: int, elements: int, gpus_per_node=None, chunks: int = 1) -
     best = int(sent[who])
     q, r = divmod(elements, 2 * chunks)
     nonempty = 2 * chunks if q else r
-    height = max(h for _, h in _shape(gpus, per))
+    height = max(h for _, h, _ in _shape(gpus, per))
     steps = 0 if gpus == 1 else chunks + 2 * height - 1
     shape = _shape(gpus, per)
     busiest = (f"{int(shape[0][0][who])}·N₁ + {int(shape[1][0][who])}·N₂ "
@@ -161,45 +199,114 @@ def busiest_gpu(gpus: int, elements: int, gpus_per_node=None, chunks: int = 1) -
     return closed_form(gpus, elements, gpus_per_node, _trees.check_chunks(chunks)).busiest_sender
 
 
+FULL = 4096  # up to this many GPUs every GPU is priced; above, one GPU per signature
+
+
+def _signatures(gpus: int, per: int, topo_per_node: int | None, full: int) -> np.ndarray:
+    """GPUs whose ports show every load there is: all of them up to `full` GPUs, else one per
+    signature. A GPU's ports in every step follow from, in each tree, its height and depth,
+    whether its parent link crosses nodes, and its children's heights and links (the step a
+    chunk goes up is c + height, down c + H + depth): GPUs alike in these are alike in every
+    port, so the lowest of each kind stands for the rest (tests hold it to the full count)."""
+    if gpus <= full:
+        return np.arange(gpus, dtype=np.int64)
+    columns = []
+    gpu = np.arange(gpus, dtype=np.int64)
+    for up, height in zip(_trees_of(gpus, per), _heights_of(gpus, per)):
+        depth = _shape(gpus, per)[len(columns) // 6][2]
+        link = (gpu // topo_per_node != np.maximum(up, 0) // topo_per_node).astype(np.int64) \
+            if topo_per_node else np.zeros(gpus, np.int64)
+        parent = np.where(up >= 0, link, -1)
+        child = np.flatnonzero(up >= 0)
+        code = height[child] * 2 + link[child]                 # a child as its parent sees it
+        order = np.argsort(up[child], kind="stable")
+        owner, code = up[child][order], code[order]
+        rank = np.arange(len(owner)) - np.searchsorted(owner, owner)  # its place among siblings
+        slots = np.full((gpus, 3), -1, np.int64)
+        slots[owner, rank] = code
+        slots.sort(axis=1)  # the children as a set: their order does not matter
+        columns += [height, depth, parent, slots[:, 0], slots[:, 1], slots[:, 2]]
+    _, first = np.unique(_row_keys(columns), return_index=True)
+    return np.sort(first)
+
+
+def _row_keys(columns: list[np.ndarray]) -> np.ndarray:
+    """One int64 per row, equal exactly when the rows are: the columns in mixed radix, the key
+    renumbered densely (a 1-D sort, much faster than np.unique over rows) before it could overflow."""
+    key = np.zeros(len(columns[0]), np.int64)
+    span = 1
+    for column in columns:
+        low = int(column.min())
+        width = int(column.max()) - low + 1
+        if span * width >= 1 << 62:
+            _, key = np.unique(key, return_inverse=True)
+            key, span = key.reshape(-1).astype(np.int64), int(key.max()) + 1
+        key = key * width + (column - low)
+        span *= width
+    return key
+
+
 @functools.lru_cache(maxsize=32)
-def _ports(gpus: int, per: int, chunks: int, topo_per_node: int | None):
-    """Every transfer's port columns, without N: (port key per side, inverse, step of each port,
-    level of each port, segment, reduce?, across?) — a sweep over sizes builds these once."""
-    events = [e for t, up in enumerate(_trees_of(gpus, per)) for e in tree_events(up, chunks, t * chunks)]
-    if not events:
+def _ports(gpus: int, per: int, chunks: int, topo_per_node: int | None, full: int = FULL):
+    """The sampled GPUs' port columns, without N: (port of each transfer side, step starts of
+    the used ports, are they across?, segment, reduce?, across?, ports) — a sweep over sizes
+    builds these once."""
+    x = _signatures(gpus, per, topo_per_node, full)
+    where = np.full(gpus, -1, np.int64)
+    where[x] = np.arange(len(x))
+    c = np.arange(chunks, dtype=np.int64)
+    steps, keys, segs, reduces, levels = [], [], [], [], []
+    for t, (up, (_, top, depth)) in enumerate(zip(_trees_of(gpus, per), _shape(gpus, per))):
+        height = _heights_of(gpus, per)[t]
+        has = up >= 0
+        child = np.flatnonzero(has)
+        parent = up[child]
+        across = (child // topo_per_node != parent // topo_per_node) if topo_per_node \
+            else np.zeros(len(child), bool)
+        # Each edge, chunk by chunk: up at c + h(child), down at c + H + depth(parent).
+        for src, dst, at, reduce in ((child, parent, height[child], True),
+                                     (parent, child, top + depth[parent], False)):
+            for gpu, side in ((src, OUT), (dst, IN)):
+                mine = np.flatnonzero(where[gpu] >= 0)
+                if not len(mine):
+                    continue
+                steps.append((at[mine][:, None] + c[None, :]).ravel())
+                keys.append(np.repeat(port_keys(where[gpu[mine]], across[mine].astype(np.int64), side),
+                                      chunks))
+                segs.append(np.tile(t * chunks + c, len(mine)))
+                reduces.append(np.full(len(mine) * chunks, reduce and side == IN))
+                levels.append(np.repeat(across[mine], chunks))
+    if not steps:
         return None
-    step = np.concatenate([e[0] for e in events])
-    src, dst, seg, ops = (np.concatenate([e[i] for e in events]) for i in range(1, 5))
-    across = (src // topo_per_node) != (dst // topo_per_node) if topo_per_node else np.zeros(len(src), bool)
-    level = across.astype(np.int64)
-    stride = 4 * gpus
-    keys = np.concatenate([step * stride + port_keys(src, level, OUT),
-                           step * stride + port_keys(dst, level, IN)])
-    used, inverse = np.unique(keys, return_inverse=True)
-    port_step, port_level = used // stride, (used % stride // 2) % 2
-    starts = np.searchsorted(port_step, np.arange(int(step.max()) + 1))  # used is sorted by step
-    out = (inverse.reshape(-1), starts, port_level == ACROSS, seg, ops == 0, across, len(used))
+    step, key = np.concatenate(steps), np.concatenate(keys)
+    stride = 4 * len(x)
+    used, inverse = np.unique(step * stride + key, return_inverse=True)
+    starts = np.searchsorted(used // stride, np.arange(int(step.max()) + 1))
+    on_across = (used % stride // 2) % 2 == ACROSS
+    out = (inverse.reshape(-1), starts, on_across, np.concatenate(segs), np.concatenate(reduces),
+           np.concatenate(levels), len(used))
     for array in out[:6]:
         array.flags.writeable = False
     return out
 
 
-def seconds(gpus: int, elements: int, model, gpus_per_node=None, chunks: int = 1):
-    """α-β-γ time of both pipelined trees, step by step from every transfer's ports (no plan; O(G·C)).
+def seconds(gpus: int, elements: int, model, gpus_per_node=None, chunks: int = 1, full: int = FULL):
+    """α-β-γ time of both pipelined trees, step by step from the GPUs' ports (no plan).
 
     A step lasts as long as its busiest port (cost/ports.py): each GPU's out port queues what
-    it sends up and down in the step, its in port what arrives, with γ on what it adds.
+    it sends up and down in the step, its in port what arrives, with γ on what it adds. Past
+    `full` GPUs one GPU of each signature is priced (`_signatures`).
     """
     per = _per(gpus, gpus_per_node)
     chunks = _trees.check_chunks(chunks)
     clock = Clock()
-    columns = _ports(gpus, per, chunks, model.topology.gpus_per_node)
+    columns = _ports(gpus, per, chunks, model.topology.gpus_per_node, full)
     if columns is None:
         return clock.estimate()
     inverse, starts, on_across, seg, reduce, across, ports = columns
     q, r = divmod(elements, 2 * chunks)
     out, into = port_seconds(model, q + (seg < r), across, reduce)
-    busy = np.bincount(inverse, np.concatenate([out, into]), ports)
+    busy = np.bincount(inverse, np.where(reduce, into, out), ports)
     # Every step uses some port, so the steps' runs of ports are never empty.
     inside = np.maximum.reduceat(np.where(on_across, -np.inf, busy), starts)
     over = np.maximum.reduceat(np.where(on_across, busy, -np.inf), starts)

@@ -210,13 +210,15 @@ def _signatures(gpus: int, per: int, topo_per_node: int | None, full: int) -> np
     port, so the lowest of each kind stands for the rest (tests hold it to the full count)."""
     if gpus <= full:
         return np.arange(gpus, dtype=np.int64)
-    columns = []
+    keys = _RowKeys(gpus)
     gpu = np.arange(gpus, dtype=np.int64)
-    for up, height in zip(_trees_of(gpus, per), _heights_of(gpus, per)):
-        depth = _shape(gpus, per)[len(columns) // 6][2]
+    for t, (up, height) in enumerate(zip(_trees_of(gpus, per), _heights_of(gpus, per))):
+        depth = _shape(gpus, per)[t][2]
         link = (gpu // topo_per_node != np.maximum(up, 0) // topo_per_node).astype(np.int64) \
             if topo_per_node else np.zeros(gpus, np.int64)
-        parent = np.where(up >= 0, link, -1)
+        keys.add(height)
+        keys.add(depth)
+        keys.add(np.where(up >= 0, link, -1))
         child = np.flatnonzero(up >= 0)
         code = height[child] * 2 + link[child]                 # a child as its parent sees it
         order = np.argsort(up[child], kind="stable")
@@ -225,25 +227,30 @@ def _signatures(gpus: int, per: int, topo_per_node: int | None, full: int) -> np
         slots = np.full((gpus, 3), -1, np.int64)
         slots[owner, rank] = code
         slots.sort(axis=1)  # the children as a set: their order does not matter
-        columns += [height, depth, parent, slots[:, 0], slots[:, 1], slots[:, 2]]
-    _, first = np.unique(_row_keys(columns), return_index=True)
+        for k in range(3):
+            keys.add(slots[:, k])
+    _, first = np.unique(keys.key, return_index=True)
     return np.sort(first)
 
 
-def _row_keys(columns: list[np.ndarray]) -> np.ndarray:
-    """One int64 per row, equal exactly when the rows are: the columns in mixed radix, the key
-    renumbered densely (a 1-D sort, much faster than np.unique over rows) before it could overflow."""
-    key = np.zeros(len(columns[0]), np.int64)
-    span = 1
-    for column in columns:
+class _RowKeys:
+    """One int64 per row, equal exactly when the rows are: columns added in mixed radix, the key
+    renumbered densely (a 1-D sort, much faster than np.unique over rows) before it could
+    overflow. Columns are folded in one at a time, so no (G, columns) array is ever held."""
+
+    def __init__(self, rows: int) -> None:
+        self.key, self.span = np.zeros(rows, np.int64), 1
+
+    def add(self, column: np.ndarray) -> None:
+        """Fold one column of the rows into the key."""
         low = int(column.min())
         width = int(column.max()) - low + 1
-        if span * width >= 1 << 62:
-            _, key = np.unique(key, return_inverse=True)
-            key, span = key.reshape(-1).astype(np.int64), int(key.max()) + 1
-        key = key * width + (column - low)
-        span *= width
-    return key
+        if self.span * width >= 1 << 62:
+            _, inverse = np.unique(self.key, return_inverse=True)
+            self.key = inverse.reshape(-1).astype(np.int64)
+            self.span = int(self.key.max()) + 1
+        self.key = self.key * width + (column - low)
+        self.span *= width
 
 
 @functools.lru_cache(maxsize=32)

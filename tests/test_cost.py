@@ -107,7 +107,7 @@ def cases(draw):
     name = draw(st.sampled_from(timed_algorithms()))
     topo = draw(st.sampled_from(presets()))
     per_node = load(topo).gpus_per_node
-    top = per_node if topo == "pcie-gen4" else 40
+    top = per_node if per_node and "across" not in load(topo).levels else 40  # one-node presets
     g = draw(st.integers(1, top))
     n = draw(st.one_of(st.integers(0, 3 * g), st.integers(0, 5000)))
     return name, topo, g, n, draw(st.sampled_from([1, 2, 4, 8])), _options(draw, name, g)

@@ -122,6 +122,8 @@ def _rebuild(args: argparse.Namespace) -> list[str]:
         out += ["--master", str(args.master)]
     if args.kill_rank is not None:
         out += ["--kill-rank", str(args.kill_rank), "--at-step", str(args.at_step)]
+    if getattr(args, "write_topology", None) is not None:
+        out += ["--write-topology", os.path.abspath(args.write_topology)]
     for flag in ("json", "bench", "calibrate"):
         if getattr(args, flag):
             out.append(f"--{flag}")

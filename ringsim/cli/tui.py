@@ -7,6 +7,7 @@ import os
 import sys
 
 from ..core.errors import RingsimError
+from ._nccl_log import add_nccl_log_arguments, apply_nccl_log
 from .common import add_scenario_arguments, simulation_from_args
 
 ORDER = 5
@@ -22,6 +23,7 @@ def register(sub) -> None:
     add_view_arguments(parser)
     parser.add_argument("--lesson", type=int, metavar="K",
                         help="open the lesson panel at lesson K (key l opens it at any time)")
+    add_nccl_log_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -51,7 +53,8 @@ def default_elements(args: argparse.Namespace) -> None:
 def check_scenario(args: argparse.Namespace):
     """Everything `tui` refuses, checked before any window opens: view limits, the scenario
     (--master, the algorithm), the backend and --lesson. Returns the Simulation."""
-    from ..tui.scenario import check_view_limits
+    from ..tui.scenario import MAX_GPUS, check_view_limits
+    apply_nccl_log(args, MAX_GPUS, gpus_given=False)
     default_elements(args)
     check_view_limits(args.gpus, args.elements)
     sim = simulation_from_args(args)

@@ -33,6 +33,7 @@ from ..cost.topology import LEVEL_WORDS, Topology
 from ..core.units import format_bandwidth, format_bytes, format_seconds, itemsize
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
                          gpus_from_args, topology_from_args)
+from ._nccl_log import add_nccl_log_arguments, apply_nccl_log, print_preface
 from .common import add_scenario_arguments, options_from_args
 
 ORDER = 10
@@ -82,6 +83,7 @@ def register(sub) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print JSON Lines: one object per step, then a summary")
     add_collective_argument(parser)
+    add_nccl_log_arguments(parser)
     parser.set_defaults(run=run, gpus=None, elements=None, dtype=None)
 
 
@@ -145,6 +147,7 @@ def _compare_hint(args: argparse.Namespace, gpus: int, elements: int, timed: boo
 
 
 def run(args: argparse.Namespace) -> int:
+    log = apply_nccl_log(args, SYMBOLIC_MAX_GPUS)
     gpus, elements, model = _scenario(args)
     args.gpus, args.elements = gpus, elements
     if gpus > SYMBOLIC_MAX_GPUS:
@@ -166,6 +169,8 @@ def run(args: argparse.Namespace) -> int:
     if model is not None:
         timing = Timing(model, args.dtype or "float32", price(sim.plan, elements, model), gpus,
                         elements, c)
+    if log is not None:
+        print_preface(log, args.json, model.topology if model else None)
     if args.json:
         _json_lines(sim, args.values, timing)
     else:

@@ -19,6 +19,12 @@ from ..core.units import parse_bandwidth, parse_seconds
 
 LEVELS = ("inside", "across")
 LEVEL_WORDS = {"inside": "inside a node", "across": "across nodes"}
+# What NCCL's model needs to know (docs/cost.md): the GPU generation and each level's kind of
+# link. A file that leaves them out gets these defaults, which keep yesterday's files working.
+ARCHS = ("volta", "ampere", "hopper", "blackwell")
+KINDS = ("nvlink", "pcie", "network")
+DEFAULT_ARCH = "ampere"
+DEFAULT_KIND = {"inside": "nvlink", "across": "network"}
 
 
 @dataclass(frozen=True)
@@ -29,6 +35,10 @@ class Level:
     name: str
     alpha: float
     bandwidth: float
+    kind: str = ""                       # nvlink, pcie or network ("" reads as the default)
+    in_network_reduction: bool = False   # the fabric reduces (NVLink SHARP, InfiniBand SHARP)
+    gpus_per_switch: int | None = None   # PCIe: GPUs under one switch; switches meet at the CPU
+    uplink: float | None = None          # PCIe: each switch's link to the CPU (B/s), shared
 
     @property
     def beta(self) -> float:
@@ -52,6 +62,7 @@ class Topology:
     reduce_bandwidth: float
     sources: str = ""
     measured: str = ""
+    arch: str = DEFAULT_ARCH
 
     @property
     def gamma(self) -> float:
@@ -152,7 +163,8 @@ def parse(text: str, name: str) -> Topology:
     except tomllib.TOMLDecodeError as error:
         raise RingsimError(f"topology {name}: not valid TOML ({error})") from None
     where = f"topology {name}"
-    known = {"name", "title", "gpus_per_node", "reduce_bandwidth", "sources", "measured", *LEVELS}
+    known = {"name", "title", "gpus_per_node", "reduce_bandwidth", "sources", "measured", "arch",
+             *LEVELS}
     unknown = sorted(set(data) - known)
     if unknown:
         raise RingsimError(f"{where}: unknown field {unknown[0]!r}; fields are "
@@ -174,13 +186,43 @@ def parse(text: str, name: str) -> Topology:
                                f"bandwidth = \"450GB/s\")")
         levels[key] = Level(key, str(table.get("name", key)),
                             parse_seconds(table["alpha"], f"{where}: [{key}] alpha"),
-                            parse_bandwidth(table["bandwidth"], f"{where}: [{key}] bandwidth"))
+                            parse_bandwidth(table["bandwidth"], f"{where}: [{key}] bandwidth"),
+                            **_nccl_fields(table, key, where))
     if not levels:
         raise RingsimError(f"{where}: needs an [inside] or an [across] level")
     if per_node is None and "across" in levels:
         raise RingsimError(f"{where}: an [across] level needs gpus_per_node")
     reduce = parse_bandwidth(str(data.get("reduce_bandwidth", "inf")),
                              f"{where}: reduce_bandwidth")
+    arch = data.get("arch", DEFAULT_ARCH)
+    if arch not in ARCHS:
+        raise RingsimError(f"{where}: arch must be one of {', '.join(ARCHS)}")
     return Topology(str(data.get("name", name)), str(data.get("title", name)), per_node, levels,
                     reduce, str(data.get("sources", "")).strip(),
-                    str(data.get("measured", "")).strip())
+                    str(data.get("measured", "")).strip(), arch)
+
+
+def _nccl_fields(table: dict, key: str, where: str) -> dict:
+    """A level's kind, in_network_reduction and PCIe switch layout, checked (defaults above)."""
+    kind = table.get("kind", DEFAULT_KIND[key])
+    if kind not in KINDS:
+        raise RingsimError(f"{where}: [{key}] kind must be one of {', '.join(KINDS)}")
+    if (kind == "network") != (key == "across"):
+        raise RingsimError(f"{where}: [{key}] kind must be " + (
+            "network" if key == "across" else "nvlink or pcie (a network joins nodes: put it "
+            "in [across], with gpus_per_node = 1 for one GPU per node)"))
+    reduces = table.get("in_network_reduction", False)
+    if not isinstance(reduces, bool):
+        raise RingsimError(f"{where}: [{key}] in_network_reduction must be true or false")
+    per_switch = table.get("gpus_per_switch")
+    if per_switch is not None and (isinstance(per_switch, bool) or not isinstance(per_switch, int)
+                                   or not 1 <= per_switch <= 1024):
+        raise RingsimError(f"{where}: [{key}] gpus_per_switch must be a whole number from 1 "
+                           "to 1024")
+    uplink = table.get("uplink")
+    if uplink is not None:
+        uplink = parse_bandwidth(uplink, f"{where}: [{key}] uplink")
+    if (per_switch is None) != (uplink is None):
+        raise RingsimError(f"{where}: [{key}] gpus_per_switch and uplink go together")
+    return {"kind": kind, "in_network_reduction": reduces, "gpus_per_switch": per_switch,
+            "uplink": uplink}

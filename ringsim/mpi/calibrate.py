@@ -3,8 +3,9 @@
 A message of b bytes is modelled as α + β·b (Hockney's model; Thakur, Rabenseifner & Gropp,
 "Optimization of Collective Communication Operations in MPICH", IJHPCA 2005, price MPICH's
 all-reduce algorithms the same way). Ranks 0 and 1 bounce messages of growing size; half a
-round trip is one message's time; a least-squares line through (b, time) gives α and β,
-with their standard errors from the residuals.
+round trip is one message's time; a robust line through (b, time) gives α and β (see fit),
+with their standard errors from the residuals, and --write-topology keeps them as a topology
+file that the cost model reads.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,6 +23,8 @@ import numpy as np
 from ..cost import model as cost
 from ..algorithms import ALGORITHMS, make_plan
 from ..cost.model import CostModel
+from ..core.errors import RingsimError
+from ..core.fit import theil_sen
 from ..core.plan import Plan
 from .bench import timed
 from .collective import run, session
@@ -53,23 +58,63 @@ def add_cost(elements: int, dtype) -> float:
 
 
 def fit(sizes: np.ndarray, seconds: np.ndarray) -> dict:
-    """Least-squares α, β with standard errors and R² for seconds ≈ α + β·bytes.
+    """α, β ≥ 0 with standard errors and R² for seconds ≈ α + β·bytes, robust to slow outliers.
 
-    Each point is weighted by 1/seconds (relative errors), so the small messages that fix α
-    count as much as the large ones that fix β.
+    β is the Theil–Sen slope (ringsim.core.fit): a few ping-pongs slowed by a busy machine
+    move a median little, where they can tip a least-squares line to a negative slope; α is
+    the median of what remains; both at least 0. The standard errors come from the
+    residuals, as for a least-squares line through the same points.
     """
-    weight = 1.0 / seconds
-    design = np.column_stack([np.ones_like(sizes, dtype=float), sizes.astype(float)])
-    (alpha, beta), *_ = np.linalg.lstsq(design * weight[:, None], seconds * weight, rcond=None)
-    residual = (seconds - design @ np.array([alpha, beta])) * weight
-    dof = max(len(sizes) - 2, 1)
-    scaled = design * weight[:, None]
-    covariance = (residual @ residual / dof) * np.linalg.inv(scaled.T @ scaled)
-    plain = seconds - design @ np.array([alpha, beta])  # R² on the seconds themselves
-    spread = ((seconds - seconds.mean()) ** 2).sum()
-    return {"alpha": float(alpha), "beta": float(beta),
-            "alpha_error": float(np.sqrt(covariance[0, 0])), "beta_error": float(np.sqrt(covariance[1, 1])),
-            "r2": float(1 - (plain @ plain) / spread) if spread else 1.0}
+    b, t = sizes.astype(float), seconds.astype(float)
+    alpha, beta = theil_sen(b, t)
+    residual = t - (alpha + beta * b)
+    design = np.column_stack([np.ones_like(b), b])
+    dof = max(len(b) - 2, 1)
+    covariance = (residual @ residual / dof) * np.linalg.pinv(design.T @ design)
+    spread = ((t - t.mean()) ** 2).sum()
+    return {"alpha": alpha, "beta": beta,
+            "alpha_error": float(np.sqrt(max(covariance[0, 0], 0.0))),
+            "beta_error": float(np.sqrt(max(covariance[1, 1], 0.0))),
+            "r2": float(1 - (residual @ residual) / spread) if spread else 1.0}
+
+
+def topology_text(record: dict, name: str) -> str:
+    """A one-level topology file (the format of ringsim/cost/topologies/flat.toml) with the fit."""
+    bandwidth = "inf" if record["beta"] <= 0 else f"{1 / record['beta']:.6e}B/s"
+    reduce = "inf" if record["gamma"] <= 0 else f"{1 / record['gamma']:.6e}B/s"
+    pong = record["ping_pong"]
+    points = ", ".join(f"{b} B: {s * 1e6:.3f} us" for b, s in zip(pong["bytes"], pong["seconds"]))
+    return (f"# Written by `ringsim mpi --calibrate --write-topology`: this machine, measured.\n"
+            f"name = {json.dumps(name)}\n"
+            f"title = {json.dumps('Calibrated by MPI ping-pong (' + record['mpi_library'] + ')')}\n"
+            f"reduce_bandwidth = \"{reduce}\"\n\n"
+            "sources = \"\"\"\n"
+            "alpha and bandwidth (1/beta) are fitted to half the best round trip between ranks 0 and 1\n"
+            "(Hockney's model t = alpha + beta*b; beta the Theil-Sen slope, both at least 0);\n"
+            "reduce_bandwidth is np.add on rank 0 (1/gamma).\n"
+            f"alpha = {record['alpha']:.6e} s +/- {record['alpha_error']:.2e}, beta = "
+            f"{record['beta']:.6e} s/B +/- {record['beta_error']:.2e}, R2 = {record['r2']:.4f}\n"
+            "\"\"\"\n"
+            f"measured = \"\"\"\nping-pong: {points}\n\"\"\"\n\n"
+            "[inside]\n"
+            f"name = {json.dumps('MPI (' + record['mpi_library'] + ')')}\n"
+            f"alpha = \"{record['alpha']:.6e}s\"\n"
+            f"bandwidth = \"{bandwidth}\"\n")
+
+
+def write_topology(record: dict, path: str) -> None:
+    """Write the fit as a topology file, atomically (a reader never sees half a file)."""
+    target = Path(path)
+    text = topology_text(record, target.stem)
+    from ..cost.topology import parse
+    parse(text, target.stem)  # what is written must read back
+    scratch = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        scratch.write_text(text, encoding="utf-8")
+        os.replace(scratch, target)
+    except OSError as error:
+        scratch.unlink(missing_ok=True)
+        raise RingsimError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 def ping_pong(watch, comm, MPI) -> tuple[np.ndarray, np.ndarray]:
@@ -123,6 +168,10 @@ def calibrate(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
               "dtype": args.dtype, "mpi_library": library_name(MPI), "algorithms": rows,
               "ping_pong": {"bytes": sizes.tolist(), "seconds": seconds.tolist()}}
     if rank == 0:
+        target = getattr(args, "write_topology", None)
+        if target:
+            write_topology(record, target)
+            record["topology_file"] = target
         print(json.dumps(record) if args.json else _text(record, x.nbytes))
     return record
 
@@ -141,4 +190,7 @@ def _text(r: dict, nbytes: int) -> str:
         lines.append(f"  {row['algorithm']:<10} {format_seconds(row['predicted_seconds']):>12} "
                      f"{format_seconds(row['measured_seconds']):>12} {ratio:>19.2f}")
     lines.append("  (the model does not know when ranks share cores: then the clock runs slower)")
+    if r.get("topology_file"):
+        lines.append(f"\nWrote the fit as topology {r['topology_file']}: give --topology "
+                     f"{r['topology_file']} to ringsim compare, predict or diagnose")
     return "\n".join(lines)

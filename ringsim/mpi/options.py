@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import re
 
 import numpy as np
@@ -85,6 +86,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                       help="fit α and β by ping-pong, then predicted vs measured time per algorithm")
     parser.add_argument("--seed", type=count_arg("the seed", minimum=0, maximum=2**63 - 1), default=0,
                         help="seed of the random data, 0 or more (default: 0)")
+    parser.add_argument("--write-topology", metavar="FILE", default=None,
+                        help="with --calibrate: write the fitted α, β and γ as a topology file "
+                             "(TOML) that --topology FILE of predict, compare and diagnose reads")
 
 
 def elements_of(args: argparse.Namespace) -> int:
@@ -128,5 +132,21 @@ def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None
         if not 1 <= args.at_step <= steps:
             raise RingsimError(f"--at-step must be from 1 to {steps} (the plan's steps), got {args.at_step}")
     check_timeout(args.timeout)
+    if getattr(args, "write_topology", None) is not None:
+        if not args.calibrate:
+            raise RingsimError("--write-topology writes what --calibrate measures; add --calibrate")
+        check_topology_path(args.write_topology)
     from .executor import check_memory
     check_memory(bytes_needed(args, ranks, ranks_here))
+
+
+def check_topology_path(path: str) -> None:
+    """Refuse, before any rank starts, a --write-topology path that cannot be written."""
+    target = Path(path)
+    if target.is_dir():
+        raise RingsimError(f"--write-topology {path} is a folder; give a file name such as my-machine.toml")
+    if not target.name.endswith(".toml"):
+        raise RingsimError(f"--write-topology {path}: name the file NAME.toml, so that "
+                           "--topology reads it as a file")
+    if not target.resolve().parent.is_dir():
+        raise RingsimError(f"--write-topology {path}: folder {target.parent} does not exist")

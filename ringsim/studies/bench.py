@@ -198,6 +198,10 @@ def cost_cases(quick: bool = False) -> list[dict]:
                      for _ in range(repeats)), key=lambda run: run["seconds"])
     sweep_run = min((command_run(["sweep", "--gpus", str(sweep_gpus), "--sizes", sizes])
                      for _ in range(repeats)), key=lambda run: run["seconds"])
+    predict_sizes = "8B..64KiB" if quick else "8B..8GiB"
+    predict_run = min((command_run(["predict", "--topology", "dgx-h100", "--gpus", str(gpus),
+                                    "--sizes", predict_sizes])
+                       for _ in range(repeats)), key=lambda run: run["seconds"])
     base = {"backend": "model", "dtype": "float32", "target": 1.0}
     lower = "; lower is better"
     cpu = lambda run: {"cpu_seconds": run["cpu_seconds"]}  # noqa: E731
@@ -226,6 +230,12 @@ def cost_cases(quick: bool = False) -> list[dict]:
          "meaning": f"ringsim sweep --gpus {sweep_gpus} --sizes {sizes} "
                     f"({len(parse_sizes(sizes))} sizes, every algorithm), seconds of the whole "
                     f"process (best of {repeats}) over a 1 s budget" + lower})
+    records.append(
+        {"case": "predict-1M", **base, "gpus": gpus, "elements": parse_sizes(predict_sizes)[-1] // 4,
+         "seconds": predict_run["seconds"], "ratio": predict_run["seconds"], **cpu(predict_run),
+         "meaning": f"ringsim predict --topology dgx-h100 --gpus {gpus} --sizes {predict_sizes} "
+                    f"(NCCL's model, {len(parse_sizes(predict_sizes))} sizes), seconds of the "
+                    f"whole process (best of {repeats}) over a 1 s budget" + lower})
     return records
 
 

@@ -108,7 +108,37 @@ def test_bench_and_calibrate_report_their_figures(mpiexec):
     calibration = ringsim("mpi", "-n", "3", "--calibrate", "-N", "3000", "--json")
     assert calibration.returncode == 0, calibration.stderr
     (fit,) = json_lines(calibration.stdout)
-    assert fit["beta"] > 0 and fit["alpha_error"] >= 0 and fit["beta_error"] >= 0
+    assert fit["alpha"] >= 0 and fit["beta"] >= 0 and fit["alpha_error"] >= 0 and fit["beta_error"] >= 0
+    # The line describes the ping-pong it was fitted to, however loaded the machine: at the
+    # largest message it lies within a factor of 10 of the measured time.
+    largest, measured = fit["ping_pong"]["bytes"][-1], fit["ping_pong"]["seconds"][-1]
+    assert measured / 10 <= fit["alpha"] + fit["beta"] * largest <= measured * 10
     assert [row["algorithm"] for row in fit["algorithms"]] == [
         a for a in ALGORITHMS if not make_plan(a, 2).switches]  # no rank plays a switch
     assert all(row["predicted_seconds"] > 0 and row["measured_seconds"] > 0 for row in fit["algorithms"])
+
+
+@mpi
+def test_calibrate_writes_a_topology_file_that_compare_reads(mpiexec, tmp_path):
+    from ringsim.cost.topology import load
+    path = tmp_path / "here.toml"
+    calibration = ringsim("mpi", "-n", "2", "--calibrate", "-N", "2000", "--json",
+                          "--write-topology", str(path))
+    assert calibration.returncode == 0, calibration.stderr
+    (fit,) = json_lines(calibration.stdout)
+    topology = load(str(path))
+    level = topology.level("inside")
+    assert level.alpha == pytest.approx(fit["alpha"], rel=1e-5)
+    assert level.beta == pytest.approx(fit["beta"], rel=1e-5) or fit["beta"] == 0
+    assert topology.gamma == pytest.approx(fit["gamma"], rel=1e-5)
+    compare = ringsim("compare", "--topology", str(path), "--time", "--gpus", "4", "--size", "1MiB")
+    assert compare.returncode == 0, compare.stderr
+
+
+def test_write_topology_needs_calibrate_and_a_writable_toml_path(tmp_path):
+    for argv, message in ((["--write-topology", str(tmp_path / "a.toml")], "add --calibrate"),
+                          (["--calibrate", "--write-topology", str(tmp_path)], "is a folder"),
+                          (["--calibrate", "--write-topology", str(tmp_path / "a.txt")], "NAME.toml"),
+                          (["--calibrate", "--write-topology", str(tmp_path / "no" / "a.toml")], "does not exist")):
+        run = ringsim("mpi", "-n", "2", *argv)
+        assert run.returncode == 2 and message in run.stderr, run.stderr

@@ -1,0 +1,236 @@
+"""ringsim diagnose: your nccl-tests output beside NCCL's model, size by size, and a verdict."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from ..core.checks import MAX_GPUS, count_arg
+from ..core.errors import RingsimError
+from ..core.textout import json_ensure_ascii
+from ..core.units import format_bandwidth, format_bytes, format_seconds
+
+ORDER = 45
+HELP = "read nccl-tests output (all_reduce_perf …): measured vs NCCL's model per size, and why"
+DESCRIPTION = (
+    HELP + ". Paste the output as printed, with mpirun/srun prefixes, NCCL_DEBUG=INFO lines and "
+    "all; FILE '-' reads standard input. From its header diagnose takes the ranks, hosts and GPU "
+    "model and picks the matching preset (H100 → dgx-h100, …) unless --topology names one. Each "
+    "size shows measured busbw beside the model's (the algorithm and protocol NCCL would pick), "
+    "and a flag where measured falls short by more than --tolerance; the verdict fits a per-call "
+    "latency and a bus bandwidth to the measured curve and sets them beside the model's.")
+COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "broadcast")
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("diagnose", help=HELP, description=DESCRIPTION)
+    parser.add_argument("file", metavar="FILE", help="nccl-tests output, or - for standard input")
+    parser.add_argument("--topology", default=None, metavar="NAME|FILE",
+                        help="the machine's model: a preset or a .toml file (default: the preset "
+                             "that matches the header's GPU)")
+    parser.add_argument("-g", "--gpus", type=count_arg("the number of GPUs", minimum=2, maximum=MAX_GPUS),
+                        default=None, metavar="G",
+                        help="GPUs in the run, when the paste lacks the '# Rank' lines")
+    parser.add_argument("--nodes", type=count_arg("the number of nodes", minimum=1, maximum=MAX_GPUS), default=None,
+                        metavar="M", help="nodes in the run, when the paste lacks host names")
+    parser.add_argument("--collective", choices=COLLECTIVES, default=None,
+                        help="the test that ran, when the paste does not name it (default: "
+                             "all-reduce)")
+    parser.add_argument("--algo", default=None, metavar="NAME",
+                        help="hold the model to the algorithms of NCCL_ALGO (Ring, Tree, NVLS, …; "
+                             "default: what the paste shows, else NCCL's own choice)")
+    parser.add_argument("--proto", default=None, metavar="NAME",
+                        help="hold the model to the protocols of NCCL_PROTO (LL, LL128, Simple; "
+                             "default: what the paste shows, else NCCL's own choice)")
+    parser.add_argument("--tolerance", default="30%", metavar="PCT",
+                        help="flag a size whose busbw is short of the model's by more than this "
+                             "(default: 30%%)")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per size, then one summary object")
+    parser.add_argument("--svg", default=None, metavar="FILE",
+                        help="also write measured vs modelled busbw over size as an SVG file")
+    parser.add_argument("--no-plot", action="store_true", help="leave out the terminal plot")
+    parser.add_argument("--nccl-log", default=None, metavar="LOG",
+                        help="the run's NCCL_DEBUG=INFO log, to say which link every ring hop used "
+                             "(lines of it pasted into FILE are read without this)")
+    parser.set_defaults(run=run)
+
+
+def tolerance_from(text: str) -> float:
+    """'30%', '30' or '0.3' as the fraction 0.3."""
+    raw = str(text).strip().rstrip("%")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise RingsimError(f"--tolerance must be a percentage such as 30%, got {text!r}") from None
+    fraction = value / 100 if (str(text).strip().endswith("%") or value >= 1) else value
+    if not math.isfinite(fraction) or not 0 < fraction < 1:
+        raise RingsimError(f"--tolerance must be between 0% and 100%, got {text!r}")
+    return fraction
+
+
+def svg_target(text: str) -> Path:
+    """Where the SVG goes, checked before any work."""
+    path = Path(text)
+    if path.is_dir():
+        raise RingsimError(f"--svg {text} is a folder; give a file name such as diagnose.svg")
+    if not path.parent.is_dir():
+        raise RingsimError(f"--svg: the folder {path.parent} does not exist")
+    return path
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..cost.topology import load, presets
+    from ..studies import diagnose as study
+    from ..studies.nccltests import parse
+    from ..studies.textfile import read_text
+    tolerance = tolerance_from(args.tolerance)
+    svg = svg_target(args.svg) if args.svg else None
+    text = read_text(args.file, "nccl-tests output")
+    output = parse(text)
+    gpu = output.gpu_names[0] if output.gpu_names else None
+    study.scenario(output, args.gpus, args.nodes)  # G and M first: the preset needs M
+    if args.topology:
+        topology, reason = load(args.topology), "given with --topology"
+    else:
+        name, reason = study.preset_for(gpu, len(output.hosts) or (args.nodes or 1), presets())
+        topology = load(name)
+    # the model is imported only once the run itself has passed every check
+    report = study.diagnose(output, topology, lambda *a, **k: _predict()(*a, **k),
+                            gpus=args.gpus, nodes=args.nodes,
+                            collective=args.collective, tolerance=tolerance,
+                            topology_reason=reason, algo=args.algo, proto=args.proto)
+    links = _log_checks(text, args.nccl_log)
+    if links:  # the log is at hand: say what it shows instead of asking for it
+        report.checks = [c for c in report.checks if not c.startswith("run again with NCCL_DEBUG")]
+        report.checks += links
+    if svg is not None:
+        _write_svg(report, svg)
+    if args.json:
+        ascii_only = json_ensure_ascii()
+        for record in report.records():
+            print(json.dumps(record, ensure_ascii=ascii_only))
+        print(json.dumps(report.header(), ensure_ascii=ascii_only))
+        return 0
+    print("\n".join(text_lines(report)))
+    if not args.no_plot:
+        print()
+        print(terminal_plot(report, sys.stdout.isatty()))
+    if svg is not None:
+        print(f"\nSVG written to {svg}")
+    return 0
+
+
+def _log_checks(text, path: str | None) -> list[str]:
+    """What the NCCL_DEBUG=INFO lines (in the paste, or in --nccl-log) say about the links."""
+    from ..studies import ncclog, ncclplan
+    try:
+        log = ncclplan.load(path) if path else ncclog.parse(text)
+    except RingsimError as error:
+        if path:
+            raise
+        return [] if "shows no rings" in str(error) else [f"the NCCL log lines in the paste: {error}"]
+    return ncclplan.transport_lines(log)
+
+
+def _predict():
+    """NCCL's model: ringsim.studies.predict.predict."""
+    try:
+        from ..studies.predict import predict
+    except ImportError:
+        raise RingsimError("this ringsim has no NCCL model (ringsim.studies.predict), which "
+                           "diagnose compares against") from None
+    return predict
+
+
+def text_lines(r) -> list[str]:
+    """The report in words: the run, one line per size, the verdicts, what to check."""
+    where = f"{r.gpus} GPUs" + (f" on {r.nodes} nodes" if r.nodes > 1 else " in one node")
+    lines = [f"{r.source}: {r.collective}, {where}" + (f", {r.gpu}" if r.gpu else ""),
+             f"Model: NCCL's algorithm and protocol choice on topology {r.topology} "
+             f"({r.topology_reason}); flagged (◀) where measured busbw is short of the model's "
+             f"by more than {r.tolerance:.0%}", ""]
+    header = ("size", "measured", "busbw", "model", "busbw", "NCCL's choice", "measured/model", "")
+    body = []
+    for x in r.rows:
+        choice = "/".join(v for v in (x.algorithm, x.protocol) if v) or "–"
+        body.append((format_bytes(x.bytes), format_seconds(x.measured_seconds),
+                     format_bandwidth(x.measured_busbw),
+                     format_seconds(x.predicted_seconds) if x.predicted_seconds else "–",
+                     format_bandwidth(x.predicted_busbw) if x.predicted_busbw else "–", choice,
+                     f"{x.ratio:.2f}" if x.ratio is not None else "–", "◀" if x.flag else ""))
+    lines += _columns(header, body)
+    lines.append("")
+    lines.append(f"Fitted to the measured curve: per-call latency {format_seconds(r.measured.latency)}"
+                 + (f", bus bandwidth {format_bandwidth(r.measured.busbw)}" if r.measured.busbw
+                    and r.measured.busbw != math.inf else ", no size far enough past the latency "
+                    "to fit a bandwidth"))
+    if r.modelled:
+        lines.append(f"Fitted to the model's curve:    per-call latency {format_seconds(r.modelled.latency)}"
+                     + (f", bus bandwidth {format_bandwidth(r.modelled.busbw)}" if r.modelled.busbw
+                        and r.modelled.busbw != math.inf else ""))
+    lines += ["", "Verdict:"] + [f"  {v}." for v in r.verdicts]
+    if r.checks:
+        lines += ["", "What to check next:"] + [f"  - {c}" for c in r.checks]
+    lines += [f"Note: {n}" for n in r.notes]
+    return lines
+
+
+def _columns(header: tuple, body: list) -> list[str]:
+    widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
+    out = ["  ".join(c.rjust(w) for c, w in zip(header, widths)).rstrip(),
+           "  ".join("─" * w for w in widths).rstrip()]
+    out += ["  ".join(c.rjust(w) for c, w in zip(row, widths)).rstrip() for row in body]
+    return out
+
+
+def _series(r) -> dict[str, list[tuple[float, float]]]:
+    measured = [(float(x.bytes), x.measured_busbw / 1e9) for x in r.rows if x.measured_busbw > 0]
+    modelled = [(float(x.bytes), x.predicted_busbw / 1e9) for x in r.rows if x.predicted_busbw]
+    return {"measured busbw": measured, f"NCCL model ({r.topology})": modelled}
+
+
+def terminal_plot(r, colour: bool) -> str:
+    """Measured and modelled busbw over size, log-log, by plotext (or how to get it)."""
+    try:
+        import plotext as plt
+    except ImportError:
+        return "(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)"
+    plt.clear_figure()
+    plt.plotsize(100, 22)
+    plt.theme("pro" if colour else "clear")
+    plt.xscale("log")
+    plt.yscale("log")
+    for name, values in _series(r).items():
+        if values:
+            plt.plot([x for x, _ in values], [y for _, y in values], label=name, marker="braille")
+    ticks = _xticks(r)
+    plt.xticks([x for x, _ in ticks], [label for _, label in ticks])
+    plt.title(f"busbw (GB/s) over size, {r.gpus} GPUs, {r.topology}")
+    drawing = plt.build()
+    if colour:
+        return drawing
+    from ..studies.textfile import clean  # plotext ends lines with colour resets even uncoloured
+    return "\n".join(clean(line).rstrip() for line in drawing.splitlines())
+
+
+def _xticks(r, count: int = 6) -> list[tuple[float, str]]:
+    sizes = [x.bytes for x in r.rows]
+    step = max(1, math.ceil(len(sizes) / count))
+    return [(float(n), format_bytes(n)) for n in sizes[::step]]
+
+
+def _write_svg(r, path: Path) -> None:
+    from ..studies.svgplot import loglog_svg
+    try:
+        text = loglog_svg(f"{r.collective} busbw: measured vs NCCL's model, {r.gpus} GPUs, {r.topology}",
+                          "bytes", "busbw (GB/s)", _series(r), _xticks(r))
+    except ValueError:
+        raise RingsimError("nothing to plot: every busbw is 0") from None
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise RingsimError(f"cannot write {path}: {error.strerror or error}") from None

@@ -1,0 +1,86 @@
+"""ringsim predict: what nccl-tests would print on a system, from NCCL's own tuning model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..core.checks import MAX_GPUS, count_arg
+from ..cost.nccl import names
+from ..cost.topology import load, presets
+from ..studies.predict import BUS_FACTORS, TYPES, predict
+
+ORDER = 26
+HELP = "predict all_reduce_perf's table on a system with NCCL's own tuning model"
+DESCRIPTION = (
+    HELP + ": for each size, the time, algbw and busbw nccl-tests would print, and the "
+    "algorithm, protocol and channels NCCL would pick (the fastest it has on that topology, "
+    "as src/graph/tuning.cc computes it; docs/cost.md names the NCCL version and every "
+    "deviation). This is NCCL's model, not the textbook α-β-γ model that compare, sweep "
+    "and the lessons use.")
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("predict", help=HELP, description=DESCRIPTION)
+    parser.add_argument("--topology", default="dgx-h100", metavar="NAME|FILE",
+                        help=f"a preset ({', '.join(presets())}) or a .toml file "
+                             "(default: dgx-h100)")
+    parser.add_argument("-g", "--gpus", type=count_arg("the number of GPUs", minimum=2,
+                                                       maximum=MAX_GPUS),
+                        default=8, metavar="G", help="number of GPUs, 2 to 1,000,000 "
+                        "(default: 8), filling nodes in order")
+    parser.add_argument("--sizes", default="8B..8GiB", metavar="LIST|RANGE",
+                        help="bytes per GPU as nccl-tests' size column: a range A..B doubling "
+                             "each time (-b A -e B -f 2; the default 8B..8GiB), A..B:xF for a "
+                             "factor F (-f F), or a list 8B,64KiB,1GiB")
+    parser.add_argument("--algo", default=None, metavar="NAME",
+                        help="restrict NCCL's choice as NCCL_ALGO does: "
+                             f"{', '.join(names('algorithms'))}, a comma list, or ^NAME to "
+                             "exclude (any case)")
+    parser.add_argument("--proto", default=None, metavar="NAME",
+                        help="restrict the protocol as NCCL_PROTO does: "
+                             f"{', '.join(names('protocols'))}, a comma list or ^NAME")
+    parser.add_argument("--collective", default="all-reduce", choices=tuple(BUS_FACTORS),
+                        help="all-reduce (all_reduce_perf, the default), all-gather or "
+                             "reduce-scatter")
+    parser.add_argument("--dtype", default="float", choices=tuple(TYPES),
+                        help="element type, as nccl-tests' -d (default: float)")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per size: bytes, count, type, seconds, algbw, "
+                             "busbw (bytes/s), algorithm, protocol, channels")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    topology = load(args.topology)
+    rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
+                   args.dtype)
+    if args.json:
+        for row in rows:
+            print(json.dumps(row.to_json()))
+        return 0
+    nodes = topology.nodes(args.gpus)
+    name = "".join(c if c.isprintable() else "?" for c in topology.name[:80])  # a file's text
+    print(f"# ringsim predict: NCCL's model of {args.collective} on {name}, "
+          f"{args.gpus:,} GPUs in {nodes:,} node{'s' * (nodes > 1)}")
+    header = ("size", "count", "type", "time", "algbw", "busbw", "algorithm", "protocol",
+              "channels")
+    units = ("(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "")
+    widths = (12, 12, 8, 10, 8, 8, 14, 9, 9)
+    for line in (header, units):
+        print("#" + "".join(f"{c:>{w}}" for c, w in zip(line, widths))[1:])
+    for r in rows:
+        cells = (str(r.bytes), str(r.count), r.dtype, _time(r.seconds * 1e6),
+                 f"{r.algbw / 1e9:.2f}", f"{r.busbw / 1e9:.2f}", r.algorithm, r.protocol,
+                 str(r.channels))
+        print("".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
+    return 0
+
+
+def _time(micro: float) -> str:
+    """Microseconds as nccl-tests prints them: two decimals below 10 ms, one below 100 ms."""
+    if micro >= 10000:
+        return f"{micro:.0f}"
+    if micro >= 1000:
+        return f"{micro:.1f}"
+    return f"{micro:.2f}"

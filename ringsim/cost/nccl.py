@@ -1,0 +1,301 @@
+"""NCCL's own performance model beside the textbook α-β-γ one: what NCCL would pick, and its time.
+
+This follows NVIDIA/nccl (the version in nccl_constants.toml) line by line where ringsim has
+what the line reads: ncclTopoTuneModel (src/graph/tuning.cc) turns each algorithm's graph
+(channels × speed, nccl_graph.py) into a bus bandwidth per protocol and a latency of
+baseLat + steps × hwLat, and ncclTopoGetAlgoTime prices a call at latency + bytes / bandwidth.
+NCCL then runs the fastest (algorithm, protocol) it has; NCCL_ALGO and NCCL_PROTO restrict it.
+Every step is a closed form in G: a million GPUs cost what eight do. The deviations from NCCL
+are listed in docs/cost.md ("NCCL's model").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..core.errors import RingsimError
+from .nccl_graph import Graph, System, constants, graphs, system
+from .topology import Topology, load
+
+MAX_GPUS = 1_000_000  # core/checks.py's bound, as every command has
+MAX_BYTES = 1 << 50
+
+
+@dataclass(frozen=True)
+class NcclChoice:
+    """NCCL's pick for one call: algorithm and protocol (NCCL's names), channels, seconds."""
+
+    algorithm: str
+    protocol: str
+    channels: int
+    seconds: float
+    latency: float = 0.0     # the call's fixed part, seconds
+    bandwidth: float = 0.0   # NCCL's algorithm bandwidth for it, bytes per second
+
+    def to_json(self) -> dict:
+        """The choice as plain JSON values (seconds, bytes per second)."""
+        return {"algorithm": self.algorithm, "protocol": self.protocol,
+                "channels": self.channels, "seconds": self.seconds, "latency": self.latency,
+                "bandwidth": self.bandwidth}
+
+
+# NCCL's names (ncclAlgoStr, ncclProtoStr in src/device/ and tuning.cc), as NCCL_ALGO and
+# NCCL_PROTO spell them, in NCCL's order: the columns of nccl_constants.toml follow it.
+ALGORITHMS = ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT")
+PROTOCOLS = ("LL", "LL128", "Simple")
+# nccl-tests' collectives (ringsim's spelling) to NCCL's function names.
+FUNCTIONS = {"all-reduce": "AllReduce", "all-gather": "AllGather",
+             "reduce-scatter": "ReduceScatter"}
+
+
+def names(kind: str) -> list[str]:
+    """NCCL's spelling of its algorithms ('algorithms') or protocols ('protocols')."""
+    return list(ALGORITHMS if kind == "algorithms" else PROTOCOLS)
+
+
+def _pick(given, kind: str, flag: str) -> set[str]:
+    """NCCL_ALGO / NCCL_PROTO: a name or comma list, any case, '^' to exclude; None for all."""
+    valid = names(kind)
+    if given is None:
+        return set(valid)
+    if not isinstance(given, str) or not given.strip():
+        raise RingsimError(f"{flag}: give one of {', '.join(valid)} (or a comma list)")
+    text = given.strip()
+    exclude = text.startswith("^")
+    chosen = set()
+    for part in text.lstrip("^").split(","):
+        match = [v for v in valid if v.lower() == part.strip().lower()]
+        if not match:
+            raise RingsimError(f"{flag}: unknown {kind[:-1]} {part.strip()[:40]!r}; "
+                               f"valid: {', '.join(valid)}")
+        chosen.add(match[0])
+    return set(valid) - chosen if exclude else chosen
+
+
+def _function(collective: str) -> str:
+    table = FUNCTIONS
+    if not isinstance(collective, str) or collective not in table:
+        raise RingsimError(f"unknown collective {str(collective)[:40]!r}; choose one of "
+                           f"{', '.join(table)}")
+    return table[collective]
+
+
+def _log2i(n: int) -> int:
+    return max(0, int(n).bit_length() - 1)
+
+
+def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) -> float:
+    """NCCL's bandwidth (GB/s) for one (algorithm, protocol), as ncclTopoTuneModel computes it;
+    0 where NCCL has none."""
+    c = constants()
+    caps, f = c["caps"], c["factors"]
+    a, n2 = sys.arch_index, (sys.nodes - 1 if sys.nodes <= 2 else 2)
+    ll_max = caps["ll_max_bw"][a if sys.nodes == 1 else 0][n2]
+    nch = graph.channels
+    if nch == 0:
+        return 0.0
+    ppn = sys.ppn
+    collnet = algo.startswith("CollNet")
+    bw = graph.bw_intra if sys.nodes <= 2 or collnet else graph.bw_inter
+    if algo in ("NVLS", "NVLSTree"):
+        if nch < 2:
+            return 0.0
+        intra = graph.bw_intra * caps["nvls_efficiency"][a] * (nch - 1) / nch
+        intra *= 2.0 if func == "AllReduce" else (ppn - 1) / ppn
+        inter = graph.bw_inter * (2 if sys.nodes <= 2 and algo == "NVLSTree" else 1)
+        bw = min(intra, inter, caps["per_channel_nvls_tree"][a][n2] if algo == "NVLSTree"
+                 else math.inf)
+    bus = nch * bw
+    if algo == "Ring" and proto == "LL":
+        bus = min(ll_max, bus * f["ring_ll"])
+    if algo == "Ring" and proto == "LL128":
+        bus = min(bus * f["ring_ll128"], nch * caps["per_channel_ring_ll128"][a][n2])
+    if algo == "Tree" and func == "AllReduce":
+        bus = min(bus * f["tree_all_reduce"], nch * caps["per_channel_tree"][a][n2])
+    if algo == "Tree" and proto == "LL":
+        bus = min(bus * f["tree_ll"], ll_max)
+    if algo == "Tree" and proto == "LL128":
+        bus = min(bus * (f["tree_ll128_one_node"] if sys.nodes == 1 else f["tree_ll128_nodes"]),
+                  nch * caps["per_channel_tree_ll128"][a][n2])
+    if algo == "PAT":
+        bus *= f["pat"]
+    if collnet and proto != "Simple":
+        return 0.0
+    if algo == "CollNetDirect":
+        if func != "AllReduce":
+            return 0.0  # needs a CollNet plugin with all-gather and reduce-scatter: not assumed
+        factor = ppn / nch
+        factor -= (factor - 1) / 2
+        bus /= factor
+        if sys.arch in ("hopper", "blackwell"):
+            bus *= f["collnet_direct_hopper"]
+    if algo == "NVLS" and func != "AllReduce" and sys.nodes > 1:
+        return 0.0
+    if not (algo != "Ring" and func != "AllReduce"):
+        steps = 2 * (sys.ranks - 1) if func == "AllReduce" else sys.ranks - 1
+        bus *= sys.ranks / steps if algo in ("Ring", "NVLS", "NVLSTree") else 0.5
+    return bus
+
+
+def _latency(sys: System, func: str, algo: str, proto: str) -> float:
+    """NCCL's per-call latency (µs): baseLat + the steps × hwLat of ncclTopoTuneModel."""
+    c = constants()
+    p = names("protocols").index(proto)
+    hw = c["hw_latency"]
+    base = c["base_latency"][algo][p]
+    intra = hw[sys.intra_kind][algo][p]
+    ppn, nodes, ranks = sys.ppn, sys.nodes, sys.ranks
+    inter = hw["network"]["Tree" if ppn == 1 else algo][p]
+    local = ranks // nodes
+    if algo == "Ring":
+        steps = 2 * (ranks - 1) if func == "AllReduce" else ranks - 1
+        overhead = 0.0
+        if nodes > 1:
+            overhead = c["factors"]["net_overhead"] * (
+                c["factors"]["net_overhead_simple_multiplier"] if proto == "Simple" else 1.0)
+        intra = max(intra, overhead)
+        crossing = 0 if nodes == 1 else (2 * (nodes - 1) if func == "AllReduce" else nodes - 1)
+        return base + (steps - crossing) * intra + crossing * inter
+    if algo == "Tree":
+        return base + 2 * ((local - 1) * intra + _log2i(nodes) * inter)
+    if algo == "CollNetDirect":
+        return base + 2 * (min(1, local - 1) * intra
+                           + (local - 1) * c["factors"]["collnet_arity_latency"]) + inter
+    if algo == "CollNetChain":
+        return base + 2 * (local - 1) * intra + inter
+    if algo == "NVLS":
+        return intra + (inter if nodes > 1 else 0.0)
+    if algo == "NVLSTree":
+        return base + intra + 2 * _log2i(nodes) * inter
+    return base + _log2i(nodes) * (inter / 3.5) + ranks * 2.8  # PAT
+
+
+def _allowed(sys: System, func: str, algo: str, proto: str) -> bool:
+    """The (function, algorithm, protocol) triples NCCL tunes at all, and what it disables."""
+    if func != "AllReduce" and algo not in ("PAT", "Ring", "NVLS", "CollNetDirect"):
+        return False
+    if func == "AllReduce" and algo == "PAT":
+        return False
+    if algo in ("NVLS", "NVLSTree") and proto != "Simple":
+        return False
+    if algo == "PAT" and (proto != "Simple" or sys.nodes != sys.ranks):
+        return False  # PAT runs one GPU per node, with Simple only
+    if algo == "NVLSTree" and sys.nodes == 1:
+        return False
+    if not sys.collnet and (algo.startswith("CollNet") or (algo == "NVLS" and sys.nodes > 1)):
+        return False
+    # enqueue.cc: CollNet runs with at most NCCL_MAX_DIRECT_ARITY + 1 GPUs per node.
+    if algo.startswith("CollNet") and math.ceil(sys.ppn) > constants()["channels"]["direct_max_arity"] + 1:
+        return False
+    return True
+
+
+def _ll128_default(sys: System) -> bool:
+    """LL128 is on by default only where every path inside a node is NVLink (or there is none)."""
+    return sys.intra_kind == "nvlink" or sys.ranks == sys.nodes
+
+
+@dataclass(frozen=True)
+class _Tuned:
+    sys: System
+    graphs: dict
+
+
+def _tuned(topology: Topology, gpus: int) -> _Tuned:
+    sys = system(topology, gpus)
+    return _Tuned(sys, graphs(sys))
+
+
+def _comm_channels(tuned: _Tuned, algo: str) -> int:
+    """Channels NCCL runs the algorithm on: rings and trees are doubled when connected;
+    NVLS runs on nvlsChannels; CollNetDirect on its heads."""
+    limits = constants()["channels"]
+    sys = tuned.sys
+    if algo in ("NVLS", "NVLSTree"):
+        table = limits["nvls_channels_nodes" if sys.nodes > 1 else "nvls_channels"]
+        return table.get(sys.arch, tuned.graphs[algo].channels)
+    if algo == "CollNetDirect":
+        return tuned.graphs[algo].channels
+    ring = tuned.graphs["Ring"]
+    channels = min(limits["max"], 2 * ring.channels)
+    if (sys.arch in ("hopper", "blackwell") and sys.nodes > 1
+            and ring.bw_intra > limits["comm_double_above"]
+            and channels < limits["comm_double_below"]):
+        channels = min(limits["max"], 2 * channels)
+    return channels
+
+
+def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int) -> tuple[float, float, float]:
+    """ncclTopoGetAlgoTime for one candidate: (seconds, latency s, bandwidth B/s); inf if none."""
+    sys = tuned.sys
+    bw = _bus_bandwidth(sys, tuned.graphs[algo], func, algo, proto)
+    if bw <= 0:
+        return math.inf, 0.0, 0.0
+    lat = _latency(sys, func, algo, proto)
+    c = constants()
+    log_size = _log2i(nbytes >> 6) if nbytes >> 6 else -1
+    if algo == "Tree" and func == "AllReduce" and 0 <= log_size < 23:
+        bw *= c["tree_correction"][proto][log_size]
+    if algo == "NVLSTree" and func == "AllReduce" and 0 <= log_size < 24 and sys.arch == "blackwell":
+        bw *= c["tree_correction"][proto][log_size]
+    if (algo == "Ring" and proto == "Simple" and sys.nodes > 1 and func == "AllReduce"
+            and nbytes // (_comm_channels(tuned, "Ring") * sys.ranks)
+            >= c["factors"]["ring_plateau_min_bytes"]):
+        lat *= c["factors"]["ring_plateau_volta" if sys.arch == "volta" else "ring_plateau"]
+    micro = lat + nbytes / (1000 * bw)
+    return micro * 1e-6, lat * 1e-6, bw * 1e9
+
+
+def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce",
+                algo: str | None = None, proto: str | None = None) -> NcclChoice:
+    """NCCL's fastest (algorithm, protocol) for one call of `nbytes` per GPU (nccl-tests'
+    `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`."""
+    func = _function(collective)
+    algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
+    topo = load(topology) if isinstance(topology, str) else topology
+    if not isinstance(topo, Topology):
+        raise RingsimError("topology: give a preset name, a .toml path or a Topology")
+    _check_count(gpus, "gpus", 2, MAX_GPUS)
+    _check_count(nbytes, "bytes", 0, MAX_BYTES)
+    topo.check_gpus(gpus)
+    return _choose(_tuned(topo, gpus), func, algos, protos, proto is not None, nbytes)
+
+
+def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool,
+            nbytes: int) -> NcclChoice:
+    best = None
+    for a in names("algorithms"):
+        if a not in algos:
+            continue
+        for p in names("protocols"):
+            if p not in protos or not _allowed(tuned.sys, func, a, p):
+                continue
+            if p == "LL128" and not proto_given and not _ll128_default(tuned.sys):
+                continue
+            seconds, lat, bw = _seconds(tuned, func, a, p, nbytes)
+            if best is None or seconds < best[0]:
+                best = (seconds, a, p, lat, bw)
+    if best is None or not math.isfinite(best[0]):
+        raise RingsimError("NCCL has no algorithm and protocol for this on that topology with "
+                           "the --algo/--proto given")
+    seconds, a, p, lat, bw = best
+    return NcclChoice(a, p, _comm_channels(tuned, a), seconds, lat, bw)
+
+
+def _check_count(value, what: str, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise RingsimError(f"{what} must be a whole number from {low:,} to {high:,}")
+
+
+def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: str = "all-reduce",
+                 algo: str | None = None, proto: str | None = None) -> list[NcclChoice]:
+    """nccl_choice for many sizes, tuning the topology once (what `predict` prints)."""
+    func = _function(collective)
+    algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
+    _check_count(gpus, "gpus", 2, MAX_GPUS)
+    for n in sizes:
+        _check_count(n, "bytes", 0, MAX_BYTES)
+    topology.check_gpus(gpus)
+    tuned = _tuned(topology, gpus)
+    return [_choose(tuned, func, algos, protos, proto is not None, n) for n in sizes]

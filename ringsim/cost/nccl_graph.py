@@ -1,0 +1,215 @@
+"""What NCCL's topology search finds: channels and per-channel speed of each algorithm's graph.
+
+NCCL (src/graph/search.cc, ncclTopoCompute) searches the machine's real PCI/NVLink tree for
+as many channels as fit at the fastest speed of a fixed list, tries slower speeds while they
+are above 0.49 of what it found, splits a fast graph into twice the channels at half the
+speed (ncclTopoDupChannels), then raises the speed again while the channels still fit. ringsim
+has no PCI tree, only a link rate per level, so it replaces the search by the same steps over
+a link budget: a speed s gives floor(budget / s) channels. The budgets are NCCL's own link
+rates (topo.h), converted from the topology's datasheet rates (nccl_constants.toml).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+import tomllib
+
+from .topology import DEFAULT_KIND, Topology
+
+
+@lru_cache(maxsize=1)
+def constants() -> dict:
+    """NCCL's tuning constants (ringsim/cost/nccl_constants.toml), read once."""
+    text = resources.files("ringsim.cost").joinpath("nccl_constants.toml").read_text()
+    return tomllib.loads(text)
+
+
+@dataclass(frozen=True)
+class System:
+    """What NCCL's tuner reads of a machine: GPUs, nodes, link kinds and NCCL-rated bandwidths."""
+
+    arch: str
+    ranks: int
+    nodes: int
+    intra_kind: str          # nvlink or pcie: NCCL's intraHw
+    intra_bw: float          # GB/s per GPU per direction, as NCCL rates it
+    net_bw: float            # GB/s per NIC (one NIC per GPU), 0 on one node
+    nvswitch: bool           # GPUs meet in an NVSwitch (CollNetDirect needs one)
+    nvls: bool               # the NVSwitch reduces (NVLink SHARP)
+    collnet: bool            # the network reduces (InfiniBand SHARP through CollNet)
+    uplink_bw: float | None  # PCIe: a switch's shared link to the CPU, when GPUs span switches
+
+    @property
+    def ppn(self) -> float:
+        """GPUs per node as NCCL's tuner computes it (nRanks / nNodes, a float)."""
+        return self.ranks / self.nodes
+
+    @property
+    def arch_index(self) -> int:
+        """NCCL's compCapIndex: volta 0, ampere 1, hopper 2, blackwell 3."""
+        return constants()["caps"]["arch_index"][self.arch]
+
+
+def _nccl_rate(bandwidth: float, kind: str, arch: str) -> float:
+    """A datasheet rate in B/s as NCCL rates the same link, in GB/s."""
+    rates = constants()["link_rates"]
+    if kind == "nvlink":
+        factor = rates["nvlink_nccl"][arch] / rates["nvlink_datasheet"][arch]
+    elif kind == "pcie":
+        factor = rates["pcie_nccl_x16_gen4"] / rates["pcie_datasheet_x16_gen4"]
+    else:
+        factor = rates["network_nccl_over_datasheet"]
+    return bandwidth / 1e9 * factor if math.isfinite(bandwidth) else 1e6
+
+
+def system(topology: Topology, gpus: int) -> System:
+    """The System NCCL would see for G GPUs placed in order on a topology."""
+    nodes = topology.nodes(gpus)
+    ppn = gpus if topology.gpus_per_node is None else min(gpus, topology.gpus_per_node)
+    inside = topology.levels.get("inside")
+    across = topology.levels.get("across")
+    intra_kind, intra_bw, nvswitch, nvls, uplink = "pcie", 0.0, False, False, None
+    if inside is not None:
+        intra_kind = "pcie" if (inside.kind or DEFAULT_KIND["inside"]) == "pcie" else "nvlink"
+        intra_bw = _nccl_rate(inside.bandwidth, intra_kind, topology.arch)
+        nvswitch = intra_kind == "nvlink" and ppn > 2
+        nvls = nvswitch and inside.in_network_reduction
+        if inside.gpus_per_switch is not None and ppn > inside.gpus_per_switch:
+            uplink = _nccl_rate(inside.uplink, "pcie", topology.arch)
+    net_bw, collnet = 0.0, False
+    if across is not None and nodes > 1:
+        net_bw = _nccl_rate(across.bandwidth, across.kind or "network", topology.arch)
+        collnet = across.in_network_reduction
+    return System(topology.arch, gpus, nodes, intra_kind, intra_bw, net_bw, nvswitch, nvls,
+                  collnet, uplink)
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One searched graph: channels and per-channel speed inside (bw_intra) and across (bw_inter)."""
+
+    channels: int
+    bw_intra: float
+    bw_inter: float
+
+
+NONE = Graph(0, 0.0, 0.0)
+
+# NCCL's search patterns (graph.h: NCCL_TOPO_PATTERN_*), the shape a graph is searched for.
+PATTERN_TREE, PATTERN_RING, PATTERN_NVLS = 1, 4, 5
+
+
+def _fits(sys: System, speed: float, pattern: int) -> int:
+    """How many channels of one speed the link budget holds (NCCL's search, as a count)."""
+    counts = []
+    ppn = max(1, round(sys.ppn))
+    if ppn > 1 and pattern == PATTERN_NVLS:
+        # ncclTopoSearchTryNvls: every channel takes s each way between each GPU and the
+        # NVSwitch, and 2·s at the channel's head GPU, each GPU heading one channel.
+        counts.append(math.floor(sys.intra_bw / speed + 1e-9) - 1)
+    elif ppn > 1:
+        budget = sys.intra_bw
+        if sys.nodes > 1:
+            # A channel enters the node through one GPU's NIC and leaves through another's:
+            # one GPU in ppn neither receives nor sends that channel on NVLink.
+            budget *= ppn / (ppn - 1)
+        counts.append(math.floor(budget / speed + 1e-9))
+        if sys.uplink_bw is not None:
+            counts.append(math.floor(sys.uplink_bw / speed + 1e-9))
+    if sys.nodes > 1:
+        counts.append(ppn * math.floor(sys.net_bw / speed + 1e-9))
+    return min(counts) if counts else 0
+
+
+def _speeds(sys: System) -> list[float]:
+    return constants()["speeds"]["inter" if sys.nodes > 1 else "intra"][sys.arch]
+
+
+def _max_bw(sys: System) -> float:
+    """NCCL's system maxBw: the fastest single path a channel can take."""
+    paths = [sys.intra_bw] if sys.ranks > sys.nodes else []
+    if sys.nodes > 1:
+        paths.append(sys.net_bw)
+    return min(paths) if paths else 0.0
+
+
+def search(sys: System, pattern: int, max_channels: int, fixed: int | None = None) -> Graph:
+    """The graph NCCL's search settles on for one pattern (PATTERN_RING, _TREE, _NVLS)."""
+    table = constants()["speeds"]
+    speeds = _speeds(sys)
+    need = fixed or 1
+    max_bw = _max_bw(sys)
+    start = 0
+    while start < len(speeds) - 1 and speeds[start] > max_bw:
+        start += 1
+    best_n, best_s = 0, 0.0
+    for s in speeds[start:]:
+        if best_n and s / best_s <= table["keep_searching"]:
+            break
+        n = min(max_channels, _fits(sys, s, pattern))
+        if fixed is not None:
+            n = fixed if n >= fixed else 0
+        if n >= need and n * s > best_n * best_s:
+            best_n, best_s = n, s
+    if not best_n:
+        return NONE
+    n, s = best_n, best_s
+    if pattern != PATTERN_NVLS and s >= table["dup_above"] and not (
+            sys.arch in ("hopper", "blackwell") and s < table["dup_below_after_ampere"] and n > 4):
+        doubled = min(2 * n, max_channels)
+        s /= math.ceil(doubled / n)
+        n = doubled
+    bw_intra = bw_inter = s
+    higher = [v for v in speeds if v > s]
+    if pattern == PATTERN_RING:
+        for v in reversed(higher):
+            if _fits(sys, v, pattern) < n:
+                break
+            bw_intra = bw_inter = v
+    elif pattern == PATTERN_NVLS:
+        # NVLS raises the speed across (the multicast) while it stays under twice the speed inside.
+        for v in reversed(higher):
+            nics = max(1, round(sys.ppn)) * math.floor(sys.net_bw / v + 1e-9)
+            if v >= 2 * bw_intra or (sys.nodes > 1 and nics < n):
+                break
+            bw_inter = v
+    else:
+        # Trees (and CollNet) raise the speed inside the node up to twice the speed across.
+        for v in reversed(higher):
+            if v >= 2 * bw_inter or (sys.ranks > sys.nodes and _intra_fits(sys, v) < n):
+                break
+            bw_intra = v
+    return Graph(n, bw_intra, bw_inter)
+
+
+def _intra_fits(sys: System, speed: float) -> int:
+    """Channels the links inside a node alone hold at one speed."""
+    ppn = max(1, round(sys.ppn))
+    budget = sys.intra_bw * (ppn / (ppn - 1) if sys.nodes > 1 and ppn > 1 else 1)
+    count = math.floor(budget / speed + 1e-9)
+    if sys.uplink_bw is not None:
+        count = min(count, math.floor(sys.uplink_bw / speed + 1e-9))
+    return count
+
+
+def graphs(sys: System) -> dict[str, Graph]:
+    """Every algorithm's graph, keyed by NCCL's algorithm names (NONE where it has none)."""
+    limits = constants()["channels"]
+    ring = search(sys, PATTERN_RING, limits["ring_max"])
+    # init.cc: the tree (and CollNetChain) graph is searched with exactly the ring's channels.
+    tree = search(sys, PATTERN_TREE, ring.channels, fixed=ring.channels) if ring.channels else NONE
+    found = {"Ring": ring, "Tree": tree, "PAT": ring, "CollNetChain": NONE,
+             "CollNetDirect": NONE, "NVLS": NONE, "NVLSTree": NONE}
+    ppn = max(1, round(sys.ppn))
+    if sys.nvls and sys.arch in ("hopper", "blackwell"):
+        heads = min(limits["nvls_max_arity"], ppn)
+        nvls = search(sys, PATTERN_NVLS, heads, fixed=heads if sys.nodes == 1 else None)
+        found["NVLS"] = found["NVLSTree"] = nvls
+    if sys.collnet and sys.nodes > 1 and ring.channels:
+        found["CollNetChain"] = search(sys, PATTERN_TREE, ring.channels, fixed=ring.channels)
+        if sys.nvswitch:
+            found["CollNetDirect"] = search(sys, PATTERN_TREE, min(limits["direct_max_arity"] + 1, ppn))
+    return found

@@ -1,0 +1,314 @@
+"""Measured nccl-tests numbers beside NCCL's model, size by size, and what the gap says.
+
+For every size the measured time and bus bandwidth (nccl-tests' definitions, doc/PERFORMANCE.md:
+busbw = algbw × 2(n−1)/n for all-reduce, × (n−1)/n for all-gather and reduce-scatter, × 1 for
+broadcast) stand beside the NCCL model's prediction (ringsim.studies.predict: the algorithm and
+protocol NCCL's tuner picks, and their time). A size is flagged when it reaches less than
+(1 − tolerance) of the modelled bus bandwidth. The measured curve itself is summed up as
+t(S) ≈ L + S·f/B — a per-call latency L (the flat start of the curve) and a bus bandwidth B
+(Theil–Sen slope of the sizes well past L) — and the model's curve the same way, so that the
+verdict can say which regime falls short: the latency-bound sizes (launch, proxy, network
+latency) or the bandwidth-bound ones (link or NIC rate, fewer NICs than GPUs, no GPUDirect
+RDMA, PCIe or CPU links).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ..core.errors import RingsimError
+from ..core.fit import theil_sen
+from ..core.units import format_bandwidth, format_bytes, format_seconds
+from .nccltests import Output, Row
+
+DEFAULT_TOLERANCE = 0.3
+# GPU model names as nccl-tests prints them (cudaDeviceProp.name: "NVIDIA H100 80GB HBM3",
+# "NVIDIA A100-SXM4-80GB") → the preset of the 8-GPU NVSwitch server they come in; the first
+# match wins, so H200 is tried before H100. PCIe and NVL cards sit in servers of every shape,
+# so those names pick no preset.
+GPU_PRESETS = (("H200", "dgx-h200"), ("H100", "dgx-h100"), ("A100", "dgx-a100"))
+NOT_SXM = ("PCIE", "NVL")
+
+
+def bus_factor(collective: str, gpus: int) -> Fraction:
+    """nccl-tests' busbw / algbw for a collective on n ranks (doc/PERFORMANCE.md)."""
+    n = gpus
+    if collective == "all-reduce":
+        return Fraction(2 * (n - 1), n)
+    if collective in ("all-gather", "reduce-scatter", "all-to-all"):
+        return Fraction(n - 1, n)
+    return Fraction(1)
+
+
+@dataclass(frozen=True)
+class SizeRow:
+    """One size: measured beside modelled, in seconds and bytes/s."""
+
+    bytes: int
+    count: int
+    dtype: str
+    measured_seconds: float
+    measured_busbw: float
+    predicted_seconds: float | None
+    predicted_busbw: float | None
+    ratio: float | None  # measured / predicted busbw
+    flag: bool
+    algorithm: str | None
+    protocol: str | None
+    regime: str  # "latency" or "bandwidth"
+    wrong: float | None
+
+
+@dataclass(frozen=True)
+class Curve:
+    """t(S) ≈ latency + S·f/busbw, fitted to one curve."""
+
+    latency: float
+    busbw: float | None  # None when too few sizes lie past the latency
+
+    def regime(self, nbytes: float, factor: float) -> str:
+        """'latency' where moving the bytes takes less than the latency, else 'bandwidth'."""
+        if self.busbw is None or self.busbw == math.inf:
+            return "latency"
+        return "latency" if nbytes * factor / self.busbw < self.latency else "bandwidth"
+
+
+@dataclass
+class Report:
+    """The whole diagnosis of one nccl-tests output."""
+
+    source: str
+    gpus: int
+    nodes: int
+    gpu: str | None
+    hosts: list[str]
+    topology: str
+    topology_reason: str
+    collective: str
+    tolerance: float
+    rows: list[SizeRow]
+    measured: Curve
+    modelled: Curve | None
+    verdicts: list[str] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def header(self) -> dict:
+        """The run as JSON: G, nodes, GPU, topology, fits and verdicts."""
+        return {"type": "summary", "source": self.source, "gpus": self.gpus, "nodes": self.nodes,
+                "gpu": self.gpu, "hosts": self.hosts, "topology": self.topology,
+                "topology_reason": self.topology_reason, "collective": self.collective,
+                "tolerance": self.tolerance, "measured_latency": self.measured.latency,
+                "measured_fit_busbw": self.measured.busbw,
+                "model_latency": self.modelled.latency if self.modelled else None,
+                "model_fit_busbw": self.modelled.busbw if self.modelled else None,
+                "flagged_sizes": [r.bytes for r in self.rows if r.flag],
+                "verdicts": self.verdicts, "checks": self.checks, "notes": self.notes}
+
+    def records(self) -> list[dict]:
+        """One JSON object per size (with gpus, nodes, gpu and topology on each)."""
+        common = {"gpus": self.gpus, "nodes": self.nodes, "gpu": self.gpu, "topology": self.topology}
+        return [{"type": "size", **asdict(r), **common} for r in self.rows]
+
+
+def preset_for(gpu: str | None, nodes: int, available: list[str]) -> tuple[str, str]:
+    """The preset that models the header's GPU, and why; a one-line error when none fits."""
+    name = (gpu or "").upper()
+    for key, preset in GPU_PRESETS:
+        if key in name and not any(word in name for word in NOT_SXM) and preset in available:
+            return preset, f"the header's GPU is {gpu}: preset {preset}"
+    named = f"the header's GPU ({gpu})" if gpu else "the output names no GPU (no '# Rank' lines), so it"
+    raise RingsimError(f"{named} matches no topology preset ({', '.join(available)}): give "
+                       "--topology NAME or a .toml file describing the machine (`ringsim mpi "
+                       "--calibrate --write-topology FILE` measures one)")
+
+
+def scenario(output: Output, gpus: int | None, nodes: int | None) -> tuple[int, int, list[str]]:
+    """G and M from the header (or --gpus/--nodes, which must agree with it), and notes."""
+    notes = []
+    seen_gpus, hosts = output.gpus, output.hosts
+    if gpus is None:
+        if seen_gpus is None:
+            raise RingsimError(f"{output.name} has no '# Rank … on HOST device …' lines, so the "
+                               "number of GPUs is unknown: give --gpus G (and --nodes M)")
+        gpus = seen_gpus
+    elif seen_gpus is not None and gpus != seen_gpus:
+        raise RingsimError(f"--gpus {gpus} disagrees with the {seen_gpus} ranks the header lists")
+    if nodes is None:
+        nodes = len(hosts) if hosts else 1
+        if not hosts:
+            notes.append("no host names in the output: one node assumed (give --nodes M)")
+    elif hosts and nodes != len(hosts):
+        raise RingsimError(f"--nodes {nodes} disagrees with the {len(hosts)} hosts the header names")
+    if gpus < 2:
+        raise RingsimError(f"{output.name} ran on {gpus} GPU: a collective needs at least 2")
+    if gpus % nodes:
+        raise RingsimError(f"{gpus} GPUs do not split evenly over {nodes} nodes")
+    if hosts and output.gpus_per_host() is None:
+        notes.append("the hosts run different numbers of ranks; the model assumes the same on each")
+    return gpus, nodes, notes
+
+
+def measured_rows(output: Output) -> tuple[list[Row], list[str]]:
+    """One row per size above 0 bytes (the first when a size repeats), and what was left out."""
+    notes, seen, rows = [], set(), []
+    for row in output.rows:
+        if row.bytes <= 0 or row.bytes in seen:
+            continue
+        seen.add(row.bytes)
+        rows.append(row)
+    repeated = sum(1 for r in output.rows if r.bytes > 0) - len(rows)
+    if repeated:
+        notes.append(f"{repeated} repeated size{'s' * (repeated > 1)} left out (the first row of each kept)")
+    if output.skipped:
+        notes.append(f"{output.skipped} row{'s' * (output.skipped > 1)} cut short or unreadable left out")
+    if not rows:
+        raise RingsimError(f"{output.name} has only 0-byte rows: nothing to compare")
+    return sorted(rows, key=lambda r: r.bytes), notes
+
+
+def fit_curve(nbytes: list[int], seconds: list[float], factor: float) -> Curve:
+    """The per-call latency (median of the sizes within 1.5× the fastest time) and the bus
+    bandwidth (Theil–Sen slope of the sizes slower than 4× that latency)."""
+    t = np.asarray(seconds, dtype=float)
+    s = np.asarray(nbytes, dtype=float) * factor
+    fastest = float(t.min())
+    latency = float(np.median(t[t <= 1.5 * fastest]))
+    past = t > 4 * latency
+    if past.sum() < 2:
+        return Curve(latency, None)
+    _, slope = theil_sen(s[past], t[past])
+    return Curve(latency, math.inf if slope == 0 else 1 / slope)
+
+
+def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
+             nodes: int | None = None, collective: str | None = None,
+             tolerance: float = DEFAULT_TOLERANCE, topology_reason: str = "",
+             algo: str | None = None, proto: str | None = None) -> Report:
+    """Compare every measured size with `predict(topology, G, sizes, collective, algo, proto,
+    dtype=…)`; algo and proto default to the NCCL_ALGO / NCCL_PROTO the paste shows."""
+    if not 0 < tolerance < 1:
+        raise RingsimError(f"the tolerance must be between 0 and 100%, got {tolerance:.0%}")
+    gpus, nodes, notes = scenario(output, gpus, nodes)
+    collective = collective or output.collective or "all-reduce"
+    if output.collective is None and collective == "all-reduce":
+        notes.append("the output does not name its test: taken as all_reduce_perf (give --collective)")
+    rows, more = measured_rows(output)
+    notes += more
+    per_node = gpus // nodes
+    if topology.gpus_per_node not in (None, per_node) and nodes > 1:
+        raise RingsimError(f"topology {topology.name} has {topology.gpus_per_node} GPUs per node "
+                           f"but the run has {per_node} per node on {nodes} nodes: give a "
+                           f"topology with gpus_per_node = {per_node}")
+    if topology.nodes(gpus) != nodes:
+        notes.append(f"topology {topology.name} places {gpus} GPUs in {topology.nodes(gpus)} "
+                     f"node(s); the run used {nodes}")
+    factor = float(bus_factor(collective, gpus))
+    dtype = rows[0].dtype
+    for name, given in (("NCCL_ALGO", algo), ("NCCL_PROTO", proto)):
+        if given is None and name in output.env:
+            notes.append(f"{name}={output.env[name]} in the paste: the model is held to it too")
+    algo = algo if algo is not None else output.env.get("NCCL_ALGO")
+    proto = proto if proto is not None else output.env.get("NCCL_PROTO")
+    predicted = predict(topology, gpus, [r.bytes for r in rows], collective=collective,
+                        algo=algo, proto=proto, dtype=dtype)
+    measured = fit_curve([r.bytes for r in rows], [r.seconds for r in rows], factor)
+    if rows[0].bytes > 64 * 1024:
+        notes.append(f"the output starts at {format_bytes(rows[0].bytes)}: the fitted per-call "
+                     "latency is only an upper bound (run from -b 8 to see it)")
+    modelled = fit_curve([p.bytes for p in predicted], [p.seconds for p in predicted], factor)
+    out_rows = []
+    for row, model in zip(rows, predicted):
+        bus = row.bytes / row.seconds * factor
+        ratio = bus / model.busbw if model.busbw else None
+        out_rows.append(SizeRow(row.bytes, row.count, row.dtype, row.seconds, bus, model.seconds,
+                                model.busbw, ratio, ratio is not None and ratio < 1 - tolerance,
+                                model.algorithm, model.protocol, measured.regime(row.bytes, factor),
+                                row.wrong))
+    report = Report(output.name, gpus, nodes, output.gpu_names[0] if output.gpu_names else None,
+                    output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
+                    measured, modelled, notes=notes)
+    report.verdicts = verdicts(report)
+    report.checks = checks(report)
+    return report
+
+
+def _median(values: list[float]) -> float | None:
+    return float(np.median(values)) if values else None
+
+
+def verdicts(r: Report) -> list[str]:
+    """One sentence per regime: how far measured falls from the model there, and why it may."""
+    out = []
+    tol = r.tolerance
+    for regime in ("latency", "bandwidth"):
+        rows = [x for x in r.rows if x.regime == regime and x.ratio is not None]
+        if not rows:
+            continue
+        ratio = _median([x.ratio for x in rows])
+        flagged = sum(x.flag for x in rows)
+        span = f"{format_bytes(rows[0].bytes)}–{format_bytes(rows[-1].bytes)}" if len(rows) > 1 \
+            else format_bytes(rows[0].bytes)
+        head = (f"{regime.capitalize()}-bound sizes ({span}, {len(rows)} size"
+                f"{'s' * (len(rows) > 1)}): measured busbw is {ratio:.0%} of the model's "
+                f"(median), {flagged} flagged")
+        short, above = ratio < 1 - tol, ratio > 1 + tol
+        if regime == "latency":
+            lat_m, lat_p = r.measured.latency, r.modelled.latency if r.modelled else None
+            head += f"; per-call time {format_seconds(lat_m)} measured"
+            if lat_p:
+                head += f" vs {format_seconds(lat_p)} modelled"
+            if short:
+                head += (". Every call costs more than NCCL's model: kernel launch and proxy-thread "
+                         "overhead, CPU binding far from the GPU, the protocol (LL disabled? "
+                         "NCCL_PROTO)" + (", or network latency on the hops that cross nodes"
+                                          if r.nodes > 1 else ""))
+            elif above:
+                head += ". Calls are cheaper than modelled: the topology's α is too pessimistic"
+            else:
+                head += ". The per-call cost is as modelled"
+        else:
+            bw_m = r.measured.busbw
+            bw_p = r.modelled.busbw if r.modelled else None
+            if bw_m and bw_m != math.inf:
+                head += f"; fitted bus bandwidth {format_bandwidth(bw_m)}"
+                if bw_p and bw_p != math.inf:
+                    head += f" vs {format_bandwidth(bw_p)} modelled ({bw_m / bw_p:.0%})"
+            if short:
+                where = (" across nodes: the NIC rate, fewer NICs than GPUs (the model gives each "
+                         "GPU its own), GPUDirect RDMA off (data staged through host memory), "
+                         "the switch fabric (rails, oversubscription)" if r.nodes > 1 else
+                         " inside the node: the NVLink or PCIe rate, P2P off (data through host "
+                         "memory), GPUs under different CPU sockets")
+                head += f". The links move less than modelled{where}"
+            elif above:
+                head += (". Measured exceeds the model: NCCL used a path the model does not price "
+                         "(reduction in the switch: NVLink SHARP or CollNet; trees over two nodes) "
+                         f"or {r.topology}'s rates are below this machine's")
+            else:
+                head += ". The links deliver what the model expects"
+        out.append(head)
+    return out
+
+
+def checks(r: Report) -> list[str]:
+    """What to look at next."""
+    out = []
+    wrong = [x.bytes for x in r.rows if x.wrong not in (None, 0) and x.wrong >= 1]
+    if wrong:
+        out.append(f"#wrong is not 0 at {len(wrong)} size{'s' * (len(wrong) > 1)} (from "
+                   f"{format_bytes(wrong[0])}): the results were corrupted; fix that before any "
+                   "timing (driver, GPUDirect RDMA, NVIDIA/nccl issue 133)")
+    if any(x.flag for x in r.rows):
+        out.append("run again with NCCL_DEBUG=INFO and read which transport every hop uses: "
+                   "ringsim walk --nccl-log LOG (P2P/IPC and NET/IB/…/GDRDMA are the fast paths; "
+                   "SHM, NET/Socket or NET/IB without GDRDMA go through host memory)")
+        if r.nodes == 2 and r.gpus > 2:
+            out.append("with two nodes NCCL picks trees, which can exceed the ring's bus bandwidth; "
+                       "NCCL_ALGO=Ring makes the numbers easier to read (S. Jeaugey, NVIDIA/nccl "
+                       "issue 307)")
+    return out

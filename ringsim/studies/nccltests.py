@@ -1,0 +1,203 @@
+"""Read nccl-tests output as people paste it: the rows of sizes and times, and who ran it.
+
+nccl-tests (github.com/NVIDIA/nccl-tests, src/common.cu) prints a header — `# nThread …
+nGpus …`, one `#  Rank  r Group g Pid p on HOST device d [bus] GPU NAME` line per rank (older
+versions have no `Group`) — then one row per size: size (B), count, type, redop (not in
+broadcast's old layout), root (from 2.10-era versions on), then time (µs), algbw, busbw and
+`#wrong` (or `error`, a float, in older versions) for out-of-place and again for in-place.
+Pastes add mpirun or srun prefixes (`[1,0]<stdout>:`, `[0] `), NCCL_DEBUG=INFO lines, `...`
+where rows were left out, and rows cut mid-line. The parser reads every row it can and
+counts what it could not.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from ..core.errors import RingsimError
+from .textfile import Text, shown
+
+DTYPES = {"int8": 1, "uint8": 1, "char": 1, "int32": 4, "uint32": 4, "int": 4, "int64": 8,
+          "uint64": 8, "half": 2, "float16": 2, "float": 4, "float32": 4, "double": 8,
+          "float64": 8, "bfloat16": 2, "f8e4m3": 1, "f8e5m2": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
+REDOPS = {"sum", "prod", "max", "min", "avg", "mulsum", "none", "premulsum"}
+# Which collective a test binary or `# Collective test starting:` line names.
+TESTS = {"all_reduce": "all-reduce", "all_gather": "all-gather", "reduce_scatter": "reduce-scatter",
+         "broadcast": "broadcast", "reduce": "reduce", "alltoall": "all-to-all",
+         "sendrecv": "sendrecv", "gather": "gather", "scatter": "scatter", "hypercube": "hypercube"}
+MAX_ROWS = 100_000
+
+# mpirun's `[1,0]<stdout>:`, srun's `[0]` or `0:` at the start of a line, anywhere in srun rows
+_PREFIX = re.compile(r"\[\d+(?:,\d+)?\](?:<std(?:out|err)>)?:?")
+_LEAD = re.compile(r"^\s*(?:\d+:\s)")
+_RANK = re.compile(r"#\s*Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(?:(\S+)\s+)?"
+                   r"device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$")
+_NGPUS = re.compile(r"#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)")
+_TEST = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv|"
+                   r"gather|scatter|hypercube)_perf")
+_NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
+_TESTS_VERSION = re.compile(r"nccl-tests version (\d+\.\d+\.\d+)")
+_AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
+# NCCL_ALGO / NCCL_PROTO as a command line sets them, as NCCL reports them (`NCCL_PROTO set by
+# environment to Simple`), or as the AWS OFI plugin does (`Setting NCCL_PROTO to "simple"`)
+_ENV = re.compile(r"\b(NCCL_ALGO|NCCL_PROTO)(?:=| set by environment to |\s+to\s+)\"?([\^A-Za-z0-9_,]+)")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One size: bytes, elements, type and the out-of-place (and in-place) times in seconds."""
+
+    bytes: int
+    count: int
+    dtype: str
+    redop: str | None
+    seconds: float
+    algbw: float | None  # bytes/s as printed (2 decimals of GB/s, so 0 for small sizes)
+    busbw: float | None
+    wrong: float | None  # #wrong count, or the older error column
+    in_place_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class RankLine:
+    """A `# Rank …` header line: who ran which rank where, and on which GPU."""
+
+    rank: int
+    host: str
+    pid: int
+    device: int
+    gpu: str
+
+
+@dataclass
+class Output:
+    """What a paste of nccl-tests output says."""
+
+    name: str
+    rows: list[Row] = field(default_factory=list)
+    ranks: list[RankLine] = field(default_factory=list)
+    collective: str | None = None
+    gpus_per_process: int | None = None
+    nccl_version: str | None = None
+    tests_version: str | None = None
+    avg_busbw: float | None = None
+    env: dict[str, str] = field(default_factory=dict)  # NCCL_ALGO / NCCL_PROTO the paste shows
+    skipped: int = 0  # row-like lines cut or malformed
+    cut_lines: int = 0
+
+    @property
+    def gpus(self) -> int | None:
+        """G: the number of ranks the header lists (None without rank lines)."""
+        return len({r.rank for r in self.ranks}) or None
+
+    @property
+    def hosts(self) -> list[str]:
+        """Host names in the order the header first names them."""
+        return list(dict.fromkeys(r.host for r in self.ranks))
+
+    @property
+    def gpu_names(self) -> list[str]:
+        """The GPU models the header names, most common first."""
+        counts: dict[str, int] = {}
+        for r in self.ranks:
+            counts[r.gpu] = counts.get(r.gpu, 0) + 1
+        return sorted(counts, key=lambda name: -counts[name])
+
+    def gpus_per_host(self) -> int | None:
+        """GPUs on every host when all hosts hold the same number (None when they differ)."""
+        per = {}
+        for r in self.ranks:
+            per[r.host] = per.get(r.host, 0) + 1
+        counts = set(per.values())
+        return counts.pop() if len(counts) == 1 else None
+
+
+def parse(text: Text) -> Output:
+    """The rows and header of nccl-tests output in `text`; RingsimError when it holds no row."""
+    out = Output(text.name, cut_lines=text.cut_lines)
+    seen_ranks: dict[int, RankLine] = {}
+    for raw in text.lines:
+        line = _LEAD.sub("", _PREFIX.sub(" ", raw)).strip()
+        if not line:
+            continue
+        if "NCCL_ALGO" in line or "NCCL_PROTO" in line:
+            for name, value in _ENV.findall(line):
+                out.env.setdefault(name, shown(value, 40))
+        if line.startswith("#"):
+            _header(line, out, seen_ranks)
+            continue
+        if out.collective is None and (m := _TEST.search(line)):
+            out.collective = TESTS[m.group(1)]
+        if out.nccl_version is None and (m := _NCCL_VERSION.search(line)):
+            out.nccl_version = m.group(1)
+        if "NCCL INFO" in line or "NCCL WARN" in line:
+            continue
+        tokens = line.split()
+        if len(tokens) < 4 or not tokens[0].isdigit():
+            continue
+        row = _row(tokens)
+        if row is None:
+            out.skipped += 1
+        elif len(out.rows) < MAX_ROWS:
+            out.rows.append(row)
+    out.ranks = sorted(seen_ranks.values(), key=lambda r: r.rank)
+    if not out.rows:
+        what = ("its header, but no rows of sizes and times" if out.ranks or out.gpus_per_process
+                else "no nccl-tests rows (lines of size, count, type, … time, algbw, busbw)")
+        raise RingsimError(f"{text.name} holds {what}: paste the whole table printed by "
+                           "all_reduce_perf (or another nccl-tests binary)")
+    return out
+
+
+def _header(line: str, out: Output, seen: dict[int, RankLine]) -> None:
+    if m := _RANK.search(line):
+        rank, host = int(m.group(1)), shown(m.group(4) or "", 80)
+        entry = RankLine(rank, host, int(m.group(3)), int(m.group(5)), shown(m.group(7).strip(), 80))
+        if rank in seen and (seen[rank].host, seen[rank].pid) != (entry.host, entry.pid):
+            raise RingsimError(
+                f"the header lists rank {rank} twice (pid {seen[rank].pid} on "
+                f"{seen[rank].host or 'a host'} and pid {entry.pid} on {entry.host or 'a host'}): "
+                "these are separate one-rank runs, not one run over both; nccl-tests must be "
+                "built with MPI=1 to run one test across processes")
+        seen[rank] = entry
+    elif m := _NGPUS.search(line):
+        out.gpus_per_process = int(m.group(2))
+    elif m := _TESTS_VERSION.search(line):
+        out.tests_version = m.group(1)
+    elif m := _AVG.search(line):
+        out.avg_busbw = float(m.group(1)) * 1e9
+    if out.collective is None and (m := _TEST.search(line)):
+        out.collective = TESTS[m.group(1)]
+
+
+def _number(token: str) -> float | None:
+    try:
+        value = float(token)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _row(tokens: list[str]) -> Row | None:
+    """A row from its tokens, or None for a row that is cut or does not fit any layout."""
+    if len(tokens) < 7 or not tokens[1].isdigit() or tokens[2] not in DTYPES:
+        return None
+    rest = tokens[3:]
+    redop = None
+    if rest and rest[0] in REDOPS:
+        redop, rest = rest[0], rest[1:]
+    # What follows is [root] time algbw busbw wrong, once or twice: 4 or 8 fields, +1 with root.
+    if len(rest) in (5, 9):
+        rest = rest[1:]
+    if len(rest) not in (4, 8):
+        return None
+    fields = [None if t == "N/A" else _number(t) for t in rest]
+    time_us, alg, bus = fields[0], fields[1], fields[2]
+    if time_us is None or time_us <= 0 or any(v is not None and v < 0 for v in (alg, bus)):
+        return None
+    in_place = fields[4] if len(fields) == 8 and fields[4] and fields[4] > 0 else None
+    return Row(int(tokens[0]), int(tokens[1]), tokens[2], redop, time_us * 1e-6,
+               None if alg is None else alg * 1e9, None if bus is None else bus * 1e9,
+               fields[3], None if in_place is None else in_place * 1e-6)

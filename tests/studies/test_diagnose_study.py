@@ -1,0 +1,110 @@
+"""The diagnosis' own arithmetic: bus factors, curve fits, presets, the run's shape, flags."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ringsim.algorithms import ALGORITHMS
+from ringsim.core.errors import RingsimError
+from ringsim.cost.model import CostModel
+from ringsim.cost.topology import load, presets
+from ringsim.studies import diagnose as study
+from ringsim.studies.nccltests import parse
+from ringsim.studies.textfile import read_text
+
+OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "nccl_outputs"
+
+
+def output(name):
+    return parse(read_text(str(OUTPUTS / name), "nccl-tests output"))
+
+
+@dataclass(frozen=True)
+class Priced:
+    bytes: int
+    seconds: float
+    busbw: float
+    algorithm: str = "ring"
+    protocol: str | None = None
+
+
+def ring_model(topology, gpus, sizes, collective="all-reduce", algo=None, proto=None, dtype="float"):
+    """ringsim's own ring all-reduce priced on the topology: a real model, simpler than NCCL's."""
+    model = CostModel(topology, 4)
+    rows = []
+    for size in sizes:
+        seconds = ALGORITHMS["ring"].seconds(gpus, max(size // 4, 1), model).seconds
+        rows.append(Priced(size, seconds, size / seconds * float(study.bus_factor(collective, gpus))))
+    return rows
+
+
+def test_bus_factors_are_nccl_tests_ones():
+    assert study.bus_factor("all-reduce", 8) == Fraction(7, 4)
+    assert study.bus_factor("all-gather", 8) == study.bus_factor("reduce-scatter", 8) == Fraction(7, 8)
+    assert study.bus_factor("broadcast", 8) == 1
+
+
+def test_the_fit_recovers_latency_and_bus_bandwidth_of_a_clean_curve():
+    sizes = [2 ** k for k in range(3, 34)]
+    latency, bus, factor = 20e-6, 100e9, 1.75
+    seconds = [latency + s * factor / bus for s in sizes]
+    curve = study.fit_curve(sizes, seconds, factor)
+    assert curve.latency == pytest.approx(latency, rel=0.05)
+    assert curve.busbw == pytest.approx(bus, rel=0.01)
+    assert curve.regime(1024, factor) == "latency" and curve.regime(1 << 30, factor) == "bandwidth"
+    assert study.fit_curve([8, 16], [5e-6, 5e-6], 1.0).busbw is None  # nothing past the latency
+
+
+def test_presets_come_from_the_header_gpu_or_a_one_line_request():
+    assert study.preset_for("NVIDIA H100 80GB HBM3", 2, presets())[0] == "dgx-h100"
+    assert study.preset_for("NVIDIA H200", 1, presets())[0] == "dgx-h200"
+    assert study.preset_for("NVIDIA A100-SXM4-80GB", 2, presets())[0] == "dgx-a100"
+    with pytest.raises(RingsimError, match="NVIDIA A100 80GB PCIe\\) matches no topology preset"):
+        study.preset_for("NVIDIA A100 80GB PCIe", 1, presets())
+    with pytest.raises(RingsimError, match=r"Tesla T4\) matches no topology preset .* give --topology"):
+        study.preset_for("Tesla T4", 2, presets())
+    with pytest.raises(RingsimError, match="names no GPU"):
+        study.preset_for(None, 1, presets())
+
+
+def test_the_runs_shape_comes_from_the_header_and_flags_disagreement():
+    a3 = output("a3mega_h100_2node_all_reduce.txt")
+    assert study.scenario(a3, None, None)[:2] == (16, 2)
+    with pytest.raises(RingsimError, match="--gpus 8 disagrees with the 16 ranks"):
+        study.scenario(a3, 8, None)
+    with pytest.raises(RingsimError, match="--nodes 4 disagrees with the 2 hosts"):
+        study.scenario(a3, None, 4)
+    bare = output("nccl1453_h100_3node_bracket_prefix_excerpt.txt")
+    with pytest.raises(RingsimError, match="number of GPUs is unknown: give --gpus G"):
+        study.scenario(bare, None, None)
+    assert study.scenario(bare, 24, 3)[:2] == (24, 3)
+
+
+def test_a_run_that_collapses_past_32_mib_is_flagged_exactly_there():
+    report = study.diagnose(output("nccl1453_h100_3node_bracket_prefix_excerpt.txt"), load("dgx-h100"),
+                            ring_model, gpus=24, nodes=3)
+    big = [r for r in report.rows if r.bytes >= 64 << 20]
+    assert big and all(r.flag and r.ratio < 0.2 for r in big)
+    assert report.measured.busbw == pytest.approx(5.2e9, rel=0.1)
+    assert any("Bandwidth-bound" in v and "across nodes" in v for v in report.verdicts)
+    records = report.records()
+    assert {"bytes", "measured_busbw", "predicted_busbw", "ratio", "flag", "gpus", "nodes", "gpu",
+            "topology"} <= set(records[0])
+    assert records[-1]["measured_busbw"] == pytest.approx(536870912 / 193909e-6 * 46 / 24)
+
+
+def test_wrong_results_are_called_out_before_any_timing():
+    report = study.diagnose(output("nccl1184_h100_wrong_results_excerpt.txt"), load("dgx-h100"),
+                            ring_model, gpus=16, nodes=2)
+    assert report.checks[0].startswith("#wrong is not 0 at 1 size (from 512KiB)")
+
+
+def test_tolerance_outside_0_to_100_percent_is_refused():
+    with pytest.raises(RingsimError, match="between 0 and 100%"):
+        study.diagnose(output("a3mega_h100_2node_all_reduce.txt"), load("dgx-h100"), ring_model,
+                       tolerance=1.5)

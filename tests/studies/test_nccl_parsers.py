@@ -1,0 +1,226 @@
+"""The nccl-tests and NCCL_DEBUG parsers on every real fixture, and on hostile input."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from ringsim.core.errors import RingsimError
+from ringsim.studies import ncclog, nccltests
+from ringsim.studies.textfile import MAX_LINE, clean, read_text
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+OUTPUTS = sorted((DATA / "nccl_outputs").glob("*.txt"))
+LOGS = sorted((DATA / "nccl_logs").glob("*.log"))
+
+
+def output(name: str) -> nccltests.Output:
+    return nccltests.parse(read_text(str(DATA / "nccl_outputs" / name), "nccl-tests output"))
+
+
+def log(name: str, nranks=None) -> ncclog.Log:
+    return ncclog.parse(read_text(str(DATA / "nccl_logs" / name), "NCCL log"), nranks)
+
+
+def test_every_fixture_is_named_with_its_source_in_the_readmes():
+    assert len(OUTPUTS) >= 8 and len(LOGS) >= 4
+    for folder, files in (("nccl_outputs", OUTPUTS), ("nccl_logs", LOGS)):
+        readme = (DATA / folder / "README.md").read_text()
+        for path in files:
+            line = next(l for l in readme.splitlines() if f"`{path.name}`" in l)
+            assert "https://github.com/" in line
+
+
+# What each real output holds: rows read, first and last size, G, hosts, GPU, rows it had to skip.
+EXPECTED = {
+    "a3mega_h100_2node_all_reduce.txt": (31, 8, 8589934592, 16, 2, "NVIDIA H100 80GB HBM3", 0),
+    "eks_efa_t4_2node_mpirun.txt": (31, 0, 1073741824, 2, 2, "Tesla T4", 0),
+    "nccl1184_h100_wrong_results_excerpt.txt": (3, 8, 524288, None, 0, None, 0),
+    "nccl1435_all_gather_bf16_excerpt.txt": (7, 16777216, 117440512, None, 0, None, 0),
+    "nccl1453_h100_3node_bracket_prefix_excerpt.txt": (10, 1048576, 536870912, None, 0, None, 0),
+    "nccl1530_rtx4090_pcie_header_excerpt.txt": (1, 8, 8, 8, 1, "NVIDIA GeForce RTX 4090", 0),
+    "nccl340_nccl2.6_no_root_column_excerpt.txt": (12, 8, 16384, None, 0, None, 0),
+    "nccl652_a100_32node_error_column_excerpt.txt": (8, 0, 128, None, 0, None, 0),
+    "nccltests128_reduce_scatter_2node_excerpt.txt": (7, 0, 256, None, 0, None, 1),
+    "nccltests152_a100_2node_after_fix_partial.txt": (6, 33554432, 1073741824, None, 0, None, 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_real_output_parses_to_its_rows_and_header(name):
+    rows, first, last, gpus, hosts, gpu, skipped = EXPECTED[name]
+    out = output(name)
+    assert (len(out.rows), out.rows[0].bytes, out.rows[-1].bytes) == (rows, first, last)
+    assert out.gpus == gpus and len(out.hosts) == hosts and out.skipped == skipped
+    assert (out.gpu_names[0] if out.gpu_names else None) == gpu
+    assert all(r.seconds > 0 for r in out.rows)
+
+
+def test_rows_keep_times_bandwidths_and_wrong_counts_of_every_layout():
+    big = output("a3mega_h100_2node_all_reduce.txt").rows[-1]
+    assert big.seconds == pytest.approx(47535e-6) and big.busbw == pytest.approx(338.82e9)
+    assert big.in_place_seconds == pytest.approx(47743e-6) and big.redop == "sum"
+    assert output("nccl1184_h100_wrong_results_excerpt.txt").rows[-1].wrong == 237858
+    old = output("nccl652_a100_32node_error_column_excerpt.txt").rows[2]
+    assert (old.bytes, old.seconds, old.wrong) == (4, pytest.approx(70.95e-6), 5e-07)
+    prefixed = output("nccl1453_h100_3node_bracket_prefix_excerpt.txt").rows[6]
+    assert (prefixed.bytes, prefixed.seconds) == (67108864, pytest.approx(24410e-6))
+    gather = output("nccl1435_all_gather_bf16_excerpt.txt").rows[0]
+    assert (gather.dtype, gather.redop) == ("bfloat16", "none")
+    efa = output("eks_efa_t4_2node_mpirun.txt")
+    assert efa.nccl_version == "2.12.7" and efa.avg_busbw == pytest.approx(1.15327e9)
+    assert efa.env == {"NCCL_PROTO": "simple"}  # the AWS OFI plugin's "Setting NCCL_PROTO to"
+    assert output("nccl1530_rtx4090_pcie_header_excerpt.txt").env == {"NCCL_ALGO": "TREE"}
+
+
+def test_two_one_rank_runs_pasted_together_are_named_as_such():
+    with pytest.raises(RingsimError, match="rank 0 twice .* built with MPI=1"):
+        output("nccltests107_v100_old_header_no_rows.txt")
+
+
+def test_each_real_log_gives_its_rings_or_names_what_is_missing():
+    efa = log("eks_efa_t4_2node_full.log")
+    assert efa.orders() == [(1, 2), (1, 2)] and efa.via(0, 0, 1) == "NET/AWS Libfabric/0"
+    assert efa.crosses(0, 0, 1) and efa.trees[0] == {1: (0, ()), 0: (-1, (1,))}
+    single = log("nccl1706_single_node_4gpu_channels_trees_excerpt.log")
+    assert sorted(single.rings) == list(range(1, 15)) and single.channels_declared == 16
+    assert any("channel 00, 15 missing" in note for note in single.notes)
+    assert any("cut short (line 17)" in note for note in single.notes)
+    hops = log("deepspeed4715_2node_channel_hops_excerpt.log")
+    assert hops.from_hops and hops.orders() == [(1, 4, 3, 2, 5, 8, 7, 6)]
+    assert hops.via(1, 5, 0) == "NET/IBext/0" and hops.via(1, 0, 3) == "P2P/IPC/read"
+    assert any("channel 00 (no hop from rank 0, 2, 5)" in note for note in hops.notes)
+    with pytest.raises(RingsimError, match="first 20 ranks of channel 05's ring"):
+        log("nccl1453_h100_3node_channels_excerpt.log")
+    with pytest.raises(RingsimError, match="no complete ring: .*channel 00 \\(no hop from rank 0, 2, 3"):
+        log("nccltests29_ring_old_form_4node_excerpt.log")
+    with pytest.raises(RingsimError, match="no complete ring"):
+        log("nvpeermem56_ring_old_form_2node_ib_excerpt.log")
+    with pytest.raises(RingsimError, match="no complete ring"):
+        log("nccl820_channel_list_24rank_trees_excerpt.log")
+
+
+def _text(tmp_path, body: str, name="x.log"):
+    path = tmp_path / name
+    path.write_text(body)
+    return read_text(str(path), "NCCL log")
+
+
+def test_several_communicators_and_broken_rings_get_one_line_each(tmp_path):
+    two = ("h:1:1 [0] NCCL INFO Channel 00/01 :    0   1\n"
+           "h:1:1 [0] NCCL INFO Channel 00/01 :    0   1   2   3\n")
+    with pytest.raises(RingsimError, match="several communicators \\(of 2, 4 ranks\\); choose one with --nccl-ranks"):
+        ncclog.parse(_text(tmp_path, two))
+    assert ncclog.parse(_text(tmp_path, two), 4).orders() == [(1, 2, 3, 4)]
+    with pytest.raises(RingsimError, match="no communicator of 3 ranks \\(it has 2, 4\\)"):
+        ncclog.parse(_text(tmp_path, two), 3)
+    twice = "h:1:1 [0] NCCL INFO Channel 00/01 :    0   1   1\n"
+    with pytest.raises(RingsimError, match="ring misses rank 2 of 0..2"):
+        ncclog.parse(_text(tmp_path, twice))
+    with pytest.raises(RingsimError, match="at most 64 channels"):
+        ncclog.parse(_text(tmp_path, "h:1:1 [0] NCCL INFO Channel 99/99 :    0   1\n"))
+    huge = "h:1:1 [0] NCCL INFO Channel 00/0 : 999999999[0] -> 1[1] via P2P/IPC\n"
+    with pytest.raises(RingsimError, match="line 1 names rank 999,999,999; .* at most 4,096 ranks"):
+        ncclog.parse(_text(tmp_path, huge))
+    with pytest.raises(RingsimError, match="at most 4,096 ranks"):
+        ncclog.parse(_text(tmp_path, "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 123456789 - Init\n"))
+    with pytest.raises(RingsimError, match="names rank 88,888,888"):
+        ncclog.parse(_text(tmp_path, "h:1:1 [0] NCCL INFO Channel 00/01 :    0   88888888\n"))
+    with pytest.raises(RingsimError, match="shows no rings: it needs NCCL_DEBUG=INFO"):
+        ncclog.parse(_text(tmp_path, "nothing to see\n"))
+
+
+@pytest.mark.parametrize("body, message", [
+    (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 40, "looks binary"),
+    (b"", "no nccl-tests rows"),
+    (b"# nThread 1 nGpus 8 minBytes 8\n#  Rank  0 Group  0 Pid 1 on h device  0 [0x1] X\n",
+     "its header, but no rows"),
+])
+def test_hostile_outputs_get_one_line_errors(tmp_path, body, message):
+    path = tmp_path / "out.txt"
+    path.write_bytes(body)
+    with pytest.raises(RingsimError, match=message) as error:
+        nccltests.parse(read_text(str(path), "nccl-tests output"))
+    assert "\n" not in str(error.value)
+
+
+def test_100_mb_of_noise_is_refused_from_its_size_without_reading_it(tmp_path):
+    path = tmp_path / "noise.txt"
+    with open(path, "wb") as handle:
+        handle.truncate(100 * 1024 * 1024)  # sparse: 100 MB on paper, nothing read
+    tracemalloc.start()
+    start = time.perf_counter()
+    with pytest.raises(RingsimError, match="holds 100 MiB, more than 32 MiB"):
+        read_text(str(path), "nccl-tests output")
+    took = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 1024 * 1024 and took < 5
+
+
+def test_noise_under_the_limit_is_read_once_and_found_empty(tmp_path):
+    path = tmp_path / "noise.txt"
+    words = b"lorem 12 ipsum 3.5 float sum -1 NCCL INFO Channel 00/0 :\n"
+    path.write_bytes(words * (20 * 1024 * 1024 // len(words)))
+    text = read_text(str(path), "nccl-tests output")
+    with pytest.raises(RingsimError, match="no nccl-tests rows"):
+        nccltests.parse(text)
+
+
+def test_a_line_of_a_million_characters_is_cut_and_the_rest_still_read(tmp_path):
+    path = tmp_path / "long.txt"
+    good = (DATA / "nccl_outputs" / "a3mega_h100_2node_all_reduce.txt").read_text()
+    path.write_text("1" * 1_000_000 + "\n" + "NCCL INFO Channel 00/01 :" + " 0" * 500_000 + "\n" + good)
+    text = read_text(str(path), "nccl-tests output")
+    assert text.cut_lines == 2 and max(len(line) for line in text.lines) == MAX_LINE
+    assert len(nccltests.parse(text).rows) == 31
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = {}
+
+    def attempt():
+        try:
+            read_text(str(fifo), "NCCL log")
+        except RingsimError as exc:
+            result["error"] = str(exc)
+
+    worker = threading.Thread(target=attempt, daemon=True)
+    worker.start()
+    worker.join(5)
+    assert not worker.is_alive(), "reading a FIFO blocked"
+    assert "not a regular file" in result["error"]
+
+
+def test_folders_and_missing_files_are_named(tmp_path):
+    with pytest.raises(RingsimError, match="is a folder"):
+        read_text(str(tmp_path), "NCCL log")
+    with pytest.raises(RingsimError, match="no such file"):
+        read_text(str(tmp_path / "absent.log"), "NCCL log")
+
+
+def test_control_characters_and_escapes_never_survive(tmp_path):
+    assert clean("a\x1b[31mred\x1b[0m\x07b\x1b]0;title\x07c\u202ed") == "aredbcd"
+    path = tmp_path / "evil.log"
+    path.write_bytes(b"\x1b[2Jevil\x1b[1;1H:1:1 [0] NCCL INFO Channel 00/01 :    0   1\n"
+                     b"evil\x1b[31m:1:1 [0] NCCL INFO comm 0x1 rank 1 nranks 2 - Init COMPLETE\n")
+    parsed = ncclog.parse(read_text(str(path), "NCCL log"))
+    assert all("\x1b" not in host for host in parsed.hosts.values())
+
+
+def test_standard_input_is_read_with_the_same_bounds():
+    good = (DATA / "nccl_outputs" / "eks_efa_t4_2node_mpirun.txt").read_bytes()
+    code = ("import sys; from ringsim.studies.textfile import read_text; "
+            "from ringsim.studies.nccltests import parse; "
+            "print(len(parse(read_text('-', 'nccl-tests output')).rows))")
+    proc = subprocess.run([sys.executable, "-c", code], input=good, capture_output=True, timeout=60)
+    assert proc.stdout.strip() == b"31", proc.stderr

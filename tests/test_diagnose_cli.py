@@ -1,0 +1,112 @@
+"""`ringsim diagnose`: real nccl-tests outputs beside NCCL's model, flags, verdicts, JSON, SVG."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# diagnose compares with NCCL's model (ringsim.studies.predict); without it these cannot run
+pytest.importorskip("ringsim.studies.predict", reason="the NCCL model is not in this ringsim")
+
+DATA = Path(__file__).resolve().parent / "data"
+OUT = DATA / "nccl_outputs"
+A100_4HDR = str(DATA / "topologies" / "a100-4hdr.toml")
+
+
+def ringsim(*argv, stdin=None):
+    proc = subprocess.run([sys.executable, "-m", "ringsim", *argv], capture_output=True, text=True,
+                          timeout=120, input=stdin, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def json_run(*argv):
+    code, out, err = ringsim("diagnose", *argv, "--json")
+    assert code == 0, err
+    *sizes, summary = [json.loads(line) for line in out.splitlines()]
+    return sizes, summary
+
+
+def test_a_run_the_model_reproduces_is_reported_within_tolerance():
+    # NVIDIA/nccl issue 652: 32 nodes of 8 A100 with 4 HDR NICs each, small all-reduces
+    sizes, summary = json_run(str(OUT / "nccl652_a100_32node_error_column_excerpt.txt"), "--gpus", "256",
+                              "--nodes", "32", "--topology", A100_4HDR)
+    assert summary["flagged_sizes"] == [] and summary["gpus"] == 256 and summary["nodes"] == 32
+    assert all(0.8 < s["ratio"] < 1.25 for s in sizes)
+    assert summary["topology"] == "a100-4hdr"
+    assert any(v.startswith("Latency-bound sizes (4B–128B, 6 sizes)") and "as modelled" in v
+               for v in summary["verdicts"])
+
+
+def test_the_three_node_run_that_collapses_is_flagged_where_it_falls_short():
+    # NVIDIA/nccl issue 1453: three H100 nodes over two racks, ~5 GB/s busbw from 64 MiB up
+    sizes, summary = json_run(str(OUT / "nccl1453_h100_3node_bracket_prefix_excerpt.txt"), "--gpus", "24",
+                              "--nodes", "3", "--topology", "dgx-h100")
+    flagged = set(summary["flagged_sizes"])
+    assert {s["bytes"] for s in sizes if s["bytes"] >= 64 << 20} <= flagged
+    assert all(s["ratio"] < 0.2 for s in sizes if s["bytes"] >= 64 << 20)
+    assert {"bytes", "measured_busbw", "predicted_busbw", "ratio", "flag", "gpus", "nodes", "gpu",
+            "topology"} <= set(sizes[0])
+    assert any("Bandwidth-bound" in v and "across nodes" in v for v in summary["verdicts"])
+
+
+def test_the_preset_comes_from_the_header_and_the_table_shows_every_size():
+    code, out, err = ringsim("diagnose", str(OUT / "a3mega_h100_2node_all_reduce.txt"), "--no-plot")
+    assert code == 0, err
+    assert "all-reduce, 16 GPUs on 2 nodes, NVIDIA H100 80GB HBM3" in out
+    assert "(the header's GPU is NVIDIA H100 80GB HBM3: preset dgx-h100)" in out
+    rows = [line for line in out.splitlines() if line.strip().split(" ")[0].endswith("B")]
+    assert len(rows) == 31 and rows[-1].lstrip().startswith("8GiB")
+    assert "Fitted to the measured curve: per-call latency" in out and "Verdict:" in out
+
+
+def test_standard_input_and_mpirun_prefixes_read_like_a_file(tmp_path):
+    text = (OUT / "eks_efa_t4_2node_mpirun.txt").read_text()
+    code, out, err = ringsim("diagnose", "-", "--topology", "ethernet-100g", "--json", stdin=text)
+    assert code == 0, err
+    *sizes, summary = [json.loads(line) for line in out.splitlines()]
+    assert len(sizes) == 29 and summary["gpu"] == "Tesla T4" and summary["nodes"] == 2
+
+
+def test_the_svg_holds_measured_and_modelled_curves(tmp_path):
+    svg = tmp_path / "d.svg"
+    code, out, err = ringsim("diagnose", str(OUT / "a3mega_h100_2node_all_reduce.txt"), "--svg", str(svg))
+    assert code == 0, err
+    text = svg.read_text()
+    assert text.count("<polyline") == 2 and 'data-series="measured busbw"' in text
+    assert f"SVG written to {svg}" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([str(OUT / "nccl1453_h100_3node_bracket_prefix_excerpt.txt")], "number of GPUs is unknown: give --gpus"),
+    ([str(OUT / "eks_efa_t4_2node_mpirun.txt")], "Tesla T4) matches no topology preset"),
+    ([str(OUT / "nccltests107_v100_old_header_no_rows.txt")], "rank 0 twice"),
+    ([str(OUT / "a3mega_h100_2node_all_reduce.txt"), "--tolerance", "150%"], "between 0% and 100%"),
+    ([str(OUT / "a3mega_h100_2node_all_reduce.txt"), "--svg", "/"], "is a folder"),
+    ([str(OUT / "a3mega_h100_2node_all_reduce.txt"), "--gpus", "8"], "disagrees with the 16 ranks"),
+    (["/dev/zero"], "not a regular file"),
+    ([str(DATA / "nccl_outputs")], "is a folder"),
+])
+def test_bad_input_exits_2_with_one_line(argv, message):
+    code, out, err = ringsim("diagnose", *argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and not out
+
+
+def test_log_lines_in_the_paste_or_beside_it_name_the_links():
+    code, out, err = ringsim("diagnose", str(OUT / "eks_efa_t4_2node_mpirun.txt"), "--topology",
+                             "ethernet-100g", "--no-plot")
+    assert code == 0, err
+    assert "the NCCL log lines show 4 of 4 ring hops crossing nodes, over NET/AWS Libfabric/0 (4)" in out
+    assert "run again with NCCL_DEBUG=INFO" not in out
+    assert "NCCL_PROTO=simple in the paste: the model is held to it too" in out
+    assert " Ring/Simple " in out and "/LL " not in out
+    code, out, err = ringsim("diagnose", str(OUT / "nccl1453_h100_3node_bracket_prefix_excerpt.txt"),
+                             "--gpus", "8", "--nodes", "2", "--topology", "flat", "--no-plot",
+                             "--nccl-log", str(DATA / "nccl_logs" / "deepspeed4715_2node_channel_hops_excerpt.log"))
+    assert code == 0, err
+    assert "inside a node the rings use P2P/IPC/read (6)" in out
+    assert "nET/IB without /GDRDMA".lower() in out.lower()

@@ -1,0 +1,211 @@
+"""NCCL's model: its tuning arithmetic worked by hand from src/graph/tuning.cc, the choice and
+its restrictions, `predict`, the topology fields it reads, and the published measurements."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ringsim.core.errors import RingsimError
+from ringsim.cost.nccl import nccl_choice
+from ringsim.cost.topology import load, parse
+from ringsim.studies.predict import predict
+
+from nccl_validation import checks, fraction, markdown
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# Hand-worked cases. The constants are NCCL 2.30.7's (tuning.cc), written out here from the
+# source, not read from ringsim's data file, so a slip in either shows.
+
+def test_ring_ll_latency_on_one_h100_node_is_base_plus_steps_times_hop():
+    # baseLat[Ring][LL] = 6.6 µs, hwLat[NVLINK][Ring][LL] = 0.6 µs, 2(G-1) = 14 steps.
+    choice = nccl_choice("dgx-h100", 8, 8, algo="Ring", proto="LL")
+    assert choice.latency == pytest.approx((6.6 + 14 * 0.6) * 1e-6)
+
+
+def test_ring_latency_across_nodes_charges_the_network_on_the_node_crossings_only():
+    # 2 nodes: 30 steps, 2(nNodes-1) = 2 of them cross the network at hwLat[NET][Ring][LL]
+    # = 2.7 µs; the other 28 pay max(hwLat[NVLINK][Ring][LL] = 0.6, net overhead 1.0) µs.
+    choice = nccl_choice("dgx-h100", 16, 8, algo="Ring", proto="LL")
+    assert choice.latency == pytest.approx((6.6 + 28 * 1.0 + 2 * 2.7) * 1e-6)
+
+
+def test_tree_latency_is_a_chain_in_the_node_and_log2_nodes_across():
+    # baseLat[Tree][LL] 6.8 + 2 × ((8 − 1) × 0.6 + log2(2) × hwLat[NET][Tree][LL] 5.0).
+    choice = nccl_choice("dgx-h100", 16, 8, algo="Tree", proto="LL")
+    assert choice.latency == pytest.approx((6.8 + 2 * (7 * 0.6 + 1 * 5.0)) * 1e-6)
+
+
+def test_ll_halves_the_ring_bandwidth_where_its_cap_does_not_bind():
+    # PCIe 4.0: NCCL rates x16 at 24 GB/s; the ring graph is 2 channels × 12 GB/s. Simple
+    # keeps 24 GB/s of bus bandwidth, LL min(llMaxBw 87.7, 24 × 0.5) = 12.
+    ll = nccl_choice("pcie-gen4", 8, 1 << 30, algo="Ring", proto="LL")
+    simple = nccl_choice("pcie-gen4", 8, 1 << 30, algo="Ring", proto="Simple")
+    assert simple.bandwidth == pytest.approx(24e9 * 8 / 14)
+    assert ll.bandwidth == pytest.approx(simple.bandwidth / 2)
+
+
+def test_nvls_all_reduce_factor_on_one_h100_node():
+    # 8 NVLS heads at 40 GB/s inside, 60 GB/s multicast: min(40 × nvlsEfficiency 0.85 ×
+    # 7/8 × 2 (all-reduce pipelines two operations), 60) = 59.5 per channel, × 8 = 476 GB/s
+    # of bus bandwidth, × nRanks / nsteps = 8 / 14 for the algorithm bandwidth.
+    choice = nccl_choice("dgx-h100", 8, 1 << 33, algo="NVLS")
+    assert choice.bandwidth == pytest.approx(8 * 40 * 0.85 * 7 / 8 * 2 * 8 / 14 * 1e9)
+    assert choice.latency == pytest.approx(25e-6)  # hwLat[NVLINK][NVLS][Simple]
+
+
+def test_nccl_picks_ll_for_small_and_nvls_for_large_on_an_h100_node():
+    assert (nccl_choice("dgx-h100", 8, 8).algorithm, nccl_choice("dgx-h100", 8, 8).protocol) \
+        == ("Ring", "LL")
+    assert nccl_choice("dgx-h100", 8, 1 << 30).algorithm == "NVLS"
+    assert nccl_choice("dgx-a100", 8, 1 << 30).algorithm == "Ring"  # no NVLink SHARP on A100
+
+
+def test_restrictions_are_nccl_spelled_in_any_case_and_unknown_names_list_the_valid_ones():
+    assert nccl_choice("dgx-h100", 8, 1 << 30, algo="ring").algorithm == "Ring"
+    assert nccl_choice("dgx-h100", 8, 1 << 30, algo="^nvls").algorithm != "NVLS"
+    assert nccl_choice("dgx-h100", 8, 8, proto="simple").protocol == "Simple"
+    with pytest.raises(RingsimError, match="valid: Tree, Ring, CollNetDirect"):
+        nccl_choice("dgx-h100", 8, 8, algo="halving-doubling")
+    with pytest.raises(RingsimError, match="valid: LL, LL128, Simple"):
+        nccl_choice("dgx-h100", 8, 8, proto="LL64")
+    with pytest.raises(RingsimError, match="no algorithm"):
+        nccl_choice("dgx-a100", 8, 8, algo="NVLS")
+
+
+def test_all_gather_on_one_gpu_per_node_can_use_pat_and_never_uses_trees():
+    picks = {nccl_choice("ethernet-100g", 64, n, "all-gather").algorithm
+             for n in (8, 1 << 20, 1 << 30)}
+    assert picks <= {"Ring", "PAT"} and "Tree" not in picks
+    with pytest.raises(RingsimError, match="no algorithm"):
+        nccl_choice("dgx-h100", 16, 8, "reduce-scatter", algo="Tree")
+
+
+def test_a_million_gpus_is_a_closed_form():
+    choice = nccl_choice("dgx-h100", 1_000_000, 1 << 30)
+    assert choice.seconds > nccl_choice("dgx-h100", 1024, 1 << 30).seconds
+
+
+def test_predict_rows_carry_nccl_tests_columns_and_bus_factors():
+    rows = predict("dgx-h100", 16, "8B..1GiB:x1024")
+    assert [r.bytes for r in rows] == [8, 8192, 8 << 20]
+    for r in rows:
+        assert r.count == r.bytes // 4 and r.dtype == "float"
+        assert r.algbw == pytest.approx(r.bytes / r.seconds)
+        assert r.busbw == pytest.approx(r.algbw * 2 * 15 / 16)
+        assert set(r.to_json()) >= {"bytes", "seconds", "algbw", "busbw", "algorithm",
+                                    "protocol", "channels"}
+    gather = predict("dgx-h100", 8, [1 << 20], "all-gather")[0]
+    assert gather.busbw == pytest.approx(gather.algbw * 7 / 8)
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "ringsim", "predict", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+def test_cli_json_and_table_and_one_line_errors():
+    out = _cli("--topology", "dgx-h100", "--gpus", "16", "--sizes", "8B,1GiB", "--json")
+    assert out.returncode == 0
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["bytes"] for r in rows] == [8, 1 << 30]
+    table = _cli("--sizes", "8B..8GiB")
+    lines = table.stdout.splitlines()
+    assert re.search(r"size\s+count\s+type\s+time\s+algbw\s+busbw\s+algorithm\s+protocol", lines[1])
+    assert len(lines) == 3 + 31  # 8 B to 8 GiB doubling, as -b 8 -e 8G -f 2
+    for bad in (("--algo", "bogus"), ("--gpus", "1"), ("--sizes", "8B..1B"),
+                ("--topology", "nowhere.toml")):
+        err = _cli(*bad)
+        assert err.returncode == 2 and len(err.stderr.strip().splitlines()) == 1, bad
+
+
+def test_topology_files_without_the_nccl_fields_keep_working_with_the_defaults():
+    old = parse('name = "old"\ngpus_per_node = 4\n[inside]\nalpha = "1us"\n'
+                'bandwidth = "300GB/s"\n[across]\nalpha = "3us"\nbandwidth = "200Gb/s"\n', "old")
+    assert old.arch == "ampere"
+    assert (old.level("inside").kind, old.level("across").kind) == ("nvlink", "network")
+    assert not old.level("inside").in_network_reduction
+    assert nccl_choice(old, 8, 1 << 30).algorithm in ("Ring", "Tree")
+    with pytest.raises(RingsimError, match="kind must be one of nvlink, pcie, network"):
+        parse('[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\nkind = "ethernet"\n', "bad")
+    with pytest.raises(RingsimError, match=r"\[inside\] kind must be nvlink or pcie"):
+        parse('[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\nkind = "network"\n', "bad")
+    with pytest.raises(RingsimError, match="arch must be one of"):
+        parse('arch = "pascal"\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n', "bad")
+    assert load("dgx-h100").level("inside").in_network_reduction
+    assert load("pcie-switches").level("inside").gpus_per_switch == 4
+
+
+def test_validation_set_is_at_least_40_points_from_8_machines_with_small_messages():
+    found = checks()
+    assert len(found) >= 40
+    assert len({c.system["source"] for c in found}) >= 8
+    assert any(c.point["bytes"] <= 64 << 10 for c in found)
+
+
+def test_docs_print_the_validation_table_the_data_and_model_give():
+    assert markdown(checks()) in (ROOT / "docs" / "cost.md").read_text(encoding="utf-8")
+
+
+def test_nccl_model_is_within_25_percent_of_85_percent_of_published_points():
+    found = checks()
+    share = fraction(found)
+    worst = sorted(found, key=lambda c: -abs(c.ratio - 1))[:5]
+    print(f"NCCL model within ±25%: {share:.0%} of {len(found)} points")
+    assert share >= 0.85, (f"{share:.0%} within ±25%; worst: " + "; ".join(
+        f"{c.system['id']} {c.point['bytes']} B model/measured {c.ratio:.2f}" for c in worst))
+
+
+def test_docs_show_what_predict_prints():
+    args = ("--topology", "dgx-h100", "--gpus", "16", "--sizes", "8B..8GiB:x32")
+    out = _cli(*args)
+    block = f"$ ringsim predict {' '.join(args)}\n{out.stdout}```"
+    assert block in (ROOT / "docs" / "cost.md").read_text(encoding="utf-8")
+
+
+def test_a_slower_shared_pcie_uplink_bounds_the_ring_and_a_files_name_is_printed_safely(tmp_path):
+    text = ('name = "x\\u001b[31m"\narch = "ampere"\ngpus_per_node = 8\n[inside]\nkind = "pcie"\n'
+            'alpha = "1us"\nbandwidth = "31.5GB/s"\ngpus_per_switch = 4\nuplink = "{}"\n')
+    fast, slow = (tmp_path / "fast.toml", tmp_path / "slow.toml")
+    fast.write_text(text.format("31.5GB/s"))
+    slow.write_text(text.format("15.75GB/s"))  # an x8 uplink
+    big = 1 << 30
+    assert nccl_choice(parse(fast.read_text(), "f"), 8, big).seconds == pytest.approx(
+        nccl_choice("pcie-gen4", 8, big).seconds)
+    assert nccl_choice(parse(slow.read_text(), "s"), 8, big).seconds > \
+        1.5 * nccl_choice("pcie-gen4", 8, big).seconds
+    out = _cli("--topology", str(slow), "--sizes", "1MiB")
+    assert out.returncode == 0 and "\x1b" not in out.stdout
+    assert nccl_choice(parse(fast.read_text(), "f"), 8, 8).to_json()["protocol"] == "LL"
+
+
+def test_the_constants_file_is_keyed_by_nccls_names():
+    from ringsim.cost.nccl import ALGORITHMS, PROTOCOLS
+    from ringsim.cost.nccl_graph import constants
+    c = constants()
+    assert c["version"]["nccl"] == "2.30.7-1"
+    for table in (c["base_latency"], *c["hw_latency"].values()):
+        assert tuple(table) == ALGORITHMS
+        assert all(len(row) == len(PROTOCOLS) for row in table.values())
+    assert tuple(c["tree_correction"]) == PROTOCOLS
+
+
+def test_in_network_reduction_across_nodes_opens_collnet_and_nvls_across_nodes():
+    from dataclasses import replace
+    topo = load("dgx-h100")
+    sharp = replace(topo, levels={**topo.levels, "across": replace(
+        topo.level("across"), in_network_reduction=True)})
+    assert nccl_choice(sharp, 64, 1 << 30, algo="CollNetChain").algorithm == "CollNetChain"
+    assert nccl_choice(sharp, 64, 8, algo="NVLS").algorithm == "NVLS"
+    # NVLS across nodes: hwLat[NVLINK][NVLS][Simple] 25 + hwLat[NET][NVLS][Simple] 18 µs.
+    assert nccl_choice(sharp, 64, 8, algo="NVLS").latency == pytest.approx(43e-6)
+    for algo in ("CollNetChain", "CollNetDirect"):
+        with pytest.raises(RingsimError, match="no algorithm"):
+            nccl_choice(topo, 64, 1 << 30, algo=algo)

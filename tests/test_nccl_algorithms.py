@@ -12,7 +12,7 @@ from ringsim import Layout, RingsimError, allreduce, check, make_plan, measure
 from ringsim.algorithms import nccl_tree, nvls
 from ringsim.algorithms.timing import estimate, timed_algorithms
 from ringsim.cost.model import CostModel, algbw, busbw, price
-from ringsim.cost.topology import Level, Topology, load
+from ringsim.cost.topology import Topology, load
 from ringsim.core.reference import reference_sum
 from ringsim.studies.compare import compare
 
@@ -88,10 +88,7 @@ def test_nvls_results_are_the_switch_s_one_sum():
 
 def _reducing(topology: Topology) -> Topology:
     """The topology with a switch that adds on every level (NVLink SHARP / InfiniBand SHARP)."""
-    @dataclasses.dataclass(frozen=True)
-    class Adding(Level):
-        in_network_reduction: bool = True
-    levels = {k: Adding(**dataclasses.asdict(v)) for k, v in topology.levels.items()}
+    levels = {k: dataclasses.replace(v, in_network_reduction=True) for k, v in topology.levels.items()}
     return dataclasses.replace(topology, levels=levels)
 
 
@@ -112,11 +109,14 @@ def test_nvls_busbw_passes_the_link_rate_only_with_a_switch_that_adds():
 
 
 def test_compare_times_nvls_where_the_switch_adds_and_says_why_not_elsewhere():
-    model = CostModel(load("dgx-h100"), 4)
+    model = CostModel(load("pcie-gen4"), 4)
     rows = {r.algorithm: r for r in compare(8, 1 << 20, model)}
     assert rows["nvls"].timing is None and rows["ring"].timing is not None
     assert "does not add" in nvls.unavailable(model.topology, 8)
-    rows = {r.algorithm: r for r in compare(8, 1 << 20, CostModel(_reducing(model.topology), 4))}
+    # dgx-h100's NVSwitch adds (in_network_reduction inside a node); its InfiniBand does not.
+    model = CostModel(load("dgx-h100"), 4)
+    assert nvls.unavailable(model.topology, 8) == "" and nvls.unavailable(model.topology, 16)
+    rows = {r.algorithm: r for r in compare(8, 1 << 20, model)}
     assert rows["nvls"].timing.rank == 1
     # Across nodes the reducing switch is the network's: its links are the across level.
     across = estimate("nvls", 16, 1 << 20, CostModel(_reducing(model.topology), 4))

@@ -19,7 +19,7 @@ from ..execute.ledger import Ledger, measure
 from ..core.naming import gpu_name, letter, sum_label, term
 from ..sim.scenario import Scenario
 from ..sim.simulation import Simulation
-from . import buckets, faults, sharding
+from . import buckets, faults, protocols, sharding
 from .budget import ledger_cost
 from .cache import Cache as _Cache
 from .text import plural
@@ -634,7 +634,7 @@ _register_latency_rows()
 
 def _register_training_step() -> None:
     """The training step's words: faults on the timeline, DDP's buckets, reduce-scatter, all-gather and ZeRO."""
-    for module in (faults, buckets, sharding):
+    for module in (faults, buckets, sharding, protocols):
         VOCABULARY.update(module.entries())
 
 

@@ -53,7 +53,7 @@ def test_the_shipped_course_is_the_default(lessons):
     checkout = sorted((REPO / "lessons").glob("*.md"))
     assert [p.name for p in sorted(folder.glob("*.md"))] == [p.name for p in checkout]
     assert all((folder / p.name).read_bytes() == p.read_bytes() for p in checkout)
-    assert [l.number for l in lessons] == list(range(1, 19))
+    assert [l.number for l in lessons] == list(range(1, 20))
     for lesson, title in zip(lessons, TITLES):
         assert lesson.title.startswith(title)
         assert lesson.path.parent == folder
@@ -240,7 +240,7 @@ def test_terminal_shows_the_simulator_state_at_each_stop(lessons):
 
 def test_listing_names_every_lesson(lessons):
     lines = listing(lessons)
-    assert len(lines) == 18
+    assert len(lines) == 19
     assert lines[4].split()[0] == "5" and "ring, G=4, N=8, 6 stops" in lines[4]
 
 

@@ -34,7 +34,8 @@ TITLES = ["Why GPUs must talk", "The interview", "Naive all-to-all", "Why cut th
           "Ring, phase 1", "Ring, phase 2", "Same total, different load",
           "Four strategies for multi-GPU training", "Beyond the ring", "Latency or bandwidth?",
           "The tree, step by step", "Halving-doubling, step by step", "The last bits",
-          "One slow link", "Overlap", "ZeRO and FSDP", "What you can do now"]
+          "One slow link", "Overlap", "ZeRO and FSDP", "In-network reduction",
+          "Protocols: why small messages are slow", "What you can do now"]
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ LAYERS = [
     {"cost", "execute"},
     {"algorithms"},
     {"sim", "api", "timeline"},
+    {"figures"},
     {"training"},
     {"studies", "mpi"},
     {"lessons"},
@@ -30,7 +31,10 @@ LAYERS = [
 ]
 LAYER = {package: level for level, packages in enumerate(LAYERS) for package in packages}
 # The executor factory loads the MPI executor only when an MPI run is asked for.
-PLUG_INS = {("execute/backend.py", "mpi")}
+# A Simulation and a Timeline draw themselves in Jupyter through figures/, loaded only when a
+# notebook asks.
+PLUG_INS = {("execute/backend.py", "mpi"), ("sim/simulation.py", "figures"),
+            ("timeline/model.py", "figures")}
 
 
 def _module(path: Path) -> str:

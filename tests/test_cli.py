@@ -98,7 +98,8 @@ def test_bench_quick_json(capsys):
                                             *(f"{n}-plan" for n in ALGORITHMS), "ring-peak-memory",
                                             "compare-time-1M", "compare-memory-1M",
                                             "compare-time-1M-dgx-h100", "sweep-1024", "predict-1M",
-                                            "timeline-ring", "overlap-7b"]
+                                            "timeline-ring", "overlap-7b",
+                                            "figure.svg", "figure.png", "figure-gif"]
     for r in records:
         assert {"case", "gpus", "elements", "seconds", "ratio"} <= set(r)
         assert r["ratio"] > 0

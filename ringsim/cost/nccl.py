@@ -138,15 +138,32 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
     return bus
 
 
-def _latency(sys: System, func: str, algo: str, proto: str) -> float:
+def versions() -> list[str]:
+    """The NCCL releases whose latency tables ringsim carries, newest first."""
+    return [constants()["version"]["nccl"].split("-")[0], *constants().get("older", {})]
+
+
+def _latencies(nccl: str | None) -> dict:
+    """The latency tables of one NCCL release (None: the version the model follows)."""
+    c = constants()
+    if nccl is None or nccl == versions()[0]:
+        return {"base_latency": c["base_latency"], "hw_latency": c["hw_latency"],
+                "ppn1_tree_network_row": True, "absent": []}
+    if not isinstance(nccl, str) or nccl not in c.get("older", {}):
+        raise RingsimError(f"nccl: ringsim has the tuning tables of NCCL {', '.join(versions())}")
+    return c["older"][nccl]
+
+
+def _latency(sys: System, func: str, algo: str, proto: str, nccl: str | None = None) -> float:
     """NCCL's per-call latency (µs): baseLat + the steps × hwLat of ncclTopoTuneModel."""
     c = constants()
+    tables = _latencies(nccl)
     p = names("protocols").index(proto)
-    hw = c["hw_latency"]
-    base = c["base_latency"][algo][p]
+    hw = tables["hw_latency"]
+    base = tables["base_latency"][algo][p]
     intra = hw[sys.intra_kind][algo][p]
     ppn, nodes, ranks = sys.ppn, sys.nodes, sys.ranks
-    inter = hw["network"]["Tree" if ppn == 1 else algo][p]
+    inter = hw["network"]["Tree" if ppn == 1 and tables["ppn1_tree_network_row"] else algo][p]
     local = ranks // nodes
     if algo == "Ring":
         steps = 2 * (ranks - 1) if func == "AllReduce" else ranks - 1
@@ -200,11 +217,13 @@ def _ll128_default(sys: System) -> bool:
 class _Tuned:
     sys: System
     graphs: dict
+    nccl: str | None = None
 
 
-def _tuned(topology: Topology, gpus: int) -> _Tuned:
+def _tuned(topology: Topology, gpus: int, nccl: str | None = None) -> _Tuned:
+    _latencies(nccl)  # an unknown version is an error before any work
     sys = system(topology, gpus)
-    return _Tuned(sys, graphs(sys))
+    return _Tuned(sys, graphs(sys), nccl)
 
 
 def _comm_channels(tuned: _Tuned, algo: str) -> int:
@@ -232,7 +251,7 @@ def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int) -> tu
     bw = _bus_bandwidth(sys, tuned.graphs[algo], func, algo, proto)
     if bw <= 0:
         return math.inf, 0.0, 0.0
-    lat = _latency(sys, func, algo, proto)
+    lat = _latency(sys, func, algo, proto, tuned.nccl)
     c = constants()
     log_size = _log2i(nbytes >> 6) if nbytes >> 6 else -1
     if algo == "Tree" and func == "AllReduce" and 0 <= log_size < 23:
@@ -248,9 +267,11 @@ def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int) -> tu
 
 
 def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce",
-                algo: str | None = None, proto: str | None = None) -> NcclChoice:
+                algo: str | None = None, proto: str | None = None,
+                nccl: str | None = None) -> NcclChoice:
     """NCCL's fastest (algorithm, protocol) for one call of `nbytes` per GPU (nccl-tests'
-    `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`."""
+    `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`, with the latency
+    tables of NCCL release `nccl` (one of versions(); None: the model's own)."""
     func = _function(collective)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     topo = load(topology) if isinstance(topology, str) else topology
@@ -259,7 +280,7 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     _check_count(gpus, "gpus", 2, MAX_GPUS)
     _check_count(nbytes, "bytes", 0, MAX_BYTES)
     topo.check_gpus(gpus)
-    return _choose(_tuned(topo, gpus), func, algos, protos, proto is not None, nbytes)
+    return _choose(_tuned(topo, gpus, nccl), func, algos, protos, proto is not None, nbytes)
 
 
 def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool,
@@ -271,6 +292,8 @@ def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool
         for p in names("protocols"):
             if p not in protos or not _allowed(tuned.sys, func, a, p):
                 continue
+            if a in _latencies(tuned.nccl)["absent"]:
+                continue  # an algorithm that release did not have
             if p == "LL128" and not proto_given and not _ll128_default(tuned.sys):
                 continue
             seconds, lat, bw = _seconds(tuned, func, a, p, nbytes)
@@ -289,7 +312,8 @@ def _check_count(value, what: str, low: int, high: int) -> None:
 
 
 def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: str = "all-reduce",
-                 algo: str | None = None, proto: str | None = None) -> list[NcclChoice]:
+                 algo: str | None = None, proto: str | None = None,
+                 nccl: str | None = None) -> list[NcclChoice]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints)."""
     func = _function(collective)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
@@ -297,5 +321,5 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
     for n in sizes:
         _check_count(n, "bytes", 0, MAX_BYTES)
     topology.check_gpus(gpus)
-    tuned = _tuned(topology, gpus)
+    tuned = _tuned(topology, gpus, nccl)
     return [_choose(tuned, func, algos, protos, proto is not None, n) for n in sizes]

@@ -174,6 +174,11 @@ class Simulation:
             self._problems[self.position] = found
         return self._problems[self.position]
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows the simulation as the picture of where it is (with the figures extra)."""
+        from ..figures.render import notebook_svg  # drawn only when a notebook asks
+        return notebook_svg(self)
+
     def correct(self) -> bool:
         """True when every GPU meets the goal, checked symbolically and numerically."""
         return not self.problems()

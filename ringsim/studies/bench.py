@@ -116,6 +116,8 @@ def numpy_cases(quick: bool = False) -> list[dict]:
                     "meaning": "peak bytes (input included) over input bytes; lower is better"})
     records.extend(cost_cases(quick))
     records.extend(timeline_cases(quick))
+    from .figure_bench import figure_cases
+    records.extend(figure_cases(quick))
     return records
 
 

@@ -57,6 +57,22 @@ class Sweep:
     points: tuple[Point, ...]
     crossovers: tuple[Crossover, ...]
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows the sweep as the log-log chart of each algorithm's modelled time."""
+        from ..algorithms import ALGORITHMS
+        from ..core.units import format_bytes, format_seconds
+        from .svgplot import loglog_svg
+        series = {ALGORITHMS[n].title: [(float(p.nbytes), float(p.estimates[n].seconds))
+                                        for p in self.points] for n in self.algorithms}
+        ticks = [(float(p.nbytes), format_bytes(p.nbytes))
+                 for p in self.points[::max(1, -(-len(self.points) // 6))]]
+        try:
+            return loglog_svg(f"All-reduce modelled time, {self.gpus:,} GPUs, "
+                              f"{self.model.topology.name}", "bytes per GPU", "time", series,
+                              ticks, format_seconds)
+        except ValueError:  # nothing positive to draw on log axes
+            return None
+
 
 def parse_sizes(text: str) -> list[int]:
     """'1KiB..8GiB' (powers of two: every doubling), 'A..B:xF' (factor F), or 'A,B,C'."""

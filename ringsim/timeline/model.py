@@ -106,6 +106,11 @@ class Timeline:
         """What transfer i waited for last: 'data', 'out port', 'in port', 'joined' or ''."""
         return REASONS[int(self.reasons[i])]
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows the timeline as a chart, a bar per transfer (with the figures extra)."""
+        from ..figures.timeline_chart import notebook_timeline_svg  # drawn only when asked
+        return notebook_timeline_svg(self)
+
 
 def _columns(plan: Plan, elements: int, model: CostModel):
     """Every transfer that moves bytes, as flat columns in plan order."""

@@ -1,0 +1,73 @@
+"""ringsim figure: any step of any algorithm and collective as a picture, chosen by the file's
+suffix: .svg or .png (one step), .pdf (one page per step), .gif or .html (animated)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..algorithms.collectives import collective
+from ..core.errors import RingsimError
+from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
+from ._collective import add_collective_argument
+from .common import add_scenario_arguments, options_from_args
+
+ORDER = 52
+HELP = "draw a step (or every step, animated) as .svg, .png, .pdf, .gif or .html"
+MAX_ELEMENTS = 1_000_000  # a figure shows labels, not numbers: more elements only cost memory
+
+
+def register(sub) -> None:
+    parser = sub.add_parser(
+        "figure", help=HELP,
+        description=HELP + ". GPUs are columns of segment cells coloured by whose gradients "
+        "they hold (a complete sum in full colour), an arrow per transfer marked add or copy. "
+        "Example: ringsim figure ring.gif (the 4-GPU example, animated); ringsim figure "
+        "tree.svg -a tree -g 8 --step 2; ringsim figure --all docs/figures.")
+    parser.add_argument("output", nargs="?", metavar="FILE",
+                        help="the file to write: .svg, .png, .pdf, .gif or .html")
+    parser.add_argument("--step", type=int, default=None, metavar="K",
+                        help="the picture after K steps, 0 (the start) to the plan's length "
+                             "(default: step 1 for .svg/.png; every step for .pdf/.gif/.html)")
+    parser.add_argument("--theme", default="light", choices=("light", "dark"),
+                        help="colours (default: light)")
+    parser.add_argument("--size", default=None, metavar="W[xH]",
+                        help="width (or width x height) in px of the picture shown, 64 to 4096 "
+                             "(default: its natural size)")
+    parser.add_argument("--all", default=None, metavar="DIR",
+                        help="draw every picture the README and docs show into DIR "
+                             "(docs/figures), instead of FILE")
+    add_scenario_arguments(parser, backend=False)
+    add_collective_argument(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..figures.output import parse_size, suffix_of, write
+    from ..figures.render import need_drawsvg
+    if args.all is not None:
+        if args.output is not None:
+            raise RingsimError("give FILE or --all DIR, not both")
+        need_drawsvg()
+        from ..figures.gallery import write_all
+        for path in write_all(args.all):
+            print(path)
+        return 0
+    if args.output is None:
+        raise RingsimError("say which file to write, e.g. ringsim figure ring.svg (or --all DIR)")
+    suffix_of(args.output)
+    size = parse_size(args.size) if args.size is not None else None
+    if args.gpus > SYMBOLIC_MAX_GPUS:
+        raise RingsimError(f"a figure shows at most {SYMBOLIC_MAX_GPUS} GPUs, got {args.gpus:,}; "
+                           f"`ringsim compare --gpus {args.gpus}` gives the counts")
+    if args.elements > MAX_ELEMENTS:
+        raise RingsimError(f"a figure takes at most {MAX_ELEMENTS:,} elements per GPU, got "
+                           f"{args.elements:,} (the picture is the same for any N)")
+    c = collective(args.collective)
+    plan = c.plan(args.gpus, args.algorithm, **dict(options_from_args(args)))
+    if args.step is not None and not 0 <= args.step <= len(plan):
+        raise RingsimError(f"--step must be from 0 (the start) to {len(plan)}, got {args.step}")
+    need_drawsvg()
+    sim = Simulation(plan, args.elements, collective=c)
+    written = write(sim, args.output, args.step, args.theme, size)
+    print(f"wrote {args.output} ({written:,} bytes)")
+    return 0

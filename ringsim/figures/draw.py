@@ -1,0 +1,328 @@
+"""One frame as SVG (drawsvg): GPUs as columns of segment cells, an arrow per transfer.
+
+The contract tests and pages rely on: every GPU is an element of class `gpu`, every segment
+buffer one of class `segment` holding its label's text, every transfer one of class
+`transfer` with `data-src` and `data-dst` (1-based GPUs) and `data-op` (`reduce` or `copy`).
+Beyond 16 GPUs the columns would be too narrow to read, so the frame becomes a heat map of
+how much of each sum every buffer holds, beside a matrix of who sends to whom.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.naming import gpu_name
+from ..core.naming import term
+from .frames import MAX_TERMS, Frame, Move
+from .layout import CELL_H, GAP_X, HEADER_H, Layout
+from .theme import Theme, gpu_colour, lane_colour, mixture
+
+DETAILED_MAX_GPUS = 16
+TICKS_MAX_GPUS = 8  # beyond this a tick per GPU under a partial sum is too small to see
+FONT = "DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif"
+LABEL_SIZE = 12
+TOP = 78       # the title block above the columns
+FOOTER = 64    # counters and legend below
+MIN_WIDTH = 680
+MAX_CHIPS = 32  # arrows that get an add/copy tag; more would hide the cells
+_NARROW = set("₀₁₂₃₄₅₆₇₈₉")
+
+
+def text_width(text: str, size: float) -> float:
+    """About how wide DejaVu Sans sets `text` at `size` px (subscripts are narrower)."""
+    return size * sum(0.42 if c in _NARROW else 0.84 if c == "+" else 0.62 for c in text)
+
+
+def cell_width(gpus: int, segments: int) -> float:
+    """One column width for every step of a plan, so that nothing moves between frames: wide
+    enough for the longest label any step can show (MAX_TERMS terms, or 'a₁+b₁+…+h₁')."""
+    widest_term = max(text_width(term(g, segments - 1), LABEL_SIZE) for g in range(gpus))
+    terms = min(gpus, MAX_TERMS)
+    longest = terms * widest_term + (terms - 1) * text_width("+", LABEL_SIZE)
+    return max(64.0, min(172.0, longest + 14))
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A drawn frame: its SVG text and its natural size in px."""
+
+    svg: str
+    width: float
+    height: float
+
+
+def _fit(d, text: str, size: float, x: float, y: float, room: float, **attrs):
+    """A centred text element, squeezed to `room` px when it would be wider."""
+    import drawsvg as draw
+    if text_width(text, size) > room:
+        attrs.update(textLength=f"{room:.1f}", lengthAdjust="spacingAndGlyphs")
+    return draw.Text(text, size, x, y, text_anchor="middle", dominant_baseline="central", **attrs)
+
+
+def _head(x0: float, y0: float, x1: float, y1: float, size: float = 9.0) -> list[float]:
+    """An arrowhead's three corners at (x1, y1), pointing away from (x0, y0)."""
+    dx, dy = x1 - x0, y1 - y0
+    n = max((dx * dx + dy * dy) ** 0.5, 1e-9)
+    ux, uy = dx / n, dy / n
+    bx, by = x1 - ux * size, y1 - uy * size
+    return [x1, y1, bx - uy * size * 0.5, by + ux * size * 0.5, bx + uy * size * 0.5, by - ux * size * 0.5]
+
+
+def _route(lay: Layout, m: Move, repeat: int) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
+    """Start, control point and end of a transfer's arrow (a quadratic curve)."""
+    a, b, w, h = m.src, m.dst, lay.width, lay.height
+    ra, ia = lay.row_of(a)
+    rb, ib = lay.row_of(b)
+    ax, bx = lay.x[a], lay.x[b]
+    if ra == rb and abs(ia - ib) == 1:  # side by side: level with the segments it moves
+        ym = lay.y[a] + HEADER_H + CELL_H * ((m.first + m.last) / 2 + 0.5)
+        ym += -3 if bx > ax else 3
+        start = (ax + w, ym) if bx > ax else (ax, ym)
+        end = (bx, ym) if bx > ax else (bx + w, ym)
+        return start, ((start[0] + end[0]) / 2, ym), end
+    if ra == rb:  # the same row, further apart: an arc above (rightwards) or below (leftwards)
+        up = bx > ax
+        rise = min(118.0, 34 + 20 * abs(ia - ib)) + 9 * repeat
+        edge = lay.y[a] if up else lay.y[a] + h
+        sx, ex = ax + w / 2 + (8 if up else -8), bx + w / 2 + (-8 if up else 8)
+        return (sx, edge), ((sx + ex) / 2, edge - rise if up else edge + rise), (ex, edge)
+    shift = (-10 if a < b else 10) + (16 if a < b else -16) * repeat  # a pair sending both ways: two lines side by side
+    down = lay.y[b] > lay.y[a]
+    start = (ax + w / 2 + shift, lay.y[a] + h if down else lay.y[a])
+    end = (bx + w / 2 + shift, lay.y[b] if down else lay.y[b] + h)
+    return start, ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2), end
+
+
+def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: bool, both: bool):
+    """The transfer's arrow, and its add/copy tag (drawn later, above every arrow) or None."""
+    import drawsvg as draw
+    colour = lane_colour(m.lane) if lanes > 1 else (t.reduce if m.op == "reduce" else t.copy)
+    g = draw.Group(class_="transfer", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op,
+                   data_first=m.first + 1, data_last=m.last + 1, data_sent=m.sent)
+    g.append(draw.Title(m.sentence))
+    (x0, y0), (cx, cy), (x1, y1) = _route(lay, m, repeat)
+    # End the line where the arrowhead starts, so that a dashed line does not blunt the tip.
+    hx, hy = x1 - cx, y1 - cy
+    n = max((hx * hx + hy * hy) ** 0.5, 1e-9)
+    lx, ly = x1 - hx / n * 7, y1 - hy / n * 7
+    path = f"M{x0:.1f},{y0:.1f} Q{cx:.1f},{cy:.1f} {lx:.1f},{ly:.1f}"
+    if chip:  # a few arrows: a halo keeps each readable where it crosses cells
+        g.append(draw.Raw(f'<path d="{path}" fill="none" stroke="{t.halo}" stroke-width="5.5" '
+                          'stroke-linecap="round" stroke-opacity="0.85"/>'))
+    dash = ' stroke-dasharray="6 4"' if m.op == "copy" else ""
+    # Many arrows at once (everyone to everyone): thinner and see-through, so the cells show.
+    width, alpha = ("2.2", "1") if chip else ("1.1", "0.55")
+    g.append(draw.Raw(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{width}" '
+                      f'stroke-opacity="{alpha}"{dash}/>'))
+    g.append(draw.Lines(*_head(cx, cy, x1, y1, 9.0 if chip else 6.0), close=True, fill=colour,
+                        fill_opacity=alpha))
+    tag = None
+    if chip:
+        word = "add" if m.op == "reduce" else "copy"
+        # Tags of arrows that share a path (both ways, or two lanes) sit apart along it.
+        at = 0.5 + (0.2 if repeat % 2 else -0.2) if repeat else 0.5
+        if both:
+            at = 0.25  # each near its own sender
+        mx = (1 - at) ** 2 * x0 + 2 * at * (1 - at) * cx + at * at * x1  # a point on the curve
+        my = (1 - at) ** 2 * y0 + 2 * at * (1 - at) * cy + at * at * y1
+        cw = text_width(word, 10) + 8
+        tag = draw.Group(class_="tag", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op)
+        tag.append(draw.Rectangle(mx - cw / 2, my - 7.5, cw, 15, rx=7.5, fill=t.background,
+                                  stroke=colour, stroke_width=1.2))
+        tag.append(draw.Text(word, 10, mx, my, text_anchor="middle", dominant_baseline="central",
+                             fill=colour, font_weight="bold"))
+    return g, tag
+
+
+def _cells(f: Frame, lay: Layout, t: Theme, sending: dict, receiving: dict):
+    import drawsvg as draw
+    out = []
+    w = lay.width
+    for k in range(f.gpus):
+        x, y = lay.x[k], lay.y[k]
+        g = draw.Group(class_="gpu", data_gpu=k + 1)
+        g.append(draw.Rectangle(x - 3, y, w + 6, lay.height + 3, rx=6, fill=t.panel,
+                                stroke=t.muted, stroke_width=0.8))
+        g.append(draw.Rectangle(x, y + 4, 16, HEADER_H - 8, rx=3, fill=gpu_colour(k, f.gpus, t)))
+        g.append(draw.Text(gpu_name(k), 13, x + w / 2 + 8, y + HEADER_H / 2 + 1, text_anchor="middle",
+                           dominant_baseline="central", fill=t.text, font_weight="bold"))
+        for s in range(f.segments):
+            cy = y + HEADER_H + s * CELL_H
+            holds, done = f.holds[k][s], f.complete[k][s]
+            fill = t.complete if done else mixture(holds, f.gpus, t)
+            ink = t.complete_text if done else (t.text if holds else t.muted)
+            cell = draw.Group(class_="segment", data_gpu=k + 1, data_segment=s + 1,
+                              data_holds=",".join(str(c + 1) for c in holds),
+                              data_complete="true" if done else "false")
+            cell.append(draw.Rectangle(x + 1, cy + 1, w - 2, CELL_H - 2, rx=3, fill=fill))
+            if f.gpus <= TICKS_MAX_GPUS and len(set(holds)) > 1 and not done:
+                tick = (w - 8) / f.gpus  # who is in the sum: one tick per GPU, under the label
+                for c in sorted(set(holds)):
+                    cell.append(draw.Rectangle(x + 4 + c * tick, cy + CELL_H - 4.5, max(tick - 1, 1), 2.5,
+                                               fill=gpu_colour(c, f.gpus, t)))
+            cell.append(_fit(draw, f.labels[k][s], LABEL_SIZE, x + w / 2, cy + CELL_H / 2 - 0.5, w - 8,
+                             fill=ink))
+            if (k, s) in receiving:
+                cell.append(draw.Rectangle(x + 0.5, cy + 0.5, w - 1, CELL_H - 1, rx=3, fill="none",
+                                           stroke=receiving[(k, s)], stroke_width=2.4))
+            elif (k, s) in sending:
+                cell.append(draw.Rectangle(x + 0.5, cy + 0.5, w - 1, CELL_H - 1, rx=3, fill="none",
+                                           stroke=sending[(k, s)], stroke_width=1.6,
+                                           stroke_dasharray="4 3"))
+            g.append(cell)
+        out.append(g)
+    return out
+
+
+def _legend(d, f: Frame, t: Theme, y: float, width: float) -> None:
+    import drawsvg as draw
+    x = 18.0
+    if f.gpus <= DETAILED_MAX_GPUS:
+        d.append(draw.Text("gradients:", 11, x, y, fill=t.muted, dominant_baseline="central"))
+        x += 62
+        for k in range(f.gpus):
+            d.append(draw.Rectangle(x, y - 5, 10, 10, rx=2, fill=gpu_colour(k, f.gpus, t)))
+            x += 13
+        x += 8
+    d.append(draw.Rectangle(x, y - 5, 10, 10, rx=2, fill=t.complete))
+    d.append(draw.Text("complete sum", 11, x + 14, y, fill=t.muted, dominant_baseline="central"))
+    x += 100
+    d.append(draw.Line(x, y, x + 22, y, stroke=t.reduce, stroke_width=2.2))
+    d.append(draw.Text("add (reduce)", 11, x + 27, y, fill=t.muted, dominant_baseline="central"))
+    x += 104
+    d.append(draw.Line(x, y, x + 22, y, stroke=t.copy, stroke_width=2.2, stroke_dasharray="6 4"))
+    d.append(draw.Text("copy", 11, x + 27, y, fill=t.muted, dominant_baseline="central"))
+    if f.lanes > 1:
+        x += 62
+        d.append(draw.Text(f"{f.lanes} lanes:", 11, x, y, fill=t.muted, dominant_baseline="central"))
+        x += 50
+        for lane in range(f.lanes):
+            d.append(draw.Line(x, y, x + 16, y, stroke=lane_colour(lane), stroke_width=3))
+            x += 20
+
+
+def _counters(f: Frame) -> str:
+    return (f"step {f.position} of {f.steps} · moved so far: {f.moved:,} elements in "
+            f"{f.messages:,} messages · busiest GPU sent {f.busiest_sent:,}, received "
+            f"{f.busiest_received:,}")
+
+
+def _title(d, f: Frame, t: Theme, width: float) -> None:
+    import drawsvg as draw
+    d.append(draw.Text(f.banner, 20, 18, 30, fill=t.text, font_weight="bold", class_="title"))
+    d.append(draw.Text(f.title, 13, 18, 54, fill=t.muted, class_="subtitle"))
+
+
+def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | None = None) -> Drawn:
+    """The SVG of one frame; `lay` is the columns' layout (None: the heat map, beyond 16 GPUs)."""
+    if lay is None or f.gpus > DETAILED_MAX_GPUS:
+        return draw_heat_map(f, t, size)
+    import drawsvg as draw
+    width = max(lay.right, MIN_WIDTH)
+    height = TOP + lay.bottom + FOOTER
+    d = _drawing(width, height, t, size)
+    _title(d, f, t, width)
+    body = draw.Group(transform=f"translate({(width - lay.right) / 2:.1f},{TOP})")
+    for m, x, y, w, h in lay.boxes:
+        node = draw.Group(class_="node", data_node=m + 1)
+        node.append(draw.Rectangle(x, y, w, h, rx=10, fill="none", stroke=t.muted, stroke_width=1.2,
+                                   stroke_dasharray="2 3"))
+        node.append(draw.Text(f"node {m + 1}", 11, x + 8, y - 6, fill=t.muted))
+        body.append(node)
+    sending, receiving = {}, {}
+    for m in f.moves:
+        colour = lane_colour(m.lane) if f.lanes > 1 else (t.reduce if m.op == "reduce" else t.copy)
+        for s in range(m.first, m.last + 1):
+            sending.setdefault((m.src, s), colour)
+            receiving[(m.dst, s)] = colour
+    for g in _cells(f, lay, t, sending, receiving):
+        body.append(g)
+    seen: dict[tuple[int, int], int] = {}
+    pairs = {(m.src, m.dst) for m in f.moves}
+    tags = []
+    chips = len(f.moves) <= MAX_CHIPS and GAP_X >= 40
+    for m in f.moves:
+        repeat = seen.get((m.src, m.dst), 0)
+        seen[(m.src, m.dst)] = repeat + 1
+        arrow, tag = _transfer(m, lay, t, repeat, f.lanes, chips, (m.dst, m.src) in pairs)
+        body.append(arrow)
+        if tag is not None:
+            tags.append(tag)
+    for tag in tags:  # above every arrow, so that no line crosses a tag
+        body.append(tag)
+    d.append(body)
+    d.append(draw.Text(_counters(f), 12, 18, height - FOOTER + 20, fill=t.text, class_="counters"))
+    _legend(d, f, t, height - FOOTER + 44, width)
+    return Drawn(d.as_svg(), width, height)
+
+
+def _drawing(width: float, height: float, t: Theme, size: tuple[int, int] | None):
+    import drawsvg as draw
+    shown_w, shown_h = (width, height) if size is None else _scaled(width, height, size)
+    d = draw.Drawing(shown_w, shown_h, font_family=FONT)
+    d.view_box = (0, 0, width, height)
+    d.append(draw.Rectangle(0, 0, width, height, fill=t.background))
+    return d
+
+
+def _scaled(width: float, height: float, size: tuple[int, int]) -> tuple[float, float]:
+    """The shown size for --size W or WxH (0: keep the drawing's aspect ratio)."""
+    w, h = size
+    if w and h:
+        return w, h
+    if w:
+        return w, round(height * w / width)
+    return round(width * h / height), h
+
+
+def draw_heat_map(f: Frame, t: Theme, size: tuple[int, int] | None = None) -> Drawn:
+    """Beyond 16 GPUs: each buffer a small cell, darker the more of its sum it holds (the complete
+    sum in full colour), and who sends to whom in this step as a G × G matrix."""
+    import drawsvg as draw
+    cell = max(3.0, min(14.0, 560.0 / max(f.segments, f.gpus)))
+    grid_w, grid_h = f.segments * cell, f.gpus * cell
+    mat = max(2.0, min(8.0, 300.0 / f.gpus))
+    left, top = 70.0, TOP + 40
+    mat_x = left + max(grid_w, 300) + 60  # past the grid's caption too
+    width = max(MIN_WIDTH, mat_x + max(f.gpus * mat, 190) + 30)
+    height = top + max(grid_h, f.gpus * mat) + 30 + FOOTER
+    d = _drawing(width, height, t, size)
+    _title(d, f, t, width)
+    d.append(draw.Text("each GPU's segments: how much of the sum they hold", 11, left, top - 10,
+                       fill=t.muted))
+    back = t.panel
+    for k in range(f.gpus):
+        g = draw.Group(class_="gpu", data_gpu=k + 1)
+        if k == 0 or k == f.gpus - 1 or (k + 1) % 8 == 0:
+            g.append(draw.Text(gpu_name(k), 10, left - 6, top + (k + 0.5) * cell, text_anchor="end",
+                               dominant_baseline="central", fill=t.muted))
+        for s in range(f.segments):
+            holds, done = f.holds[k][s], f.complete[k][s]
+            share = len(set(holds)) / f.gpus
+            fill = t.complete if done else _blend(back, t.reduce, 0.15 + 0.75 * share) if holds else back
+            c = draw.Group(class_="segment", data_gpu=k + 1, data_segment=s + 1,
+                           data_holds=",".join(str(x + 1) for x in holds))
+            c.append(draw.Title(f.labels[k][s]))
+            c.append(draw.Rectangle(left + s * cell, top + k * cell, cell - 0.5, cell - 0.5, fill=fill))
+            g.append(c)
+        d.append(g)
+    d.append(draw.Text("who sends to whom in this step", 11, mat_x, top - 24, fill=t.muted))
+    d.append(draw.Text("(row: sender, column: receiver)", 11, mat_x, top - 10, fill=t.muted))
+    d.append(draw.Rectangle(mat_x, top, f.gpus * mat, f.gpus * mat, fill="none", stroke=t.muted,
+                            stroke_width=0.6))
+    for m in f.moves:
+        colour = t.reduce if m.op == "reduce" else t.copy
+        g = draw.Group(class_="transfer", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op,
+                       data_first=m.first + 1, data_last=m.last + 1, data_sent=m.sent)
+        g.append(draw.Title(m.sentence))
+        g.append(draw.Rectangle(mat_x + m.dst * mat, top + m.src * mat, mat, mat, fill=colour))
+        d.append(g)
+    d.append(draw.Text(_counters(f), 12, 18, height - FOOTER + 20, fill=t.text, class_="counters"))
+    _legend(d, f, t, height - FOOTER + 44, width)
+    return Drawn(d.as_svg(), width, height)
+
+
+def _blend(a: str, b: str, share: float) -> str:
+    ca = [int(a[i:i + 2], 16) for i in (1, 3, 5)]
+    cb = [int(b[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(x + (y - x) * share):02x}" for x, y in zip(ca, cb))

@@ -1,0 +1,154 @@
+"""What a figure shows, read from the engine: each GPU's segments (who they hold and their labels,
+as the walkthrough writes them), the step's transfers with their sentences, and the counters.
+
+A frame is the state after `position` steps of a Simulation (0: the start) with the transfers
+of the step that led there; nothing here draws, so tests read the same frames the pictures do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..algorithms import ALGORITHMS, algorithm, checked_options
+from ..algorithms.collectives import ALL_REDUCE, Collective
+from ..algorithms.spec import AlgorithmSpec
+from ..algorithms.spec import Shape
+from ..core.errors import RingsimError
+from ..core.plan import Plan
+from ..sim.narrate import held
+
+# A Simulation draws itself through this package, so nothing here imports sim/simulation.py
+# (that would be an import circle): a simulation is what it is handed.
+FIGURE_MAX_GPUS = 128  # the most GPUs a figure shows (the simulation keeps labels up to here)
+MAX_TERMS = 6  # terms a label shows before '…', as the walkthrough's sentences
+MAX_CELLS = 128 * 128  # GPUs × segments one figure draws
+MAX_ANIMATED_CELLS = 400_000  # GPUs × segments × frames of one animation, PDF deck or GIF
+
+
+@dataclass(frozen=True)
+class Move:
+    """One transfer of the step shown: 0-based GPUs and segments, what it carried, in words."""
+
+    src: int
+    dst: int
+    first: int
+    last: int
+    op: str  # 'reduce' or 'copy'
+    sent: str  # the label the sender's segments held, as the walkthrough writes it
+    sentence: str
+    lane: int
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The picture of one position: every GPU's segments and the step that led there."""
+
+    title: str     # the scenario: 'Ring all-reduce · 4 GPUs · 8 elements per GPU'
+    banner: str    # phase and iteration: 'Reduce-scatter · iteration 1 of 3'
+    position: int  # steps carried out (0: the start)
+    steps: int     # steps of the plan
+    gpus: int
+    segments: int
+    shape: Shape
+    lanes: int
+    nodes: tuple[tuple[int, ...], ...]  # the GPUs of each node; () when the plan has no nodes
+    holds: tuple[tuple[tuple[int, ...], ...], ...]  # [gpu][segment]: the GPUs summed in it
+    labels: tuple[tuple[str, ...], ...]             # [gpu][segment]: 'd₄+a₄'
+    complete: tuple[tuple[bool, ...], ...]
+    moves: tuple[Move, ...]
+    moved: int        # elements moved so far
+    messages: int     # transfers so far
+    busiest_sent: int
+    busiest_received: int
+    elements: int
+
+
+def spec_of(plan: Plan, collective: Collective) -> AlgorithmSpec:
+    """The registered algorithm that built the plan: a reduce-scatter's or all-gather's plan is
+    named for its collective, so it is the first algorithm the collective is built by."""
+    if plan.algorithm in ALGORITHMS:
+        return ALGORITHMS[plan.algorithm]
+    return algorithm(collective.algorithms[0])
+
+
+def lane_count(plan: Plan, collective: Collective = ALL_REDUCE) -> int:
+    """How many rings or trees share the segments (each takes a block of S/lanes)."""
+    return spec_of(plan, collective).lanes(**checked_options(plan))
+
+
+def lane_of(segments: int, lanes: int, segment: int) -> int:
+    """The ring or tree that owns a segment."""
+    return min(segment * lanes // max(segments, 1), lanes - 1)
+
+
+def node_groups(plan: Plan) -> tuple[tuple[int, ...], ...]:
+    """The GPUs of each node, when the plan was made for nodes of consecutive GPUs (else ())."""
+    nodes = plan.options.get("nodes")
+    if not nodes or nodes <= 1 or plan.gpus % nodes:
+        return ()
+    per = plan.gpus // nodes
+    return tuple(tuple(range(m * per, (m + 1) * per)) for m in range(nodes))
+
+
+def check_size(sim, frames: int = 1) -> None:
+    """Refuse, before drawing, a figure with more GPUs or cells than it can show."""
+    g, s = sim.plan.gpus, sim.plan.segments
+    if sim.symbolic is None or g > FIGURE_MAX_GPUS:
+        raise RingsimError(f"a figure shows at most {FIGURE_MAX_GPUS} GPUs, got {g:,}; "
+                           f"`ringsim compare --gpus {g}` gives the counts")
+    if g * s > MAX_CELLS:
+        raise RingsimError(f"a figure shows at most {MAX_CELLS:,} segment buffers, and "
+                           f"{g:,} GPUs × {s:,} segments make {g * s:,}; use fewer GPUs or channels")
+    if g * s * frames > MAX_ANIMATED_CELLS:
+        raise RingsimError(f"{frames:,} pictures of {g * s:,} segment buffers each are more than "
+                           f"the {MAX_ANIMATED_CELLS:,} one file holds; draw one step (--step K) "
+                           f"or use fewer GPUs")
+
+
+def _frame(sim, moves: tuple[Move, ...], shape: Shape, lanes: int, nodes) -> Frame:
+    state, g, s = sim.symbolic, sim.plan.gpus, sim.plan.segments
+    ledger = sim.ledger()
+    banner = sim.banner
+    return Frame(
+        title=sim.title, banner=banner, position=sim.position, steps=len(sim.plan),
+        gpus=g, segments=s, shape=shape, lanes=lanes, nodes=nodes,
+        holds=tuple(tuple(state.held[k][j] for j in range(s)) for k in range(g)),
+        labels=tuple(tuple(state.label(k, j, max_terms=MAX_TERMS) for j in range(s)) for k in range(g)),
+        complete=tuple(tuple(state.is_complete(k, j) for j in range(s)) for k in range(g)),
+        moves=moves, moved=ledger.total, messages=ledger.messages,
+        busiest_sent=int(ledger.sent.max()) if g else 0,
+        busiest_received=int(ledger.received.max()) if g else 0,
+        elements=sim.layout.elements)
+
+
+def frames(sim, positions: list[int] | None = None) -> list[Frame]:
+    """The frames at `positions` (default: every position, 0 to the plan's length); the
+    simulation is left where it was."""
+    plan = sim.plan
+    wanted = list(range(len(plan) + 1)) if positions is None else positions
+    for p in wanted:
+        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= len(plan):
+            raise RingsimError(f"the step must be a whole number from 0 (the start) to "
+                               f"{len(plan)}, got {p!r}")
+    check_size(sim, len(wanted))
+    shape, lanes = spec_of(plan, sim.collective).shape, lane_count(plan, sim.collective)
+    nodes = node_groups(plan)
+    saved, out = sim.position, []
+    for p in wanted:
+        moves: tuple[Move, ...] = ()
+        if p:
+            sim.goto(p - 1)
+            before = sim.symbolic
+            step = plan.steps[p - 1]
+            sent = [held(before, t.src, t.first, t.last, MAX_TERMS, parens=False)
+                    for t in step.transfers()]
+            sim.step()
+            words = sim.sentences(p - 1)
+            moves = tuple(Move(t.src, t.dst, t.first, t.last, t.op, label, sentence,
+                               lane_of(plan.segments, lanes, t.first))
+                          for t, label, sentence in zip(step.transfers(), sent, words))
+        else:
+            sim.goto(0)
+        out.append(_frame(sim, moves, shape, lanes, nodes))
+    sim.goto(saved)
+    return out

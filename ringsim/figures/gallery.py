@@ -1,0 +1,47 @@
+"""The pictures the README and docs show, and the one function that draws them all again
+(`ringsim figure --all docs/figures`); tests/test_figures_docs.py holds the committed files to it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..algorithms import ALGORITHMS
+from ..algorithms.collectives import ALL_REDUCE
+from ..sim.simulation import Simulation
+from .output import check_target, render, write_atomically
+
+SEED_GPUS = 4      # the walkthrough's example: four GPUs, segments a₁…d₄
+ALGORITHM_GPUS = 8  # each algorithm's figure: enough GPUs to show its shape
+ALGORITHM_STEP = 2  # the second step: sums already partly built
+
+
+def seed() -> Simulation:
+    """The walkthrough's example: ring all-reduce of 4 GPUs."""
+    return Simulation(ALL_REDUCE.plan(SEED_GPUS, "ring"), 8)
+
+
+def entries() -> list[tuple[str, Simulation, int | None]]:
+    """(file name, simulation, step) of every picture; step None: every step, animated."""
+    out: list[tuple[str, Simulation, int | None]] = [
+        ("ring-4.gif", seed(), None), ("ring-4.html", seed(), None), ("ring-4.svg", seed(), 1)]
+    for name in ALGORITHMS:
+        sim = Simulation.create(name, ALGORITHM_GPUS)
+        out.append((f"{name}.svg", sim, min(ALGORITHM_STEP, len(sim.plan))))
+    return out
+
+
+def pictures() -> dict[str, bytes]:
+    """Every picture's file name and bytes, as `write_all` writes them."""
+    return {name: render(sim, Path(name).suffix, step) for name, sim, step in entries()}
+
+
+def write_all(folder: str | Path) -> list[Path]:
+    """Draw every picture into `folder` (created if missing); returns the paths written."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, data in pictures().items():
+        target = check_target(folder / name)
+        write_atomically(target, data)
+        written.append(target)
+    return written

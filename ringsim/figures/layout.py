@@ -1,0 +1,177 @@
+"""Where each GPU's column goes, read from the plan and the algorithm's shape (never its name).
+
+A ring is drawn as a loop of two rows (the first half of the ring order left to right, the
+rest back right to left, so that every hop is to a neighbour and the last hop closes the loop),
+a tree with parents above children, pairs as two rows whose partners face each other or sit
+side by side, a star with its centre above the others, and nodes as boxes around their GPUs.
+Trees' parents are the receivers of their reduces and a ring's order is its `ring_order`
+option, as learners draw them on paper (Sanders, Speck & Träff, "Two-tree algorithms for full
+bandwidth broadcast, reduction and scan", Parallel Computing 35(12), 2009; Thakur,
+Rabenseifner & Gropp, "Optimization of collective communication operations in MPICH", 2005).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..algorithms.spec import Shape
+from ..core.plan import Plan
+from .frames import lane_of
+
+MAX_ROW = 8        # columns in one row before it wraps
+CELL_H = 20        # one segment's cell
+HEADER_H = 24      # the GPU's name above its cells
+GAP_X = 58         # between columns of a row: room for an arrow
+GAP_Y = 96         # between rows: room for arrows and arcs
+MARGIN = 28
+ARC_ROOM = 64      # above the first row and below the last: arcs between distant columns
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Column positions (top-left corner per GPU), sizes, rows and node boxes."""
+
+    x: tuple[float, ...]
+    y: tuple[float, ...]
+    width: float       # of one column
+    height: float      # of one column
+    rows: tuple[tuple[int, ...], ...]
+    boxes: tuple[tuple[int, float, float, float, float], ...]  # node, x, y, w, h
+    right: float       # the drawing's extent
+    bottom: float
+
+    def row_of(self, gpu: int) -> tuple[int, int]:
+        """(row, place in the row) of a GPU."""
+        for r, row in enumerate(self.rows):
+            if gpu in row:
+                return r, row.index(gpu)
+        raise ValueError(gpu)
+
+    def neighbours(self, a: int, b: int) -> bool:
+        """True when the two GPUs sit side by side in one row."""
+        (ra, ia), (rb, ib) = self.row_of(a), self.row_of(b)
+        return ra == rb and abs(ia - ib) == 1
+
+
+def ring_order(plan: Plan) -> list[int]:
+    """The first ring's GPU order (0-based): the ring_order option, else 0, 1, …, G−1."""
+    orders = plan.options.get("ring_order")
+    if orders:
+        return [g - 1 for g in orders[0]]
+    return list(range(plan.gpus))
+
+
+def tree_parents(plan: Plan, lanes: int) -> list[int]:
+    """Each GPU's parent in the first tree (−1 for the root): where its reduces go."""
+    parents = [-1] * plan.gpus
+    for step in plan.steps:
+        for t in step.transfers():
+            if t.op == "reduce" and lane_of(plan.segments, lanes, t.first) == 0:
+                parents[t.src] = t.dst
+    return parents
+
+
+def tree_levels(parents: list[int]) -> list[list[int]]:
+    """GPUs by depth, children in their parent's order."""
+    children: dict[int, list[int]] = {g: [] for g in range(-1, len(parents))}
+    for g, p in enumerate(parents):
+        children[p].append(g)
+    levels, frontier = [], children[-1]
+    while frontier:
+        levels.append(frontier)
+        frontier = [c for g in frontier for c in children[g]]
+    return levels
+
+
+def centre_gpu(plan: Plan) -> int:
+    """The GPU that takes part in the most transfers: a star's centre."""
+    count = np.zeros(plan.gpus, dtype=np.int64)
+    for step in plan.steps:
+        np.add.at(count, step.src, 1)
+        np.add.at(count, step.dst, 1)
+    return int(np.argmax(count))
+
+
+def _wrap(row: list[int]) -> list[list[int]]:
+    rows = max(1, math.ceil(len(row) / MAX_ROW))
+    per = math.ceil(len(row) / rows)
+    return [row[i:i + per] for i in range(0, len(row), per)]
+
+
+def rows_for(plan: Plan, shape: Shape, lanes: int, nodes=()) -> tuple[list[list[int]], list[str]]:
+    """The rows of GPUs and how each row aligns ('left', 'right', 'centre')."""
+    g = plan.gpus
+    if nodes:  # a node's GPUs side by side in one row, the nodes one below another
+        rows = [r for node in nodes for r in _wrap(list(node))]
+        return rows, ["left"] * len(rows)
+    if shape is Shape.TREE:
+        levels = tree_levels(tree_parents(plan, lanes))
+        placed = {k for level in levels for k in level}
+        levels.append([k for k in range(g) if k not in placed])  # none, unless a plan loops
+        rows = [r for level in levels if level for r in _wrap(level)]
+        return rows, ["centre"] * len(rows)
+    if shape is Shape.STAR and g > 1:
+        centre = centre_gpu(plan)
+        rest = _wrap([k for k in range(g) if k != centre])
+        return [[centre], *rest], ["centre"] * (1 + len(rest))
+    half = math.ceil(g / 2)
+    if shape is Shape.PAIRS:
+        return [list(range(half)), list(range(half, g))], ["left", "left"]
+    order = ring_order(plan)
+    if g <= 2:
+        return [order], ["left"]
+    return [order[:half], order[half:][::-1]], ["left", "right"]
+
+
+def _arc_rows(plan: Plan, where: dict[int, tuple[int, int]]) -> set[int]:
+    """The rows that hold a transfer between GPUs of the row that are not side by side."""
+    found = set()
+    for step in plan.steps:
+        for a, b in set(zip(step.src.tolist(), step.dst.tolist())):
+            (ra, ia), (rb, ib) = where[a], where[b]
+            if ra == rb and abs(ia - ib) > 1:
+                found.add(ra)
+    return found
+
+
+def layout(plan: Plan, shape: Shape, lanes: int, nodes, cell_width: float) -> Layout:
+    """Positions of every GPU's column for this plan, its columns `cell_width` wide."""
+    rows, aligns = rows_for(plan, shape, lanes, nodes)
+    rows = [r for r in rows if r]
+    aligns = aligns[:len(rows)]
+    height = HEADER_H + CELL_H * plan.segments
+    widest = max(len(r) for r in rows)
+    span = widest * cell_width + (widest - 1) * GAP_X
+    node_pad = 14 if nodes else 0
+    where = {k: (r, i) for r, row in enumerate(rows) for i, k in enumerate(row)}
+    arcs = _arc_rows(plan, where)
+    above = ARC_ROOM if 0 in arcs else 0
+    below = ARC_ROOM if len(rows) - 1 in arcs else 0
+    x = [0.0] * plan.gpus
+    y = [0.0] * plan.gpus
+    top = MARGIN + above + node_pad
+    row_top = top
+    for r, (row, align) in enumerate(zip(rows, aligns)):
+        if r:  # arcs below the row above and above this one share the gap: widen it
+            row_top += height + GAP_Y + 2 * node_pad + (ARC_ROOM // 2 if {r - 1, r} <= arcs else 0)
+        used = len(row) * cell_width + (len(row) - 1) * GAP_X
+        start = MARGIN + node_pad + {"left": 0.0, "right": span - used, "centre": (span - used) / 2}[align]
+        for i, gpu in enumerate(row):
+            x[gpu] = start + i * (cell_width + GAP_X)
+            y[gpu] = row_top
+    boxes = []
+    for m, members in enumerate(nodes):
+        for row in rows:
+            inside = [k for k in row if k in members]
+            if inside:
+                x0 = min(x[k] for k in inside) - node_pad
+                x1 = max(x[k] for k in inside) + cell_width + node_pad
+                y0 = y[inside[0]] - node_pad
+                boxes.append((m, x0, y0, x1 - x0, height + 2 * node_pad))
+    right = MARGIN + 2 * node_pad + span + MARGIN
+    bottom = row_top + height + node_pad + below + MARGIN
+    return Layout(tuple(x), tuple(y), cell_width, height, tuple(tuple(r) for r in rows),
+                  tuple(boxes), right, bottom)

@@ -1,0 +1,78 @@
+"""The colours of a figure: a light and a dark theme, one hue per GPU, and how sums are tinted."""
+
+from __future__ import annotations
+
+import colorsys
+from dataclasses import dataclass
+
+from ..core.errors import RingsimError
+
+
+@dataclass(frozen=True)
+class Theme:
+    """Background, text and accent colours of one theme."""
+
+    name: str
+    background: str
+    panel: str       # a GPU column's frame and a node's box
+    text: str
+    muted: str       # captions, counters, empty buffers
+    complete: str    # a buffer holding the complete sum
+    complete_text: str
+    reduce: str      # an arrow that adds
+    copy: str        # an arrow that copies
+    halo: str        # drawn under arrows so they stay readable over cells
+    lightness: float  # of the GPU hues
+
+
+THEMES = {
+    "light": Theme("light", "#ffffff", "#f3f4f6", "#111827", "#6b7280", "#15803d", "#ffffff",
+                   "#c2410c", "#1d4ed8", "#ffffff", 0.62),
+    "dark": Theme("dark", "#111827", "#1f2937", "#f9fafb", "#9ca3af", "#22c55e", "#052e16",
+                  "#fb923c", "#60a5fa", "#111827", 0.42),
+}
+
+# A channel's (a lane's) colour, when several rings or trees share the segments.
+LANE_COLOURS = ("#d97706", "#0891b2", "#db2777", "#65a30d", "#7c3aed", "#dc2626")
+
+
+def theme(name: str) -> Theme:
+    """The theme called `name`, or a RingsimError naming those there are."""
+    try:
+        return THEMES[name]
+    except (KeyError, TypeError):
+        raise RingsimError(f"unknown theme {name!r}; choose one of: {', '.join(THEMES)}") from None
+
+
+def _hex(rgb: tuple[float, float, float]) -> str:
+    return "#" + "".join(f"{round(max(0.0, min(1.0, c)) * 255):02x}" for c in rgb)
+
+
+def _rgb(colour: str) -> tuple[float, float, float]:
+    return tuple(int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
+
+
+def gpu_rgb(gpu: int, gpus: int, t: Theme) -> tuple[float, float, float]:
+    """GPU `gpu`'s own hue (0-based): evenly spaced around the colour wheel."""
+    return colorsys.hls_to_rgb((gpu / max(gpus, 1) + 0.58) % 1.0, t.lightness, 0.7)
+
+
+def gpu_colour(gpu: int, gpus: int, t: Theme) -> str:
+    """GPU `gpu`'s colour as #rrggbb."""
+    return _hex(gpu_rgb(gpu, gpus, t))
+
+
+def mixture(contributors: tuple[int, ...], gpus: int, t: Theme) -> str:
+    """A partial sum's fill: the mean of its GPUs' hues, stronger the more GPUs it holds."""
+    if not contributors:
+        return t.panel
+    parts = [gpu_rgb(g, gpus, t) for g in set(contributors)]
+    mean = tuple(sum(p[i] for p in parts) / len(parts) for i in range(3))
+    strength = 0.55 + 0.45 * len(parts) / gpus  # one GPU's own copy is its hue, lightened
+    back = _rgb(t.background)
+    return _hex(tuple(b + (m - b) * strength for b, m in zip(back, mean)))
+
+
+def lane_colour(lane: int) -> str:
+    """The colour of ring or tree number `lane` (0-based)."""
+    return LANE_COLOURS[lane % len(LANE_COLOURS)]

@@ -1,0 +1,267 @@
+"""ringsim figure and ringsim.figures: the SVG contract (every GPU, segment and transfer an element
+the tests can read), checked against the seed's 4-GPU ring and every algorithm at G = 2..16,
+and every output format, bound and error."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("drawsvg", reason="the figures extra (drawsvg) is not installed")
+
+from ringsim.algorithms import ALGORITHMS  # noqa: E402
+from ringsim.algorithms.collectives import COLLECTIVES  # noqa: E402
+from ringsim.core.errors import RingsimError  # noqa: E402
+from ringsim.figures.frames import MAX_TERMS  # noqa: E402
+from ringsim.figures.output import parse_size, render, write  # noqa: E402
+from ringsim.figures.render import figure_svg  # noqa: E402
+from ringsim.sim.simulation import Simulation  # noqa: E402
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def classed(svg: str, name: str) -> list[ET.Element]:
+    """Every element of the SVG whose class is `name`."""
+    root = ET.fromstring(svg)
+    return [e for e in root.iter() if name in (e.get("class") or "").split()]
+
+
+def text_of(element: ET.Element) -> str:
+    """The text an element shows (its <text> children; a <title> in the heat map)."""
+    shown = [t.text or "" for t in element.iter(SVG + "text")]
+    return "".join(shown) if shown else "".join(t.text or "" for t in element.iter(SVG + "title"))
+
+
+def edges(svg: str) -> list[tuple[int, int, str]]:
+    """(src, dst, op) of every transfer, 1-based as the SVG writes them."""
+    return [(int(e.get("data-src")), int(e.get("data-dst")), e.get("data-op"))
+            for e in classed(svg, "transfer")]
+
+
+def ring4() -> Simulation:
+    return Simulation.create("ring", 4)
+
+
+# --- the seed's example: four GPUs on a ring ------------------------------------------------
+
+def test_the_start_shows_every_gpus_own_segments_and_no_arrow():
+    svg = figure_svg(ring4(), 0)
+    assert len(classed(svg, "gpu")) == 4
+    cells = classed(svg, "segment")
+    assert len(cells) == 16
+    labels = {(int(c.get("data-gpu")), int(c.get("data-segment"))): text_of(c) for c in cells}
+    assert labels[(1, 1)] == "a₁" and labels[(2, 4)] == "b₄" and labels[(4, 3)] == "d₃"
+    assert classed(svg, "transfer") == []
+
+
+@pytest.mark.parametrize("iteration", [1, 2, 3])
+def test_reduce_scatter_iterations_match_the_seed(iteration):
+    # The seed: in iteration s GPU k sends segment ((k − s) mod G) + 1 to GPU (k mod G) + 1,
+    # which adds it into its own copy.
+    svg = figure_svg(ring4(), iteration)
+    transfers = classed(svg, "transfer")
+    assert [(int(t.get("data-src")), int(t.get("data-dst")), t.get("data-op"),
+             int(t.get("data-first"))) for t in transfers] == [
+        (k, k % 4 + 1, "reduce", (k - iteration) % 4 + 1) for k in range(1, 5)]
+    title = classed(svg, "title")[0]
+    assert "".join(title.itertext()) == f"Reduce-scatter · iteration {iteration} of 3"
+
+
+def test_the_seeds_sent_segments_and_sums():
+    one = [t.get("data-sent") for t in classed(figure_svg(ring4(), 1), "transfer")]
+    assert one == ["a₁", "b₂", "c₃", "d₄"]
+    two = classed(figure_svg(ring4(), 2), "transfer")
+    assert [t.get("data-sent") for t in two] == ["d₄+a₄", "a₁+b₁", "b₂+c₂", "c₃+d₃"]
+    assert "".join(two[0].find(SVG + "title").itertext()) == \
+        "GPU1 sends (d₄+a₄) to GPU2, where it is added to b₄"
+    cells = {(int(c.get("data-gpu")), int(c.get("data-segment"))): c
+             for c in classed(figure_svg(ring4(), 3), "segment")}
+    # After G − 1 iterations GPU k holds the complete sum of segment (k mod G) + 1.
+    for k in range(1, 5):
+        cell = cells[(k, k % 4 + 1)]
+        s = k % 4 + 1
+        assert text_of(cell) == "+".join(f"{x}{'₁₂₃₄'[s - 1]}" for x in "abcd")
+        assert cell.get("data-complete") == "true"
+    assert text_of(cells[(2, 4)]) == "d₄+a₄+b₄"  # in the order added, as the walkthrough
+
+
+@pytest.mark.parametrize("iteration", [1, 2, 3])
+def test_all_gather_copies_on_the_same_ring(iteration):
+    svg = figure_svg(ring4(), 3 + iteration)
+    assert edges(svg) == [(k, k % 4 + 1, "copy") for k in range(1, 5)]
+    sent = [t.get("data-sent") for t in classed(svg, "transfer")]
+    assert all(len(s.split("+")) == 4 for s in sent)  # complete segments only
+    assert all(c.get("data-complete") == "true" for c in classed(figure_svg(ring4(), 6), "segment"))
+
+
+def test_counters_say_what_moved_so_far():
+    counters = "".join(classed(figure_svg(ring4(), 2), "counters")[0].itertext())
+    assert "step 2 of 6" in counters and "16 elements in 8 messages" in counters
+
+
+# --- every algorithm, G = 2..16 ---------------------------------------------------------------
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+@pytest.mark.parametrize("gpus", range(2, 17))
+def test_every_algorithm_keeps_the_contract(name, gpus):
+    sim = Simulation.create(name, gpus)
+    plan = sim.plan
+    for position in sorted({0, (len(plan) + 1) // 2, len(plan)}):
+        svg = figure_svg(sim, position)
+        assert len(classed(svg, "gpu")) == gpus
+        cells = classed(svg, "segment")
+        assert len(cells) == gpus * plan.segments
+        sim.goto(position)
+        for cell in cells[:: max(1, len(cells) // 24)]:
+            g, s = int(cell.get("data-gpu")) - 1, int(cell.get("data-segment")) - 1
+            assert text_of(cell) == sim.symbolic.label(g, s, max_terms=MAX_TERMS)
+        want = [] if position == 0 else [(t.src + 1, t.dst + 1, t.op)
+                                         for t in plan.steps[position - 1].transfers()]
+        assert edges(svg) == want
+        assert {op for _, _, op in edges(svg)} <= {"reduce", "copy"}
+
+
+@pytest.mark.parametrize("gpus", [17, 32])
+def test_beyond_16_gpus_a_heat_map_keeps_the_contract(gpus):
+    sim = Simulation.create("ring", gpus)
+    svg = figure_svg(sim, 3)
+    assert len(classed(svg, "gpu")) == gpus
+    assert len(classed(svg, "segment")) == gpus * gpus
+    assert edges(svg) == [(k, k % gpus + 1, "reduce") for k in range(1, gpus + 1)]
+    assert "how much of the sum" in svg
+
+
+@pytest.mark.parametrize("name", [n for n in COLLECTIVES])
+def test_every_collective_draws(name):
+    c = COLLECTIVES[name]
+    sim = Simulation(c.plan(4, c.algorithms[0]), 8, collective=c)
+    svg = figure_svg(sim, 1)
+    assert len(classed(svg, "transfer")) == len(sim.plan.steps[0])
+
+
+def test_channels_are_lanes_and_nodes_are_boxes():
+    lanes = figure_svg(Simulation.create("ring", 4, channels=2), 1)
+    colours = {re.search(r'stroke="(#[0-9a-f]+)" stroke-width="2.2"', ET.tostring(t, encoding="unicode")
+                         .replace("ns0:", "")).group(1) for t in classed(lanes, "transfer")}
+    assert len(colours) == 2  # one colour per ring
+    nodes = figure_svg(Simulation.create("hierarchical", 8, nodes=2), 1)
+    assert len(classed(nodes, "node")) == 2
+
+
+def test_themes_differ_and_a_size_scales_the_picture():
+    light, dark = figure_svg(ring4(), 1, "light"), figure_svg(ring4(), 1, "dark")
+    assert light != dark and "#111827" in dark
+    root = ET.fromstring(figure_svg(ring4(), 1, size=(400, 0)))
+    assert root.get("width") == "400"
+    with pytest.raises(RingsimError, match="unknown theme"):
+        figure_svg(ring4(), 1, "pink")
+
+
+def test_a_simulation_shows_itself_in_jupyter():
+    sim = ring4()
+    sim.goto(2)
+    assert sim._repr_svg_() == figure_svg(sim, 2)
+    assert sim.position == 2
+
+
+# --- files --------------------------------------------------------------------------------------
+
+def test_every_format_is_written(tmp_path):
+    from PIL import Image
+    sim = ring4()
+    for suffix in (".svg", ".png", ".pdf", ".gif", ".html"):
+        path = tmp_path / f"ring{suffix}"
+        write(sim, path)
+        assert path.stat().st_size > 0
+    assert (tmp_path / "ring.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    gif = Image.open(tmp_path / "ring.gif")
+    assert gif.n_frames == 7  # the start and six steps
+    assert (tmp_path / "ring.gif").stat().st_size < 1_000_000
+    pdf = (tmp_path / "ring.pdf").read_bytes()
+    assert pdf[:5] == b"%PDF-" and len(re.findall(rb"/Type\s*/Page\b", pdf)) == 7
+    page = (tmp_path / "ring.html").read_text(encoding="utf-8")
+    assert page.count('class="frame"') == 7 and 'id="play"' in page and 'id="next"' in page
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"ring{s}" for s in (".svg", ".png", ".pdf", ".gif", ".html"))  # no temporary files left
+
+
+def test_a_png_of_a_given_width(tmp_path):
+    from PIL import Image
+    data = render(ring4(), ".png", 1, size=parse_size("500"))
+    assert Image.open(io.BytesIO(data)).width == 500
+
+
+def test_an_existing_file_is_replaced_whole(tmp_path):
+    path = tmp_path / "x.svg"
+    path.write_text("old")
+    write(ring4(), path, step=2)
+    assert path.read_text(encoding="utf-8").startswith("<?xml")
+
+
+@pytest.mark.parametrize("text", ["0", "10", "5000", "80x", "axb", "-3", "1e3"])
+def test_bad_sizes_are_refused(text):
+    with pytest.raises(RingsimError, match="--size"):
+        parse_size(text)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ringsim", "figure", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["ring.txt"], "must end in"),
+    (["{tmp}/missing/ring.svg"], "does not exist"),
+    (["{tmp}/ring.svg", "-g", "200"], "at most 128 GPUs"),
+    (["{tmp}/ring.svg", "--step", "7"], "--step must be from 0"),
+    (["{tmp}/ring.svg", "--size", "99999"], "--size must be from"),
+    (["{tmp}/ring.svg", "-n", "10000000"], "at most 1,000,000 elements"),
+    (["{tmp}/ring.gif", "-g", "128"], "draw one step"),
+    ([], "say which file"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
+    out = run_cli(*[a.replace("{tmp}", str(tmp_path)) for a in args])
+    assert out.returncode == 2, out.stderr
+    assert words in out.stderr and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+def test_an_unwritable_folder_is_one_line(tmp_path):
+    # /proc takes no new files, even from root (whom a folder's permissions do not stop).
+    if not Path("/proc/self").is_dir():
+        pytest.skip("needs Linux's /proc")
+    out = run_cli("/proc/ringsim-figure.svg")
+    assert out.returncode == 2 and "cannot write '/proc/ringsim-figure.svg'" in out.stderr
+    assert out.stderr.count("\n") == 1
+
+
+def test_the_command_writes_the_file(tmp_path):
+    out = run_cli(str(tmp_path / "tree.svg"), "-a", "tree", "-g", "8", "--step", "2", "--theme", "dark")
+    assert out.returncode == 0, out.stderr
+    svg = Path(tmp_path / "tree.svg").read_text(encoding="utf-8")
+    assert edges(svg) == [(3, 5, "reduce"), (7, 5, "reduce")]
+
+
+def test_a_timeline_shows_itself_as_a_bar_per_transfer():
+    from ringsim.algorithms import make_plan
+    from ringsim.timeline.model import simulate
+    timeline = simulate(make_plan("ring", 4), 1_000_000)
+    svg = timeline._repr_svg_()
+    bars = classed(svg, "transfer")
+    assert len(bars) == len(timeline) == 24
+    assert [(int(b.get("data-src")), int(b.get("data-dst"))) for b in bars[:4]] == \
+        [(k, k % 4 + 1) for k in range(1, 5)]
+    assert len(classed(svg, "gpu")) == 4
+
+
+def test_a_sweep_shows_itself_as_its_chart():
+    from ringsim.studies.sweep import sweep
+    result = sweep(8, [2 ** k for k in range(10, 31, 4)])
+    svg = result._repr_svg_()
+    assert svg.count("<polyline") == len(result.algorithms)
+    assert "All-reduce modelled time, 8 GPUs" in svg

@@ -206,7 +206,7 @@ def test_an_existing_file_is_replaced_whole(tmp_path):
 
 @pytest.mark.parametrize("text", ["0", "10", "5000", "80x", "axb", "-3", "1e3"])
 def test_bad_sizes_are_refused(text):
-    with pytest.raises(RingsimError, match="--size"):
+    with pytest.raises(RingsimError, match="--dimensions"):
         parse_size(text)
 
 
@@ -220,7 +220,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     (["{tmp}/missing/ring.svg"], "does not exist"),
     (["{tmp}/ring.svg", "-g", "200"], "at most 128 GPUs"),
     (["{tmp}/ring.svg", "--step", "7"], "--step must be from 0"),
-    (["{tmp}/ring.svg", "--size", "99999"], "--size must be from"),
+    (["{tmp}/ring.svg", "--dimensions", "99999"], "--dimensions must be from"),
     (["{tmp}/ring.svg", "-n", "10000000"], "at most 1,000,000 elements"),
     (["{tmp}/ring.gif", "-g", "128"], "draw one step"),
     ([], "say which file"),

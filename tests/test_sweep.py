@@ -3,6 +3,8 @@
 import json
 import xml.etree.ElementTree as ET
 
+import re
+
 import pytest
 
 from ringsim.cli import main
@@ -68,7 +70,48 @@ def test_terminal_plot_is_drawn_by_plotext(capsys):
     out = capsys.readouterr().out
     assert "All-reduce modelled time, 8 GPUs, flat" in out and "bytes per GPU" in out
     assert "\x1b[" not in out  # not a terminal: no colour codes
-    assert "⠁" in out or "⠊" in out or "⣀" in out  # braille dots drawn by plotext
+    from ringsim.cli.sweep import MARKERS
+    lines = out.splitlines()
+    top = next(i for i, line in enumerate(lines) if "┌" in line)
+    bottom = next(i for i, line in enumerate(lines) if "└" in line)
+    plot = "\n".join(lines[top:bottom + 1])
+    assert sum(marker in plot for marker in MARKERS[:9]) >= 5  # one character per algorithm
+
+
+ROUND = re.compile(r"(1|10|100|1,000) (ns|µs|ms|s)|(1|10|100) (kB|MB|GB|TB)/s")
+
+
+@pytest.mark.parametrize("argv", [[], ["--plot", "busbw"], ["--topology", "dgx-h100", "-g", "16"]])
+def test_terminal_plot_labels_round_values_and_keeps_its_legend_outside(argv, capsys):
+    pytest.importorskip("plotext")
+    assert main(["sweep", *argv]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    top = next(i for i, line in enumerate(lines) if "┌" in line)
+    bottom = next(i for i, line in enumerate(lines) if "└" in line)
+    labels = [line.split("┤")[0].strip() for line in lines[top:bottom + 1] if "┤" in line]
+    assert len(labels) >= 3 and all(ROUND.fullmatch(label) for label in labels), labels
+    names = [spec.title for spec in __import__("ringsim").algorithms.ALGORITHMS.values()]
+    inside = "\n".join(lines[top:bottom + 1])
+    below = "\n".join(lines[bottom + 1:])
+    assert not any(name in inside for name in names)  # the legend covers no curve
+    assert all(name in below for name in names)
+
+
+def test_svg_legend_fits_and_labels_are_round(tmp_path):
+    svg = tmp_path / "sweep.svg"
+    assert main(["sweep", "--svg", str(svg), "--no-plot"]) == 0
+    root = ET.parse(svg).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    width = float(root.get("width"))
+    texts = root.findall(f"{ns}text")
+    legend = [t for t in texts if t.text and t.text.startswith("Halving-doubling (Rabenseifner)")]
+    assert legend, "the longest name is written whole"
+    from ringsim.studies.svgplot import CHAR_WIDTH
+    for t in texts:
+        if t.get("text-anchor") is None:  # legend names run rightwards from x
+            assert float(t.get("x")) + len(t.text) * CHAR_WIDTH <= width, (t.text, width)
+    ylabels = [t.text for t in texts if t.get("text-anchor") == "end"]
+    assert ylabels and all(ROUND.fullmatch(label) for label in ylabels), ylabels
 
 
 def test_sweep_errors(tmp_path, capsys):

@@ -244,3 +244,22 @@ def test_api_faults_out_of_range_are_refused(fault, words):
     with pytest.raises(RingsimError) as error:
         simulate(make_plan("ring", 4), 8, CostModel.of("flat"), (Fault(*fault),))
     assert str(error.value).startswith(words)
+
+
+def test_the_help_says_when_the_events_and_the_lockstep_model_differ(capsys):
+    # Pipelined chunks are the one case: the double tree's ports queue both trees' chunks.
+    from ringsim.cli import main
+    for name in sorted(ALGORITHMS):
+        plan = make_plan(name, 8)
+        assert math.isclose(simulate(plan, 1 << 24).seconds, price(plan, 1 << 24).seconds,
+                            rel_tol=1e-12), name
+    piped = make_plan("double-tree", 8, chunks=4)
+    assert simulate(piped, 1 << 24).seconds > price(piped, 1 << 24).seconds * 1.1
+    assert main(["timeline", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "with one chunk (the default), the total equals the lockstep model" in text
+    assert "With --chunks C > 1" in text and "later (double-tree" in text
+    assert main(["timeline", "-a", "double-tree", "--chunks", "4"]) == 0
+    assert "which pipelined chunks do not follow: see --help" in capsys.readouterr().out
+    assert main(["timeline", "-a", "double-tree"]) == 0
+    assert "do not follow" not in capsys.readouterr().out

@@ -7,7 +7,17 @@ The hooks follow the α-β-γ model of ringsim.cost (Thakur, Rabenseifner & Grop
 from __future__ import annotations
 
 from ..cost.model import CostModel, Estimate
-from . import ALGORITHMS, algorithm, check_options
+from . import ALGORITHMS, algorithm, check_options, option_names
+
+
+def machine_options(name: str, gpus: int, model: CostModel | None) -> dict:
+    """{'nodes': M} for an algorithm with nodes on a topology whose nodes G fills: the
+    hierarchical ring's nodes are then the machine's (not its default √G), so --nodes and the
+    topology mean one thing. {} otherwise."""
+    if model is None or "nodes" not in option_names(name):
+        return {}
+    per_node, nodes = model.topology.gpus_per_node, model.topology.nodes(gpus)
+    return {"nodes": nodes} if per_node and nodes > 1 and gpus % per_node == 0 else {}
 
 
 def timed_algorithms(model: CostModel | None = None, gpus: int | None = None) -> list[str]:

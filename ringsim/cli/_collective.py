@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..core.naming import plural
 from ..algorithms.collectives import ALL_REDUCE, COLLECTIVES, Collective
 
 
@@ -44,7 +45,7 @@ def compare_one(args: argparse.Namespace, c: Collective) -> int:
     if args.json:
         print(json.dumps(record))
         return 0
-    print(f"{gpus:,} GPUs · {elements:,} elements per GPU · {c.title} ({algorithm}; the other "
+    print(f"{plural(gpus, 'GPU')} · {plural(elements, 'element')} per GPU · {c.title} ({algorithm}; the other "
           f"algorithms are all-reduces)\n")
     print(f"  elements moved       {format_number(form.total.value):>14}   {form.total.text}")
     print(f"  busiest GPU sent     {format_number(form.busiest_sent.value):>14}   {form.busiest_sent.text}")

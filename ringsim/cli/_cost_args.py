@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.checks import check_count, check_gpus
+from ..core.checks import check_count, check_gpus, count_arg
 from ..cost.model import CostModel
 from ..core.errors import RingsimError
 from ..cost.topology import LEVELS, Topology, load, presets
 from ..core.units import DTYPES, itemsize, parse_bandwidth, parse_seconds, parse_size
+from .common import NODES_TOPOLOGY
 
 BANDWIDTH_HELP = (
-    "Bandwidths are reported as nccl-tests does (doc/PERFORMANCE.md): algbw = S/t, with S the "
+    "Bandwidths are reported as nccl-tests does (its doc/PERFORMANCE.md): algbw = S/t, with S the "
     "bytes each GPU holds and t the modelled time; busbw = algbw·2(G−1)/G for all-reduce, the "
     "rate each GPU's link must carry, since any all-reduce moves at least 2(G−1)/G·S through "
     "each GPU. Compare busbw with the link bandwidth of the topology (busbw reaches it for a "
@@ -27,10 +28,10 @@ def add_cost_arguments(parser: argparse.ArgumentParser, *, size: bool = True) ->
     """--topology, --nodes, (--size,) --dtype, --alpha, --bandwidth, --reduce-bandwidth."""
     group = parser.add_argument_group("time model (α-β-γ)")
     group.add_argument("--topology", default=None, metavar="T",
-                       help=f"a preset ({', '.join(presets())}; default flat) or a TOML file "
-                            "(see docs/cost.md)")
-    group.add_argument("--nodes", default=None, metavar="M",
-                       help="number of nodes: G = M × the topology's GPUs per node")
+                       help=f"the topology: a preset ({', '.join(presets())}; default flat) or a "
+                            "TOML file (see docs/cost.md)")
+    group.add_argument("--nodes", type=count_arg("the number of nodes", minimum=None), default=None,
+                       metavar="M", help=NODES_TOPOLOGY)
     if size:
         group.add_argument("--size", default=None, metavar="S",
                            help="bytes per GPU, with a unit: 256MiB, 1GB, 4096 (instead of "
@@ -96,6 +97,12 @@ def gpus_from_args(args: argparse.Namespace, topology: Topology, default: int) -
         raise RingsimError(f"--gpus {args.gpus} disagrees with --nodes {nodes} × "
                            f"{topology.gpus_per_node} GPUs per node = {gpus}")
     return gpus
+
+
+def node_option(args: argparse.Namespace, topology: Topology, gpus: int) -> dict:
+    """{'nodes': M} for an algorithm with nodes on a topology with nodes: its nodes are the machine's."""
+    from ..algorithms.timing import machine_options
+    return machine_options(args.algorithm, gpus, CostModel(topology))
 
 
 def elements_from_args(args: argparse.Namespace, size: int, default: int) -> int:

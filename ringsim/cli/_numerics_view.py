@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..core.naming import plural
 from ..core.errors import RingsimError
 from ..studies.numerics import (DEFAULT_DTYPES, PRECISION, QUOTE, Numerics, has_bfloat16, measure)
 from ..core.textout import json_ensure_ascii
@@ -22,7 +23,7 @@ def add_numerics_arguments(parser: argparse.ArgumentParser) -> None:
     """--numerics and --seed."""
     parser.add_argument("--numerics", action="store_true", help=NUMERICS_HELP)
     parser.add_argument("--seed", type=count_arg("the seed", minimum=0), default=None,
-                        metavar="S", help="random seed of --numerics' gradients (default: 0)")
+                        metavar="SEED", help="random seed of --numerics' gradients (default: 0)")
 
 
 def run_numerics(args: argparse.Namespace, timed: bool) -> int:
@@ -53,7 +54,7 @@ def run_numerics(args: argparse.Namespace, timed: bool) -> int:
 def _print(result: Numerics, missing_bfloat16: bool) -> None:
     from ..algorithms import ALGORITHMS
     first = result.algorithms[0]
-    print(f"Float error of each algorithm's sum · {result.gpus:,} GPUs · {result.elements:,} "
+    print(f"Float error of each algorithm's sum · {plural(result.gpus, 'GPU')} · {result.elements:,} "
           f"random elements per GPU (standard normal, seed {result.seed})")
     print("against the exact sum of the same inputs (math.fsum per element, in float64)\n")
     header = ["algorithm"]

@@ -14,6 +14,10 @@ gpus_arg = count_arg("the number of GPUs", minimum=1, maximum=MAX_GPUS)
 elements_arg = count_arg("the number of elements per GPU", minimum=0)
 master_arg = count_arg("the master GPU", minimum=None)  # its range (1..G) is checked with G
 COUNT_HELP = "whole numbers: digits (1000000, 1_000_000) or 1e6, never a decimal point"
+# --nodes is always "the GPUs sit in M nodes"; each command's help adds what it sets from M.
+NODES_ALGORITHM = "M nodes of G/M GPUs, for the hierarchical algorithm (default: the divisor of G nearest √G)"
+NODES_TOPOLOGY = ("M nodes of the topology (dgx-h100, …): G = M × its GPUs per node, and the "
+                  "hierarchical algorithm's M")
 
 
 def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, elements: int = 8,
@@ -57,8 +61,7 @@ def add_option_arguments(parser: argparse.ArgumentParser, *, nodes: bool = True)
                             "GPU's NIC, as NCCL's channels (default: 1,2,…,G)")
     if nodes:
         group.add_argument("--nodes", type=count_arg("the number of nodes", minimum=None), default=None,
-                           metavar="M", help="hierarchical: M nodes of G/M GPUs (default: the "
-                                             "divisor of G nearest √G)")
+                           metavar="M", help=NODES_ALGORITHM)
 
 
 def options_from_args(args: argparse.Namespace) -> tuple[tuple[str, object], ...]:

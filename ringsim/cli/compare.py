@@ -8,6 +8,7 @@ import textwrap
 from fractions import Fraction
 
 from ..algorithms.timing import unavailable
+from ..core.naming import plural
 from ..studies.compare import Row, compare, rails_ring
 from ..cost.model import algbw, busbw
 from ..core.errors import RingsimError
@@ -116,7 +117,7 @@ def _table(header: tuple, body: list[tuple]) -> None:
 
 
 def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
-    print(f"{gpus:,} GPUs · {elements:,} elements per GPU\n")
+    print(f"{plural(gpus, 'GPU')} · {plural(elements, 'element')} per GPU\n")
     _table(("algorithm", "elements moved", "busiest GPU sent / received", "steps", "messages",
             "closed form"),
            [(r.title, format_number(r.total),
@@ -135,10 +136,10 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
 def _print_times(rows: list[Row], gpus: int, elements: int, model) -> None:
     topo = model.topology
     nbytes = elements * model.itemsize
-    where = f"{topo.name} · {gpus:,} GPUs"
+    where = f"{topo.name} · {plural(gpus, 'GPU')}"
     if topo.gpus_per_node:
         nodes = topo.nodes(gpus)
-        where += f" in {nodes:,} node{'s' * (nodes > 1)}"
+        where += f" in {plural(nodes, 'node')}"
     print(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
           f"({model.itemsize}-byte elements)")
     print(topo.describe() + "\n")

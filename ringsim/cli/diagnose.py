@@ -28,14 +28,14 @@ COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "broadcast")
 def register(sub) -> None:
     parser = sub.add_parser("diagnose", help=HELP, description=DESCRIPTION)
     parser.add_argument("file", metavar="FILE", help="nccl-tests output, or - for standard input")
-    parser.add_argument("--topology", default=None, metavar="NAME|FILE",
-                        help="the machine's model: a preset or a .toml file (default: the preset "
+    parser.add_argument("--topology", default=None, metavar="T",
+                        help="the topology: a preset or a .toml file (default: the preset "
                              "that matches the header's GPU)")
     parser.add_argument("-g", "--gpus", type=count_arg("the number of GPUs", minimum=2, maximum=MAX_GPUS),
                         default=None, metavar="G",
                         help="GPUs in the run, when the paste lacks the '# Rank' lines")
     parser.add_argument("--nodes", type=count_arg("the number of nodes", minimum=1, maximum=MAX_GPUS), default=None,
-                        metavar="M", help="nodes in the run, when the paste lacks host names")
+                        metavar="M", help="M nodes in the run, when the paste lacks host names")
     parser.add_argument("--collective", choices=COLLECTIVES, default=None,
                         help="the test that ran, when the paste does not name it (default: "
                              "all-reduce)")
@@ -53,7 +53,7 @@ def register(sub) -> None:
     parser.add_argument("--svg", default=None, metavar="FILE",
                         help="also write measured vs modelled busbw over size as an SVG file")
     parser.add_argument("--no-plot", action="store_true", help="leave out the terminal plot")
-    parser.add_argument("--nccl-log", default=None, metavar="LOG",
+    parser.add_argument("--nccl-log", default=None, metavar="FILE",
                         help="the run's NCCL_DEBUG=INFO log, to say which link every ring hop used "
                              "(lines of it pasted into FILE are read without this)")
     parser.set_defaults(run=run)

@@ -57,9 +57,11 @@ def register(sub) -> None:
                             "(nothing is loaded from the internet).")
     parser.add_argument("--svg", required=True, metavar="DIR", type=_folder,
                         help="folder for the SVG files (created if missing)")
-    parser.add_argument("--size", type=_size, default=(120, 40), metavar="WxH",
+    # --size is bytes per GPU in every other command: the terminal's size is --screen.
+    parser.add_argument("--screen", type=_size, default=(120, 40), metavar="WxH", dest="size",
                         help=f"terminal size in characters, up to {MAX_SIZE[0]}x{MAX_SIZE[1]} "
                              "(default: 120x40)")
+    parser.add_argument("--size", type=_size, dest="size", help=argparse.SUPPRESS)  # older scripts
     parser.add_argument("--crop", action="store_true",
                         help="only the GPU view and the transfer list: no banner, counters, "
                              "footer or window frame")

@@ -30,9 +30,11 @@ def register(sub) -> None:
                              "(default: step 1 for .svg/.png; every step for .pdf/.gif/.html)")
     parser.add_argument("--theme", default="light", choices=("light", "dark"),
                         help="colours (default: light)")
-    parser.add_argument("--size", default=None, metavar="W[xH]",
+    # --size is bytes per GPU in every other command: the picture's size is --dimensions.
+    parser.add_argument("--dimensions", default=None, metavar="W[xH]", dest="size",
                         help="width (or width x height) in px of the picture shown, 64 to 4096 "
                              "(default: its natural size)")
+    parser.add_argument("--size", dest="size", help=argparse.SUPPRESS)
     parser.add_argument("--all", default=None, metavar="DIR",
                         help="draw every picture the README and docs show into DIR "
                              "(docs/figures), instead of FILE")

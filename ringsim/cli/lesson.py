@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..core.naming import plural
 from ..execute.backend import array_module
 from ..core.errors import RingsimError
 from .common import add_backend_argument, elements_arg, gpus_arg
@@ -20,8 +21,8 @@ def register(sub) -> None:
                         help="the lesson to run (omit to list them)")
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
                         help="run the lesson on G GPUs instead of its own scenario (1..128)")
-    parser.add_argument("-n", "--elements", type=elements_arg, default=None, metavar="M",
-                        help="run the lesson with M elements per GPU (0..100,000)")
+    parser.add_argument("-n", "--elements", type=elements_arg, default=None, metavar="N",
+                        help="run the lesson with N elements per GPU (0..100,000)")
     parser.add_argument("--no-pause", action="store_true",
                         help="print straight through, answers shown (also when stdin or stdout "
                              "is not a terminal)")
@@ -42,7 +43,7 @@ def _is_terminal(stream) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..lessons import check_lessons, load_lessons, load_numbered
+    from ..lessons import check_lessons, load_lessons, load_numbered, outline_lessons
     from ..lessons.runner import listing, run_lesson
     scenario = {"gpus": args.gpus, "elements": args.elements}
     if args.check is not None:
@@ -53,11 +54,11 @@ def run(args: argparse.Namespace) -> int:
             print(problem, file=sys.stderr)
         if problems:
             return 2
-        print(f"{len(lessons)} lesson{'s' if len(lessons) != 1 else ''} OK")
+        print(f"{plural(len(lessons), 'lesson')} OK")
         return 0
     if args.number is None:
-        print("\n".join(listing(load_lessons(args.lessons_dir, **scenario))))
-        print("\nRun one with: ringsim lesson N")
+        print("\n".join(listing(outline_lessons(args.lessons_dir, **scenario))))
+        print("\nRun one with: ringsim lesson N · check every figure with: ringsim lesson --check")
         return 0
     if args.gpus is None and args.elements is None:
         # The course as written: the whole folder must load, as `--check` would say.

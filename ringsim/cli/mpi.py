@@ -37,10 +37,13 @@ def register(sub) -> None:
     parser = sub.add_parser("mpi", help=HELP, description=HELP + ". Starts the mpiexec of this "
                             "Python environment (the [mpi] extra's MPICH), else the one on PATH. "
                             "On a cluster run `srun -n G python -m ringsim.mpi …` instead.")
-    parser.add_argument("-n", "--ranks", type=count_arg("the number of ranks", minimum=1, maximum=MAX_RANKS),
-                        default=4, metavar="G",
+    ranks = count_arg("the number of ranks", minimum=1, maximum=MAX_RANKS)
+    parser.add_argument("--ranks", type=ranks, default=4, metavar="G",
                         help=f"number of MPI ranks, one per GPU (default: 4; at most "
-                             f"{RANKS_PER_CORE} per core unless --oversubscribe)")
+                             f"{RANKS_PER_CORE} per core unless --oversubscribe); mpiexec's -n G "
+                             "works too")
+    # `-n` is elements in every other command; here it stays as mpiexec users type it, unlisted.
+    parser.add_argument("-n", dest="ranks", type=ranks, help=argparse.SUPPRESS)
     parser.add_argument("--oversubscribe", action="store_true",
                         help=f"allow more than {RANKS_PER_CORE} ranks per core (still at most "
                              f"{MAX_RANKS:,}, and as many as memory holds)")
@@ -58,8 +61,8 @@ def find_mpiexec() -> str:
         found = shutil.which(name)
         if found:
             return found
-    raise RingsimError("no mpiexec found: pip install 'ringsim[mpi]' (its MPICH wheel brings one) "
-                       "or put your MPI's mpiexec on PATH")
+    raise RingsimError("no mpiexec found: pip install '.[mpi]' from a clone of ringsim (its MPICH "
+                       "wheel brings one) or put your MPI's mpiexec on PATH")
 
 
 def launcher_flags(mpiexec: str) -> list[str]:

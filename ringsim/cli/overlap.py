@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 
+from ..core.naming import plural
 from ..core.errors import RingsimError
 from ._cost_args import MODEL_HELP, add_cost_arguments, gpus_from_args, model_from_args
 from .common import gpus_arg
@@ -46,7 +47,9 @@ def register(sub) -> None:
                         help="data-parallel GPUs (default: 8, or --nodes × GPUs per node)")
     parser.add_argument("-a", "--algorithm", default="ring", choices=timed_algorithms(),
                         help="all-reduce algorithm for the buckets (default: ring)")
-    parser.add_argument("--batch", type=int, default=None, metavar="B",
+    # train's --batch is the global batch; this one is per GPU, so it has its own name
+    # (DeepSpeed's train_micro_batch_size_per_gpu).
+    parser.add_argument("--micro-batch", dest="batch", type=int, default=None, metavar="B",
                         help="samples per GPU (default: the preset's: one 4,096-token sequence "
                              "for llama-7b, 64 images for resnet-50, 1 for --layers)")
     parser.add_argument("--tflops", type=_positive, default=400.0, metavar="F",
@@ -73,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     gpus = gpus_from_args(args, cost.topology, 8)
     net = parse_layers(args.layers) if args.layers else preset(args.model or "llama-7b")
     if args.batch is not None and not 1 <= args.batch <= 10**9:
-        raise RingsimError(f"--batch must be from 1 to 1,000,000,000 samples, got {args.batch}")
+        raise RingsimError(f"--micro-batch must be from 1 to 1,000,000,000 samples, got {args.batch}")
     options = {"flops": args.tflops * 1e12, "batch": args.batch, "algorithm": args.algorithm}
     step = simulate(net, gpus, cost, bucket_mb=args.bucket_mb, **options)
     sizes = sorted(set(SWEEP_MB) | {args.bucket_mb})
@@ -102,11 +105,11 @@ def run(args: argparse.Namespace) -> int:
             "best_bucket_mb": None if math.isinf(winner.bucket_mb) else winner.bucket_mb}))
         return 0
     batch = net.batch if args.batch is None else args.batch
-    print(f"Overlap · {net.title}: {net.params:,} parameters in {len(net.layers)} layer{'s' * (len(net.layers) != 1)} · "
-          f"{batch:,} × {net.sample} per GPU · {gpus:,} GPUs · {cost.topology.name}")
+    print(f"Overlap · {net.title}: {net.params:,} parameters in {plural(len(net.layers), 'layer')} · "
+          f"{batch:,} × {net.sample} per GPU · {plural(gpus, 'GPU')} · {cost.topology.name}")
     print(f"Gradients of {cost.itemsize} bytes; buckets of {_mb(args.bucket_mb)} (the first "
-          f"{FIRST_BUCKET_BYTES // MIB} MiB, as DDP): {len(step.buckets)} bucket"
-          f"{'s' * (len(step.buckets) != 1)}, {args.algorithm} all-reduce each, one stream")
+          f"{FIRST_BUCKET_BYTES // MIB} MiB, as DDP): {plural(len(step.buckets), 'bucket')}"
+          f", {args.algorithm} all-reduce each, one stream")
     print(f"Forward {format_seconds(step.forward_seconds)}, backward "
           f"{format_seconds(step.backward_seconds)} at {args.tflops:g} TFLOP/s")
     hidden = step.communication_seconds - step.exposed_seconds

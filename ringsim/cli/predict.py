@@ -22,14 +22,14 @@ DESCRIPTION = (
 
 def register(sub) -> None:
     parser = sub.add_parser("predict", help=HELP, description=DESCRIPTION)
-    parser.add_argument("--topology", default="dgx-h100", metavar="NAME|FILE",
-                        help=f"a preset ({', '.join(presets())}) or a .toml file "
+    parser.add_argument("--topology", default="dgx-h100", metavar="T",
+                        help=f"the topology: a preset ({', '.join(presets())}) or a .toml file "
                              "(default: dgx-h100)")
     parser.add_argument("-g", "--gpus", type=count_arg("the number of GPUs", minimum=2,
                                                        maximum=MAX_GPUS),
                         default=8, metavar="G", help="number of GPUs, 2 to 1,000,000 "
                         "(default: 8), filling nodes in order")
-    parser.add_argument("--sizes", default="8B..8GiB", metavar="LIST|RANGE",
+    parser.add_argument("--sizes", default="8B..8GiB", metavar="A..B",
                         help="bytes per GPU as nccl-tests' size column: a range A..B doubling "
                              "each time (-b A -e B -f 2; the default 8B..8GiB), A..B:xF for a "
                              "factor F (-f F), or a list 8B,64KiB,1GiB")

@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from ..core.naming import plural
 from ..cost.model import algbw, busbw
 from ..core.errors import RingsimError
 from ..studies.sweep import Sweep, parse_sizes, sweep
@@ -107,35 +108,57 @@ def _xticks(result: Sweep, count: int = 6) -> list[tuple[float, str]]:
     return [(float(n), format_bytes(n)) for n in sizes[::step]]
 
 
+# Plain text cannot tell curves apart by colour: each algorithm draws with its own character,
+# named in the legend printed under the plot (outside the data, where it hides no curve).
+MARKERS = "•+xo*#@%&$"
+COLOURS = (12, 9, 10, 11, 13, 14, 208, 15, 245, 3)  # 256-colour codes, one per algorithm
+
+
 def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
-    """The log-log plot drawn by plotext, or one line saying how to get it."""
+    """The log-log plot drawn by plotext, its legend under it; or one line saying how to get it."""
     try:
         import plotext as plt
     except ImportError:
         return "(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)"
+    from ..studies.ticks import decade_ticks, tick_label
     plt.clear_figure()
     plt.plotsize(100, 24)
     plt.theme("pro" if colour else "clear")
     plt.xscale("log")
     plt.yscale("log")
-    for name, values in _series(result, metric).items():
+    legend, ys = [], []
+    drawn = list(enumerate(_series(result, metric).items()))
+    # Drawn last to first, so that where curves meet the first algorithms (the ring) stay on top.
+    for number, (name, values) in reversed(drawn):
         xs = [x for x, y in values if y > 0]
-        ys = [y for x, y in values if y > 0]
+        ys += [y for x, y in values if y > 0]
         if xs:
-            plt.plot(xs, ys, label=name, marker="braille")
+            marker, code = MARKERS[number % len(MARKERS)], COLOURS[number % len(COLOURS)]
+            plt.plot(xs, [y for x, y in values if y > 0], marker=marker, color=code)
+            key = f"\x1b[38;5;{code}m{marker}\x1b[0m" if colour else marker
+            legend.insert(0, (f"{marker} {name}", key + f" {name}"))
     ticks = _xticks(result)
     plt.xticks([x for x, _ in ticks], [label for _, label in ticks])
+    marks = decade_ticks(ys)
+    if marks:
+        plt.ylim(math.log10(marks[0]), math.log10(marks[-1]))  # plotext takes log limits on a log axis
+        plt.yticks(marks, [tick_label(v, metric) for v in marks])
     plt.title(_title(result, metric))
     plt.xlabel("bytes per GPU")
-    plt.ylabel("seconds" if metric == "time" else "busbw (B/s)")
+    plt.ylabel("time" if metric == "time" else "busbw")
     text = plt.build()
     plt.clear_figure()
-    return text if colour else plt.uncolorize(text)
+    text = text if colour else plt.uncolorize(text)
+    width = max((len(plain) for plain, _ in legend), default=0) + 3
+    rows = ["  " + "".join(shown + " " * (width - len(plain)) for plain, shown in legend[i:i + 3]).rstrip()
+            for i in range(0, len(legend), 3)]
+    return text.rstrip("\n") + "\n" + "\n".join(rows)
 
 
 def _write_svg(result: Sweep, path: Path, metric: str) -> None:
     from ..studies.svgplot import loglog_svg
-    fmt = format_seconds if metric == "time" else format_bandwidth
+    from ..studies.ticks import tick_label
+    fmt = lambda value: tick_label(value, metric)  # noqa: E731  (round decades: 10 µs, 1 ms)
     text = loglog_svg(_title(result, metric), "bytes per GPU",
                       "time" if metric == "time" else "busbw", _series(result, metric),
                       _xticks(result), fmt)
@@ -148,7 +171,7 @@ def _write_svg(result: Sweep, path: Path, metric: str) -> None:
 def _print_table(result: Sweep) -> None:
     from ..algorithms import ALGORITHMS
     topo = result.model.topology
-    print(f"All-reduce over {result.gpus:,} GPUs on {topo.title} "
+    print(f"All-reduce over {plural(result.gpus, 'GPU')} on {topo.title} "
           f"({result.model.itemsize}-byte elements)\n")
     names = result.algorithms
     header = ("size", *(ALGORITHMS[n].name for n in names), "fastest", "its busbw")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..core.naming import plural
 from ..algorithms import ALGORITHMS
 from ..core.errors import RingsimError
 from ..core.units import format_bytes, format_seconds
-from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args,
+from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args, node_option,
                          model_from_args)
 from ._collective import add_collective_argument
 from .common import add_option_arguments, elements_arg, gpus_arg
@@ -17,8 +18,12 @@ ORDER = 22
 HELP = "the plan as a timeline of events: overlap, stragglers, the critical path, trace JSON"
 DESCRIPTION = (
     HELP + ". Every transfer starts when the data it sends is ready and its ports are free, so "
-    "pipelined chunks and channels overlap; without faults the total equals the lockstep "
-    "model of compare --time. Faults: --slow-gpu 2:0.5 (GPU2 computes and sends at half "
+    "pipelined chunks and channels overlap. Without faults and with one chunk (the default), "
+    "the total equals the lockstep model of compare --time, where every step waits for the "
+    "slowest port of the one before. With --chunks C > 1 the steps of a pipelined tree overlap "
+    "and the two differ: the events can finish sooner (tree) or later (double-tree: each port "
+    "serves both trees' chunks one at a time, in plan order, and a chunk whose data is late "
+    "holds up the next). Faults: --slow-gpu 2:0.5 (GPU2 computes and sends at half "
     "speed), --slow-link 1-2:0.25, --delay 3:10us (GPU3 joins 10 µs late). " + MODEL_HELP)
 
 # Above this many transfers the text report skips the comparison with other schedules.
@@ -64,6 +69,11 @@ def _options(args) -> dict:
             if getattr(args, k) is not None}
 
 
+def _differs(timeline, faults) -> bool:
+    """True when, without faults, the events and the lockstep model give different totals."""
+    return not faults and abs(timeline.seconds - timeline.lockstep) > 1e-9 * max(timeline.lockstep, 1e-30)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..algorithms.collectives import COLLECTIVES
     from ..timeline import budget, simulate, trace
@@ -73,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
     elements = elements_from_args(args, model.itemsize, 1 << 24)
     faults = tuple(args.slow_gpu + args.slow_link + args.delay)
     collective = COLLECTIVES[args.collective]
-    plan = collective.plan(gpus, args.algorithm, **_options(args))
+    plan = collective.plan(gpus, args.algorithm, **_options(args),
+                           **node_option(args, model.topology, gpus))
     if args.trace is not None:
         budget.check_trace(plan.transfer_count(), gpus)
     timeline = simulate(plan, elements, model, faults, runs=1 + len(faults))
@@ -96,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             "faults": [{"fault": c.fault.flag(), "seconds": c.seconds} for c in costs]}))
         return 0
     what = collective.plan_title(plan).lower()
-    print(f"Timeline of {what} · {gpus:,} GPU{'s' * (gpus != 1)} · "
+    print(f"Timeline of {what} · {plural(gpus, 'GPU')} · "
           f"{format_bytes(elements * model.itemsize)} per GPU · {model.topology.name}")
     if len(timeline):
         how = (f"run as {timeline.events:,} events" if timeline.events
@@ -105,7 +116,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("Nothing to send.")
     print(f"Total: {format_seconds(timeline.seconds)}"
-          + (f" (lockstep model without faults: {format_seconds(timeline.lockstep)})"))
+          + (f" (lockstep model without faults: {format_seconds(timeline.lockstep)}"
+             + (", which pipelined chunks do not follow: see --help" if _differs(timeline, faults)
+                else "") + ")"))
     if faults:
         print("Faults, and the time each adds (the others kept):")
         for c in costs:

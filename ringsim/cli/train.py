@@ -45,7 +45,8 @@ def register(sub) -> None:
                         metavar="F", help="input features; the model has F+1 parameters (default: 8)")
     parser.add_argument("--lr", type=_positive_float, default=None,
                         help="learning rate (default: 0.5; 0.05 for Adam with --zero)")
-    parser.add_argument("--seed", type=count_arg("the seed", minimum=0, maximum=2**63 - 1), default=0, help="seed of the synthetic data (default: 0)")
+    parser.add_argument("--seed", type=count_arg("the seed", minimum=0, maximum=2**63 - 1), default=0,
+                        metavar="SEED", help="seed of the synthetic data (default: 0)")
     parser.add_argument("--no-sync", action="store_true",
                         help="skip the all-reduce: each GPU steps on its own shard and the replicas drift")
     parser.add_argument("--zero", type=int, choices=[1, 2, 3], default=None, metavar="STAGE",

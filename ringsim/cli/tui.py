@@ -24,7 +24,30 @@ def register(sub) -> None:
     parser.add_argument("--lesson", type=int, metavar="K",
                         help="open the lesson panel at lesson K (key l opens it at any time)")
     add_nccl_log_arguments(parser)
+    add_topology_argument(parser)
     parser.set_defaults(run=run)
+
+
+def add_topology_argument(parser: argparse.ArgumentParser) -> None:
+    """--topology: the preset the clock starts on (key t goes on to the next)."""
+    from ..cost.topology import presets
+    parser.add_argument("--topology", default=None, metavar="T",
+                        help=f"the clock's topology preset ({', '.join(presets())}; default flat); "
+                             "key t goes on to the next one G fits")
+
+
+def check_topology(args: argparse.Namespace) -> str:
+    """The preset --topology names, refused in one line when G does not fit its nodes."""
+    name = getattr(args, "topology", None) or "flat"
+    from ..tui.clock import fitting
+    fit, skip = fitting(args.gpus)
+    if name in fit:
+        return name
+    if name in skip:
+        raise RingsimError(f"{args.gpus} GPUs do not fit {name}'s nodes; the presets {args.gpus} "
+                           f"GPUs fit: {', '.join(fit)}")
+    raise RingsimError(f"the TUI's clock takes a preset topology, one of {', '.join(fit + skip)}; "
+                       f"got {name!r} (`ringsim walk --time --topology FILE` reads a file)")
 
 
 def add_view_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,9 +93,16 @@ def check_scenario(args: argparse.Namespace):
 def make_app(args: argparse.Namespace):
     """The TUI App for the scenario options (refuses a G or N the view cannot show)."""
     sim = check_scenario(args)
+    topology = check_topology(args)
     from ..tui.app import RingsimApp  # Textual loads only here, not at `ringsim` start-up
-    return RingsimApp(sim, present=args.present, values=args.values,
-                      lesson=getattr(args, "lesson", None))
+    from ..tui.clock import Clock
+    app = RingsimApp(sim, present=args.present, values=args.values,
+                     lesson=getattr(args, "lesson", None))
+    if topology != app.state.topology:  # set before the first frame: no watcher runs
+        from dataclasses import replace
+        app.set_reactive(type(app).state, replace(app.state, topology=topology))
+        app.clock = Clock(topology)
+    return app
 
 
 def _is_terminal(stream) -> bool:

@@ -24,7 +24,7 @@ from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
 from ..execute.memory import check_memory, simulation_bytes
-from ..core.naming import gpu_name, participant_name, subscript
+from ..core.naming import gpu_name, participant_name, plural, plural_word, segment_range
 from ..sim.narrate import held
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation, demo_gradients, phase_text
 from ..core.textout import json_ensure_ascii
@@ -34,7 +34,7 @@ from ..core.units import format_bandwidth, format_bytes, format_seconds, itemsiz
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
                          gpus_from_args, topology_from_args)
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log, print_preface
-from .common import add_scenario_arguments, options_from_args
+from .common import NODES_ALGORITHM, NODES_TOPOLOGY, add_scenario_arguments, options_from_args
 
 ORDER = 10
 HELP = "print every iteration in words, then the ledger vs the formulas"
@@ -50,13 +50,13 @@ DESCRIPTION = (
     "ends with the total, algbw and busbw: ringsim walk --topology dgx-h100 --nodes 2 --elements "
     "1e6. walk allocates the gradients it simulates, so a huge --size is refused; ringsim "
     "compare --time prices any size without allocating. " + MODEL_HELP + " " + BANDWIDTH_HELP)
-NODES_HELP = ("with a topology that has nodes (dgx-h100, …): M nodes, G = M × its GPUs per "
-              "node (and hierarchical's M); else hierarchical's M nodes of G/M GPUs (default: "
-              "the divisor of G nearest √G)")
-DTYPE_HELP = ("element type: the bytes per element of the time model and the gradients' type "
-              "(float types: random floats, so --values shows float sums; bfloat16 and float8 "
-              "have no NumPy type, so those walks keep small integers). Default: small integers "
-              "(int64), priced as 4-byte elements")
+NODES_HELP = NODES_TOPOLOGY + "; without one, " + NODES_ALGORITHM
+DTYPE_HELP = ("element type, for the bytes per element (default: float32). Named, it is also "
+              "the gradients' type: a float type gives random floats, so --values shows float "
+              "sums; bfloat16 and float8 have no NumPy type, so those walks add small whole "
+              "numbers. Left out, the gradients are small whole numbers (exact in float32)")
+GPUS_HELP = (f"number of GPUs, 1..{SYMBOLIC_MAX_GPUS}: walk prints every transfer "
+             "(default: 4; ringsim compare counts and prices up to 1,000,000)")
 
 
 def register(sub) -> None:
@@ -71,6 +71,9 @@ def register(sub) -> None:
             action.help = NODES_HELP
         elif action.dest == "dtype":
             action.help = DTYPE_HELP
+            action.__class__ = _NamedDtype
+        elif action.dest == "gpus":
+            action.help = GPUS_HELP
     parser.add_argument("--time", action="store_true",
                         help="add each step's modelled time, bottleneck port and running clock, "
                              "and the total with algbw and busbw (default topology: flat)")
@@ -84,7 +87,15 @@ def register(sub) -> None:
                         help="print JSON Lines: one object per step, then a summary")
     add_collective_argument(parser)
     add_nccl_log_arguments(parser)
-    parser.set_defaults(run=run, gpus=None, elements=None, dtype=None)
+    parser.set_defaults(run=run, gpus=None, elements=None, dtype="float32")
+
+
+class _NamedDtype(argparse._StoreAction):
+    """--dtype that remembers it was named: only a named type changes the gradients' values."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        namespace.dtype_named = True
 
 
 @dataclass(frozen=True)
@@ -147,6 +158,8 @@ def _compare_hint(args: argparse.Namespace, gpus: int, elements: int, timed: boo
 
 
 def run(args: argparse.Namespace) -> int:
+    if not getattr(args, "dtype_named", False):
+        args.dtype = None  # the float32 default prices 4-byte elements; the values stay whole numbers
     log = apply_nccl_log(args, SYMBOLIC_MAX_GPUS)
     gpus, elements, model = _scenario(args)
     args.gpus, args.elements = gpus, elements
@@ -279,8 +292,9 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
     size_text = " or ".join(str(s) for s in sizes)
     print(sim.title)
     g = sim.plan.segments
-    print(f"Each GPU's gradient is split into {g} segments of {size_text} elements; "
-          f"GPU k's segments carry letter k (GPU1 holds a₁…{'a' + subscript(g)}).")
+    print(f"Each GPU's gradient is split into {plural(g, 'segment')} of {size_text} "
+          f"{plural_word(max(sizes, default=0), 'element')}; GPU k's segments carry letter k "
+          f"(GPU1 holds {segment_range('a', g)}).")
     if dtype is not None and dtype not in NUMPY_DTYPES:
         print(f"{dtype} has no NumPy type: the walk adds small integers"
               + (f", priced as {itemsize(dtype)}-byte elements." if timing else "."))
@@ -322,10 +336,10 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
 
 def _print_model(timing: Timing) -> None:
     topo = timing.model.topology
-    where = f"{topo.name} · {timing.gpus:,} GPUs"
+    where = f"{topo.name} · {plural(timing.gpus, 'GPU')}"
     if topo.gpus_per_node:
         nodes = topo.nodes(timing.gpus)
-        where += f" in {nodes:,} node{'s' * (nodes > 1)}"
+        where += f" in {plural(nodes, 'node')}"
     print(f"\nModelled time on {where} · {format_bytes(timing.nbytes)} per GPU "
           f"({timing.dtype}, {timing.model.itemsize}-byte elements)")
     print(topo.describe())
@@ -334,8 +348,8 @@ def _print_model(timing: Timing) -> None:
 def _print_total(timing: Timing) -> None:
     alg, bus = timing.bandwidths()
     steps = len(timing.cost.steps)
-    print(f"\nModelled time: {format_seconds(timing.cost.seconds)} over {steps:,} "
-          f"step{'s' * (steps != 1)} · algbw {format_bandwidth(alg)} · busbw "
+    print(f"\nModelled time: {format_seconds(timing.cost.seconds)} over "
+          f"{plural(steps, 'step')} · algbw {format_bandwidth(alg)} · busbw "
           f"{format_bandwidth(bus)}")
     shares = timing.cost.level_seconds()
     total = math.fsum(shares.values())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..core.naming import plural
 from ..core.errors import RingsimError
 from ._cost_args import add_cost_arguments, gpus_from_args, model_from_args
 from .common import gpus_arg
@@ -45,7 +46,12 @@ def register(sub) -> None:
                         help="data-parallel GPUs N_d (default: 64, or --nodes × GPUs per node)")
     parser.add_argument("--json", action="store_true", help="one JSON object per stage")
     add_cost_arguments(parser, size=False)
-    parser.set_defaults(run=run, dtype="float16")
+    for action in parser._actions:  # the shared --dtype help names float32; ZeRO moves fp16
+        if action.dest == "dtype":
+            action.default = "float16"
+            action.help = ("element type of the gradients and parameters sent, for the bytes per "
+                           "element (default: float16, as mixed-precision training sends)")
+    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
                 "paper_memory_bytes_per_gpu": float(paper_memory(z.stage, z.params, gpus))}))
         return 0
     psi = args.params
-    print(f"ZeRO per training step · Ψ = {psi:,} parameters · {gpus:,} GPUs · {model.topology.name}, "
+    print(f"ZeRO per training step · Ψ = {psi:,} parameters · {plural(gpus, 'GPU')} · {model.topology.name}, "
           f"{model.itemsize}-byte elements on the wire")
     print("Memory: fp16 parameters 2Ψ, fp16 gradients 2Ψ, Adam states 12Ψ bytes (fp32 copy, "
           "momentum, variance), sharded by stage.\n")

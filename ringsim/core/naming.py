@@ -45,3 +45,24 @@ def sum_label(contributors: tuple[int, ...], segment: int, *, max_terms: int = 0
     if max_terms and len(terms) > max_terms:
         terms = terms[:2] + ["…"] + terms[-1:]
     return "+".join(terms)
+
+
+def plural(count: int, word: str) -> str:
+    """'1 GPU', '4 GPUs', '1 segment', '2,000 elements': the count with its noun, ringsim's one plural."""
+    return f"{count:,} {plural_word(count, word)}"
+
+
+def plural_word(count: int, word: str) -> str:
+    """The noun alone, singular for 1: plural_word(3, 'segment') → 'segments'."""
+    if count == 1:
+        return word
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u"):
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def segment_range(letter_of: str, count: int) -> str:
+    """'a₁…a₄' for four segments, 'a₁' for one: the labels GPU1's segments carry."""
+    return f"{letter_of}{subscript(1)}" + (f"…{letter_of}{subscript(count)}" if count > 1 else "")

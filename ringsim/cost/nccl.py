@@ -12,7 +12,7 @@ are listed in docs/cost.md ("NCCL's model").
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.errors import RingsimError
 from .nccl_graph import Graph, System, constants, graphs, system
@@ -164,6 +164,9 @@ def _latency(sys: System, func: str, algo: str, proto: str, nccl: str | None = N
     intra = hw[sys.intra_kind][algo][p]
     ppn, nodes, ranks = sys.ppn, sys.nodes, sys.ranks
     inter = hw["network"]["Tree" if ppn == 1 and tables["ppn1_tree_network_row"] else algo][p]
+    # tuning.cc adds the graph's latencyInter (the net plugin's props->latency) to every
+    # network hop, and once more with Simple for the flush that ends a receive.
+    inter += sys.net_latency * (2 if proto == "Simple" else 1)
     local = ranks // nodes
     if algo == "Ring":
         steps = 2 * (ranks - 1) if func == "AllReduce" else ranks - 1
@@ -245,10 +248,36 @@ def _comm_channels(tuned: _Tuned, algo: str) -> int:
     return channels
 
 
-def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int) -> tuple[float, float, float]:
-    """ncclTopoGetAlgoTime for one candidate: (seconds, latency s, bandwidth B/s); inf if none."""
+def _run_channels(tuned: _Tuned, algo: str, proto: str, nbytes: int) -> int:
+    """The channels NCCL launches one call on (topoGetAlgoInfo in enqueue.cc): rings, trees
+    and CollNetChain drop a channel while the call is under channels × threads × threshold
+    bytes; NVLS runs on nvlsChannels (across nodes at most the communicator's channels);
+    CollNetDirect on its heads (ringsim does not shrink it)."""
+    channels = _comm_channels(tuned, algo)
+    if algo == "NVLS" and tuned.sys.nodes > 1:
+        return min(channels, _comm_channels(tuned, "Ring"))
+    if algo in ("NVLS", "NVLSTree", "CollNetDirect", "PAT"):
+        return channels  # PAT's comm->maxThreads is never set (0), so its loop never runs
+    t = constants()["threads"]
+    threshold = t["threshold"][proto] * (tuned.sys.ranks if algo == "Ring" and proto == "LL" else 1)
+    threads = t["max_threads"][proto]
+    if algo == "CollNetChain":
+        threshold, threads = t["collnet_threshold"], t["collnet_threads"]
+    elif algo == "Ring" and proto == "Simple":
+        ring = tuned.graphs["Ring"]
+        if ring.bw_intra * ring.channels <= t["pci_bw"]:
+            threads = t["ring_simple_small"]
+    # `while (nBytes < nc * nt * threadThreshold) nc--` down to one channel: the largest nc
+    # whose nc × nt × threshold bytes fit in the call.
+    return max(1, min(channels, nbytes // (threads * threshold)))
+
+
+def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int,
+             graph: Graph | None = None) -> tuple[float, float, float]:
+    """ncclTopoGetAlgoTime for one candidate: (seconds, latency s, bandwidth B/s); inf if none.
+    `graph` replaces the algorithm's searched graph (fewer channels)."""
     sys = tuned.sys
-    bw = _bus_bandwidth(sys, tuned.graphs[algo], func, algo, proto)
+    bw = _bus_bandwidth(sys, graph or tuned.graphs[algo], func, algo, proto)
     if bw <= 0:
         return math.inf, 0.0, 0.0
     lat = _latency(sys, func, algo, proto, tuned.nccl)
@@ -303,7 +332,15 @@ def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool
         raise RingsimError("NCCL has no algorithm and protocol for this on that topology with "
                            "the --algo/--proto given")
     seconds, a, p, lat, bw = best
-    return NcclChoice(a, p, _comm_channels(tuned, a), seconds, lat, bw)
+    # NCCL picks on its model, which counts every channel; the call then runs on the channels
+    # topoGetAlgoInfo leaves it. Its time is NCCL's own bandwidth formula for that share of
+    # the graph's channels (each channel keeps its speed; caps on the total still apply).
+    full, run = _comm_channels(tuned, a), _run_channels(tuned, a, p, nbytes)
+    if run < full:
+        graph = tuned.graphs[a]
+        fewer = replace(graph, channels=graph.channels * run / full)
+        seconds, lat, bw = _seconds(tuned, func, a, p, nbytes, fewer)
+    return NcclChoice(a, p, run, seconds, lat, bw)
 
 
 def _check_count(value, what: str, low: int, high: int) -> None:

@@ -41,6 +41,7 @@ class System:
     nvls: bool               # the NVSwitch reduces (NVLink SHARP)
     collnet: bool            # the network reduces (InfiniBand SHARP through CollNet)
     uplink_bw: float | None  # PCIe: a switch's shared link to the CPU, when GPUs span switches
+    net_latency: float = 0.0  # µs a net plugin reports (props->latency), 0 on one node
 
     @property
     def ppn(self) -> float:
@@ -79,12 +80,16 @@ def system(topology: Topology, gpus: int) -> System:
         nvls = nvswitch and inside.in_network_reduction
         if inside.gpus_per_switch is not None and ppn > inside.gpus_per_switch:
             uplink = _nccl_rate(inside.uplink, "pcie", topology.arch)
-    net_bw, collnet = 0.0, False
+    net_bw, collnet, net_latency = 0.0, False, 0.0
     if across is not None and nodes > 1:
         net_bw = _nccl_rate(across.bandwidth, across.kind or "network", topology.arch)
         collnet = across.in_network_reduction
+        # search.cc sets a graph's latencyInter to the NIC's latency, which topo.cc reads
+        # from the plugin's props->latency through an integer attribute (xmlInitAttrInt, since
+        # 2.24): whole µs. One node's graphs cross no NIC.
+        net_latency = float(math.floor(across.net_plugin_latency * 1e6 + 1e-6))
     return System(topology.arch, gpus, nodes, intra_kind, intra_bw, net_bw, nvswitch, nvls,
-                  collnet, uplink)
+                  collnet, uplink, net_latency)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ class Level:
     in_network_reduction: bool = False   # the fabric reduces (NVLink SHARP, InfiniBand SHARP)
     gpus_per_switch: int | None = None   # PCIe: GPUs under one switch; switches meet at the CPU
     uplink: float | None = None          # PCIe: each switch's link to the CPU (B/s), shared
+    net_plugin_latency: float = 0.0      # across: the latency (s) a net plugin reports to NCCL
 
     @property
     def beta(self) -> float:
@@ -203,7 +204,8 @@ def parse(text: str, name: str) -> Topology:
 
 
 def _nccl_fields(table: dict, key: str, where: str) -> dict:
-    """A level's kind, in_network_reduction and PCIe switch layout, checked (defaults above)."""
+    """A level's kind, in_network_reduction, PCIe switch layout and plugin latency, checked
+    (defaults above)."""
     kind = table.get("kind", DEFAULT_KIND[key])
     if kind not in KINDS:
         raise RingsimError(f"{where}: [{key}] kind must be one of {', '.join(KINDS)}")
@@ -225,4 +227,23 @@ def _nccl_fields(table: dict, key: str, where: str) -> dict:
     if (per_switch is None) != (uplink is None):
         raise RingsimError(f"{where}: [{key}] gpus_per_switch and uplink go together")
     return {"kind": kind, "in_network_reduction": reduces, "gpus_per_switch": per_switch,
-            "uplink": uplink}
+            "uplink": uplink, "net_plugin_latency": _plugin_latency(table, key, where)}
+
+
+# A net plugin's props->latency is a per-message figure in µs (aws-ofi-nccl reports 35 to
+# 150 µs); a second would be a typing slip, not a network.
+MAX_PLUGIN_LATENCY = 0.01
+
+
+def _plugin_latency(table: dict, key: str, where: str) -> float:
+    """[across] net_plugin_latency: what a network plugin tells NCCL its latency is (0: NCCL's
+    own InfiniBand and socket transports, which report none)."""
+    if "net_plugin_latency" not in table:
+        return 0.0
+    what = f"{where}: [{key}] net_plugin_latency"
+    if key != "across":
+        raise RingsimError(f"{what}: only the [across] level has a network plugin")
+    value = parse_seconds(table["net_plugin_latency"], what)
+    if not 0 <= value <= MAX_PLUGIN_LATENCY:
+        raise RingsimError(f"{what} must be from 0 to 10ms")
+    return value

@@ -274,7 +274,7 @@ def _drawing(width: float, height: float, t: Theme, size: tuple[int, int] | None
 
 
 def _scaled(width: float, height: float, size: tuple[int, int]) -> tuple[float, float]:
-    """The shown size for --size W or WxH (0: keep the drawing's aspect ratio)."""
+    """The shown size for --dimensions W or WxH (0: keep the drawing's aspect ratio)."""
     w, h = size
     if w and h:
         return w, h

@@ -17,18 +17,18 @@ from .theme import theme as find_theme
 STILL = (".svg", ".png")
 ANIMATED = (".gif", ".html", ".pdf")
 SUFFIXES = STILL + ANIMATED
-MIN_SIZE, MAX_SIZE = 64, 4096  # px, --size's bounds
+MIN_SIZE, MAX_SIZE = 64, 4096  # px, --dimensions' bounds
 
 
 def parse_size(text: str) -> tuple[int, int]:
     """'800' (the width) or '800x600' as (width, height) in px; 0 keeps the aspect ratio."""
     parts = str(text).lower().split("x")
     if len(parts) not in (1, 2) or not all(p.strip().isdigit() for p in parts):
-        raise RingsimError(f"--size must be a width in px (800) or width x height (800x600), got {text!r}")
+        raise RingsimError(f"--dimensions must be a width in px (800) or width x height (800x600), got {text!r}")
     values = [int(p) for p in parts]
     for v in values:
         if not MIN_SIZE <= v <= MAX_SIZE:
-            raise RingsimError(f"--size must be from {MIN_SIZE} to {MAX_SIZE} px, got {text!r}")
+            raise RingsimError(f"--dimensions must be from {MIN_SIZE} to {MAX_SIZE} px, got {text!r}")
     return (values[0], values[1] if len(values) == 2 else 0)
 
 

@@ -17,7 +17,7 @@ def _need(module: str, package: str):
     try:
         return __import__(module)
     except ImportError:
-        raise RingsimError(f"this output needs {package}: pip install 'ringsim[figures]' "
+        raise RingsimError(f"this output needs {package}: pip install '.[figures]' from a clone of ringsim "
                            f"(or pip install {package})") from None
 
 

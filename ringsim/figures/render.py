@@ -14,7 +14,7 @@ def need_drawsvg() -> None:
     try:
         import drawsvg  # noqa: F401
     except ImportError:
-        raise RingsimError("figures need drawsvg: pip install 'ringsim[figures]' "
+        raise RingsimError("figures need drawsvg: pip install '.[figures]' from a clone of ringsim "
                            "(or pip install drawsvg)") from None
 
 

@@ -5,8 +5,9 @@ scenario, its stops and its sections, with placeholders filled and answers compu
 No Textual here: the terminal runner and the TUI panel both build on this API.
 """
 
-from .load import Problem, check_lessons, default_directory, load_lesson, load_lessons, load_numbered
-from .model import Lesson, Question, Scenario, Section
+from .load import (Problem, check_lessons, default_directory, load_lesson, load_lessons, load_numbered,
+                   outline_lessons)
+from .model import Lesson, Outline, Question, Scenario, Section
 
-__all__ = ["Lesson", "Problem", "Question", "Scenario", "Section", "check_lessons",
-           "default_directory", "load_lesson", "load_lessons", "load_numbered"]
+__all__ = ["Lesson", "Outline", "Problem", "Question", "Scenario", "Section", "check_lessons",
+           "default_directory", "load_lesson", "load_lessons", "load_numbered", "outline_lessons"]

@@ -16,7 +16,7 @@ from ..core.errors import RingsimError
 from ..sim.simulation import SYMBOLIC_MAX_GPUS
 from .budget import Budget
 from .expr import evaluate
-from .model import Lesson, Question, Scenario, Section
+from .model import Lesson, Outline, Question, Scenario, Section
 from .placeholders import PLACEHOLDER, Context, parse
 from .text import clean, clip
 
@@ -147,18 +147,7 @@ def load_lesson(path: Path, problems: list[Problem], *, budget: Budget | None = 
         problems.append(Problem(path, line, reason))
         raise _Refused
     try:
-        text = _read(path, refuse)
-        lines = text.splitlines()
-        front, body_start = _front_matter(lines, refuse)
-        scenario, title, stops = _settings(front, refuse)
-        own = gpus is None and elements is None
-        if not own:
-            scenario = _override(scenario, gpus, elements)
-        drafts = _sections(lines, body_start, scenario, refuse)
-        marked = [d.stop for d in drafts if d.stop is not None]
-        if stops is None or not own:
-            stops = marked
-        _check_stops(drafts, stops, front, len(scenario.plan()), refuse)
+        title, scenario, stops, drafts = _read(path, refuse, gpus, elements)
     except _Refused:
         return None
     number = int(re.match(r"\d+", path.name).group())
@@ -168,7 +157,53 @@ def load_lesson(path: Path, problems: list[Problem], *, budget: Budget | None = 
     return Lesson(number, title, path, scenario, stops, sections)
 
 
-def _read(path: Path, refuse) -> str:
+def _read(path: Path, refuse, gpus: int | None, elements: int | None):
+    """A lesson file's title, scenario, stops and sections, its placeholders not yet computed."""
+    lines = _text(path, refuse).splitlines()
+    front, body_start = _front_matter(lines, refuse)
+    scenario, title, stops = _settings(front, refuse)
+    own = gpus is None and elements is None
+    if not own:
+        scenario = _override(scenario, gpus, elements)
+    drafts = _sections(lines, body_start, scenario, refuse)
+    marked = [d.stop for d in drafts if d.stop is not None]
+    if stops is None or not own:
+        stops = marked
+    _check_stops(drafts, stops, front, len(scenario.plan()), refuse)
+    return title, scenario, stops, drafts
+
+
+def outline_lessons(directory: str | Path | None = None, *, gpus: int | None = None,
+                    elements: int | None = None) -> list[Outline]:
+    """The course list: each lesson's title, scenario, parts and questions, sorted by number.
+
+    Reads the files' structure (front matter, stops, questions) and computes no placeholder,
+    so listing the course stays as quick as any simple command; `check_lessons` computes
+    every figure. Raises RingsimError 'file:line: reason' for the first malformed file.
+    """
+    folder = default_directory() if directory is None else Path(directory)
+    if not folder.is_dir():
+        raise RingsimError(f"{clean(str(folder))}: no such lessons folder")
+    files = lesson_files(folder)
+    if not files:
+        raise RingsimError(f"{clean(str(folder))}: no lesson files (expected names like 01-intro.md)")
+    outlines, numbers = [], {}
+    for path in files:
+        def refuse(line: int, reason: str, path=path):
+            raise RingsimError(str(Problem(path, line, reason)))
+        number = int(re.match(r"\d+", path.name).group())
+        if number in numbers:
+            refuse(1, f"lesson number {number} is already used by {clean(numbers[number].name)}")
+        numbers[number] = path
+        title, scenario, _, drafts = _read(path, refuse, gpus, elements)
+        parts = sum(1 for d in drafts if d.stop is not None or d.questions
+                    or any(line.strip() for _, line in d.lines))
+        outlines.append(Outline(number, title, path, scenario, parts,
+                                sum(len(d.questions) for d in drafts)))
+    return sorted(outlines, key=lambda o: o.number)
+
+
+def _text(path: Path, refuse) -> str:
     """The file's text, cleaned; refused when it is not a regular file or holds more than MAX_FILE_BYTES."""
     import os
     import stat

@@ -10,6 +10,9 @@ from ..sim.scenario import Scenario  # noqa: F401  (a lesson's scenario; re-expo
 
 
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+# "How many times longer?" is answered 5, 5x, 5×, 5.0, "5 times" or "5 times longer":
+# the words after the number say "a ratio" and nothing more, so they are dropped.
+_TIMES = re.compile(r"([\d.]+)(?:x|×|times?(?:longer|slower|faster|more|aslong|asmuch)?|fold)")
 
 
 def _normalise(text: str) -> str:
@@ -22,6 +25,8 @@ def _normalise(text: str) -> str:
     text = re.sub(r"[\s,_()]", "", text).removeprefix("gpu")
     if "+" in text:
         text = "+".join(sorted(text.split("+")))
+    if ratio := _TIMES.fullmatch(text):
+        text = ratio[1]
     return text
 
 
@@ -83,3 +88,25 @@ class Lesson:
     def questions(self) -> list[Question]:
         """Every question of the lesson, in order."""
         return [q for s in self._sections for q in s.questions]
+
+    @property
+    def parts(self) -> int:
+        """How many sections the reader goes through (one Enter after each but the last)."""
+        return len(self._sections)
+
+    @property
+    def question_count(self) -> int:
+        """How many questions the lesson asks."""
+        return sum(len(s.questions) for s in self._sections)
+
+
+@dataclass(frozen=True)
+class Outline:
+    """What the course list shows of a lesson, read without computing its placeholders."""
+
+    number: int
+    title: str
+    path: Path
+    scenario: Scenario
+    parts: int
+    question_count: int

@@ -52,15 +52,18 @@ def meter(sim: Simulation) -> str:
             f"sent {n(ledger.sent[busiest])}, received {n(ledger.received[busiest])}")
 
 
-def listing(lessons: list[Lesson]) -> list[str]:
-    """One line per lesson: number, title and scenario."""
+def listing(lessons) -> list[str]:
+    """One line per lesson: number, title, scenario, how many parts and questions.
+
+    Takes loaded lessons or their outlines (`ringsim.lessons.outline_lessons`): both have
+    number, title, scenario, parts and question_count.
+    """
     width = max((len(l.title) for l in lessons), default=0)
     lines = []
     for l in lessons:
         s = l.scenario
-        stops = plural(len(l.stops), "stop")
         lines.append(f"{l.number:>3}  {l.title:<{width}}  {s.algorithm}, G={s.gpus}, N={s.elements}, "
-                     f"{stops}")
+                     f"{plural(l.parts, 'part')}, {plural(l.question_count, 'question')}")
     return lines
 
 
@@ -88,6 +91,7 @@ class Runner:
         self.markdown = markdown_printer(out, rich)
         self.right = 0
         self.asked = 0
+        self.shown: int | None = None  # the position whose board was printed last
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -135,7 +139,10 @@ class Runner:
 
     def show(self, section: Section) -> None:
         self.say()
-        if section.stop is not None:
+        # A lesson may stay at one stop for several sections (a recap after the last step):
+        # the board is printed once, the later sections carry on below it.
+        if section.stop is not None and section.stop != self.shown:
+            self.shown = section.stop
             self.sim.goto(section.stop)
             where = f"after step {section.stop} of {len(self.sim.plan)}" if section.stop else "before step 1"
             self.say(f"{RULE * 3} {self.sim.banner} ({where}) {RULE * 3}")

@@ -35,23 +35,13 @@ def clip(value: object, width: int = 60) -> str:
     return f"{text[:keep]}…{text[-keep:]} ({len(text):,} characters)"
 
 
+from ..core.naming import plural_word  # noqa: E402  (ringsim's one plural, re-exported)
+
+
 def plural(count: int, word: str) -> str:
     """'1 GPU', '4 GPUs', '1 element', '2,000 elements': the count with its noun."""
     from ..core.formula import format_number
-    return f"{format_number(count)} {word if count == 1 else _plural(word)}"
-
-
-def _plural(word: str) -> str:
-    if word.endswith(("s", "x", "ch", "sh")):
-        return word + "es"
-    if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u"):
-        return word[:-1] + "ies"
-    return word + "s"
-
-
-def plural_word(count: int, word: str) -> str:
-    """The noun alone, singular for 1: plural_word(3, 'segment') → 'segments'."""
-    return word if count == 1 else _plural(word)
+    return f"{format_number(count)} {plural_word(count, word)}"
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")

@@ -197,15 +197,73 @@ def _ledger_why(field: str, gpu_from_index: bool = True) -> Callable:
             before, after = a.ledger(position - 1), a.ledger(position)
             moved = _field(after, field, g) - _field(before, field, g)
             if moved:
-                steps.append((position, moved))
+                steps.append((position, moved, _step_parts(before, after, field, g)))
         if not steps:
             return f"{who} {_VERB.get(field, 'moved')} nothing in the steps done ({where(a)})."
-        parts = " + ".join(f"{_n(m)} (step {p})" for p, m in steps[:8])
-        if len(steps) > 8:
-            parts += f" + … ({len(steps)} steps)"
-        return f"The ledger adds what {who} {_VERB.get(field, 'moved')}, step by step ({where(a)}): " \
-               f"{parts} = {value}."
+        # Each step in words (who sent how much to whom), so a wrong guess can be traced.
+        runs: list[list] = []  # consecutive steps that moved the same, told once
+        for p, _, parts in steps:
+            if runs and runs[-1][2] == parts and runs[-1][1] == p - 1:
+                runs[-1][1] = p
+            else:
+                runs.append([p, p, parts])
+        told = "; ".join((f"in step {p}, {parts}" if p == q else f"in each of steps {p} to {q}, {parts}")
+                         for p, q, parts in runs[:4])
+        if len(runs) > 4:
+            told += f"; … ({len(steps)} steps)"
+        moved = {m for _, m, _ in steps}
+        total = (f"{len(steps)} × {_n(steps[0][1])}" if len(moved) == 1 and len(steps) > 2
+                 else " + ".join(_n(m) for _, m, _ in steps))
+        in_all = f" In all, {total} = {value}." if len(steps) > 1 else ""
+        return (f"The ledger counts what {who} {_VERB.get(field, 'moved')} ({where(a)}): "
+                f"{told}.{in_all}")
     return why
+
+
+def _step_parts(before: Ledger, after: Ledger, field: str, gpu: int | None) -> str:
+    """One step's transfers in words: 'GPU2, GPU3 and GPU4 each sent it 8 (3 × 8 = 24)'."""
+    start = len(before.src)
+    src, dst, size = after.src[start:], after.dst[start:], after.elements[start:]
+    pieces = []
+    if gpu is None:
+        return _grouped([(int(e), "") for e in size if e], "transfers of", "")
+    if field in ("received", "load"):
+        came = [(int(e), gpu_name(int(s))) for s, d, e in zip(src, dst, size) if d == gpu and e]
+        if came:
+            pieces.append(_grouped(came, "received", "from"))
+    if field in ("sent", "load"):
+        went = [(int(e), gpu_name(int(d))) for s, d, e in zip(src, dst, size) if s == gpu and e]
+        if went:
+            pieces.append(_grouped(went, "sent", "to"))
+    return " and ".join(pieces)
+
+
+def _grouped(moves: list[tuple[int, str]], verb: str, preposition: str) -> str:
+    """'received 8 from each of GPU2, GPU3 and GPU4 (3 × 8 = 24)' or 'sent 2 to GPU2'."""
+    if not preposition:  # every transfer of the step, peers unnamed
+        sizes = sorted({e for e, _ in moves})
+        if len(sizes) == 1:
+            count, each = len(moves), sizes[0]
+            return (f"{plural(count, 'transfer')} of {_n(each)}" +
+                    (f" ({_n(count)} × {_n(each)} = {_n(count * each)})" if count > 1 else ""))
+        return f"{plural(len(moves), 'transfer')} moved {_n(sum(e for e, _ in moves))}"
+    by_size: dict[int, list[str]] = {}
+    for size, peer in moves:
+        by_size.setdefault(size, []).append(peer)
+    said = []
+    for size, peers in by_size.items():
+        if len(peers) == 1:
+            said.append(f"{_n(size)} {preposition} {peers[0]}")
+        else:
+            said.append(f"{_n(size)} {preposition} each of {_listed_names(peers)} "
+                        f"({_n(len(peers))} × {_n(size)} = {_n(len(peers) * size)})")
+    return f"{verb} " + ", ".join(said)
+
+
+def _listed_names(names: list[str]) -> str:
+    if len(names) > LIST_MAX:
+        names = names[:LIST_MAX - 2] + ["…", names[-1]]
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _field(ledger: Ledger, field: str, gpu: int | None) -> int:

@@ -7,7 +7,7 @@ from types import ModuleType
 
 from ..core.errors import RingsimError, first_line
 
-INSTALL = "pip install 'ringsim[mpi]' (or, from a checkout, pip install '.[mpi]')"
+INSTALL = "pip install '.[mpi]' from a clone of ringsim"
 
 
 def mpi() -> ModuleType:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-import re
 
 import numpy as np
 
@@ -14,16 +13,15 @@ from ..core.errors import RingsimError
 
 DTYPES = ("int32", "int64", "float32", "float64")
 BENCH_ELEMENTS = 1 << 22
-_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20,
-          "mib": 2**20, "g": 2**30, "gb": 2**30, "gib": 2**30}
 
 
 def parse_size(text: str) -> int:
-    """Bytes from '4096', '64K', '16MiB', '1G' (binary units)."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
-    if not match or match.group(2).lower() not in _UNITS:
-        raise argparse.ArgumentTypeError(f"expected a size such as 4096, 64K or 16MiB, got {text!r}")
-    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+    """Bytes from '4096', '16MiB', '1GB' (10^9) or '1GiB' (2^30): ringsim's one units vocabulary."""
+    from ..core.units import parse_size as parse
+    try:
+        return parse(text, "--size")
+    except RingsimError as error:  # argparse names the option itself: keep the reason only
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--size: ")) from None
 
 
 TIMEOUT_RANGE = (0.1, 3600.0)  # below, a busy but live peer looks dead; above, a hang looks alive
@@ -63,10 +61,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     size.add_argument("--elements", "-N", type=_elements, default=None, metavar="N",
                       help="elements per rank (default: 8; 2^22 with --bench)")
     size.add_argument("--size", type=parse_size, default=None, metavar="S",
-                      help="bytes per rank instead of elements, e.g. 16MiB")
+                      help="bytes per rank, with a unit: 16MiB, 1GB, 4096 (instead of --elements)")
     parser.add_argument("--dtype", default="float32", choices=DTYPES,
                         help="element type (default: float32); integers use their whole range, so sums wrap")
-    parser.add_argument("--master", type=int, default=None, metavar="K",
+    parser.add_argument("--master", type=count_arg("the master GPU", minimum=None), default=None, metavar="K",
                         help="the master GPU (rank K−1) of the master algorithm")
     parser.add_argument("--backend", default="numpy", choices=("numpy", "cupy", "auto"),
                         help="rank buffers in host memory (numpy, the default) or on a CUDA device")
@@ -85,7 +83,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     mode.add_argument("--calibrate", action="store_true",
                       help="fit α and β by ping-pong, then predicted vs measured time per algorithm")
     parser.add_argument("--seed", type=count_arg("the seed", minimum=0, maximum=2**63 - 1), default=0,
-                        help="seed of the random data, 0 or more (default: 0)")
+                        metavar="SEED", help="seed of the random data, 0 or more (default: 0)")
     parser.add_argument("--write-topology", metavar="FILE", default=None,
                         help="with --calibrate: write the fitted α, β and γ as a topology file "
                              "(TOML) that --topology FILE of predict, compare and diagnose reads")
@@ -115,7 +113,7 @@ def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None
     """Refuse, in one line, what cannot run: one rank, no elements, a kill outside the plan."""
     if ranks < 2:
         raise RingsimError(f"an MPI all-reduce needs at least 2 ranks, got {ranks}: with one rank "
-                           "there is nothing to send (try -n 4)")
+                           "there is nothing to send (try --ranks 4)")
     if elements_of(args) == 0:
         raise RingsimError("there are 0 elements per rank: nothing to send (try --elements 8)")
     if args.master is not None and "master" not in option_names(args.algorithm):

@@ -12,6 +12,7 @@ from ..core.checks import as_numeric_array, check_count, check_elements
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.layout import Layout
+from ..core.naming import plural
 from ..execute.ledger import Ledger, measure
 from ..execute.memory import check_memory, simulation_bytes
 from .narrate import sentences
@@ -125,7 +126,8 @@ class Simulation:
         shown = option_text(self.plan)
         if shown:
             name += f" ({shown})"
-        return f"{name} · {self.plan.gpus} GPUs · {self.layout.elements:,} elements per GPU"
+        return (f"{name} · {plural(self.plan.gpus, 'GPU')} · "
+                f"{plural(self.layout.elements, 'element')} per GPU")
 
     @property
     def banner(self) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..algorithms import ALGORITHMS, closed_form
-from ..algorithms.timing import estimate, timed_algorithms
+from ..algorithms.timing import estimate, machine_options, timed_algorithms
 from ..core.checks import check_elements, check_gpus
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..core.formula import ClosedForm
@@ -49,11 +49,13 @@ def _whole(formula):
 
 
 def compare(gpus: int, elements: int, model: CostModel | None = None) -> list[Row]:
-    """A row per registered algorithm (default options) for G GPUs of N elements each."""
+    """A row per registered algorithm (default options; on a topology with nodes, the
+    machine's nodes) for G GPUs of N elements each."""
     gpus, elements = check_gpus(gpus), check_elements(elements)
     rows = []
     for name, spec in ALGORITHMS.items():
-        cf = closed_form(name, gpus, elements)
+        options = machine_options(name, gpus, model)
+        cf = closed_form(name, gpus, elements, **options)
         rows.append(Row(name, spec.title, _whole(cf.total), spec.busiest_gpu(gpus, elements),
                         _whole(cf.busiest_sent), _whole(cf.busiest_received), _whole(cf.steps),
                         _whole(cf.messages), cf))
@@ -64,7 +66,8 @@ def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[
     """Rows with their times; an algorithm the hardware cannot run (timed_algorithms) keeps timing None."""
     nbytes = elements * model.itemsize
     runs = set(timed_algorithms(model, gpus))
-    estimates = {row.algorithm: estimate(row.algorithm, gpus, elements, model)
+    estimates = {row.algorithm: estimate(row.algorithm, gpus, elements, model,
+                                         **machine_options(row.algorithm, gpus, model))
                  for row in rows if row.algorithm in runs}
     order = sorted(estimates, key=lambda name: estimates[name].seconds)
     out = []

@@ -13,6 +13,11 @@ COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e
            "#7f7f7f", "#bcbd22", "#17becf")
 WIDTH, HEIGHT = 860, 520
 LEFT, RIGHT, TOP, BOTTOM = 90, 230, 50, 70
+PLOT_WIDTH = WIDTH - LEFT - RIGHT
+# The legend sits right of the plot; its column is as wide as the longest name needs, at a
+# generous 0.62 em per character of the 13 px font (DejaVu Sans averages about 0.55 em).
+CHAR_WIDTH = 13 * 0.62
+LEGEND_LINE = 46  # from the plot's edge to the name: the gap, the colour stroke, the gap
 
 
 def _decades(low: float, high: float) -> list[float]:
@@ -29,9 +34,11 @@ def loglog_svg(title: str, xlabel: str, ylabel: str, series: dict[str, list[tupl
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     x0, x1 = math.log10(min(xs)), math.log10(max(xs))
     decades = _decades(min(ys), max(ys))
+    names = max((len(name) for name in series), default=0)
+    width = max(WIDTH, math.ceil(LEFT + PLOT_WIDTH + LEGEND_LINE + names * CHAR_WIDTH + 15))
     y0, y1 = math.log10(decades[0]), math.log10(decades[-1])
     x1, y1 = (x1 if x1 > x0 else x0 + 1), (y1 if y1 > y0 else y0 + 1)
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    plot_w, plot_h = PLOT_WIDTH, HEIGHT - TOP - BOTTOM
 
     def px(x: float) -> float:
         return LEFT + (math.log10(x) - x0) / (x1 - x0) * plot_w
@@ -39,11 +46,11 @@ def loglog_svg(title: str, xlabel: str, ylabel: str, series: dict[str, list[tupl
     def py(y: float) -> float:
         return TOP + plot_h - (math.log10(y) - y0) / (y1 - y0) * plot_h
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-           f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="DejaVu Sans, Helvetica, Arial, '
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{HEIGHT}" '
+           f'viewBox="0 0 {width} {HEIGHT}" font-family="DejaVu Sans, Helvetica, Arial, '
            'sans-serif" font-size="13">',
-           f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
-           f'<text x="{WIDTH / 2:.1f}" y="28" text-anchor="middle" font-size="16">'
+           f'<rect width="{width}" height="{HEIGHT}" fill="white"/>',
+           f'<text x="{LEFT + plot_w / 2:.1f}" y="28" text-anchor="middle" font-size="16">'
            f'{escape(title)}</text>']
     for value in decades:
         y = py(value)
@@ -71,6 +78,6 @@ def loglog_svg(title: str, xlabel: str, ylabel: str, series: dict[str, list[tupl
         ly = TOP + 10 + 22 * number
         out.append(f'<line x1="{LEFT + plot_w + 15}" y1="{ly}" x2="{LEFT + plot_w + 40}" '
                    f'y2="{ly}" stroke="{colour}" stroke-width="3"/>')
-        out.append(f'<text x="{LEFT + plot_w + 46}" y="{ly + 4}">{escape(name)}</text>')
+        out.append(f'<text x="{LEFT + plot_w + LEGEND_LINE}" y="{ly + 4}">{escape(name)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.checks import check_gpus
-from ..algorithms.timing import estimate, timed_algorithms
+from ..algorithms.timing import estimate, machine_options, timed_algorithms
 from ..cost.model import CostModel, algbw, busbw
 from ..core.errors import RingsimError
 from ..core.units import parse_size
@@ -98,13 +98,15 @@ def parse_sizes(text: str) -> list[int]:
 
 def _point(gpus: int, nbytes: int, model: CostModel, names: tuple[str, ...]) -> Point:
     elements = nbytes // model.itemsize
-    estimates = {name: estimate(name, gpus, elements, model) for name in names}
+    estimates = {name: estimate(name, gpus, elements, model, **machine_options(name, gpus, model))
+                 for name in names}
     best = min(names, key=lambda name: estimates[name].seconds)
     return Point(nbytes, elements, estimates, best)
 
 
 def _best(gpus: int, elements: int, model: CostModel, names: tuple[str, ...]) -> str:
-    times = {name: estimate(name, gpus, elements, model).seconds for name in names}
+    times = {name: estimate(name, gpus, elements, model, **machine_options(name, gpus, model)).seconds
+             for name in names}
     return min(names, key=times.__getitem__)
 
 

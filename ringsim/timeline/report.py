@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.naming import plural
 from ..algorithms import make_plan
 from ..cost.model import CostModel
 from ..core.naming import gpu_name
@@ -57,10 +58,10 @@ def path_lines(timeline: Timeline, shown: int = 6) -> list[str]:
     path = timeline.critical_path()
     if not path:
         return ["Critical path: nothing is sent."]
-    lines = [f"Critical path: {len(path)} transfer{'s' * (len(path) > 1)}, the chain of waits that "
+    lines = [f"Critical path: {plural(len(path), 'transfer')}, the chain of waits that "
              f"sets the total."]
     for s, d, count, seconds in path_links(timeline, path)[:3]:
-        lines.append(f"  {gpu_name(s)} → {gpu_name(d)}: {count} transfer{'s' * (count > 1)}, "
+        lines.append(f"  {gpu_name(s)} → {gpu_name(d)}: {plural(count, 'transfer')}, "
                      f"{format_seconds(seconds)} of it")
     head = path if len(path) <= shown else path[:shown // 2] + [-1] + path[-(shown // 2):]
     for i in head:

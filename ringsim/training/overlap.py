@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..algorithms.timing import estimate
+from ..algorithms.timing import estimate, machine_options
 from ..cost.model import CostModel
 from .models import Model
 from ..timeline.engine import Engine
@@ -145,7 +145,8 @@ def simulate(model: Model, gpus: int, cost: CostModel, *, bucket_mb: float = DEF
     forward_total = math.fsum(forward)
     tensors = _tensors(model)
     buckets = _assign(model, bucket_mb * MIB, cost.itemsize, FIRST_BUCKET_BYTES)
-    seconds = [estimate(algorithm, gpus, elements, cost).seconds for _, _, elements in buckets]
+    nodes = machine_options(algorithm, gpus, cost)  # the hierarchical ring on the machine's nodes
+    seconds = [estimate(algorithm, gpus, elements, cost, **nodes).seconds for _, _, elements in buckets]
     # The backward pass, last layer first, each layer 2 × its forward.
     layer_end = [0.0] * len(model.layers)
     now = forward_total

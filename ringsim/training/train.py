@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.naming import plural
 from ..algorithms import make_plan, plan_closed_form
 from ..execute.backend import make_executor, to_numpy
 from ..core.checks import check_count, check_gpus
@@ -209,7 +210,7 @@ def report_lines(run: TrainingRun) -> list[str]:
     per_gpu = run.batch // run.gpus
     share = f"{per_gpu}" if run.batch % run.gpus == 0 else f"{per_gpu}–{per_gpu + 1}"
     lines = [
-        f"Data-parallel logistic regression · {run.gpus} GPU{'s' if run.gpus != 1 else ''} · {how}",
+        f"Data-parallel logistic regression · {plural(run.gpus, 'GPU')} · {how}",
         f"{run.samples:,} samples, {run.parameters} parameters (N), batch {run.batch} "
         f"({share} per GPU), {run.steps_per_epoch} steps per epoch",
         "epoch  loss     replicas differ by  differs from 1-GPU",

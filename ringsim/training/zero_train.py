@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.naming import plural
 from ..algorithms.collectives import ALL_GATHER, REDUCE_SCATTER
 from ..execute.backend import make_executor, to_numpy
 from ..core.errors import RingsimError
@@ -174,7 +175,7 @@ def _owned(gpus: int, n: int, cut: list[slice]) -> np.ndarray:
 
 def report_lines(run: ZeroRun) -> list[str]:
     """The run as text: a row per epoch, what each GPU sent and kept, identical or not."""
-    lines = [f"ZeRO stage {run.stage} beside plain data parallelism · {run.gpus} GPUs · logistic "
+    lines = [f"ZeRO stage {run.stage} beside plain data parallelism · {plural(run.gpus, 'GPU')} · logistic "
              f"regression, {run.parameters} parameters, Adam · {run.steps} steps",
              "epoch  loss     ZeRO vs data-parallel replicas"]
     for e in run.epochs:

@@ -172,9 +172,40 @@ def test_a_wrong_answer_gets_the_why(lessons):
     assert held.explain().endswith("Ring all-reduce, G = 4, N = 8, after step 1 of 6: it holds 2 of 4 "
                                    "terms, d₄+a₄.")
     sent = [q for q in by_number(lessons, 6).questions if "received over both" in q.prompt][0]
-    assert sent.explain() == ("The ledger adds what GPU4 received, step by step (Ring all-reduce, "
-                              "G = 4, N = 8, at the end): 2 (step 1) + 2 (step 2) + 2 (step 3) + 2 "
-                              "(step 4) + 2 (step 5) + 2 (step 6) = 12.")
+    assert sent.explain() == ("The ledger counts what GPU4 received (Ring all-reduce, G = 4, N = 8, "
+                              "at the end): in each of steps 1 to 6, received 2 from GPU3. In all, "
+                              "6 × 2 = 12.")
+
+
+def test_the_why_of_a_count_names_who_sent_what(lessons):
+    # "24 (step 1) = 24" explained nothing: the reason names the senders and the sizes.
+    first, load = [q for q in by_number(lessons, 2).questions if q.answer in ("24", "48")]
+    assert first.explain() == ("The ledger counts what GPU1 received (Single-GPU master on GPU1, "
+                               "G = 4, N = 8, after step 1 of 2): in step 1, received 8 from each of "
+                               "GPU2, GPU3 and GPU4 (3 × 8 = 24).")
+    assert load.explain().endswith("in step 1, received 8 from each of GPU2, GPU3 and GPU4 (3 × 8 = "
+                                   "24); in step 2, sent 8 to each of GPU2, GPU3 and GPU4 (3 × 8 = "
+                                   "24). In all, 24 + 24 = 48.")
+    for lesson in lessons:
+        for question in lesson.questions:
+            assert "(step 1)" not in question.explain(), (lesson.number, question.explain())
+
+
+@pytest.mark.parametrize("reply", ["5", "5x", "5X", "5×", "5 ×", "5.0", "5 times", "5 times longer",
+                                   " 5x. ", "5-fold"])
+def test_a_ratio_is_accepted_as_people_write_it(lessons, reply):
+    question = next(q for q in by_number(lessons, 14).questions if "fifth of its speed" in q.prompt)
+    assert question.answer == "5"
+    assert question.check(reply.replace("-", ""))
+    assert not question.check(reply.replace("5", "4"))
+
+
+def test_a_ratio_word_does_not_make_other_answers_match():
+    from ringsim.lessons.model import Question
+    assert Question("which sum?", "a₁+b₁").check("a1 + b1")
+    assert not Question("which sum?", "a₁+b₁").check("a1x")
+    assert not Question("how many?", "5").check("x")
+    assert Question("how long?", "50 MiB").check("50")
 
 
 def test_lesson_1_uses_the_training_demo(lessons):
@@ -242,7 +273,32 @@ def test_terminal_shows_the_simulator_state_at_each_stop(lessons):
 def test_listing_names_every_lesson(lessons):
     lines = listing(lessons)
     assert len(lines) == 19
-    assert lines[4].split()[0] == "5" and "ring, G=4, N=8, 6 stops" in lines[4]
+    assert lines[4].split()[0] == "5" and "ring, G=4, N=8, 6 parts, 4 questions" in lines[4]
+    # Lessons without stops still have parts and questions: the list never says "0 stops".
+    assert "ring, G=4, N=8, 7 parts, 4 questions" in lines[13]
+    assert not any(" 0 " in line for line in lines)
+
+
+def test_the_quick_listing_counts_what_loading_counts(lessons):
+    from ringsim.lessons import outline_lessons
+    outlines = outline_lessons()
+    assert [(o.number, o.title, o.parts, o.question_count) for o in outlines] == \
+           [(l.number, l.title, l.parts, l.question_count) for l in lessons]
+    assert listing(outlines) == listing(lessons)
+
+
+def test_a_board_that_has_not_changed_is_printed_once(lessons):
+    # Lesson 5 stays at its last stop for three sections: one board, then the text goes on.
+    out = io.StringIO()
+    run_lesson(by_number(lessons, 5), out)
+    text = out.getvalue()
+    assert text.count("─── Reduce-scatter · iteration 3 of 3 (after step 3 of 6) ───") == 1
+    assert text.index("What each GPU sent") > text.index("iteration 3 of 3") and "Recap" in text
+    for lesson in lessons:
+        out = io.StringIO()
+        run_lesson(lesson, out)
+        boards = [line for line in out.getvalue().splitlines() if line.startswith("─── ")]
+        assert all(a != b for a, b in zip(boards, boards[1:])), (lesson.number, boards)
 
 
 def test_a_teachers_folder_can_hold_other_files(tmp_path):

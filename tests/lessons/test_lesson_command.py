@@ -69,8 +69,11 @@ def test_check_reports_every_problem(tmp_path, capsys):
         f"{tmp_path / '03-worse.md'}:5: stop 3 is outside the run: this scenario has 2 steps, "
         "so stops are 0..2",
     ]
-    # Running from that folder refuses at the first problem, in one line.
+    # Listing that folder reads only the files' structure: it refuses at the first malformed
+    # file, in one line; running a lesson refuses at the first placeholder that fails.
     assert main(["lesson", "--lessons-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(f"ringsim: error: {tmp_path / '03-worse.md'}:5: ")
+    assert main(["lesson", "1", "--lessons-dir", str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith(f"ringsim: error: {tmp_path / '02-bad.md'}:8: ")
 
 

@@ -61,7 +61,7 @@ def test_the_data_are_fixed_by_the_seed():
     ({"gpus": 8, "batch": 4}, "each GPU needs at least one sample of every batch: --gpus (8) must "
                               "be at most the batch size (4)"),
     ({"epochs": 0}, "the number of epochs must be from 1 to 10,000, got 0"),
-    ({"lr": -1.0}, "the learning rate must be a positive number, got -1.0"),
+    ({"lr": -1.0}, "the learning rate must be a number above 0 and at most 1,000,000, got -1.0"),
     ({"algorithm": "bogus"}, f"unknown algorithm 'bogus'; choose one of: {', '.join(ALGORITHMS)}"),
 ])
 def test_bad_settings_are_refused(kwargs, message):
@@ -91,7 +91,7 @@ def test_train_command_no_sync(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--gpus", "0"], "ringsim train: error: argument -g/--gpus: the number of GPUs must be from 1 to 1,000,000, got 0"),
     (["--epochs", "x"], "ringsim train: error: argument -e/--epochs: expected a whole number, got 'x'"),
-    (["--lr", "0"], "ringsim train: error: argument --lr: expected a positive number, got '0'"),
+    (["--lr", "0"], "ringsim train: error: argument --lr: expected a number above 0 and at most 1,000,000, got '0'"),
     (["--algorithm", "bogus"], "ringsim train: error: argument -a/--algorithm: invalid choice: 'bogus' "
                                f"(choose from {', '.join(repr(a) for a in ALGORITHMS)})"),
     (["--batch", "2", "--gpus", "3"], "ringsim: error: each GPU needs at least one sample of every "

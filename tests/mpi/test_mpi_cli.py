@@ -89,7 +89,8 @@ def test_one_rank_and_no_elements_pass_through_the_api_unchanged(mpiexec):
     (["--kill-rank", "4"], "--kill-rank must be from 0 to 3, got 4"),
     (["--kill-rank", "1", "--at-step", "7"], "--at-step must be from 1 to 6 (the plan's steps), got 7"),
     (["-a", "ring", "--master", "2"], "--master only applies to the master algorithm"),
-    (["--size", "lots"], "expected a size such as 4096, 64K or 16MiB, got 'lots'"),
+    (["--size", "lots"], "argument --size: cannot read 'lots'; write it like 256MiB, 1GB or 4096"),
+    (["--size", "1GB", "--dtype", "float64", "-n", "1"], "at least 2 ranks"),
 ])
 def test_bad_input_gets_one_line_before_any_process_starts(args, message):
     run = ringsim("mpi", *args, timeout=60)

@@ -169,8 +169,8 @@ async def test_timeline_pane_and_slow_gpu(plain):
         lines = plain(pane).splitlines()
         assert pane.region.width > 0 and "▼ step 1" in lines[0]
         # Flat ring at G = 4: every GPU's out port busy in each of the 6 equal steps.
-        assert [line.split()[0] for line in lines[1:5]] == ["GPU1", "GPU2", "GPU3", "GPU4"]
-        assert all(set(line.split()[1]) == {"█"} for line in lines[1:5])
+        assert [line.split()[0] for line in lines[2:6]] == ["GPU1", "GPU2", "GPU3", "GPU4"]
+        assert all(set(line.split()[1]) == {"█", "▒"} for line in lines[2:6])
         # Half-speed GPU1 (Fault 'slow-gpu'): its sends take twice as long; so does step 1.
         await pilot.press("s")
         await pilot.pause()

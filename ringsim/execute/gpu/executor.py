@@ -123,7 +123,7 @@ def cupy_executor(plan: Plan, layout: Layout, xp: Any, dtype: Any, *, devices: i
     """
     problem = kernel_problem(xp)
     if problem:
-        raise RingsimError(f"{problem} (pip install 'ringsim[gpu]' brings NVRTC and the CUDA headers)")
+        raise RingsimError(f"{problem} (pip install '.[gpu]' from a clone of ringsim brings NVRTC and the CUDA headers)")
     d = visible_devices(xp) if devices is None else devices
     mode = mode or ("fused" if d == 1 else "streams")
     if mode == "fused":

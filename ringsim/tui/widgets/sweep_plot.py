@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from ...core.units import format_bandwidth, format_bytes, format_seconds
+from ...studies.ticks import decade_ticks, tick_label
 from ..sweeps import SweepView
 
 # One colour per algorithm (registry order), the same in the plot and in the legend under it.
@@ -27,12 +28,6 @@ def _hex(rgb: tuple[int, int, int]) -> str:
     return "#%02x%02x%02x" % rgb
 
 
-def _short(value: str) -> str:
-    """'10.00 µs' → '10 µs' for tick labels."""
-    number, _, unit = value.partition(" ")
-    return (number[:-3] if number.endswith(".00") else number) + (" " + unit if unit else "")
-
-
 def approx_bytes(nbytes: int) -> str:
     """'1.53 MiB': a crossover's size to three figures (the exact bytes are in `ringsim sweep`)."""
     for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
@@ -42,13 +37,9 @@ def approx_bytes(nbytes: int) -> str:
 
 
 def decades(values: list[float]) -> list[float]:
-    """The powers of ten between the smallest and the largest value (log-axis ticks), or
-    the two ends when no power of ten lies between them."""
-    low, high = math.ceil(math.log10(min(values))), math.floor(math.log10(max(values)))
-    if high < low:
-        return sorted({min(values), max(values)})
-    step = max(1, math.ceil((high - low + 1) / 6))  # at most about six labels
-    return [10.0 ** k for k in range(low, high + 1, step)]
+    """Log-axis ticks: the powers of ten from the one at or below the smallest value to the
+    one at or above the largest, so every curve has a label below and above it."""
+    return decade_ticks(values, most=6)
 
 
 def series(view: SweepView, metric: str) -> dict[str, list[tuple[float, float]]]:
@@ -118,9 +109,11 @@ class SweepPanel(Vertical):
         sizes = [p.nbytes for p in view.sweep.points]
         ticks = sizes[::max(1, math.ceil(len(sizes) / 4))]
         plt.xticks([float(n) for n in ticks], [format_bytes(n) for n in ticks])
-        fmt = format_seconds if metric == "time" else format_bandwidth
         marks = decades(ys)
-        plt.yticks(marks, [_short(fmt(v)) for v in marks])
+        # The axis spans the ticks (plotext takes a log axis's limits as powers of ten), so
+        # the lowest curves sit above a label instead of below the last one.
+        plt.ylim(math.log10(marks[0]), math.log10(marks[-1]))
+        plt.yticks(marks, [tick_label(v, metric) for v in marks])
         plt.title(f"all-reduce {what} · {view.sweep.gpus} GPUs · {view.sweep.model.topology.name}")
         plt.xlabel("bytes per GPU")
         self.plot.refresh()

@@ -90,7 +90,9 @@ def test_terminal_plot_labels_round_values_and_keeps_its_legend_outside(argv, ca
     bottom = next(i for i, line in enumerate(lines) if "└" in line)
     labels = [line.split("┤")[0].strip() for line in lines[top:bottom + 1] if "┤" in line]
     assert len(labels) >= 3 and all(ROUND.fullmatch(label) for label in labels), labels
-    names = [spec.title for spec in __import__("ringsim").algorithms.ALGORITHMS.values()]
+    # Every algorithm the machine can run: neither sweep's switch adds, so NVLS is left out.
+    names = [spec.title for spec in __import__("ringsim").algorithms.ALGORITHMS.values()
+             if spec.name != "nvls"]
     inside = "\n".join(lines[top:bottom + 1])
     below = "\n".join(lines[bottom + 1:])
     assert not any(name in inside for name in names)  # the legend covers no curve

@@ -251,6 +251,9 @@ def test_the_help_says_when_the_events_and_the_lockstep_model_differ(capsys):
     from ringsim.cli import main
     for name in sorted(ALGORITHMS):
         plan = make_plan(name, 8)
+        if name == "nccl-tree":  # both trees on each node's chain: the events overlap them
+            assert simulate(plan, 1 << 24).seconds < price(plan, 1 << 24).seconds
+            continue
         assert math.isclose(simulate(plan, 1 << 24).seconds, price(plan, 1 << 24).seconds,
                             rel_tol=1e-12), name
     piped = make_plan("double-tree", 8, chunks=4)
@@ -258,6 +261,7 @@ def test_the_help_says_when_the_events_and_the_lockstep_model_differ(capsys):
     assert main(["timeline", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "with one chunk (the default), the total equals the lockstep model" in text
+    assert "aside: its two trees share each node's chain" in text
     assert "With --chunks C > 1" in text and "later (double-tree" in text
     assert main(["timeline", "-a", "double-tree", "--chunks", "4"]) == 0
     assert "which pipelined chunks do not follow: see --help" in capsys.readouterr().out

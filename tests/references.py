@@ -210,6 +210,89 @@ def double_tree(g: int, n: int, chunks: int) -> list[set[Move]]:
     return [one.get(t, set()) | two.get(t, set()) for t in range(last + 1)]
 
 
+def get_dtree(nranks: int, rank: int) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
+    """ncclGetDtree, both trees: (up, down0, down1, parentChildType) each; the type is the
+    child's side below its parent in the tree's own numbering: 0 when its rank is the lower."""
+    def typed(r: int) -> tuple[int, int, int, int]:
+        u, d0, d1 = get_btree(nranks, r)
+        return u, d0, d1, (0 if r < u else 1) if r != 0 else 0
+    first = typed(rank)
+    if nranks % 2 == 1:
+        u, d0, d1, kind = typed((rank - 1 + nranks) % nranks)
+        f = lambda x: -1 if x == -1 else (x + 1) % nranks  # noqa: E731
+    else:
+        u, d0, d1, kind = typed(nranks - 1 - rank)
+        f = lambda x: -1 if x == -1 else nranks - 1 - x  # noqa: E731
+    return first, (f(u), f(d0), f(d1), kind)
+
+
+def nccl_tree_links(g: int, per: int) -> list[dict[int, tuple[int, list[int]]]]:
+    """NCCL's two trees as connect.cc builds them (ncclTopoPreset, then connectTrees), BALANCED_TREE.
+
+    treeIntra of node n is its GPUs in order; up/down[0] follow the chain; treeToParent is
+    treeIntra[0], treeToChild0 treeIntra[1] (treeIntra[0] with one GPU: pattern TREE),
+    treeToChild1 treeIntra[0]. The node's tree parent adopts it through ttc0 or ttc1 by its
+    parentChildType; its children attach to ttc0 / ttc1 by down0 / down1.
+    """
+    nodes = g // per
+    intra = [[node * per + i for i in range(per)] for node in range(nodes)]
+    child0 = 1 if per > 1 else 0
+    ttp = [intra[n][0] for n in range(nodes)]
+    ttc0 = [intra[n][child0] for n in range(nodes)]
+    ttc1 = [intra[n][0] for n in range(nodes)]
+    trees = []
+    for t in range(2):
+        up = {r: -1 for r in range(g)}
+        down: dict[int, list[int]] = {r: [] for r in range(g)}
+        for n in range(nodes):
+            for i in range(per):
+                r = intra[n][i]
+                up[r] = -1 if i == 0 else intra[n][i - 1]
+                if i < per - 1:
+                    down[r].append(intra[n][i + 1])
+        for n in range(nodes):
+            u, d0, d1, kind = get_dtree(nodes, n)[t]
+            if u != -1:
+                up[ttp[n]] = (ttc0 if kind == 0 else ttc1)[u]
+            if d0 != -1:
+                down[ttc0[n]].append(ttp[d0])
+            if d1 != -1:
+                down[ttc1[n]].append(ttp[d1])
+        trees.append({r: (up[r], down[r]) for r in range(g)})
+    return trees
+
+
+def nccl_tree(g: int, n: int, per: int, chunks: int) -> list[set[Move]]:
+    """NCCL's tree: half the data on each of connect.cc's two trees, chunks pipelined."""
+    if g == 1:
+        return []
+    d = disps(counts(n, 2 * chunks))
+    one, two = nccl_tree_links(g, per)
+    a = pipelined_tree(one, [(d[c], d[c + 1]) for c in range(chunks)])
+    b = pipelined_tree(two, [(d[c], d[c + 1]) for c in range(chunks, 2 * chunks)])
+    last = max(max(a), max(b))
+    return [a.get(t, set()) | b.get(t, set()) for t in range(last + 1)]
+
+
+def nvls(g: int, n: int, chunks: int) -> list[set[Move]]:
+    """NCCL's NVLS all-reduce (src/device/all_reduce.h, NCCL_ALGO_NVLS): chunk by chunk, every rank
+    scatters its chunk into the switch's multicast buffer (participant g, reduced there by
+    multimem.ld_reduce) and gathers the previous chunk's sum, multicast by the switch."""
+    if g == 1:
+        return []
+    d = disps(counts(n, chunks))
+    switch = g
+    out = []
+    for k in range(chunks + 1):
+        moves = set()
+        if k < chunks:
+            moves |= {(r, switch, d[k], d[k + 1], "reduce") for r in range(g)}
+        if k > 0:
+            moves |= {(switch, r, d[k - 1], d[k], "copy") for r in range(g)}
+        out.append(moves)
+    return out
+
+
 # --- rings (Patarasuk & Yuan; NCCL's channels) and the hierarchical composition ------------
 def rings(g: int, n: int, orders: list[list[int]]) -> list[set[Move]]:
     """K rings at once; ring c carries the c-th of K equal shares, split into G blocks.
@@ -275,6 +358,11 @@ def reference(name: str, g: int, n: int, options: dict) -> list[set[Move]] | Non
         return tree(g, n, options.get("chunks") or 1)
     if name == "double-tree":
         return double_tree(g, n, options.get("chunks") or 1)
+    if name == "nccl-tree":
+        per = options.get("gpus_per_node") or max(d for d in range(1, min(g, 8) + 1) if g % d == 0)
+        return nccl_tree(g, n, per, options.get("chunks") or 1)
+    if name == "nvls":
+        return nvls(g, n, options.get("chunks") or 1)
     if name == "recursive-doubling":
         return recursive_doubling(g, n)
     if name == "halving-doubling":

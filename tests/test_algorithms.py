@@ -22,8 +22,11 @@ NEW = ["tree", "double-tree", "recursive-doubling", "halving-doubling", "bidirec
 @st.composite
 def options_for(draw, name: str, g: int) -> dict:
     """Options an algorithm takes, drawn over their whole range (empty: the defaults)."""
-    if name in ("tree", "double-tree"):
+    if name in ("tree", "double-tree", "nvls"):
         return {"chunks": draw(st.integers(1, 8))}
+    if name == "nccl-tree":
+        per = draw(st.sampled_from([d for d in range(1, g + 1) if g % d == 0]))
+        return {"chunks": draw(st.integers(1, 8)), "gpus_per_node": per}
     if name == "ring":
         k = draw(st.integers(1, 4))
         if draw(st.booleans()):
@@ -215,7 +218,7 @@ def test_the_seed_ring_is_unchanged_by_segments():
 
 @pytest.mark.parametrize("call, message", [
     (lambda: make_plan("ring", 4, chunks=2), "ring takes --channels, --ring-order, not --chunks "
-                                             "(--chunks is for tree, double-tree)"),
+                                             "(--chunks is for tree, double-tree, nccl-tree, nvls)"),
     (lambda: make_plan("tree", 4, chunks=0), "--chunks must be a whole number from 1 to 1,024, got 0"),
     (lambda: make_plan("hierarchical", 6, nodes=4), "--nodes 4 does not divide 6 GPUs: every node holds "
                                                     "G/M GPUs; try 1, 2, 3, 6"),

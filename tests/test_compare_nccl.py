@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ringsim.algorithms import ALGORITHMS
+from ringsim.algorithms import ALGORITHMS, option_names
 from ringsim.studies.whose import runs_line
 from ringsim.algorithms.timing import estimate
 from ringsim.cli import main
@@ -65,7 +65,7 @@ def test_who_runs_each_row_comes_from_its_spec(capsys):
     table = capsys.readouterr().out.split("Textbook α-β-γ model")[1]
     header = next(line for line in table.splitlines() if line.startswith("algorithm "))
     at = header.index("in NCCL")
-    for r in textbook:
+    for r in (r for r in textbook if r["seconds"] is not None):  # untimed rows are told below it
         spec = ALGORITHMS[r["algorithm"]]
         line = next(line for line in table.splitlines() if line.startswith(spec.title + " "))
         assert line[at:].split("  ")[0].strip() == (spec.nccl_name or "no")
@@ -104,12 +104,17 @@ def test_chunks_pipeline_the_trees_and_only_them(capsys):
                  "--chunks", "8")
     model = CostModel.of("dgx-h100", "float32")
     takes = {r["algorithm"]: r for r in rows if r["model"] == "textbook"}
-    for name in ("tree", "double-tree"):
+    pipelined = {name for name in ALGORITHMS if "chunks" in option_names(name)}
+    assert {"tree", "double-tree"} <= pipelined
+    for name in pipelined:
         assert takes[name]["options"] == {"chunks": 8}
+        if takes[name]["seconds"] is None:  # NVLS: this machine's switches do not add
+            continue
         assert takes[name]["seconds"] == estimate(name, 16, 2**24, model, chunks=8).seconds
+    for name in ("tree", "double-tree"):
         assert takes[name]["seconds"] < estimate(name, 16, 2**24, model).seconds
     assert all("chunks" not in r["options"] for r in rows
-               if r["model"] == "textbook" and r["algorithm"] not in ("tree", "double-tree"))
+               if r["model"] == "textbook" and r["algorithm"] not in pipelined)
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -85,7 +85,7 @@ def _options(draw, name: str, g: int) -> dict:
     """Options of every kind the algorithm takes, drawn small enough to stay fast."""
     if name == "master":
         return {"master": draw(st.integers(1, g))}  # 1-based, as users write it
-    if name in ("tree", "double-tree"):
+    if name in ("tree", "double-tree", "nvls"):
         return {"chunks": draw(st.integers(1, 8))}
     if name == "ring":
         channels = draw(st.integers(1, 4))
@@ -96,6 +96,9 @@ def _options(draw, name: str, g: int) -> dict:
         return {"channels": channels, "ring_order": ";".join(",".join(map(str, o)) for o in orders)}
     if name == "hierarchical":
         return {"nodes": draw(st.sampled_from([d for d in range(1, g + 1) if g % d == 0]))}
+    if name == "nccl-tree":
+        return {"gpus_per_node": draw(st.sampled_from([d for d in range(1, g + 1) if g % d == 0])),
+                "chunks": draw(st.integers(1, 4))}
     return {}
 
 
@@ -139,6 +142,8 @@ def test_busiest_gpu_is_the_one_the_ledger_picks(case):
 
 def test_every_registered_algorithm_has_both_hooks():
     assert set(timed_algorithms()) == set(ALGORITHMS)
+    # NVLS needs a switch that adds: where no topology level says so, compare leaves it out.
+    assert "nvls" not in timed_algorithms(CostModel(load("pcie-gen4"), 4), 8)
     assert all(hasattr(spec, "busiest_gpu") for spec in ALGORITHMS.values())
 
 
@@ -194,7 +199,7 @@ def test_compare_and_sweep_build_no_plan(monkeypatch):
     monkeypatch.setattr(plan_module.Plan, "__post_init__", refuse)
     model = CostModel(load("dgx-h100"), 4)
     rows = compare(1_000_000, 7_000_000_001, model)
-    assert {r.algorithm for r in rows if r.timing} == set(ALGORITHMS)
+    assert {r.algorithm for r in rows if r.timing} == set(timed_algorithms(model, 1_000_000))
     assert all(r.busiest_gpu is not None for r in rows)
     last = sweep(1024, parse_sizes("1KiB..8GiB"), model).points[-1]
     assert last.best == min(last.estimates, key=lambda name: last.estimates[name].seconds)

@@ -19,12 +19,12 @@ from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan
 from . import (bidirectional_ring, double_tree, halving_doubling, hierarchical, master, naive,
-               recursive_doubling, ring, tree)
+               nccl_tree, nvls, recursive_doubling, ring, tree)
 from .spec import AlgorithmSpec
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {m.SPEC.name: m.SPEC for m in (
     ring, master, naive, tree, double_tree, recursive_doubling, halving_doubling,
-    bidirectional_ring, hierarchical)}
+    bidirectional_ring, hierarchical, nccl_tree, nvls)}
 
 # A plan keeps its columns per transfer (about 40 bytes), and building one briefly needs a
 # few times that: 5,000,000 transfers stay well under 1 GB. Counts for any G come from

@@ -101,11 +101,13 @@ class Collective(ABC):
         return (self,)
 
     # --- checking a run against the goal -------------------------------------------------
-    def initial_state(self, gpus: int, segments: int | None = None) -> SymbolicState:
-        """The symbolic state before the collective: each GPU's own copy where `holdings` says, nothing elsewhere."""
-        state = SymbolicState(gpus, segments)
+    def initial_state(self, gpus: int, segments: int | None = None, switches: int = 0) -> SymbolicState:
+        """The symbolic state before the collective: each GPU's own copy where `holdings` says,
+        nothing elsewhere (and nothing in a switch)."""
+        state = SymbolicState(gpus, segments, switches)
         held = self.holdings(gpus, state.segments)
-        state.held = [[(g,) if held[g, s] else () for s in range(state.segments)] for g in range(gpus)]
+        state.held = [[(g,) if held[g, s] else () for s in range(state.segments)] for g in range(gpus)] \
+            + state.held[gpus:]
         return state
 
     def start_values(self, gradients, layout: Layout):
@@ -155,7 +157,7 @@ class Collective(ABC):
 
     def check(self, plan: Plan) -> list[str]:
         """Run the plan symbolically from the collective's start; what misses its goal, in words."""
-        state = self.initial_state(plan.gpus, plan.segments)
+        state = self.initial_state(plan.gpus, plan.segments, plan.switches)
         for step in plan.steps:
             state.apply(step)
         return self.state_problems(state)

@@ -5,7 +5,8 @@ one (G odd), src/graph/trees.cc ncclGetDtree, so a GPU that is a leaf in one tre
 inner node of the other and no GPU forwards more than its share ("Massively Scale Your
 Deep Learning Training with NCCL 2.4", NVIDIA blog, 2019). Tree 1 works on segments
 1…C, tree 2 on C+1…2C (S = 2·C); both run the pipelined reduce-then-broadcast of `tree`
-at the same time.
+at the same time. NCCL itself runs these trees across nodes only, with a chain inside
+each node: that is `nccl-tree`, which equals this one at one GPU per node.
 """
 
 from __future__ import annotations
@@ -70,4 +71,4 @@ SPEC = AlgorithmSpec(
     NAME, "Double binary tree",
     "two complementary binary trees, each on half the data (NCCL): 2·(G−1)·N, ~2·log₂G steps",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.TREE,
-    check=check_options, lanes=two_lanes, nccl_name="Tree")
+    check=check_options, lanes=two_lanes)

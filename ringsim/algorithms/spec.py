@@ -20,6 +20,7 @@ class Shape(Enum):
     PAIRS = "pairs"            # GPUs exchanging in pairs, step by step
     STAR = "star"              # every GPU to one GPU and back
     ALL_TO_ALL = "all-to-all"  # every GPU to every other
+    SWITCH = "switch"          # GPUs around a switch that reduces and multicasts (the plan's switches)
 
     def __str__(self) -> str:
         return self.value
@@ -53,6 +54,11 @@ class Implementation(NamedTuple):
     function: str  # the function in that file that runs it
 
 
+def anywhere(topology, gpus: int) -> str:
+    """Runs on every topology: no reason against."""
+    return ""
+
+
 @dataclass(frozen=True)
 class AlgorithmSpec:
     """One all-reduce algorithm: its names, options, plan, counts and time."""
@@ -73,3 +79,5 @@ class AlgorithmSpec:
     lanes: Callable[..., int] = one_lane  # (**options) -> rings or trees sharing the segments
     nccl_name: str | None = None  # NCCL's algorithm with the same schedule (NCCL_ALGO), if any
     mpi_implementations: tuple[Implementation, ...] = ()  # MPI libraries with this schedule
+    # (topology, G) -> why the hardware cannot run it there, '' when it can (a switch that adds)
+    unavailable: Callable[..., str] = anywhere

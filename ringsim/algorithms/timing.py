@@ -21,9 +21,17 @@ def machine_options(name: str, gpus: int, model: CostModel | None) -> dict:
     return {"nodes": nodes} if per_node and nodes > 1 and gpus % per_node == 0 else {}
 
 
-def timed_algorithms() -> list[str]:
-    """Names of the registered algorithms: every one has a closed-form time."""
-    return list(ALGORITHMS)
+def timed_algorithms(model: CostModel | None = None, gpus: int | None = None) -> list[str]:
+    """Names of the registered algorithms: every one has a closed-form time. Given a model and
+    G, only those its hardware can run (NVLS needs a switch that adds: `AlgorithmSpec.unavailable`)."""
+    if model is None or gpus is None:
+        return list(ALGORITHMS)
+    return [name for name, spec in ALGORITHMS.items() if not spec.unavailable(model.topology, gpus)]
+
+
+def unavailable(name: str, model: CostModel, gpus: int) -> str:
+    """Why algorithm `name` cannot run on the model's hardware at G GPUs ('' when it can)."""
+    return algorithm(name).unavailable(model.topology, gpus)
 
 
 def estimate(name: str, gpus: int, elements: int, model: CostModel | None = None,

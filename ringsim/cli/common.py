@@ -39,7 +39,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, el
 
 # Every option an algorithm's Options holds, as a flag (tests/test_cli.py holds this list to
 # the registry); the master first, so that an error names the options in the order shown.
-OPTION_FLAGS = ("master", "chunks", "channels", "ring_order", "nodes")
+OPTION_FLAGS = ("master", "chunks", "channels", "ring_order", "nodes", "gpus_per_node")
 
 
 def add_option_arguments(parser: argparse.ArgumentParser, *, nodes: bool = True) -> None:
@@ -48,7 +48,11 @@ def add_option_arguments(parser: argparse.ArgumentParser, *, nodes: bool = True)
     nodes=False leaves --nodes to the cost model's arguments (G = M × GPUs per node)."""
     group = parser.add_argument_group("algorithm options (each applies to the algorithms named)")
     group.add_argument("--chunks", type=count_arg("the number of chunks", minimum=None), default=None, metavar="C",
-                       help="tree, double-tree: pieces the gradient is pipelined in (default: 1)")
+                       help="tree, double-tree, nccl-tree, nvls: pieces the gradient is pipelined in (default: 1)")
+    group.add_argument("--gpus-per-node", type=count_arg("the number of GPUs per node", minimum=None),
+                       default=None, metavar="L",
+                       help="nccl-tree: L GPUs in each node's chain (default: the largest divisor "
+                            "of G up to 8)")
     group.add_argument("--channels", type=count_arg("the number of channels", minimum=None), default=None, metavar="K",
                        help="ring: K rings side by side, each on 1/K of the data (default: 1)")
     group.add_argument("--ring-order", default=None, metavar="ORDER",

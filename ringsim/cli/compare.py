@@ -8,6 +8,7 @@ import textwrap
 from fractions import Fraction
 
 from ..algorithms import ALGORITHMS
+from ..algorithms.timing import unavailable
 from ..core.naming import plural
 from ..studies.compare import Row, compare
 from ..studies.whose import nccl_for
@@ -118,7 +119,11 @@ def _record(r: Row, gpus: int, elements: int, model) -> dict:
         "nccl_name": spec.nccl_name,
         "mpi_implementations": [i._asdict() for i in spec.mpi_implementations],
     }
-    if model is not None:
+    if model is not None and r.timing is None:  # the hardware cannot run it (no switch that adds)
+        record.update(model="textbook", topology=model.topology.name, dtype_bytes=model.itemsize,
+                      bytes_per_gpu=elements * model.itemsize, seconds=None,
+                      unavailable=unavailable(r.algorithm, model, gpus))
+    elif model is not None:
         t = r.timing
         record.update(model="textbook", topology=model.topology.name, dtype_bytes=model.itemsize,
                       bytes_per_gpu=elements * model.itemsize,
@@ -168,13 +173,16 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model, pick) -> None
     print(topo.describe() + "\n")
     _print_nccl(pick, gpus, nbytes)
     print("\nTextbook α-β-γ model (what the lessons teach), every schedule ringsim builds:\n")
-    timed = sorted(rows, key=lambda r: r.timing.rank)
+    timed = sorted((r for r in rows if r.timing), key=lambda r: r.timing.rank)
     body = [(r.label, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),
              format_bandwidth(r.timing.busbw), str(r.timing.rank),
              ALGORITHMS[r.algorithm].nccl_name or "no", r.timing.estimate.describe(topo))
             for r in timed]
     _table(("algorithm", "time", "algbw", "busbw", "rank", "in NCCL", "bottleneck"), body,
            left=(0, 5))
+    for r in rows:
+        if r.timing is None:
+            print(f"\nNot timed: {r.title}: {unavailable(r.algorithm, model, gpus)}.")
     print("\nalgbw = S/t with S the bytes per GPU; busbw = algbw·2(G−1)/G, the rate each GPU's "
           "link must carry (nccl-tests' definitions).")
     _print_relation(timed, pick)

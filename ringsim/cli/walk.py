@@ -26,7 +26,7 @@ from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
 from ..execute.memory import check_memory, simulation_bytes
-from ..core.naming import gpu_name, plural, plural_word, segment_range
+from ..core.naming import gpu_name, participant_name, plural, plural_word, segment_range
 from ..sim.narrate import held
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation, demo_gradients, phase_text
 from ..core.textout import json_ensure_ascii
@@ -429,6 +429,10 @@ def _print_ledger(sim: Simulation) -> None:
         print(f"  {name:<{width}}  {measured:>8}   {formula}")
     print("  sent per GPU:     " + ", ".join(format_number(v) for v in ledger.sent))
     print("  received per GPU: " + ", ".join(format_number(v) for v in ledger.received))
+    for w, (sent, received) in enumerate(zip(ledger.switch_sent, ledger.switch_received)):
+        name = participant_name(ledger.gpus + w, ledger.gpus, ledger.switches)
+        print(f"  {name}: received {format_number(received)}, sent {format_number(sent)} "
+              f"(over the GPUs' links)")
     note = uneven_note(sim)
     if note:
         print(f"\n{note}")

@@ -17,6 +17,13 @@ def gpu_name(gpu: int) -> str:
     return f"GPU{gpu + 1}"
 
 
+def participant_name(index: int, gpus: int, switches: int = 1) -> str:
+    """A plan's participant as users see it: 'GPU3' for a GPU, 'the switch' (or 'switch 2' of several) after them."""
+    if index < gpus:
+        return gpu_name(index)
+    return "the switch" if switches <= 1 else f"switch {index - gpus + 1}"
+
+
 def letter(gpu: int) -> str:
     """Letter of the 0-based GPU's gradient: a..z, then 'g27', 'g28', … (stays unambiguous)."""
     return ascii_lowercase[gpu] if gpu < 26 else f"g{gpu + 1}"

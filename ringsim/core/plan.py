@@ -8,6 +8,11 @@ can reduce up a tree while it copies down. All transfers of a step happen at onc
 send reads the state before the step. Each step keeps its transfers as small read-only
 integer columns, so a ring plan for 1,000 GPUs (two million transfers) is built in
 milliseconds.
+
+A plan may also name switches (`Plan.switches`, W of them): participants G … G+W−1 that
+hold no gradient, only a buffer of their own that starts empty. A switch that reduces
+what the GPUs push and sends the sum back (NVLink SHARP, InfiniBand SHARP) is then one
+more src or dst in the columns; results, checks and per-GPU counts read the GPUs only.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Iterator, Literal, NamedTuple
 import numpy as np
 
 from .errors import RingsimError
-from .naming import gpu_name, subscript
+from .naming import participant_name, subscript
 
 Op = Literal["reduce", "copy"]
 OPS = ("reduce", "copy")  # the op column stores the index into this tuple
@@ -40,11 +45,17 @@ class Transfer(NamedTuple):
     op: str
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, gpus: int | None = None, switches: int = 0) -> str:
+        """'GPU1 → GPU2 seg₁ +='; participants from `gpus` on are named as switches."""
         segs = subscript(self.first + 1)
         if self.last != self.first:
             segs += "…" + subscript(self.last + 1)
         arrow = "+=" if self.op == "reduce" else ":="
-        return f"{gpu_name(self.src)} → {gpu_name(self.dst)} seg{segs} {arrow}"
+        limit = max(self.src, self.dst) + 1 if gpus is None else gpus
+        src, dst = (participant_name(x, limit, switches) for x in (self.src, self.dst))
+        return f"{src} → {dst} seg{segs} {arrow}"
 
 
 def _column(values, dtype=np.int64) -> np.ndarray:
@@ -217,21 +228,32 @@ def _count(value: object, what: str, minimum: int) -> int:
 
 @dataclass(frozen=True, eq=False)
 class Plan:
-    """A schedule for an all-reduce of G GPUs' gradients, each split into S segments (S = G by default)."""
+    """A schedule for an all-reduce of G GPUs' gradients, each split into S segments (S = G by default).
+
+    `switches` (W, default 0): participants numbered G … G+W−1 after the GPUs, with no
+    gradient of their own, whose S segment buffers start empty.
+    """
 
     algorithm: str
     gpus: int
     steps: tuple[Step, ...]
     options: dict = field(default_factory=dict)
     segments: int | None = None
+    switches: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "gpus", _count(self.gpus, "a plan's number of GPUs", 1))
         segments = self.gpus if self.segments is None else self.segments
         object.__setattr__(self, "segments", _count(segments, "a plan's number of segments", 1))
+        object.__setattr__(self, "switches", _count(self.switches, "a plan's number of switches", 0))
         if not isinstance(self.steps, tuple) or not all(isinstance(s, Step) for s in self.steps):
             raise RingsimError("a plan's steps must be a tuple of Step")
-        _validate_steps(self.gpus, self.segments, self.steps)
+        _validate_steps(self.participants, self.segments, self.steps)
+
+    @property
+    def participants(self) -> int:
+        """GPUs and switches: the buffers' owners, G + W."""
+        return self.gpus + self.switches
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -253,7 +275,7 @@ class Plan:
         for number, step in enumerate(self.steps, 1):
             ops = "mixed" if step.mixed else OPS[int(step.ops[0])] if len(step) else "copy"
             lines.append(f"step {number}: {step.phase} {step.iteration}/{step.iterations} ({ops})")
-            lines.extend(f"  {t}" for t in step.transfers())
+            lines.extend(f"  {t.text(self.gpus, self.switches)}" for t in step.transfers())
         return "\n".join(lines)
 
 
@@ -359,7 +381,7 @@ def _validate_step(gpus: int, segments: int, index: int, step: Step) -> None:
     if len(step) == 0:
         return
     if min(step.src.min(), step.dst.min()) < 0 or max(step.src.max(), step.dst.max()) >= gpus:
-        raise RingsimError(f"{where}: a GPU is outside GPU1..GPU{gpus}")
+        raise RingsimError(f"{where}: a GPU is outside GPU1..GPU{gpus}")  # (GPUs and switches)
     if step.first.min() < 0 or step.last.max() >= segments:
         raise RingsimError(f"{where}: a segment is outside 1..{segments}")
     if np.any(step.src == step.dst):

@@ -127,10 +127,12 @@ def dominant_level(seconds: dict[str, float]) -> str | None:
     return best
 
 
-def price_step(step: Step, layout: Layout, model: CostModel) -> StepCost:
-    """One step's time: the busiest port's queue of α + b·β (+ b·γ on reduces' in ports)."""
+def price_step(step: Step, layout: Layout, model: CostModel, gpus: int | None = None) -> StepCost:
+    """One step's time: the busiest port's queue of α + b·β (+ b·γ on reduces' in ports).
+
+    `gpus`: the plan's G when it has switches (participants from G on; ports.step_seconds)."""
     elements = layout.spans(step.first, step.last)
-    return StepCost(*step_seconds(model, step.src, step.dst, elements, step.reduces))
+    return StepCost(*step_seconds(model, step.src, step.dst, elements, step.reduces, gpus))
 
 
 def price(plan: Plan, elements: int, model: CostModel | None = None) -> PlanCost:
@@ -138,7 +140,8 @@ def price(plan: Plan, elements: int, model: CostModel | None = None) -> PlanCost
     model = model or CostModel()
     model.topology.check_gpus(plan.gpus)
     layout = Layout(plan.segments, elements)
-    return PlanCost(tuple(price_step(step, layout, model) for step in plan.steps))
+    gpus = plan.gpus if plan.switches else None
+    return PlanCost(tuple(price_step(step, layout, model, gpus) for step in plan.steps))
 
 
 def algbw(nbytes: int, seconds: float) -> float | None:

@@ -100,12 +100,28 @@ def busiest_port(src, dst, level, out, into) -> tuple[float, Port | None]:
     return float(top), Port.of_key(ties[np.lexsort((gpu, -side, -lvl))[0]])
 
 
-def step_seconds(model, src, dst, elements, reduce) -> tuple[float, Port | None]:
+def step_seconds(model, src, dst, elements, reduce, gpus: int | None = None) -> tuple[float, Port | None]:
     """One step from its transfers' columns (0-based GPUs, elements, reduce?): its time and
-    bottleneck port on the model, as `busiest_port` finds them."""
+    bottleneck port on the model, as `busiest_port` finds them.
+
+    `gpus` (G) marks participants G and above as switches (core/plan.py). A switch has a
+    port for every GPU and reduces at line rate, so only the GPU's side of a switch link is
+    charged (its own α + b·β; no γ: the switch adds). The link is the inside level when all
+    G GPUs share a node (an NVSwitch: NVLink SHARP), else the across level (a network
+    switch that reduces: InfiniBand SHARP).
+    """
     src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
     across = crosses(model, src, dst)
-    out, into = port_seconds(model, elements, across, np.broadcast_to(reduce, src.shape))
+    reduce = np.broadcast_to(reduce, src.shape)
+    switch_in = switch_out = None
+    if gpus is not None:
+        switch_out, switch_in = src >= gpus, dst >= gpus
+        per = model.topology.gpus_per_node
+        across = np.where(switch_out | switch_in, per is not None and gpus > per, across)
+        reduce = reduce & ~switch_in
+    out, into = port_seconds(model, elements, across, reduce)
+    if gpus is not None:
+        out, into = np.where(switch_out, 0.0, out), np.where(switch_in, 0.0, into)
     return busiest_port(src, dst, across.astype(np.int64), out, into)
 
 

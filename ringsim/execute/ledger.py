@@ -16,13 +16,19 @@ from ..core.plan import Plan, Step
 
 @dataclass(frozen=True, eq=False)
 class Ledger:
-    """What a run moved so far: totals, per GPU, per link, messages and steps."""
+    """What a run moved so far: totals, per GPU, per link, messages and steps.
+
+    With switches (participants G … G+W−1, see core/plan.py) `sent` and `received` stay per
+    GPU, what goes through each GPU's own link; `switch_sent` and `switch_received` say what
+    each switch carried, and `total` counts every link, the GPUs' links to a switch included.
+    """
 
     gpus: int
     steps: int
     src: np.ndarray
     dst: np.ndarray
     elements: np.ndarray
+    switches: int = 0
 
     @cached_property
     def total(self) -> int:
@@ -35,14 +41,32 @@ class Ledger:
         return int(np.count_nonzero(self.elements))
 
     @cached_property
-    def sent(self) -> np.ndarray:
-        """Elements each GPU sent (index 0 is GPU1)."""
-        return _per_gpu(self.src, self.elements, self.gpus)
+    def _sent_all(self) -> np.ndarray:
+        return _per_gpu(self.src, self.elements, self.gpus + self.switches)
 
     @cached_property
+    def _received_all(self) -> np.ndarray:
+        return _per_gpu(self.dst, self.elements, self.gpus + self.switches)
+
+    @property
+    def sent(self) -> np.ndarray:
+        """Elements each GPU sent (index 0 is GPU1)."""
+        return self._sent_all[:self.gpus]
+
+    @property
     def received(self) -> np.ndarray:
         """Elements each GPU received."""
-        return _per_gpu(self.dst, self.elements, self.gpus)
+        return self._received_all[:self.gpus]
+
+    @property
+    def switch_sent(self) -> np.ndarray:
+        """Elements each switch sent (empty when the plan has none)."""
+        return self._sent_all[self.gpus:]
+
+    @property
+    def switch_received(self) -> np.ndarray:
+        """Elements each switch received."""
+        return self._received_all[self.gpus:]
 
     def busiest(self) -> int:
         """The 0-based GPU that sent plus received the most (the lowest such GPU on ties)."""
@@ -50,11 +74,12 @@ class Ledger:
 
     def links(self) -> dict[tuple[int, int], int]:
         """Elements moved on each directed link (src, dst), 0-based, links that were used."""
-        key = self.src * self.gpus + self.dst
+        width = self.gpus + self.switches
+        key = self.src * width + self.dst
         used, inverse = np.unique(key, return_inverse=True)
         totals = np.zeros(len(used), dtype=np.int64)
         np.add.at(totals, inverse, self.elements)
-        return {(int(k) // self.gpus, int(k) % self.gpus): int(v) for k, v in zip(used, totals)}
+        return {(int(k) // width, int(k) % width): int(v) for k, v in zip(used, totals)}
 
 
 def _per_gpu(gpu: np.ndarray, elements: np.ndarray, gpus: int) -> np.ndarray:
@@ -89,4 +114,5 @@ def measure(plan: Plan, layout: Layout, steps: int | None = None) -> Ledger:
         src=cat([s.src for s in taken]),
         dst=cat([s.dst for s in taken]),
         elements=cat([layout.spans(s.first, s.last) for s in taken]),
+        switches=plan.switches,
     )

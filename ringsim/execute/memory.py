@@ -147,7 +147,7 @@ def _general(step: Step, gpus: int, segments: int) -> bool:
 
 def executor_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
     """Upper bound of what the numeric executor allocates for a plan: buffers and indexes."""
-    gpus, width = plan.gpus, layout.width
+    gpus, width = plan.participants, layout.width  # a plan's switches own buffers too
     segments = plan.segments
     buffers = gpus * segments * width * itemsize
     moves = [_moves(step) for step in plan.steps]

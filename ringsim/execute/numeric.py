@@ -4,7 +4,9 @@ All S·G segment buffers (S segments per GPU) live in one array of shape (S·G, 
 widest segment (shorter segments keep a zero tail that only ever adds zeros). GPU g's
 segment j is row ((j − g) mod S)·G + g: buffers are stored by diagonal, so (for the
 walkthrough's S = G) the G transfers of one ring iteration — GPU k's segment k+c to GPU k+1 —
-read one contiguous block of rows and write the next. A step compiles, once, into a few strided views, so it costs a few array
+read one contiguous block of rows and write the next. A plan's switches (core/plan.py) own
+rows like GPUs G … G+W−1 (G counts them too in the formula), which start at zero and are
+never read as a result. A step compiles, once, into a few strided views, so it costs a few array
 operations whatever G is, and its time is that of the data it moves.
 """
 
@@ -98,12 +100,13 @@ class NumericExecutor:
     def __init__(self, plan: Plan, layout: Layout, xp: Any, dtype: Any) -> None:
         self.plan, self.layout, self.xp = plan, layout, xp
         self.segments = plan.segments
-        self.buf = xp.zeros((self.segments * plan.gpus, layout.width), dtype=dtype)
+        self.participants = plan.participants  # GPUs, then switches
+        self.buf = xp.zeros((self.segments * self.participants, layout.width), dtype=dtype)
         self._compiled: dict[int, Callable[[], None]] = {}
         self._reordered = False  # True once result() has put the buffers in result order
 
     def _row(self, gpu, segment):
-        return buffer_row(self.plan.gpus, gpu, segment, self.segments)
+        return buffer_row(self.participants, gpu, segment, self.segments)
 
     # --- moving data in and out -------------------------------------------------------
     def _parts(self):
@@ -147,7 +150,7 @@ class NumericExecutor:
         overwrites; steps can run again only after that load().
         """
         g, w, xp = self.plan.gpus, self.layout.width, self.xp
-        if self.segments != g:
+        if self.segments != g or self.participants != g:
             return self.gradients()
         self._check_order()
         self._reordered = True
@@ -197,7 +200,7 @@ class NumericExecutor:
     # a sum two GPUs both need is computed once and copied: every GPU ends bit for bit alike.
     def _classes(self) -> np.ndarray:
         if not hasattr(self, "_class"):
-            g, s = self.plan.gpus, self.segments
+            g, s = self.participants, self.segments
             self._class = np.arange(g * s, dtype=np.int64).reshape(g, s)
             self._next_class = g * s
         return self._class
@@ -210,7 +213,7 @@ class NumericExecutor:
 
     def _compile(self, step: Step) -> Callable[[], None]:
         classes = self._classes()
-        src_gpu, dst_gpu, src, dst = expand(step, self.plan.gpus, self.segments)
+        src_gpu, dst_gpu, src, dst = expand(step, self.participants, self.segments)
         widths = (step.last - step.first + 1)
         segment = np.repeat(step.first, widths) + np.arange(int(widths.sum())) - \
             np.repeat(np.cumsum(widths) - widths, widths)

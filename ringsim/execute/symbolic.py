@@ -19,17 +19,23 @@ MAX_ENTRIES = 1 << 24
 
 
 class SymbolicState:
-    """For every GPU and each of its S segments, the GPUs whose original segment it has summed, in order."""
+    """For every GPU and each of its S segments, the GPUs whose original segment it has summed, in order.
 
-    def __init__(self, gpus: int, segments: int | None = None) -> None:
+    A plan's switches (participants G … G+W−1) follow the GPUs, their buffers empty at first.
+    """
+
+    def __init__(self, gpus: int, segments: int | None = None, switches: int = 0) -> None:
         self.gpus = check_count(gpus, "the number of GPUs", minimum=1)
+        self.switches = switches
         self.segments = check_count(self.gpus if segments is None else segments,
                                     "the number of segments", minimum=1)
-        self.held: list[list[Contributors]] = [[(g,)] * self.segments for g in range(gpus)]
+        self.held: list[list[Contributors]] = [[(g,)] * self.segments for g in range(gpus)] + \
+            [[()] * self.segments for _ in range(switches)]
 
     def _where(self, gpu: object, segment: object) -> tuple[int, int]:
         """Validate a 0-based (GPU, segment) pair, naming the allowed ranges when it is out of them."""
-        for value, what, count in ((gpu, "GPU", self.gpus), (segment, "segment", self.segments)):
+        for value, what, count in ((gpu, "GPU", self.gpus + self.switches),
+                                   (segment, "segment", self.segments)):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < count:
                 raise RingsimError(f"{what} must be a whole number from 0 to {count - 1} (0-based), "
                                    f"got {value!r}")
@@ -82,12 +88,12 @@ def run_symbolic(plan: Plan) -> SymbolicState:
     """The symbolic state after every step of the plan."""
     if not isinstance(plan, Plan):
         raise RingsimError(f"expected a Plan (ringsim.make_plan gives one), got {type(plan).__name__}")
-    entries = plan.gpus * plan.segments * plan.gpus
+    entries = plan.participants * plan.segments * plan.gpus
     if entries > MAX_ENTRIES:
         raise RingsimError(f"symbolic labels for {plan.gpus:,} GPUs of {plan.segments:,} segments "
                            f"would list up to {entries:,} contributors; at most {MAX_ENTRIES:,} "
                            "(G = S = 256)")
-    state = SymbolicState(plan.gpus, plan.segments)
+    state = SymbolicState(plan.gpus, plan.segments, plan.switches)
     for step in plan.steps:
         state.apply(step)
     return state

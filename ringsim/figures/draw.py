@@ -171,6 +171,14 @@ def _cells(f: Frame, lay: Layout, t: Theme, sending: dict, receiving: dict):
                                            stroke_dasharray="4 3"))
             g.append(cell)
         out.append(g)
+    for k in range(f.gpus, len(lay.x)):  # a plan's switch: a box the GPUs send to, no gradient
+        x, y = lay.x[k], lay.y[k]
+        g = draw.Group(class_="switch", data_participant=k + 1)
+        g.append(draw.Rectangle(x - 3, y, w + 6, HEADER_H, rx=6, fill=t.panel, stroke=t.muted,
+                                stroke_width=0.8))
+        g.append(draw.Text("switch", 13, x + w / 2, y + HEADER_H / 2 + 1, text_anchor="middle",
+                           dominant_baseline="central", fill=t.text, font_weight="bold"))
+        out.append(g)
     return out
 
 

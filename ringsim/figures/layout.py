@@ -104,6 +104,9 @@ def _wrap(row: list[int]) -> list[list[int]]:
 def rows_for(plan: Plan, shape: Shape, lanes: int, nodes=()) -> tuple[list[list[int]], list[str]]:
     """The rows of GPUs and how each row aligns ('left', 'right', 'centre')."""
     g = plan.gpus
+    if plan.switches and not nodes:  # a plan's switches (nvls) in a row of their own, above the GPUs
+        rest = _wrap(list(range(g)))
+        return [list(range(g, plan.participants)), *rest], ["centre"] * (1 + len(rest))
     if nodes:  # a node's GPUs side by side in one row, the nodes one below another
         rows = [r for node in nodes for r in _wrap(list(node))]
         return rows, ["left"] * len(rows)
@@ -150,8 +153,8 @@ def layout(plan: Plan, shape: Shape, lanes: int, nodes, cell_width: float) -> La
     arcs = _arc_rows(plan, where)
     above = ARC_ROOM if 0 in arcs else 0
     below = ARC_ROOM if len(rows) - 1 in arcs else 0
-    x = [0.0] * plan.gpus
-    y = [0.0] * plan.gpus
+    x = [0.0] * plan.participants  # GPUs, then the plan's switches
+    y = [0.0] * plan.participants
     top = MARGIN + above + node_pad
     row_top = top
     for r, (row, align) in enumerate(zip(rows, aligns)):

@@ -97,6 +97,8 @@ def cost_rows(gpus: int, elements: int, model: cost.CostModel | None = None,
     model = model or model_of()
     rows = []
     for name in _names(only):
+        if only is None and algorithm(name).unavailable(model.topology, gpus):
+            continue  # a switch that adds (nvls) where the machine's switch only forwards
         options = options_for(name, gpus, elements, model)
         if options is None:
             continue

@@ -19,7 +19,7 @@ from ..execute.ledger import Ledger, measure
 from ..core.naming import gpu_name, letter, sum_label, term
 from ..sim.scenario import Scenario
 from ..sim.simulation import Simulation
-from . import buckets, faults, sharding
+from . import buckets, faults, protocols, sharding
 from .budget import ledger_cost
 from .cache import Cache as _Cache
 from .text import plural
@@ -45,7 +45,7 @@ def ledger_of(scenario: Scenario, position: int) -> Ledger:
     """The ledger of the scenario's first `position` steps."""
     def make():
         plan = scenario.plan()
-        return measure(plan, Layout(plan.gpus, scenario.elements), position)
+        return measure(plan, Layout(plan.segments, scenario.elements), position)
     return _LEDGERS.get_or((scenario, position), make)
 
 
@@ -620,6 +620,10 @@ VOCABULARY: dict[str, Entry] = {
                            "what a GPU received on average"),
     "sent.list": Entry(lambda a: _listed(_per_gpu(a, "sent")), _POS, "what GPU1, GPU2, … sent: '5, 6 and 5'"),
     "received.list": Entry(lambda a: _listed(_per_gpu(a, "received")), _POS, "what each GPU received"),
+    "switch.received": Entry(lambda a: _n(int(a.ledger().switch_received.sum())), _POS,
+                             "elements the plan's switch received so far (nvls; 0 without one)"),
+    "switch.sent": Entry(lambda a: _n(int(a.ledger().switch_sent.sum())), _POS,
+                         "elements the plan's switch sent so far (nvls; 0 without one)"),
     "busiest": Entry(lambda a: gpu_name(_busiest(a)), _POS, "the GPU that sent plus received most",
                      _busiest_why),
     "busiest.sent": Entry(lambda a: _n(a.ledger().sent[_busiest(a)]), _POS, "elements the busiest GPU sent",
@@ -688,7 +692,7 @@ _register_latency_rows()
 
 def _register_training_step() -> None:
     """The training step's words: faults on the timeline, DDP's buckets, reduce-scatter, all-gather and ZeRO."""
-    for module in (faults, buckets, sharding):
+    for module in (faults, buckets, sharding, protocols):
         VOCABULARY.update(module.entries())
 
 

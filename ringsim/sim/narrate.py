@@ -4,7 +4,7 @@ algorithm's own words ('GPU3 sends (c₁+d₁) up the tree to GPU1', 'GPU2 and G
 from __future__ import annotations
 
 from ..core.layout import Layout
-from ..core.naming import gpu_name
+from ..core.naming import gpu_name, participant_name
 from ..core.plan import Step, Transfer
 from ..execute.symbolic import SymbolicState
 
@@ -36,7 +36,13 @@ def sentence(t: Transfer, state: SymbolicState, elements: int | None = None, max
     else:
         tail = f"where they replace {kept}" if many else f"where it replaces {kept}"
     way = f" {route}" if route else ""
-    text = f"{gpu_name(t.src)} sends {sent}{way} to {gpu_name(t.dst)}, {tail}"
+    switches = getattr(state, "switches", 0)
+    src, dst = (participant_name(x, state.gpus, switches) for x in (t.src, t.dst))
+    if t.dst >= state.gpus and t.op == "reduce":  # a switch adds what the GPUs push into it
+        what = "them" if many else "it"
+        tail = f"which adds {what} to {kept}" if state.held[t.dst][t.first] else \
+            f"which adds {what} up with what the other GPUs send"
+    text = f"{src[0].upper()}{src[1:]} sends {sent}{way} to {dst}, {tail}"
     if swap:
         low, high = sorted((t.src, t.dst))
         text = f"{gpu_name(low)} and {gpu_name(high)} swap {swap}: {text}"

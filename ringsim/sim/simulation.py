@@ -71,7 +71,8 @@ class Simulation:
         """Back to the start: every GPU holds only its own gradient (all-gather: its shard)."""
         self.position = 0
         self._numeric.load(self.inputs)
-        self.symbolic = self.collective.initial_state(self.plan.gpus, self.plan.segments) \
+        self.symbolic = self.collective.initial_state(self.plan.gpus, self.plan.segments,
+                                                      self.plan.switches) \
             if self.symbolic_enabled else None
 
     def step(self) -> Step | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..algorithms import ALGORITHMS, closed_form, option_names
-from ..algorithms.timing import estimate, machine_options
+from ..algorithms.timing import estimate, machine_options, timed_algorithms
 from ..core.checks import check_elements, check_gpus
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..core.formula import ClosedForm
@@ -95,12 +95,19 @@ def _checked(name: str, gpus: int, options: dict) -> dict:
 
 
 def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[Row]:
+    """Rows with their times; an algorithm the hardware cannot run (timed_algorithms) keeps timing None."""
     nbytes = elements * model.itemsize
-    estimates = [estimate(row.algorithm, gpus, elements, model,
-                          **_options(row.algorithm, gpus, model, row.options)) for row in rows]
-    order = sorted(range(len(rows)), key=lambda i: estimates[i].seconds)
+    runs = set(timed_algorithms(model, gpus))
+    timed = [i for i, row in enumerate(rows) if row.algorithm in runs]
+    estimates = {i: estimate(rows[i].algorithm, gpus, elements, model,
+                             **_options(rows[i].algorithm, gpus, model, rows[i].options))
+                 for i in timed}
+    order = sorted(timed, key=lambda i: estimates[i].seconds)
     out = []
     for i, row in enumerate(rows):
+        if i not in estimates:
+            out.append(row)
+            continue
         alg = algbw(nbytes, estimates[i].seconds)
         timing = Timing(estimates[i], alg, busbw(alg, gpus), order.index(i) + 1)
         out.append(Row(**{**row.__dict__, "timing": timing}))

@@ -124,7 +124,7 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
     model = model or CostModel()
     gpus = check_gpus(gpus)
     model.topology.check_gpus(gpus)
-    names = tuple(algorithms or timed_algorithms())
+    names = tuple(algorithms or timed_algorithms(model, gpus))
     for nbytes in sizes:
         if nbytes % model.itemsize:
             raise RingsimError(f"size {nbytes:,} bytes is not a whole number of "

@@ -128,13 +128,22 @@ def _columns(plan: Plan, elements: int, model: CostModel):
     return (number[keep], *(c[keep] for c in cols), size[keep])
 
 
-def durations(src, dst, ops, sizes, model: CostModel, faults=()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per transfer: its level (0/1), the out-port time α + b·β, and the reduce time b·γ, faults applied."""
+def durations(src, dst, ops, sizes, model: CostModel, faults=(),
+              gpus: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per transfer: its level (0/1), the out-port time α + b·β, and the reduce time b·γ, faults applied.
+
+    `gpus` (G) marks participants from G on as switches, priced as cost/ports.step_seconds
+    prices them: their links on the inside level when the G GPUs share a node, no γ (the
+    switch adds)."""
     level = crosses(model, src, dst).astype(np.int64)
     nbytes = sizes * model.itemsize
     wire = np.zeros(len(src))
     extra = np.zeros(len(src))
     reduce = ops == REDUCE
+    if gpus is not None:
+        per = model.topology.gpus_per_node
+        level = np.where((src >= gpus) | (dst >= gpus), int(per is not None and gpus > per), level)
+        reduce = reduce & (dst < gpus)
     # CostModel.transfer prices one transfer; a plan has few distinct (level, bytes) pairs.
     for lv in (0, 1):
         on = np.flatnonzero(level == lv)
@@ -174,14 +183,22 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
         raise RingsimError(f"method must be auto, events or sweep, got {method!r}")
     faults = check_faults(faults, plan.gpus)
     step, src, dst, first, last, ops, sizes = _columns(plan, elements, model)
-    level, wire, extra = durations(src, dst, ops, sizes, model, faults)
-    joined = np.zeros(plan.gpus)
+    level, wire, extra = durations(src, dst, ops, sizes, model, faults,
+                                   plan.gpus if plan.switches else None)
+    joined = np.zeros(plan.participants)
     for fault in faults:
         if fault.kind == "delay":
             joined[fault.gpus[0]] = max(joined[fault.gpus[0]], fault.value)
     keys = _queue_keys(plan.gpus, src, dst, level, model.topology.gpus_per_node)
     out_key, in_key = port_keys(src, level, OUT), port_keys(dst, level, IN)
-    work = _work(plan, step, first, last, out_key, in_key)
+    ports_of = plan.gpus
+    if plan.switches:
+        # A switch has a port for every GPU: the one facing GPU g queues only g's link,
+        # numbered as participant P + g would be (P: GPUs and switches).
+        ports_of = plan.participants + plan.gpus
+        out_key = np.where(src >= plan.gpus, port_keys(plan.participants + dst, level, OUT), out_key)
+        in_key = np.where(dst >= plan.gpus, port_keys(plan.participants + src, level, IN), in_key)
+    work = _work(plan, step, first, last, out_key, in_key, ports_of)
     budget.check(work.times(runs), f"a timeline of {plan.algorithm} on {plan.gpus:,} GPUs"
                  + (f", run {runs:,} times for the faults' costs," if runs > 1 else ""))
     if method == "events" and work.touches > 10 * budget.EVENT_TOUCHES:
@@ -191,7 +208,7 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
     if method == "sweep" or (method == "auto" and (len(src) > EVENT_TRANSFERS
                                                    or work.touches > budget.EVENT_TOUCHES)):
         from . import sweep
-        start, cause, reason = sweep.run(plan.gpus, plan.segments, step, src, dst, first, last,
+        start, cause, reason = sweep.run(ports_of, plan.segments, step, src, dst, first, last,
                                          out_key, in_key, wire, extra, joined, keys)
         events = 0
     else:
@@ -223,14 +240,15 @@ def check_faults(faults, gpus: int) -> tuple[Fault, ...]:
     return faults
 
 
-def _work(plan: Plan, step, first, last, out_key, in_key) -> budget.Work:
-    """The estimated size of one run over these columns (budget.py)."""
+def _work(plan: Plan, step, first, last, out_key, in_key, ports_of: int | None = None) -> budget.Work:
+    """The estimated size of one run over these columns (budget.py); `ports_of`: the owners of
+    port numbers (the GPUs, and a switch's port per GPU)."""
     from .sweep import _ports_distinct
     n = len(step)
     if not n:
         return budget.estimate(plan.gpus, plan.segments, np.zeros(0, np.int64), step, 0)
     cuts = np.concatenate([[0], np.flatnonzero(np.diff(step)) + 1, [n]])
-    distinct = _ports_distinct(step, out_key, in_key, cuts, PORTS_PER_GPU * plan.gpus)
+    distinct = _ports_distinct(step, out_key, in_key, cuts, PORTS_PER_GPU * (ports_of or plan.gpus))
     shared = int(np.diff(cuts)[~distinct].sum())
     dense = np.repeat(np.arange(len(cuts) - 1), np.diff(cuts))
     return budget.estimate(plan.gpus, plan.segments, last - first + 1, dense, shared)

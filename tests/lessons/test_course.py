@@ -34,7 +34,8 @@ TITLES = ["Why GPUs must talk", "The interview", "Naive all-to-all", "Why cut th
           "Ring, phase 1", "Ring, phase 2", "Same total, different load",
           "Four strategies for multi-GPU training", "Beyond the ring", "Latency or bandwidth?",
           "The tree, step by step", "Halving-doubling, step by step", "The last bits",
-          "One slow link", "Overlap", "ZeRO and FSDP", "What you can do now"]
+          "One slow link", "Overlap", "ZeRO and FSDP", "In-network reduction",
+          "Protocols: why small messages are slow", "What you can do now"]
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,7 @@ def test_the_shipped_course_is_the_default(lessons):
     checkout = sorted((REPO / "lessons").glob("*.md"))
     assert [p.name for p in sorted(folder.glob("*.md"))] == [p.name for p in checkout]
     assert all((folder / p.name).read_bytes() == p.read_bytes() for p in checkout)
-    assert [l.number for l in lessons] == list(range(1, 18))
+    assert [l.number for l in lessons] == list(range(1, 20))
     for lesson, title in zip(lessons, TITLES):
         assert lesson.title.startswith(title)
         assert lesson.path.parent == folder
@@ -271,7 +272,7 @@ def test_terminal_shows_the_simulator_state_at_each_stop(lessons):
 
 def test_listing_names_every_lesson(lessons):
     lines = listing(lessons)
-    assert len(lines) == 17
+    assert len(lines) == 19
     assert lines[4].split()[0] == "5" and "ring, G=4, N=8, 6 parts, 4 questions" in lines[4]
     # Lessons without stops still have parts and questions: the list never says "0 stops".
     assert "ring, G=4, N=8, 7 parts, 4 questions" in lines[13]

@@ -18,7 +18,7 @@ def test_lesson_lists_the_course(capsys):
     assert main(["lesson"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split()[:2] == ["1", "Why"]
-    assert sum(1 for line in out.splitlines() if line[:3].strip().isdigit()) == 17
+    assert sum(1 for line in out.splitlines() if line[:3].strip().isdigit()) == 19
 
 
 def test_lesson_no_pause_prints_straight_through(capsys):
@@ -45,12 +45,12 @@ def test_lesson_through_a_pipe_does_not_wait():
 def test_unknown_lesson_number(capsys):
     assert main(["lesson", "42"]) == 2
     err = capsys.readouterr().err
-    assert err == "ringsim: error: there is no lesson 42; the lessons are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17\n"
+    assert err == "ringsim: error: there is no lesson 42; the lessons are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19\n"
 
 
 def test_check_the_shipped_course(capsys):
     assert main(["lesson", "--check", str(REPO / "lessons")]) == 0
-    assert capsys.readouterr().out == "17 lessons OK\n"
+    assert capsys.readouterr().out == "19 lessons OK\n"
 
 
 def test_check_reports_every_problem(tmp_path, capsys):
@@ -114,7 +114,7 @@ def test_a_lesson_on_another_scenario(capsys):
 def test_check_defaults_to_the_course_and_takes_a_scenario(capsys):
     assert main(["lesson", "--check"]) == 0
     assert main(["lesson", "--check", "--gpus", "5", "--elements", "11"]) == 0
-    assert capsys.readouterr().out == "17 lessons OK\n17 lessons OK\n"
+    assert capsys.readouterr().out == "19 lessons OK\n19 lessons OK\n"
     assert main(["lesson", "5", "--gpus", "1"]) == 2
     assert capsys.readouterr().err == ("ringsim: error: a lesson needs at least 2 GPUs (--gpus 2 or "
                                        "more): one GPU has nothing to synchronise\n")

@@ -42,7 +42,7 @@ def test_installed_wheel_ships_the_lessons(tmp_path):
     listing = run("lesson")
     assert listing.returncode == 0, listing.stderr
     numbers = [line.split()[0] for line in listing.stdout.splitlines() if line[:3].strip().isdigit()]
-    assert numbers == [str(n) for n in range(1, 18)]
+    assert numbers == [str(n) for n in range(1, 20)]
     lesson = run("lesson", "5")
     assert lesson.returncode == 0, lesson.stderr
     assert "GPU1 sends a₁ to GPU2, where it is added to b₁" in lesson.stdout

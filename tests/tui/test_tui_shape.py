@@ -99,7 +99,7 @@ async def test_tree_chunks_follow_c():
         assert app.sim.plan.options["chunks"] == 3 and app.sim.plan.segments == 3
 
 
-async def test_a_cycles_through_all_nine_algorithms():
+async def test_a_cycles_through_all_eleven_algorithms():
     app = RingsimApp()
     async with app.run_test(size=SIZE) as pilot:
         seen = [app.sim.plan.algorithm]
@@ -107,7 +107,7 @@ async def test_a_cycles_through_all_nine_algorithms():
             await pilot.press("a")
             await pilot.pause()
             seen.append(app.sim.plan.algorithm)
-        assert seen[:-1] == list(ALGORITHMS) and seen[-1] == "ring" and len(ALGORITHMS) == 9
+        assert seen[:-1] == list(ALGORITHMS) and seen[-1] == "ring" and len(ALGORITHMS) == 11
 
 
 async def test_clock_in_the_banner_and_t_changes_the_topology(plain):

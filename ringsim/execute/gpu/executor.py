@@ -42,7 +42,7 @@ class FusedExecutor(NumericExecutor):
         super().__init__(plan, layout, xp, dtype)
         self.fused_dtype = kernel.supported(self.buf.dtype)
         # The kernel's rows and the gathers below assume S = G segments (buffer_row's layout).
-        self.square = plan.segments == plan.gpus
+        self.square = plan.segments == plan.gpus and not plan.switches
         kernels = kernel.Kernels(xp, self.buf.dtype)
         self._launch = launch if launch is not None else kernels.step
         self._add = add if add is not None else kernels.add

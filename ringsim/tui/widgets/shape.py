@@ -24,7 +24,7 @@ from ..lines import TextLines
 WIDTH, HEIGHT = 27, 11  # the drawing's canvas in characters (the widget adds two caption lines)
 LANE_COLOURS = ("#ffaf00", "#00d7ff", "#ff5fd7", "#87ff5f", "#d7d7ff", "#ff8787")
 SHAPE_NAMES = {Shape.PAIRS: "pairs exchange", Shape.STAR: "star",
-               Shape.ALL_TO_ALL: "everyone to everyone"}
+               Shape.ALL_TO_ALL: "everyone to everyone", Shape.SWITCH: "GPUs around the switch (S)"}
 ARROWS = {(1, 0): "→", (-1, 0): "←", (0, 1): "↓", (0, -1): "↑",
           (1, 1): "↘", (-1, -1): "↖", (1, -1): "↗", (-1, 1): "↙"}
 
@@ -168,12 +168,17 @@ def draw(plan: Plan, step: Step | None, bottlenecks: tuple[int, ...] = ()) -> Te
     tree = shape is Shape.TREE
     parents = tree_parents(plan) if tree else []
     spots = tree_spots(parents) if tree else circle(gpus, ring_order(plan))
+    for w in range(plan.switches):  # a plan's switches sit in the middle, GPUs around them
+        spots[gpus + w] = (WIDTH // 2 + 2 * w, HEIGHT // 2)
     canvas = Canvas()
     # The shape itself, dim: the ring's links, the tree's parent links.
     if tree:
         for g, p in enumerate(parents):
             if p >= 0:
                 canvas.edge(spots[g], spots[p], "grey42")
+    elif plan.switches:
+        for g in range(gpus):
+            canvas.edge(spots[g], spots[gpus], "grey42")
     elif shape is Shape.RING and gpus > 2:
         order = ring_order(plan)
         for i, g in enumerate(order):
@@ -192,7 +197,7 @@ def draw(plan: Plan, step: Step | None, bottlenecks: tuple[int, ...] = ()) -> Te
             canvas.put(*head, colour + " bold")
     for g, (x, y) in spots.items():
         style = "bold white on red" if g in bottlenecks else "bold"
-        canvas.put(x, y, str(g + 1) if g < 9 else "•", style)
+        canvas.put(x, y, "S" if g >= gpus else str(g + 1) if g < 9 else "•", style)
     out = canvas.text()
     out.append(shape_name(plan), "dim")
     out.append("\n")

@@ -1,0 +1,337 @@
+"""NCCL's tree: a chain through the GPUs of each node, NCCL's double binary tree across the nodes.
+
+G = M·L GPUs in M nodes of L. Inside a node NCCL's tree is a chain: local GPU i has GPU
+i−1 above it and GPU i+1 below (NVIDIA/nccl src/graph/connect.cc, ncclTopoPreset:
+`tree.up = treeIntra[i-1]`, `tree.down[0] = treeIntra[i+1]`). Across the nodes it runs
+ncclGetDtree over the M nodes (src/graph/trees.cc): the first tree is the binary tree,
+the second its mirror (M even) or its shift by one (M odd). connectTrees hangs the
+chains together in NCCL's default BALANCED_TREE pattern (src/init.cc; src/include/graph.h):
+a node's first GPU (treeToParent) talks to its parent node; a child node that is its
+parent's first child (parentChildType 0) attaches to the parent node's second GPU
+(treeToChild0 = treeIntra[1]), the other child to its first GPU (treeToChild1 =
+treeIntra[0]); with one GPU per node everything attaches to that GPU (NCCL_TOPO_PATTERN_TREE,
+search.cc). The two trees each carry half of the data (channel c and c + nChannels), so
+tree 1 works on segments 1…C, tree 2 on C+1…2C, both pipelined as `tree` is: the reduce
+climbs each chain and then the tree across nodes, the broadcast comes back down.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import RingsimError
+from ..core.formula import ClosedForm
+from ..core.plan import Plan
+from ..cost.ports import ACROSS, IN, OUT, port_keys, port_seconds, slower_level
+from . import _trees
+from ._counts import closed, formula
+from ._phases import btree_parents, dtree_parents
+from ._step_times import Clock
+from .spec import AlgorithmSpec, Shape, two_lanes
+
+NAME = "nccl-tree"
+DEFAULT_GPUS_PER_NODE = 8  # a DGX / HGX node
+
+
+@dataclass(frozen=True)
+class Options:
+    """gpus_per_node: L, the length of each node's chain (L divides G; default: the largest divisor of G up to 8); chunks: C pieces per tree."""
+
+    gpus_per_node: int | None = None
+    chunks: int = 1
+
+
+def default_gpus_per_node(gpus: int) -> int:
+    """The largest divisor of G that is at most 8 (GPUs in a DGX node)."""
+    return max(d for d in range(1, min(gpus, DEFAULT_GPUS_PER_NODE) + 1) if gpus % d == 0)
+
+
+def check_options(gpus: int, gpus_per_node=None, chunks: int = 1) -> dict:
+    """gpus_per_node divides G; chunks is a whole number from 1 to 1,024."""
+    chunks = _trees.check_chunks(chunks)
+    if gpus_per_node is None:
+        return {"gpus_per_node": default_gpus_per_node(gpus), "chunks": chunks}
+    if isinstance(gpus_per_node, bool) or not isinstance(gpus_per_node, numbers.Integral) \
+            or not 1 <= gpus_per_node <= gpus:
+        raise RingsimError(f"--gpus-per-node must be a whole number from 1 to {gpus} (the GPUs), "
+                           f"got {gpus_per_node!r}")
+    if gpus % gpus_per_node:
+        divisors = [d for d in range(1, min(gpus, 10_000) + 1) if gpus % d == 0][:8]
+        raise RingsimError(f"--gpus-per-node {gpus_per_node} does not divide {gpus} GPUs: every node "
+                           f"holds the same number; try {', '.join(map(str, divisors))}")
+    return {"gpus_per_node": int(gpus_per_node), "chunks": chunks}
+
+
+def _per(gpus: int, gpus_per_node) -> int:
+    return default_gpus_per_node(gpus) if gpus_per_node is None else gpus_per_node
+
+
+def parents(gpus: int, gpus_per_node: int, second: bool) -> np.ndarray:
+    """Every GPU's parent in tree 1 (second=False) or tree 2, −1 for the root (GPU1 of its root node)."""
+    per = gpus_per_node
+    nodes = gpus // per
+    gpu = np.arange(gpus, dtype=np.int64)
+    up = np.where(gpu % per > 0, gpu - 1, -1)                 # the chain inside each node
+    inter = dtree_parents(nodes) if second else btree_parents(nodes)
+    node = np.arange(nodes, dtype=np.int64)
+    # parentChildType as ncclGetDtree computes it: in the tree's own rank numbering (mirrored
+    # or shifted for the second tree), 0 when the child's rank is below its parent's.
+    if not second:
+        rank, parent_rank = node, inter
+    elif nodes % 2 == 0:
+        rank, parent_rank = nodes - 1 - node, nodes - 1 - inter
+    else:
+        rank, parent_rank = (node - 1) % nodes, (inter - 1) % nodes
+    first_child = rank < parent_rank
+    attach = np.where(first_child & (per >= 2), 1, 0)          # treeToChild0 = second GPU
+    up[node * per] = np.where(inter >= 0, inter * per + attach, -1)
+    return up
+
+
+@functools.lru_cache(maxsize=16)
+def _trees_of(gpus: int, per: int) -> tuple[np.ndarray, np.ndarray]:
+    out = (parents(gpus, per, False), parents(gpus, per, True))
+    for array in out:
+        array.flags.writeable = False  # shared between calls
+    return out
+
+
+def plan(gpus: int, gpus_per_node=None, chunks: int = 1) -> Plan:
+    """Both trees' pipelined reduce (up the chains, then across nodes) and broadcast, side by side."""
+    per = _per(gpus, gpus_per_node)
+    return _trees.build(NAME, gpus, list(_trees_of(gpus, per)), chunks,
+                        {"gpus_per_node": per, "chunks": chunks})
+
+
+def transfers(gpus: int, gpus_per_node=None, chunks: int = 1) -> int:
+    """Two trees of G−1 edges, each edge carrying C chunks up and down."""
+    return 4 * (gpus - 1) * chunks
+
+
+def _depths(up: np.ndarray) -> np.ndarray:
+    """Every GPU's depth (the root's is 0) by pointer doubling: O(G·log depth), not O(G·depth)."""
+    hop = up.copy()
+    depth = (up >= 0).astype(np.int64)
+    while (hop >= 0).any():
+        has = hop >= 0
+        at = np.maximum(hop, 0)
+        depth = depth + np.where(has, depth[at], 0)
+        hop = np.where(has, hop[at], -1)
+    return depth
+
+
+def _heights(up: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Every GPU's height (leaves: 0), the deepest GPUs first, one vector step per depth."""
+    height = np.zeros(len(up), np.int64)
+    small = np.int16 if depth.max(initial=0) < 1 << 15 else np.int64
+    order = np.argsort((-depth).astype(small), kind="stable")  # a radix sort for small depths
+    cuts = np.flatnonzero(np.diff(depth[order])) + 1
+    for nodes in np.split(order, cuts):
+        nodes = nodes[up[nodes] >= 0]
+        if len(nodes):
+            np.maximum.at(height, up[nodes], height[nodes] + 1)
+    return height
+
+
+@functools.lru_cache(maxsize=16)
+def _heights_of(gpus: int, per: int) -> tuple[np.ndarray, np.ndarray]:
+    """Both trees' heights of every GPU (shared between calls)."""
+    out = tuple(_heights(up, depth) for up, (_, _, depth) in zip(_trees_of(gpus, per), _shape(gpus, per)))
+    for array in out:
+        array.flags.writeable = False
+    return out
+
+
+@functools.lru_cache(maxsize=16)
+def _shape(gpus: int, per: int):
+    """Per tree: (transfers of each chunk every GPU sends, the tree's height H, every GPU's depth).
+
+    N does not enter; H is the deepest GPU's depth (the root's height)."""
+    out = []
+    for up in _trees_of(gpus, per):
+        kids = np.bincount(up[up >= 0], minlength=gpus)
+        depth = _depths(up)
+        for array in (kids, depth):
+            array.flags.writeable = False
+        out.append((kids + (up >= 0), int(depth.max(initial=0)), depth))
+    return tuple(out)
+
+
+def _sent(gpus: int, elements: int, per: int, chunks: int) -> np.ndarray:
+    """Elements every GPU sends (and receives: each transfer up is matched by one down)."""
+    segments = 2 * chunks
+    q, r = divmod(elements, segments)
+    total = np.zeros(gpus, dtype=object if elements >= 2**62 // (4 * gpus + 1) else np.int64)
+    for t, (moves, _, _) in enumerate(_shape(gpus, per)):
+        size = q * chunks + min(max(r - t * chunks, 0), chunks)   # tree t's elements
+        total = total + moves.astype(total.dtype) * size
+    return total
+
+
+def closed_form(gpus: int, elements: int, gpus_per_node=None, chunks: int = 1) -> ClosedForm:
+    """2·(G−1)·N in all; a GPU with k children in tree t sends (1 + k)·Nₜ of it, and receives as much."""
+    per = _per(gpus, gpus_per_node)
+    sent = _sent(gpus, elements, per, chunks)
+    who = int(np.argmax(sent)) if gpus else 0
+    best = int(sent[who])
+    q, r = divmod(elements, 2 * chunks)
+    nonempty = 2 * chunks if q else r
+    height = max(h for _, h, _ in _shape(gpus, per))
+    steps = 0 if gpus == 1 else chunks + 2 * height - 1
+    shape = _shape(gpus, per)
+    busiest = (f"{int(shape[0][0][who])}·N₁ + {int(shape[1][0][who])}·N₂ "
+               "(N₁, N₂: the two trees' halves)") if gpus > 1 else "0"
+    return closed(
+        formula("2·(G−1)·N", 2 * (gpus - 1) * elements),
+        formula(busiest, best), formula(busiest, best),
+        formula("C + 2·H − 1 (H: the taller tree's height, chain plus ⌈log₂M⌉)" if gpus > 1 else "0",
+                steps),
+        formula("4·(G−1)·min(N/2, C) per tree pair", 2 * (gpus - 1) * nonempty),
+        who, who)
+
+
+def busiest_gpu(gpus: int, elements: int, gpus_per_node=None, chunks: int = 1) -> int:
+    """The lowest GPU moving the most: every GPU sends as much as it receives."""
+    return closed_form(gpus, elements, gpus_per_node, _trees.check_chunks(chunks)).busiest_sender
+
+
+FULL = 4096  # up to this many GPUs every GPU is priced; above, one GPU per signature
+
+
+def _signatures(gpus: int, per: int, topo_per_node: int | None, full: int) -> np.ndarray:
+    """GPUs whose ports show every load there is: all of them up to `full` GPUs, else one per
+    signature. A GPU's ports in every step follow from, in each tree, its height and depth,
+    whether its parent link crosses nodes, and its children's heights and links (the step a
+    chunk goes up is c + height, down c + H + depth): GPUs alike in these are alike in every
+    port, so the lowest of each kind stands for the rest (tests hold it to the full count)."""
+    if gpus <= full:
+        return np.arange(gpus, dtype=np.int64)
+    keys = _RowKeys(gpus)
+    gpu = np.arange(gpus, dtype=np.int64)
+    for t, (up, height) in enumerate(zip(_trees_of(gpus, per), _heights_of(gpus, per))):
+        depth = _shape(gpus, per)[t][2]
+        link = (gpu // topo_per_node != np.maximum(up, 0) // topo_per_node).astype(np.int64) \
+            if topo_per_node else np.zeros(gpus, np.int64)
+        keys.add(height)
+        keys.add(depth)
+        keys.add(np.where(up >= 0, link, -1))
+        child = np.flatnonzero(up >= 0)
+        code = height[child] * 2 + link[child]                 # a child as its parent sees it
+        order = np.argsort(up[child], kind="stable")
+        owner, code = up[child][order], code[order]
+        rank = np.arange(len(owner)) - np.searchsorted(owner, owner)  # its place among siblings
+        slots = np.full((gpus, 3), -1, np.int64)
+        slots[owner, rank] = code
+        slots.sort(axis=1)  # the children as a set: their order does not matter
+        for k in range(3):
+            keys.add(slots[:, k])
+    _, first = np.unique(keys.key, return_index=True)
+    return np.sort(first)
+
+
+class _RowKeys:
+    """One int64 per row, equal exactly when the rows are: columns added in mixed radix, the key
+    renumbered densely (a 1-D sort, much faster than np.unique over rows) before it could
+    overflow. Columns are folded in one at a time, so no (G, columns) array is ever held."""
+
+    def __init__(self, rows: int) -> None:
+        self.key, self.span = np.zeros(rows, np.int64), 1
+
+    def add(self, column: np.ndarray) -> None:
+        """Fold one column of the rows into the key."""
+        low = int(column.min())
+        width = int(column.max()) - low + 1
+        if self.span * width >= 1 << 62:
+            _, inverse = np.unique(self.key, return_inverse=True)
+            self.key = inverse.reshape(-1).astype(np.int64)
+            self.span = int(self.key.max()) + 1
+        self.key = self.key * width + (column - low)
+        self.span *= width
+
+
+@functools.lru_cache(maxsize=32)
+def _ports(gpus: int, per: int, chunks: int, topo_per_node: int | None, full: int = FULL):
+    """The sampled GPUs' port columns, without N: (port of each transfer side, step starts of
+    the used ports, are they across?, segment, reduce?, across?, ports) — a sweep over sizes
+    builds these once."""
+    x = _signatures(gpus, per, topo_per_node, full)
+    where = np.full(gpus, -1, np.int64)
+    where[x] = np.arange(len(x))
+    c = np.arange(chunks, dtype=np.int64)
+    steps, keys, segs, reduces, levels = [], [], [], [], []
+    for t, (up, (_, top, depth)) in enumerate(zip(_trees_of(gpus, per), _shape(gpus, per))):
+        height = _heights_of(gpus, per)[t]
+        has = up >= 0
+        child = np.flatnonzero(has)
+        parent = up[child]
+        across = (child // topo_per_node != parent // topo_per_node) if topo_per_node \
+            else np.zeros(len(child), bool)
+        # Each edge, chunk by chunk: up at c + h(child), down at c + H + depth(parent).
+        for src, dst, at, reduce in ((child, parent, height[child], True),
+                                     (parent, child, top + depth[parent], False)):
+            for gpu, side in ((src, OUT), (dst, IN)):
+                mine = np.flatnonzero(where[gpu] >= 0)
+                if not len(mine):
+                    continue
+                steps.append((at[mine][:, None] + c[None, :]).ravel())
+                keys.append(np.repeat(port_keys(where[gpu[mine]], across[mine].astype(np.int64), side),
+                                      chunks))
+                segs.append(np.tile(t * chunks + c, len(mine)))
+                reduces.append(np.full(len(mine) * chunks, reduce and side == IN))
+                levels.append(np.repeat(across[mine], chunks))
+    if not steps:
+        return None
+    step, key = np.concatenate(steps), np.concatenate(keys)
+    stride = 4 * len(x)
+    used, inverse = np.unique(step * stride + key, return_inverse=True)
+    starts = np.searchsorted(used // stride, np.arange(int(step.max()) + 1))
+    on_across = (used % stride // 2) % 2 == ACROSS
+    out = (inverse.reshape(-1), starts, on_across, np.concatenate(segs), np.concatenate(reduces),
+           np.concatenate(levels), len(used))
+    for array in out[:6]:
+        array.flags.writeable = False
+    return out
+
+
+def seconds(gpus: int, elements: int, model, gpus_per_node=None, chunks: int = 1, full: int = FULL):
+    """α-β-γ time of both pipelined trees, step by step from the GPUs' ports (no plan).
+
+    A step lasts as long as its busiest port (cost/ports.py): each GPU's out port queues what
+    it sends up and down in the step, its in port what arrives, with γ on what it adds. Past
+    `full` GPUs one GPU of each signature is priced (`_signatures`).
+    """
+    per = _per(gpus, gpus_per_node)
+    chunks = _trees.check_chunks(chunks)
+    clock = Clock()
+    columns = _ports(gpus, per, chunks, model.topology.gpus_per_node, full)
+    if columns is None:
+        return clock.estimate()
+    inverse, starts, on_across, seg, reduce, across, ports = columns
+    q, r = divmod(elements, 2 * chunks)
+    out, into = port_seconds(model, q + (seg < r), across, reduce)
+    busy = np.bincount(inverse, np.where(reduce, into, out), ports)
+    # Every step uses some port, so the steps' runs of ports are never empty.
+    inside = np.maximum.reduceat(np.where(on_across, -np.inf, busy), starts)
+    over = np.maximum.reduceat(np.where(on_across, busy, -np.inf), starts)
+    clock.add(*slower_level(inside, over))
+    return clock.estimate("the chains' and trees' inner GPUs' ports")
+
+
+def label(gpus_per_node=None, chunks: int = 1) -> str:
+    """'nodes of 8, chunks 4': the chain length always (it shapes the tree), chunks when not 1."""
+    words = [f"nodes of {gpus_per_node}"] if gpus_per_node else []
+    if chunks != 1:
+        words.append(f"chunks {chunks}")
+    return ", ".join(words)
+
+
+SPEC = AlgorithmSpec(
+    NAME, "NCCL tree (chain + 2 trees)",
+    "a chain inside each node, NCCL's double binary tree across nodes, each tree on half the "
+    "data: 2·(G−1)·N, ~2·(L + log₂M) steps",
+    Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.TREE,
+    check=check_options, label=label, lanes=two_lanes, nccl_name="Tree")

@@ -40,7 +40,7 @@ def test_the_executor_refuses_in_one_line_when_kernels_cannot_build():
     xp = Cupy(compile_error=HEADERS_MISSING + "\nmore detail")
     with pytest.raises(RingsimError) as caught:
         cupy_executor(make_plan("ring", 2), Layout(2, 4), xp, np.float32)
-    assert str(caught.value) == CANNOT + " (pip install 'ringsim[gpu]' brings NVRTC and the CUDA headers)"
+    assert str(caught.value) == CANNOT + " (pip install '.[gpu]' from a clone of ringsim brings NVRTC and the CUDA headers)"
 
 
 def test_gpu_tests_skip_with_the_compilers_reason(tmp_path):

@@ -21,7 +21,7 @@ from ..core.layout import Layout
 from ..core.plan import Plan
 from ._load import mpi
 from .executor import MPIExecutor, StepRecord
-from .watch import RankFailedError, Watch
+from .watch import ArrivalError, RankFailedError, Watch
 
 DEFAULT_TIMEOUT = 60.0   # seconds a rank waits on a silent peer before declaring it dead
 SUSPECT = 0.5            # seconds of waiting before a rank starts pinging its peers
@@ -36,10 +36,6 @@ class RankRun:
     layout: Layout
     records: list[StepRecord]
     transport: str
-
-
-class ArrivalError(RingsimError):
-    """Not every rank of the communicator reached ringsim.mpi.allreduce within the timeout."""
 
 
 class _Channels:

@@ -1,5 +1,6 @@
-"""Files read and written: only regular files of a stated size are read, and every file is
-written whole or not at all (a temporary file beside it, then one rename).
+"""Files read and written: one reader for every file a user names (only regular files of a
+stated size, each caller with its own cap and words), and every file is written whole or not
+at all (a temporary file beside it, then one rename).
 
 A rename within a folder is atomic on POSIX (rename(2)) and on Windows (os.replace), so two
 runs writing one file at once leave one run's whole output, never a mix of both, and a run

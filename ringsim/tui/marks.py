@@ -9,7 +9,8 @@ from ..core.plan import Step
 
 def cell_peers(step: Step | None, gpus: int, segments: int | None = None
                ) -> tuple[list[list[list[int]]], list[list[list[int]]]]:
-    """For every (GPU, segment): the GPUs it sent to and the GPUs it received from in `step`."""
+    """For every (participant, segment): whom it sent to and received from in `step` (`gpus`
+    counts every participant: a plan's switches come after its GPUs)."""
     segments = gpus if segments is None else segments
     sent_to = [[[] for _ in range(segments)] for _ in range(gpus)]
     came_from = [[[] for _ in range(segments)] for _ in range(gpus)]

@@ -44,6 +44,9 @@ def register(sub) -> None:
     add_scenario_arguments(parser, backend=False)
     add_collective_argument(parser)
     add_nccl_log_arguments(parser)
+    for action in parser._actions:  # argparse has no public way to reword one option's help
+        if action.dest == "nccl_log":
+            action.help = action.help.replace("walk the rings", "draw the rings")
     # None until the log (if any) is read: then the log's ranks, else the 4-GPU example.
     parser.set_defaults(run=run, gpus=None, elements=None)
 

@@ -167,3 +167,42 @@ def test_one_gpu_per_signature_prices_as_every_gpu(topology, gpus, per, chunks):
         plan = price(make_plan("nccl-tree", gpus, gpus_per_node=per, chunks=chunks), n, model)
         assert fast.seconds == pytest.approx(plan.seconds, rel=1e-9, abs=1e-300)
         assert fast.level == plan.bottleneck_level()
+
+
+def _signatures_from_parents(gpus, per, topo_per_node):
+    """The lowest GPU of each signature, read off the full parent arrays one GPU at a time."""
+    from ringsim.algorithms._phases import depths, heights
+    rows = [[] for _ in range(gpus)]
+    for second in (False, True):
+        up = nccl_tree.parents(gpus, per, second)
+        height, depth = heights(up), depths(up)
+        link = lambda a, b: int(a // topo_per_node != b // topo_per_node) if topo_per_node else 0  # noqa: E731
+        kids = [[] for _ in range(gpus)]
+        for g in range(gpus):
+            if up[g] >= 0:
+                kids[up[g]].append(int(height[g]) * 2 + link(g, up[g]))
+        for g in range(gpus):
+            rows[g] += [int(height[g]), int(depth[g]), link(g, up[g]) if up[g] >= 0 else -1,
+                        tuple(sorted(kids[g]))]
+    lowest = {}
+    for g, row in enumerate(rows):
+        lowest.setdefault(tuple(row), g)
+    return sorted(lowest.values())
+
+
+@pytest.mark.parametrize("gpus, per, topo", [(48, 4, 8), (40, 1, 8), (96, 8, 8), (30, 5, 4), (60, 60, None),
+                                             (33, 1, None), (512, 8, 8), (384, 2, 8), (384, 8, 3),
+                                             (1000, 4, 8), (999, 3, 2)])
+def test_signatures_by_formula_are_the_lowest_gpu_of_each_kind(gpus, per, topo):
+    """The signatures worked out from node arithmetic (no array of G) are exactly the lowest GPU
+    of every signature the full trees give, and the closed form's busiest GPU is every GPU's."""
+    assert nccl_tree._signatures(gpus, per, topo, 0).tolist() == _signatures_from_parents(gpus, per, topo)
+    for n in (1, 7, 12345):
+        sent = np.zeros(gpus, np.int64)
+        q, r = divmod(n, 2)
+        for t, second in enumerate((False, True)):
+            up = nccl_tree.parents(gpus, per, second)
+            moves = np.bincount(up[up >= 0], minlength=gpus) + (up >= 0)
+            sent += moves * (q + (t < r))
+        form = nccl_tree.closed_form(gpus, n, per, 1)
+        assert (form.busiest_sender, form.busiest_sent.value) == (int(np.argmax(sent)), int(sent.max()))

@@ -27,7 +27,7 @@ from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan
 from ..cost.ports import ACROSS, IN, OUT, port_keys, port_seconds, slower_level
-from . import _trees
+from . import _chains, _trees
 from ._counts import closed, formula
 from ._phases import btree_parents, dtree_parents
 from ._step_times import Clock
@@ -112,78 +112,36 @@ def transfers(gpus: int, gpus_per_node=None, chunks: int = 1) -> int:
     return 4 * (gpus - 1) * chunks
 
 
-def _depths(up: np.ndarray) -> np.ndarray:
-    """Every GPU's depth (the root's is 0) by pointer doubling: O(G·log depth), not O(G·depth)."""
-    hop = up.copy()
-    depth = (up >= 0).astype(np.int64)
-    while (hop >= 0).any():
-        has = hop >= 0
-        at = np.maximum(hop, 0)
-        depth = depth + np.where(has, depth[at], 0)
-        hop = np.where(has, hop[at], -1)
-    return depth
+def _children(rel: dict) -> list[np.ndarray]:
+    """A GPU's children in one tree: the next GPU of its chain and the nodes hung from it."""
+    return [rel["chain"], rel["a"], rel["b"]]
 
 
-def _heights(up: np.ndarray, depth: np.ndarray) -> np.ndarray:
-    """Every GPU's height (leaves: 0), the deepest GPUs first, one vector step per depth."""
-    height = np.zeros(len(up), np.int64)
-    small = np.int16 if depth.max(initial=0) < 1 << 15 else np.int64
-    order = np.argsort((-depth).astype(small), kind="stable")  # a radix sort for small depths
-    cuts = np.flatnonzero(np.diff(depth[order])) + 1
-    for nodes in np.split(order, cuts):
-        nodes = nodes[up[nodes] >= 0]
-        if len(nodes):
-            np.maximum.at(height, up[nodes], height[nodes] + 1)
-    return height
-
-
-@functools.lru_cache(maxsize=16)
-def _heights_of(gpus: int, per: int) -> tuple[np.ndarray, np.ndarray]:
-    """Both trees' heights of every GPU (shared between calls)."""
-    out = tuple(_heights(up, depth) for up, (_, _, depth) in zip(_trees_of(gpus, per), _shape(gpus, per)))
-    for array in out:
-        array.flags.writeable = False
-    return out
-
-
-@functools.lru_cache(maxsize=16)
-def _shape(gpus: int, per: int):
-    """Per tree: (transfers of each chunk every GPU sends, the tree's height H, every GPU's depth).
-
-    N does not enter; H is the deepest GPU's depth (the root's height)."""
-    out = []
-    for up in _trees_of(gpus, per):
-        kids = np.bincount(up[up >= 0], minlength=gpus)
-        depth = _depths(up)
-        for array in (kids, depth):
-            array.flags.writeable = False
-        out.append((kids + (up >= 0), int(depth.max(initial=0)), depth))
-    return tuple(out)
-
-
-def _sent(gpus: int, elements: int, per: int, chunks: int) -> np.ndarray:
-    """Elements every GPU sends (and receives: each transfer up is matched by one down)."""
-    segments = 2 * chunks
-    q, r = divmod(elements, segments)
-    total = np.zeros(gpus, dtype=object if elements >= 2**62 // (4 * gpus + 1) else np.int64)
-    for t, (moves, _, _) in enumerate(_shape(gpus, per)):
-        size = q * chunks + min(max(r - t * chunks, 0), chunks)   # tree t's elements
-        total = total + moves.astype(total.dtype) * size
-    return total
+def _moves(rel: dict) -> np.ndarray:
+    """Transfers of each chunk a GPU sends (and receives) in one tree: its children plus its parent."""
+    return sum((v >= 0).astype(np.int64) for v in [rel["parent"], *_children(rel)])
 
 
 def closed_form(gpus: int, elements: int, gpus_per_node=None, chunks: int = 1) -> ClosedForm:
-    """2·(G−1)·N in all; a GPU with k children in tree t sends (1 + k)·Nₜ of it, and receives as much."""
+    """2·(G−1)·N in all; a GPU with k children in tree t sends (1 + k)·Nₜ of it, and receives as much.
+
+    Only the lowest GPU of each signature is looked at (`_signatures`): what a GPU moves
+    follows from its signature, so the lowest GPU moving the most is among them."""
     per = _per(gpus, gpus_per_node)
-    sent = _sent(gpus, elements, per, chunks)
-    who = int(np.argmax(sent)) if gpus else 0
-    best = int(sent[who])
+    x = _signatures(gpus, per, None, FULL)
+    trees = _chains.trees(gpus, per)
+    moves = [_moves(t.relations(x)) for t in trees]
     q, r = divmod(elements, 2 * chunks)
+    sent = np.zeros(len(x), dtype=object)
+    for t, m in enumerate(moves):
+        size = q * chunks + min(max(r - t * chunks, 0), chunks)   # tree t's elements
+        sent = sent + m.astype(object) * size
+    pick = int(np.argmax(sent)) if gpus else 0
+    who, best = int(x[pick]), int(sent[pick])
     nonempty = 2 * chunks if q else r
-    height = max(h for _, h, _ in _shape(gpus, per))
+    height = max(t.top for t in trees)
     steps = 0 if gpus == 1 else chunks + 2 * height - 1
-    shape = _shape(gpus, per)
-    busiest = (f"{int(shape[0][0][who])}·N₁ + {int(shape[1][0][who])}·N₂ "
+    busiest = (f"{int(moves[0][pick])}·N₁ + {int(moves[1][pick])}·N₂ "
                "(N₁, N₂: the two trees' halves)") if gpus > 1 else "0"
     return closed(
         formula("2·(G−1)·N", 2 * (gpus - 1) * elements),
@@ -202,41 +160,48 @@ def busiest_gpu(gpus: int, elements: int, gpus_per_node=None, chunks: int = 1) -
 FULL = 4096  # up to this many GPUs every GPU is priced; above, one GPU per signature
 
 
+@functools.lru_cache(maxsize=32)
 def _signatures(gpus: int, per: int, topo_per_node: int | None, full: int) -> np.ndarray:
-    """GPUs whose ports show every load there is: all of them up to `full` GPUs, else one per
-    signature. A GPU's ports in every step follow from, in each tree, its height and depth,
-    whether its parent link crosses nodes, and its children's heights and links (the step a
-    chunk goes up is c + height, down c + H + depth): GPUs alike in these are alike in every
-    port, so the lowest of each kind stands for the rest (tests hold it to the full count)."""
+    """GPUs whose ports show every load there is: all of them up to `full` GPUs, else the
+    lowest of each signature. A GPU's ports in every step follow from, in each tree, its
+    height and depth, whether its parent link crosses nodes, and its children's heights and
+    links (the step a chunk goes up is c + height, down c + H + depth): GPUs alike in these
+    are alike in every port (tests hold it to the full count). A signature follows from the
+    GPU's place in its node and its node's kind (`_chains`), so only the lowest node of each
+    kind is looked at: O(M) work on the M nodes, never an array of G."""
     if gpus <= full:
         return np.arange(gpus, dtype=np.int64)
-    keys = _RowKeys(gpus)
-    gpu = np.arange(gpus, dtype=np.int64)
-    for t, (up, height) in enumerate(zip(_trees_of(gpus, per), _heights_of(gpus, per))):
-        depth = _shape(gpus, per)[t][2]
-        link = (gpu // topo_per_node != np.maximum(up, 0) // topo_per_node).astype(np.int64) \
-            if topo_per_node else np.zeros(gpus, np.int64)
-        keys.add(height)
-        keys.add(depth)
-        keys.add(np.where(up >= 0, link, -1))
-        child = np.flatnonzero(up >= 0)
-        code = height[child] * 2 + link[child]                 # a child as its parent sees it
-        order = np.argsort(up[child], kind="stable")
-        owner, code = up[child][order], code[order]
-        rank = np.arange(len(owner)) - np.searchsorted(owner, owner)  # its place among siblings
-        slots = np.full((gpus, 3), -1, np.int64)
-        slots[owner, rank] = code
-        slots.sort(axis=1)  # the children as a set: their order does not matter
-        for k in range(3):
-            keys.add(slots[:, k])
+    trees = _chains.trees(gpus, per)
+    nodes = gpus // per
+    kinds = _RowKeys(nodes)
+    for tree in trees:
+        for column in tree.node_columns(topo_per_node):
+            kinds.add(column)
+    if topo_per_node:  # where the node starts in its topology node decides its chain's links
+        kinds.add(np.arange(nodes, dtype=np.int64) * per % topo_per_node)
+    _, lowest = np.unique(kinds.key, return_index=True)
+    x = (np.sort(lowest)[:, None] * per + np.arange(per)).reshape(-1)
+    keys = _RowKeys(len(x))
+    for tree in trees:
+        rel = tree.relations(x)
+        keys.add(rel["height"])
+        keys.add(rel["depth"])
+        keys.add(np.where(rel["parent"] >= 0, _chains.across(x, rel["parent"], topo_per_node), -1))
+        codes = np.stack([np.where(c >= 0, tree.height(c) * 2 + _chains.across(c, x, topo_per_node), -1)
+                          for c in _children(rel)], axis=1)
+        codes.sort(axis=1)  # the children as a set: their order does not matter
+        for k in range(codes.shape[1]):
+            keys.add(codes[:, k])
     _, first = np.unique(keys.key, return_index=True)
-    return np.sort(first)
+    out = np.sort(x[first])
+    out.flags.writeable = False
+    return out
 
 
 class _RowKeys:
     """One int64 per row, equal exactly when the rows are: columns added in mixed radix, the key
     renumbered densely (a 1-D sort, much faster than np.unique over rows) before it could
-    overflow. Columns are folded in one at a time, so no (G, columns) array is ever held."""
+    overflow. Columns are folded in one at a time, so no (rows, columns) array is ever held."""
 
     def __init__(self, rows: int) -> None:
         self.key, self.span = np.zeros(rows, np.int64), 1
@@ -253,32 +218,38 @@ class _RowKeys:
         self.span *= width
 
 
+def _edges(tree: _chains.ChainTree, x: np.ndarray):
+    """Every edge with a sampled GPU at either end, in child order: (child, parent)."""
+    rel = tree.relations(x)
+    child = np.concatenate([x, *_children(rel)])
+    parent = np.concatenate([rel["parent"], x, x, x])
+    keep = (child >= 0) & (parent >= 0)
+    child, first = np.unique(child[keep], return_index=True)  # a child has one parent
+    return child, parent[keep][first]
+
+
 @functools.lru_cache(maxsize=32)
 def _ports(gpus: int, per: int, chunks: int, topo_per_node: int | None, full: int = FULL):
     """The sampled GPUs' port columns, without N: (port of each transfer side, step starts of
     the used ports, are they across?, segment, reduce?, across?, ports) — a sweep over sizes
     builds these once."""
     x = _signatures(gpus, per, topo_per_node, full)
-    where = np.full(gpus, -1, np.int64)
-    where[x] = np.arange(len(x))
     c = np.arange(chunks, dtype=np.int64)
     steps, keys, segs, reduces, levels = [], [], [], [], []
-    for t, (up, (_, top, depth)) in enumerate(zip(_trees_of(gpus, per), _shape(gpus, per))):
-        height = _heights_of(gpus, per)[t]
-        has = up >= 0
-        child = np.flatnonzero(has)
-        parent = up[child]
-        across = (child // topo_per_node != parent // topo_per_node) if topo_per_node \
-            else np.zeros(len(child), bool)
+    for t, tree in enumerate(_chains.trees(gpus, per)):
+        child, parent = _edges(tree, x)
+        across = _chains.across(child, parent, topo_per_node).astype(bool)
+        depth = tree.relations(parent)["depth"]
         # Each edge, chunk by chunk: up at c + h(child), down at c + H + depth(parent).
-        for src, dst, at, reduce in ((child, parent, height[child], True),
-                                     (parent, child, top + depth[parent], False)):
+        for src, dst, at, reduce in ((child, parent, tree.height(child), True),
+                                     (parent, child, tree.top + depth, False)):
             for gpu, side in ((src, OUT), (dst, IN)):
-                mine = np.flatnonzero(where[gpu] >= 0)
+                where = np.minimum(np.searchsorted(x, gpu), len(x) - 1)
+                mine = np.flatnonzero(x[where] == gpu)
                 if not len(mine):
                     continue
                 steps.append((at[mine][:, None] + c[None, :]).ravel())
-                keys.append(np.repeat(port_keys(where[gpu[mine]], across[mine].astype(np.int64), side),
+                keys.append(np.repeat(port_keys(where[mine], across[mine].astype(np.int64), side),
                                       chunks))
                 segs.append(np.tile(t * chunks + c, len(mine)))
                 reduces.append(np.full(len(mine) * chunks, reduce and side == IN))

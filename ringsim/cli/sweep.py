@@ -81,7 +81,7 @@ def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
     from ..algorithms import ALGORITHMS
     out = {}
     if result.nccl:  # NCCL's own tuning model first, so the legend names it before the textbook
-        out["NCCL's model"] = [
+        out[NCCL_SERIES] = [
             (float(p.nbytes), float(c.seconds if metric == "time" else result.nccl_busbw(i) or 0))
             for i, (p, c) in enumerate(zip(result.points, result.nccl))]
     for name in result.algorithms:
@@ -93,10 +93,13 @@ def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
     return out
 
 
-def _plottable(result: Sweep, metric: str) -> bool:
+NCCL_SERIES = "NCCL's model"
+
+
+def _plottable(result: Sweep, metric: str, textbook_only: bool = False) -> bool:
     """True when some point has a positive size and a positive, finite value (log axes)."""
-    return any(0 < x and 0 < y < math.inf for values in _series(result, metric).values()
-               for x, y in values)
+    return any(0 < x and 0 < y < math.inf for name, values in _series(result, metric).items()
+               if not (textbook_only and name == NCCL_SERIES) for x, y in values)
 
 
 def _nothing_to_plot(result: Sweep, metric: str) -> str:
@@ -168,6 +171,8 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     width = max((len(plain) for plain, _ in legend), default=0) + 3
     rows = ["  " + "".join(shown + " " * (width - len(plain)) for plain, shown in legend[i:i + 3]).rstrip()
             for i in range(0, len(legend), 3)]
+    if not _plottable(result, metric, textbook_only=True):  # NCCL's own constants still cost time
+        rows.append(f"(textbook rows not drawn: {_nothing_to_plot(result, metric)})")
     return text.rstrip("\n") + "\n" + "\n".join(rows)
 
 

@@ -1,5 +1,6 @@
-"""Files read and written: only regular files of a stated size are read, and every file is
-written whole or not at all (a temporary file beside it, then one rename).
+"""Files read and written: one reader for every file a user names (only regular files of a
+stated size, each caller with its own cap and words), and every file is written whole or not
+at all (a temporary file beside it, then one rename).
 
 A rename within a folder is atomic on POSIX (rename(2)) and on Windows (os.replace), so two
 runs writing one file at once leave one run's whole output, never a mix of both, and a run
@@ -11,8 +12,10 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 import tempfile
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from .errors import RingsimError
 from .textout import printable
@@ -45,35 +48,96 @@ def _check_path_text(path: object, what: str) -> str:
     return text
 
 
-def read_text(path: object, what: str, limit: int) -> str:
-    """The UTF-8 text of a regular file of at most `limit` bytes, or one RingsimError.
+@dataclass(frozen=True)
+class Wording:
+    """How a reader words each refusal; fields are str.format templates over what, name, size,
+    limit (bytes), mib (the size in MiB), limit_mib, limit_kib and reason."""
+
+    unreadable: str = "cannot read {what} {name}: {reason}"
+    missing: str = "cannot read {what} {name}: {reason}"
+    folder: str = ("{what} {name} is not a regular file (a folder, FIFO or device cannot be "
+                   "read as one)")
+    special: str = ("{what} {name} is not a regular file (a folder, FIFO or device cannot be "
+                    "read as one)")
+    too_big: str = "{what} {name} is {size:,} bytes; at most {limit:,} are read"
+    grew: str = "{what} {name} is more than {limit:,} bytes"
+    not_utf8: str = "{what} {name} is not UTF-8 text"
+    no_stdin: str = "no standard input to read the {what} from"
+
+
+PLAIN = Wording()
+
+
+def read_bytes(path: object, what: str, limit: int, *, stdin: bool = False,
+               wording: Wording = PLAIN) -> bytes:
+    """At most `limit` bytes of a regular file (or of standard input for '-' when `stdin`),
+    or one RingsimError worded by `wording`.
 
     FIFOs, devices (a link to /dev/zero) and folders are refused before a byte is read; the
-    file is opened without blocking, so a FIFO with no writer cannot hang the reader."""
-    text = _check_path_text(path, what)
-    try:
-        fd = os.open(text, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as error:
-        raise RingsimError(f"cannot read {what} {_shown(text)}: {_reason(error)}") from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        raise RingsimError(f"{what} {_shown(text)} is not a regular file (a folder, FIFO or "
-                           "device cannot be read as one)")
-    with os.fdopen(fd, "rb") as file:
-        if info.st_size > limit:
-            raise RingsimError(f"{what} {_shown(text)} is {info.st_size:,} bytes; at most "
-                               f"{limit:,} are read")
+    file is opened without blocking, so a FIFO with no writer cannot hang the reader, and its
+    size is checked before reading, so a huge file costs nothing."""
+    def refuse(template: str, **values) -> RingsimError:
+        return _refusal(template, what, name, limit, **values)
+
+    if stdin and path == "-":
+        name = "standard input"
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            raise refuse(wording.no_stdin)
+        data = stream.read(limit + 1)
+    else:
+        text = _check_path_text(path, what)
+        name = _shown(text)
         try:
-            data = file.read(limit + 1)
+            fd = os.open(text, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
         except OSError as error:
-            raise RingsimError(f"cannot read {what} {_shown(text)}: {_reason(error)}") from None
-    if len(data) > limit:  # it grew while being read
-        raise RingsimError(f"{what} {_shown(text)} is more than {limit:,} bytes")
+            template = wording.missing if error.errno == errno.ENOENT else wording.unreadable
+            raise refuse(template, reason=_reason(error)) from None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            raise refuse(wording.folder if stat.S_ISDIR(info.st_mode) else wording.special)
+        with os.fdopen(fd, "rb") as file:
+            if info.st_size > limit:
+                raise refuse(wording.too_big, size=info.st_size)
+            try:
+                data = file.read(limit + 1)
+            except OSError as error:
+                raise refuse(wording.unreadable, reason=_reason(error)) from None
+    if len(data) > limit:  # standard input, or a file that grew while being read
+        raise refuse(wording.grew)
+    return data
+
+
+def read_text(path: object, what: str, limit: int, *, stdin: bool = False,
+              wording: Wording = PLAIN, lenient: bool = False) -> str:
+    """The UTF-8 text of a file read by read_bytes; `lenient` replaces bytes that are not
+    UTF-8 (a pasted log) instead of refusing the file."""
+    data = read_bytes(path, what, limit, stdin=stdin, wording=wording)
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RingsimError(f"{what} {_shown(text)} is not UTF-8 text") from None
+        return data.decode("utf-8", errors="replace" if lenient else "strict")
+    except UnicodeDecodeError as error:
+        name = "standard input" if stdin and path == "-" else _shown(path)
+        raise _refusal(wording.not_utf8, what, name, limit, reason=error) from None
+
+
+def _refusal(template: str, what: str, name: str, limit: int, size: int = 0,
+             reason: object = "") -> RingsimError:
+    """A Wording template filled in: sizes in bytes, MiB and KiB, so each reader words its own."""
+    return RingsimError(template.format(what=what, name=name, size=size, limit=limit,
+                                        mib=size / (1024 * 1024), limit_mib=limit // (1024 * 1024),
+                                        limit_kib=limit // 1024, reason=reason))
+
+
+def read_lines(path: object, what: str, limit: int, max_line: int, *, stdin: bool = False,
+               wording: Wording = PLAIN, lenient: bool = False) -> tuple[list[str], int]:
+    """The lines of read_text, each cut at `max_line` characters, and how many were cut."""
+    lines, cut = [], 0
+    for line in read_text(path, what, limit, stdin=stdin, wording=wording, lenient=lenient).splitlines():
+        if len(line) > max_line:
+            line, cut = line[:max_line], cut + 1
+        lines.append(line)
+    return lines, cut
 
 
 def check_output(path: object, what: str) -> str:

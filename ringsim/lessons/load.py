@@ -13,6 +13,7 @@ from pathlib import Path
 from ..algorithms import ALGORITHMS, make_plan, option_names
 from ..core.checks import check_elements, check_gpus
 from ..core.errors import RingsimError
+from ..core.files import Wording, read_text
 from ..sim.simulation import SYMBOLIC_MAX_GPUS
 from .budget import Budget
 from .expr import evaluate
@@ -203,25 +204,21 @@ def outline_lessons(directory: str | Path | None = None, *, gpus: int | None = N
     return sorted(outlines, key=lambda o: o.number)
 
 
+# A lesson's refusals are prefixed with 'FILE:1:' by refuse(), so they do not name the file.
+_WORDING = Wording(
+    unreadable="cannot read the file: {reason}", missing="cannot read the file: {reason}",
+    folder="not a regular file", special="not a regular file",
+    too_big="the file holds more than {limit_kib} KiB; a lesson is at most that long",
+    grew="the file holds more than {limit_kib} KiB; a lesson is at most that long",
+    not_utf8="cannot read the file: {reason}")
+
+
 def _text(path: Path, refuse) -> str:
     """The file's text, cleaned; refused when it is not a regular file or holds more than MAX_FILE_BYTES."""
-    import os
-    import stat
     try:
-        # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                refuse(1, "not a regular file")
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        refuse(1, f"cannot read the file: {error.strerror or error}")
-    if len(data) > MAX_FILE_BYTES:
-        refuse(1, f"the file holds more than {MAX_FILE_BYTES // 1024} KiB; a lesson is at most that long")
-    try:
-        return clean(data.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        refuse(1, f"cannot read the file: {error}")
+        return clean(read_text(path, "lesson", MAX_FILE_BYTES, wording=_WORDING))
+    except RingsimError as error:
+        refuse(1, str(error))
 
 
 def _override(scenario: Scenario, gpus: int | None, elements: int | None) -> Scenario:

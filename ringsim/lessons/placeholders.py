@@ -119,15 +119,7 @@ def _option_value(key: str, value: str):
             raise RingsimError(f"unknown topology {clip(value)!r}; choose one of: {', '.join(presets())}")
         return value
     if key in ("alpha_us", "gbps"):
-        try:
-            number = float(value)
-        except ValueError:
-            raise RingsimError(f"{key} must be a number, got {clip(value)!r}") from None
-        # α = 0 is the bandwidth-bound machine; a link needs some bandwidth.
-        if not (number >= 0 if key == "alpha_us" else number > 0) or number == float("inf"):
-            raise RingsimError(f"{key} must be a {'non-negative' if key == 'alpha_us' else 'positive'} "
-                               f"number, got {clip(value)!r}")
-        return number
+        return _link_number(key, value)
     if key in TEXT_OPTIONS:
         return TEXT_OPTIONS[key](value)
     try:
@@ -140,6 +132,27 @@ def _option_value(key: str, value: str):
         raise RingsimError(f"{key} must be a whole number or an expression in G and N, "
                            f"got {clip(value)!r}") from None
     return Deferred(value)
+
+
+def _link_number(key: str, value: str) -> float:
+    """alpha_us (µs, from 0) or gbps (GB/s, more than 0), read by the engine's number parser: its
+    exponent and digit range hold, and a sign, nan or inf cannot be written."""
+    from fractions import Fraction
+    from ..core.units import MAX_BANDWIDTH, MAX_SECONDS, MIN_BANDWIDTH, read_number
+    # The ranges of parse_seconds and parse_bandwidth, in µs and GB/s.
+    low, high, unit = ((0, MAX_SECONDS * 10**6, "µs") if key == "alpha_us" else
+                       (Fraction(MIN_BANDWIDTH, 10**9), MAX_BANDWIDTH // 10**9, "GB/s"))
+    kind = "non-negative" if key == "alpha_us" else "positive"
+    try:
+        number = read_number(value, key, value)
+    except RingsimError as error:
+        if "cannot read" not in str(error):
+            raise
+        raise RingsimError(f"{key} must be a {kind} number, got {clip(value)!r}") from None
+    # α = 0 is the bandwidth-bound machine; a link needs some bandwidth.
+    if not low <= number <= high:
+        raise RingsimError(f"{key} must be from {float(low):g} to {high:,} {unit}, got {clip(value)!r}")
+    return float(number)
 
 
 def _text_options() -> dict:

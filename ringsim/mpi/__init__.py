@@ -7,7 +7,7 @@ mpi4py is imported only when an MPI call is made, never by `import ringsim`.
 
 from __future__ import annotations
 
-from .watch import RankFailedError
+from .watch import ArrivalError, RankFailedError
 
 
 def allreduce(x, algorithm: str = "ring", comm=None, **options):
@@ -16,4 +16,4 @@ def allreduce(x, algorithm: str = "ring", comm=None, **options):
     return _allreduce(x, algorithm, comm, **options)
 
 
-__all__ = ["RankFailedError", "allreduce"]
+__all__ = ["ArrivalError", "RankFailedError", "allreduce"]

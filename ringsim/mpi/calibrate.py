@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ import numpy as np
 from ..cost import model as cost
 from ..algorithms import ALGORITHMS, make_plan
 from ..cost.model import CostModel
-from ..core.errors import RingsimError
+from ..core.files import write_text
 from ..core.fit import theil_sen
 from ..core.plan import Plan
 from .bench import timed
@@ -108,13 +107,7 @@ def write_topology(record: dict, path: str) -> None:
     text = topology_text(record, target.stem)
     from ..cost.topology import parse
     parse(text, target.stem)  # what is written must read back
-    scratch = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        scratch.write_text(text, encoding="utf-8")
-        os.replace(scratch, target)
-    except OSError as error:
-        scratch.unlink(missing_ok=True)
-        raise RingsimError(f"cannot write {path}: {error.strerror or error}") from None
+    write_text(path, "topology file", text)
 
 
 def ping_pong(watch, comm, MPI) -> tuple[np.ndarray, np.ndarray]:

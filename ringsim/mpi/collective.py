@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import sys
 import threading
+import time
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,7 +21,7 @@ from ..core.layout import Layout
 from ..core.plan import Plan
 from ._load import mpi
 from .executor import MPIExecutor, StepRecord
-from .watch import Watch
+from .watch import ArrivalError, RankFailedError, Watch
 
 DEFAULT_TIMEOUT = 60.0   # seconds a rank waits on a silent peer before declaring it dead
 SUSPECT = 0.5            # seconds of waiting before a rank starts pinging its peers
@@ -37,9 +41,17 @@ class RankRun:
 class _Channels:
     """Private duplicates of a user's communicator: one for data, one for control messages."""
 
-    def __init__(self, comm: Any) -> None:
-        self.data = comm.Dup()
-        self.control = comm.Dup()
+    def __init__(self, MPI: Any, comm: Any, timeout: float) -> None:
+        # comm.Dup() blocks until every rank has called it, forever if one exited or sleeps:
+        # the non-blocking Idup lets this rank give up after `timeout` seconds instead.
+        (self.data, first), (self.control, second) = comm.Idup(), comm.Idup()
+        deadline = time.monotonic() + timeout
+        while not MPI.Request.Testall([first, second]):
+            if time.monotonic() > deadline:
+                error = ArrivalError(_missing_text(MPI, comm, timeout))
+                _leave_at_exit(str(error))  # the Idups stay pending: MPI_Finalize would hang
+                raise error
+            time.sleep(0.0005)  # ranks may share cores: let the others run
         self.calls = 0
         self.nccl = None       # the NCCL link, made on first use by ranks on CUDA devices
         self.transport = None  # how device buffers travel (devices.device_transport)
@@ -48,7 +60,34 @@ class _Channels:
 _KEYVAL: list = []
 
 
-def channels(MPI: Any, comm: Any) -> _Channels:
+def _missing_text(MPI: Any, comm: Any, timeout: float) -> str:
+    """Who this rank waited for: the ranks MPI reports failed, else every other rank."""
+    me, size = comm.Get_rank(), comm.Get_size()
+    failed: list[int] = []
+    try:  # MPI 4.1's fault-tolerance query; most MPI libraries report nothing here
+        group = comm.Get_failed()
+        failed = [int(r) for r in MPI.Group.Translate_ranks(group, list(range(group.Get_size())),
+                                                             comm.Get_group())]
+    except (AttributeError, NotImplementedError, MPI.Exception):
+        pass
+    if failed:
+        return (f"rank {me}: {_ranks_text(failed)} failed before ringsim.mpi.allreduce "
+                f"started, so this rank stopped")
+    others = [r for r in range(size) if r != me]
+    return (f"rank {me}: waited {timeout:g} s at the start of ringsim.mpi.allreduce for "
+            f"{_ranks_text(others)} and not all arrived (one exited, is stuck, or never called "
+            f"it; MPI cannot tell which), so this rank stopped")
+
+
+def _ranks_text(ranks: list[int]) -> str:
+    """'rank 2' or 'ranks 0, 1, 2', at most eight named: the line stays one line."""
+    if len(ranks) == 1:
+        return f"rank {ranks[0]}"
+    named = ", ".join(str(r) for r in ranks[:8])
+    return f"ranks {named}" + (f" and {len(ranks) - 8:,} more" if len(ranks) > 8 else "")
+
+
+def channels(MPI: Any, comm: Any, timeout: float = DEFAULT_TIMEOUT) -> _Channels:
     """The communicator's private channels, made once and cached on it as an MPI attribute.
 
     ringsim's messages never mix with the user's own, whatever tags they use.
@@ -57,7 +96,7 @@ def channels(MPI: Any, comm: Any) -> _Channels:
         _KEYVAL.append(MPI.Comm.Create_keyval())
     found = comm.Get_attr(_KEYVAL[0])
     if found is None:
-        found = _Channels(comm)
+        found = _Channels(MPI, comm, timeout)
         comm.Set_attr(_KEYVAL[0], found)
     return found
 
@@ -119,7 +158,10 @@ def allreduce(x, algorithm: str = "ring", comm: Any = None, *, out: Any = None,
     Returns a new array of x's shape and dtype holding the element-wise sum, bitwise equal on
     every rank and to `ringsim.allreduce` on the same arrays; x is never modified. Use it where
     an mpi4py program calls comm.Allreduce(x, out, op=MPI.SUM). A rank that dies makes every
-    other rank raise RankFailedError within about `timeout` seconds instead of hanging.
+    other rank raise RankFailedError within about `timeout` seconds instead of hanging; one
+    that never reaches the first call makes the others raise ArrivalError after `timeout`
+    seconds. After either, the process ends at exit with status 1 without MPI_Finalize (which
+    would wait forever on the missing rank), so the job ends.
     With `out` (a contiguous array of x's size and dtype, as comm.Allreduce's recvbuf) the
     sum is written there and `out` is returned.
     """
@@ -161,7 +203,7 @@ def session(MPI: Any, comm: Any, timeout: float) -> tuple[_Channels, Watch]:
     """The communicator's channels and a Watch for one more collective call on them."""
     from .options import check_timeout
     timeout = check_timeout(timeout, "timeout")
-    chan = channels(MPI, comm)
+    chan = channels(MPI, comm, timeout)
     chan.calls += 1
     return chan, Watch(MPI, chan.control, chan.calls, timeout, min(SUSPECT, timeout))
 
@@ -184,7 +226,33 @@ def run(x, algorithm: str = "ring", comm: Any = None, *, timeout: float = DEFAUL
     MPI = mpi()
     comm = _communicator(MPI, comm)
     with _one_thread(comm):
-        return _run(MPI, x, algorithm, comm, timeout, barrier, kill_at, out, options)
+        if _BROKEN:
+            raise RingsimError(f"an earlier ringsim.mpi.allreduce in this process failed "
+                               f"({_BROKEN[0]}); MPI cannot be used again in this job")
+        try:
+            return _run(MPI, x, algorithm, comm, timeout, barrier, kill_at, out, options)
+        except (RankFailedError, ArrivalError) as error:
+            _leave_at_exit(str(error))
+            raise
+
+
+_BROKEN: list[str] = []
+
+
+def _leave_at_exit(reason: str) -> None:
+    """Make this process end without MPI_Finalize, which would wait forever on a rank that is
+    dead or out of step: the program may still catch the error and print, then it exits 1."""
+    if not _BROKEN:
+        _BROKEN.append(reason)
+        atexit.register(_exit_now)
+
+
+def _exit_now() -> None:
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(1)
 
 
 def _run(MPI, x, algorithm, comm, timeout, barrier, kill_at, out, options) -> RankRun:

@@ -37,6 +37,10 @@ class RankFailedError(RingsimError):
                          f"{timeout:g} s, so every other rank stopped")
 
 
+class ArrivalError(RingsimError):
+    """Not every rank of the communicator reached ringsim.mpi.allreduce within the timeout."""
+
+
 class Watch:
     """One rank's waits during one all-reduce call: deadlines, pings, and failure notices."""
 

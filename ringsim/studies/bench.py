@@ -19,12 +19,15 @@ import numpy as np
 
 from ..algorithms import ALGORITHMS, make_plan
 from ..api import allreduce
+from ..core.files import atomic_output, read_text
 from ..core.layout import Layout
 from ..execute.numeric import NumericExecutor
 from ..core.plan import Plan
 
 # Measured at G = 8 beside the ring, which numpy_cases measures at two scales; master and
 # naive move whole gradients, one copy each, and add nothing new to measure.
+ERRORS_BYTES = 16 * 1024 * 1024  # what a failed run may print; a traceback is a few KB
+
 OTHER_ALGORITHMS = ("tree", "double-tree", "recursive-doubling", "halving-doubling",
                     "bidirectional-ring", "hierarchical")
 
@@ -151,8 +154,8 @@ finally:
         peak = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0].split()[1]
     except (OSError, IndexError):
         peak = ""
-    with open(OUT, "w") as out:
-        out.write(peak)
+    from ringsim.core.files import write_text
+    write_text(OUT, "peak memory", peak)
 """
 
 
@@ -171,17 +174,16 @@ def command_run(args: list[str]) -> dict:
         code = f"OUT = {peak_file!r}\n" + _CHILD
         before = os.times()
         start = time.perf_counter()
-        with open(errors_file, "wb") as errors:
+        with atomic_output(errors_file, "the errors of a benchmark run", binary=True) as errors:
             status = subprocess.run([sys.executable, "-c", code, "ringsim", *args], env=env,
                                     stdout=subprocess.DEVNULL, stderr=errors).returncode
         wall = time.perf_counter() - start
         after = os.times()
         if status != 0:
-            with open(errors_file, encoding="utf-8", errors="replace") as errors:
-                lines = errors.read().strip().splitlines()
+            lines = read_text(errors_file, "the errors of a benchmark run", ERRORS_BYTES,
+                              lenient=True).strip().splitlines()
             raise RuntimeError(f"ringsim {' '.join(args)} failed: {lines[-1] if lines else status}")
-        with open(peak_file) as peak:
-            kib = peak.read().strip()
+        kib = read_text(peak_file, "peak memory", 64).strip()
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
     return {"seconds": wall, "cpu_seconds": cpu, "max_rss": int(kib) * 1024 if kib else None}
 

@@ -10,12 +10,10 @@ terminal when it is echoed back.
 
 from __future__ import annotations
 
-import os
-import stat
-import sys
 from dataclasses import dataclass
 
 from ..core.errors import RingsimError
+from ..core.files import Wording, read_lines
 from ..core.textout import printable
 
 MAX_BYTES = 32 * 1024 * 1024  # a 1,000-rank NCCL_DEBUG=INFO log is a few MB
@@ -42,59 +40,33 @@ def shown(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+# Diagnose's own words: a log may come from standard input, so a refused file suggests '-'.
+WORDING = Wording(
+    unreadable="cannot read {name}: {reason}",
+    missing="no such file: {name}",
+    folder="{name} is a folder; give the {what} file",
+    special=("{name} is not a regular file (a pipe, FIFO or device could block or never end); "
+             "save the {what} to a file or pipe it to '-'"),
+    too_big=("{name} holds {mib:,.0f} MiB, more than {limit_mib} MiB; a {what} is far smaller: "
+             "pass only that part"),
+    grew="{name} holds more than {limit_mib} MiB; a {what} is far smaller: pass only that part",
+)
+
+
 def read_text(path: str, what: str, *, max_bytes: int = MAX_BYTES) -> Text:
     """The lines of `path` ('-' for standard input), checked and cleaned as the module says."""
-    if path == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:
-            raise RingsimError(f"no standard input to read the {what} from")
-        data = stream.read(max_bytes + 1)
-        name = "standard input"
-    else:
-        data = _read_file(path, what, max_bytes)
-        name = shown(path, 120)
-    if len(data) > max_bytes:
-        raise RingsimError(f"{name} holds more than {max_bytes // (1024 * 1024)} MiB; a {what} "
-                           "is far smaller: pass only that part")
-    if b"\x00" in data[:65536] or _mostly_binary(data[:65536]):
+    lines, cut = read_lines(path, what, max_bytes, MAX_LINE, stdin=True, wording=WORDING,
+                            lenient=True)
+    name = "standard input" if path == "-" else shown(path, 120)
+    head = "\n".join(lines)[:65536]
+    if "\x00" in head or _mostly_binary(head):
         raise RingsimError(f"{name} looks binary, not a {what} (text as the program printed it)")
-    lines, cut = [], 0
-    for raw in data.decode("utf-8", errors="replace").splitlines():
-        if len(raw) > MAX_LINE:
-            raw, cut = raw[:MAX_LINE], cut + 1
-        lines.append(clean(raw))
-    return Text(name, tuple(lines), cut)
+    return Text(name, tuple(clean(line) for line in lines), cut)
 
 
-def _read_file(path: str, what: str, max_bytes: int) -> bytes:
-    """At most max_bytes + 1 bytes of a regular file; anything else refused before opening it."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise RingsimError(f"no such file: {shown(path)}") from None
-    except OSError as exc:
-        raise RingsimError(f"cannot read {shown(path)}: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise RingsimError(f"{shown(path)} is a folder; give the {what} file")
-    if not stat.S_ISREG(info.st_mode):
-        raise RingsimError(f"{shown(path)} is not a regular file (a pipe, FIFO or device could "
-                           f"block or never end); save the {what} to a file or pipe it to '-'")
-    if info.st_size > max_bytes:
-        raise RingsimError(f"{shown(path)} holds {info.st_size / (1024 * 1024):,.0f} MiB, more "
-                           f"than {max_bytes // (1024 * 1024)} MiB; a {what} is far smaller: "
-                           "pass only that part")
-    try:
-        # O_NONBLOCK: should the path be swapped for a FIFO after the check, open still returns
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read(max_bytes + 1)
-    except OSError as exc:
-        raise RingsimError(f"cannot read {shown(path)}: {exc.strerror or exc}") from None
-
-
-def _mostly_binary(head: bytes) -> bool:
-    """True when more than a tenth of the bytes are control bytes other than whitespace."""
+def _mostly_binary(head: str) -> bool:
+    """True when more than a tenth of the characters are control characters other than whitespace."""
     if not head:
         return False
-    odd = sum(1 for b in head if b < 32 and b not in (9, 10, 13, 27))
+    odd = sum(1 for c in head if c < " " and c not in "\t\n\r\x1b")
     return odd * 10 > len(head)

@@ -172,3 +172,30 @@ def test_overridden_scenarios_keep_the_front_matter_limits():
         load_lessons(gpus=500)
     with pytest.raises(RingsimError, match="--elements must be from 0 to 100,000"):
         load_lessons(elements=200_000)
+
+
+@pytest.mark.parametrize("value, reason", [
+    ("1e999999", "exponents go from -30 to +30"), ("nan", "must be a non-negative number"),
+    ("inf", "must be a non-negative number"), ("-1", "must be a non-negative number"),
+    ("2e12", "from 0 to 1,000,000,000,000 µs"),
+])
+def test_link_numbers_in_a_lesson_are_read_by_the_shared_parser(tmp_path, value, reason):
+    _write(tmp_path, "01-x.md", FRONT + f"{{{{latency.ring alpha_us={value}}}}}\n")
+    lessons, problems = check_lessons(tmp_path)
+    assert len(problems) == 1 and reason in problems[0].reason, problems
+
+
+@pytest.mark.parametrize("value, reason", [
+    ("0", "from 1e-09 to 1,000,000,000 GB/s"), ("1e10", "from 1e-09 to 1,000,000,000 GB/s"),
+    ("1e-31", "exponents go from -30 to +30"), ("nan", "must be a positive number"),
+])
+def test_bandwidth_in_a_lesson_stays_in_the_stated_range(tmp_path, value, reason):
+    _write(tmp_path, "01-x.md", FRONT + f"{{{{latency.ring gbps={value}}}}}\n")
+    lessons, problems = check_lessons(tmp_path)
+    assert len(problems) == 1 and reason in problems[0].reason, problems
+
+
+def test_link_numbers_in_range_give_the_figure(tmp_path):
+    _write(tmp_path, "01-x.md", FRONT + "{{latency.ring alpha_us=0 gbps=2.5e1}}\n")
+    lessons, problems = check_lessons(tmp_path)
+    assert problems == [] and len(lessons) == 1

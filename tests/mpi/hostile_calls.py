@@ -1,13 +1,16 @@
 """Run under mpiexec: hostile calls of ringsim.mpi.allreduce, one case per argv[1]; each rank
 prints one line 'rank R: <outcome>' so the test reads what every rank saw."""
 
+import os
 import sys
 import threading
+import time
 
 import numpy as np
 from mpi4py import MPI
 
 import ringsim.mpi
+import ringsim.mpi.collective
 from ringsim.core.errors import RingsimError
 
 comm = MPI.COMM_WORLD
@@ -32,8 +35,24 @@ elif case == "bad-timeout":
     outcome = "|".join(call(timeout=t) for t in (0, -1, float("nan"), "5", None))
 elif case == "bad-comm":
     outcome = call(comm=5)
-elif case == "threads":
-    call(timeout=5)  # a warm communicator
+elif case == "exit-before":
+    if rank == 1:
+        os._exit(0)  # as a rank that crashes before its first call, without MPI_Finalize
+    outcome = call(timeout=2)
+elif case == "sleep-before":
+    if rank == 1:
+        time.sleep(6)  # the others give up after 2 s; it then finds them gone
+    outcome = call(timeout=2)
+elif case == "dies-during":
+    try:  # rank 1 dies at the first step of the plan; the others must name it and the job end
+        ringsim.mpi.collective.run(np.ones(4), "ring", timeout=2, kill_at=0 if rank == 1 else None)
+        outcome = "ok"
+    except RingsimError as error:
+        outcome = f"{type(error).__name__} {error}"
+    outcome += " | then " + call(timeout=2)
+elif case in ("threads", "threads-cold"):
+    if case == "threads":
+        call(timeout=5)  # a warm communicator
     results = []
     barrier = threading.Barrier(2)
 
@@ -44,4 +63,7 @@ elif case == "threads":
     [t.start() for t in threads]
     [t.join() for t in threads]
     outcome = "|".join(sorted(r.split(" ")[0] for r in results))
-print(f"rank {rank}: {outcome}", flush=True)
+# One write call per line: hydra forwards each rank's output as it reads it, and a line
+# written in pieces could be cut by another rank's line.
+sys.stdout.flush()
+os.write(1, f"rank {rank}: {outcome}\n".encode())

@@ -27,5 +27,4 @@ def test_without_mpi4py_allreduce_says_how_to_install_it():
                   "try:\n    ringsim.mpi.allreduce(np.ones(3))\n"
                   "except RingsimError as e:\n    print(e)\n")
     assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == ("mpi4py is not installed: pip install 'ringsim[mpi]' "
-                                  "(or, from a checkout, pip install '.[mpi]')")
+    assert run.stdout.strip() == "mpi4py is not installed: pip install '.[mpi]' from a clone of ringsim"

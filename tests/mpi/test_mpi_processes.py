@@ -157,19 +157,34 @@ def test_a_reader_that_leaves_early_ends_the_job_with_status_0(mpiexec):
 CALLS = ROOT / "tests" / "mpi" / "hostile_calls.py"
 
 
-def _calls(mpiexec: str, case: str) -> dict[int, str]:
-    """Every rank's outcome of one case of hostile_calls.py (3 ranks), nothing left running."""
+def _calls(mpiexec: str, case: str, printing: int = 3) -> dict[int, str]:
+    """Every printing rank's outcome of one case of hostile_calls.py (3 ranks), nothing left
+    running afterwards; the job must end within 60 s."""
+    status, seen = _calls_status(mpiexec, case, printing)
+    return seen
+
+
+def _calls_status(mpiexec: str, case: str, printing: int = 3) -> tuple[int, dict[int, str]]:
     from ringsim.cli.mpi import launcher_flags
     env = dict(environment())
     env["RINGSIM_TEST_MARK"] = mark = uuid.uuid4().hex
-    run = subprocess.run([mpiexec, "-n", "3", *launcher_flags(mpiexec), sys.executable, str(CALLS),
-                          case], capture_output=True, text=True, timeout=90, env=env, cwd=ROOT,
-                         start_new_session=True, preexec_fn=_limits)
-    assert not _wait_gone(mark)
-    assert "Traceback" not in run.stderr, run.stderr
-    lines = [line for line in run.stdout.splitlines() if line.startswith("rank ")]
-    assert len(lines) == 3, run.stdout + run.stderr
-    return {int(line.split(":")[0].split()[1]): line.split(": ", 1)[1] for line in lines}
+    job = subprocess.Popen([mpiexec, "-n", "3", *launcher_flags(mpiexec), sys.executable,
+                            str(CALLS), case], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, env=env, cwd=ROOT, start_new_session=True,
+                           preexec_fn=_limits)
+    try:
+        out, err = job.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(job.pid, signal.SIGKILL)
+        _wait_gone(mark)  # kills the ranks too (they run in sessions of their own)
+        out, err = job.communicate()
+        raise AssertionError(f"the job of case {case} did not end in 60 s: {out}{err}")
+    assert not _wait_gone(mark), "processes of the job outlived it"
+    assert "Traceback" not in err, err
+    lines = [line for line in out.splitlines() if line.startswith("rank ")]
+    assert len(lines) == printing, out + err
+    return job.returncode, {int(line.split(":")[0].split()[1]): line.split(": ", 1)[1]
+                            for line in lines}
 
 
 @pytest.mark.mpi
@@ -199,6 +214,40 @@ def test_timeouts_and_communicators_are_checked(mpiexec):
 
 
 @pytest.mark.mpi
-def test_two_threads_on_one_communicator_one_is_refused_the_other_sums(mpiexec):
-    seen = _calls(mpiexec, "threads")
+@pytest.mark.parametrize("case", ["threads", "threads-cold"])
+def test_two_threads_on_one_communicator_one_is_refused_the_other_sums(mpiexec, case):
+    # Cold: the two threads race to make the communicator's channels; no MPI abort.
+    status, seen = _calls_status(mpiexec, case)
+    assert status == 0
     assert seen == {0: "RingsimError|ok", 1: "RingsimError|ok", 2: "RingsimError|ok"}
+
+
+@pytest.mark.mpi
+def test_a_rank_that_exits_before_the_first_call_ends_the_job_with_one_line_each(mpiexec):
+    status, seen = _calls_status(mpiexec, "exit-before", printing=2)
+    assert status != 0 and sorted(seen) == [0, 2]
+    for rank in (0, 2):
+        others = "ranks 1, 2" if rank == 0 else "ranks 0, 1"
+        assert seen[rank] == (f"RingsimError rank {rank}: waited 2 s at the start of "
+                              f"ringsim.mpi.allreduce for {others} and not all arrived (one "
+                              f"exited, is stuck, or never called it; MPI cannot tell which), "
+                              f"so this rank stopped"), seen
+
+
+@pytest.mark.mpi
+def test_a_rank_that_sleeps_before_the_first_call_ends_the_job_with_one_line_each(mpiexec):
+    status, seen = _calls_status(mpiexec, "sleep-before")
+    assert status != 0 and sorted(seen) == [0, 1, 2]
+    for rank, outcome in seen.items():
+        assert outcome.startswith(f"RingsimError rank {rank}: waited 2 s at the start"), seen
+
+
+@pytest.mark.mpi
+def test_after_a_rank_failed_error_the_job_ends_and_later_calls_are_refused(mpiexec):
+    status, seen = _calls_status(mpiexec, "dies-during", printing=2)
+    assert status != 0 and sorted(seen) == [0, 2]
+    for outcome in seen.values():
+        failed, then = outcome.split(" | then ")
+        assert failed.startswith("RankFailedError rank 1 (GPU2) stopped answering at step 1"), seen
+        assert then.startswith("RingsimError an earlier ringsim.mpi.allreduce in this process "
+                               "failed (rank 1 (GPU2) stopped answering"), seen

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core.layout import Layout
 from ..cost.model import CostModel, PlanCost, price
-from ..cost.ports import busiest_gpus
+from ..cost.ports import bottleneck_gpus
 from ..core.errors import RingsimError
 from ..core.plan import Plan
 from ..core.naming import gpu_name
@@ -150,9 +150,8 @@ class Clock:
                 return (dst if self.slow.get(dst, 1.0) < self.slow.get(src, 1.0) else src,)
         step = plan.steps[position - 1]
         spans = Layout(plan.segments, elements).spans(step.first, step.last)
-        tied = busiest_gpus(self.model, step.src, step.dst, spans, step.reduces)
-        moving = np.union1d(step.src[spans > 0], step.dst[spans > 0])
-        return () if len(tied) == len(moving) else tuple(int(g) for g in tied)
+        return bottleneck_gpus(self.model, step.src, step.dst, spans, step.reduces,
+                               plan.gpus if plan.switches else None)
 
     def nccl(self, plan: Plan, elements: int, collective: str = "all-reduce") -> tuple[str, str]:
         """NCCL's model's pick and time for this call, with and without its channels:

@@ -35,6 +35,19 @@ def fitting(gpus: int) -> tuple[list[str], list[str]]:
     return fit, skip
 
 
+def on_machine(scenario, topology: str):
+    """The scenario as the clock's topology runs it: an algorithm with nodes (the hierarchical
+    ring) takes the machine's nodes rather than its default √G, as compare, sweep and timeline
+    price it (algorithms.timing.machine_options); any other scenario unchanged."""
+    from dataclasses import replace
+    from ..algorithms.timing import machine_options
+    nodes = machine_options(scenario.algorithm, scenario.gpus,
+                            CostModel.of(topology, DTYPE)).get("nodes")
+    if nodes is None or scenario.option("nodes") == nodes:
+        return scenario
+    return replace(scenario, options={**dict(scenario.options), "nodes": nodes})
+
+
 def _short(fault: Fault) -> str:
     """'GPU2 ×0.5' for a slow GPU; other faults as they print."""
     return f"{gpu_name(fault.gpus[0])} ×{fault.value:g}" if fault.kind == "slow-gpu" else str(fault)

@@ -9,7 +9,7 @@ from ...core.naming import gpu_name
 from ...sim.simulation import Simulation
 from ..cell import CellView
 from ..marks import cell_peers
-from .gpu_panel import GpuPanel
+from .gpu_panel import GpuPanel, title_wordings
 
 NUMBERS_SHOWN = 16  # a cell shows at most this many of a segment's numbers, then "…"
 
@@ -77,8 +77,7 @@ class GpuGrid(Horizontal):
                     text += " ✓"
                 cells.append(CellView(text, _note(sent_to[g][j], came_from[g][j], ops.get((g, j), "")), complete,
                                       bool(sent_to[g][j]), bool(came_from[g][j])))
-            title = (("▸ " if g == selected else "") + gpu_name(g)
-                     + (f" ×{slow[g]:g}" if g in slow else "")
-                     + (" · master" if g == master else "") + (" ●" if g in bottlenecks else ""))
+            title = title_wordings(g, selected=g == selected, slow=slow.get(g),
+                                   master=g == master, bottleneck=g in bottlenecks)
             panel.show(title, int(ledger.sent[g]), int(ledger.received[g]), cells,
                        master=g == master, present=present, selected=g == selected, rows=rows)

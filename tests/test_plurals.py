@@ -9,7 +9,7 @@ import pytest
 from ringsim.cli import main
 from ringsim.core.naming import plural, plural_word, segment_range
 
-NOUNS = "GPUs|segments|elements|steps|transfers|messages|nodes|ranks|layers|buckets|lessons|chunks"
+NOUNS = "GPUs|segments|elements|steps|transfers|messages|nodes|ranks|layers|buckets|lessons|chunks|channels|parts|questions|points|sizes"
 WRONG = re.compile(rf"(?<![\d.,])1 (?:{NOUNS})\b|a₁…a₁")
 
 COMMANDS = [

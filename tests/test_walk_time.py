@@ -71,8 +71,9 @@ def test_the_bottleneck_is_named_in_words(capsys):
     _, text, _ = run(["walk", "--topology", "dgx-h100", "--nodes", "2", "-n", "1600"], capsys)
     lines = [line.strip() for line in text.splitlines() if line.strip().startswith("time ")]
     assert len(lines) == 30  # one per step: 2·(G−1)
-    assert lines[0].startswith("time ") and \
-        "· bottleneck GPU1 receiving across nodes (InfiniBand NDR 400 Gb/s) · clock " in lines[0]
+    assert lines[0].startswith("time ") and "· bottleneck GPU1 receiving across nodes " \
+        "(InfiniBand NDR 400 Gb/s), as busy: GPU9 · clock " in lines[0]
+    assert steps[0]["bottleneck_gpus"] == [1, 9] and not steps[0]["ports_evenly_loaded"]
     assert "Modelled time on dgx-h100 · 16 GPUs in 2 nodes · 6,400B per GPU" in text
     assert "the bottleneck port was across nodes 100% of the time" in text
     assert "busbw = algbw·2(G−1)/G" in text
@@ -83,9 +84,27 @@ def test_flat_bottleneck_words_and_the_inside_link(capsys):
     steps, _ = records(out)
     # GPU2 and GPU4 both send to GPU3: its in port queues two transfers.
     assert steps[0]["bottleneck"]["words"] == "GPU3 receiving (one switch)"
-    _, out, _ = run(["walk", "--json", "--topology", "dgx-h100", "--gpus", "8"], capsys)
+    assert steps[0]["bottleneck_gpus"] == [3]
+    _, out, _ = run(["walk", "--json", "--topology", "dgx-h100", "--gpus", "8", "-a", "master"],
+                    capsys)
     steps, _ = records(out)
     assert steps[0]["bottleneck"]["words"] == "GPU1 receiving inside a node (NVLink 4 via NVSwitch)"
+
+
+@pytest.mark.parametrize("argv", [[], ["-a", "bidirectional-ring"], ["-a", "nvls"],
+                                  ["--topology", "dgx-h100", "--gpus", "8"]],
+                         ids=lambda v: " ".join(v) or "ring")
+def test_a_symmetric_step_names_no_bottleneck_gpu(capsys, argv):
+    # Every GPU's ports carry the same load: the tie rule's GPU1 holds nothing up, so the walk
+    # says so, as the TUI, serve and export do (cost.ports.bottleneck_gpus).
+    _, out, _ = run(["walk", "--json", "--time", *argv], capsys)
+    steps, _ = records(out)
+    assert all(s["bottleneck"] is None and s["bottleneck_gpus"] == [] and s["ports_evenly_loaded"]
+               for s in steps)
+    _, text, _ = run(["walk", "--time", *argv], capsys)
+    lines = [line.strip() for line in text.splitlines() if line.strip().startswith("time ")]
+    assert len(lines) == len(steps) and all("· ports evenly loaded" in line and "bottleneck"
+                                             not in line for line in lines)
 
 
 def test_size_and_dtype_set_the_elements_and_bytes(capsys):
@@ -104,7 +123,8 @@ def test_nodes_set_g_and_hierarchical_follows_them(capsys):
     steps, summary = records(out)
     assert summary["gpus"] == 16
     assert steps[0]["phase"] == "Reduce-scatter inside each node"
-    assert all(s["bottleneck"]["level"] == "inside" for s in steps[:7])  # 8 GPUs per node
+    assert all(s["bottleneck_level"] == "inside" for s in steps[:7])  # 8 GPUs per node
+    assert all(s["bottleneck_level"] == "across" for s in steps[7:9])
 
 
 def test_no_time_fields_without_a_time_option(capsys):
@@ -150,8 +170,8 @@ def test_an_ascii_terminal_and_a_closed_reader(tmp_path):
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0 and proc.stderr == ""
     # 100 elements (400 B) per step over InfiniBand: 2.7 µs + 400 B / 50 GB/s + 400 B / 1.1 TB/s.
-    assert "    time 2.71 us * bottleneck GPU1 receiving across nodes (InfiniBand NDR 400 Gb/s) " \
-        "* clock 2.71 us\n" in proc.stdout
+    assert "    time 2.71 us * bottleneck GPU1 receiving across nodes (InfiniBand NDR 400 Gb/s), " \
+        "as busy: GPU9 * clock 2.71 us\n" in proc.stdout
     full = subprocess.run(argv, stdout=open("/dev/full", "w"), stderr=subprocess.PIPE,
                           text=True, timeout=120)
     assert full.returncode == 1

@@ -203,7 +203,7 @@ def _print_nccl(pick, gpus: int, nbytes: int) -> None:
     alg = algbw(nbytes, pick.seconds)
     print(_wrap(
         f"NCCL's model (NCCL {version}'s own tuning, docs/cost.md): NCCL would run "
-        f"{pick.algorithm}, protocol {pick.protocol}, on {pick.channels} channels: "
+        f"{pick.algorithm}, protocol {pick.protocol}, on {plural(pick.channels, 'channel')}: "
         f"{format_seconds(pick.seconds)} (algbw {format_bandwidth(alg)}, busbw "
         f"{format_bandwidth(busbw(alg, gpus))}), {format_seconds(pick.latency)} fixed per call "
         f"plus the bytes at {format_bandwidth(pick.bandwidth)}. ringsim predict shows it over "

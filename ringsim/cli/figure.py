@@ -9,10 +9,12 @@ from ..algorithms.collectives import collective
 from ..core.errors import RingsimError
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
 from ._collective import add_collective_argument
+from ._nccl_log import add_nccl_log_arguments, apply_nccl_log, print_preface
 from .common import add_scenario_arguments, options_from_args
 
 ORDER = 52
 HELP = "draw a step (or every step, animated) as .svg, .png, .pdf, .gif or .html"
+DEFAULT_GPUS, DEFAULT_ELEMENTS = 4, 8  # the 4-GPU example, as add_scenario_arguments says
 MAX_ELEMENTS = 1_000_000  # a figure shows labels, not numbers: more elements only cost memory
 
 
@@ -31,16 +33,22 @@ def register(sub) -> None:
     parser.add_argument("--theme", default="light", choices=("light", "dark"),
                         help="colours (default: light)")
     # --size is bytes per GPU in every other command: the picture's size is --dimensions.
-    parser.add_argument("--dimensions", default=None, metavar="W[xH]", dest="size",
+    # Its own dest, not "size": the NCCL log's helper reads args.size as bytes per GPU.
+    parser.add_argument("--dimensions", default=None, metavar="W[xH]", dest="dimensions",
                         help="width (or width x height) in px of the picture shown, 64 to 4096 "
                              "(default: its natural size)")
-    parser.add_argument("--size", dest="size", help=argparse.SUPPRESS)
+    parser.add_argument("--size", dest="dimensions", help=argparse.SUPPRESS)
     parser.add_argument("--all", default=None, metavar="DIR",
                         help="draw every picture the README and docs show into DIR "
                              "(docs/figures), instead of FILE")
     add_scenario_arguments(parser, backend=False)
     add_collective_argument(parser)
-    parser.set_defaults(run=run)
+    add_nccl_log_arguments(parser)
+    for action in parser._actions:  # argparse has no public way to reword one option's help
+        if action.dest == "nccl_log":
+            action.help = action.help.replace("walk the rings", "draw the rings")
+    # None until the log (if any) is read: then the log's ranks, else the 4-GPU example.
+    parser.set_defaults(run=run, gpus=None, elements=None)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
     if args.all is not None:
         if args.output is not None:
             raise RingsimError("give FILE or --all DIR, not both")
+        if args.nccl_log is not None:
+            raise RingsimError("--all draws the docs' own pictures; --nccl-log needs a FILE instead")
         need_drawsvg()
         from ..figures.gallery import write_all
         for path in write_all(args.all):
@@ -57,7 +67,12 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         raise RingsimError("say which file to write, e.g. ringsim figure ring.svg (or --all DIR)")
     suffix_of(args.output)
-    size = parse_size(args.size) if args.size is not None else None
+    size = parse_size(args.dimensions) if args.dimensions is not None else None
+    log = apply_nccl_log(args, SYMBOLIC_MAX_GPUS)
+    if args.gpus is None:
+        args.gpus = DEFAULT_GPUS
+    if args.elements is None:
+        args.elements = DEFAULT_ELEMENTS
     if args.gpus > SYMBOLIC_MAX_GPUS:
         raise RingsimError(f"a figure shows at most {SYMBOLIC_MAX_GPUS} GPUs, got {args.gpus:,}; "
                            f"`ringsim compare --gpus {args.gpus}` gives the counts")
@@ -71,5 +86,7 @@ def run(args: argparse.Namespace) -> int:
     need_drawsvg()
     sim = Simulation(plan, args.elements, collective=c)
     written = write(sim, args.output, args.step, args.theme, size)
+    if log is not None:
+        print_preface(log, as_json=False)
     print(f"wrote {args.output} ({written:,} bytes)")
     return 0

@@ -95,7 +95,15 @@ def make_app(args: argparse.Namespace):
     sim = check_scenario(args)
     topology = check_topology(args)
     from ..tui.app import RingsimApp  # Textual loads only here, not at `ringsim` start-up
-    from ..tui.clock import Clock
+    from ..tui.clock import Clock, on_machine
+    if getattr(args, "nodes", None) is None:  # the hierarchical ring on the machine's nodes
+        from ..algorithms import plan_options
+        from ..tui.scenario import Scenario
+        shown = Scenario(sim.plan.algorithm, sim.plan.gpus, sim.layout.elements,
+                         plan_options(sim.plan))
+        machine = on_machine(shown, topology)
+        if machine != shown:
+            sim = machine.simulation(sim.xp)
     app = RingsimApp(sim, present=args.present, values=args.values,
                      lesson=getattr(args, "lesson", None))
     if topology != app.state.topology:  # set before the first frame: no watcher runs

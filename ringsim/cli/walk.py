@@ -21,7 +21,7 @@ from ..studies.whose import nccl_for, nccl_line, runs_line
 from ..execute.backend import array_module, to_numpy
 from ..algorithms.collectives import ALL_REDUCE, Collective, collective
 from ..cost.model import CostModel, PlanCost, algbw, price
-from ..cost.ports import Port
+from ..cost.ports import Port, bottleneck_gpus
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
@@ -110,6 +110,13 @@ class Timing:
     gpus: int
     elements: int
     collective: Collective = ALL_REDUCE
+    held: tuple[tuple[int, ...], ...] = ()  # per step: the 0-based GPUs that held it up
+
+    def step_bottleneck(self, index: int) -> tuple[Port | None, tuple[int, ...]]:
+        """Step `index`'s bottleneck port and the GPUs tied on it; no port where every GPU's
+        ports are loaded alike (the tie rule would name one GPU that holds nothing up)."""
+        port, tied = self.cost.steps[index].port, self.held[index]
+        return (port if tied else None), tied
 
     @property
     def nbytes(self) -> int:
@@ -183,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     timing = None
     if model is not None:
         timing = Timing(model, args.dtype or "float32", price(sim.plan, elements, model), gpus,
-                        elements, c)
+                        elements, c, _held(sim, model))
     if log is not None:
         print_preface(log, args.json, model.topology if model else None)
     if args.json:
@@ -216,6 +223,31 @@ def _gradients(gpus: int, elements: int, dtype: np.dtype) -> np.ndarray:
         return np.round(rng.standard_normal((gpus, elements)), 2).astype(dtype)
     top = min(9, int(np.iinfo(dtype).max) // max(gpus, 1))
     return (demo_gradients(gpus, elements) % (top + 1)).astype(dtype)
+
+
+def _held(sim: Simulation, model: CostModel) -> tuple[tuple[int, ...], ...]:
+    """Per step, the 0-based GPUs whose ports held it up (cost.ports.bottleneck_gpus)."""
+    plan = sim.plan
+    gpus = plan.gpus if plan.switches else None  # a switch is no GPU: never the bottleneck
+    return tuple(bottleneck_gpus(model, step.src, step.dst,
+                                 sim.layout.spans(step.first, step.last), step.reduces, gpus)
+                 for step in plan.steps)
+
+
+def step_words(timing: Timing, index: int) -> str:
+    """'bottleneck GPU3 receiving (one switch)', '…, as busy: GPU9', or 'ports evenly
+    loaded (one switch)' where every GPU of the step is as busy as the busiest."""
+    topology = timing.model.topology
+    port, tied = timing.step_bottleneck(index)
+    if port is not None:
+        others = [gpu_name(g) for g in tied if g != port.gpu]
+        return f"bottleneck {port_words(port, topology)}" + (
+            f", as busy: {', '.join(others)}" if others else "")
+    busiest = timing.cost.steps[index].port
+    if busiest is None:
+        return "nothing moved"
+    where = f" {LEVEL_WORDS[busiest.level]}" if topology.gpus_per_node else ""
+    return f"ports evenly loaded{where} ({topology.level(busiest.level).name})"
 
 
 def port_words(port: Port | None, topology: Topology) -> str:
@@ -253,8 +285,12 @@ def _json_lines(sim: Simulation, values: bool, timing: Timing | None) -> None:
                   "iteration": step.iteration, "transfers": transfers}
         if timing:
             cost = timing.cost.steps[index]
+            port, tied = timing.step_bottleneck(index)
             record.update(seconds=cost.seconds, clock_seconds=clock[index],
-                          bottleneck=_bottleneck(cost.port, timing.model.topology))
+                          bottleneck=_bottleneck(port, timing.model.topology),
+                          bottleneck_level=cost.port.level if cost.port else None,
+                          bottleneck_gpus=[g + 1 for g in tied],
+                          ports_evenly_loaded=cost.port is not None and not tied)
         if values:
             record["values"] = to_numpy(sim.values()).tolist()
         print(json.dumps(record, ensure_ascii=ascii_only))
@@ -322,9 +358,8 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
             print(f"    {text}")
         if timing:
             cost = timing.cost.steps[index]
-            print(f"    time {format_seconds(cost.seconds)} · bottleneck "
-                  f"{port_words(cost.port, timing.model.topology)} · clock "
-                  f"{format_seconds(clock[index])}")
+            print(f"    time {format_seconds(cost.seconds)} · {step_words(timing, index)} · "
+                  f"clock {format_seconds(clock[index])}")
         if values:
             print("\n".join(_values_lines(sim)))
     _print_ledger(sim)

@@ -110,6 +110,13 @@ def step_seconds(model, src, dst, elements, reduce, gpus: int | None = None) -> 
     G GPUs share a node (an NVSwitch: NVLink SHARP), else the across level (a network
     switch that reduces: InfiniBand SHARP).
     """
+    src, dst, level, out, into = _charged(model, src, dst, elements, reduce, gpus)
+    return busiest_port(src, dst, level, out, into)
+
+
+def _charged(model, src, dst, elements, reduce, gpus):
+    """The step's columns as its ports are charged: (src, dst, level code, out, in seconds),
+    a switch's own side free (see `step_seconds`)."""
     src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
     across = crosses(model, src, dst)
     reduce = np.broadcast_to(reduce, src.shape)
@@ -122,19 +129,17 @@ def step_seconds(model, src, dst, elements, reduce, gpus: int | None = None) -> 
     out, into = port_seconds(model, elements, across, reduce)
     if gpus is not None:
         out, into = np.where(switch_out, 0.0, out), np.where(switch_in, 0.0, into)
-    return busiest_port(src, dst, across.astype(np.int64), out, into)
+    return src, dst, across.astype(np.int64), out, into
 
 
-def busiest_gpus(model, src, dst, elements, reduce) -> np.ndarray:
+def busiest_gpus(model, src, dst, elements, reduce, gpus: int | None = None) -> np.ndarray:
     """The 0-based GPUs (sorted) with a port as busy as the step's busiest: one GPU where the
     step waits on it alone, several (every GPU of a ring step) where ports are loaded alike,
-    none where nothing moved. `busiest_port` names one of them by its tie rule."""
-    src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    none where nothing moved. `busiest_port` names one of them by its tie rule; `gpus` marks
+    switches as `step_seconds` does (a switch's side costs nothing, so it is never named)."""
     if len(src) == 0:
         return np.zeros(0, np.int64)
-    across = crosses(model, src, dst)
-    out, into = port_seconds(model, elements, across, np.broadcast_to(reduce, src.shape))
-    level = across.astype(np.int64)
+    src, dst, level, out, into = _charged(model, src, dst, elements, reduce, gpus)
     keys = np.concatenate([port_keys(src, level, OUT), port_keys(dst, level, IN)])
     used, inverse = np.unique(keys, return_inverse=True)
     busy = np.bincount(inverse, weights=np.concatenate([out, into]), minlength=len(used))
@@ -143,6 +148,20 @@ def busiest_gpus(model, src, dst, elements, reduce) -> np.ndarray:
         return np.zeros(0, np.int64)
     # Equal up to rounding: the same queue summed in another order may differ in the last bit.
     return np.unique(used[np.isclose(busy, top, rtol=1e-9, atol=0.0)] // PORTS_PER_GPU)
+
+
+def bottleneck_gpus(model, src, dst, elements, reduce, gpus: int | None = None) -> tuple[int, ...]:
+    """The 0-based GPUs that hold a step up: those of `busiest_gpus`, or none where every GPU
+    that moves data is as busy as the busiest (a ring step on a symmetric topology: no GPU is
+    the bottleneck, whichever one the tie rule of `busiest_port` names). `gpus`: G when the
+    plan has switches, which are not GPUs and so never counted."""
+    elements = np.asarray(elements)
+    tied = busiest_gpus(model, src, dst, elements, reduce, gpus)
+    moved = np.broadcast_to(elements > 0, np.shape(src))
+    moving = np.union1d(np.asarray(src)[moved], np.asarray(dst)[moved])
+    if gpus is not None:
+        moving = moving[moving < gpus]
+    return () if len(tied) == len(moving) else tuple(int(g) for g in tied)
 
 
 def slower_level(inside, across) -> tuple[np.ndarray, np.ndarray]:

@@ -9,6 +9,7 @@ how much of each sum every buffer holds, beside a matrix of who sends to whom.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from ..core.naming import gpu_name
@@ -68,8 +69,9 @@ def _head(x0: float, y0: float, x1: float, y1: float, size: float = 9.0) -> list
     return [x1, y1, bx - uy * size * 0.5, by + ux * size * 0.5, bx + uy * size * 0.5, by - ux * size * 0.5]
 
 
-def _route(lay: Layout, m: Move, repeat: int) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
-    """Start, control point and end of a transfer's arrow (a quadratic curve)."""
+def _route(lay: Layout, m: Move, repeat: int, count: int = 1) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
+    """Start, control point and end of a transfer's arrow (a quadratic curve); `repeat` of
+    `count` arrows on the same hop."""
     a, b, w, h = m.src, m.dst, lay.width, lay.height
     ra, ia = lay.row_of(a)
     rb, ib = lay.row_of(b)
@@ -86,21 +88,25 @@ def _route(lay: Layout, m: Move, repeat: int) -> tuple[tuple[float, float], tupl
         edge = lay.y[a] if up else lay.y[a] + h
         sx, ex = ax + w / 2 + (8 if up else -8), bx + w / 2 + (-8 if up else 8)
         return (sx, edge), ((sx + ex) / 2, edge - rise if up else edge + rise), (ex, edge)
-    shift = (-10 if a < b else 10) + (16 if a < b else -16) * repeat  # a pair sending both ways: two lines side by side
+    # A pair sending both ways: two lines side by side; many lanes on one hop (NCCL's
+    # channels) close together, so that every line stays over its own column.
+    apart = 16.0 if count <= 2 else min(16.0, (w / 2 - 4) / (count - 1))
+    shift = (-10 if a < b else 10) + (apart if a < b else -apart) * repeat
     down = lay.y[b] > lay.y[a]
     start = (ax + w / 2 + shift, lay.y[a] + h if down else lay.y[a])
     end = (bx + w / 2 + shift, lay.y[b] if down else lay.y[b] + h)
     return start, ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2), end
 
 
-def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: bool, both: bool):
+def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: bool, both: bool,
+              count: int = 1):
     """The transfer's arrow, and its add/copy tag (drawn later, above every arrow) or None."""
     import drawsvg as draw
     colour = lane_colour(m.lane) if lanes > 1 else (t.reduce if m.op == "reduce" else t.copy)
     g = draw.Group(class_="transfer", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op,
                    data_first=m.first + 1, data_last=m.last + 1, data_sent=m.sent)
     g.append(draw.Title(m.sentence))
-    (x0, y0), (cx, cy), (x1, y1) = _route(lay, m, repeat)
+    (x0, y0), (cx, cy), (x1, y1) = _route(lay, m, repeat, count)
     # End the line where the arrowhead starts, so that a dashed line does not blunt the tip.
     hx, hy = x1 - cx, y1 - cy
     n = max((hx * hx + hy * hy) ** 0.5, 1e-9)
@@ -218,7 +224,17 @@ def _counters(f: Frame) -> str:
 def _title(d, f: Frame, t: Theme, width: float) -> None:
     import drawsvg as draw
     d.append(draw.Text(f.banner, 20, 18, 30, fill=t.text, font_weight="bold", class_="title"))
-    d.append(draw.Text(f.title, 13, 18, 54, fill=t.muted, class_="subtitle"))
+    d.append(draw.Text(_clipped(f.title, 13, width - 36), 13, 18, 54, fill=t.muted,
+                       class_="subtitle"))
+
+
+def _clipped(text: str, size: float, room: float) -> str:
+    """The text, cut with '…' where it would run past `room` px (many rings' orders)."""
+    if text_width(text, size) <= room:
+        return text
+    while text and text_width(text + "…", size) > room:
+        text = text[:-1]
+    return text.rstrip(" ,;·") + "…"
 
 
 def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | None = None) -> Drawn:
@@ -246,13 +262,15 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
     for g in _cells(f, lay, t, sending, receiving):
         body.append(g)
     seen: dict[tuple[int, int], int] = {}
-    pairs = {(m.src, m.dst) for m in f.moves}
+    hops = Counter((m.src, m.dst) for m in f.moves)
+    pairs = set(hops)
     tags = []
     chips = len(f.moves) <= MAX_CHIPS and GAP_X >= 40
     for m in f.moves:
         repeat = seen.get((m.src, m.dst), 0)
         seen[(m.src, m.dst)] = repeat + 1
-        arrow, tag = _transfer(m, lay, t, repeat, f.lanes, chips, (m.dst, m.src) in pairs)
+        arrow, tag = _transfer(m, lay, t, repeat, f.lanes, chips, (m.dst, m.src) in pairs,
+                               hops[(m.src, m.dst)])
         body.append(arrow)
         if tag is not None:
             tags.append(tag)

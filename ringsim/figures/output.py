@@ -94,7 +94,7 @@ def render(sim: Simulation, suffix: str, step: int | None = None, theme: str = "
     if suffix == ".gif":
         return raster.gif(svgs, width)
     if suffix == ".pdf":
-        return raster.pdf(svgs, width)
+        return raster.pdf(svgs, width, [f.width for f in frames])
     return page.html(sim.title, svgs, find_theme(theme)).encode("utf-8")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 
 from ..core.errors import RingsimError
 
@@ -65,12 +66,20 @@ def gif(svgs: list[str], width: int | None = None) -> bytes:
     return out.getvalue()
 
 
-def pdf(svgs: list[str], width: int | None = None) -> bytes:
-    """A PDF deck, one page per frame (each page the frame rendered at twice its size)."""
+def pdf(svgs: list[str], width: int | None = None, natural: list[float] | None = None) -> bytes:
+    """A PDF deck, one page per frame (each page the frame rendered at twice its size).
+
+    `natural` holds each frame's own width in px, so that a page is rendered once, at twice
+    the width resvg gives the frame (a fractional width rounded half up)."""
     images = []
-    for svg in svgs:
-        base = _image(svg, None)
-        images.append(_image(svg, width or base.width * 2))
+    for k, svg in enumerate(svgs):
+        if width:
+            shown = width
+        elif natural is not None:
+            shown = 2 * math.floor(natural[k] + 0.5)
+        else:
+            shown = _image(svg, None).width * 2
+        images.append(_image(svg, shown))
     out = io.BytesIO()
     images[0].save(out, format="PDF", save_all=True, append_images=images[1:], resolution=144.0)
     return out.getvalue()

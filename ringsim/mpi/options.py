@@ -92,7 +92,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 def elements_of(args: argparse.Namespace) -> int:
     """N from --elements, --size (bytes ÷ item size) or the mode's default."""
     if args.size is not None:
-        return args.size // np.dtype(args.dtype).itemsize
+        # As every other command: a size that splits an element is refused, never rounded down.
+        size = np.dtype(args.dtype).itemsize
+        if args.size % size:
+            raise RingsimError(f"--size {args.size:,}B is not a whole number of {args.dtype} "
+                               f"elements ({size} bytes each)")
+        return args.size // size
     if args.elements is not None:
         return args.elements
     return BENCH_ELEMENTS if (args.bench or args.calibrate) else 8

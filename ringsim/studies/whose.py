@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..algorithms import ALGORITHMS
 from ..core.errors import RingsimError
+from ..core.naming import plural
 from ..core.units import format_bandwidth, format_seconds
 from ..cost.model import CostModel, algbw
 from ..cost.nccl import NcclChoice, nccl_choice
@@ -39,7 +40,7 @@ def nccl_line(pick: NcclChoice | str | None, nbytes: int, bus_factor: float) -> 
     alg = algbw(nbytes, pick.seconds)
     bus = None if alg is None else alg * bus_factor
     return (f"{head}: NCCL would run {pick.algorithm}, protocol {pick.protocol}, on "
-            f"{pick.channels} channels: {format_seconds(pick.seconds)} (algbw "
+            f"{plural(pick.channels, 'channel')}: {format_seconds(pick.seconds)} (algbw "
             f"{format_bandwidth(alg)}, busbw {format_bandwidth(bus)})")
 
 

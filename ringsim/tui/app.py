@@ -14,7 +14,7 @@ from ..core.errors import RingsimError
 from ..lessons import load_lessons
 from ..core.naming import gpu_name
 from ..sim.simulation import Simulation
-from .clock import Clock, fitting
+from .clock import Clock, fitting, on_machine
 from .scenario import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, Scenario,
                        check_view_limits, fewer_elements, more_elements)
 from .screens.help import HelpScreen
@@ -229,8 +229,13 @@ class RingsimApp(App[None]):
             self.state = replace(self.state, position=self.state.position + 1)
 
     # --- changing the scenario --------------------------------------------------------
-    def switch(self, scenario: Scenario, position: int = 0) -> None:
-        """Simulate another scenario (from its start, or at `position`); refused with a notice."""
+    def switch(self, scenario: Scenario, position: int = 0, topology: str | None = None) -> None:
+        """Simulate another scenario (from its start, or at `position`), on the clock's topology
+        or `topology`; refused with a notice."""
+        state = self.state
+        topology = state.topology if topology is None else topology
+        fits = topology in fitting(scenario.gpus)[0]
+        scenario = on_machine(scenario, topology if fits else "flat")
         try:
             check_view_limits(scenario.gpus, scenario.elements)
             sim = scenario.simulation(self.sim.xp)
@@ -238,16 +243,14 @@ class RingsimApp(App[None]):
         except RingsimError as error:
             self.notify(str(error), severity="warning")
             return
-        state = self.state
+        if not fits:
+            self.notify(f"{scenario.gpus} GPUs do not fit {topology}'s nodes: "
+                        "the clock is back on flat.", severity="information")
+            topology = "flat"
         gone = [g for g, _ in state.slow if g >= scenario.gpus]
         if gone:
             self.notify(f"{', '.join(gpu_name(g) for g in gone)} left the run: no longer slow.",
                         severity="information")
-        topology = state.topology
-        if topology not in fitting(scenario.gpus)[0]:
-            self.notify(f"{scenario.gpus} GPUs do not fit {topology}'s nodes: "
-                        "the clock is back on flat.", severity="information")
-            topology = "flat"
         selected = None if state.selected is None else min(state.selected, scenario.gpus - 1)
         self.sim = sim
         self.state = replace(state, scenario=scenario, position=position, playing=False,
@@ -328,7 +331,14 @@ class RingsimApp(App[None]):
         if skip:
             self.notify(f"Skipped {', '.join(skip)}: {gpus} GPUs do not fill their nodes.",
                         severity="information")
-        self.state = replace(self.state, topology=topology)
+        scenario = self.state.scenario
+        machine = on_machine(scenario, topology)
+        if machine != scenario:  # the plan follows the machine's nodes: a new plan, from its start
+            self.notify(f"{self.sim.plan.algorithm} on {topology}'s {machine.option('nodes')} "
+                        "nodes: from the start.", severity="information")
+            self.switch(machine, 0, topology)
+        else:
+            self.state = replace(self.state, topology=topology)
 
     def action_gpus(self, change: int) -> None:
         """One GPU fewer or more (1 to 64); N follows G up, so that no segment is empty."""

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core.layout import Layout
 from ..cost.model import CostModel, PlanCost, price
-from ..cost.ports import busiest_gpus
+from ..cost.ports import bottleneck_gpus
 from ..core.errors import RingsimError
 from ..core.plan import Plan
 from ..core.naming import gpu_name
@@ -33,6 +33,19 @@ def fitting(gpus: int) -> tuple[list[str], list[str]]:
         except RingsimError:
             skip.append(name)
     return fit, skip
+
+
+def on_machine(scenario, topology: str):
+    """The scenario as the clock's topology runs it: an algorithm with nodes (the hierarchical
+    ring) takes the machine's nodes rather than its default √G, as compare, sweep and timeline
+    price it (algorithms.timing.machine_options); any other scenario unchanged."""
+    from dataclasses import replace
+    from ..algorithms.timing import machine_options
+    nodes = machine_options(scenario.algorithm, scenario.gpus,
+                            CostModel.of(topology, DTYPE)).get("nodes")
+    if nodes is None or scenario.option("nodes") == nodes:
+        return scenario
+    return replace(scenario, options={**dict(scenario.options), "nodes": nodes})
 
 
 def _short(fault: Fault) -> str:
@@ -150,9 +163,8 @@ class Clock:
                 return (dst if self.slow.get(dst, 1.0) < self.slow.get(src, 1.0) else src,)
         step = plan.steps[position - 1]
         spans = Layout(plan.segments, elements).spans(step.first, step.last)
-        tied = busiest_gpus(self.model, step.src, step.dst, spans, step.reduces)
-        moving = np.union1d(step.src[spans > 0], step.dst[spans > 0])
-        return () if len(tied) == len(moving) else tuple(int(g) for g in tied)
+        return bottleneck_gpus(self.model, step.src, step.dst, spans, step.reduces,
+                               plan.gpus if plan.switches else None)
 
     def nccl(self, plan: Plan, elements: int, collective: str = "all-reduce") -> tuple[str, str]:
         """NCCL's model's pick and time for this call, with and without its channels:

@@ -9,16 +9,18 @@ from ..core.plan import Step
 
 def cell_peers(step: Step | None, gpus: int, segments: int | None = None
                ) -> tuple[list[list[list[int]]], list[list[list[int]]]]:
-    """For every (participant, segment): whom it sent to and received from in `step` (`gpus`
-    counts every participant: a plan's switches come after its GPUs)."""
+    """For every (GPU, segment): the participants it sent to and received from in `step` (a
+    switch, numbered from G on, has no cells of its own: only its GPUs' sides are marked)."""
     segments = gpus if segments is None else segments
     sent_to = [[[] for _ in range(segments)] for _ in range(gpus)]
     came_from = [[[] for _ in range(segments)] for _ in range(gpus)]
     if step is not None:
         for t in step.transfers():
             for segment in range(t.first, t.last + 1):
-                sent_to[t.src][segment].append(t.dst)
-                came_from[t.dst][segment].append(t.src)
+                if t.src < gpus:
+                    sent_to[t.src][segment].append(t.dst)
+                if t.dst < gpus:
+                    came_from[t.dst][segment].append(t.src)
     return sent_to, came_from
 
 
@@ -34,6 +36,7 @@ def _mask(step: Step | None, gpu: np.ndarray | None, gpus: int, segments: int) -
         return np.zeros((gpus, segments), dtype=bool)
     # Each transfer covers segments first..last: +1 at first, −1 after last, then a running sum.
     edges = np.zeros((gpus, segments + 1), dtype=np.int64)
-    np.add.at(edges, (gpu, step.first), 1)
-    np.add.at(edges, (gpu, step.last + 1), -1)
+    mine = gpu < gpus  # a switch (participant G or above) has no cells
+    np.add.at(edges, (gpu[mine], step.first[mine]), 1)
+    np.add.at(edges, (gpu[mine], step.last[mine] + 1), -1)
     return np.cumsum(edges, axis=1)[:, :segments] > 0

@@ -91,6 +91,11 @@ def test_one_rank_and_no_elements_pass_through_the_api_unchanged(mpiexec):
     (["-a", "ring", "--master", "2"], "--master only applies to the master algorithm"),
     (["--size", "lots"], "argument --size: cannot read 'lots'; write it like 256MiB, 1GB or 4096"),
     (["--size", "1GB", "--dtype", "float64", "-n", "1"], "at least 2 ranks"),
+    # A size that splits an element is refused as every other command refuses it, not rounded.
+    (["--size", "3B"], "--size 3B is not a whole number of float32 elements (4 bytes each)"),
+    (["--size", "6B"], "--size 6B is not a whole number of float32 elements (4 bytes each)"),
+    (["--size", "1001B", "--dtype", "float64"],
+     "--size 1,001B is not a whole number of float64 elements (8 bytes each)"),
 ])
 def test_bad_input_gets_one_line_before_any_process_starts(args, message):
     run = ringsim("mpi", *args, timeout=60)

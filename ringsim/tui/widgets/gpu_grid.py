@@ -9,7 +9,7 @@ from ...core.naming import gpu_name, participant_name
 from ...sim.simulation import Simulation
 from ..cell import CellView
 from ..marks import cell_peers
-from .gpu_panel import GpuPanel
+from .gpu_panel import GpuPanel, title_wordings
 
 NUMBERS_SHOWN = 16  # a cell shows at most this many of a segment's numbers, then "…"
 
@@ -54,8 +54,7 @@ class GpuGrid(Horizontal):
         slow = slow or {}
         gpus, segments = sim.plan.gpus, sim.plan.segments
         step = sim.current
-        # A switch (NVLS) is a participant after the GPUs: it sends and receives but has no panel.
-        sent_to, came_from = cell_peers(step, sim.plan.participants, segments)
+        sent_to, came_from = cell_peers(step, gpus, segments)
         # A step may reduce some buffers and copy others (a pipelined tree): the op per cell.
         ops = {(t.dst, j): t.op for t in (step.transfers() if step is not None else ())
                for j in range(t.first, t.last + 1)}
@@ -81,8 +80,7 @@ class GpuGrid(Horizontal):
                 cells.append(CellView(text, _note(sent_to[g][j], came_from[g][j], ops.get((g, j), ""),
                                                         gpus, sim.plan.switches), complete,
                                       bool(sent_to[g][j]), bool(came_from[g][j])))
-            title = (("▸ " if g == selected else "") + gpu_name(g)
-                     + (f" ×{slow[g]:g}" if g in slow else "")
-                     + (" · master" if g == master else "") + (" ●" if g in bottlenecks else ""))
+            title = title_wordings(g, selected=g == selected, slow=slow.get(g),
+                                   master=g == master, bottleneck=g in bottlenecks)
             panel.show(title, int(ledger.sent[g]), int(ledger.received[g]), cells,
                        master=g == master, present=present, selected=g == selected, rows=rows)

@@ -23,6 +23,39 @@ def one_row(cell: CellView, room: int) -> str:
     return full if cell_len(full) <= room else f"{cell.note[0]} {cell.text}"
 
 
+TITLE_FRAME = 6  # a border title's corners, edge marks and spaces: '┏━ GPU1 ━┓' on 10 columns
+
+
+def title_wordings(gpu: int, *, selected: bool = False, slow: float | None = None,
+                   master: bool = False, bottleneck: bool = False) -> tuple[str, ...]:
+    """A panel's title from the fullest wording ('▸ GPU1 ×0.5 · master ●') to the shortest
+    ('▸1●'): decoration goes first, then the name shortens, so the marks stay on a narrow panel
+    (the heavy border still shows the master, the clock line the slow factor)."""
+    number, mark = str(gpu + 1), "●" if bottleneck else ""
+    pick, factor = "▸" if selected else "", f"×{slow:g}" if slow is not None else ""
+    full = ((pick + " " if pick else "") + gpu_name(gpu) + (" " + factor if factor else "")
+            + (" · master" if master else "") + (" " + mark if mark else ""))
+    wordings = [full,
+                pick + gpu_name(gpu) + (" " + factor if factor else "") + (" " + mark if mark else ""),
+                pick + gpu_name(gpu) + factor + mark,
+                pick + "G" + number + factor + mark,
+                pick + "G" + number + mark,
+                pick + number + mark]
+    return tuple(dict.fromkeys(wordings))  # in order, without repeats
+
+
+def load_wordings(sent: int, received: int) -> tuple[str, ...]:
+    """The panel's load line, then the same without its space for a narrow panel."""
+    return (f"↑{sent:,} ↓{received:,}", f"↑{sent:,}↓{received:,}")
+
+
+def fitting(wordings, room: int | None) -> str:
+    """The first wording that fits `room` columns (None: the first; none fits: the shortest)."""
+    wordings = (wordings,) if isinstance(wordings, str) else tuple(wordings)
+    return next((w for w in wordings if room is None or cell_len(w) <= room),
+                min(wordings, key=cell_len))
+
+
 class GpuPanel(Widget):
     """GPU k's panel. One widget draws all its cells line by line (Textual's line API, cheap to
     repaint); colours come from component classes in ringsim.tcss, so presentation mode restyles them."""
@@ -41,16 +74,21 @@ class GpuPanel(Widget):
         self._styles: dict[str, Style] = {}  # per cell state; resolving CSS per line is slow
         self.border_title = gpu_name(gpu)
 
-    def show(self, title: str, sent: int, received: int, cells: list[CellView], *,
+    def show(self, title, sent: int, received: int, cells: list[CellView], *,
              master: bool, present: bool, selected: bool = False, rows: int = 2) -> None:
-        """Title ('GPU1 · master'), elements sent/received so far, and every cell, in `rows`
-        rows per cell (presentation mode: 3)."""
+        """Title ('GPU1 · master', or its wordings longest first: `title_wordings`, the one
+        that fits is shown), elements sent/received so far, and every cell, in `rows` rows per
+        cell (presentation mode: 3)."""
         # Redraw only what changed (a step changes a few cells and the load line): setting a
         # border title repaints the whole panel, so it is set only when it differs.
+        self._titles = (title,) if isinstance(title, str) else tuple(title)
+        self._loads = load_wordings(sent, received)
+        room = self._room()
+        title = fitting(self._titles, room)
         if title != self._title:
             self._title = title
             self.border_title = Content(title)  # plain text: no markup in a GPU's title
-        load = f"↑{sent:,} ↓{received:,}"
+        load = fitting(self._loads, room)
         self.set_class(master, "-master")
         self.set_class(selected, "-selected")
         height = 3 if present else rows
@@ -75,6 +113,23 @@ class GpuPanel(Widget):
 
     _title = ""
     _load = ""
+    _titles: tuple[str, ...] = ()
+    _loads: tuple[str, ...] = ()
+
+    def _room(self) -> int | None:
+        """Columns a border title has on this panel (None before the first layout)."""
+        width = self.outer_size.width
+        return width - TITLE_FRAME if width else None
+
+    def on_resize(self) -> None:
+        """A new width may fit a longer or need a shorter title and load line."""
+        room = self._room()
+        if self._titles and fitting(self._titles, room) != self._title:
+            self._title = fitting(self._titles, room)
+            self.border_title = Content(self._title)
+        if self._loads and fitting(self._loads, room) != self._load:
+            self._load = fitting(self._loads, room)
+            self.border_subtitle = Content(self._load)
 
     def _set_subtitle_quietly(self, content: Content) -> None:
         """The bottom edge's text without Textual's repaint of the whole panel (the caller

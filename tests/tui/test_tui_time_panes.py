@@ -113,6 +113,7 @@ async def test_sweep_plot_shows_the_engines_sweep_and_follows_t_g_and_n():
         assert f"fastest there: {here.best} {format_seconds(here.estimates[here.best].seconds)}" in text
         for name in ALGORITHMS:
             assert name in text
+        assert "nvls not drawn: its links (one switch) end in a" in text  # flat's switch does not add
         assert "all-reduce time · 4 GPUs · flat" in text and "bytes per GPU" in text
         assert "4B" in text and "1KiB" in text  # the log axis' ticks
         assert any(c in text for c in "⠁⠊⣀⠤")  # lines drawn by plotext in braille

@@ -151,3 +151,18 @@ async def test_80x24_lesson_shows_its_question_and_its_title_once():
                     assert prompt[:60] in words, (lesson.number, index)
                 await pilot.press("right_square_bracket")
         assert panel.lesson.number == 7
+
+
+async def test_nvls_cells_name_the_switch_they_sent_to_and_heard_from():
+    # The switch is a participant after the GPUs with no panel of its own: the GPUs' cells
+    # say they sent to it, then that its sum replaced theirs.
+    app = RingsimApp(Simulation.create("nvls", 4, 8))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+        assert sum(r.count("→ the switch") for r in rows) == 4, rows
+        await pilot.press("n")
+        await pilot.pause()
+        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+        assert sum(r.count("← the switch =") for r in rows) == 4, rows

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.containers import Horizontal
 
 from ...execute.backend import to_numpy
-from ...core.naming import gpu_name
+from ...core.naming import gpu_name, participant_name
 from ...sim.simulation import Simulation
 from ..cell import CellView
 from ..marks import cell_peers
@@ -14,10 +14,12 @@ from .gpu_panel import GpuPanel, title_wordings
 NUMBERS_SHOWN = 16  # a cell shows at most this many of a segment's numbers, then "…"
 
 
-def _note(sent_to: list[int], came_from: list[int], op: str) -> str:
-    """'→ GPU2', '← GPU1 +', '⇄ 3 GPUs': who this cell sent to and received from."""
-    def who(gpus: list[int]) -> str:
-        return gpu_name(gpus[0]) if len(gpus) == 1 else f"{len(gpus)} GPUs"
+def _note(sent_to: list[int], came_from: list[int], op: str, gpus: int = 0, switches: int = 0) -> str:
+    """'→ GPU2', '← GPU1 +', '⇄ 3 GPUs', '→ the switch': who this cell sent to and received from."""
+    def who(peers: list[int]) -> str:
+        if len(peers) == 1:
+            return participant_name(peers[0], gpus, switches) if switches else gpu_name(peers[0])
+        return f"{len(peers)} GPUs"
     if sent_to and came_from:
         return f"⇄ {who(sent_to)}" if sent_to == came_from else f"→{who(sent_to)} ←{who(came_from)}"
     if sent_to:
@@ -75,7 +77,8 @@ class GpuGrid(Horizontal):
                     text = sim.symbolic.label(g, j, max_terms=max_terms)
                 if complete:
                     text += " ✓"
-                cells.append(CellView(text, _note(sent_to[g][j], came_from[g][j], ops.get((g, j), "")), complete,
+                cells.append(CellView(text, _note(sent_to[g][j], came_from[g][j], ops.get((g, j), ""),
+                                                        gpus, sim.plan.switches), complete,
                                       bool(sent_to[g][j]), bool(came_from[g][j])))
             title = title_wordings(g, selected=g == selected, slow=slow.get(g),
                                    master=g == master, bottleneck=g in bottlenecks)

@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from ...core.units import format_bandwidth, format_bytes, format_seconds
 from ...algorithms import ALGORITHMS
+from ...algorithms.timing import unavailable
 from ...cost.model import algbw, busbw
 from ...studies.ticks import decade_ticks, tick_label
 from ..sweeps import SweepView
@@ -148,6 +149,12 @@ class SweepPanel(Vertical):
             text.append("NCCL's model (rest: textbook)\n")
         else:
             text.append("all: textbook α-β-γ\n", "dim")
+        # An algorithm this hardware cannot run (NVLS without a switch that adds) has no line;
+        # say so, or a reader looks for it in vain.
+        for name in ALGORITHMS:
+            if name not in view.sweep.algorithms:
+                why = unavailable(name, view.sweep.model, view.sweep.gpus)
+                text.append(f" {name} not drawn: {why}\n", "dim")
         here = view.here
         if here is not None:
             gpus = view.sweep.gpus

@@ -8,6 +8,7 @@ from ringsim.algorithms import ALGORITHMS, option_names
 from ringsim.studies.whose import runs_line
 from ringsim.algorithms.timing import estimate
 from ringsim.cli import main
+from ringsim.core.naming import plural
 from ringsim.core.units import format_bytes, format_seconds
 from ringsim.cost.model import CostModel
 from ringsim.cost.nccl import nccl_choice
@@ -42,8 +43,8 @@ def test_the_text_names_nccls_pick_and_labels_both_models(capsys):
     out = capsys.readouterr().out
     flat = " ".join(out.split())
     want = nccl_choice("dgx-h100", 16, 2**16)
-    assert (f"NCCL would run {want.algorithm}, protocol {want.protocol}, on {want.channels} "
-            f"channels: {format_seconds(want.seconds)}") in flat
+    assert (f"NCCL would run {want.algorithm}, protocol {want.protocol}, on {plural(want.channels, 'channel')}: "
+            f"{format_seconds(want.seconds)}") in flat
     assert "Textbook α-β-γ model" in out
     # which textbook row is NCCL's schedule, and its time beside NCCL's model's
     same = [s for s in ALGORITHMS.values() if s.nccl_name == want.algorithm]
@@ -160,8 +161,8 @@ def test_walk_time_says_what_nccl_would_run(capsys, argv, gpus, nbytes, collecti
     assert main(["walk", "--time", *argv]) == 0
     out = capsys.readouterr().out
     assert "Modelled time (textbook α-β-γ): " in out
-    assert (f"NCCL would run {want.algorithm}, protocol {want.protocol}, on {want.channels} "
-            f"channels: {format_seconds(want.seconds)}") in out
+    assert (f"NCCL would run {want.algorithm}, protocol {want.protocol}, on {plural(want.channels, 'channel')}: "
+            f"{format_seconds(want.seconds)}") in out
     if "recursive-doubling" in argv:
         assert "Recursive doubling is not in NCCL (MPICH and Open MPI run it)." in out
     assert main(["walk", "--time", "--json", *argv]) == 0

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 
 from ringsim import Layout, make_plan
 from ringsim.execute.numeric import NumericExecutor, row_runs, buffer_row, expand
@@ -17,6 +17,9 @@ def plain_run(plan, x):
     layout = Layout(plan.segments, n)
     segs = [[x[k, layout.offset(j):layout.offset(j + 1)].copy() for j in range(plan.segments)]
             for k in range(g)]
+    # A switch (NVLS) is a participant after the GPUs whose buffers start at zero.
+    segs += [[np.zeros(layout.offset(j + 1) - layout.offset(j), x.dtype) for j in range(plan.segments)]
+             for _ in range(plan.switches)]
     for step in plan.steps:
         before = [[s.copy() for s in row] for row in segs]
         arrivals, ops = {}, {}
@@ -34,10 +37,12 @@ def plain_run(plan, x):
                 for s in order[2:]:
                     acc = acc + before[s][j]
                 segs[d][j] = acc
-    return np.stack([np.concatenate(row) if row else np.zeros(0, x.dtype) for row in segs])
+    return np.stack([np.concatenate(row) if row else np.zeros(0, x.dtype) for row in segs[:g]])
 
 
 @given(scenarios(max_gpus=9, max_elements=50))
+@example(("nvls", 2, 0, None))  # a switch participant, with nothing to send
+@example(("nvls", 5, 13, None))
 def test_compiled_steps_equal_the_plain_run_bitwise(scenario):
     algorithm, g, n, master = scenario
     x = np.random.default_rng(g + n).standard_normal((g, n)).astype(np.float32)

@@ -19,11 +19,11 @@ import re
 from dataclasses import dataclass, field
 
 from ..core.errors import RingsimError
-from .textfile import Text, shown
+from .textfile import LAUNCHER_PREFIX, NCCL_VERSION, Text, shown
 
 MAX_CHANNELS = 64  # NCCL's MAXCHANNELS
 MAX_RANKS = 4096
-_PREFIX = re.compile(r"^\s*(?:\[\d+(?:,\d+)?\](?:<std(?:out|err)>)?:?\s*|\d+:\s+)")
+_PREFIX = re.compile(rf"^\s*(?:{LAUNCHER_PREFIX}\s*|\d+:\s+)")
 _ORIGIN = re.compile(r"^(\S*?):(\d+):(\d+) \[(\d+)\] NCCL INFO ")
 _LIST = re.compile(r"NCCL INFO (?:Channel (\d+)/(\d+)|Ring (\d+)) :((?:\s+\d+)+)\s*(\.\.\.)?\s*$")
 _HOP = re.compile(r"NCCL INFO (?:Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[[0-9a-fA-Fx]+\])? -> "
@@ -32,7 +32,6 @@ _TREES = re.compile(r"NCCL INFO Trees((?: \[\d+\] -?\d+/-?\d+/-?\d+->-?\d+->-?\d
 _TREE = re.compile(r"\[(\d+)\] (-?\d+)/(-?\d+)/(-?\d+)->(-?\d+)->(-?\d+)")
 _COMM = re.compile(r"comm (0x[0-9a-fA-F]+) rank (\d+) n[Rr]anks (\d+)")
 _NODES = re.compile(r"nNodes (\d+)")
-_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,7 @@ def parse(text: Text, nranks: int | None = None) -> Log:
         line = _PREFIX.sub("", raw)
         if "NCCL" not in line:
             continue
-        if version is None and (m := _VERSION.search(line)):
+        if version is None and (m := NCCL_VERSION.search(line)):
             version = m.group(1)
         origin = _ORIGIN.match(line)
         host = shown(origin.group(1), 80) if origin else None

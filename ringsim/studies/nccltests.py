@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..core.errors import RingsimError
-from .textfile import Text, shown
+from .textfile import LAUNCHER_PREFIX, NCCL_VERSION, Text, shown
 
 DTYPES = {"int8": 1, "uint8": 1, "char": 1, "int32": 4, "uint32": 4, "int": 4, "int64": 8,
           "uint64": 8, "half": 2, "float16": 2, "float": 4, "float32": 4, "double": 8,
@@ -30,14 +30,13 @@ TESTS = {"all_reduce": "all-reduce", "all_gather": "all-gather", "reduce_scatter
 MAX_ROWS = 100_000
 
 # mpirun's `[1,0]<stdout>:`, srun's `[0]` or `0:` at the start of a line, anywhere in srun rows
-_PREFIX = re.compile(r"\[\d+(?:,\d+)?\](?:<std(?:out|err)>)?:?")
+_PREFIX = re.compile(LAUNCHER_PREFIX)
 _LEAD = re.compile(r"^\s*(?:\d+:\s)")
 _RANK = re.compile(r"#\s*Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(?:(\S+)\s+)?"
                    r"device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$")
 _NGPUS = re.compile(r"#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)")
 _TEST = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv|"
                    r"gather|scatter|hypercube)_perf")
-_NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _TESTS_VERSION = re.compile(r"nccl-tests version (\d+\.\d+\.\d+)")
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
 # NCCL_ALGO / NCCL_PROTO as a command line sets them, as NCCL reports them (`NCCL_PROTO set by
@@ -130,7 +129,7 @@ def parse(text: Text) -> Output:
             continue
         if out.collective is None and (m := _TEST.search(line)):
             out.collective = TESTS[m.group(1)]
-        if out.nccl_version is None and (m := _NCCL_VERSION.search(line)):
+        if out.nccl_version is None and (m := NCCL_VERSION.search(line)):
             out.nccl_version = m.group(1)
         if "NCCL INFO" in line or "NCCL WARN" in line:
             continue

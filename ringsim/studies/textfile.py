@@ -10,11 +10,17 @@ terminal when it is echoed back.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..core.errors import RingsimError
 from ..core.files import Wording, read_lines
 from ..core.textout import printable
+
+# What a launcher puts before each line: mpirun's `[1,0]<stdout>:`, srun's `[0]`.
+LAUNCHER_PREFIX = r"\[\d+(?:,\d+)?\](?:<std(?:out|err)>)?:?"
+# NCCL's banner, in nccl-tests output and in NCCL_DEBUG=INFO logs alike.
+NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 
 MAX_BYTES = 32 * 1024 * 1024  # a 1,000-rank NCCL_DEBUG=INFO log is a few MB
 MAX_LINE = 16_384  # characters kept of one line; a 64-channel Trees line is about 2,000

@@ -236,8 +236,21 @@ def test_an_unwritable_folder_is_one_line(tmp_path):
     if not Path("/proc/self").is_dir():
         pytest.skip("needs Linux's /proc")
     out = run_cli("/proc/ringsim-figure.svg")
-    assert out.returncode == 2 and "cannot write '/proc/ringsim-figure.svg'" in out.stderr
+    assert out.returncode == 2 and "cannot write the figure /proc/ringsim-figure.svg" in out.stderr
     assert out.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".png", ".pdf"])
+def test_a_full_disk_is_one_line(tmp_path, suffix):
+    # /dev/full fails every write with 'no space left on device'; a link gives it a suffix.
+    if not Path("/dev/full").exists():
+        pytest.skip("needs Linux's /dev/full")
+    link = tmp_path / f"full{suffix}"
+    link.symlink_to("/dev/full")
+    out = run_cli(str(link))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "cannot write the figure" in out.stderr and "No space left on device" in out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [link.name]  # no temporary file beside it
 
 
 def test_the_command_writes_the_file(tmp_path):

@@ -14,24 +14,17 @@ from dataclasses import dataclass
 
 from ..core.naming import gpu_name
 from ..core.naming import term
+from .cells import LABEL_SIZE, columns, text_width
 from .frames import MAX_TERMS, Frame, Move
 from .layout import CELL_H, GAP_X, HEADER_H, Layout
-from .theme import Theme, gpu_colour, lane_colour, mixture
+from .theme import Theme, gpu_colour, lane_colour
 
 DETAILED_MAX_GPUS = 16
-TICKS_MAX_GPUS = 8  # beyond this a tick per GPU under a partial sum is too small to see
 FONT = "DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif"
-LABEL_SIZE = 12
 TOP = 78       # the title block above the columns
 FOOTER = 64    # counters and legend below
 MIN_WIDTH = 680
 MAX_CHIPS = 32  # arrows that get an add/copy tag; more would hide the cells
-_NARROW = set("₀₁₂₃₄₅₆₇₈₉")
-
-
-def text_width(text: str, size: float) -> float:
-    """About how wide DejaVu Sans sets `text` at `size` px (subscripts are narrower)."""
-    return size * sum(0.42 if c in _NARROW else 0.84 if c == "+" else 0.62 for c in text)
 
 
 def cell_width(gpus: int, segments: int) -> float:
@@ -50,14 +43,6 @@ class Drawn:
     svg: str
     width: float
     height: float
-
-
-def _fit(d, text: str, size: float, x: float, y: float, room: float, **attrs):
-    """A centred text element, squeezed to `room` px when it would be wider."""
-    import drawsvg as draw
-    if text_width(text, size) > room:
-        attrs.update(textLength=f"{room:.1f}", lengthAdjust="spacingAndGlyphs")
-    return draw.Text(text, size, x, y, text_anchor="middle", dominant_baseline="central", **attrs)
 
 
 def _head(x0: float, y0: float, x1: float, y1: float, size: float = 9.0) -> list[float]:
@@ -140,54 +125,6 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
     return g, tag
 
 
-def _cells(f: Frame, lay: Layout, t: Theme, sending: dict, receiving: dict):
-    import drawsvg as draw
-    out = []
-    w = lay.width
-    for k in range(f.gpus):
-        x, y = lay.x[k], lay.y[k]
-        g = draw.Group(class_="gpu", data_gpu=k + 1)
-        g.append(draw.Rectangle(x - 3, y, w + 6, lay.height + 3, rx=6, fill=t.panel,
-                                stroke=t.muted, stroke_width=0.8))
-        g.append(draw.Rectangle(x, y + 4, 16, HEADER_H - 8, rx=3, fill=gpu_colour(k, f.gpus, t)))
-        g.append(draw.Text(gpu_name(k), 13, x + w / 2 + 8, y + HEADER_H / 2 + 1, text_anchor="middle",
-                           dominant_baseline="central", fill=t.text, font_weight="bold"))
-        for s in range(f.segments):
-            cy = y + HEADER_H + s * CELL_H
-            holds, done = f.holds[k][s], f.complete[k][s]
-            fill = t.complete if done else mixture(holds, f.gpus, t)
-            ink = t.complete_text if done else (t.text if holds else t.muted)
-            cell = draw.Group(class_="segment", data_gpu=k + 1, data_segment=s + 1,
-                              data_holds=",".join(str(c + 1) for c in holds),
-                              data_complete="true" if done else "false")
-            cell.append(draw.Rectangle(x + 1, cy + 1, w - 2, CELL_H - 2, rx=3, fill=fill))
-            if f.gpus <= TICKS_MAX_GPUS and len(set(holds)) > 1 and not done:
-                tick = (w - 8) / f.gpus  # who is in the sum: one tick per GPU, under the label
-                for c in sorted(set(holds)):
-                    cell.append(draw.Rectangle(x + 4 + c * tick, cy + CELL_H - 4.5, max(tick - 1, 1), 2.5,
-                                               fill=gpu_colour(c, f.gpus, t)))
-            cell.append(_fit(draw, f.labels[k][s], LABEL_SIZE, x + w / 2, cy + CELL_H / 2 - 0.5, w - 8,
-                             fill=ink))
-            if (k, s) in receiving:
-                cell.append(draw.Rectangle(x + 0.5, cy + 0.5, w - 1, CELL_H - 1, rx=3, fill="none",
-                                           stroke=receiving[(k, s)], stroke_width=2.4))
-            elif (k, s) in sending:
-                cell.append(draw.Rectangle(x + 0.5, cy + 0.5, w - 1, CELL_H - 1, rx=3, fill="none",
-                                           stroke=sending[(k, s)], stroke_width=1.6,
-                                           stroke_dasharray="4 3"))
-            g.append(cell)
-        out.append(g)
-    for k in range(f.gpus, len(lay.x)):  # a plan's switch: a box the GPUs send to, no gradient
-        x, y = lay.x[k], lay.y[k]
-        g = draw.Group(class_="switch", data_participant=k + 1)
-        g.append(draw.Rectangle(x - 3, y, w + 6, HEADER_H, rx=6, fill=t.panel, stroke=t.muted,
-                                stroke_width=0.8))
-        g.append(draw.Text("switch", 13, x + w / 2, y + HEADER_H / 2 + 1, text_anchor="middle",
-                           dominant_baseline="central", fill=t.text, font_weight="bold"))
-        out.append(g)
-    return out
-
-
 def _legend(d, f: Frame, t: Theme, y: float, width: float) -> None:
     import drawsvg as draw
     x = 18.0
@@ -259,8 +196,7 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
         for s in range(m.first, m.last + 1):
             sending.setdefault((m.src, s), colour)
             receiving[(m.dst, s)] = colour
-    for g in _cells(f, lay, t, sending, receiving):
-        body.append(g)
+    body.append(draw.Raw(columns(f, lay, t, sending, receiving)))
     seen: dict[tuple[int, int], int] = {}
     hops = Counter((m.src, m.dst) for m in f.moves)
     pairs = set(hops)

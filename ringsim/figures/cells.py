@@ -86,15 +86,28 @@ def columns(f, lay: Layout, t: Theme, sending: dict, receiving: dict) -> str:
             outline = _outline(x, cy, w, receiving.get((k, s)), sending.get((k, s)))
             parts.append(outline + "</g>")
         parts.append("</g>")
-    for k in range(f.gpus, len(lay.x)):  # a plan's switch: a box the GPUs send to, no gradient
+    for n, k in enumerate(range(f.gpus, len(lay.x))):  # a plan's switch: it adds what the GPUs send
         x, y = lay.x[k], lay.y[k]
         parts.append(
             f'<g class="switch" data-participant="{k + 1}">'
-            f'<rect x="{num(x - 3)}" y="{num(y)}" width="{num(w + 6)}" height="{HEADER_H}" rx="6" '
-            f'fill="{t.panel}" stroke="{t.muted}" stroke-width="0.8"/>'
+            f'<rect x="{num(x - 3)}" y="{num(y)}" width="{num(w + 6)}" height="{num(lay.height + 3)}" '
+            f'rx="6" fill="{t.panel}" stroke="{t.muted}" stroke-width="0.8"/>'
             f'<text x="{num(x + w / 2)}" y="{num(y + HEADER_H / 2 + 1)}" font-size="13" '
             f'text-anchor="middle" dominant-baseline="central" fill="{t.text}" '
-            f'font-weight="bold">switch</text></g>')
+            f'font-weight="bold">switch</text>')
+        for s, label in enumerate(f.switch_labels[n] if n < len(f.switch_labels) else ()):
+            cy = y + HEADER_H + s * CELL_H
+            holds = f.switch_holds[n][s]
+            done = len(holds) == f.gpus and len(set(holds)) == f.gpus
+            fill = t.complete if done else (mixture(holds, f.gpus, t) if holds else t.background)
+            ink = t.complete_text if done else (t.text if label else t.muted)
+            parts.append(
+                f'<g class="switch-segment" data-segment="{s + 1}">'
+                f'<rect x="{num(x + 1)}" y="{num(cy + 1)}" width="{num(w - 2)}" height="{CELL_H - 2}" '
+                f'rx="3" fill="{fill}"/>'
+                + label_text(label or "empty", x + w / 2, cy + CELL_H / 2 - 0.5, w - 8, ink)
+                + _outline(x, cy, w, receiving.get((k, s)), sending.get((k, s))) + "</g>")
+        parts.append("</g>")
     return "\n".join(parts)
 
 

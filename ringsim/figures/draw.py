@@ -16,7 +16,7 @@ from ..core.naming import gpu_name
 from ..core.naming import term
 from .cells import LABEL_SIZE, columns, text_width
 from .frames import MAX_TERMS, Frame, Move
-from .layout import CELL_H, GAP_X, HEADER_H, Layout
+from .layout import CELL_H, GAP_X, GAP_Y, HEADER_H, Layout
 from .theme import Theme, gpu_colour, lane_colour
 
 DETAILED_MAX_GPUS = 16
@@ -54,9 +54,12 @@ def _head(x0: float, y0: float, x1: float, y1: float, size: float = 9.0) -> list
     return [x1, y1, bx - uy * size * 0.5, by + ux * size * 0.5, bx + uy * size * 0.5, by - ux * size * 0.5]
 
 
-def _route(lay: Layout, m: Move, repeat: int, count: int = 1) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
+def _route(lay: Layout, m: Move, repeat: int, count: int = 1,
+           fan: tuple[float | None, float | None] = (None, None)
+           ) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
     """Start, control point and end of a transfer's arrow (a quadratic curve); `repeat` of
-    `count` arrows on the same hop."""
+    `count` arrows on the same hop. `fan` places the start and the end across the column
+    (from its centre, in px) where many arrows leave or reach one GPU or switch."""
     a, b, w, h = m.src, m.dst, lay.width, lay.height
     ra, ia = lay.row_of(a)
     rb, ib = lay.row_of(b)
@@ -78,20 +81,50 @@ def _route(lay: Layout, m: Move, repeat: int, count: int = 1) -> tuple[tuple[flo
     apart = 16.0 if count <= 2 else min(16.0, (w / 2 - 4) / (count - 1))
     shift = (-10 if a < b else 10) + (apart if a < b else -apart) * repeat
     down = lay.y[b] > lay.y[a]
-    start = (ax + w / 2 + shift, lay.y[a] + h if down else lay.y[a])
-    end = (bx + w / 2 + shift, lay.y[b] if down else lay.y[b] + h)
+    out_dx, in_dx = fan
+    start = (ax + w / 2 + (shift if out_dx is None else out_dx + 6 * repeat), lay.y[a] + h if down else lay.y[a])
+    end = (bx + w / 2 + (shift if in_dx is None else in_dx + 6 * repeat), lay.y[b] if down else lay.y[b] + h)
     return start, ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2), end
 
 
+FAN_MIN = 3  # arrows into (or out of) one column from another row before their ends spread out
+
+
+def _fans(moves, lay: Layout) -> dict[tuple[int, int], tuple[float | None, float | None]]:
+    """Where each hop between rows leaves and reaches its columns, when three or more arrows
+    share a column (a master, a tree's root, a switch): spread across its width in the order
+    of the columns at their other ends, so that no two arrowheads sit on one another."""
+    into: dict[int, set[int]] = {}
+    out_of: dict[int, set[int]] = {}
+    for m in moves:
+        if lay.row_of(m.src)[0] != lay.row_of(m.dst)[0]:
+            into.setdefault(m.dst, set()).add(m.src)
+            out_of.setdefault(m.src, set()).add(m.dst)
+
+    def places(ends: set[int]) -> dict[int, float]:
+        if len(ends) < FAN_MIN:
+            return {}
+        order = sorted(ends, key=lambda k: lay.x[k])
+        room = lay.width - 16
+        return {k: -room / 2 + room * i / (len(order) - 1) for i, k in enumerate(order)}
+
+    spread_in = {dst: places(srcs) for dst, srcs in into.items()}
+    spread_out = {src: places(dsts) for src, dsts in out_of.items()}
+    return {(m.src, m.dst): (spread_out.get(m.src, {}).get(m.dst), spread_in.get(m.dst, {}).get(m.src))
+            for m in moves}
+
+
 def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: bool, both: bool,
-              count: int = 1):
-    """The transfer's arrow, and its add/copy tag (drawn later, above every arrow) or None."""
+              count: int = 1, fan: tuple[float | None, float | None] = (None, None),
+              behind: bool = False):
+    """The transfer's arrow, and its add/copy tag (drawn later, above every arrow) or None.
+    An arrow `behind` the columns (to a row beyond the next) gets its tag in the lowest gap."""
     import drawsvg as draw
     colour = lane_colour(m.lane) if lanes > 1 else (t.reduce if m.op == "reduce" else t.copy)
     g = draw.Group(class_="transfer", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op,
                    data_first=m.first + 1, data_last=m.last + 1, data_sent=m.sent)
     g.append(draw.Title(m.sentence))
-    (x0, y0), (cx, cy), (x1, y1) = _route(lay, m, repeat, count)
+    (x0, y0), (cx, cy), (x1, y1) = _route(lay, m, repeat, count, fan)
     # End the line where the arrowhead starts, so that a dashed line does not blunt the tip.
     hx, hy = x1 - cx, y1 - cy
     n = max((hx * hx + hy * hy) ** 0.5, 1e-9)
@@ -114,6 +147,9 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
         at = 0.5 + (0.2 if repeat % 2 else -0.2) if repeat else 0.5
         if both:
             at = 0.25  # each near its own sender
+        if behind:  # in the gap beside the lower end's row, which no shorter arrow crosses
+            reach = GAP_Y / 2 / max(abs(y1 - y0), 1.0)
+            at = max(0.5, 1 - reach) if y1 > y0 else min(0.5, reach)
         mx = (1 - at) ** 2 * x0 + 2 * at * (1 - at) * cx + at * at * x1  # a point on the curve
         my = (1 - at) ** 2 * y0 + 2 * at * (1 - at) * cy + at * at * y1
         cw = text_width(word, 10) + 8
@@ -196,20 +232,29 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
         for s in range(m.first, m.last + 1):
             sending.setdefault((m.src, s), colour)
             receiving[(m.dst, s)] = colour
-    body.append(draw.Raw(columns(f, lay, t, sending, receiving)))
     seen: dict[tuple[int, int], int] = {}
     hops = Counter((m.src, m.dst) for m in f.moves)
     pairs = set(hops)
     tags = []
     chips = len(f.moves) <= MAX_CHIPS and GAP_X >= 40
+    fans = _fans(f.moves, lay)
+    # An arrow to a row beyond the next is drawn under the columns, so it passes behind the
+    # row between (a star's centre sending to its second row) instead of across its labels.
+    behind, front = [], []
     for m in f.moves:
         repeat = seen.get((m.src, m.dst), 0)
         seen[(m.src, m.dst)] = repeat + 1
+        skips = abs(lay.row_of(m.src)[0] - lay.row_of(m.dst)[0]) > 1
         arrow, tag = _transfer(m, lay, t, repeat, f.lanes, chips, (m.dst, m.src) in pairs,
-                               hops[(m.src, m.dst)])
-        body.append(arrow)
+                               hops[(m.src, m.dst)], fans[(m.src, m.dst)], skips)
+        (behind if skips else front).append(arrow)
         if tag is not None:
             tags.append(tag)
+    for arrow in behind:
+        body.append(arrow)
+    body.append(draw.Raw(columns(f, lay, t, sending, receiving)))
+    for arrow in front:
+        body.append(arrow)
     for tag in tags:  # above every arrow, so that no line crosses a tag
         body.append(tag)
     d.append(body)

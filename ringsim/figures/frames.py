@@ -56,6 +56,8 @@ class Frame:
     labels: tuple[tuple[str, ...], ...]             # [gpu][segment]: 'd₄+a₄'
     complete: tuple[tuple[bool, ...], ...]
     moves: tuple[Move, ...]
+    switch_labels: tuple[tuple[str, ...], ...]  # [switch][segment]: what a plan's switch holds ('' when empty)
+    switch_holds: tuple[tuple[tuple[int, ...], ...], ...]  # [switch][segment]: the GPUs summed in it
     moved: int        # elements moved so far
     messages: int     # transfers so far
     busiest_sent: int
@@ -123,7 +125,11 @@ def _frame(sim, moves: tuple[Move, ...], shape: Shape, lanes: int, nodes, known:
         holds=tuple(tuple(state.held[k][j] for j in range(s)) for k in range(g)),
         labels=tuple(tuple(label(k, j) for j in range(s)) for k in range(g)),
         complete=tuple(tuple(state.is_complete(k, j) for j in range(s)) for k in range(g)),
-        moves=moves, moved=ledger.total, messages=ledger.messages,
+        moves=moves,
+        switch_labels=tuple(tuple(label(k, j) if state.held[k][j] else "" for j in range(s))
+                            for k in range(g, sim.plan.participants)),
+        switch_holds=tuple(tuple(state.held[k][j] for j in range(s)) for k in range(g, sim.plan.participants)),
+        moved=ledger.total, messages=ledger.messages,
         busiest_sent=int(ledger.sent.max()) if g else 0,
         busiest_received=int(ledger.received.max()) if g else 0,
         elements=sim.layout.elements)

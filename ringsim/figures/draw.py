@@ -24,6 +24,7 @@ FONT = "DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif"
 TOP = 78       # the title block above the columns
 FOOTER = 64    # counters and legend below
 MIN_WIDTH = 680
+KEY_H = 34     # the heat map's key, under its grid
 MAX_CHIPS = 32  # arrows that get an add/copy tag; more would hide the cells
 
 
@@ -292,12 +293,27 @@ def draw_heat_map(f: Frame, t: Theme, size: tuple[int, int] | None = None) -> Dr
     left, top = 70.0, TOP + 40
     mat_x = left + max(grid_w, 300) + 60  # past the grid's caption too
     width = max(MIN_WIDTH, mat_x + max(f.gpus * mat, 190) + 30)
-    height = top + max(grid_h, f.gpus * mat) + 30 + FOOTER
+    height = top + max(grid_h, f.gpus * mat) + 30 + KEY_H + FOOTER
     d = _drawing(width, height, t, size)
     _title(d, f, t, width)
     d.append(draw.Text("each GPU's segments: how much of the sum they hold", 11, left, top - 10,
                        fill=t.muted))
     back = t.panel
+    # The key: how dark a cell is for how many GPUs' copies it holds, under the grid.
+    ky = top + max(grid_h, f.gpus * mat) + 22
+    which = f"segments 1 to {f.segments} from left to right" if f.segments > 1 else "one segment per GPU"
+    d.append(draw.Text(f"{which}; a cell holds:", 11, left, ky,
+                       fill=t.muted, dominant_baseline="central"))
+    kx = left
+    ky += 20
+    for count, words in ((1, "its own copy"), (max(1, f.gpus // 2), f"{max(1, f.gpus // 2)} GPUs'"),
+                         (f.gpus - 1, f"{f.gpus - 1} GPUs'")):
+        d.append(draw.Rectangle(kx, ky - 6, 12, 12, fill=_blend(back, t.reduce, 0.15 + 0.75 * count / f.gpus)))
+        d.append(draw.Text(words, 11, kx + 17, ky, fill=t.muted, dominant_baseline="central"))
+        kx += 30 + text_width(words, 11)
+    d.append(draw.Rectangle(kx, ky - 6, 12, 12, fill=t.complete))
+    d.append(draw.Text(f"all {f.gpus}: the complete sum", 11, kx + 17, ky, fill=t.muted,
+                       dominant_baseline="central"))
     for k in range(f.gpus):
         g = draw.Group(class_="gpu", data_gpu=k + 1)
         if k == 0 or k == f.gpus - 1 or (k + 1) % 8 == 0:

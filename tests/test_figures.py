@@ -165,6 +165,21 @@ def test_an_arrow_past_a_row_goes_behind_it():
     assert len(far) == 7 and order[:7] == ["transfer"] * 7 and order[7] == "gpu"
 
 
+def test_a_ring_across_nodes_closes_its_loop_beside_the_columns():
+    sim = Simulation.create("hierarchical", 16)  # four nodes of four, one above another
+    step = next(p for p in range(1, len(sim.plan) + 1)
+                if (13, 1, "reduce") in edges(figure_svg(sim, p)))
+    svg = figure_svg(sim, step)
+    arrow = next(e for e in classed(svg, "transfer") if (e.get("data-src"), e.get("data-dst")) == ("13", "1"))
+    line = [e for e in arrow.iter() if e.tag.endswith("path")][-2].get("d")
+    corners = [tuple(map(float, p.strip("ML ").split(","))) for p in line.split(" L")]
+    assert len(corners) == 6  # out of GPU13's top, up the gap beside the columns, into GPU1
+    side = corners[2][0]
+    columns = [(float(r.get("x")), float(r.get("x")) + float(r.get("width")))
+               for g in classed(svg, "gpu") for r in list(g)[:1]]
+    assert not any(x0 <= side <= x1 for x0, x1 in columns)
+
+
 def test_channels_are_lanes_and_nodes_are_boxes():
     lanes = figure_svg(Simulation.create("ring", 4, channels=2), 1)
     colours = {re.search(r'stroke="(#[0-9a-f]+)" stroke-width="2.2"', ET.tostring(t, encoding="unicode")

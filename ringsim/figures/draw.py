@@ -88,6 +88,29 @@ def _route(lay: Layout, m: Move, repeat: int, count: int = 1,
     return start, ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2), end
 
 
+def _beside(lay: Layout, m: Move, repeat: int) -> list[tuple[float, float]] | None:
+    """The corners of an arrow between two columns one above the other with rows between them
+    (a ring across nodes closing its loop): it runs down the gap beside the columns, so that it
+    is neither hidden behind the rows between nor laid over the arrows from row to row. None
+    for any other arrow."""
+    a, b, w, h = m.src, m.dst, lay.width, lay.height
+    ra, rb = lay.row_of(a)[0], lay.row_of(b)[0]
+    if abs(ra - rb) < 2 or abs(lay.x[a] - lay.x[b]) > 0.5:
+        return None
+    # Only in a grid (a column at the same place in every row between): there the run beside
+    # the columns lies in the gap between two of them. Else it goes behind (draw_frame).
+    for row in lay.rows[min(ra, rb) + 1:max(ra, rb)]:
+        if not any(abs(lay.x[k] - lay.x[a]) < 0.5 for k in row):
+            return None
+    x = lay.x[a] + w - 14 - 5 * repeat  # where it leaves and enters the columns
+    side = lay.x[a] + w + 7 + 3 * repeat  # outside the column's frame, inside a node's box
+    if lay.y[b] > lay.y[a]:  # down: from the bottom of one to the top of the other
+        y0, y1 = lay.y[a] + h, lay.y[b]
+        return [(x, y0), (x, y0 + 12), (side, y0 + 12), (side, y1 - 12), (x, y1 - 12), (x, y1)]
+    y0, y1 = lay.y[a], lay.y[b] + h
+    return [(x, y0), (x, y0 - 12), (side, y0 - 12), (side, y1 + 12), (x, y1 + 12), (x, y1)]
+
+
 FAN_MIN = 3  # arrows into (or out of) one column from another row before their ends spread out
 
 
@@ -125,12 +148,19 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
     g = draw.Group(class_="transfer", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op,
                    data_first=m.first + 1, data_last=m.last + 1, data_sent=m.sent)
     g.append(draw.Title(m.sentence))
-    (x0, y0), (cx, cy), (x1, y1) = _route(lay, m, repeat, count, fan)
+    corners = _beside(lay, m, repeat)
+    if corners is None:
+        (x0, y0), (cx, cy), (x1, y1) = _route(lay, m, repeat, count, fan)
+    else:
+        (x0, y0), (cx, cy), (x1, y1) = corners[0], corners[-2], corners[-1]
     # End the line where the arrowhead starts, so that a dashed line does not blunt the tip.
     hx, hy = x1 - cx, y1 - cy
     n = max((hx * hx + hy * hy) ** 0.5, 1e-9)
     lx, ly = x1 - hx / n * 7, y1 - hy / n * 7
-    path = f"M{x0:.1f},{y0:.1f} Q{cx:.1f},{cy:.1f} {lx:.1f},{ly:.1f}"
+    if corners is None:
+        path = f"M{x0:.1f},{y0:.1f} Q{cx:.1f},{cy:.1f} {lx:.1f},{ly:.1f}"
+    else:
+        path = "M" + " L".join(f"{px:.1f},{py:.1f}" for px, py in [*corners[:-1], (lx, ly)])
     if chip:  # a few arrows: a halo keeps each readable where it crosses cells
         g.append(draw.Raw(f'<path d="{path}" fill="none" stroke="{t.halo}" stroke-width="5.5" '
                           'stroke-linecap="round" stroke-opacity="0.85"/>'))
@@ -153,6 +183,8 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
             at = max(0.5, 1 - reach) if y1 > y0 else min(0.5, reach)
         mx = (1 - at) ** 2 * x0 + 2 * at * (1 - at) * cx + at * at * x1  # a point on the curve
         my = (1 - at) ** 2 * y0 + 2 * at * (1 - at) * cy + at * at * y1
+        if corners is not None:  # on the run beside the columns, a third into the first gap
+            mx, my = corners[2][0], corners[2][1] + (GAP_Y / 3 if y1 > y0 else -GAP_Y / 3)
         cw = text_width(word, 10) + 8
         tag = draw.Group(class_="tag", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op)
         tag.append(draw.Rectangle(mx - cw / 2, my - 7.5, cw, 15, rx=7.5, fill=t.background,
@@ -245,7 +277,7 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
     for m in f.moves:
         repeat = seen.get((m.src, m.dst), 0)
         seen[(m.src, m.dst)] = repeat + 1
-        skips = abs(lay.row_of(m.src)[0] - lay.row_of(m.dst)[0]) > 1
+        skips = abs(lay.row_of(m.src)[0] - lay.row_of(m.dst)[0]) > 1 and _beside(lay, m, 0) is None
         arrow, tag = _transfer(m, lay, t, repeat, f.lanes, chips, (m.dst, m.src) in pairs,
                                hops[(m.src, m.dst)], fans[(m.src, m.dst)], skips)
         (behind if skips else front).append(arrow)

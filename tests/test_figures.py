@@ -226,6 +226,20 @@ def test_every_format_is_written(tmp_path):
         f"ring{s}" for s in (".svg", ".png", ".pdf", ".gif", ".html"))  # no temporary files left
 
 
+def test_the_pdf_deck_is_vector_and_searchable():
+    pypdfium2 = pytest.importorskip("pypdfium2", reason="reads the deck back (the test extras)")
+    sim = ring4()
+    deck = render(sim, ".pdf")
+    assert b"/Subtype/Image" not in deck and b"/FontFile" in deck  # paths and text, no pixels
+    assert render(sim, ".pdf") == deck  # no date inside: the same frames give the same bytes
+    pdf = pypdfium2.PdfDocument(deck)
+    assert len(pdf) == 7 and pdf[1].get_size() == (510.0, 376.5)  # 680 x 502 CSS px at 0.75 pt
+    words = pdf[1].get_textpage().get_text_range()
+    assert "Reduce-scatter · iteration 1 of 3" in words and "d₄+a₄" in words and "a₁+b₁" in words
+    one = pypdfium2.PdfDocument(render(sim, ".pdf", 2, size=parse_size("800x600")))
+    assert len(one) == 1 and one[0].get_size() == (600.0, 450.0)
+
+
 def test_a_png_of_a_given_width(tmp_path):
     from PIL import Image
     data = render(ring4(), ".png", 1, size=parse_size("500"))

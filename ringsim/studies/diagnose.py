@@ -333,7 +333,7 @@ def verdicts(r: Report) -> list[str]:
                          "(reduction in the switch: NVLink SHARP or CollNet; trees over two nodes) "
                          f"or {r.topology}'s rates are below this machine's")
             elif flagged:
-                head += (f". Most sizes are as modelled; the {flagged} flagged "
+                head += (f". The median size is as modelled, but {flagged} "
                          f"{'are' if flagged > 1 else 'is'} short by more than {tol:.0%}")
             else:
                 head += ". The links deliver what the model expects"

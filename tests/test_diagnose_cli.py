@@ -121,6 +121,7 @@ def test_log_lines_in_the_paste_or_beside_it_name_the_links(ringsim, json_run):
     assert "the NCCL log lines show 4 of 4 ring hops crossing nodes, over NET/AWS Libfabric/0 (4)" in out
     assert "run again with NCCL_DEBUG=INFO" not in out
     assert "NCCL_PROTO=simple in the paste: the model is held to it too" in out
+    assert "The log points at GPUDirect RDMA: none of the 4 hops that cross nodes" in out
     assert " Ring/Simple " in out and "/LL " not in out
     code, out, err = ringsim("diagnose", str(OUT / "nccl1453_h100_3node_bracket_prefix_excerpt.txt"),
                              "--gpus", "8", "--nodes", "2", "--topology", "flat", "--no-plot",

@@ -253,7 +253,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     report = Report(output.name, gpus, nodes, output.gpu_names[0] if output.gpu_names else None,
                     output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
                     measured, modelled, notes=notes)
-    if algo is None and nodes == 2 and any(r.flag for r in out_rows):
+    if algo is None and nodes == 2 and gpus > nodes and any(r.flag for r in out_rows):
         report.ring_check = ring_check(out_rows, predict(topology, gpus, [r.bytes for r in rows],
                                                          collective=collective, algo="Ring",
                                                          proto=proto, dtype=dtype), tolerance)
@@ -353,6 +353,37 @@ def verdicts(r: Report) -> list[str]:
             head += ": the shortfall is not the choice of algorithm"
         out.append(head)
     return out
+
+
+def log_verdict(r: Report, crossing: dict[str, int]) -> str | None:
+    """What the NCCL log's cross-node hops say about a cross-node shortfall, in one sentence.
+
+    `crossing` counts the transports of the hops that leave a node (`NET/IB/0/GDRDMA`,
+    `NET/Socket/0`, …). NCCL's net transport prints `via NET/<plugin>/<dev>` and appends
+    `/GDRDMA` exactly when the NIC reads and writes GPU memory itself (src/transport/net.cc);
+    without it every message is copied through host memory on both sides."""
+    rows = [x for x in r.rows if x.regime == "bandwidth" and x.ratio is not None]
+    known = {via: n for via, n in crossing.items() if via}
+    if r.nodes < 2 or not rows or not known or _median([x.ratio for x in rows]) >= 1 - r.tolerance:
+        return None
+    total = sum(known.values())
+    names = ", ".join(f"{via} ({n})" for via, n in sorted(known.items(), key=lambda kv: -kv[1])[:3])
+    if all("/SOCKET" in via.upper() for via in known):
+        return (f"The log shows why the bandwidth-bound sizes fall short: all {total} hops that "
+                f"cross nodes use NCCL's TCP socket transport ({names}), through host memory and "
+                "the kernel's network stack, not InfiniBand/RoCE verbs (check NCCL_IB_HCA, the "
+                "RDMA drivers and devices in the container, NCCL_IB_DISABLE)")
+    if not any("GDRDMA" in via.upper() for via in known):
+        return (f"The log points at GPUDirect RDMA: none of the {total} hops that cross nodes "
+                f"({names}) carries /GDRDMA, which NCCL adds only when the NIC reads and writes "
+                "GPU memory directly, so every message is staged through host memory (is "
+                "nvidia-peermem or DMA-BUF support loaded? PCIe ACS or the IOMMU in the way? "
+                "NCCL_NET_GDR_LEVEL)")
+    if all("GDRDMA" in via.upper() for via in known):
+        return (f"The log shows GPUDirect RDMA on all {total} hops that cross nodes ({names}), so "
+                "the shortfall is in the NICs or the fabric: their rate and number per node "
+                "(ibstat), the switches between the nodes, other traffic")
+    return None
 
 
 def checks(r: Report) -> list[str]:

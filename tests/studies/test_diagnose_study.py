@@ -173,3 +173,24 @@ def test_a_paste_whose_redop_is_none_is_not_taken_for_all_reduce():
         study.diagnose(out, load("pcie-gen4"), nccl_model(), gpus=2)
     report = study.diagnose(out, load("pcie-gen4"), nccl_model(), gpus=2, collective="all-gather")
     assert report.collective == "all-gather" and report.rows
+
+
+def test_the_logs_cross_node_transports_name_the_cause():
+    # aws-ia EKS EFA example: 2 × Tesla T4 over EFA, the NCCL_DEBUG=INFO lines in the paste
+    from collections import Counter
+
+    from ringsim.studies import ncclog, ncclplan
+    text = read_text(str(OUTPUTS / "eks_efa_t4_2node_mpirun.txt"), "nccl-tests output")
+    report = study.diagnose(parse(text), load("ethernet-100g"), nccl_model())
+    crossing = Counter(v.via for v in ncclplan.hops(ncclog.parse(text)) if v.crosses)
+    assert crossing == {"NET/AWS Libfabric/0": 4}
+    said = study.log_verdict(report, crossing)
+    assert said.startswith("The log points at GPUDirect RDMA: none of the 4 hops that cross nodes "
+                           "(NET/AWS Libfabric/0 (4)) carries /GDRDMA")
+    # NCCL's socket transport and a log with GPUDirect RDMA on every hop read differently
+    assert "TCP socket transport" in study.log_verdict(report, {"NET/Socket/0": 4})
+    assert "in the NICs or the fabric" in study.log_verdict(report, {"NET/IB/0/GDRDMA": 4})
+    # nothing to explain where the bandwidth-bound sizes are as modelled
+    healthy = study.diagnose(output(AFTER_FIX), load(str(A100_4HDR)), nccl_model(), gpus=16,
+                             nodes=2, algo="Ring")
+    assert study.log_verdict(healthy, {"NET/IB/0": 4}) is None

@@ -194,3 +194,26 @@ def test_the_logs_cross_node_transports_name_the_cause():
     healthy = study.diagnose(output(AFTER_FIX), load(str(A100_4HDR)), nccl_model(), gpus=16,
                              nodes=2, algo="Ring")
     assert study.log_verdict(healthy, {"NET/IB/0": 4}) is None
+
+
+# NVIDIA/nccl-tests issue 252: two nodes of 4 H100 SXM, each GPU with its own 200 Gb/s NIC. With
+# PCIe ACS left on the runs failed until GPUDirect RDMA was turned off by hand
+# (NCCL_NET_GDR_LEVEL=0); once ACS was disabled this NCCL_ALGO=RING run reached ~95 GB/s, "great
+# with ~24GB/s per NIC" (A. Laddy). The paste starts at the header's 'in-place' half and has no
+# '# Rank' lines, so the run's shape is given.
+AFTER_ACS = "nccltests252_h100_2node_after_acs_fix_ring.txt"
+H100_4X200 = Path(__file__).resolve().parents[1] / "data" / "topologies" / "h100-4gpu-4x200g.toml"
+
+
+def test_the_run_after_the_acs_fix_is_within_tolerance_of_the_ring_model():
+    report = study.diagnose(output(AFTER_ACS), load(str(H100_4X200)), nccl_model(), gpus=8,
+                            nodes=2, algo="Ring")
+    assert [r.bytes for r in report.rows] == [512 << 20, 1 << 30, 2 << 30, 4 << 30, 8 << 30]
+    assert not any(r.flag for r in report.rows)
+    assert all(0.95 < r.ratio < 1.05 for r in report.rows)
+    # one 200 Gb/s NIC per GPU: ring busbw 25 GB/s × 4 GPUs per node × 0.96 (NCCL's model)
+    assert report.modelled.busbw == pytest.approx(96e9, rel=0.01)
+    assert report.measured.busbw == pytest.approx(92.9e9, rel=0.01)
+    assert any("The links deliver what the model expects" in v for v in report.verdicts)
+    # with nothing flagged the NCCL_DEBUG advice is not given
+    assert not any("NCCL_DEBUG=INFO" in c for c in report.checks)

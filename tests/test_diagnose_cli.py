@@ -129,3 +129,23 @@ def test_log_lines_in_the_paste_or_beside_it_name_the_links(ringsim, json_run):
     assert code == 0, err
     assert "inside a node the rings use P2P/IPC/read (6)" in out
     assert "nET/IB without /GDRDMA".lower() in out.lower()
+
+
+def test_a_model_held_to_an_algorithm_says_so(ringsim, json_run):
+    # NVIDIA/nccl-tests issue 252 after its ACS fix: an NCCL_ALGO=RING run on 2 nodes of 4 H100
+    # with one 200 Gb/s NIC per GPU; the paste has no '# Rank' lines, so its shape is given
+    argv = (str(OUT / "nccltests252_h100_2node_after_acs_fix_ring.txt"), "--gpus", "8", "--nodes",
+            "2", "--topology", str(DATA / "topologies" / "h100-4gpu-4x200g.toml"), "--algo", "Ring")
+    code, out, err = ringsim("diagnose", *argv, "--no-plot")
+    assert code == 0, err
+    assert "Model: NCCL's model held to NCCL_ALGO=Ring on topology h100-4gpu-4x200g" in out
+    rows = [line for line in out.splitlines() if "Ring/Simple" in line]
+    assert len(rows) == 5 and not any(line.endswith("◀") for line in rows)
+    sizes, summary = json_run(*argv)
+    assert (summary["algo"], summary["proto"], summary["flagged_sizes"]) == ("Ring", None, [])
+    assert [s["bytes"] for s in sizes] == [512 << 20, 1 << 30, 2 << 30, 4 << 30, 8 << 30]
+    # the EFA example's paste sets NCCL_PROTO=simple itself: the model is held to it too
+    code, out, err = ringsim("diagnose", str(OUT / "eks_efa_t4_2node_mpirun.txt"), "--topology",
+                             "ethernet-100g", "--no-plot")
+    assert code == 0, err
+    assert "Model: NCCL's model held to NCCL_PROTO=simple on topology ethernet-100g" in out

@@ -153,8 +153,11 @@ def _predict():
 def text_lines(r) -> list[str]:
     """The report in words: the run, one line per size, the verdicts, what to check."""
     where = f"{r.gpus} GPUs" + (f" on {r.nodes} nodes" if r.nodes > 1 else " in one node")
+    held = " and ".join(f"{name}={value}" for name, value in (("NCCL_ALGO", r.algo),
+                                                              ("NCCL_PROTO", r.proto)) if value)
+    model = f"NCCL's model held to {held}" if held else "NCCL's algorithm and protocol choice"
     lines = [f"{r.source}: {r.collective}, {where}" + (f", {r.gpu}" if r.gpu else ""),
-             f"Model: NCCL's algorithm and protocol choice on topology {r.topology} "
+             f"Model: {model} on topology {r.topology} "
              f"({r.topology_reason}); flagged (◀) where measured busbw is short of the model's "
              f"by more than {r.tolerance:.0%}", ""]
     header = ("size", "measured", "busbw", "model", "busbw", "NCCL's choice", "measured/model", "")

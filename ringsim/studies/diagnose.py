@@ -100,6 +100,8 @@ class Report:
     checks: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     ring_check: dict | None = None  # the flagged sizes against the model held to rings
+    algo: str | None = None  # the NCCL_ALGO the model was held to (given, or in the paste)
+    proto: str | None = None  # likewise NCCL_PROTO
 
     def header(self) -> dict:
         """The run as JSON: G, nodes, GPU, topology, fits and verdicts."""
@@ -111,7 +113,7 @@ class Report:
                 "model_latency": self.modelled.latency if self.modelled else None,
                 "model_fit_busbw": self.modelled.busbw if self.modelled else None,
                 "flagged_sizes": [r.bytes for r in self.rows if r.flag],
-                "ring_check": self.ring_check,
+                "ring_check": self.ring_check, "algo": self.algo, "proto": self.proto,
                 "verdicts": self.verdicts, "checks": self.checks, "notes": self.notes}
 
     def records(self) -> list[dict]:
@@ -252,7 +254,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                                 row.wrong))
     report = Report(output.name, gpus, nodes, output.gpu_names[0] if output.gpu_names else None,
                     output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
-                    measured, modelled, notes=notes)
+                    measured, modelled, notes=notes, algo=algo, proto=proto)
     if algo is None and nodes == 2 and gpus > nodes and any(r.flag for r in out_rows):
         report.ring_check = ring_check(out_rows, predict(topology, gpus, [r.bytes for r in rows],
                                                          collective=collective, algo="Ring",

@@ -60,7 +60,7 @@ def test_pricing_on_a_topology_that_places_gpus_otherwise_says_so():
     (["--nccl-log", str(LOGS / "nccl1453_h100_3node_channels_excerpt.log")], "first 20 ranks of channel 05"),
     (["--nccl-log", str(LOGS / "nccltests29_ring_old_form_4node_excerpt.log")], "no complete ring"),
     (["--nccl-log", str(LOGS / "eks_efa_t4_2node_full.log"), "--gpus", "4"], "disagrees with the log's 2 ranks"),
-    (["--nccl-log", str(LOGS / "eks_efa_t4_2node_full.log"), "--channels", "2"], "leave out --ring-order and --channels"),
+    (["--nccl-log", str(LOGS / "eks_efa_t4_2node_full.log"), "--channels", "2"], "leave out --channels"),
     (["--nccl-ranks", "4"], "give --nccl-log too"),
     (["--nccl-log", "/dev/null"], "not a regular file"),
 ])

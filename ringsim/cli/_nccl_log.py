@@ -10,7 +10,8 @@ from ..core.checks import count_arg
 from ..core.textout import json_ensure_ascii
 
 NCCL_LOG_HELP = ("an NCCL_DEBUG=INFO log ('-' for standard input): walk the rings NCCL built, "
-                 "channel c as ring c, NCCL rank r as GPU r+1, with the link each hop used")
+                 "channel c as ring c, NCCL rank r as GPU r+1, with the link each hop used "
+                 "(its trees instead with --nccl-algo Tree)")
 NCCL_ALGO_HELP = ("with --nccl-log: which of NCCL's plans to replay, named as NCCL_ALGO names them: "
                   "Ring (the default: the channels' rings) or Tree (each channel's tree from the "
                   "'Trees' lines: children add into their parent up to the root, which sends the "

@@ -25,6 +25,10 @@ from .textfile import LAUNCHER_PREFIX, NCCL_VERSION, Text, shown
 
 MAX_CHANNELS = 64  # NCCL's MAXCHANNELS
 MAX_RANKS = 4096
+# NCCL writes a rank's Trees into a 1,024-byte buffer (src/init.cc): a line this long that
+# ends mid-tree was cut by NCCL itself, every rank's at about the same channel. A shorter
+# line that ends mid-tree was cut by whoever pasted the log.
+NCCL_LINE_CUT = 990
 _PREFIX = re.compile(rf"^\s*(?:{LAUNCHER_PREFIX}\s*|\d+:\s+)")
 _ORIGIN = re.compile(r"^(\S*?):(\d+):(\d+) \[(\d+)\] NCCL INFO ")
 _LIST = re.compile(r"NCCL INFO (?:Channel (\d+)/(\d+)|Ring (\d+)) :((?:\s+\d+)+)\s*(\.\.\.)?\s*$")
@@ -69,7 +73,7 @@ class Log:
     version: str | None = None
     notes: list[str] = field(default_factory=list)
     from_hops: bool = False
-    trees_cut: dict[int, int] = field(default_factory=dict)  # rank → line of its cut Trees line
+    trees_cut: dict[int, tuple[int, bool]] = field(default_factory=dict)  # rank → (line, cut by NCCL?)
     tree_clashes: list[str] = field(default_factory=list)  # why the Trees lines cannot be one plan
     tree_plan: dict[int, tuple[int, ...]] | None = None  # channel → parents of GPU1..G, when replayed
 
@@ -100,7 +104,7 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
     hops: dict[tuple[int, int, int], str] = {}
     hosts: dict[int, str] = {}
     trees: dict[int, dict[int, tuple[int, tuple[int, ...]]]] = {}
-    trees_cut: dict[int, int] = {}
+    trees_cut: dict[int, tuple[int, bool]] = {}
     clashes: list[str] = []
     comms: dict[str, int] = {}
     nodes = version = None
@@ -162,12 +166,13 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
                     clashes.append(f"rank {rank}'s channel {channel:02d} reduces on one tree and "
                                    f"broadcasts on another (line {number}, NCCL 2.5–2.7's 'up|down' "
                                    "form); ringsim replays one tree per channel")
-            if rest[end:].strip():
+            by_nccl = len(rest) >= NCCL_LINE_CUT
+            if rest[end:].strip() or by_nccl:
                 if not end:
                     truncated.append(number)
-                rank_cut = _cut_rank(rest[end:], line)
+                rank_cut = _cut_rank(line)
                 if rank_cut is not None:
-                    trees_cut.setdefault(rank_cut, number)
+                    trees_cut.setdefault(rank_cut, (number, by_nccl))
         elif _cut_short(line):
             truncated.append(number)
         if m := _COMM.search(line):
@@ -188,12 +193,12 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
     elif nranks not in sizes and not (not sizes and hops):
         raise RingsimError(f"{text.name} has no communicator of {nranks} ranks"
                            + (f" (it has {', '.join(str(s) for s in sizes)})" if sizes else ""))
+    if not nranks and not need_rings and trees:
+        nranks = max(r for ranks in trees.values() for r in ranks) + 1
     if not nranks:
         raise RingsimError(f"{text.name} shows no rings: it needs NCCL_DEBUG=INFO lines such as "
                            "'Channel 00/02 :    0   1' or 'Ring 00 : 0[0] -> 1[1] via P2P/IPC' "
                            "(set NCCL_DEBUG=INFO and run again)")
-    if not nranks and not need_rings and trees:
-        nranks = max(r for ranks in trees.values() for r in ranks) + 1
     log = Log(text.name, nranks, {}, declared.get(nranks), hops, hosts, trees, nodes, version,
               trees_cut=trees_cut, tree_clashes=clashes)
     if truncated:
@@ -237,8 +242,8 @@ def _tree_item(t: re.Match) -> tuple[int, int, int, tuple[int, ...], tuple | Non
     return g[0], g[12], g[11], kids(g[13:16]), None
 
 
-def _cut_rank(tail: str, line: str) -> int | None:
-    """The rank whose Trees line ends in `tail`, a piece no tree form fits (cut by NCCL or a paste)."""
+def _cut_rank(line: str) -> int | None:
+    """The rank whose Trees line this is (its first tree's middle number), None when cut before it."""
     for item in re.finditer(r"->(\d+)->", line):
         return int(item.group(1))
     return None

@@ -69,24 +69,26 @@ def tree_channels(log: Log) -> dict[int, tuple[int, ...]]:
             raise RingsimError(f"channel {channel:02d}'s tree names rank {few(beyond)}, but the "
                                f"communicator has {n} ranks (0..{n - 1}): the log mixes communicators")
         missing = sorted(set(range(n)) - set(ranks))
-        if missing and all(r in log.trees_cut for r in missing):
+        if missing and all(log.trees_cut.get(r, (0, False))[1] for r in missing):
             dropped.append(channel)  # NCCL cut those ranks' lines (1,023 characters) before it
             continue
         if missing:
             cut = [r for r in missing if r in log.trees_cut]
-            why = (f" (rank {cut[0]}'s Trees line, line {log.trees_cut[cut[0]]}, is cut short)"
+            why = (f" (rank {cut[0]}'s Trees line, line {log.trees_cut[cut[0]][0]}, is cut short)"
                    if cut else "")
             raise RingsimError(f"channel {channel:02d}'s tree misses rank{'s' * (len(missing) > 1)} "
                                f"{few(missing)} of 0..{n - 1}: the log has no 'Trees' line of "
-                               f"{'theirs' if len(missing) > 1 else 'its'}{why}; paste every "
-                               "rank's NCCL_DEBUG=INFO lines")
+                               f"{'theirs' if len(missing) > 1 else 'its'} for this channel{why}; "
+                               "paste every rank's NCCL_DEBUG=INFO lines")
         out[channel] = _checked_tree(channel, ranks, n)
     if not out:
         raise RingsimError(f"every rank's 'Trees' line in {log.name} is cut short: no channel's "
                            "tree is whole")
-    if dropped:
-        log.notes.append(f"channel {', '.join(f'{c:02d}' for c in dropped[:8])} left out of the "
-                         "trees: NCCL cut some ranks' Trees lines (at 1,023 characters) before them")
+    if any(by_nccl for _, by_nccl in log.trees_cut.values()):
+        left = f" (channel {', '.join(f'{c:02d}' for c in dropped[:8])} left out)" if dropped else ""
+        log.notes.append(f"NCCL cut some ranks' Trees lines at 1,023 characters: the trees from "
+                         f"channel {max(out) + 1:02d} on are not in the log{left}; replaying "
+                         f"channels 00..{max(out):02d}")
     return out
 
 

@@ -212,7 +212,6 @@ def _two_node_log(tmp_path, edit=lambda lines: lines) -> str:
 
 
 def test_nccls_own_trees_replay_as_nccls_tree_plan(tmp_path, capsys):
-    import numpy as np  # noqa: F811
     from ringsim.algorithms import make_plan
     code, out, err = run_here(capsys, "walk", "--nccl-log", _two_node_log(tmp_path), "--nccl-algo",
                               "Tree", "--json", "--elements", "16")
@@ -323,3 +322,27 @@ def test_the_tui_and_figure_open_on_the_trees_of_the_log(tmp_path, capsys):
                               "Tree", "--step", "1")
     assert code == 0, err
     assert "each a tree" in out and 'data-op="reduce"' in svg.read_text()
+
+
+def test_a_trees_line_of_a_million_characters_is_refused_in_one_line(tmp_path, capsys):
+    items = " ".join(f"[{c}] -1/-1/-1->0->-1" for c in range(60_000))  # cut at MAX_LINE when read
+    path = tmp_path / "huge.log"
+    path.write_text(f"h:1:1 [0] NCCL INFO Trees {items}\n" + "NCCL INFO Trees [0] 1/-\n" * 1000)
+    code, out, err = run_here(capsys, "walk", "--nccl-log", str(path), "--nccl-algo", "Tree")
+    assert code == 2 and not out and "names channel 64; NCCL has at most 64 channels" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_the_tui_steps_through_the_logs_trees():
+    import asyncio
+    from ringsim.cli.tui import make_app
+    from ringsim.tui.widgets.transfer_list import TransferList
+    app = make_app(build_parser().parse_args(["tui", "--nccl-log", str(EKS), "--nccl-algo", "Tree"]))
+
+    async def first_step():
+        async with app.run_test(size=(140, 44)) as pilot:
+            await pilot.press("n")
+            return list(app.screen.query_one(TransferList).lines)
+
+    assert asyncio.run(first_step()) == ["GPU1 sends a₂ up the tree to GPU2, where it is added to b₂",
+                                         "GPU2 sends b₁ up the tree to GPU1, where it is added to a₁"]

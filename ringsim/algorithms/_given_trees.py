@@ -23,6 +23,7 @@ from ._phases import heights, steps_of, tree_events
 from ._step_times import Clock
 
 MAX_TREES = 64  # NCCL's MAXCHANNELS: one tree per channel
+MAX_NUMBERS = 1 << 24  # parents in all, counted before any is read (as the rings' GPU numbers)
 _SEQUENCES = (list, tuple)
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
@@ -32,6 +33,8 @@ def parse(tree_parents, gpus: int) -> tuple[tuple[int, ...], ...] | None:
     if tree_parents is None:
         return None
     if isinstance(tree_parents, str):
+        if tree_parents.count(",") + tree_parents.count(";") >= MAX_NUMBERS:
+            raise RingsimError(f"--tree-parents holds more than {MAX_NUMBERS:,} parents")
         parts = [part for part in tree_parents.split(";") if part.strip()]
         if len(parts) > MAX_TREES:
             raise RingsimError(f"--tree-parents gives {len(parts):,} trees; at most {MAX_TREES}")
@@ -47,6 +50,8 @@ def parse(tree_parents, gpus: int) -> tuple[tuple[int, ...], ...] | None:
             items = [items]  # one tree, written as a flat list of parents
         if len(items) > MAX_TREES:
             raise RingsimError(f"tree_parents gives {len(items):,} trees; at most {MAX_TREES}")
+        if sum(len(t) if isinstance(t, _SEQUENCES) else 1 for t in items) > MAX_NUMBERS:
+            raise RingsimError(f"tree_parents holds more than {MAX_NUMBERS:,} parents")
         trees = []
         for number, tree in enumerate(items, 1):
             if not isinstance(tree, _SEQUENCES) or not all(

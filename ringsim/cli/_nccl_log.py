@@ -45,7 +45,7 @@ def apply_nccl_log(args: argparse.Namespace, max_gpus: int, *, gpus_given: bool 
     gpus_given=False where --gpus has a default of its own (tui), which the log then replaces.
     Returns the parsed log. N defaults to one element per segment (K channels × G for the
     rings, K channels × C chunks for the trees)."""
-    from ..algorithms import make_plan, nccl_algorithm
+    from ..algorithms import nccl_algorithm
     from ..core.errors import RingsimError
     from ..studies import ncclplan
     replay = getattr(args, "nccl_algo", None)
@@ -65,16 +65,13 @@ def apply_nccl_log(args: argparse.Namespace, max_gpus: int, *, gpus_given: bool 
     if gpus_given and args.gpus not in (None, log.nranks):
         raise RingsimError(f"--gpus {args.gpus} disagrees with the log's {log.nranks} ranks; "
                            "leave --gpus out")
-    options = ncclplan.REPLAYS[replay](log)
+    options, segments = ncclplan.REPLAYS[replay](log, getattr(args, "chunks", None))
     args.algorithm = nccl_algorithm(replay)
     args.gpus = log.nranks
     for name, value in options.items():
         setattr(args, name, value)
     if getattr(args, "elements", None) is None and getattr(args, "size", None) is None:
-        given = {k: v for k, v in options.items()}
-        if getattr(args, "chunks", None) is not None:
-            given["chunks"] = args.chunks
-        args.elements = make_plan(args.algorithm, log.nranks, **given).segments
+        args.elements = segments
     return log
 
 

@@ -37,15 +37,18 @@ def load(path: str, nranks: int | None = None, need_rings: bool = True) -> Log:
     return parse(read_text(path, "NCCL_DEBUG=INFO log"), nranks, need_rings)
 
 
-def ring_options(log: Log) -> dict:
-    """The ring algorithm's options that make NCCL's rings: one ring per channel."""
-    return {"channels": len(log.rings), "ring_order": ring_order_text(log)}
+def ring_options(log: Log, chunks: int | None = None) -> tuple[dict, int]:
+    """The ring algorithm's options that make NCCL's rings (one ring per channel), and the
+    plan's segments: K channels × G."""
+    return {"channels": len(log.rings), "ring_order": ring_order_text(log)}, len(log.rings) * log.nranks
 
 
-def tree_options(log: Log) -> dict:
-    """The nccl-tree algorithm's options that make NCCL's trees: one tree per channel."""
+def tree_options(log: Log, chunks: int | None = None) -> tuple[dict, int]:
+    """The nccl-tree algorithm's options that make NCCL's trees (one tree per channel), and the
+    plan's segments: K channels × C chunks."""
     log.tree_plan = tree_channels(log)
-    return {"tree_parents": ";".join(",".join(str(p) for p in tree) for tree in log.tree_plan.values())}
+    text = ";".join(",".join(str(p) for p in tree) for tree in log.tree_plan.values())
+    return {"tree_parents": text}, len(log.tree_plan) * (chunks or 1)
 
 
 # What --nccl-algo names (NCCL_ALGO's words) and the options that replay it from the log.

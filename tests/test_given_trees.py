@@ -94,6 +94,12 @@ def test_bad_trees_are_one_line_errors(text, message):
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
+def test_given_trees_too_large_to_count_one_by_one_are_refused_first():
+    chain = ",".join(str(k) for k in range(4096))  # GPU k+1's parent is GPU k
+    with pytest.raises(RingsimError, match="at most 5,000,000"):
+        closed_form("nccl-tree", 4096, 10, tree_parents=";".join([chain] * 64), chunks=16)
+
+
 def test_given_trees_leave_no_room_for_a_chain_length():
     with pytest.raises(RingsimError, match="leave out --gpus-per-node"):
         make_plan("nccl-tree", 4, tree_parents="0,1,2,3", gpus_per_node=2)

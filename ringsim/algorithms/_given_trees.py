@@ -24,6 +24,9 @@ from ._step_times import Clock
 
 MAX_TREES = 64  # NCCL's MAXCHANNELS: one tree per channel
 MAX_NUMBERS = 1 << 24  # parents in all, counted before any is read (as the rings' GPU numbers)
+# Given trees are counted and priced transfer by transfer (they have no closed form): as many
+# as a plan may hold (MAX_PLAN_TRANSFERS in the registry), so the work stays bounded.
+MAX_TRANSFERS = 5_000_000
 _SEQUENCES = (list, tuple)
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
@@ -118,6 +121,15 @@ def written(trees: tuple[tuple[int, ...], ...]) -> str:
 def transfers(gpus: int, trees, chunks: int) -> int:
     """Each tree's G−1 edges carry every chunk up and down: 2·(G−1)·C per tree."""
     return 2 * (gpus - 1) * chunks * len(trees)
+
+
+def check_size(gpus: int, trees, chunks: int) -> None:
+    """Refuse trees whose transfers are too many to count and price one by one."""
+    count = transfers(gpus, trees, chunks)
+    if count > MAX_TRANSFERS:
+        raise RingsimError(f"{len(trees)} given trees of {gpus:,} GPUs in {chunks:,} chunks make "
+                           f"{count:,} transfers; at most {MAX_TRANSFERS:,} (given trees are "
+                           "counted and priced transfer by transfer): use fewer chunks")
 
 
 def _tally(gpus: int, elements: int, trees, chunks: int) -> Tally:

@@ -63,8 +63,9 @@ def check_options(gpus: int, gpus_per_node=None, chunks: int = 1, tree_parents=N
     if tree_parents is not None:
         if gpus_per_node is not None:
             raise RingsimError("--tree-parents gives the trees themselves; leave out --gpus-per-node")
-        return {"gpus_per_node": None, "chunks": chunks,
-                "tree_parents": _given_trees.parse(tree_parents, gpus)}
+        trees = _given_trees.parse(tree_parents, gpus)
+        _given_trees.check_size(gpus, trees, chunks)
+        return {"gpus_per_node": None, "chunks": chunks, "tree_parents": trees}
     if gpus_per_node is None:
         return {"gpus_per_node": default_gpus_per_node(gpus), "chunks": chunks}
     if isinstance(gpus_per_node, bool) or not isinstance(gpus_per_node, numbers.Integral) \

@@ -31,6 +31,7 @@ def test_a_two_node_log_walks_its_two_channels_and_says_every_hop_crosses_nodes(
     assert lines[1:3] == ["  channel 00: 1 ⇒ 2 ⇒ 1", "  channel 01: 1 ⇒ 2 ⇒ 1"]
     assert "Hops that cross nodes: 4 of 4, over NET/AWS Libfabric/0 (4)" in out
     assert "Tree of channel 00 (2 of 2 ranks' lines): root 1; 1 → 2" in out
+    assert "(--nccl-algo Tree walks these trees instead of the rings)" in out
     assert "Ring all-reduce (channels 2, ring order 1,2;1,2) · 2 GPUs · 4 elements per GPU" in out
     assert "Modelled time (textbook α-β-γ):" in out and "Every GPU holds the sum: yes" in out
 
@@ -175,7 +176,7 @@ def test_the_tree_preface_names_each_tree_and_its_links(capsys):
     assert code == 0, err
     lines = out.splitlines()
     assert "2 ranks on 2 nodes, 2 channels, each a tree" in lines[0]
-    assert lines[1:3] == ["  channel 00: root 1; 2 ⇒ 1", "  channel 01: root 2; 1 ⇒ 2"]
+    assert lines[1:3] == ["  channel 00: root 1; 1 ⇒ 2", "  channel 01: root 2; 2 ⇒ 1"]
     assert "Tree hops (up and down) that cross nodes: 4 of 4, over NET/AWS Libfabric/0 (4)" in out
     assert "NCCL tree (chain + 2 trees) (2 given trees 0,1;2,0) · 2 GPUs" in out
     assert "Tree reduce" in out and "Broadcast" in out and "Every GPU holds the sum: yes" in out

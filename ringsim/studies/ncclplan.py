@@ -272,6 +272,8 @@ def text(log: Log) -> list[str]:
                      + (f"; {edges}" if edges else ""))
     if len(log.trees) > 2:
         lines.append(f"  … and {len(log.trees) - 2} more channels' trees (--json lists them all)")
+    if any(len(ranks) == log.nranks for ranks in log.trees.values()):
+        lines.append("  (--nccl-algo Tree walks these trees instead of the rings)")
     lines.extend(f"Note: {note}" for note in log.notes)
     return lines
 
@@ -290,12 +292,12 @@ def tree_text(log: Log) -> list[str]:
     for channel, parents in log.tree_plan.items():
         root = parents.index(0) + 1
         links = []
-        for child, parent in enumerate(parents):
-            if parent:
-                mark = " ⇒ " if log.crosses(channel, child, parent - 1) else " → "
-                links.append(f"{child + 1}{mark}{parent}")
+        for parent, child in sorted((p, k) for k, p in enumerate(parents) if p):
+            mark = " ⇒ " if log.crosses(channel, child, parent - 1) else " → "
+            links.append(f"{parent}{mark}{child + 1}")
         lines.append(f"  channel {channel:02d}: root {root}; " + _cut(", ".join(links), 140))
-    lines.append("  (a → b: b is a's parent, a adds into b; ⇒ marks a link that leaves its node)")
+    lines.append("  (a → b: b is a's child, adds into a going up and gets the sum back down; "
+                 "⇒ marks a link that leaves its node)")
     views = tree_hops(log)
     crossing = [v for v in views if v.crosses]
     if crossing:

@@ -347,3 +347,16 @@ def test_the_tui_steps_through_the_logs_trees():
 
     assert asyncio.run(first_step()) == ["GPU1 sends a₂ up the tree to GPU2, where it is added to b₂",
                                          "GPU2 sends b₁ up the tree to GPU1, where it is added to a₁"]
+
+
+def test_two_communicators_trees_in_one_log_are_named(tmp_path, capsys):
+    text = EKS.read_text()
+    # The same ranks print a second, different tree for channel 00 (another communicator's).
+    path = tmp_path / "two.log"
+    path.write_text(text + "[1,0]<stdout>:test-nccl-efa-worker-0:21:27 [0] NCCL INFO Trees "
+                    "[0] -1/-1/-1->0->1 [1] -1/-1/-1->0->1\n")
+    code, out, err = run_here(capsys, "walk", "--nccl-log", str(path), "--nccl-algo", "Tree")
+    assert code == 2 and not out
+    assert "rank 0 printed two different trees for channel 00" in err and "mixes communicators" in err
+    code, out, _ = run_here(capsys, "walk", "--nccl-log", str(path))  # the rings are still walked
+    assert code == 0 and "each a ring" in out

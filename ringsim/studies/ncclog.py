@@ -158,14 +158,17 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
                 if host is not None:
                     hosts.setdefault(rank, host)
                 seen = trees.setdefault(channel, {}).setdefault(rank, (parent, children))
+                problem = None
                 if seen != (parent, children):
-                    clashes.append(f"rank {rank} printed two different trees for channel "
-                                   f"{channel:02d} (line {number}): the log mixes communicators; "
-                                   "cut it to one")
-                if other is not None and other != (parent, children):
-                    clashes.append(f"rank {rank}'s channel {channel:02d} reduces on one tree and "
-                                   f"broadcasts on another (line {number}, NCCL 2.5–2.7's 'up|down' "
-                                   "form); ringsim replays one tree per channel")
+                    problem = (f"rank {rank} printed two different trees for channel "
+                               f"{channel:02d} (line {number}): the log mixes communicators; "
+                               "cut it to one")
+                elif other is not None and other != (parent, children):
+                    problem = (f"rank {rank}'s channel {channel:02d} reduces on one tree and "
+                               f"broadcasts on another (line {number}, NCCL 2.5–2.7's 'up|down' "
+                               "form); ringsim replays one tree per channel")
+                if problem and len(clashes) < 4:  # the first is what the error says; keep a few
+                    clashes.append(problem)
             by_nccl = len(rest) >= NCCL_LINE_CUT
             if rest[end:].strip() or by_nccl:
                 if not end:

@@ -50,7 +50,8 @@ def apply_nccl_log(args: argparse.Namespace, max_gpus: int, *, gpus_given: bool 
     from ..studies import ncclplan
     replay = getattr(args, "nccl_algo", None)
     if getattr(args, "nccl_log", None) is None:
-        for words, value in (("--nccl-ranks chooses a communicator of --nccl-log", args.nccl_ranks),
+        ranks = getattr(args, "nccl_ranks", None)
+        for words, value in (("--nccl-ranks chooses a communicator of --nccl-log", ranks),
                              ("--nccl-algo chooses which plan of --nccl-log to replay", replay)):
             if value is not None:
                 raise RingsimError(f"{words}; give --nccl-log too")

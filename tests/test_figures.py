@@ -226,6 +226,12 @@ def test_every_format_is_written(tmp_path):
         f"ring{s}" for s in (".svg", ".png", ".pdf", ".gif", ".html"))  # no temporary files left
 
 
+def test_the_counters_say_one_message_in_the_singular():
+    svg = figure_svg(Simulation.create("tree", 3), 1)
+    counters = text_of(classed(svg, "counters")[0])
+    assert "moved so far: 8 elements in 1 message ·" in counters
+
+
 def test_the_pdf_deck_is_vector_and_searchable():
     pypdfium2 = pytest.importorskip("pypdfium2", reason="reads the deck back (the test extras)")
     sim = ring4()

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..core.naming import gpu_name
-from ..core.naming import term
+from ..core.naming import gpu_name, plural, term
 from .cells import LABEL_SIZE, columns, text_width
 from .frames import MAX_TERMS, Frame, Move
 from .layout import CELL_H, GAP_X, GAP_Y, HEADER_H, Layout
@@ -222,8 +221,8 @@ def _legend(d, f: Frame, t: Theme, y: float, width: float) -> None:
 
 
 def _counters(f: Frame) -> str:
-    return (f"step {f.position} of {f.steps} · moved so far: {f.moved:,} elements in "
-            f"{f.messages:,} messages · busiest GPU sent {f.busiest_sent:,}, received "
+    return (f"step {f.position} of {f.steps} · moved so far: {plural(f.moved, 'element')} in "
+            f"{plural(f.messages, 'message')} · busiest GPU sent {f.busiest_sent:,}, received "
             f"{f.busiest_received:,}")
 
 

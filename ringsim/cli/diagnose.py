@@ -194,12 +194,6 @@ def _columns(header: tuple, body: list) -> list[str]:
     return out
 
 
-def _series(r) -> dict[str, list[tuple[float, float]]]:
-    measured = [(float(x.bytes), x.measured_busbw / 1e9) for x in r.rows if x.measured_busbw > 0]
-    modelled = [(float(x.bytes), x.predicted_busbw / 1e9) for x in r.rows if x.predicted_busbw]
-    return {"measured busbw": measured, f"NCCL model ({r.topology})": modelled}
-
-
 def terminal_plot(r, colour: bool) -> str:
     """Measured and modelled busbw over size, log-log, by plotext (or how to get it)."""
     try:
@@ -211,10 +205,10 @@ def terminal_plot(r, colour: bool) -> str:
     plt.theme("pro" if colour else "clear")
     plt.xscale("log")
     plt.yscale("log")
-    for name, values in _series(r).items():
+    for name, values in r.series().items():
         if values:
             plt.plot([x for x, _ in values], [y for _, y in values], label=name, marker="braille")
-    ticks = _xticks(r)
+    ticks = r.ticks()
     plt.xticks([x for x, _ in ticks], [label for _, label in ticks])
     plt.title(f"busbw (GB/s) over size, {r.gpus} GPUs, {r.topology}")
     drawing = plt.build()
@@ -224,17 +218,5 @@ def terminal_plot(r, colour: bool) -> str:
     return "\n".join(clean(line).rstrip() for line in drawing.splitlines())
 
 
-def _xticks(r, count: int = 6) -> list[tuple[float, str]]:
-    sizes = [x.bytes for x in r.rows]
-    step = max(1, math.ceil(len(sizes) / count))
-    return [(float(n), format_bytes(n)) for n in sizes[::step]]
-
-
 def _write_svg(r, path: Path) -> None:
-    from ..studies.svgplot import loglog_svg
-    try:
-        text = loglog_svg(f"{r.collective} busbw: measured vs NCCL's model, {r.gpus} GPUs, {r.topology}",
-                          "bytes", "busbw (GB/s)", _series(r), _xticks(r))
-    except ValueError:
-        raise RingsimError("nothing to plot: every busbw is 0") from None
-    write_text(path, "--svg", text)  # whole or not at all
+    write_text(path, "--svg", r.svg())  # whole or not at all

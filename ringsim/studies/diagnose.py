@@ -116,6 +116,34 @@ class Report:
                 "ring_check": self.ring_check, "algo": self.algo, "proto": self.proto,
                 "verdicts": self.verdicts, "checks": self.checks, "notes": self.notes}
 
+    def series(self) -> dict[str, list[tuple[float, float]]]:
+        """Measured and modelled busbw (GB/s) over bytes, the points each plot draws."""
+        measured = [(float(x.bytes), x.measured_busbw / 1e9) for x in self.rows if x.measured_busbw > 0]
+        modelled = [(float(x.bytes), x.predicted_busbw / 1e9) for x in self.rows if x.predicted_busbw]
+        return {"measured busbw": measured, f"NCCL model ({self.topology})": modelled}
+
+    def ticks(self, count: int = 6) -> list[tuple[float, str]]:
+        """About `count` of the measured sizes, written as bytes, for a plot's x axis."""
+        sizes = [x.bytes for x in self.rows]
+        step = max(1, math.ceil(len(sizes) / count))
+        return [(float(n), format_bytes(n)) for n in sizes[::step]]
+
+    def svg(self) -> str:
+        """Measured vs modelled busbw over size as a log-log SVG chart."""
+        from .svgplot import loglog_svg
+        try:
+            return loglog_svg(f"{self.collective} busbw: measured vs NCCL's model, {self.gpus} GPUs, "
+                              f"{self.topology}", "bytes", "busbw (GB/s)", self.series(), self.ticks())
+        except ValueError:
+            raise RingsimError("nothing to plot: every busbw is 0") from None
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows the diagnosis as its measured-vs-modelled busbw chart."""
+        try:
+            return self.svg()
+        except RingsimError:
+            return None
+
     def records(self) -> list[dict]:
         """One JSON object per size (with gpus, nodes, gpu and topology on each)."""
         common = {"gpus": self.gpus, "nodes": self.nodes, "gpu": self.gpu, "topology": self.topology}

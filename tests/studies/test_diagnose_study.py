@@ -217,3 +217,14 @@ def test_the_run_after_the_acs_fix_is_within_tolerance_of_the_ring_model():
     assert any("The links deliver what the model expects" in v for v in report.verdicts)
     # with nothing flagged the NCCL_DEBUG advice is not given
     assert not any("NCCL_DEBUG=INFO" in c for c in report.checks)
+
+
+def test_a_notebook_shows_the_diagnosis_as_its_busbw_chart():
+    report = study.diagnose(output(AFTER_FIX), load(str(A100_4HDR)), nccl_model(), gpus=16,
+                            nodes=2, algo="Ring")
+    svg = report._repr_svg_()
+    assert svg.startswith("<svg") and svg == report.svg()
+    assert "measured busbw" in svg and "NCCL model (" in svg
+    # every measured size is a point of the measured series, in GB/s
+    assert [x for x, _ in report.series()["measured busbw"]] == [float(r.bytes) for r in report.rows]
+    assert report.ticks()[0] == (float(32 << 20), "32MiB")

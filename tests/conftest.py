@@ -1,7 +1,10 @@
-"""Shared test set-up: Hypothesis profiles (`ci` is chosen when CI=true) and how many
-pytest-xdist workers `-n auto` (pyproject.toml's addopts) starts."""
+"""Shared test set-up: Hypothesis profiles (`ci` is chosen when CI=true), how many
+pytest-xdist workers `-n auto` (pyproject.toml's addopts) starts, and this checkout's
+ringsim compiled to bytecode once for the hundreds of `python -m ringsim` the tests start."""
 
+import compileall
 import os
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
@@ -28,3 +31,16 @@ def pytest_xdist_auto_num_workers(config):
     except AttributeError:  # not on Linux
         cpus = os.cpu_count() or 1
     return max(1, min(cpus, MAX_WORKERS))
+
+
+def pytest_configure(config):
+    """Compile this checkout's ringsim to bytecode (files already current are skipped).
+
+    Many tests start `python -m ringsim` (and MPI ranks) from this checkout. With
+    PYTHONDONTWRITEBYTECODE set, as some shells and CI images do, no process writes the
+    bytecode, so each one compiled every module again: a quarter of a second of CPU each.
+    Python still reads bytecode that is there. Workers leave it to the main process.
+    """
+    if hasattr(config, "workerinput"):
+        return
+    compileall.compile_dir(Path(__file__).resolve().parents[1] / "ringsim", quiet=2)

@@ -44,3 +44,9 @@ def pytest_configure(config):
     if hasattr(config, "workerinput"):
         return
     compileall.compile_dir(Path(__file__).resolve().parents[1] / "ringsim", quiet=2)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `slow` first (the rest keep their order): started last, one of them
+    would keep a pytest-xdist worker busy while the others sit idle at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

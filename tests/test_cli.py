@@ -100,7 +100,8 @@ def test_bench_quick_json(capsys):
                                             "compare-time-1M", "compare-memory-1M",
                                             "compare-time-1M-dgx-h100", "sweep-1024", "predict-1M",
                                             "timeline-ring", "overlap-7b",
-                                            "figure.svg", "figure.png", "figure-gif"]
+                                            *(f"figure-{k}-4" for k in ("svg", "png", "pdf", "gif", "html")),
+                                            "figure-svg-16", "figure-png-16", "figure-gif-size"]
     for r in records:
         assert {"case", "gpus", "elements", "seconds", "ratio"} <= set(r)
         assert r["ratio"] > 0

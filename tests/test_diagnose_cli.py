@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from ringsim.cli import main
+
 # diagnose compares with NCCL's model (ringsim.studies.predict); without it these cannot run
 pytest.importorskip("ringsim.studies.predict", reason="the NCCL model is not in this ringsim")
 
@@ -18,20 +20,36 @@ OUT = DATA / "nccl_outputs"
 A100_4HDR = str(DATA / "topologies" / "a100-4hdr.toml")
 
 
-def ringsim(*argv, stdin=None):
+def ringsim_process(*argv, stdin=None):
+    """The command as a user runs it, in its own process (one test: standard input)."""
     proc = subprocess.run([sys.executable, "-m", "ringsim", *argv], capture_output=True, text=True,
                           timeout=120, input=stdin, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
     return proc.returncode, proc.stdout, proc.stderr
 
 
-def json_run(*argv):
+@pytest.fixture
+def ringsim(capsys):
+    """The command in this process (cli.main), its exit status, standard output and error."""
+    def run(*argv):
+        code = main(list(argv))
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+    return run
+
+
+@pytest.fixture
+def json_run(ringsim):
+    return lambda *argv: _json(ringsim, *argv)
+
+
+def _json(ringsim, *argv):
     code, out, err = ringsim("diagnose", *argv, "--json")
     assert code == 0, err
     *sizes, summary = [json.loads(line) for line in out.splitlines()]
     return sizes, summary
 
 
-def test_a_run_the_model_reproduces_is_reported_within_tolerance():
+def test_a_run_the_model_reproduces_is_reported_within_tolerance(ringsim, json_run):
     # NVIDIA/nccl issue 652: 32 nodes of 8 A100 with 4 HDR NICs each, small all-reduces
     sizes, summary = json_run(str(OUT / "nccl652_a100_32node_error_column_excerpt.txt"), "--gpus", "256",
                               "--nodes", "32", "--topology", A100_4HDR)
@@ -42,7 +60,7 @@ def test_a_run_the_model_reproduces_is_reported_within_tolerance():
                for v in summary["verdicts"])
 
 
-def test_the_three_node_run_that_collapses_is_flagged_where_it_falls_short():
+def test_the_three_node_run_that_collapses_is_flagged_where_it_falls_short(ringsim, json_run):
     # NVIDIA/nccl issue 1453: three H100 nodes over two racks, ~5 GB/s busbw from 64 MiB up
     sizes, summary = json_run(str(OUT / "nccl1453_h100_3node_bracket_prefix_excerpt.txt"), "--gpus", "24",
                               "--nodes", "3", "--topology", "dgx-h100")
@@ -54,7 +72,7 @@ def test_the_three_node_run_that_collapses_is_flagged_where_it_falls_short():
     assert any("Bandwidth-bound" in v and "across nodes" in v for v in summary["verdicts"])
 
 
-def test_the_preset_comes_from_the_header_and_the_table_shows_every_size():
+def test_the_preset_comes_from_the_header_and_the_table_shows_every_size(ringsim, json_run):
     code, out, err = ringsim("diagnose", str(OUT / "a3mega_h100_2node_all_reduce.txt"), "--no-plot")
     assert code == 0, err
     assert "all-reduce, 16 GPUs on 2 nodes, NVIDIA H100 80GB HBM3" in out
@@ -64,15 +82,15 @@ def test_the_preset_comes_from_the_header_and_the_table_shows_every_size():
     assert "Fitted to the measured curve: per-call latency" in out and "Verdict:" in out
 
 
-def test_standard_input_and_mpirun_prefixes_read_like_a_file(tmp_path):
+def test_standard_input_and_mpirun_prefixes_read_like_a_file(tmp_path, ringsim):
     text = (OUT / "eks_efa_t4_2node_mpirun.txt").read_text()
-    code, out, err = ringsim("diagnose", "-", "--topology", "ethernet-100g", "--json", stdin=text)
+    code, out, err = ringsim_process("diagnose", "-", "--topology", "ethernet-100g", "--json", stdin=text)
     assert code == 0, err
     *sizes, summary = [json.loads(line) for line in out.splitlines()]
     assert len(sizes) == 29 and summary["gpu"] == "Tesla T4" and summary["nodes"] == 2
 
 
-def test_the_svg_holds_measured_and_modelled_curves(tmp_path):
+def test_the_svg_holds_measured_and_modelled_curves(tmp_path, ringsim):
     svg = tmp_path / "d.svg"
     code, out, err = ringsim("diagnose", str(OUT / "a3mega_h100_2node_all_reduce.txt"), "--svg", str(svg))
     assert code == 0, err
@@ -91,18 +109,19 @@ def test_the_svg_holds_measured_and_modelled_curves(tmp_path):
     (["/dev/zero"], "not a regular file"),
     ([str(DATA / "nccl_outputs")], "is a folder"),
 ])
-def test_bad_input_exits_2_with_one_line(argv, message):
+def test_bad_input_exits_2_with_one_line(argv, message, ringsim):
     code, out, err = ringsim("diagnose", *argv)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and not out
 
 
-def test_log_lines_in_the_paste_or_beside_it_name_the_links():
+def test_log_lines_in_the_paste_or_beside_it_name_the_links(ringsim, json_run):
     code, out, err = ringsim("diagnose", str(OUT / "eks_efa_t4_2node_mpirun.txt"), "--topology",
                              "ethernet-100g", "--no-plot")
     assert code == 0, err
     assert "the NCCL log lines show 4 of 4 ring hops crossing nodes, over NET/AWS Libfabric/0 (4)" in out
     assert "run again with NCCL_DEBUG=INFO" not in out
     assert "NCCL_PROTO=simple in the paste: the model is held to it too" in out
+    assert "The log points at GPUDirect RDMA: none of the 4 hops that cross nodes" in out
     assert " Ring/Simple " in out and "/LL " not in out
     code, out, err = ringsim("diagnose", str(OUT / "nccl1453_h100_3node_bracket_prefix_excerpt.txt"),
                              "--gpus", "8", "--nodes", "2", "--topology", "flat", "--no-plot",
@@ -110,3 +129,23 @@ def test_log_lines_in_the_paste_or_beside_it_name_the_links():
     assert code == 0, err
     assert "inside a node the rings use P2P/IPC/read (6)" in out
     assert "nET/IB without /GDRDMA".lower() in out.lower()
+
+
+def test_a_model_held_to_an_algorithm_says_so(ringsim, json_run):
+    # NVIDIA/nccl-tests issue 252 after its ACS fix: an NCCL_ALGO=RING run on 2 nodes of 4 H100
+    # with one 200 Gb/s NIC per GPU; the paste has no '# Rank' lines, so its shape is given
+    argv = (str(OUT / "nccltests252_h100_2node_after_acs_fix_ring.txt"), "--gpus", "8", "--nodes",
+            "2", "--topology", str(DATA / "topologies" / "h100-4gpu-4x200g.toml"), "--algo", "Ring")
+    code, out, err = ringsim("diagnose", *argv, "--no-plot")
+    assert code == 0, err
+    assert "Model: NCCL's model held to NCCL_ALGO=Ring on topology h100-4gpu-4x200g" in out
+    rows = [line for line in out.splitlines() if "Ring/Simple" in line]
+    assert len(rows) == 5 and not any(line.endswith("◀") for line in rows)
+    sizes, summary = json_run(*argv)
+    assert (summary["algo"], summary["proto"], summary["flagged_sizes"]) == ("Ring", None, [])
+    assert [s["bytes"] for s in sizes] == [512 << 20, 1 << 30, 2 << 30, 4 << 30, 8 << 30]
+    # the EFA example's paste sets NCCL_PROTO=simple itself: the model is held to it too
+    code, out, err = ringsim("diagnose", str(OUT / "eks_efa_t4_2node_mpirun.txt"), "--topology",
+                             "ethernet-100g", "--no-plot")
+    assert code == 0, err
+    assert "Model: NCCL's model held to NCCL_PROTO=simple on topology ethernet-100g" in out

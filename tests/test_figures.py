@@ -123,7 +123,8 @@ def test_every_algorithm_keeps_the_contract(name, gpus):
             assert text_of(cell) == sim.symbolic.label(g, s, max_terms=MAX_TERMS)
         want = [] if position == 0 else [(t.src + 1, t.dst + 1, t.op)
                                          for t in plan.steps[position - 1].transfers()]
-        assert edges(svg) == want
+        # Arrows that pass behind a row come first in the document (drawn under the columns).
+        assert sorted(edges(svg)) == sorted(want)
         assert {op for _, _, op in edges(svg)} <= {"reduce", "copy"}
 
 
@@ -143,6 +144,40 @@ def test_every_collective_draws(name):
     sim = Simulation(c.plan(4, c.algorithms[0]), 8, collective=c)
     svg = figure_svg(sim, 1)
     assert len(classed(svg, "transfer")) == len(sim.plan.steps[0])
+
+
+def test_a_switch_shows_what_it_holds_and_arrows_into_one_column_spread_out():
+    sim = Simulation.create("nvls", 4)
+    start, reduced = classed(figure_svg(sim, 0), "switch-segment"), classed(figure_svg(sim, 1), "switch-segment")
+    assert [text_of(c) for c in start] == ["empty"] and [text_of(c) for c in reduced] == ["a₁+b₁+c₁+d₁"]
+    ends = set()
+    for arrow in classed(figure_svg(sim, 1), "transfer"):
+        head = [e for e in arrow.iter() if e.tag.endswith("path")][-1].get("d")
+        ends.add(head.split()[0])  # the arrowhead's first corner: its tip
+    assert len(ends) == 4  # four GPUs into the switch: four places, not one
+
+
+def test_an_arrow_past_a_row_goes_behind_it():
+    svg = figure_svg(Simulation.create("master", 16), 2)  # GPU1 copies to two rows below it
+    root = ET.fromstring(svg)
+    order = [e.get("class") for e in root.iter() if e.get("class") in ("transfer", "gpu")]
+    far = [e for e in classed(svg, "transfer") if int(e.get("data-dst")) >= 10]
+    assert len(far) == 7 and order[:7] == ["transfer"] * 7 and order[7] == "gpu"
+
+
+def test_a_ring_across_nodes_closes_its_loop_beside_the_columns():
+    sim = Simulation.create("hierarchical", 16)  # four nodes of four, one above another
+    step = next(p for p in range(1, len(sim.plan) + 1)
+                if (13, 1, "reduce") in edges(figure_svg(sim, p)))
+    svg = figure_svg(sim, step)
+    arrow = next(e for e in classed(svg, "transfer") if (e.get("data-src"), e.get("data-dst")) == ("13", "1"))
+    line = [e for e in arrow.iter() if e.tag.endswith("path")][-2].get("d")
+    corners = [tuple(map(float, p.strip("ML ").split(","))) for p in line.split(" L")]
+    assert len(corners) == 6  # out of GPU13's top, up the gap beside the columns, into GPU1
+    side = corners[2][0]
+    columns = [(float(r.get("x")), float(r.get("x")) + float(r.get("width")))
+               for g in classed(svg, "gpu") for r in list(g)[:1]]
+    assert not any(x0 <= side <= x1 for x0, x1 in columns)
 
 
 def test_channels_are_lanes_and_nodes_are_boxes():
@@ -191,6 +226,26 @@ def test_every_format_is_written(tmp_path):
         f"ring{s}" for s in (".svg", ".png", ".pdf", ".gif", ".html"))  # no temporary files left
 
 
+def test_the_counters_say_one_message_in_the_singular():
+    svg = figure_svg(Simulation.create("tree", 3), 1)
+    counters = text_of(classed(svg, "counters")[0])
+    assert "moved so far: 8 elements in 1 message ·" in counters
+
+
+def test_the_pdf_deck_is_vector_and_searchable():
+    pypdfium2 = pytest.importorskip("pypdfium2", reason="reads the deck back (the test extras)")
+    sim = ring4()
+    deck = render(sim, ".pdf")
+    assert b"/Subtype/Image" not in deck and b"/FontFile" in deck  # paths and text, no pixels
+    assert render(sim, ".pdf") == deck  # no date inside: the same frames give the same bytes
+    pdf = pypdfium2.PdfDocument(deck)
+    assert len(pdf) == 7 and pdf[1].get_size() == (510.0, 376.5)  # 680 x 502 CSS px at 0.75 pt
+    words = pdf[1].get_textpage().get_text_range()
+    assert "Reduce-scatter · iteration 1 of 3" in words and "d₄+a₄" in words and "a₁+b₁" in words
+    one = pypdfium2.PdfDocument(render(sim, ".pdf", 2, size=parse_size("800x600")))
+    assert len(one) == 1 and one[0].get_size() == (600.0, 450.0)
+
+
 def test_a_png_of_a_given_width(tmp_path):
     from PIL import Image
     data = render(ring4(), ".png", 1, size=parse_size("500"))
@@ -236,8 +291,21 @@ def test_an_unwritable_folder_is_one_line(tmp_path):
     if not Path("/proc/self").is_dir():
         pytest.skip("needs Linux's /proc")
     out = run_cli("/proc/ringsim-figure.svg")
-    assert out.returncode == 2 and "cannot write '/proc/ringsim-figure.svg'" in out.stderr
+    assert out.returncode == 2 and "cannot write the figure /proc/ringsim-figure.svg" in out.stderr
     assert out.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".png", ".pdf"])
+def test_a_full_disk_is_one_line(tmp_path, suffix):
+    # /dev/full fails every write with 'no space left on device'; a link gives it a suffix.
+    if not Path("/dev/full").exists():
+        pytest.skip("needs Linux's /dev/full")
+    link = tmp_path / f"full{suffix}"
+    link.symlink_to("/dev/full")
+    out = run_cli(str(link))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "cannot write the figure" in out.stderr and "No space left on device" in out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [link.name]  # no temporary file beside it
 
 
 def test_the_command_writes_the_file(tmp_path):

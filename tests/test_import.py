@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 # The figures' libraries load only when a picture is drawn; the notebook's only in its test.
-FIGURE_LIBRARIES = ("drawsvg", "resvg_py", "PIL", "nbformat", "nbclient")
+FIGURE_LIBRARIES = ("drawsvg", "resvg_py", "typst", "PIL", "nbformat", "nbclient")
 
 
 def test_import_does_not_pull_optional_or_ui_packages():

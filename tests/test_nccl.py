@@ -154,6 +154,23 @@ def test_docs_print_the_validation_table_the_data_and_model_give():
     assert markdown(checks()) in (ROOT / "docs" / "cost.md").read_text(encoding="utf-8")
 
 
+def test_gpus_per_process_is_read_from_the_command_and_shown_in_the_table():
+    found = checks()
+    stated = {c.system["id"]: c for c in found if c.per_process is not None}
+    # The Azure guide's runs drive every GPU of the VM from one process (`-g 8`, `-g 4`).
+    assert stated["azure-nd-a100-v4"].per_process == 8
+    assert stated["azure-nd-gb200-v6"].per_process == 4
+    for c in stated.values():
+        g = c.system["gpus"]
+        assert isinstance(c.per_process, int) and 1 <= c.per_process <= g
+        assert g % c.per_process == 0, c.system["id"]
+    rows = [line for line in markdown(found).splitlines() if "azure-nd-a100-v4" in line]
+    assert rows and all(row.split(" | ")[4] == "8" for row in rows if row.startswith("| ["))
+    unstated = next(c for c in found if c.per_process is None)
+    row = next(line for line in markdown([unstated]).splitlines() if line.startswith("| ["))
+    assert row.split(" | ")[4] == "?"
+
+
 def test_every_system_says_its_health_as_its_source_states_it():
     found = checks()
     for c in found:

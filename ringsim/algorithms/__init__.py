@@ -41,6 +41,15 @@ def algorithm(name: str) -> AlgorithmSpec:
         raise RingsimError(f"unknown algorithm {name!r}; choose one of: {known}") from None
 
 
+def nccl_algorithm(nccl_name: str) -> str:
+    """The registered algorithm that runs NCCL's algorithm `nccl_name` ("Ring", "Tree") as NCCL does."""
+    for name, spec in ALGORITHMS.items():
+        if spec.nccl_name == nccl_name:
+            return name
+    known = ", ".join(s.nccl_name for s in ALGORITHMS.values() if s.nccl_name)
+    raise RingsimError(f"no algorithm here runs NCCL's {nccl_name!r}; these do: {known}")
+
+
 def option_names(name: str) -> tuple[str, ...]:
     """The keyword options algorithm `name` takes."""
     return tuple(f.name for f in dataclasses.fields(algorithm(name).Options))

@@ -13,6 +13,10 @@ treeIntra[0]); with one GPU per node everything attaches to that GPU (NCCL_TOPO_
 search.cc). The two trees each carry half of the data (channel c and c + nChannels), so
 tree 1 works on segments 1…C, tree 2 on C+1…2C, both pipelined as `tree` is: the reduce
 climbs each chain and then the tree across nodes, the broadcast comes back down.
+
+tree_parents gives the trees GPU by GPU instead (`_given_trees`), one per channel, as an
+NCCL log's `Trees` lines print the trees NCCL built: `ringsim walk --nccl-log FILE
+--nccl-algo Tree` replays them.
 """
 
 from __future__ import annotations
@@ -27,11 +31,11 @@ from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan
 from ..cost.ports import ACROSS, IN, OUT, port_keys, port_seconds, slower_level
-from . import _chains, _trees
+from . import _chains, _given_trees, _trees
 from ._counts import closed, formula
 from ._phases import btree_parents, dtree_parents
 from ._step_times import Clock
-from .spec import AlgorithmSpec, Shape, two_lanes
+from .spec import AlgorithmSpec, Shape
 
 NAME = "nccl-tree"
 DEFAULT_GPUS_PER_NODE = 8  # a DGX / HGX node
@@ -39,10 +43,12 @@ DEFAULT_GPUS_PER_NODE = 8  # a DGX / HGX node
 
 @dataclass(frozen=True)
 class Options:
-    """gpus_per_node: L, the length of each node's chain (L divides G; default: the largest divisor of G up to 8); chunks: C pieces per tree."""
+    """gpus_per_node: L, the length of each node's chain (L divides G; default: the largest divisor of G up to 8); chunks: C pieces per tree;
+    tree_parents: the trees given GPU by GPU, 1-based parents, 0 for the root ('0,1,2,3;2,0,2,3'), one per channel, instead of NCCL's own."""
 
     gpus_per_node: int | None = None
     chunks: int = 1
+    tree_parents: tuple[tuple[int, ...], ...] | None = None
 
 
 def default_gpus_per_node(gpus: int) -> int:
@@ -50,9 +56,16 @@ def default_gpus_per_node(gpus: int) -> int:
     return max(d for d in range(1, min(gpus, DEFAULT_GPUS_PER_NODE) + 1) if gpus % d == 0)
 
 
-def check_options(gpus: int, gpus_per_node=None, chunks: int = 1) -> dict:
-    """gpus_per_node divides G; chunks is a whole number from 1 to 1,024."""
+def check_options(gpus: int, gpus_per_node=None, chunks: int = 1, tree_parents=None) -> dict:
+    """gpus_per_node divides G; chunks is a whole number from 1 to 1,024; tree_parents, when
+    given, are trees of G GPUs (and then no gpus_per_node: the trees say who talks to whom)."""
     chunks = _trees.check_chunks(chunks)
+    if tree_parents is not None:
+        if gpus_per_node is not None:
+            raise RingsimError("--tree-parents gives the trees themselves; leave out --gpus-per-node")
+        trees = _given_trees.parse(tree_parents, gpus)
+        _given_trees.check_size(gpus, trees, chunks)
+        return {"gpus_per_node": None, "chunks": chunks, "tree_parents": trees}
     if gpus_per_node is None:
         return {"gpus_per_node": default_gpus_per_node(gpus), "chunks": chunks}
     if isinstance(gpus_per_node, bool) or not isinstance(gpus_per_node, numbers.Integral) \
@@ -64,6 +77,11 @@ def check_options(gpus: int, gpus_per_node=None, chunks: int = 1) -> dict:
         raise RingsimError(f"--gpus-per-node {gpus_per_node} does not divide {gpus} GPUs: every node "
                            f"holds the same number; try {', '.join(map(str, divisors))}")
     return {"gpus_per_node": int(gpus_per_node), "chunks": chunks}
+
+
+def _given(tree_parents, gpus: int):
+    """The given trees, checked (make_plan has checked them already; a direct call has not)."""
+    return _given_trees.parse(tree_parents, gpus)
 
 
 def _per(gpus: int, gpus_per_node) -> int:
@@ -100,15 +118,22 @@ def _trees_of(gpus: int, per: int) -> tuple[np.ndarray, np.ndarray]:
     return out
 
 
-def plan(gpus: int, gpus_per_node=None, chunks: int = 1) -> Plan:
-    """Both trees' pipelined reduce (up the chains, then across nodes) and broadcast, side by side."""
+def plan(gpus: int, gpus_per_node=None, chunks: int = 1, tree_parents=None) -> Plan:
+    """Both trees' pipelined reduce (up the chains, then across nodes) and broadcast, side by side
+    (or the given trees', each on its own C segments)."""
+    if tree_parents is not None:
+        trees = _given(tree_parents, gpus)
+        return _trees.build(NAME, gpus, _given_trees.arrays(trees), chunks,
+                            {"gpus_per_node": None, "chunks": chunks, "tree_parents": trees})
     per = _per(gpus, gpus_per_node)
     return _trees.build(NAME, gpus, list(_trees_of(gpus, per)), chunks,
                         {"gpus_per_node": per, "chunks": chunks})
 
 
-def transfers(gpus: int, gpus_per_node=None, chunks: int = 1) -> int:
-    """Two trees of G−1 edges, each edge carrying C chunks up and down."""
+def transfers(gpus: int, gpus_per_node=None, chunks: int = 1, tree_parents=None) -> int:
+    """Two trees (or the given ones) of G−1 edges, each edge carrying C chunks up and down."""
+    if tree_parents is not None:
+        return _given_trees.transfers(gpus, _given(tree_parents, gpus), chunks)
     return 4 * (gpus - 1) * chunks
 
 
@@ -122,11 +147,15 @@ def _moves(rel: dict) -> np.ndarray:
     return sum((v >= 0).astype(np.int64) for v in [rel["parent"], *_children(rel)])
 
 
-def closed_form(gpus: int, elements: int, gpus_per_node=None, chunks: int = 1) -> ClosedForm:
+def closed_form(gpus: int, elements: int, gpus_per_node=None, chunks: int = 1,
+                tree_parents=None) -> ClosedForm:
     """2·(G−1)·N in all; a GPU with k children in tree t sends (1 + k)·Nₜ of it, and receives as much.
 
     Only the lowest GPU of each signature is looked at (`_signatures`): what a GPU moves
     follows from its signature, so the lowest GPU moving the most is among them."""
+    if tree_parents is not None:
+        return _given_trees.closed_form(gpus, elements, _given(tree_parents, gpus),
+                                        _trees.check_chunks(chunks))
     per = _per(gpus, gpus_per_node)
     x = _signatures(gpus, per, None, FULL)
     trees = _chains.trees(gpus, per)
@@ -152,9 +181,11 @@ def closed_form(gpus: int, elements: int, gpus_per_node=None, chunks: int = 1) -
         who, who)
 
 
-def busiest_gpu(gpus: int, elements: int, gpus_per_node=None, chunks: int = 1) -> int:
+def busiest_gpu(gpus: int, elements: int, gpus_per_node=None, chunks: int = 1,
+                tree_parents=None) -> int:
     """The lowest GPU moving the most: every GPU sends as much as it receives."""
-    return closed_form(gpus, elements, gpus_per_node, _trees.check_chunks(chunks)).busiest_sender
+    return closed_form(gpus, elements, gpus_per_node, _trees.check_chunks(chunks),
+                       tree_parents).busiest_sender
 
 
 FULL = 4096  # up to this many GPUs every GPU is priced; above, one GPU per signature
@@ -268,15 +299,19 @@ def _ports(gpus: int, per: int, chunks: int, topo_per_node: int | None, full: in
     return out
 
 
-def seconds(gpus: int, elements: int, model, gpus_per_node=None, chunks: int = 1, full: int = FULL):
+def seconds(gpus: int, elements: int, model, gpus_per_node=None, chunks: int = 1,
+            tree_parents=None, full: int = FULL):
     """α-β-γ time of both pipelined trees, step by step from the GPUs' ports (no plan).
 
     A step lasts as long as its busiest port (cost/ports.py): each GPU's out port queues what
     it sends up and down in the step, its in port what arrives, with γ on what it adds. Past
-    `full` GPUs one GPU of each signature is priced (`_signatures`).
+    `full` GPUs one GPU of each signature is priced (`_signatures`). Given trees are priced
+    transfer by transfer (`_given_trees.seconds`).
     """
-    per = _per(gpus, gpus_per_node)
     chunks = _trees.check_chunks(chunks)
+    if tree_parents is not None:
+        return _given_trees.seconds(gpus, elements, model, _given(tree_parents, gpus), chunks)
+    per = _per(gpus, gpus_per_node)
     clock = Clock()
     columns = _ports(gpus, per, chunks, model.topology.gpus_per_node, full)
     if columns is None:
@@ -292,12 +327,22 @@ def seconds(gpus: int, elements: int, model, gpus_per_node=None, chunks: int = 1
     return clock.estimate("the chains' and trees' inner GPUs' ports")
 
 
-def label(gpus_per_node=None, chunks: int = 1) -> str:
-    """'nodes of 8, chunks 4': the chain length always (it shapes the tree), chunks when not 1."""
+def label(gpus_per_node=None, chunks: int = 1, tree_parents=None) -> str:
+    """'nodes of 8, chunks 4': the chain length always (it shapes the tree), chunks when not 1;
+    given trees as '2 given trees 0,1;2,0' (their parents, when short enough for a title)."""
     words = [f"nodes of {gpus_per_node}"] if gpus_per_node else []
+    if tree_parents is not None:
+        text = _given_trees.written(tree_parents)
+        count = len(tree_parents)
+        words.append(f"{count} given tree{'s' * (count > 1)}" + (f" {text}" if len(text) <= 40 else ""))
     if chunks != 1:
         words.append(f"chunks {chunks}")
     return ", ".join(words)
+
+
+def lanes(gpus_per_node=None, chunks: int = 1, tree_parents=None) -> int:
+    """Trees sharing the segments: NCCL's two, or one per given tree."""
+    return 2 if tree_parents is None else len(tree_parents)
 
 
 SPEC = AlgorithmSpec(
@@ -305,4 +350,4 @@ SPEC = AlgorithmSpec(
     "a chain inside each node, NCCL's double binary tree across nodes, each tree on half the "
     "data: 2·(G−1)·N, ~2·(L + log₂M) steps",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.TREE,
-    check=check_options, label=label, lanes=two_lanes, nccl_name="Tree")
+    check=check_options, label=label, lanes=lanes, nccl_name="Tree")

@@ -39,7 +39,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, el
 
 # Every option an algorithm's Options holds, as a flag (tests/test_cli.py holds this list to
 # the registry); the master first, so that an error names the options in the order shown.
-OPTION_FLAGS = ("master", "chunks", "channels", "ring_order", "nodes", "gpus_per_node")
+OPTION_FLAGS = ("master", "chunks", "channels", "ring_order", "nodes", "gpus_per_node", "tree_parents")
 
 
 def add_option_arguments(parser: argparse.ArgumentParser, *, nodes: bool = True) -> None:
@@ -59,6 +59,10 @@ def add_option_arguments(parser: argparse.ArgumentParser, *, nodes: bool = True)
                        help="ring: each ring's GPU order, e.g. 1,3,2,4 or 1,3,2,4;4,3,2,1, or rails:P "
                             "for P rings that each leave every node of P GPUs through their own "
                             "GPU's NIC, as NCCL's channels (default: 1,2,…,G)")
+    group.add_argument("--tree-parents", default=None, metavar="TREES",
+                       help="nccl-tree: the trees GPU by GPU, each GPU's parent with 0 for the "
+                            "root, e.g. 0,1,2,3 or 0,1,1,2;2,0,2,3 for one tree per channel "
+                            "(default: NCCL's chains and double binary tree)")
     if nodes:
         group.add_argument("--nodes", type=count_arg("the number of nodes", minimum=None), default=None,
                            metavar="M", help=NODES_ALGORITHM)

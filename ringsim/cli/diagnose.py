@@ -99,10 +99,13 @@ def run(args: argparse.Namespace) -> int:
                             gpus=args.gpus, nodes=args.nodes,
                             collective=args.collective, tolerance=tolerance,
                             topology_reason=reason, algo=args.algo, proto=args.proto)
-    links = _log_checks(text, args.nccl_log)
+    links, crossing = _log_checks(text, args.nccl_log)
     if links:  # the log is at hand: say what it shows instead of asking for it
         report.checks = [c for c in report.checks if not c.startswith("run again with NCCL_DEBUG")]
         report.checks += links
+    said = study.log_verdict(report, crossing)
+    if said:
+        report.verdicts.append(said)
     if svg is not None:
         _write_svg(report, svg)
     if args.json:
@@ -120,16 +123,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _log_checks(text, path: str | None) -> list[str]:
-    """What the NCCL_DEBUG=INFO lines (in the paste, or in --nccl-log) say about the links."""
+def _log_checks(text, path: str | None) -> tuple[list[str], dict[str, int]]:
+    """What the NCCL_DEBUG=INFO lines (in the paste, or in --nccl-log) say about the links, and
+    how many ring hops that cross nodes use each transport."""
+    from collections import Counter
+
     from ..studies import ncclog, ncclplan
     try:
         log = ncclplan.load(path) if path else ncclog.parse(text)
     except RingsimError as error:
         if path:
             raise
-        return [] if "shows no rings" in str(error) else [f"the NCCL log lines in the paste: {error}"]
-    return ncclplan.transport_lines(log)
+        return ([] if "shows no rings" in str(error) else
+                [f"the NCCL log lines in the paste: {error}"]), {}
+    crossing = Counter(v.via for v in ncclplan.hops(log) if v.crosses and v.via)
+    return ncclplan.transport_lines(log), dict(crossing)
 
 
 def _predict():
@@ -145,8 +153,11 @@ def _predict():
 def text_lines(r) -> list[str]:
     """The report in words: the run, one line per size, the verdicts, what to check."""
     where = f"{r.gpus} GPUs" + (f" on {r.nodes} nodes" if r.nodes > 1 else " in one node")
+    held = " and ".join(f"{name}={value}" for name, value in (("NCCL_ALGO", r.algo),
+                                                              ("NCCL_PROTO", r.proto)) if value)
+    model = f"NCCL's model held to {held}" if held else "NCCL's algorithm and protocol choice"
     lines = [f"{r.source}: {r.collective}, {where}" + (f", {r.gpu}" if r.gpu else ""),
-             f"Model: NCCL's algorithm and protocol choice on topology {r.topology} "
+             f"Model: {model} on topology {r.topology} "
              f"({r.topology_reason}); flagged (◀) where measured busbw is short of the model's "
              f"by more than {r.tolerance:.0%}", ""]
     header = ("size", "measured", "busbw", "model", "busbw", "NCCL's choice", "measured/model", "")

@@ -12,26 +12,19 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..core.naming import gpu_name
-from ..core.naming import term
+from ..core.naming import gpu_name, plural, term
+from .cells import LABEL_SIZE, columns, text_width
 from .frames import MAX_TERMS, Frame, Move
-from .layout import CELL_H, GAP_X, HEADER_H, Layout
-from .theme import Theme, gpu_colour, lane_colour, mixture
+from .layout import CELL_H, GAP_X, GAP_Y, HEADER_H, Layout
+from .theme import Theme, gpu_colour, lane_colour
 
 DETAILED_MAX_GPUS = 16
-TICKS_MAX_GPUS = 8  # beyond this a tick per GPU under a partial sum is too small to see
 FONT = "DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif"
-LABEL_SIZE = 12
 TOP = 78       # the title block above the columns
 FOOTER = 64    # counters and legend below
 MIN_WIDTH = 680
+KEY_H = 34     # the heat map's key, under its grid
 MAX_CHIPS = 32  # arrows that get an add/copy tag; more would hide the cells
-_NARROW = set("₀₁₂₃₄₅₆₇₈₉")
-
-
-def text_width(text: str, size: float) -> float:
-    """About how wide DejaVu Sans sets `text` at `size` px (subscripts are narrower)."""
-    return size * sum(0.42 if c in _NARROW else 0.84 if c == "+" else 0.62 for c in text)
 
 
 def cell_width(gpus: int, segments: int) -> float:
@@ -52,14 +45,6 @@ class Drawn:
     height: float
 
 
-def _fit(d, text: str, size: float, x: float, y: float, room: float, **attrs):
-    """A centred text element, squeezed to `room` px when it would be wider."""
-    import drawsvg as draw
-    if text_width(text, size) > room:
-        attrs.update(textLength=f"{room:.1f}", lengthAdjust="spacingAndGlyphs")
-    return draw.Text(text, size, x, y, text_anchor="middle", dominant_baseline="central", **attrs)
-
-
 def _head(x0: float, y0: float, x1: float, y1: float, size: float = 9.0) -> list[float]:
     """An arrowhead's three corners at (x1, y1), pointing away from (x0, y0)."""
     dx, dy = x1 - x0, y1 - y0
@@ -69,9 +54,12 @@ def _head(x0: float, y0: float, x1: float, y1: float, size: float = 9.0) -> list
     return [x1, y1, bx - uy * size * 0.5, by + ux * size * 0.5, bx + uy * size * 0.5, by - ux * size * 0.5]
 
 
-def _route(lay: Layout, m: Move, repeat: int, count: int = 1) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
+def _route(lay: Layout, m: Move, repeat: int, count: int = 1,
+           fan: tuple[float | None, float | None] = (None, None)
+           ) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
     """Start, control point and end of a transfer's arrow (a quadratic curve); `repeat` of
-    `count` arrows on the same hop."""
+    `count` arrows on the same hop. `fan` places the start and the end across the column
+    (from its centre, in px) where many arrows leave or reach one GPU or switch."""
     a, b, w, h = m.src, m.dst, lay.width, lay.height
     ra, ia = lay.row_of(a)
     rb, ib = lay.row_of(b)
@@ -93,25 +81,85 @@ def _route(lay: Layout, m: Move, repeat: int, count: int = 1) -> tuple[tuple[flo
     apart = 16.0 if count <= 2 else min(16.0, (w / 2 - 4) / (count - 1))
     shift = (-10 if a < b else 10) + (apart if a < b else -apart) * repeat
     down = lay.y[b] > lay.y[a]
-    start = (ax + w / 2 + shift, lay.y[a] + h if down else lay.y[a])
-    end = (bx + w / 2 + shift, lay.y[b] if down else lay.y[b] + h)
+    out_dx, in_dx = fan
+    start = (ax + w / 2 + (shift if out_dx is None else out_dx + 6 * repeat), lay.y[a] + h if down else lay.y[a])
+    end = (bx + w / 2 + (shift if in_dx is None else in_dx + 6 * repeat), lay.y[b] if down else lay.y[b] + h)
     return start, ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2), end
 
 
+def _beside(lay: Layout, m: Move, repeat: int) -> list[tuple[float, float]] | None:
+    """The corners of an arrow between two columns one above the other with rows between them
+    (a ring across nodes closing its loop): it runs down the gap beside the columns, so that it
+    is neither hidden behind the rows between nor laid over the arrows from row to row. None
+    for any other arrow."""
+    a, b, w, h = m.src, m.dst, lay.width, lay.height
+    ra, rb = lay.row_of(a)[0], lay.row_of(b)[0]
+    if abs(ra - rb) < 2 or abs(lay.x[a] - lay.x[b]) > 0.5:
+        return None
+    # Only in a grid (a column at the same place in every row between): there the run beside
+    # the columns lies in the gap between two of them. Else it goes behind (draw_frame).
+    for row in lay.rows[min(ra, rb) + 1:max(ra, rb)]:
+        if not any(abs(lay.x[k] - lay.x[a]) < 0.5 for k in row):
+            return None
+    x = lay.x[a] + w - 14 - 5 * repeat  # where it leaves and enters the columns
+    side = lay.x[a] + w + 7 + 3 * repeat  # outside the column's frame, inside a node's box
+    if lay.y[b] > lay.y[a]:  # down: from the bottom of one to the top of the other
+        y0, y1 = lay.y[a] + h, lay.y[b]
+        return [(x, y0), (x, y0 + 12), (side, y0 + 12), (side, y1 - 12), (x, y1 - 12), (x, y1)]
+    y0, y1 = lay.y[a], lay.y[b] + h
+    return [(x, y0), (x, y0 - 12), (side, y0 - 12), (side, y1 + 12), (x, y1 + 12), (x, y1)]
+
+
+FAN_MIN = 3  # arrows into (or out of) one column from another row before their ends spread out
+
+
+def _fans(moves, lay: Layout) -> dict[tuple[int, int], tuple[float | None, float | None]]:
+    """Where each hop between rows leaves and reaches its columns, when three or more arrows
+    share a column (a master, a tree's root, a switch): spread across its width in the order
+    of the columns at their other ends, so that no two arrowheads sit on one another."""
+    into: dict[int, set[int]] = {}
+    out_of: dict[int, set[int]] = {}
+    for m in moves:
+        if lay.row_of(m.src)[0] != lay.row_of(m.dst)[0]:
+            into.setdefault(m.dst, set()).add(m.src)
+            out_of.setdefault(m.src, set()).add(m.dst)
+
+    def places(ends: set[int]) -> dict[int, float]:
+        if len(ends) < FAN_MIN:
+            return {}
+        order = sorted(ends, key=lambda k: lay.x[k])
+        room = lay.width - 16
+        return {k: -room / 2 + room * i / (len(order) - 1) for i, k in enumerate(order)}
+
+    spread_in = {dst: places(srcs) for dst, srcs in into.items()}
+    spread_out = {src: places(dsts) for src, dsts in out_of.items()}
+    return {(m.src, m.dst): (spread_out.get(m.src, {}).get(m.dst), spread_in.get(m.dst, {}).get(m.src))
+            for m in moves}
+
+
 def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: bool, both: bool,
-              count: int = 1):
-    """The transfer's arrow, and its add/copy tag (drawn later, above every arrow) or None."""
+              count: int = 1, fan: tuple[float | None, float | None] = (None, None),
+              behind: bool = False):
+    """The transfer's arrow, and its add/copy tag (drawn later, above every arrow) or None.
+    An arrow `behind` the columns (to a row beyond the next) gets its tag in the lowest gap."""
     import drawsvg as draw
     colour = lane_colour(m.lane) if lanes > 1 else (t.reduce if m.op == "reduce" else t.copy)
     g = draw.Group(class_="transfer", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op,
                    data_first=m.first + 1, data_last=m.last + 1, data_sent=m.sent)
     g.append(draw.Title(m.sentence))
-    (x0, y0), (cx, cy), (x1, y1) = _route(lay, m, repeat, count)
+    corners = _beside(lay, m, repeat)
+    if corners is None:
+        (x0, y0), (cx, cy), (x1, y1) = _route(lay, m, repeat, count, fan)
+    else:
+        (x0, y0), (cx, cy), (x1, y1) = corners[0], corners[-2], corners[-1]
     # End the line where the arrowhead starts, so that a dashed line does not blunt the tip.
     hx, hy = x1 - cx, y1 - cy
     n = max((hx * hx + hy * hy) ** 0.5, 1e-9)
     lx, ly = x1 - hx / n * 7, y1 - hy / n * 7
-    path = f"M{x0:.1f},{y0:.1f} Q{cx:.1f},{cy:.1f} {lx:.1f},{ly:.1f}"
+    if corners is None:
+        path = f"M{x0:.1f},{y0:.1f} Q{cx:.1f},{cy:.1f} {lx:.1f},{ly:.1f}"
+    else:
+        path = "M" + " L".join(f"{px:.1f},{py:.1f}" for px, py in [*corners[:-1], (lx, ly)])
     if chip:  # a few arrows: a halo keeps each readable where it crosses cells
         g.append(draw.Raw(f'<path d="{path}" fill="none" stroke="{t.halo}" stroke-width="5.5" '
                           'stroke-linecap="round" stroke-opacity="0.85"/>'))
@@ -129,8 +177,13 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
         at = 0.5 + (0.2 if repeat % 2 else -0.2) if repeat else 0.5
         if both:
             at = 0.25  # each near its own sender
+        if behind:  # in the gap beside the lower end's row, which no shorter arrow crosses
+            reach = GAP_Y / 2 / max(abs(y1 - y0), 1.0)
+            at = max(0.5, 1 - reach) if y1 > y0 else min(0.5, reach)
         mx = (1 - at) ** 2 * x0 + 2 * at * (1 - at) * cx + at * at * x1  # a point on the curve
         my = (1 - at) ** 2 * y0 + 2 * at * (1 - at) * cy + at * at * y1
+        if corners is not None:  # on the run beside the columns, a third into the first gap
+            mx, my = corners[2][0], corners[2][1] + (GAP_Y / 3 if y1 > y0 else -GAP_Y / 3)
         cw = text_width(word, 10) + 8
         tag = draw.Group(class_="tag", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op)
         tag.append(draw.Rectangle(mx - cw / 2, my - 7.5, cw, 15, rx=7.5, fill=t.background,
@@ -138,54 +191,6 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
         tag.append(draw.Text(word, 10, mx, my, text_anchor="middle", dominant_baseline="central",
                              fill=colour, font_weight="bold"))
     return g, tag
-
-
-def _cells(f: Frame, lay: Layout, t: Theme, sending: dict, receiving: dict):
-    import drawsvg as draw
-    out = []
-    w = lay.width
-    for k in range(f.gpus):
-        x, y = lay.x[k], lay.y[k]
-        g = draw.Group(class_="gpu", data_gpu=k + 1)
-        g.append(draw.Rectangle(x - 3, y, w + 6, lay.height + 3, rx=6, fill=t.panel,
-                                stroke=t.muted, stroke_width=0.8))
-        g.append(draw.Rectangle(x, y + 4, 16, HEADER_H - 8, rx=3, fill=gpu_colour(k, f.gpus, t)))
-        g.append(draw.Text(gpu_name(k), 13, x + w / 2 + 8, y + HEADER_H / 2 + 1, text_anchor="middle",
-                           dominant_baseline="central", fill=t.text, font_weight="bold"))
-        for s in range(f.segments):
-            cy = y + HEADER_H + s * CELL_H
-            holds, done = f.holds[k][s], f.complete[k][s]
-            fill = t.complete if done else mixture(holds, f.gpus, t)
-            ink = t.complete_text if done else (t.text if holds else t.muted)
-            cell = draw.Group(class_="segment", data_gpu=k + 1, data_segment=s + 1,
-                              data_holds=",".join(str(c + 1) for c in holds),
-                              data_complete="true" if done else "false")
-            cell.append(draw.Rectangle(x + 1, cy + 1, w - 2, CELL_H - 2, rx=3, fill=fill))
-            if f.gpus <= TICKS_MAX_GPUS and len(set(holds)) > 1 and not done:
-                tick = (w - 8) / f.gpus  # who is in the sum: one tick per GPU, under the label
-                for c in sorted(set(holds)):
-                    cell.append(draw.Rectangle(x + 4 + c * tick, cy + CELL_H - 4.5, max(tick - 1, 1), 2.5,
-                                               fill=gpu_colour(c, f.gpus, t)))
-            cell.append(_fit(draw, f.labels[k][s], LABEL_SIZE, x + w / 2, cy + CELL_H / 2 - 0.5, w - 8,
-                             fill=ink))
-            if (k, s) in receiving:
-                cell.append(draw.Rectangle(x + 0.5, cy + 0.5, w - 1, CELL_H - 1, rx=3, fill="none",
-                                           stroke=receiving[(k, s)], stroke_width=2.4))
-            elif (k, s) in sending:
-                cell.append(draw.Rectangle(x + 0.5, cy + 0.5, w - 1, CELL_H - 1, rx=3, fill="none",
-                                           stroke=sending[(k, s)], stroke_width=1.6,
-                                           stroke_dasharray="4 3"))
-            g.append(cell)
-        out.append(g)
-    for k in range(f.gpus, len(lay.x)):  # a plan's switch: a box the GPUs send to, no gradient
-        x, y = lay.x[k], lay.y[k]
-        g = draw.Group(class_="switch", data_participant=k + 1)
-        g.append(draw.Rectangle(x - 3, y, w + 6, HEADER_H, rx=6, fill=t.panel, stroke=t.muted,
-                                stroke_width=0.8))
-        g.append(draw.Text("switch", 13, x + w / 2, y + HEADER_H / 2 + 1, text_anchor="middle",
-                           dominant_baseline="central", fill=t.text, font_weight="bold"))
-        out.append(g)
-    return out
 
 
 def _legend(d, f: Frame, t: Theme, y: float, width: float) -> None:
@@ -216,8 +221,8 @@ def _legend(d, f: Frame, t: Theme, y: float, width: float) -> None:
 
 
 def _counters(f: Frame) -> str:
-    return (f"step {f.position} of {f.steps} · moved so far: {f.moved:,} elements in "
-            f"{f.messages:,} messages · busiest GPU sent {f.busiest_sent:,}, received "
+    return (f"step {f.position} of {f.steps} · moved so far: {plural(f.moved, 'element')} in "
+            f"{plural(f.messages, 'message')} · busiest GPU sent {f.busiest_sent:,}, received "
             f"{f.busiest_received:,}")
 
 
@@ -259,21 +264,29 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
         for s in range(m.first, m.last + 1):
             sending.setdefault((m.src, s), colour)
             receiving[(m.dst, s)] = colour
-    for g in _cells(f, lay, t, sending, receiving):
-        body.append(g)
     seen: dict[tuple[int, int], int] = {}
     hops = Counter((m.src, m.dst) for m in f.moves)
     pairs = set(hops)
     tags = []
     chips = len(f.moves) <= MAX_CHIPS and GAP_X >= 40
+    fans = _fans(f.moves, lay)
+    # An arrow to a row beyond the next is drawn under the columns, so it passes behind the
+    # row between (a star's centre sending to its second row) instead of across its labels.
+    behind, front = [], []
     for m in f.moves:
         repeat = seen.get((m.src, m.dst), 0)
         seen[(m.src, m.dst)] = repeat + 1
+        skips = abs(lay.row_of(m.src)[0] - lay.row_of(m.dst)[0]) > 1 and _beside(lay, m, 0) is None
         arrow, tag = _transfer(m, lay, t, repeat, f.lanes, chips, (m.dst, m.src) in pairs,
-                               hops[(m.src, m.dst)])
-        body.append(arrow)
+                               hops[(m.src, m.dst)], fans[(m.src, m.dst)], skips)
+        (behind if skips else front).append(arrow)
         if tag is not None:
             tags.append(tag)
+    for arrow in behind:
+        body.append(arrow)
+    body.append(draw.Raw(columns(f, lay, t, sending, receiving)))
+    for arrow in front:
+        body.append(arrow)
     for tag in tags:  # above every arrow, so that no line crosses a tag
         body.append(tag)
     d.append(body)
@@ -311,12 +324,27 @@ def draw_heat_map(f: Frame, t: Theme, size: tuple[int, int] | None = None) -> Dr
     left, top = 70.0, TOP + 40
     mat_x = left + max(grid_w, 300) + 60  # past the grid's caption too
     width = max(MIN_WIDTH, mat_x + max(f.gpus * mat, 190) + 30)
-    height = top + max(grid_h, f.gpus * mat) + 30 + FOOTER
+    height = top + max(grid_h, f.gpus * mat) + 30 + KEY_H + FOOTER
     d = _drawing(width, height, t, size)
     _title(d, f, t, width)
     d.append(draw.Text("each GPU's segments: how much of the sum they hold", 11, left, top - 10,
                        fill=t.muted))
     back = t.panel
+    # The key: how dark a cell is for how many GPUs' copies it holds, under the grid.
+    ky = top + max(grid_h, f.gpus * mat) + 22
+    which = f"segments 1 to {f.segments} from left to right" if f.segments > 1 else "one segment per GPU"
+    d.append(draw.Text(f"{which}; a cell holds:", 11, left, ky,
+                       fill=t.muted, dominant_baseline="central"))
+    kx = left
+    ky += 20
+    for count, words in ((1, "its own copy"), (max(1, f.gpus // 2), f"{max(1, f.gpus // 2)} GPUs'"),
+                         (f.gpus - 1, f"{f.gpus - 1} GPUs'")):
+        d.append(draw.Rectangle(kx, ky - 6, 12, 12, fill=_blend(back, t.reduce, 0.15 + 0.75 * count / f.gpus)))
+        d.append(draw.Text(words, 11, kx + 17, ky, fill=t.muted, dominant_baseline="central"))
+        kx += 30 + text_width(words, 11)
+    d.append(draw.Rectangle(kx, ky - 6, 12, 12, fill=t.complete))
+    d.append(draw.Text(f"all {f.gpus}: the complete sum", 11, kx + 17, ky, fill=t.muted,
+                       dominant_baseline="central"))
     for k in range(f.gpus):
         g = draw.Group(class_="gpu", data_gpu=k + 1)
         if k == 0 or k == f.gpus - 1 or (k + 1) % 8 == 0:

@@ -56,6 +56,8 @@ class Frame:
     labels: tuple[tuple[str, ...], ...]             # [gpu][segment]: 'd₄+a₄'
     complete: tuple[tuple[bool, ...], ...]
     moves: tuple[Move, ...]
+    switch_labels: tuple[tuple[str, ...], ...]  # [switch][segment]: what a plan's switch holds ('' when empty)
+    switch_holds: tuple[tuple[tuple[int, ...], ...], ...]  # [switch][segment]: the GPUs summed in it
     moved: int        # elements moved so far
     messages: int     # transfers so far
     busiest_sent: int
@@ -105,17 +107,29 @@ def check_size(sim, frames: int = 1) -> None:
                            f"or use fewer GPUs")
 
 
-def _frame(sim, moves: tuple[Move, ...], shape: Shape, lanes: int, nodes) -> Frame:
+def _frame(sim, moves: tuple[Move, ...], shape: Shape, lanes: int, nodes, known: dict) -> Frame:
     state, g, s = sim.symbolic, sim.plan.gpus, sim.plan.segments
     ledger = sim.ledger()
     banner = sim.banner
+
+    def label(k: int, j: int) -> str:
+        # The frames of an animation repeat most labels: each is worked out once (`known`).
+        key = (state.held[k][j], j)
+        if key not in known:
+            known[key] = state.label(k, j, max_terms=MAX_TERMS)
+        return known[key]
+
     return Frame(
         title=sim.title, banner=banner, position=sim.position, steps=len(sim.plan),
         gpus=g, segments=s, shape=shape, lanes=lanes, nodes=nodes,
         holds=tuple(tuple(state.held[k][j] for j in range(s)) for k in range(g)),
-        labels=tuple(tuple(state.label(k, j, max_terms=MAX_TERMS) for j in range(s)) for k in range(g)),
+        labels=tuple(tuple(label(k, j) for j in range(s)) for k in range(g)),
         complete=tuple(tuple(state.is_complete(k, j) for j in range(s)) for k in range(g)),
-        moves=moves, moved=ledger.total, messages=ledger.messages,
+        moves=moves,
+        switch_labels=tuple(tuple(label(k, j) if state.held[k][j] else "" for j in range(s))
+                            for k in range(g, sim.plan.participants)),
+        switch_holds=tuple(tuple(state.held[k][j] for j in range(s)) for k in range(g, sim.plan.participants)),
+        moved=ledger.total, messages=ledger.messages,
         busiest_sent=int(ledger.sent.max()) if g else 0,
         busiest_received=int(ledger.received.max()) if g else 0,
         elements=sim.layout.elements)
@@ -133,7 +147,7 @@ def frames(sim, positions: list[int] | None = None) -> list[Frame]:
     check_size(sim, len(wanted))
     shape, lanes = spec_of(plan, sim.collective).shape, lane_count(plan, sim.collective)
     nodes = node_groups(plan)
-    saved, out = sim.position, []
+    saved, out, known = sim.position, [], {}
     for p in wanted:
         moves: tuple[Move, ...] = ()
         if p:
@@ -149,6 +163,6 @@ def frames(sim, positions: list[int] | None = None) -> list[Frame]:
                           for t, label, sentence in zip(step.transfers(), sent, words))
         else:
             sim.goto(0)
-        out.append(_frame(sim, moves, shape, lanes, nodes))
+        out.append(_frame(sim, moves, shape, lanes, nodes, known))
     sim.goto(saved)
     return out

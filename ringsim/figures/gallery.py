@@ -8,7 +8,7 @@ from pathlib import Path
 from ..algorithms import ALGORITHMS
 from ..algorithms.collectives import ALL_REDUCE
 from ..sim.simulation import Simulation
-from .output import check_target, render, write_atomically
+from .output import check_target, render, write_bytes
 
 SEED_GPUS = 4      # the walkthrough's example: four GPUs, segments a₁…d₄
 ALGORITHM_GPUS = 8  # each algorithm's figure: enough GPUs to show its shape
@@ -42,6 +42,6 @@ def write_all(folder: str | Path) -> list[Path]:
     written = []
     for name, data in pictures().items():
         target = check_target(folder / name)
-        write_atomically(target, data)
+        write_bytes(target, data)
         written.append(target)
     return written

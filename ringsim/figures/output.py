@@ -1,16 +1,17 @@
 """Write a simulation's pictures to a file chosen by its suffix: .svg, .png (one step), .pdf (one
 page per step), .gif and .html (animated over every step). Files are written whole or not at
-all: into a temporary file beside the target, then renamed over it."""
+all (core.files.atomic_output)."""
 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from ..core.errors import RingsimError
+from ..core.files import atomic_output, check_output
+from ..core.textout import printable
 from ..sim.simulation import Simulation
-from . import page, raster
+from . import page, raster, typeset
 from .render import drawn
 from .theme import theme as find_theme
 
@@ -18,6 +19,7 @@ STILL = (".svg", ".png")
 ANIMATED = (".gif", ".html", ".pdf")
 SUFFIXES = STILL + ANIMATED
 MIN_SIZE, MAX_SIZE = 64, 4096  # px, --dimensions' bounds
+WHAT = "the figure"  # how errors name the file
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -42,36 +44,20 @@ def suffix_of(path: str | os.PathLike) -> str:
 
 
 def check_target(path: str | os.PathLike) -> Path:
-    """The output path, refused at once when its folder is missing or not writable."""
-    target = Path(path)
+    """The output path, refused at once (before any drawing) when it is a folder, its folder is
+    missing or it may not be written there."""
+    target = Path(check_output(path, WHAT))
     folder = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise RingsimError(f"cannot write {str(target)!r}: it is a folder")
-    if not folder.is_dir():
-        raise RingsimError(f"cannot write {str(target)!r}: the folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise RingsimError(f"cannot write {str(target)!r}: no permission to write in {str(folder)!r}")
+        raise RingsimError(f"cannot write {WHAT} {printable(str(target))}: no permission to write in "
+                           f"{printable(str(folder))}")
     return target
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write the bytes to a temporary file beside `path`, then rename it over `path`."""
-    try:
-        fd, temp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".",
-                                    prefix=f".{path.name}.", suffix=".part")
-    except OSError as e:
-        raise RingsimError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except OSError as e:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise RingsimError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write the file whole or not at all (core.files.atomic_output)."""
+    with atomic_output(path, WHAT, binary=True) as out:
+        out.write(data)
 
 
 def render(sim: Simulation, suffix: str, step: int | None = None, theme: str = "light",
@@ -86,16 +72,26 @@ def render(sim: Simulation, suffix: str, step: int | None = None, theme: str = "
     svg_size = size if suffix in (".svg", ".html") else None
     frames = drawn(sim, positions, theme, svg_size)
     svgs = [f.svg for f in frames]
+    sizes = [(f.width, f.height) for f in frames]
     width = (size[0] or round(frames[0].width * size[1] / frames[0].height)) if size else None
     if suffix == ".svg":
         return svgs[0].encode("utf-8")
     if suffix == ".png":
-        return raster.png(svgs[0], width)
+        return typeset.png(svgs[0], sizes[0], width)
     if suffix == ".gif":
-        return raster.gif(svgs, width)
+        return raster.gif(svgs, sizes, width)
     if suffix == ".pdf":
-        return raster.pdf(svgs, width, [f.width for f in frames])
+        # Vector pages: --dimensions sets the page's width (and height), as for an SVG.
+        if size:
+            sizes = [_shown(w, h, size) for w, h in sizes]
+        return typeset.pdf(svgs, sizes, sim.title)
     return page.html(sim.title, svgs, find_theme(theme)).encode("utf-8")
+
+
+def _shown(width: float, height: float, size: tuple[int, int]) -> tuple[float, float]:
+    """The page size for --dimensions W or WxH (0: keep the frame's aspect ratio)."""
+    w, h = size
+    return (w or width * h / height, h or height * w / width)
 
 
 def write(sim: Simulation, path: str | os.PathLike, step: int | None = None, theme: str = "light",
@@ -104,5 +100,5 @@ def write(sim: Simulation, path: str | os.PathLike, step: int | None = None, the
     suffix = suffix_of(path)
     target = check_target(path)
     data = render(sim, suffix, step, theme, size)
-    write_atomically(target, data)
+    write_bytes(target, data)
     return len(data)

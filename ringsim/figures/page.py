@@ -6,6 +6,7 @@ from html import escape
 
 from .theme import Theme
 
+# Button glyphs are ones every common font has (⏸ is missing from DejaVu and Liberation).
 _SCRIPT = r"""
 (function () {
   var frames = document.querySelectorAll('.frame');
@@ -20,7 +21,7 @@ _SCRIPT = r"""
   }
   function stop() { if (timer) { clearInterval(timer); timer = null; } play.textContent = '▶ play'; }
   function start() {
-    stop(); play.textContent = '⏸ pause';
+    stop(); play.textContent = '‖ pause';
     timer = setInterval(function () { show(at + 1); }, %(ms)d);
   }
   play.onclick = function () { timer ? stop() : start(); };

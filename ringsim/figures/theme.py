@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import colorsys
+import functools
 from dataclasses import dataclass
 
 from ..core.errors import RingsimError
@@ -66,7 +67,12 @@ def mixture(contributors: tuple[int, ...], gpus: int, t: Theme) -> str:
     """A partial sum's fill: the mean of its GPUs' hues, stronger the more GPUs it holds."""
     if not contributors:
         return t.panel
-    parts = [gpu_rgb(g, gpus, t) for g in set(contributors)]
+    return _mixture(frozenset(contributors), gpus, t)
+
+
+@functools.lru_cache(maxsize=4096)  # an animation asks for the same few sums again and again
+def _mixture(contributors: frozenset[int], gpus: int, t: Theme) -> str:
+    parts = [gpu_rgb(g, gpus, t) for g in sorted(contributors)]
     mean = tuple(sum(p[i] for p in parts) / len(parts) for i in range(3))
     strength = 0.55 + 0.45 * len(parts) / gpus  # one GPU's own copy is its hue, lightened
     back = _rgb(t.background)

@@ -23,9 +23,12 @@ import numpy as np
 from ..core.errors import RingsimError
 from ..core.fit import theil_sen
 from ..core.units import format_bandwidth, format_bytes, format_seconds
-from .nccltests import Output, Row
+from .nccltests import DTYPES, Output, Row
 
 DEFAULT_TOLERANCE = 0.3
+# Below this size every NCCL all-reduce is dominated by its per-call cost (LL's range); a paste
+# that starts above it does not show the latency.
+SMALLEST_FOR_LATENCY = 64 * 1024
 # GPU model names as nccl-tests prints them (cudaDeviceProp.name: "NVIDIA H100 80GB HBM3",
 # "NVIDIA A100-SXM4-80GB") → the preset of the 8-GPU NVSwitch server they come in; the first
 # match wins, so H200 is tried before H100. PCIe and NVL cards sit in servers of every shape,
@@ -96,6 +99,9 @@ class Report:
     verdicts: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    ring_check: dict | None = None  # the flagged sizes against the model held to rings
+    algo: str | None = None  # the NCCL_ALGO the model was held to (given, or in the paste)
+    proto: str | None = None  # likewise NCCL_PROTO
 
     def header(self) -> dict:
         """The run as JSON: G, nodes, GPU, topology, fits and verdicts."""
@@ -107,6 +113,7 @@ class Report:
                 "model_latency": self.modelled.latency if self.modelled else None,
                 "model_fit_busbw": self.modelled.busbw if self.modelled else None,
                 "flagged_sizes": [r.bytes for r in self.rows if r.flag],
+                "ring_check": self.ring_check, "algo": self.algo, "proto": self.proto,
                 "verdicts": self.verdicts, "checks": self.checks, "notes": self.notes}
 
     def records(self) -> list[dict]:
@@ -194,6 +201,13 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     if not 0 < tolerance < 1:
         raise RingsimError(f"the tolerance must be between 0 and 100%, got {tolerance:.0%}")
     gpus, nodes, notes = scenario(output, gpus, nodes)
+    if collective is None and output.collective is None and output.rows and all(
+            r.redop == "none" for r in output.rows):
+        # all_reduce_perf always reduces; nccl-tests prints "none" for the tests that do not
+        # (all_gather_perf, broadcast_perf, alltoall_perf), so all-reduce cannot be assumed
+        raise RingsimError(f"{output.name} does not name its test and its rows' redop is "
+                           "'none', so it is not all_reduce_perf: give --collective "
+                           "(all-gather or broadcast)")
     collective = collective or output.collective or "all-reduce"
     if output.collective is None and collective == "all-reduce":
         notes.append("the output does not name its test: taken as all_reduce_perf (give --collective)")
@@ -217,24 +231,55 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     predicted = predict(topology, gpus, [r.bytes for r in rows], collective=collective,
                         algo=algo, proto=proto, dtype=dtype)
     measured = fit_curve([r.bytes for r in rows], [r.seconds for r in rows], factor)
-    if rows[0].bytes > 64 * 1024:
+    if rows[0].bytes > SMALLEST_FOR_LATENCY:
         notes.append(f"the output starts at {format_bytes(rows[0].bytes)}: the fitted per-call "
                      "latency is only an upper bound (run from -b 8 to see it)")
     modelled = fit_curve([p.bytes for p in predicted], [p.seconds for p in predicted], factor)
+    split = measured
+    if rows[0].bytes > SMALLEST_FOR_LATENCY:
+        # No size of the paste shows the per-call latency, so the fitted one is the time of its
+        # smallest size; splitting there would call every size but that one "latency-bound".
+        # The model's time for one element is the per-call latency the split needs.
+        probe = predict(topology, gpus, [DTYPES.get(dtype, 4)], collective=collective,
+                        algo=algo, proto=proto, dtype=dtype)[0]
+        modelled = Curve(probe.seconds, modelled.busbw)
+        split = Curve(probe.seconds, measured.busbw or modelled.busbw)
     out_rows = []
     for row, model in zip(rows, predicted):
         bus = row.bytes / row.seconds * factor
         ratio = bus / model.busbw if model.busbw else None
         out_rows.append(SizeRow(row.bytes, row.count, row.dtype, row.seconds, bus, model.seconds,
                                 model.busbw, ratio, ratio is not None and ratio < 1 - tolerance,
-                                model.algorithm, model.protocol, measured.regime(row.bytes, factor),
+                                model.algorithm, model.protocol, split.regime(row.bytes, factor),
                                 row.wrong))
     report = Report(output.name, gpus, nodes, output.gpu_names[0] if output.gpu_names else None,
                     output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
-                    measured, modelled, notes=notes)
+                    measured, modelled, notes=notes, algo=algo, proto=proto)
+    if algo is None and nodes == 2 and gpus > nodes and any(r.flag for r in out_rows):
+        report.ring_check = ring_check(out_rows, predict(topology, gpus, [r.bytes for r in rows],
+                                                         collective=collective, algo="Ring",
+                                                         proto=proto, dtype=dtype), tolerance)
     report.verdicts = verdicts(report)
     report.checks = checks(report)
     return report
+
+
+def ring_check(rows: list[SizeRow], ring, tolerance: float) -> dict:
+    """The flagged sizes beside the model held to NCCL_ALGO=Ring: how many of them reach it.
+
+    nccl-tests does not print the algorithm that ran. On two nodes NCCL's trees send each byte
+    across the network once where rings send it 2(n-1)/n times, so the tree's bus bandwidth can
+    exceed the ring's (S. Jeaugey, NVIDIA/nccl issue 307); a run that used rings, or a machine
+    whose tuning picked them, falls short of a Tree prediction without anything being wrong."""
+    by_size = {p.bytes: p for p in ring}
+    # only where bandwidth counts: the algorithms differ in bytes moved, not in calls
+    flagged = [r for r in rows if r.flag and r.regime == "bandwidth"]
+    ratios = [r.measured_busbw / by_size[r.bytes].busbw for r in flagged
+              if r.bytes in by_size and by_size[r.bytes].busbw]
+    within = sum(x >= 1 - tolerance for x in ratios)
+    return {"flagged": len(flagged), "within_ring": within,
+            "median_ratio": _median(ratios),
+            "ring_busbw": max((p.busbw for p in ring if p.busbw), default=None)}
 
 
 def _median(values: list[float]) -> float | None:
@@ -289,10 +334,58 @@ def verdicts(r: Report) -> list[str]:
                 head += (". Measured exceeds the model: NCCL used a path the model does not price "
                          "(reduction in the switch: NVLink SHARP or CollNet; trees over two nodes) "
                          f"or {r.topology}'s rates are below this machine's")
+            elif flagged:
+                head += (f". The median size is as modelled, but {flagged} "
+                         f"{'are' if flagged > 1 else 'is'} short by more than {tol:.0%}")
             else:
                 head += ". The links deliver what the model expects"
         out.append(head)
+    if r.ring_check and r.ring_check["flagged"]:
+        c = r.ring_check
+        n, within = c["flagged"], c["within_ring"]
+        head = (f"Held to rings (NCCL_ALGO=Ring) the model expects up to "
+                f"{format_bandwidth(c['ring_busbw'])}; of the {n} flagged bandwidth-bound "
+                f"size{'s' * (n > 1)}, {within} reach{'es' * (within == 1)} it within {tol:.0%} "
+                f"(median {c['median_ratio']:.0%})")
+        if within == n:
+            head += (": nccl-tests does not print which algorithm ran, and on two nodes NCCL's "
+                     "trees can beat the ring's bus bandwidth, so this run may simply have used "
+                     "rings; run it again with NCCL_ALGO=Ring to compare like with like")
+        elif within == 0:
+            head += ": the shortfall is not the choice of algorithm"
+        out.append(head)
     return out
+
+
+def log_verdict(r: Report, crossing: dict[str, int]) -> str | None:
+    """What the NCCL log's cross-node hops say about a cross-node shortfall, in one sentence.
+
+    `crossing` counts the transports of the hops that leave a node (`NET/IB/0/GDRDMA`,
+    `NET/Socket/0`, …). NCCL's net transport prints `via NET/<plugin>/<dev>` and appends
+    `/GDRDMA` exactly when the NIC reads and writes GPU memory itself (src/transport/net.cc);
+    without it every message is copied through host memory on both sides."""
+    rows = [x for x in r.rows if x.regime == "bandwidth" and x.ratio is not None]
+    known = {via: n for via, n in crossing.items() if via}
+    if r.nodes < 2 or not rows or not known or _median([x.ratio for x in rows]) >= 1 - r.tolerance:
+        return None
+    total = sum(known.values())
+    names = ", ".join(f"{via} ({n})" for via, n in sorted(known.items(), key=lambda kv: -kv[1])[:3])
+    if all("/SOCKET" in via.upper() for via in known):
+        return (f"The log shows why the bandwidth-bound sizes fall short: all {total} hops that "
+                f"cross nodes use NCCL's TCP socket transport ({names}), through host memory and "
+                "the kernel's network stack, not InfiniBand/RoCE verbs (check NCCL_IB_HCA, the "
+                "RDMA drivers and devices in the container, NCCL_IB_DISABLE)")
+    if not any("GDRDMA" in via.upper() for via in known):
+        return (f"The log points at GPUDirect RDMA: none of the {total} hops that cross nodes "
+                f"({names}) carries /GDRDMA, which NCCL adds only when the NIC reads and writes "
+                "GPU memory directly, so every message is staged through host memory (is "
+                "nvidia-peermem or DMA-BUF support loaded? PCIe ACS or the IOMMU in the way? "
+                "NCCL_NET_GDR_LEVEL)")
+    if all("GDRDMA" in via.upper() for via in known):
+        return (f"The log shows GPUDirect RDMA on all {total} hops that cross nodes ({names}), so "
+                "the shortfall is in the NICs or the fabric: their rate and number per node "
+                "(ibstat), the switches between the nodes, other traffic")
+    return None
 
 
 def checks(r: Report) -> list[str]:
@@ -307,7 +400,7 @@ def checks(r: Report) -> list[str]:
         out.append("run again with NCCL_DEBUG=INFO and read which transport every hop uses: "
                    "ringsim walk --nccl-log LOG (P2P/IPC and NET/IB/…/GDRDMA are the fast paths; "
                    "SHM, NET/Socket or NET/IB without GDRDMA go through host memory)")
-        if r.nodes == 2 and r.gpus > 2:
+        if r.nodes == 2 and r.gpus > 2 and not r.ring_check:
             out.append("with two nodes NCCL picks trees, which can exceed the ring's bus bandwidth; "
                        "NCCL_ALGO=Ring makes the numbers easier to read (S. Jeaugey, NVIDIA/nccl "
                        "issue 307)")

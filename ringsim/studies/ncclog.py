@@ -6,8 +6,10 @@ NCCL prints (src/graph/connect.cc, src/transport/*.cc; the format has changed ov
 - one line per hop as it connects: `Channel 00/0 : 0[35000] -> 1[f5000] [send] via
   NET/IB/0/GDRDMA`, `Channel 03 : 0[14000] -> 2[41000] via P2P/IPC/read`, or the old
   `Ring 00 : 26[2] -> 24[0] via P2P/IPC` and `Ring 00 : 6 -> 2 [receive] via NET/IB/0`;
-- every rank's tree neighbours per channel: `Trees [0] 1/16/-1->0->-1 [1] …`, read as
-  children c0/c1/c2 -> this rank -> parent (-1: none);
+- every rank's tree neighbours per channel, on one line (src/init.cc, cut by NCCL at 1,023
+  characters): `Trees [0] 1/16/-1->0->-1 [1] …`, read as children d0/d1/d2 -> this rank ->
+  parent (-1: none) from 2.8 on; `[0] 26->25->-1/-1/-1`, parent -> rank -> children, in 2.4;
+  `[0] 1/-1/-1->0->-1|-1->0->1/-1/-1`, the reduce tree | the broadcast tree, in 2.5 to 2.7;
 - `comm 0x… rank r nranks N … Init COMPLETE` once per rank and communicator.
 Each line starts `host:pid:tid [device] NCCL INFO`, which tells on which host a rank runs.
 Where a log lacks the ring lists, the rings are put together from the hop lines.
@@ -23,13 +25,20 @@ from .textfile import LAUNCHER_PREFIX, NCCL_VERSION, Text, shown
 
 MAX_CHANNELS = 64  # NCCL's MAXCHANNELS
 MAX_RANKS = 4096
+# NCCL writes a rank's Trees into a 1,024-byte buffer (src/init.cc): a line this long that
+# ends mid-tree was cut by NCCL itself, every rank's at about the same channel. A shorter
+# line that ends mid-tree was cut by whoever pasted the log.
+NCCL_LINE_CUT = 990
 _PREFIX = re.compile(rf"^\s*(?:{LAUNCHER_PREFIX}\s*|\d+:\s+)")
 _ORIGIN = re.compile(r"^(\S*?):(\d+):(\d+) \[(\d+)\] NCCL INFO ")
 _LIST = re.compile(r"NCCL INFO (?:Channel (\d+)/(\d+)|Ring (\d+)) :((?:\s+\d+)+)\s*(\.\.\.)?\s*$")
 _HOP = re.compile(r"NCCL INFO (?:Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[[0-9a-fA-Fx]+\])? -> "
                   r"(\d+)(?:\[[0-9a-fA-Fx]+\])?(?: \[(send|receive)\])? via (\S.*?)\s*$")
-_TREES = re.compile(r"NCCL INFO Trees((?: \[\d+\] -?\d+/-?\d+/-?\d+->-?\d+->-?\d+)+)")
-_TREE = re.compile(r"\[(\d+)\] (-?\d+)/(-?\d+)/(-?\d+)->(-?\d+)->(-?\d+)")
+_TREES = re.compile(r"NCCL INFO Trees(?= \[\d+\] -?\d)")
+_N = r"(-?\d+)"
+_DOWN = rf"{_N}/{_N}/{_N}->{_N}->{_N}"   # children -> rank -> parent (2.5 on)
+_UP = rf"{_N}->{_N}->{_N}/{_N}/{_N}"     # parent -> rank -> children (2.4; 2.5–2.7's second tree)
+_TREE = re.compile(rf" \[(\d+)\] (?:{_DOWN}(?:\|{_UP})?|{_UP})(?=\s|$)")
 _COMM = re.compile(r"comm (0x[0-9a-fA-F]+) rank (\d+) n[Rr]anks (\d+)")
 _NODES = re.compile(r"nNodes (\d+)")
 
@@ -64,6 +73,9 @@ class Log:
     version: str | None = None
     notes: list[str] = field(default_factory=list)
     from_hops: bool = False
+    trees_cut: dict[int, tuple[int, bool]] = field(default_factory=dict)  # rank → (line, cut by NCCL?)
+    tree_clashes: list[str] = field(default_factory=list)  # why the Trees lines cannot be one plan
+    tree_plan: dict[int, tuple[int, ...]] | None = None  # channel → parents of GPU1..G, when replayed
 
     def via(self, channel: int, src: int, dst: int) -> str | None:
         """The transport of one ring hop, when the log printed it."""
@@ -83,13 +95,17 @@ class Log:
         return [tuple(r + 1 for r in self.rings[c]) for c in sorted(self.rings)]
 
 
-def parse(text: Text, nranks: int | None = None) -> Log:
-    """The communicator in `text` (the one of `nranks` ranks when the log holds several)."""
+def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log:
+    """The communicator in `text` (the one of `nranks` ranks when the log holds several).
+
+    need_rings=False reads a log for its trees: one without a whole ring is no error then."""
     lists: dict[int, dict[int, tuple[int, ...]]] = {}  # ring length → channel → ring
     declared: dict[int, int] = {}
     hops: dict[tuple[int, int, int], str] = {}
     hosts: dict[int, str] = {}
     trees: dict[int, dict[int, tuple[int, tuple[int, ...]]]] = {}
+    trees_cut: dict[int, tuple[int, bool]] = {}
+    clashes: list[str] = []
     comms: dict[str, int] = {}
     nodes = version = None
     truncated = []
@@ -130,14 +146,36 @@ def parse(text: Text, nranks: int | None = None) -> Log:
             if host is not None:
                 hosts.setdefault(dst if m.group(4) == "receive" else src, host)
         elif m := _TREES.search(line):
-            for t in _TREE.finditer(m.group(1)):
-                channel, rank = int(t.group(1)), int(t.group(5))
+            rest = line[m.end():]
+            end = 0
+            for t in _TREE.finditer(rest):
+                if t.start() != end:
+                    break
+                end = t.end()
+                channel, rank, parent, children, other = _tree_item(t)
                 _check_channel(channel, number)
-                _check_rank(rank, number)
-                children = tuple(int(t.group(k)) for k in (2, 3, 4) if int(t.group(k)) >= 0)
-                trees.setdefault(channel, {})[rank] = (int(t.group(6)), children)
+                _check_rank(max(rank, parent, *children), number)
                 if host is not None:
                     hosts.setdefault(rank, host)
+                seen = trees.setdefault(channel, {}).setdefault(rank, (parent, children))
+                problem = None
+                if seen != (parent, children):
+                    problem = (f"rank {rank} printed two different trees for channel "
+                               f"{channel:02d} (line {number}): the log mixes communicators; "
+                               "cut it to one")
+                elif other is not None and other != (parent, children):
+                    problem = (f"rank {rank}'s channel {channel:02d} reduces on one tree and "
+                               f"broadcasts on another (line {number}, NCCL 2.5–2.7's 'up|down' "
+                               "form); ringsim replays one tree per channel")
+                if problem and len(clashes) < 4:  # the first is what the error says; keep a few
+                    clashes.append(problem)
+            by_nccl = len(rest) >= NCCL_LINE_CUT
+            if rest[end:].strip() or by_nccl:
+                if not end:
+                    truncated.append(number)
+                rank_cut = _cut_rank(line)
+                if rank_cut is not None:
+                    trees_cut.setdefault(rank_cut, (number, by_nccl))
         elif _cut_short(line):
             truncated.append(number)
         if m := _COMM.search(line):
@@ -158,16 +196,25 @@ def parse(text: Text, nranks: int | None = None) -> Log:
     elif nranks not in sizes and not (not sizes and hops):
         raise RingsimError(f"{text.name} has no communicator of {nranks} ranks"
                            + (f" (it has {', '.join(str(s) for s in sizes)})" if sizes else ""))
+    if not nranks and not need_rings and trees:
+        nranks = max(r for ranks in trees.values() for r in ranks) + 1
     if not nranks:
         raise RingsimError(f"{text.name} shows no rings: it needs NCCL_DEBUG=INFO lines such as "
                            "'Channel 00/02 :    0   1' or 'Ring 00 : 0[0] -> 1[1] via P2P/IPC' "
                            "(set NCCL_DEBUG=INFO and run again)")
-    log = Log(text.name, nranks, {}, declared.get(nranks), hops, hosts, trees, nodes, version)
+    log = Log(text.name, nranks, {}, declared.get(nranks), hops, hosts, trees, nodes, version,
+              trees_cut=trees_cut, tree_clashes=clashes)
     if truncated:
         log.notes.append(f"{len(truncated)} NCCL line{'s' * (len(truncated) > 1)} cut short "
                          f"(line {', '.join(str(n) for n in truncated[:5])}) ignored")
     rings = lists.get(nranks, {})
-    if not rings:
+    if not rings and not need_rings:
+        try:
+            rings = _rings_from_hops(hops, nranks, log) if hops and not cut_lists else {}
+        except RingsimError:
+            rings = {}
+        log.from_hops = bool(rings)
+    elif not rings:
         if cut_lists and not hops:
             channel, start = min(cut_lists.items())
             raise RingsimError(
@@ -186,6 +233,23 @@ def parse(text: Text, nranks: int | None = None) -> Log:
     log.rings = dict(sorted(rings.items()))
     _note_missing(log)
     return log
+
+
+def _tree_item(t: re.Match) -> tuple[int, int, int, tuple[int, ...], tuple | None]:
+    """(channel, rank, parent, children, the 2.5–2.7 broadcast tree's (parent, children) or None)."""
+    g = [None if v is None else int(v) for v in t.groups()]
+    kids = lambda values: tuple(v for v in values if v >= 0)  # noqa: E731  (-1: no child there)
+    if g[1] is not None:  # children -> rank -> parent, perhaps | parent -> rank -> children
+        other = None if g[6] is None else (g[6], kids(g[8:11]))
+        return g[0], g[4], g[5], kids(g[1:4]), other
+    return g[0], g[12], g[11], kids(g[13:16]), None
+
+
+def _cut_rank(line: str) -> int | None:
+    """The rank whose Trees line this is (its first tree's middle number), None when cut before it."""
+    for item in re.finditer(r"->(\d+)->", line):
+        return int(item.group(1))
+    return None
 
 
 def _cut_short(line: str) -> bool:
@@ -211,13 +275,14 @@ def _check_ring(channel: int, ring: tuple[int, ...], nranks: int) -> None:
     missing = sorted(set(range(nranks)) - set(ring))
     if missing or len(ring) != nranks:
         twice = sorted({r for r in ring if ring.count(r) > 1})
-        what = (f"misses rank{'s' * (len(missing) > 1)} {_few(missing)}" if missing
-                else f"lists rank {_few(twice)} twice")
+        what = (f"misses rank{'s' * (len(missing) > 1)} {few(missing)}" if missing
+                else f"lists rank {few(twice)} twice")
         raise RingsimError(f"channel {channel:02d}'s ring {what} of 0..{nranks - 1}: the log is "
                            "cut or mixes communicators")
 
 
-def _few(values: list[int]) -> str:
+def few(values: list[int]) -> str:
+    """Up to 8 values, comma-separated, and how many more."""
     shown_values = ", ".join(str(v) for v in values[:8])
     return shown_values + (f" and {len(values) - 8} more" if len(values) > 8 else "")
 
@@ -251,7 +316,7 @@ def _rings_from_hops(hops: dict, nranks: int, log: Log) -> dict[int, tuple[int, 
             rings[channel] = tuple(ring)
         else:
             without = sorted(set(range(nranks)) - set(succ))
-            broken.append(f"{channel:02d} (no hop from rank {_few(without)})" if without
+            broken.append(f"{channel:02d} (no hop from rank {few(without)})" if without
                           else f"{channel:02d} (its hops do not close one ring)")
     if not rings:
         raise RingsimError(f"{log.name} has no complete ring: its hop lines leave channel "

@@ -4,6 +4,11 @@ NCCL rank r is GPU r+1; channel c's ring becomes ring c of the ring algorithm's 
 (ringsim.algorithms._multiring), so the walk, the TUI and the cost model step through and
 price exactly the rings NCCL connected. The summary says, hop by hop, which transport NCCL
 chose and whether the hop leaves its node, and lists the trees of the `Trees` lines.
+
+Asked for NCCL's Tree (`--nccl-algo Tree`), channel c's tree, read from every rank's
+`Trees` line and checked link by link, becomes tree c of the nccl-tree algorithm's
+`tree_parents`: children add into their parent up to the root, which sends the sum back
+down (NVIDIA/nccl src/device/all_reduce.h, runTreeUpDown), each channel on its own part.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..core.errors import RingsimError
-from .ncclog import Log, parse
+from .ncclog import Log, few, parse
 from .textfile import read_text
 
 
@@ -27,9 +32,122 @@ class HopView:
     crosses: bool | None
 
 
-def load(path: str, nranks: int | None = None) -> Log:
+def load(path: str, nranks: int | None = None, need_rings: bool = True) -> Log:
     """The communicator of an NCCL_DEBUG=INFO log file ('-' for standard input)."""
-    return parse(read_text(path, "NCCL_DEBUG=INFO log"), nranks)
+    return parse(read_text(path, "NCCL_DEBUG=INFO log"), nranks, need_rings)
+
+
+def ring_options(log: Log, chunks: int | None = None) -> tuple[dict, int]:
+    """The ring algorithm's options that make NCCL's rings (one ring per channel), and the
+    plan's segments: K channels × G."""
+    return {"channels": len(log.rings), "ring_order": ring_order_text(log)}, len(log.rings) * log.nranks
+
+
+def tree_options(log: Log, chunks: int | None = None) -> tuple[dict, int]:
+    """The nccl-tree algorithm's options that make NCCL's trees (one tree per channel), and the
+    plan's segments: K channels × C chunks."""
+    log.tree_plan = tree_channels(log)
+    text = ";".join(",".join(str(p) for p in tree) for tree in log.tree_plan.values())
+    return {"tree_parents": text}, len(log.tree_plan) * (chunks or 1)
+
+
+# What --nccl-algo names (NCCL_ALGO's words) and the options that replay it from the log.
+REPLAYS = {"Ring": ring_options, "Tree": tree_options}
+
+
+def tree_channels(log: Log) -> dict[int, tuple[int, ...]]:
+    """Every channel's tree as the parents of GPU1…G (0 for the root), each link checked from
+    both of its ends; a one-line error names what the log misses or where its trees disagree."""
+    n = log.nranks
+    if not log.trees:
+        raise RingsimError(f"{log.name} has no 'Trees [0] …' lines to replay (NCCL prints one per "
+                           "rank at NCCL_DEBUG=INFO): leave out --nccl-algo Tree to walk its rings")
+    if log.tree_clashes:
+        raise RingsimError(log.tree_clashes[0])
+    out, dropped = {}, []
+    for channel in sorted(log.trees):
+        ranks = log.trees[channel]
+        beyond = sorted({r for r, (p, kids) in ranks.items() for r in (r, p, *kids) if r >= n})
+        if beyond:
+            raise RingsimError(f"channel {channel:02d}'s tree names rank {few(beyond)}, but the "
+                               f"communicator has {n} ranks (0..{n - 1}): the log mixes communicators")
+        missing = sorted(set(range(n)) - set(ranks))
+        if missing and all(log.trees_cut.get(r, (0, False))[1] for r in missing):
+            dropped.append(channel)  # NCCL cut those ranks' lines (1,023 characters) before it
+            continue
+        if missing:
+            cut = [r for r in missing if r in log.trees_cut]
+            why = (f" (rank {cut[0]}'s Trees line, line {log.trees_cut[cut[0]][0]}, is cut short)"
+                   if cut else "")
+            raise RingsimError(f"channel {channel:02d}'s tree misses rank{'s' * (len(missing) > 1)} "
+                               f"{few(missing)} of 0..{n - 1}: the log has no 'Trees' line of "
+                               f"{'theirs' if len(missing) > 1 else 'its'} for this channel{why}; "
+                               "paste every rank's NCCL_DEBUG=INFO lines")
+        out[channel] = _checked_tree(channel, ranks, n)
+    if not out:
+        raise RingsimError(f"every rank's 'Trees' line in {log.name} is cut short: no channel's "
+                           "tree is whole")
+    if any(by_nccl for _, by_nccl in log.trees_cut.values()):
+        left = f" (channel {', '.join(f'{c:02d}' for c in dropped[:8])} left out)" if dropped else ""
+        log.notes.append(f"NCCL cut some ranks' Trees lines at 1,023 characters: the trees from "
+                         f"channel {max(out) + 1:02d} on are not in the log{left}; replaying "
+                         f"channels 00..{max(out):02d}")
+    return out
+
+
+def _checked_tree(channel: int, ranks: dict, n: int) -> tuple[int, ...]:
+    """Channel's tree as parents of GPU1…G, once every link is named by both ends and the ranks
+    make one tree (one root, no cycle)."""
+    where = f"channel {channel:02d}:"
+    for rank in range(n):
+        parent, kids = ranks[rank]
+        if parent >= 0 and rank not in ranks[parent][1]:
+            raise RingsimError(f"{where} rank {rank} names rank {parent} its parent, but rank "
+                               f"{parent}'s Trees line does not list {rank} among its children")
+        for kid in kids:
+            if ranks[kid][0] != rank:
+                named = ranks[kid][0]
+                said = "no parent" if named < 0 else f"rank {named} its parent"
+                raise RingsimError(f"{where} rank {rank} lists rank {kid} as a child, but rank "
+                                   f"{kid} names {said}")
+    roots = [r for r in range(n) if ranks[r][0] < 0]
+    cycle = _cycle([ranks[r][0] for r in range(n)])
+    if cycle:
+        raise RingsimError(f"{where} the trees' links go round in a cycle, "
+                           + " → ".join(f"rank {r}" for r in cycle)
+                           + " (each names the next its parent), so no data reaches a root")
+    if len(roots) != 1:
+        raise RingsimError(f"{where} the tree falls apart into {len(roots)} trees (roots: rank "
+                           f"{few(roots)}); NCCL builds one tree per channel")
+    return tuple(ranks[r][0] + 1 for r in range(n))
+
+
+def _cycle(parents: list[int]) -> list[int]:
+    """Ranks going up from some rank round a cycle back to it (closed); [] when every way ends at a root."""
+    state = [0] * len(parents)  # 0 unseen, 1 on this way up, 2 known to end at a root
+    for start in range(len(parents)):
+        way, node = [], start
+        while node >= 0 and state[node] == 0:
+            state[node] = 1
+            way.append(node)
+            node = parents[node]
+        if node >= 0 and state[node] == 1:
+            return way[way.index(node):] + [node]
+        for k in way:
+            state[k] = 2
+    return []
+
+
+def tree_hops(log: Log) -> list[HopView]:
+    """Every link of every replayed tree, both ways (child → parent up, parent → child down), 1-based."""
+    views = []
+    for channel, parents in (log.tree_plan or {}).items():
+        for child, parent in enumerate(parents):
+            if parent:
+                for src, dst in ((child, parent - 1), (parent - 1, child)):
+                    views.append(HopView(channel, src + 1, dst + 1, log.via(channel, src, dst),
+                                         log.crosses(channel, src, dst)))
+    return views
 
 
 def ring_order_text(log: Log) -> str:
@@ -94,17 +212,23 @@ def trees(log: Log) -> list[dict]:
 
 
 def summary(log: Log) -> dict:
-    """Everything the walk's preface says, as one JSON-ready record."""
-    views = hops(log)
+    """Everything the walk's preface says, as one JSON-ready record (the trees' links as its
+    hops when the trees are replayed)."""
+    trees_replayed = log.tree_plan is not None
+    views = tree_hops(log) if trees_replayed else hops(log)
     transports = Counter(v.via or "not in the log" for v in views)
     crossing = [v for v in views if v.crosses]
     return {
         "type": "nccl_log", "source": log.name, "nccl_version": log.version,
-        "ranks": log.nranks, "nodes": nodes(log), "channels": len(log.rings),
+        "replay": "Tree" if trees_replayed else "Ring",
+        "ranks": log.nranks, "nodes": nodes(log),
+        "channels": len(log.tree_plan) if trees_replayed else len(log.rings),
         "channels_declared": log.channels_declared, "rings_from_hops": log.from_hops,
         "ring_order": [list(r) for r in log.orders()],
         "hops": [{"channel": v.channel, "src": v.src, "dst": v.dst, "via": v.via,
                   "crosses_nodes": v.crosses} for v in views],
+        **({"tree_channels": list(log.tree_plan),
+            "tree_parents": [list(t) for t in log.tree_plan.values()]} if trees_replayed else {}),
         "transports": dict(transports), "hops_crossing_nodes": len(crossing),
         "trees": trees(log), "notes": list(log.notes),
     }
@@ -112,6 +236,8 @@ def summary(log: Log) -> dict:
 
 def text(log: Log) -> list[str]:
     """The preface in words: the rings, which hops cross nodes and over what, the trees."""
+    if log.tree_plan is not None:
+        return tree_text(log)
     info = summary(log)
     where = f" on {info['nodes']} node{'s' * (info['nodes'] != 1)}" if info["nodes"] else ""
     version = f" (NCCL {info['nccl_version']})" if info["nccl_version"] else ""
@@ -146,6 +272,48 @@ def text(log: Log) -> list[str]:
                      + (f"; {edges}" if edges else ""))
     if len(log.trees) > 2:
         lines.append(f"  … and {len(log.trees) - 2} more channels' trees (--json lists them all)")
+    if any(len(ranks) == log.nranks for ranks in log.trees.values()):
+        lines.append("  (--nccl-algo Tree walks these trees instead of the rings)")
+    lines.extend(f"Note: {note}" for note in log.notes)
+    return lines
+
+
+def tree_text(log: Log) -> list[str]:
+    """The tree replay's preface: each channel's tree link by link, which links cross nodes and
+    over what, what to check."""
+    info = summary(log)
+    where = f" on {info['nodes']} node{'s' * (info['nodes'] != 1)}" if info["nodes"] else ""
+    version = f" (NCCL {info['nccl_version']})" if info["nccl_version"] else ""
+    count = len(log.tree_plan)
+    lines = [f"NCCL's trees from {log.name}{version}: {log.nranks} ranks{where}, {count} "
+             f"channel{'s' * (count != 1)}, each a tree: children add into their parent up to "
+             "the root, which sends the sum back down (NCCL's Tree all-reduce); NCCL rank r is "
+             "GPU r+1"]
+    for channel, parents in log.tree_plan.items():
+        root = parents.index(0) + 1
+        links = []
+        for parent, child in sorted((p, k) for k, p in enumerate(parents) if p):
+            mark = " ⇒ " if log.crosses(channel, child, parent - 1) else " → "
+            links.append(f"{parent}{mark}{child + 1}")
+        lines.append(f"  channel {channel:02d}: root {root}; " + _cut(", ".join(links), 140))
+    lines.append("  (a → b: b is a's child, adds into a going up and gets the sum back down; "
+                 "⇒ marks a link that leaves its node)")
+    views = tree_hops(log)
+    crossing = [v for v in views if v.crosses]
+    if crossing:
+        links = Counter(v.via or "transport not in the log" for v in crossing)
+        lines.append(f"Tree hops (up and down) that cross nodes: {len(crossing)} of {len(views)}, "
+                     "over " + ", ".join(f"{via} ({n})" for via, n in links.most_common(4)))
+    inside = Counter(v.via for v in views if v.via and not v.crosses)
+    if inside:
+        lines.append("Tree hops inside a node: "
+                     + ", ".join(f"{via} ({n})" for via, n in inside.most_common(4)))
+    unknown = sum(v.via is None for v in views)
+    if unknown:
+        lines.append(f"  {unknown} of {len(views)} tree hops have no 'via' line in the log")
+    advice = transport_advice(info["transports"])
+    if advice:
+        lines.append(advice)
     lines.extend(f"Note: {note}" for note in log.notes)
     return lines
 

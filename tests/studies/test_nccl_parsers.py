@@ -50,6 +50,7 @@ EXPECTED = {
     "nccl652_a100_32node_error_column_excerpt.txt": (8, 0, 128, None, 0, None, 0),
     "nccltests128_reduce_scatter_2node_excerpt.txt": (7, 0, 256, None, 0, None, 1),
     "nccltests152_a100_2node_after_fix_partial.txt": (6, 33554432, 1073741824, None, 0, None, 1),
+    "nccltests252_h100_2node_after_acs_fix_ring.txt": (5, 536870912, 8589934592, None, 0, None, 0),
 }
 
 

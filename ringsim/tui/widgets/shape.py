@@ -156,7 +156,9 @@ def shape_name(plan: Plan) -> str:
     """What the drawing shows, in a few words."""
     shape, count = algorithm(plan.algorithm).shape, lanes(plan)
     if shape is Shape.TREE:
-        return "tree: parent above children" if count == 1 else "two trees (first drawn)"
+        if count == 1:
+            return "tree: parent above children"
+        return f"{'two' if count == 2 else count} trees (first drawn)"
     if shape in SHAPE_NAMES:
         return SHAPE_NAMES[shape]
     return "ring" if count == 1 else f"{count} rings"

@@ -87,6 +87,7 @@ def test_compare_table(capsys):
     assert "G·(G−1)·N = 96" in out
 
 
+@pytest.mark.slow
 def test_bench_quick_json(capsys):
     status, out, _ = run(["bench", "--quick", "--json", "--backend", "numpy"], capsys)
     records = [json.loads(line) for line in out.splitlines()]

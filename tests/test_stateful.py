@@ -1,6 +1,7 @@
 """Stepping forward, back, resetting and running never disagrees with a fresh run."""
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
@@ -65,4 +66,4 @@ class Stepping(RuleBasedStateMachine):
         assert fresh.sentences() == self.sim.sentences()
 
 
-TestStepping = Stepping.TestCase
+TestStepping = pytest.mark.slow(Stepping.TestCase)

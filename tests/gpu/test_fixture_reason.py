@@ -52,8 +52,9 @@ def test_gpu_tests_skip_with_the_compilers_reason(tmp_path):
         "from gpu.standin import Cupy, HEADERS_MISSING\n"
         "sys.modules[__name__] = Cupy(compile_error=HEADERS_MISSING)\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+    # -n 0: one process; the suite's own -n auto would start workers for this one test.
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-                           "tests/gpu/test_cupy_backend.py", "-k", "inputs_are_never_modified"],
+                           "-n", "0", "tests/gpu/test_cupy_backend.py", "-k", "inputs_are_never_modified"],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 skipped" in done.stdout and CANNOT in done.stdout, done.stdout

@@ -58,9 +58,12 @@ async def _sessions(tmp_path, mark: str) -> dict:
                                   headers={"Host": f"evil.example:{port}"}) as r:
                 seen["static, foreign host"] = r.status
             for cycle in range(4):  # open and close more sessions than the cap
+                # Each session writes the size anew: wait for this one's, not the last one's
+                # (on a busy machine its process may start well after the socket opens).
+                size.unlink(missing_ok=True)
                 async with client.ws_connect(f"http://127.0.0.1:{port}/ws?width=20000&height=20000",
                                              headers=same) as ws:
-                    for _ in range(100):
+                    for _ in range(400):
                         if size.exists() and size.read_text():
                             break
                         await asyncio.sleep(0.05)
@@ -80,7 +83,11 @@ async def _sessions(tmp_path, mark: str) -> dict:
     return seen
 
 
-def test_a_session_process_ends_with_its_socket_and_sizes_are_bounded(tmp_path):
+def test_a_session_process_ends_with_its_socket_and_sizes_are_bounded(tmp_path, monkeypatch):
+    from ringsim.tui import web
+    # The same escalation (quit, SIGTERM, SIGKILL) with shorter waits: four stubborn
+    # sessions at 3 s a stage kept this test waiting 25 s.
+    monkeypatch.setattr(web, "STOP_SECONDS", 0.5)
     mark = uuid.uuid4().hex
     try:
         seen = asyncio.run(asyncio.wait_for(_sessions(tmp_path, mark), 120))

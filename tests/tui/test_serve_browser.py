@@ -31,6 +31,9 @@ PANEL_SENDING, PANEL_RECEIVING = "#8a4b00", "#6b1f7a"
 pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)"),
     pytest.mark.slow,
+    # One Chromium at a time under pytest-xdist: each starts several busy processes, and
+    # the test waits on what the page draws after each key.
+    pytest.mark.xdist_group("chromium"),
 ]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -77,7 +78,9 @@ async def _until(devtools: DevTools, ready, timeout: float = 40) -> bytes:
         await asyncio.sleep(0.5)
 
 
-async def _browse(url: str, debug_port: int) -> tuple[bytes, bytes]:
+@contextlib.asynccontextmanager
+async def _page(url: str, debug_port: int):
+    """A new Chromium tab at url, its DevTools session open and its page events on."""
     import aiohttp
     async with aiohttp.ClientSession() as session:
         deadline = time.monotonic() + 30
@@ -93,13 +96,47 @@ async def _browse(url: str, debug_port: int) -> tuple[bytes, bytes]:
         async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
             devtools = DevTools(ws)
             await devtools.call("Page.enable")
-            # The start: the TUI has drawn (the page is no longer one colour).
-            start = await _until(devtools, _drawn)
-            await devtools.click(640, 700)  # focus the terminal (a blank part of the page)
-            await devtools.press("n")
-            stepped = await _until(devtools, lambda px: count_colour(px, PANEL_SENDING) > 1000 and
-                                   count_colour(px, PANEL_RECEIVING) > 1000)
-            return start, stepped
+            yield devtools
+
+
+@pytest.fixture
+def browse(tmp_path):
+    """browse(visit, *serve_args): `ringsim serve ARGS` opened in headless Chromium; returns the
+    served page's HTML and what `await visit(devtools)` returned."""
+    def run(visit, *serve_args: str):
+        debug_port = free_port()
+        with serving(*serve_args) as (port, html):
+            browser = subprocess.Popen(
+                [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 f"--user-data-dir={tmp_path / 'profile'}", f"--remote-debugging-port={debug_port}",
+                 "--window-size=1280,900", "about:blank"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                async def session():
+                    async with _page(f"http://127.0.0.1:{port}/", debug_port) as devtools:
+                        return await visit(devtools)
+                return html, asyncio.run(session())
+            finally:
+                stop(browser)
+    return run
+
+
+async def _step_after_a_click(devtools: DevTools) -> tuple[bytes, bytes]:
+    # The start: the TUI has drawn (the page is no longer one colour).
+    start = await _until(devtools, _drawn)
+    await devtools.click(640, 700)  # focus the terminal (a blank part of the page)
+    await devtools.press("n")
+    stepped = await _until(devtools, lambda px: count_colour(px, PANEL_SENDING) > 1000 and
+                           count_colour(px, PANEL_RECEIVING) > 1000)
+    return start, stepped
+
+
+def _keep(shots: dict[str, bytes]) -> None:
+    """Write screenshots beside RINGSIM_BROWSER_SHOT (path.png, path.start.png, …) when it is set."""
+    if os.environ.get("RINGSIM_BROWSER_SHOT"):
+        shot = Path(os.environ["RINGSIM_BROWSER_SHOT"])
+        for suffix, png in shots.items():
+            (shot.with_suffix(f"{suffix}.png") if suffix else shot).write_bytes(png)
 
 
 def _drawn(pixels) -> bool:
@@ -109,21 +146,9 @@ def _drawn(pixels) -> bool:
     return counts.max() < 0.9 * len(flat)
 
 
-def test_a_browser_shows_the_gpu_panels_and_steps_with_a_key(tmp_path):
-    debug_port = free_port()
-    with serving() as (port, _page):
-        browser = subprocess.Popen(
-            [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             f"--user-data-dir={tmp_path / 'profile'}", f"--remote-debugging-port={debug_port}",
-             "--window-size=1280,900", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            start, stepped = asyncio.run(_browse(f"http://127.0.0.1:{port}/", debug_port))
-        finally:
-            stop(browser)
-    if os.environ.get("RINGSIM_BROWSER_SHOT"):
-        Path(os.environ["RINGSIM_BROWSER_SHOT"]).write_bytes(stepped)
-        Path(os.environ["RINGSIM_BROWSER_SHOT"]).with_suffix(".start.png").write_bytes(start)
+def test_a_browser_shows_the_gpu_panels_and_steps_with_a_key(browse):
+    _, (start, stepped) = browse(_step_after_a_click)
+    _keep({"": stepped, ".start": start})
     first, after = png_pixels(start), png_pixels(stepped)
     assert _drawn(first), "the browser's page stayed blank"
     assert count_colour(first, PANEL_SENDING) == 0
@@ -141,59 +166,31 @@ def _footer_has_keys(pixels) -> bool:
     return len(np.unique(stripe, axis=0)) > 8
 
 
-async def _browse_without_a_click(url: str, debug_port: int) -> dict:
-    import aiohttp
-    async with aiohttp.ClientSession() as session:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                async with session.put(f"http://127.0.0.1:{debug_port}/json/new?{url}") as response:
-                    target = await response.json(content_type=None)
-                break
-            except aiohttp.ClientError:
-                if time.monotonic() > deadline:
-                    raise
-                await asyncio.sleep(0.3)
-        async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-            devtools = DevTools(ws)
-            await devtools.call("Page.enable")
-            seen = {}
-            seen["start"] = await _until(devtools, lambda px: _drawn(px) and _footer_has_keys(px))
-            seen["active"] = await devtools.evaluate("document.activeElement.className")
-            await devtools.press("n")  # no click first
-            seen["stepped"] = await _until(devtools, lambda px: count_colour(px, PANEL_SENDING) > 1000)
-            # The terminal loses the keys (another element takes the focus): the hint says so.
-            await devtools.evaluate("document.activeElement.blur()")
-            seen["blurred"] = await _until(devtools, lambda px: count_colour(px, HINT_YELLOW) > 500, 10)
-            seen["hint"] = await devtools.evaluate(
-                "document.body.classList.contains('-ringsim-unfocused') && "
-                "document.getElementById('ringsim-keys-hint').textContent")
-            box = await devtools.evaluate(
-                "JSON.stringify(document.getElementById('ringsim-keys-hint').getBoundingClientRect())")
-            box = json.loads(box)
-            await devtools.click(int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] / 2))
-            seen["back"] = await _until(devtools, lambda px: count_colour(px, HINT_YELLOW) == 0, 10)
-            seen["active again"] = await devtools.evaluate("document.activeElement.className")
-            return seen
+async def _keys_without_a_click(devtools: DevTools) -> dict:
+    seen = {}
+    seen["start"] = await _until(devtools, lambda px: _drawn(px) and _footer_has_keys(px))
+    seen["active"] = await devtools.evaluate("document.activeElement.className")
+    await devtools.press("n")  # no click first
+    seen["stepped"] = await _until(devtools, lambda px: count_colour(px, PANEL_SENDING) > 1000)
+    # The terminal loses the keys (another element takes the focus): the hint says so.
+    await devtools.evaluate("document.activeElement.blur()")
+    seen["blurred"] = await _until(devtools, lambda px: count_colour(px, HINT_YELLOW) > 500, 10)
+    seen["hint"] = await devtools.evaluate(
+        "document.body.classList.contains('-ringsim-unfocused') && "
+        "document.getElementById('ringsim-keys-hint').textContent")
+    box = await devtools.evaluate(
+        "JSON.stringify(document.getElementById('ringsim-keys-hint').getBoundingClientRect())")
+    box = json.loads(box)
+    await devtools.click(int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] / 2))
+    seen["back"] = await _until(devtools, lambda px: count_colour(px, HINT_YELLOW) == 0, 10)
+    seen["active again"] = await devtools.evaluate("document.activeElement.className")
+    return seen
 
 
-def test_the_page_takes_the_keys_without_a_click_and_says_when_it_lost_them(tmp_path):
-    debug_port = free_port()
-    with serving() as (port, page):
-        assert "ringsim-keys-hint" in page  # the page carries the focus script
-        browser = subprocess.Popen(
-            [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             f"--user-data-dir={tmp_path / 'profile'}", f"--remote-debugging-port={debug_port}",
-             "--window-size=1280,900", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            seen = asyncio.run(_browse_without_a_click(f"http://127.0.0.1:{port}/", debug_port))
-        finally:
-            stop(browser)
-    if os.environ.get("RINGSIM_BROWSER_SHOT"):
-        shot = Path(os.environ["RINGSIM_BROWSER_SHOT"])
-        for name in ("start", "stepped", "blurred"):
-            shot.with_suffix(f".noclick-{name}.png").write_bytes(seen[name])
+def test_the_page_takes_the_keys_without_a_click_and_says_when_it_lost_them(browse):
+    html, seen = browse(_keys_without_a_click)
+    assert "ringsim-keys-hint" in html  # the page carries the focus script
+    _keep({f".noclick-{name}": seen[name] for name in ("start", "stepped", "blurred")})
     assert _footer_has_keys(png_pixels(seen["start"])), "the footer is blank before a click"
     assert seen["active"] == "xterm-helper-textarea"
     assert count_colour(png_pixels(seen["stepped"]), PANEL_SENDING) > 1000, "n did nothing before a click"

@@ -1,5 +1,6 @@
 """`ringsim serve` in a real browser: headless Chromium loads the page, the TUI draws its GPU
-panels, a key press steps the simulation, and the screenshot shows the step's colours.
+panels, a key press steps the simulation, and the screenshot shows the step's colours; the
+page asks nothing of any other site (its font too comes from this server).
 
 Chromium is driven over its DevTools protocol (a websocket, spoken here with aiohttp, which
 textual-serve installs). Skips, saying why, where no Chromium is installed (.ci/run installs
@@ -40,16 +41,31 @@ class DevTools:
 
     def __init__(self, ws) -> None:
         self.ws, self.next_id = ws, 0
+        self.requests: list[str] = []  # every address the page asked for, websockets included
+        self.listeners = {"Network.requestWillBeSent": lambda p: self.requests.append(p["request"]["url"]),
+                          "Network.webSocketCreated": lambda p: self.requests.append(p["url"])}
+
+    async def _until(self, done) -> dict:
+        """Read messages (passing events to their listeners) until done(message); that message."""
+        while True:
+            message = json.loads((await asyncio.wait_for(self.ws.receive(), 30)).data)
+            if message.get("method") in self.listeners:
+                self.listeners[message["method"]](message["params"])
+            if done(message):
+                return message
 
     async def call(self, method: str, **params):
         self.next_id += 1
         await self.ws.send_json({"id": self.next_id, "method": method, "params": params})
-        while True:
-            message = json.loads((await asyncio.wait_for(self.ws.receive(), 30)).data)
-            if message.get("id") == self.next_id:
-                if "error" in message:
-                    raise AssertionError(f"{method}: {message['error']}")
-                return message["result"]
+        message = await self._until(lambda m: m.get("id") == self.next_id)
+        if "error" in message:
+            raise AssertionError(f"{method}: {message['error']}")
+        return message["result"]
+
+    async def open(self, url: str) -> None:
+        """Go to url and wait for the page's load event."""
+        await self.call("Page.navigate", url=url)
+        await self._until(lambda m: m.get("method") == "Page.loadEventFired")
 
     async def evaluate(self, expression: str):
         """The value of a JavaScript expression on the page."""
@@ -80,13 +96,14 @@ async def _until(devtools: DevTools, ready, timeout: float = 40) -> bytes:
 
 @contextlib.asynccontextmanager
 async def _page(url: str, debug_port: int):
-    """A new Chromium tab at url, its DevTools session open and its page events on."""
+    """A new Chromium tab at url, its DevTools session open, its page and network events on
+    from the first request."""
     import aiohttp
     async with aiohttp.ClientSession() as session:
         deadline = time.monotonic() + 30
         while True:  # Chromium's DevTools endpoint comes up a moment after the process
             try:
-                async with session.put(f"http://127.0.0.1:{debug_port}/json/new?{url}") as response:
+                async with session.put(f"http://127.0.0.1:{debug_port}/json/new?about:blank") as response:
                     target = await response.json(content_type=None)
                 break
             except aiohttp.ClientError:
@@ -96,6 +113,8 @@ async def _page(url: str, debug_port: int):
         async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
             devtools = DevTools(ws)
             await devtools.call("Page.enable")
+            await devtools.call("Network.enable")
+            await devtools.open(url)
             yield devtools
 
 
@@ -114,21 +133,28 @@ def browse(tmp_path):
             try:
                 async def session():
                     async with _page(f"http://127.0.0.1:{port}/", debug_port) as devtools:
-                        return await visit(devtools)
-                return html, asyncio.run(session())
+                        return await visit(devtools), devtools.requests
+                seen, requests = asyncio.run(session())
             finally:
                 stop(browser)
+        # Whatever the visit did, the page asked only this server for anything.
+        own = (f"http://127.0.0.1:{port}/", f"ws://127.0.0.1:{port}/")
+        assert requests and all(url.startswith(own) for url in requests), requests
+        return html, seen
     return run
 
 
-async def _step_after_a_click(devtools: DevTools) -> tuple[bytes, bytes]:
+async def _step_after_a_click(devtools: DevTools) -> dict:
     # The start: the TUI has drawn (the page is no longer one colour).
-    start = await _until(devtools, _drawn)
+    seen = {"start": await _until(devtools, _drawn)}
     await devtools.click(640, 700)  # focus the terminal (a blank part of the page)
     await devtools.press("n")
-    stepped = await _until(devtools, lambda px: count_colour(px, PANEL_SENDING) > 1000 and
-                           count_colour(px, PANEL_RECEIVING) > 1000)
-    return start, stepped
+    seen["stepped"] = await _until(devtools, lambda px: count_colour(px, PANEL_SENDING) > 1000 and
+                                   count_colour(px, PANEL_RECEIVING) > 1000)
+    seen["fonts"] = json.loads(await devtools.evaluate(
+        "JSON.stringify([...document.fonts].map(f => [f.family, f.style, f.status]))"))
+    seen["requests"] = list(devtools.requests)
+    return seen
 
 
 def _keep(shots: dict[str, bytes]) -> None:
@@ -146,10 +172,16 @@ def _drawn(pixels) -> bool:
     return counts.max() < 0.9 * len(flat)
 
 
-def test_a_browser_shows_the_gpu_panels_and_steps_with_a_key(browse):
-    _, (start, stepped) = browse(_step_after_a_click)
-    _keep({"": stepped, ".start": start})
-    first, after = png_pixels(start), png_pixels(stepped)
+def test_a_browser_shows_the_gpu_panels_in_the_served_font_and_steps_with_a_key(browse):
+    # (browse itself checks that every request, the websocket's too, went to this server.)
+    html, seen = browse(_step_after_a_click)
+    _keep({"": seen["stepped"], ".start": seen["start"]})
+    # The page names Roboto Mono from this server (never Google Fonts), and it has loaded.
+    assert "fonts.googleapis.com" not in html and "@font-face" in html
+    assert any(url.endswith("/static/fonts/RobotoMono-VariableFont_wght.ttf") for url in seen["requests"])
+    assert any(url.startswith("ws://") for url in seen["requests"])
+    assert ["Roboto Mono", "normal", "loaded"] in seen["fonts"], seen["fonts"]
+    first, after = png_pixels(seen["start"]), png_pixels(seen["stepped"])
     assert _drawn(first), "the browser's page stayed blank"
     assert count_colour(first, PANEL_SENDING) == 0
     # After `n`: the ring's first step, 4 sending and 4 receiving cells, orange and purple.
@@ -160,9 +192,17 @@ def test_a_browser_shows_the_gpu_panels_and_steps_with_a_key(browse):
 HINT_YELLOW = "#ffcc00"  # ringsim/tui/page_focus.py's hint
 
 
+FOOTER_BAR = (36, 47, 56)  # the footer's background (Textual's panel colour), #242f38
+
+
 def _footer_has_keys(pixels) -> bool:
-    """The footer (the page's last text row) shows key names: many colours, not one bar."""
-    stripe = pixels[-14:-2, :700].reshape(-1, 3)
+    """The footer (the terminal's last text row, wherever the font's line height puts it: the
+    lowest rows whose right half is the footer's bar) shows key names: many colours, not one bar."""
+    bar = np.flatnonzero((pixels[:, 1000] == FOOTER_BAR).all(axis=1))
+    bar = bar[bar > len(pixels) // 2]  # not the header, which has the same colour
+    if len(bar) == 0:
+        return False
+    stripe = pixels[bar[-1] - min(len(bar), 20) + 1:bar[-1] + 1, :700].reshape(-1, 3)
     return len(np.unique(stripe, axis=0)) > 8
 
 

@@ -8,7 +8,7 @@ import json
 from ..core.checks import MAX_GPUS, count_arg
 from ..cost.nccl import names
 from ..cost.topology import load, presets
-from ..studies.predict import BUS_FACTORS, TYPES, predict
+from ..studies.predict import BUS_FACTORS, TYPES, predict, rounding_note
 
 ORDER = 26
 HELP = "predict all_reduce_perf's table on a system with NCCL's own tuning model"
@@ -32,7 +32,8 @@ def register(sub) -> None:
     parser.add_argument("--sizes", default="8B..8GiB", metavar="A..B",
                         help="bytes per GPU as nccl-tests' size column: a range A..B doubling "
                              "each time (-b A -e B -f 2; the default 8B..8GiB), A..B:xF for a "
-                             "factor F (-f F), or a list 8B,64KiB,1GiB")
+                             "factor F (-f F), or a list 8B,64KiB,1GiB; a size that is not "
+                             "whole elements is rounded down, as nccl-tests does")
     parser.add_argument("--algo", default=None, metavar="NAME",
                         help="restrict NCCL's choice as NCCL_ALGO does: "
                              f"{', '.join(names('algorithms'))}, a comma list, or ^NAME to "
@@ -67,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
               "channels")
     units = ("(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "")
     widths = (12, 12, 8, 10, 8, 8, 14, 9, 9)
+    note = rounding_note(rows)
+    if note:
+        print(note)
     for line in (header, units):
         print("#" + "".join(f"{c:>{w}}" for c, w in zip(line, widths))[1:])
     for r in rows:

@@ -105,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             "bytes_per_gpu": elements * model.itemsize, "topology": model.topology.name,
             "seconds": timeline.seconds, "lockstep_seconds": timeline.lockstep,
             "transfers": len(timeline), "critical_path": timeline.critical_path(),
+            "critical_path_ties": len(timeline.last_arrivals()),
             "faults": [{"fault": c.fault.flag(), "seconds": c.seconds} for c in costs]}))
         return 0
     what = collective.plan_title(plan).lower()

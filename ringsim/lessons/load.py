@@ -68,10 +68,26 @@ class _Draft:
     questions: list[tuple[int, list[tuple[int, str]]]] = field(default_factory=list)
 
 
+def lesson_number(path: Path) -> int:
+    """The lesson number a file's name starts with (01-intro.md is lesson 1)."""
+    return int(re.match(r"\d+", path.name).group())
+
+
 def lesson_files(directory: Path) -> list[Path]:
     """The lesson files of a folder: Markdown files whose name starts with a number."""
     return sorted((p for p in directory.iterdir() if p.is_file() and LESSON_FILE.match(p.name)),
-                  key=lambda p: (int(re.match(r"\d+", p.name).group()), p.name))
+                  key=lambda p: (lesson_number(p), p.name))
+
+
+def _folder_files(directory: str | Path | None) -> list[Path]:
+    """The lesson files of a folder (the shipped course by default); an error when there are none."""
+    folder = default_directory() if directory is None else Path(directory)
+    if not folder.is_dir():
+        raise RingsimError(f"{clean(str(folder))}: no such lessons folder")
+    files = lesson_files(folder)
+    if not files:
+        raise RingsimError(f"{clean(str(folder))}: no lesson files (expected names like 01-intro.md)")
+    return files
 
 
 def check_lessons(directory: str | Path | None = None, *, gpus: int | None = None,
@@ -81,12 +97,7 @@ def check_lessons(directory: str | Path | None = None, *, gpus: int | None = Non
     gpus and elements, when given, replace every lesson's G and N (its text follows them).
     The whole check shares one work budget (ringsim.lessons.budget).
     """
-    folder = default_directory() if directory is None else Path(directory)
-    if not folder.is_dir():
-        raise RingsimError(f"{clean(str(folder))}: no such lessons folder")
-    files = lesson_files(folder)
-    if not files:
-        raise RingsimError(f"{clean(str(folder))}: no lesson files (expected names like 01-intro.md)")
+    files = _folder_files(directory)
     lessons, problems, numbers = [], [], {}
     budget = Budget()
     for path in files:
@@ -107,12 +118,10 @@ def check_lessons(directory: str | Path | None = None, *, gpus: int | None = Non
 def load_numbered(number: int, directory: str | Path | None = None, *, gpus: int | None = None,
                   elements: int | None = None) -> Lesson:
     """Lesson `number` of a folder, loaded alone (a run on another G and N computes only it)."""
-    folder = default_directory() if directory is None else Path(directory)
-    if not folder.is_dir():
-        raise RingsimError(f"{clean(str(folder))}: no such lessons folder")
-    files = [p for p in lesson_files(folder) if int(re.match(r"\d+", p.name).group()) == number]
+    every = _folder_files(directory)
+    files = [p for p in every if lesson_number(p) == number]
     if not files:
-        numbers = ", ".join(str(int(re.match(r"\d+", p.name).group())) for p in lesson_files(folder))
+        numbers = ", ".join(str(lesson_number(p)) for p in every)
         raise RingsimError(f"there is no lesson {number}; the lessons are {numbers}")
     if len(files) > 1:
         raise RingsimError(f"{clean(str(files[1]))}:1: lesson number {number} is already used by "
@@ -151,7 +160,7 @@ def load_lesson(path: Path, problems: list[Problem], *, budget: Budget | None = 
         title, scenario, stops, drafts = _read(path, refuse, gpus, elements)
     except _Refused:
         return None
-    number = int(re.match(r"\d+", path.name).group())
+    number = lesson_number(path)
     sections = _fill(drafts, scenario, path, problems, budget)
     if sections is None:
         return None
@@ -182,17 +191,12 @@ def outline_lessons(directory: str | Path | None = None, *, gpus: int | None = N
     so listing the course stays as quick as any simple command; `check_lessons` computes
     every figure. Raises RingsimError 'file:line: reason' for the first malformed file.
     """
-    folder = default_directory() if directory is None else Path(directory)
-    if not folder.is_dir():
-        raise RingsimError(f"{clean(str(folder))}: no such lessons folder")
-    files = lesson_files(folder)
-    if not files:
-        raise RingsimError(f"{clean(str(folder))}: no lesson files (expected names like 01-intro.md)")
+    files = _folder_files(directory)
     outlines, numbers = [], {}
     for path in files:
         def refuse(line: int, reason: str, path=path):
             raise RingsimError(str(Problem(path, line, reason)))
-        number = int(re.match(r"\d+", path.name).group())
+        number = lesson_number(path)
         if number in numbers:
             refuse(1, f"lesson number {number} is already used by {clean(numbers[number].name)}")
         numbers[number] = path

@@ -20,6 +20,10 @@ from ..execute.backend import make_executor
 from ..core.plan import Plan, Step
 
 SYMBOLIC_MAX_GPUS = 128  # labels grow with G; past this only numbers and the ledger are kept
+# Labels after each step are kept for stepping back and forth (a step builds new rows and never
+# changes old ones, so keeping them costs one list per GPU per step): up to this many row
+# entries over the whole plan, 32 MB of references.
+HELD_CACHE_ENTRIES = 1 << 22
 
 
 def demo_gradients(gpus: int, elements: int, xp: Any = np, seed: int = 0):
@@ -57,6 +61,8 @@ class Simulation:
         self._sentences: dict[int, list[str]] = {}
         self._ledgers: dict[int, Ledger] = {}
         self._problems: dict[int, list[str]] = {}  # a position's state never changes
+        self._held: dict[int, list] = {}  # the labels after each step, when the plan is small
+        self._keep_held = plan.participants * plan.segments * len(plan) <= HELD_CACHE_ENTRIES
         self.reset()
 
     @classmethod
@@ -83,7 +89,13 @@ class Simulation:
         if self.symbolic is not None:
             if self.position not in self._sentences:
                 self._sentences[self.position] = sentences(step, self.symbolic, self.layout)
-            self.symbolic.apply(step)
+            kept = self._held.get(self.position + 1)
+            if kept is not None:  # replaying after a step back: the labels are known
+                self.symbolic.held = kept
+            else:
+                self.symbolic.apply(step)
+                if self._keep_held:
+                    self._held[self.position + 1] = self.symbolic.held
         self._numeric.apply(self.position)
         self.position += 1
         return step

@@ -191,55 +191,47 @@ def command_run(args: list[str]) -> dict:
 def cost_cases(quick: bool = False) -> list[dict]:
     """Budgets of whole commands, each run as its own process as a user runs it (Python's
     start-up included): `compare --time --gpus 1000000` (every algorithm, default flat
-    topology) in 1 s and 200 MB, the same on dgx-h100 (two levels) in 1 s, and `sweep --gpus 1024` (24 sizes, 1KiB..8GiB, every
-    algorithm) in 1 s. Quick runs take smaller sizes."""
+    topology) in 1 s and 200 MB, the same on dgx-h100 (two levels) in 1 s, `sweep --gpus 1024`
+    (24 sizes, 1KiB..8GiB, every algorithm) in 1 s and `predict` on dgx-h100 for 1,000,000
+    GPUs (8B..8GiB) in 1 s. Quick runs take smaller sizes."""
     gpus, sweep_gpus, sizes = (10_000, 64, "1KiB..64KiB") if quick else (1_000_000, 1024, "1KiB..8GiB")
+    predict_sizes = "8B..64KiB" if quick else "8B..8GiB"
     from .sweep import parse_sizes
     repeats = 1 if quick else 3  # the best of three: other processes' load only adds time
-    compare_run = min((command_run(["compare", "--time", "--gpus", str(gpus)])
-                       for _ in range(repeats)), key=lambda run: run["seconds"])
-    nodes_run = min((command_run(["compare", "--time", "--topology", "dgx-h100", "--gpus", str(gpus)])
-                     for _ in range(repeats)), key=lambda run: run["seconds"])
-    sweep_run = min((command_run(["sweep", "--gpus", str(sweep_gpus), "--sizes", sizes])
-                     for _ in range(repeats)), key=lambda run: run["seconds"])
-    predict_sizes = "8B..64KiB" if quick else "8B..8GiB"
-    predict_run = min((command_run(["predict", "--topology", "dgx-h100", "--gpus", str(gpus),
-                                    "--sizes", predict_sizes])
-                       for _ in range(repeats)), key=lambda run: run["seconds"])
-    base = {"backend": "model", "dtype": "float32", "target": 1.0}
-    lower = "; lower is better"
-    cpu = lambda run: {"cpu_seconds": run["cpu_seconds"]}  # noqa: E731
-    compare_cmd = f"ringsim compare --time --gpus {gpus}"
-    records = [
-        {"case": "compare-time-1M", **base, "gpus": gpus, "elements": 8,
-         "seconds": compare_run["seconds"], "ratio": compare_run["seconds"], **cpu(compare_run),
-         "meaning": f"{compare_cmd} (flat, every algorithm), seconds of the whole process "
-                    f"(best of {repeats}) over a 1 s budget" + lower},
+
+    def best(args: list[str]) -> dict:
+        return min((command_run(args) for _ in range(repeats)), key=lambda run: run["seconds"])
+
+    def record(case: str, gpus: int, elements: int, args: list[str], what: str, run: dict) -> dict:
+        # One record shape for every whole-process budget: the fastest run over 1 s.
+        return {"case": case, "backend": "model", "dtype": "float32", "target": 1.0, "gpus": gpus,
+                "elements": elements, "seconds": run["seconds"], "ratio": run["seconds"],
+                "cpu_seconds": run["cpu_seconds"],
+                "meaning": f"ringsim {' '.join(args)} ({what}), seconds of the whole process "
+                           f"(best of {repeats}) over a 1 s budget; lower is better"}
+
+    compare_args = ["compare", "--time", "--gpus", str(gpus)]
+    compare = best(compare_args)
+    records = [record("compare-time-1M", gpus, 8, compare_args, "flat, every algorithm", compare)]
+    if compare["max_rss"] is not None:
+        records.append({"case": "compare-memory-1M", "backend": "model", "dtype": "float32",
+                        "target": 1.0, "gpus": gpus, "elements": 8, "seconds": None,
+                        "ratio": compare["max_rss"] / 200e6, "max_rss": compare["max_rss"],
+                        "meaning": f"ringsim {' '.join(compare_args)}: peak resident memory "
+                                   f"{compare['max_rss'] / 1e6:.0f} MB over a 200 MB budget; "
+                                   "lower is better"})
+    others = [
+        ("compare-time-1M-dgx-h100", gpus, 8,
+         ["compare", "--time", "--topology", "dgx-h100", "--gpus", str(gpus)],
+         "two levels: the ring family priced per node period"),
+        ("sweep-1024", sweep_gpus, parse_sizes(sizes)[-1] // 4,
+         ["sweep", "--gpus", str(sweep_gpus), "--sizes", sizes],
+         f"{len(parse_sizes(sizes))} sizes, every algorithm"),
+        ("predict-1M", gpus, parse_sizes(predict_sizes)[-1] // 4,
+         ["predict", "--topology", "dgx-h100", "--gpus", str(gpus), "--sizes", predict_sizes],
+         f"NCCL's model, {len(parse_sizes(predict_sizes))} sizes"),
     ]
-    if compare_run["max_rss"] is not None:
-        records.append({"case": "compare-memory-1M", **base, "gpus": gpus, "elements": 8,
-                        "seconds": None, "ratio": compare_run["max_rss"] / 200e6,
-                        "max_rss": compare_run["max_rss"],
-                        "meaning": f"{compare_cmd}: peak resident memory "
-                                   f"{compare_run['max_rss'] / 1e6:.0f} MB over a 200 MB budget" + lower})
-    records.append(
-        {"case": "compare-time-1M-dgx-h100", **base, "gpus": gpus, "elements": 8,
-         "seconds": nodes_run["seconds"], "ratio": nodes_run["seconds"], **cpu(nodes_run),
-         "meaning": f"ringsim compare --time --topology dgx-h100 --gpus {gpus} (two levels: the "
-                    f"ring family priced per node period), seconds of the whole process "
-                    f"(best of {repeats}) over a 1 s budget" + lower})
-    records.append(
-        {"case": "sweep-1024", **base, "gpus": sweep_gpus, "elements": parse_sizes(sizes)[-1] // 4,
-         "seconds": sweep_run["seconds"], "ratio": sweep_run["seconds"], **cpu(sweep_run),
-         "meaning": f"ringsim sweep --gpus {sweep_gpus} --sizes {sizes} "
-                    f"({len(parse_sizes(sizes))} sizes, every algorithm), seconds of the whole "
-                    f"process (best of {repeats}) over a 1 s budget" + lower})
-    records.append(
-        {"case": "predict-1M", **base, "gpus": gpus, "elements": parse_sizes(predict_sizes)[-1] // 4,
-         "seconds": predict_run["seconds"], "ratio": predict_run["seconds"], **cpu(predict_run),
-         "meaning": f"ringsim predict --topology dgx-h100 --gpus {gpus} --sizes {predict_sizes} "
-                    f"(NCCL's model, {len(parse_sizes(predict_sizes))} sizes), seconds of the "
-                    f"whole process (best of {repeats}) over a 1 s budget" + lower})
+    records.extend(record(case, g, n, args, what, best(args)) for case, g, n, args, what in others)
     return records
 
 

@@ -34,13 +34,24 @@ class PredictRow:
     algorithm: str
     protocol: str
     channels: int
+    requested: int | None = None  # the size asked for, when it was not whole elements
 
     def to_json(self) -> dict:
-        """The row as `ringsim predict --json` prints it (bandwidths in bytes per second)."""
+        """The row as `ringsim predict --json` prints it (bandwidths in bytes per second;
+        requested_bytes: the size asked for, before rounding down to whole elements)."""
         return {"bytes": self.bytes, "count": self.count, "type": self.dtype,
                 "seconds": self.seconds, "algbw": self.algbw, "busbw": self.busbw,
                 "algorithm": self.algorithm, "protocol": self.protocol,
-                "channels": self.channels}
+                "channels": self.channels,
+                "requested_bytes": self.bytes if self.requested is None else self.requested}
+
+
+def whole_elements(nbytes: int, width: int) -> tuple[int, int]:
+    """(count, bytes) as nccl-tests sets up a size: count = size / wordSize in integer
+    division (src/common.cu, setupArgs), so a size that is not whole elements is rounded
+    down and the test moves, times and prints count × wordSize bytes."""
+    count = nbytes // width
+    return count, count * width
 
 
 def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: str | None = None,
@@ -62,11 +73,31 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     if not sizes or len(sizes) > 1000:
         raise RingsimError("give between 1 and 1,000 sizes")
     type_name, width = TYPES[dtype]
-    choices = nccl_choices(topo, gpus, sizes, collective, algo, proto)
+    if any(isinstance(n, bool) or not isinstance(n, int) for n in sizes):
+        raise RingsimError("sizes must be whole numbers of bytes")
+    whole = [whole_elements(n, width) for n in sizes]
+    choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto)
     factor = BUS_FACTORS[collective](gpus)
     rows = []
-    for nbytes, choice in zip(sizes, choices):
-        alg = nbytes / choice.seconds if choice.seconds > 0 else 0.0
-        rows.append(PredictRow(nbytes, nbytes // width, type_name, choice.seconds, alg,
-                               alg * factor, choice.algorithm, choice.protocol, choice.channels))
+    for nbytes, (count, used), choice in zip(sizes, whole, choices):
+        alg = used / choice.seconds if choice.seconds > 0 else 0.0
+        rows.append(PredictRow(used, count, type_name, choice.seconds, alg, alg * factor,
+                               choice.algorithm, choice.protocol, choice.channels,
+                               nbytes if used != nbytes else None))
     return rows
+
+
+MAX_NAMED = 4  # rounded sizes named one by one in the table's note, then a count
+
+
+def rounding_note(rows: list[PredictRow]) -> str | None:
+    """One comment line saying which sizes were rounded down to whole elements (None: none)."""
+    rounded = [r for r in rows if r.requested is not None]
+    if not rounded:
+        return None
+    width = dict(TYPES.values())[rounded[0].dtype]  # nccl-tests' name → bytes per element
+    named = ", ".join(f"{r.requested:,} B → {r.bytes:,} B" for r in rounded[:MAX_NAMED])
+    more = f" and {len(rounded) - MAX_NAMED:,} more" if len(rounded) > MAX_NAMED else ""
+    which = ("a size that is not", "was") if len(rounded) == 1 else (f"{len(rounded):,} sizes that are not", "were")
+    return (f"# {which[0]} whole {rounded[0].dtype} elements ({width} B each) {which[1]} rounded "
+            f"down, as nccl-tests does (count = size / wordSize): {named}{more}")

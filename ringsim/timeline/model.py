@@ -37,6 +37,8 @@ from . import budget
 from .engine import Engine
 from .faults import Fault
 
+TIE = 1e-9  # ends this close to the total, as a share of it, arrive together (float rounding)
+
 # Why a transfer started when it did.
 JOINED, SENDER_PORT, RECEIVER_PORT, DATA = "joined", "out port", "in port", "data"
 REASONS = ("", DATA, SENDER_PORT, RECEIVER_PORT, JOINED)  # stored as codes 0..4
@@ -78,11 +80,21 @@ class Timeline:
     def __len__(self) -> int:
         return len(self.start)
 
+    def last_arrivals(self) -> np.ndarray:
+        """The transfers that arrive at the total time, in plan order: each ends one chain of
+        waits as long as the total (a symmetric plan has several; faults usually leave one).
+        Ends that differ by float rounding alone (a billionth of the total) count as one time."""
+        if not len(self.end):
+            return np.zeros(0, np.int64)
+        total = float(self.end.max())
+        return np.flatnonzero(self.end >= total - TIE * total)
+
     def critical_path(self) -> list[int]:
-        """Indices of the transfers whose chain of waits sets the total time, first to last."""
+        """Indices of the transfers whose chain of waits sets the total time, first to last:
+        of the chains that tie (`last_arrivals`), the one ending first in plan order."""
         if not len(self.end):
             return []
-        path = [int(np.argmax(self.end))]
+        path = [int(self.last_arrivals()[0])]
         while self.cause[path[-1]] >= 0:
             path.append(int(self.cause[path[-1]]))
         return path[::-1]

@@ -60,6 +60,9 @@ def path_lines(timeline: Timeline, shown: int = 6) -> list[str]:
         return ["Critical path: nothing is sent."]
     lines = [f"Critical path: {plural(len(path), 'transfer')}, the chain of waits that "
              f"sets the total."]
+    ties = len(timeline.last_arrivals())
+    if ties > 1:  # a symmetric plan: every GPU's last arrival ends a chain as long
+        lines.append(f"(One of {ties:,} chains that end together, the first in plan order.)")
     for s, d, count, seconds in path_links(timeline, path)[:3]:
         lines.append(f"  {gpu_name(s)} → {gpu_name(d)}: {plural(count, 'transfer')}, "
                      f"{format_seconds(seconds)} of it")

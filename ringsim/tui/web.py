@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import signal
+from pathlib import Path
 
 from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
@@ -79,6 +80,7 @@ class _Session(AppService):
             task.cancel()
 
 from .page_focus import with_focus
+from .page_font import FONT_FILES, with_local_font
 
 class GuardedServer(Server):
     """A textual-serve Server on one local port that refuses foreign origins and extra sessions."""
@@ -112,8 +114,15 @@ class GuardedServer(Server):
             raise web.HTTPForbidden(text=f"ringsim serve answers only as {self.public_url}\n")
         response = await super().handle_index(request)
         if isinstance(response, web.Response) and response.text is not None:
-            response.text = with_focus(response.text)  # the terminal takes the keys at once
+            # The terminal takes the keys at once, and its font comes from this server.
+            response.text = with_focus(with_local_font(response.text, self._font_urls(request), self.origins))
         return response
+
+    def _font_urls(self, request: web.Request) -> dict[str, str]:
+        """This server's addresses (paths on the same origin) of textual-serve's font files."""
+        static = request.app.router["static"]
+        return {style: str(static.url_for(filename=name)) for name, style in FONT_FILES
+                if (Path(self.statics_path) / name).is_file()}
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """Start a session for a same-origin websocket while fewer than max_sessions run."""

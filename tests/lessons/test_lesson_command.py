@@ -96,10 +96,21 @@ def test_bad_lesson_invocations(argv, message, capsys):
     assert capsys.readouterr().err == message
 
 
-def test_empty_folder(tmp_path, capsys):
-    assert main(["lesson", "--check", str(tmp_path)]) == 2
+@pytest.mark.parametrize("argv", [["lesson", "--check"], ["lesson", "--lessons-dir"],
+                                  ["lesson", "1", "--lessons-dir"],
+                                  ["lesson", "1", "--gpus", "3", "--lessons-dir"]])
+def test_empty_folder(argv, tmp_path, capsys):
+    # Checking, listing, the course as written and one lesson on another G all read the
+    # folder the same way, so an empty folder gets the same one-line answer.
+    assert main(argv + [str(tmp_path)]) == 2
     assert capsys.readouterr().err == (f"ringsim: error: {tmp_path}: no lesson files "
                                        "(expected names like 01-intro.md)\n")
+
+
+@pytest.mark.parametrize("argv", [["lesson", "--lessons-dir"], ["lesson", "1", "--gpus", "3", "--lessons-dir"]])
+def test_missing_folder(argv, capsys):
+    assert main(argv + ["/nonexistent/lessons"]) == 2
+    assert capsys.readouterr().err == "ringsim: error: /nonexistent/lessons: no such lessons folder\n"
 
 
 def test_a_lesson_on_another_scenario(capsys):

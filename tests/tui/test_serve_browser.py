@@ -1,5 +1,6 @@
 """`ringsim serve` in a real browser: headless Chromium loads the page, the TUI draws its GPU
-panels, a key press steps the simulation, and the screenshot shows the step's colours.
+panels, a key press steps the simulation, and the screenshot shows the step's colours; the
+page asks nothing of any other site (its font too comes from this server).
 
 Chromium is driven over its DevTools protocol (a websocket, spoken here with aiohttp, which
 textual-serve installs). Skips, saying why, where no Chromium is installed (.ci/run installs
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -42,16 +44,31 @@ class DevTools:
 
     def __init__(self, ws) -> None:
         self.ws, self.next_id = ws, 0
+        self.requests: list[str] = []  # every address the page asked for, websockets included
+        self.listeners = {"Network.requestWillBeSent": lambda p: self.requests.append(p["request"]["url"]),
+                          "Network.webSocketCreated": lambda p: self.requests.append(p["url"])}
+
+    async def _until(self, done) -> dict:
+        """Read messages (passing events to their listeners) until done(message); that message."""
+        while True:
+            message = json.loads((await asyncio.wait_for(self.ws.receive(), 30)).data)
+            if message.get("method") in self.listeners:
+                self.listeners[message["method"]](message["params"])
+            if done(message):
+                return message
 
     async def call(self, method: str, **params):
         self.next_id += 1
         await self.ws.send_json({"id": self.next_id, "method": method, "params": params})
-        while True:
-            message = json.loads((await asyncio.wait_for(self.ws.receive(), 30)).data)
-            if message.get("id") == self.next_id:
-                if "error" in message:
-                    raise AssertionError(f"{method}: {message['error']}")
-                return message["result"]
+        message = await self._until(lambda m: m.get("id") == self.next_id)
+        if "error" in message:
+            raise AssertionError(f"{method}: {message['error']}")
+        return message["result"]
+
+    async def open(self, url: str) -> None:
+        """Go to url and wait for the page's load event."""
+        await self.call("Page.navigate", url=url)
+        await self._until(lambda m: m.get("method") == "Page.loadEventFired")
 
     async def evaluate(self, expression: str):
         """The value of a JavaScript expression on the page."""
@@ -80,13 +97,16 @@ async def _until(devtools: DevTools, ready, timeout: float = 40) -> bytes:
         await asyncio.sleep(0.5)
 
 
-async def _browse(url: str, debug_port: int) -> tuple[bytes, bytes]:
+@contextlib.asynccontextmanager
+async def _page(url: str, debug_port: int):
+    """A new Chromium tab at url, its DevTools session open, its page and network events on
+    from the first request."""
     import aiohttp
     async with aiohttp.ClientSession() as session:
         deadline = time.monotonic() + 30
         while True:  # Chromium's DevTools endpoint comes up a moment after the process
             try:
-                async with session.put(f"http://127.0.0.1:{debug_port}/json/new?{url}") as response:
+                async with session.put(f"http://127.0.0.1:{debug_port}/json/new?about:blank") as response:
                     target = await response.json(content_type=None)
                 break
             except aiohttp.ClientError:
@@ -96,13 +116,56 @@ async def _browse(url: str, debug_port: int) -> tuple[bytes, bytes]:
         async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
             devtools = DevTools(ws)
             await devtools.call("Page.enable")
-            # The start: the TUI has drawn (the page is no longer one colour).
-            start = await _until(devtools, _drawn)
-            await devtools.click(640, 700)  # focus the terminal (a blank part of the page)
-            await devtools.press("n")
-            stepped = await _until(devtools, lambda px: count_colour(px, PANEL_SENDING) > 1000 and
+            await devtools.call("Network.enable")
+            await devtools.open(url)
+            yield devtools
+
+
+@pytest.fixture
+def browse(tmp_path):
+    """browse(visit, *serve_args): `ringsim serve ARGS` opened in headless Chromium; returns the
+    served page's HTML and what `await visit(devtools)` returned."""
+    def run(visit, *serve_args: str):
+        debug_port = free_port()
+        with serving(*serve_args) as (port, html):
+            browser = subprocess.Popen(
+                [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 f"--user-data-dir={tmp_path / 'profile'}", f"--remote-debugging-port={debug_port}",
+                 "--window-size=1280,900", "about:blank"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                async def session():
+                    async with _page(f"http://127.0.0.1:{port}/", debug_port) as devtools:
+                        return await visit(devtools), devtools.requests
+                seen, requests = asyncio.run(session())
+            finally:
+                stop(browser)
+        # Whatever the visit did, the page asked only this server for anything.
+        own = (f"http://127.0.0.1:{port}/", f"ws://127.0.0.1:{port}/")
+        assert requests and all(url.startswith(own) for url in requests), requests
+        return html, seen
+    return run
+
+
+async def _step_after_a_click(devtools: DevTools) -> dict:
+    # The start: the TUI has drawn (the page is no longer one colour).
+    seen = {"start": await _until(devtools, _drawn)}
+    await devtools.click(640, 700)  # focus the terminal (a blank part of the page)
+    await devtools.press("n")
+    seen["stepped"] = await _until(devtools, lambda px: count_colour(px, PANEL_SENDING) > 1000 and
                                    count_colour(px, PANEL_RECEIVING) > 1000)
-            return start, stepped
+    seen["fonts"] = json.loads(await devtools.evaluate(
+        "JSON.stringify([...document.fonts].map(f => [f.family, f.style, f.status]))"))
+    seen["requests"] = list(devtools.requests)
+    return seen
+
+
+def _keep(shots: dict[str, bytes]) -> None:
+    """Write screenshots beside RINGSIM_BROWSER_SHOT (path.png, path.start.png, …) when it is set."""
+    if os.environ.get("RINGSIM_BROWSER_SHOT"):
+        shot = Path(os.environ["RINGSIM_BROWSER_SHOT"])
+        for suffix, png in shots.items():
+            (shot.with_suffix(f"{suffix}.png") if suffix else shot).write_bytes(png)
 
 
 def _drawn(pixels) -> bool:
@@ -112,22 +175,16 @@ def _drawn(pixels) -> bool:
     return counts.max() < 0.9 * len(flat)
 
 
-def test_a_browser_shows_the_gpu_panels_and_steps_with_a_key(tmp_path):
-    debug_port = free_port()
-    with serving() as (port, _page):
-        browser = subprocess.Popen(
-            [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             f"--user-data-dir={tmp_path / 'profile'}", f"--remote-debugging-port={debug_port}",
-             "--window-size=1280,900", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            start, stepped = asyncio.run(_browse(f"http://127.0.0.1:{port}/", debug_port))
-        finally:
-            stop(browser)
-    if os.environ.get("RINGSIM_BROWSER_SHOT"):
-        Path(os.environ["RINGSIM_BROWSER_SHOT"]).write_bytes(stepped)
-        Path(os.environ["RINGSIM_BROWSER_SHOT"]).with_suffix(".start.png").write_bytes(start)
-    first, after = png_pixels(start), png_pixels(stepped)
+def test_a_browser_shows_the_gpu_panels_in_the_served_font_and_steps_with_a_key(browse):
+    # (browse itself checks that every request, the websocket's too, went to this server.)
+    html, seen = browse(_step_after_a_click)
+    _keep({"": seen["stepped"], ".start": seen["start"]})
+    # The page names Roboto Mono from this server (never Google Fonts), and it has loaded.
+    assert "fonts.googleapis.com" not in html and "@font-face" in html
+    assert any(url.endswith("/static/fonts/RobotoMono-VariableFont_wght.ttf") for url in seen["requests"])
+    assert any(url.startswith("ws://") for url in seen["requests"])
+    assert ["Roboto Mono", "normal", "loaded"] in seen["fonts"], seen["fonts"]
+    first, after = png_pixels(seen["start"]), png_pixels(seen["stepped"])
     assert _drawn(first), "the browser's page stayed blank"
     assert count_colour(first, PANEL_SENDING) == 0
     # After `n`: the ring's first step, 4 sending and 4 receiving cells, orange and purple.
@@ -138,65 +195,45 @@ def test_a_browser_shows_the_gpu_panels_and_steps_with_a_key(tmp_path):
 HINT_YELLOW = "#ffcc00"  # ringsim/tui/page_focus.py's hint
 
 
+FOOTER_BAR = (36, 47, 56)  # the footer's background (Textual's panel colour), #242f38
+
+
 def _footer_has_keys(pixels) -> bool:
-    """The footer (the page's last text row) shows key names: many colours, not one bar."""
-    stripe = pixels[-14:-2, :700].reshape(-1, 3)
+    """The footer (the terminal's last text row, wherever the font's line height puts it: the
+    lowest rows whose right half is the footer's bar) shows key names: many colours, not one bar."""
+    bar = np.flatnonzero((pixels[:, 1000] == FOOTER_BAR).all(axis=1))
+    bar = bar[bar > len(pixels) // 2]  # not the header, which has the same colour
+    if len(bar) == 0:
+        return False
+    stripe = pixels[bar[-1] - min(len(bar), 20) + 1:bar[-1] + 1, :700].reshape(-1, 3)
     return len(np.unique(stripe, axis=0)) > 8
 
 
-async def _browse_without_a_click(url: str, debug_port: int) -> dict:
-    import aiohttp
-    async with aiohttp.ClientSession() as session:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                async with session.put(f"http://127.0.0.1:{debug_port}/json/new?{url}") as response:
-                    target = await response.json(content_type=None)
-                break
-            except aiohttp.ClientError:
-                if time.monotonic() > deadline:
-                    raise
-                await asyncio.sleep(0.3)
-        async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-            devtools = DevTools(ws)
-            await devtools.call("Page.enable")
-            seen = {}
-            seen["start"] = await _until(devtools, lambda px: _drawn(px) and _footer_has_keys(px))
-            seen["active"] = await devtools.evaluate("document.activeElement.className")
-            await devtools.press("n")  # no click first
-            seen["stepped"] = await _until(devtools, lambda px: count_colour(px, PANEL_SENDING) > 1000)
-            # The terminal loses the keys (another element takes the focus): the hint says so.
-            await devtools.evaluate("document.activeElement.blur()")
-            seen["blurred"] = await _until(devtools, lambda px: count_colour(px, HINT_YELLOW) > 500, 10)
-            seen["hint"] = await devtools.evaluate(
-                "document.body.classList.contains('-ringsim-unfocused') && "
-                "document.getElementById('ringsim-keys-hint').textContent")
-            box = await devtools.evaluate(
-                "JSON.stringify(document.getElementById('ringsim-keys-hint').getBoundingClientRect())")
-            box = json.loads(box)
-            await devtools.click(int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] / 2))
-            seen["back"] = await _until(devtools, lambda px: count_colour(px, HINT_YELLOW) == 0, 10)
-            seen["active again"] = await devtools.evaluate("document.activeElement.className")
-            return seen
+async def _keys_without_a_click(devtools: DevTools) -> dict:
+    seen = {}
+    seen["start"] = await _until(devtools, lambda px: _drawn(px) and _footer_has_keys(px))
+    seen["active"] = await devtools.evaluate("document.activeElement.className")
+    await devtools.press("n")  # no click first
+    seen["stepped"] = await _until(devtools, lambda px: count_colour(px, PANEL_SENDING) > 1000)
+    # The terminal loses the keys (another element takes the focus): the hint says so.
+    await devtools.evaluate("document.activeElement.blur()")
+    seen["blurred"] = await _until(devtools, lambda px: count_colour(px, HINT_YELLOW) > 500, 10)
+    seen["hint"] = await devtools.evaluate(
+        "document.body.classList.contains('-ringsim-unfocused') && "
+        "document.getElementById('ringsim-keys-hint').textContent")
+    box = await devtools.evaluate(
+        "JSON.stringify(document.getElementById('ringsim-keys-hint').getBoundingClientRect())")
+    box = json.loads(box)
+    await devtools.click(int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] / 2))
+    seen["back"] = await _until(devtools, lambda px: count_colour(px, HINT_YELLOW) == 0, 10)
+    seen["active again"] = await devtools.evaluate("document.activeElement.className")
+    return seen
 
 
-def test_the_page_takes_the_keys_without_a_click_and_says_when_it_lost_them(tmp_path):
-    debug_port = free_port()
-    with serving() as (port, page):
-        assert "ringsim-keys-hint" in page  # the page carries the focus script
-        browser = subprocess.Popen(
-            [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             f"--user-data-dir={tmp_path / 'profile'}", f"--remote-debugging-port={debug_port}",
-             "--window-size=1280,900", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            seen = asyncio.run(_browse_without_a_click(f"http://127.0.0.1:{port}/", debug_port))
-        finally:
-            stop(browser)
-    if os.environ.get("RINGSIM_BROWSER_SHOT"):
-        shot = Path(os.environ["RINGSIM_BROWSER_SHOT"])
-        for name in ("start", "stepped", "blurred"):
-            shot.with_suffix(f".noclick-{name}.png").write_bytes(seen[name])
+def test_the_page_takes_the_keys_without_a_click_and_says_when_it_lost_them(browse):
+    html, seen = browse(_keys_without_a_click)
+    assert "ringsim-keys-hint" in html  # the page carries the focus script
+    _keep({f".noclick-{name}": seen[name] for name in ("start", "stepped", "blurred")})
     assert _footer_has_keys(png_pixels(seen["start"])), "the footer is blank before a click"
     assert seen["active"] == "xterm-helper-textarea"
     assert count_colour(png_pixels(seen["stepped"]), PANEL_SENDING) > 1000, "n did nothing before a click"

@@ -7,6 +7,7 @@ brings): the server's own aiohttp application on a free port, each session a rea
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import sys
 
@@ -122,3 +123,43 @@ def test_serve_accepts_only_its_own_origin_and_caps_sessions():
     assert "reload this page" in seen["second says"]
     assert seen["second closes"] == (aiohttp.WSMsgType.CLOSE, 1013)
     assert seen["sessions after"] == 0
+
+
+async def _page_and_font(host: str) -> tuple[str, int, int]:
+    server, runner, port = await _guarded(1)
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{port}/", headers={"Host": f"{host}:{port}"}) as r:
+                page = await r.text()
+            font = re.search(r'url\("(/static/fonts/[^"]+)"\)', page).group(1)
+            async with session.get(f"http://127.0.0.1:{port}{font}", headers={"Host": f"{host}:{port}"}) as r:
+                return page, port, len(await r.read())
+    finally:
+        await runner.cleanup()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_the_served_page_names_no_other_site_and_serves_its_own_font(host):
+    page, port, font_bytes = asyncio.run(_page_and_font(host))
+    addresses = re.findall(r"""(?:href|src)\s*=\s*["']([^"']+)""", page)
+    addresses += re.findall(r"""url\(\s*["']?([^"')]+)""", page)
+    own = [a for a in addresses if a.startswith("/") and not a.startswith("//")
+           or a.startswith((f"http://127.0.0.1:{port}/", f"http://localhost:{port}/"))]
+    assert "fonts.googleapis.com" not in page
+    # Every stylesheet, script, image and font the page names is on this server; the
+    # xmlns of its inline SVG logo names a namespace, not something to fetch.
+    assert sorted(set(addresses) - set(own)) == [], addresses
+    assert any(a.endswith("css/xterm.css") for a in own) and any(a.endswith("js/textual.js") for a in own)
+    assert page.count("@font-face") == 2 and 'rel="preload"' in page
+    assert font_bytes > 100_000  # Roboto Mono itself, from textual-serve's own files
+
+
+def test_a_page_without_a_font_file_keeps_only_its_own_links():
+    from ringsim.tui.page_font import with_local_font
+    page = ('<html><head><link rel="stylesheet" href="http://127.0.0.1:8000/static/css/xterm.css" />\n'
+            '<link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Roboto%20Mono" />\n'
+            "<link rel=stylesheet href=//cdn.example/x.css>\n<link rel=icon href=/favicon.ico>\n"
+            "</head><body></body></html>")
+    out = with_local_font(page, {}, {"http://127.0.0.1:8000"})
+    assert out == ('<html><head><link rel="stylesheet" href="http://127.0.0.1:8000/static/css/xterm.css" />\n'
+                   "<link rel=icon href=/favicon.ico>\n</head><body></body></html>")

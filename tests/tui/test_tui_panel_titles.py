@@ -36,3 +36,30 @@ async def test_a_wide_terminal_keeps_the_full_title():
         await pilot.pause()
         text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
         assert "GPU1 · master ●" in text
+
+
+async def test_80x24_g8_shows_every_load_line_whole_on_a_row_of_its_own():
+    # A 10-column panel's bottom edge has 4 columns of text: '↑0↓56' would be cut to '↑0↓…'.
+    for algorithm, expected in (("master", ["↑0 ↓56"] + ["↑8 ↓0"] * 7), ("naive", ["↑56 ↓56"] * 8)):
+        app = RingsimApp(Simulation.create(algorithm, 8, 8))
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("n")
+            await pilot.pause()
+            rows = [strip.text for strip in app.screen._compositor.render_strips()]
+            loads = next(row for row in rows if "↑" in row and row.startswith(("┃", "│")))
+            cells = [c.strip() for c in loads.replace("┃", "│").split("│") if c.strip()]
+            assert cells == expected, loads
+            assert "…" not in loads
+            bottom = rows[rows.index(loads) + 1]
+            assert bottom.startswith(("┗━━━━━━━━┛", "╰────────╯")), bottom  # the edge is plain
+            assert len(bottom) == 80
+
+
+async def test_a_wide_terminal_keeps_the_load_in_the_bottom_edge():
+    app = RingsimApp(Simulation.create("master", 8, 8))
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+        assert any("━ ↑0 ↓56 ━" in row for row in rows)
+        assert not any(row.startswith("┃ ↑0") for row in rows)

@@ -222,3 +222,18 @@ async def test_t_skips_and_g_leaves_a_topology_g_does_not_fit():
         await pilot.pause()
         assert app.clock.topology == "flat"  # every preset 12 GPUs fit, then round to the start
         assert any("Skipped pcie-gen4" in n for n in notices(app))
+
+
+async def test_the_heat_map_shows_a_position_the_same_when_stepped_back_to():
+    from ringsim import Simulation
+    from ringsim.tui.app import RingsimApp
+    from ringsim.tui.widgets.heat_map import HeatMap
+    app = RingsimApp(Simulation.create("naive", 16, 16))
+    async with app.run_test(size=(120, 40)) as pilot:
+        seen = []
+        for key in "npnpn":
+            await pilot.press(key)
+            await pilot.pause()
+            seen.append(list(app.screen.query_one(HeatMap).lines))
+    assert seen[0] == seen[2] == seen[4] and seen[1] == seen[3] and seen[0] != seen[1]
+    assert any("⇄" in line for line in seen[0]) and not any("⇄" in line for line in seen[1])

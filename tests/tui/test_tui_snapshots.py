@@ -50,6 +50,11 @@ def test_80x24_ring_step(snap_compare):
     assert snap_compare(RingsimApp(), press=["n"], terminal_size=(80, 24))
 
 
+def test_80x24_8_gpus_master_reduce(snap_compare):
+    # Panels of 10 columns: the load goes on a row of its own, whole ('↑0 ↓56').
+    assert snap_compare(RingsimApp(Simulation.create("master", 8, 8)), press=["n"], terminal_size=(80, 24))
+
+
 def test_80x24_help(snap_compare):
     assert snap_compare(RingsimApp(), press=["question_mark"], terminal_size=(80, 24))
 

@@ -112,7 +112,8 @@ class SimulatorScreen(Screen):
             await grid.build(sim.plan.gpus, sim.plan.segments)
             self._grid_args = (sim, state.values, state.present, figures.bottlenecks,
                                state.selected, dict(state.slow))
-            self._cell_rows = self.cell_rows(sim.plan.segments, self.size.height)
+            self._load_row = grid.load_row(sim)
+            self._cell_rows = self.cell_rows(sim.plan.segments, self.size.height, self._load_row)
             grid.show(*self._grid_args, rows=self._cell_rows)
             self.query_one(ShapeView).show(sim.plan, sim.current, figures.bottlenecks)
         self.query_one(TransferList).show(sim)
@@ -146,14 +147,16 @@ class SimulatorScreen(Screen):
     _sim: Simulation | None = None
     _grid_args: tuple | None = None  # what the GPU panels show, to redraw them on a resize
     _cell_rows = 2
+    _load_row = False  # the GPU panels' load on a row of their own (too narrow for the edge)
     _plot_wanted = False  # key w: the plot is asked for (shown if the terminal is wide enough)
 
-    def cell_rows(self, segments: int, height: int) -> int:
+    def cell_rows(self, segments: int, height: int, load_row: bool = False) -> int:
         """Rows per segment cell: 2 (label, then note), or 1 on a short terminal where two
-        rows per cell would not let the GPU view show every segment."""
+        rows per cell (and the panels' load row, when they have one) would not let the GPU
+        view show every segment."""
         if height >= SHORT or self.has_class("-present"):
             return 2
-        return 1 if 2 * segments + 2 > self._view_rows(height) else 2
+        return 1 if 2 * segments + 2 + load_row > self._view_rows(height) else 2
 
     def _view_rows(self, height: int) -> int:
         """The most rows the GPU view may take on a terminal `height` rows tall (its CSS
@@ -193,10 +196,12 @@ class SimulatorScreen(Screen):
         self.set_class(short, "-short")
         self.set_class(compact, "-compact")
         if self._grid_args is not None and not self.has_class("-heat"):
-            rows = self.cell_rows(self._grid_args[0].plan.segments, height)
-            if rows != self._cell_rows:
-                self._cell_rows = rows
-                self.query_one(GpuGrid).show(*self._grid_args, rows=rows)
+            grid, sim = self.query_one(GpuGrid), self._grid_args[0]
+            load_row = grid.load_row(sim)
+            rows = self.cell_rows(sim.plan.segments, height, load_row)
+            if (rows, load_row) != (self._cell_rows, self._load_row):
+                self._cell_rows, self._load_row = rows, load_row
+                grid.show(*self._grid_args, rows=rows)
         # The plot asked for on a narrow terminal: a one-line hint instead, in the transfer
         # box's bottom edge where the legend sits on short terminals, else on a row of its own.
         hidden = self._plot_wanted and width < PLOT_MIN

@@ -9,7 +9,8 @@ from ...core.naming import gpu_name, participant_name
 from ...sim.simulation import Simulation
 from ..cell import CellView
 from ..marks import cell_peers
-from .gpu_panel import GpuPanel, title_wordings
+from ...execute.ledger import measure
+from .gpu_panel import TITLE_FRAME, GpuPanel, fitting, load_wordings, title_wordings
 
 NUMBERS_SHOWN = 16  # a cell shows at most this many of a segment's numbers, then "…"
 
@@ -36,6 +37,32 @@ class GpuGrid(Horizontal):
         super().__init__(**kwargs)
         self.gpus = self.segments = 0  # no panels yet
 
+    def load_row(self, sim: Simulation) -> bool:
+        """Whether the panels put their load on a row of their own: the widest load line the
+        run will reach (its last step's, the most moved) does not fit the narrowest panel's
+        bottom edge. Decided for the whole run and every panel, so nothing jumps mid-run."""
+        width = self.size.width or self.screen.size.width  # the screen's before the first layout
+        gpus = sim.plan.gpus
+        if not width or not gpus:
+            return False
+        key = (sim.plan, sim.layout.elements)  # the plan itself: its id could be reused
+        if self._final_key is None or key[0] is not self._final_key[0] or key[1] != self._final_key[1]:
+            final = measure(sim.plan, sim.layout)
+            self._final_key = key
+            self._widest = max(len(fitting(load_wordings(int(s), int(r)), 0))
+                               for s, r in zip(final.sent, final.received))
+        return self._widest > width // gpus - TITLE_FRAME
+
+    _final_key: tuple | None = None
+    _widest = 0
+    _shown: tuple | None = None  # the last show's arguments, to redraw on a resize
+    _load_row = False
+
+    def on_resize(self) -> None:
+        """A new width may fit the load lines in the panels' edges, or no longer fit them."""
+        if self._shown is not None and self.load_row(self._shown[0]) != self._load_row:
+            self.show(*self._shown)
+
     async def build(self, gpus: int, segments: int | None = None) -> None:
         """Replace the panels when G or S changes (stepping only updates cells)."""
         shape = (gpus, gpus if segments is None else segments)
@@ -51,6 +78,7 @@ class GpuGrid(Horizontal):
         """Show every buffer as the Simulation holds it now, the step just carried out,
         (●) the GPUs whose ports the step waited on, (▸) the selected GPU and (×F) slow GPUs;
         `rows` per cell (1 where two would not fit the terminal)."""
+        self._shown = (sim, values, present, bottlenecks, selected, slow, rows)
         slow = slow or {}
         gpus, segments = sim.plan.gpus, sim.plan.segments
         step = sim.current
@@ -59,6 +87,7 @@ class GpuGrid(Horizontal):
         ops = {(t.dst, j): t.op for t in (step.transfers() if step is not None else ())
                for j in range(t.first, t.last + 1)}
         ledger = sim.ledger()
+        load_row = self._load_row = self.load_row(sim)
         master = sim.plan.options.get("master")
         numbers = to_numpy(sim.values()) if values else None
         offsets = [sim.layout.offset(j) for j in range(segments + 1)]
@@ -83,4 +112,5 @@ class GpuGrid(Horizontal):
             title = title_wordings(g, selected=g == selected, slow=slow.get(g),
                                    master=g == master, bottleneck=g in bottlenecks)
             panel.show(title, int(ledger.sent[g]), int(ledger.received[g]), cells,
-                       master=g == master, present=present, selected=g == selected, rows=rows)
+                       master=g == master, present=present, selected=g == selected, rows=rows,
+                       load_row=load_row)

@@ -24,6 +24,7 @@ def one_row(cell: CellView, room: int) -> str:
 
 
 TITLE_FRAME = 6  # a border title's corners, edge marks and spaces: '┏━ GPU1 ━┓' on 10 columns
+LOAD_FRAME = 3  # the load on a row of its own: the side borders and one column of margin
 
 
 def title_wordings(gpu: int, *, selected: bool = False, slow: float | None = None,
@@ -75,10 +76,12 @@ class GpuPanel(Widget):
         self.border_title = gpu_name(gpu)
 
     def show(self, title, sent: int, received: int, cells: list[CellView], *,
-             master: bool, present: bool, selected: bool = False, rows: int = 2) -> None:
+             master: bool, present: bool, selected: bool = False, rows: int = 2,
+             load_row: bool = False) -> None:
         """Title ('GPU1 · master', or its wordings longest first: `title_wordings`, the one
         that fits is shown), elements sent/received so far, and every cell, in `rows` rows per
-        cell (presentation mode: 3)."""
+        cell (presentation mode: 3). The load goes in the bottom edge, or with `load_row` on a
+        row of its own under the cells (a narrow panel's edge has 4 columns: '↑0↓56' needs 5)."""
         # Redraw only what changed (a step changes a few cells and the load line): setting a
         # border title repaints the whole panel, so it is set only when it differs.
         self._titles = (title,) if isinstance(title, str) else tuple(title)
@@ -88,15 +91,15 @@ class GpuPanel(Widget):
         if title != self._title:
             self._title = title
             self.border_title = Content(title)  # plain text: no markup in a GPU's title
-        load = fitting(self._loads, room)
         self.set_class(master, "-master")
         self.set_class(selected, "-selected")
         height = 3 if present else rows
-        resized = height != self.cell_height
-        self.cell_height = height
+        resized = height != self.cell_height or load_row != self.load_row
+        self.cell_height, self.load_row = height, load_row
+        load = fitting(self._loads, self._load_room())
         old, self.cells = self.cells, cells
         if resized or len(old) != len(cells) or not self.size.height:
-            self.border_subtitle = Content(load)
+            self.border_subtitle = Content("" if load_row else load)
             self._load = load
             self.refresh(layout=resized)
             return
@@ -106,13 +109,17 @@ class GpuPanel(Widget):
                         for j, (a, b) in enumerate(zip(old, cells)) if a != b]
         if load != self._load:
             self._load = load
-            self._set_subtitle_quietly(Content(load))
-            rows_changed.append(Region(-1, self.size.height, self.outer_size.width, 1))
+            if load_row:
+                rows_changed.append(Region(0, self.size.height - 1, self.size.width, 1))
+            else:
+                self._set_subtitle_quietly(Content(load))
+                rows_changed.append(Region(-1, self.size.height, self.outer_size.width, 1))
         if rows_changed:
             self.refresh(*rows_changed)
 
     _title = ""
     _load = ""
+    load_row = False  # the load on a row of its own under the cells, not in the bottom edge
     _titles: tuple[str, ...] = ()
     _loads: tuple[str, ...] = ()
 
@@ -121,15 +128,25 @@ class GpuPanel(Widget):
         width = self.outer_size.width
         return width - TITLE_FRAME if width else None
 
+    def _load_room(self) -> int | None:
+        """Columns the load line has: in the bottom edge, or on its own row."""
+        if not self.load_row:
+            return self._room()
+        width = self.outer_size.width
+        return width - LOAD_FRAME if width else None
+
     def on_resize(self) -> None:
         """A new width may fit a longer or need a shorter title and load line."""
         room = self._room()
         if self._titles and fitting(self._titles, room) != self._title:
             self._title = fitting(self._titles, room)
             self.border_title = Content(self._title)
-        if self._loads and fitting(self._loads, room) != self._load:
-            self._load = fitting(self._loads, room)
-            self.border_subtitle = Content(self._load)
+        if self._loads and fitting(self._loads, self._load_room()) != self._load:
+            self._load = fitting(self._loads, self._load_room())
+            if self.load_row:
+                self.refresh()
+            else:
+                self.border_subtitle = Content(self._load)
 
     def _set_subtitle_quietly(self, content: Content) -> None:
         """The bottom edge's text without Textual's repaint of the whole panel (the caller
@@ -146,10 +163,15 @@ class GpuPanel(Widget):
         return self._styles[name]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return self.gpus * self.cell_height
+        return self.gpus * self.cell_height + self.load_row
 
     def render_line(self, y: int) -> Strip:
         width = self.content_region.width
+        if self.load_row and y == self.gpus * self.cell_height:
+            # The load row, centred in the border's colour as the bottom edge would show it.
+            style = self.rich_style + Style(color=self.styles.border_bottom[1].rich_color)
+            pad = max(width - cell_len(self._load), 0) // 2
+            return Strip([Segment(" " * pad + self._load, style)]).adjust_cell_length(width, style)
         segment, row = divmod(y, self.cell_height)
         if segment >= len(self.cells):
             return Strip.blank(width)

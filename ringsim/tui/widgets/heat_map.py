@@ -15,6 +15,7 @@ from ...sim.simulation import Simulation
 from ..marks import cell_masks
 
 HALF_BLOCK_FROM = 25  # from this G on, two GPUs share a text row (upper/lower half blocks)
+KEPT = 4  # positions whose rows are kept for stepping back and forth
 
 SENDING = "#ff9f1c"
 RECEIVING = "#e056fd"
@@ -45,6 +46,24 @@ class HeatMap(Widget):
     def show(self, sim: Simulation, selected: int | None = None) -> None:
         """Colour every cell from the Simulation's symbolic state and the last step's transfers;
         the selected GPU's name in reverse video."""
+        key = (sim.position, selected)
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] is sim:  # a position's state never changes
+            rows = kept[1]
+        else:
+            rows = self._rows(sim, selected)
+            # Stepping back and forth shows the same few positions again: keep the last ones.
+            self._kept = {k: v for k, v in list(self._kept.items())[-(KEPT - 1):] if v[0] is sim}
+            self._kept[key] = (sim, rows)
+        resized = len(rows) != len(self.strips)
+        self.strips = [Strip(row) for row in rows]
+        self.lines = ["".join(s.text for s in row) for row in rows]
+        self.refresh(layout=resized)  # same G, same size: repaint only
+
+    _kept: dict = {}  # (position, selected) → (the simulation, its rows of segments)
+
+    def _rows(self, sim: Simulation, selected: int | None) -> list[list[Segment]]:
+        """The map's rows of segments: a header, the cells, the legend."""
         gpus, segments = sim.plan.gpus, sim.plan.segments
         colour, sending, receiving = self._colours(sim)
         rows: list[list[Segment]] = []
@@ -70,10 +89,7 @@ class HeatMap(Widget):
         rows.append(_legend([(SENDING, "sent"), (RECEIVING, "received"), (COMPLETE, "complete")]))
         rows.append(_legend([(COMPLETE_MOVING, "complete, moving")]))
         rows.append(_legend([(SHADES[0], "own only"), (SHADES[-1], "partial sum")]))
-        resized = len(rows) != len(self.strips)
-        self.strips = [Strip(row) for row in rows]
-        self.lines = ["".join(s.text for s in row) for row in rows]
-        self.refresh(layout=resized)  # same G, same size: repaint only
+        return rows
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.strips)

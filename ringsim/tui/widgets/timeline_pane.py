@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 from rich.text import Text
-from textual.widgets import Static
 
 from ...core.naming import gpu_name
 from ...timeline.model import Timeline
+from ..lines import TextLines
 
 WIDTH = 60  # columns of the strips (ringsim timeline's default)
 MAX_GPUS = 32  # one row per GPU: past this the pane would not fit a screen
@@ -67,31 +67,48 @@ def ruler(ends: list[int], width: int = WIDTH) -> str:
     return "".join(cells).rstrip()
 
 
-class TimelinePane(Static):
+def body(timeline: Timeline) -> Text:
+    """Everything under the marker line: the ruler, a strip per GPU and the footnote (the
+    same at every step of one timeline)."""
+    text = Text()
+    text.append(" " * INDENT + ruler(step_ends(timeline)) + "\n", "dim")
+    for g, cells in enumerate(strips(timeline)):
+        text.append(f"  {gpu_name(g):>6} ")
+        for cell in cells:
+            if cell:
+                odd = (cell - 1) % 2
+                text.append(MARKS[odd], STYLES[odd])
+            else:
+                text.append(IDLE, "dim")
+        text.append("\n")
+    faults = ", ".join(str(f) for f in timeline.faults)
+    text.append(" " * INDENT + (f"with {faults}" if faults else
+                                "█ ▒ alternate steps, ┊ a step ends · s: slow GPU"), "dim")
+    return text
+
+
+class TimelinePane(TextLines):
     """'GPU1 ██▒▒██…' per GPU (its out port sending, step by step) under a ruler of step ends,
-    '▼' over the end of the current step."""
+    '▼' over the end of the current step. Drawn line by line: a step redraws the marker line
+    alone, the strips stay as they are."""
+
+    _shown: tuple | None = None  # (timeline, position) on screen
+    _body: tuple | None = None  # (timeline, its body text): a step only moves the marker
 
     def show(self, timeline: Timeline | None, position: int) -> None:
         """Draw the strips, or a line saying why there are none."""
-        text = Text()
         if timeline is None or timeline.seconds <= 0 or timeline.plan.gpus > MAX_GPUS:
-            text.append(f"No timeline: nothing is sent, or more than {MAX_GPUS} GPUs.", "dim")
-            self.update(text)
+            self._shown = None
+            self.show_text(Text(f"No timeline: nothing is sent, or more than {MAX_GPUS} GPUs.", "dim"))
             return
+        if self._shown is not None and self._shown[0] is timeline and self._shown[1] == position:
+            return
+        self._shown = (timeline, position)
+        if self._body is None or self._body[0] is not timeline:
+            self._body = (timeline, body(timeline))
         column = marker_column(timeline, position)
         head = " " * INDENT + (" " * column + "▼ step " + str(position) if column is not None else "")
+        text = Text()
         text.append(head.rstrip() + "\n", "bold yellow")
-        text.append(" " * INDENT + ruler(step_ends(timeline)) + "\n", "dim")
-        for g, cells in enumerate(strips(timeline)):
-            text.append(f"  {gpu_name(g):>6} ")
-            for cell in cells:
-                if cell:
-                    odd = (cell - 1) % 2
-                    text.append(MARKS[odd], STYLES[odd])
-                else:
-                    text.append(IDLE, "dim")
-            text.append("\n")
-        faults = ", ".join(str(f) for f in timeline.faults)
-        text.append(" " * INDENT + (f"with {faults}" if faults else
-                                    "█ ▒ alternate steps, ┊ a step ends · s: slow GPU"), "dim")
-        self.update(text)
+        text.append_text(self._body[1])
+        self.show_text(text)

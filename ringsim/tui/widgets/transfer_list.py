@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.content import Content
 from textual.widgets import Static
 
 from ..sized import update_sized
@@ -25,11 +26,16 @@ class TransferList(Static):
         if width <= 0 or not self.lines:
             return 0
         shown = self.lines[:MAX_LINES]
-        end, hidden = 0, 0
-        for line in shown:
-            end += max(1, len(Text(line).wrap(self.app.console, width)))
-            hidden += end > top + rows
+        if self._ends[0] is not self.lines or self._ends[1] != width:  # rows each line ends at, once
+            end, ends = 0, []
+            for line in shown:
+                end += 1 if cell_len(line) <= width else len(Text(line).wrap(self.app.console, width))
+                ends.append(end)
+            self._ends = (self.lines, width, ends)
+        hidden = sum(end > top + rows for end in self._ends[2])
         return hidden + (len(self.lines) - len(shown))
+
+    _ends: tuple = (None, 0, [])
 
     def show(self, sim: Simulation) -> None:
         """List the Simulation's sentences for the step carried out last."""
@@ -42,6 +48,22 @@ class TransferList(Static):
             # list of the same length would keep it (and show one sentence).
             update_sized(self, Text(hint, style="dim"), ("hint", hint))
             return
+        width = self.content_size.width
+        made = self._made.get(id(lines))
+        if made is None or made[0] is not lines or made[1] != width:
+            made = (lines, width, *self._content(lines, width))
+            # A step's sentences are one list for good (the Simulation keeps them), so its
+            # content is made once: Textual keeps a content's wrapped height, and stepping
+            # back and forth then lays out no text again.
+            self._made = {k: v for k, v in list(self._made.items())[-(self.KEPT - 1):]}
+            self._made[id(lines)] = made
+        update_sized(self, made[2], made[3])
+
+    _made: dict[int, tuple] = {}
+    KEPT = 4
+
+    def _content(self, lines: list[str], width: int) -> tuple[Content, tuple]:
+        """The list as Textual content, and what sets its height at this width."""
         text = Text()
         for line in lines[:MAX_LINES]:
             text.append(line + "\n")
@@ -49,11 +71,10 @@ class TransferList(Static):
             text.append(f"… and {len(lines) - MAX_LINES:,} more transfers in this iteration\n", style="dim")
         text.rstrip()  # no blank last line: on 80×24 every row counts
         shown = lines[:MAX_LINES]
-        width = self.content_size.width
         # Lines that all fit on one row each set the height by their count alone; a line
         # that wraps (word by word) makes every length count.
         if width > 0 and all(cell_len(line) <= width for line in shown):
             key = ("rows", len(shown), len(lines) > MAX_LINES)
         else:
             key = ("wrapped", tuple(cell_len(line) for line in shown), len(lines) > MAX_LINES)
-        update_sized(self, text, key)
+        return Content.from_rich_text(text, console=self.app.console), key

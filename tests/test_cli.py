@@ -105,7 +105,12 @@ def test_bench_quick_json(capsys):
     for r in records:
         assert {"case", "gpus", "elements", "seconds", "ratio"} <= set(r)
         assert r["ratio"] > 0
-    assert records[0]["gpus"] == 8 and records[1]["gpus"] == 1024
+    # A quick run scales to 128 GPUs, and draws the animations for the 4-GPU example only.
+    assert records[0]["gpus"] == 8 and records[1]["gpus"] == 128
+    assert next(r for r in records if r["case"] == "ring-peak-memory")["gpus"] == 128
+    assert "G=128 over" in records[1]["meaning"]
+    gif = next(r for r in records if r["case"] == "figure-gif-4")
+    assert gif["meaning"].startswith("the 4-GPU example's .gif (ring, 7 pictures")
     # The same records as text: a quick run claims no verdict on the targets.
     from ringsim.cli.bench import text_lines
     text = "\n".join(text_lines(records, quick=True))

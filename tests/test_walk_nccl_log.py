@@ -178,7 +178,7 @@ def test_the_tree_preface_names_each_tree_and_its_links(capsys):
     assert "2 ranks on 2 nodes, 2 channels, each a tree" in lines[0]
     assert lines[1:3] == ["  channel 00: root 1; 1 ⇒ 2", "  channel 01: root 2; 2 ⇒ 1"]
     assert "Tree hops (up and down) that cross nodes: 4 of 4, over NET/AWS Libfabric/0 (4)" in out
-    assert "NCCL tree (chain + 2 trees) (2 given trees 0,1;2,0) · 2 GPUs" in out
+    assert "NCCL tree all-reduce (2 given trees 0,1;2,0) · 2 GPUs" in out
     assert "Tree reduce" in out and "Broadcast" in out and "Every GPU holds the sum: yes" in out
 
 

@@ -26,7 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import ALGORITHMS, closed_form as algorithm_form, make_plan, plan_closed_form
+from . import ALGORITHMS, closed_form as algorithm_form, make_plan, plan_closed_form, plan_options
 from ..core.checks import check_elements, check_gpus, check_timed_elements
 from ..core.errors import RingsimError
 from ..core.textout import printable
@@ -208,7 +208,9 @@ class AllReduce(Collective):
     def plan_title(self, plan: Plan) -> str:
         """The algorithm's title (for a plan built by hand, its own name: it has no registered title)."""
         spec = ALGORITHMS.get(plan.algorithm)
-        return spec.title if spec is not None else f"{printable(plan.algorithm)[:60]} plan"
+        if spec is None:
+            return f"{printable(plan.algorithm)[:60]} plan"
+        return spec.title_for(**plan_options(plan))
 
     def plan_closed_form(self, plan: Plan, elements: int) -> ClosedForm:
         """ringsim.algorithms.plan_closed_form."""

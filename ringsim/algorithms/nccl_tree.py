@@ -340,6 +340,11 @@ def label(gpus_per_node=None, chunks: int = 1, tree_parents=None) -> str:
     return ", ".join(words)
 
 
+def retitle(gpus_per_node=None, chunks: int = 1, tree_parents=None) -> str | None:
+    """Given trees are NCCL's Tree all-reduce on trees of its own, not the chain and two trees."""
+    return None if tree_parents is None else "NCCL tree all-reduce"
+
+
 def lanes(gpus_per_node=None, chunks: int = 1, tree_parents=None) -> int:
     """Trees sharing the segments: NCCL's two, or one per given tree."""
     return 2 if tree_parents is None else len(tree_parents)
@@ -350,4 +355,4 @@ SPEC = AlgorithmSpec(
     "a chain inside each node, NCCL's double binary tree across nodes, each tree on half the "
     "data: 2·(G−1)·N, ~2·(L + log₂M) steps",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.TREE,
-    check=check_options, label=label, lanes=lanes, nccl_name="Tree")
+    check=check_options, label=label, lanes=lanes, nccl_name="Tree", retitle=retitle)

@@ -81,3 +81,10 @@ class AlgorithmSpec:
     mpi_implementations: tuple[Implementation, ...] = ()  # MPI libraries with this schedule
     # (topology, G) -> why the hardware cannot run it there, '' when it can (a switch that adds)
     unavailable: Callable[..., str] = anywhere
+    # (**options) -> the title of a plan whose options replace the shape the title names (trees
+    # given from a log are not the chain and two trees), None to keep `title`
+    retitle: Callable[..., str | None] = lambda **options: None
+
+    def title_for(self, **options) -> str:
+        """The title of a plan made with these options: `title`, unless `retitle` says otherwise."""
+        return self.retitle(**options) or self.title

@@ -242,8 +242,8 @@ def text(log: Log) -> list[str]:
     where = f" on {info['nodes']} node{'s' * (info['nodes'] != 1)}" if info["nodes"] else ""
     version = f" (NCCL {info['nccl_version']})" if info["nccl_version"] else ""
     lines = [f"NCCL's plan from {log.name}{version}: {log.nranks} ranks{where}, "
-             f"{len(log.rings)} channel{'s' * (len(log.rings) != 1)}, each a ring; NCCL rank r "
-             "is GPU r+1" + (" (rings put together from the hop lines)" if log.from_hops else "")]
+             f"{len(log.rings)} channel{'s' * (len(log.rings) != 1)}, each a ring; the numbers below are "
+             "GPUs (NCCL rank r is GPU r+1)" + (" (rings put together from the hop lines)" if log.from_hops else "")]
     for channel, ring in log.rings.items():
         parts = []
         for i, src in enumerate(ring):
@@ -287,8 +287,8 @@ def tree_text(log: Log) -> list[str]:
     count = len(log.tree_plan)
     lines = [f"NCCL's trees from {log.name}{version}: {log.nranks} ranks{where}, {count} "
              f"channel{'s' * (count != 1)}, each a tree: children add into their parent up to "
-             "the root, which sends the sum back down (NCCL's Tree all-reduce); NCCL rank r is "
-             "GPU r+1"]
+             "the root, which sends the sum back down (NCCL's Tree all-reduce); the numbers below are "
+             "GPUs (NCCL rank r is GPU r+1)"]
     for channel, parents in log.tree_plan.items():
         root = parents.index(0) + 1
         links = []

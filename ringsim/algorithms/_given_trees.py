@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.errors import RingsimError
+from ..core.parents import find_cycle
 from ..core.formula import ClosedForm
 from ..cost.ports import step_seconds
 from ..cost.topology import LEVELS
@@ -89,23 +90,6 @@ def check_tree(parents: Sequence[int], gpus: int, name: str) -> None:
     if cycle:
         raise RingsimError(f"{name} has a cycle: " + " → ".join(f"GPU{g + 1}" for g in cycle)
                            + " (each names the next its parent), so no data reaches the root")
-
-
-def find_cycle(parents: Sequence[int]) -> list[int]:
-    """A cycle of 0-based parents (−1: the root), as the GPUs met going up, closed; [] for none."""
-    state = [0] * len(parents)  # 0 unseen, 1 on the current way up, 2 known to reach the root
-    for start in range(len(parents)):
-        way, node = [], start
-        while node >= 0 and state[node] == 0:
-            state[node] = 1
-            way.append(node)
-            node = parents[node]
-        if node >= 0 and state[node] == 1:
-            loop = way[way.index(node):]
-            return loop + [node]
-        for k in way:
-            state[k] = 2
-    return []
 
 
 def arrays(trees: tuple[tuple[int, ...], ...]) -> list[np.ndarray]:

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..core.errors import RingsimError
+from ..core.parents import find_cycle
 from .ncclog import Log, few, parse
 from .textfile import read_text
 
@@ -111,7 +112,7 @@ def _checked_tree(channel: int, ranks: dict, n: int) -> tuple[int, ...]:
                 raise RingsimError(f"{where} rank {rank} lists rank {kid} as a child, but rank "
                                    f"{kid} names {said}")
     roots = [r for r in range(n) if ranks[r][0] < 0]
-    cycle = _cycle([ranks[r][0] for r in range(n)])
+    cycle = find_cycle([ranks[r][0] for r in range(n)])
     if cycle:
         raise RingsimError(f"{where} the trees' links go round in a cycle, "
                            + " → ".join(f"rank {r}" for r in cycle)
@@ -120,22 +121,6 @@ def _checked_tree(channel: int, ranks: dict, n: int) -> tuple[int, ...]:
         raise RingsimError(f"{where} the tree falls apart into {len(roots)} trees (roots: rank "
                            f"{few(roots)}); NCCL builds one tree per channel")
     return tuple(ranks[r][0] + 1 for r in range(n))
-
-
-def _cycle(parents: list[int]) -> list[int]:
-    """Ranks going up from some rank round a cycle back to it (closed); [] when every way ends at a root."""
-    state = [0] * len(parents)  # 0 unseen, 1 on this way up, 2 known to end at a root
-    for start in range(len(parents)):
-        way, node = [], start
-        while node >= 0 and state[node] == 0:
-            state[node] = 1
-            way.append(node)
-            node = parents[node]
-        if node >= 0 and state[node] == 1:
-            return way[way.index(node):] + [node]
-        for k in way:
-            state[k] = 2
-    return []
 
 
 def tree_hops(log: Log) -> list[HopView]:

@@ -427,11 +427,15 @@ def log_verdict(r: Report, crossing: dict[str, int], gdr: str | None = None) -> 
                 "the kernel's network stack, not InfiniBand/RoCE verbs (check NCCL_IB_HCA, the "
                 "RDMA drivers and devices in the container, NCCL_IB_DISABLE)")
     if not any("GDRDMA" in via.upper() for via in known):
-        return (f"The log points at GPUDirect RDMA: none of the {total} hops that cross nodes "
+        said = (f"The log points at GPUDirect RDMA: none of the {total} hops that cross nodes "
                 f"({names}) carries /GDRDMA, which NCCL adds only when the NIC reads and writes "
                 "GPU memory directly, so every message is staged through host memory (is "
                 "nvidia-peermem or DMA-BUF support loaded? PCIe ACS or the IOMMU in the way? "
                 "NCCL_NET_GDR_LEVEL)")
+        if gdr is not None and gdr not in GDR_BEYOND_DEFAULT:
+            said += (f"; this run sets NCCL_NET_GDR_LEVEL={gdr}, which keeps it off wherever a "
+                     "GPU and its NIC are further apart than that (nvidia-smi topo -m)")
+        return said
     if all("GDRDMA" in via.upper() for via in known):
         if gdr in GDR_BEYOND_DEFAULT:
             return (f"The log shows GPUDirect RDMA on all {total} hops that cross nodes ({names}) "

@@ -286,6 +286,8 @@ def test_after_nps4_the_mid_sizes_recover_and_the_far_nic_still_limits_the_rest(
     assert after.measured.busbw == pytest.approx(8.9e9, rel=0.01)
     assert said.startswith("The log points at GPUDirect RDMA: none of the 4 hops that cross "
                            "nodes (NET/IBext_v8/0 (4)) carries /GDRDMA")
+    assert said.endswith("this run sets NCCL_NET_GDR_LEVEL=PXB, which keeps it off wherever a GPU "
+                         "and its NIC are further apart than that (nvidia-smi topo -m)")
 
 
 def test_the_gdr_level_is_read_from_nccls_echo_before_the_command_line():

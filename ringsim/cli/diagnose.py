@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     if links:  # the log is at hand: say what it shows instead of asking for it
         report.checks = [c for c in report.checks if not c.startswith("run again with NCCL_DEBUG")]
         report.checks += links
-    said = study.log_verdict(report, crossing)
+    said = study.log_verdict(report, crossing, study.gdr_level(text.lines))
     if said:
         report.verdicts.append(said)
     if svg is not None:

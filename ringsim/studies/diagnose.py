@@ -15,6 +15,7 @@ RDMA, PCIe or CPU links).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
@@ -35,6 +36,13 @@ SMALLEST_FOR_LATENCY = 64 * 1024
 # so those names pick no preset.
 GPU_PRESETS = (("H200", "dgx-h200"), ("H100", "dgx-h100"), ("A100", "dgx-a100"))
 NOT_SXM = ("PCIE", "NVL")
+# NCCL turns GPUDirect RDMA on only while the GPU-to-NIC path is no longer than PXB (through PCIe
+# switches, not the CPU) unless NCCL_NET_GDR_LEVEL says otherwise (NVIDIA/nccl
+# src/graph/paths.cc, ncclTopoCheckGdr: `int netGdrLevel = PATH_PXB;`). These two settings
+# let it reach through the CPU's host bridge (PHB) or across CPU sockets (SYS).
+GDR_BEYOND_DEFAULT = ("PHB", "SYS")
+# `NCCL_NET_GDR_LEVEL set by environment to SYS` (NCCL's echo) or `NCCL_NET_GDR_LEVEL=SYS`
+_GDR_LEVEL = re.compile(r"\bNCCL_NET_GDR_LEVEL(?:( set by environment to )|=)([A-Za-z0-9]+)")
 
 
 def bus_factor(collective: str, gpus: int) -> Fraction:
@@ -385,13 +393,28 @@ def verdicts(r: Report) -> list[str]:
     return out
 
 
-def log_verdict(r: Report, crossing: dict[str, int]) -> str | None:
+def gdr_level(lines) -> str | None:
+    """The NCCL_NET_GDR_LEVEL a paste was run with, as NCCL echoes it or the command line sets it.
+
+    NCCL prints `NCCL_NET_GDR_LEVEL set by environment to SYS` with the level as a word (an
+    old numeric setting such as `=2` is echoed as `PXB`), so the echo wins over the command line.
+    `lines` are the paste's cleaned lines (studies.textfile.Text.lines)."""
+    found = None
+    for line in lines:
+        for match in _GDR_LEVEL.finditer(line):
+            if match.group(1) or found is None:
+                found = match.group(2).upper()
+    return found
+
+
+def log_verdict(r: Report, crossing: dict[str, int], gdr: str | None = None) -> str | None:
     """What the NCCL log's cross-node hops say about a cross-node shortfall, in one sentence.
 
     `crossing` counts the transports of the hops that leave a node (`NET/IB/0/GDRDMA`,
     `NET/Socket/0`, …). NCCL's net transport prints `via NET/<plugin>/<dev>` and appends
     `/GDRDMA` exactly when the NIC reads and writes GPU memory itself (src/transport/net.cc);
-    without it every message is copied through host memory on both sides."""
+    without it every message is copied through host memory on both sides. `gdr` is the
+    NCCL_NET_GDR_LEVEL the run set (gdr_level), if any."""
     rows = [x for x in r.rows if x.regime == "bandwidth" and x.ratio is not None]
     known = {via: n for via, n in crossing.items() if via}
     if r.nodes < 2 or not rows or not known or _median([x.ratio for x in rows]) >= 1 - r.tolerance:
@@ -404,15 +427,27 @@ def log_verdict(r: Report, crossing: dict[str, int]) -> str | None:
                 "the kernel's network stack, not InfiniBand/RoCE verbs (check NCCL_IB_HCA, the "
                 "RDMA drivers and devices in the container, NCCL_IB_DISABLE)")
     if not any("GDRDMA" in via.upper() for via in known):
-        return (f"The log points at GPUDirect RDMA: none of the {total} hops that cross nodes "
+        said = (f"The log points at GPUDirect RDMA: none of the {total} hops that cross nodes "
                 f"({names}) carries /GDRDMA, which NCCL adds only when the NIC reads and writes "
                 "GPU memory directly, so every message is staged through host memory (is "
                 "nvidia-peermem or DMA-BUF support loaded? PCIe ACS or the IOMMU in the way? "
                 "NCCL_NET_GDR_LEVEL)")
+        if gdr is not None and gdr not in GDR_BEYOND_DEFAULT:
+            said += (f"; this run sets NCCL_NET_GDR_LEVEL={gdr}, which keeps it off wherever a "
+                     "GPU and its NIC are further apart than that (nvidia-smi topo -m)")
+        return said
     if all("GDRDMA" in via.upper() for via in known):
+        if gdr in GDR_BEYOND_DEFAULT:
+            return (f"The log shows GPUDirect RDMA on all {total} hops that cross nodes ({names}) "
+                    f"only because NCCL_NET_GDR_LEVEL={gdr} allows it past NCCL's default (PXB: "
+                    "GPU and NIC under a common PCIe switch), so the NIC reads and writes GPU "
+                    "memory through the CPU (PHB) or across the link between CPU sockets (SYS): "
+                    "check the GPU-to-NIC path with nvidia-smi topo -m and the BIOS NUMA "
+                    "settings, and put each GPU next to its NIC rather than forcing the level")
         return (f"The log shows GPUDirect RDMA on all {total} hops that cross nodes ({names}), so "
                 "the shortfall is in the NICs or the fabric: their rate and number per node "
-                "(ibstat), the switches between the nodes, other traffic")
+                "(ibstat), the switches between the nodes, other traffic; or on the PCIe path "
+                "between each GPU and its NIC (nvidia-smi topo -m)")
     return None
 
 

@@ -228,3 +228,70 @@ def test_a_notebook_shows_the_diagnosis_as_its_busbw_chart():
     # every measured size is a point of the measured series, in GB/s
     assert [x for x, _ in report.series()["measured busbw"]] == [float(r.bytes) for r in report.rows]
     assert report.ticks()[0] == (float(32 << 20), "32MiB")
+
+
+# NVIDIA/nccl-tests issue 293: two Dell R7525 servers, one A100 PCIe 40GB and one 200 Gb/s HDR
+# NIC each, the GPU and the NIC under different CPU sockets (`nvidia-smi topo -m`: SYS). The
+# reporter forced GPUDirect RDMA across the sockets (NCCL_NET_GDR_LEVEL=SYS); without it the run
+# reached 1.1 GB/s, which S. Jeaugey put down to the BIOS's one NUMA domain per socket (NPS=1).
+# With NPS=4 (and GPUDirect RDMA left off, NCCL_NET_GDR_LEVEL=2, echoed as PXB) it reached
+# ~9 GB/s; the thread ends with the NIC still on the other socket.
+NPS1 = "nccltests293_a100pcie_2node_nps1_gdr_across_sockets.txt"
+NPS4 = "nccltests293_a100pcie_2node_after_nps4.txt"
+A100PCIE_1HDR = Path(__file__).resolve().parents[1] / "data" / "topologies" / "a100pcie-1hdr.toml"
+
+
+def nps_report(name):
+    from collections import Counter
+
+    from ringsim.studies import ncclog, ncclplan
+    text = read_text(str(OUTPUTS / name), "nccl-tests output")
+    report = study.diagnose(parse(text), load(str(A100PCIE_1HDR)), nccl_model())
+    crossing = Counter(v.via for v in ncclplan.hops(ncclog.parse(text)) if v.crosses)
+    return report, study.log_verdict(report, crossing, study.gdr_level(text.lines))
+
+
+def test_the_run_with_gdr_forced_across_sockets_is_flagged_from_8_kib_up():
+    report, said = nps_report(NPS1)
+    assert (report.gpus, report.nodes) == (2, 2)
+    # the model: one 200 Gb/s NIC per GPU, ring busbw 25 GB/s × 0.96 (NCCL's model)
+    assert report.modelled.busbw == pytest.approx(24e9, rel=0.01)
+    assert report.measured.busbw == pytest.approx(6.47e9, rel=0.01)
+    ratio = {r.bytes: r.ratio for r in report.rows}
+    assert [r.bytes for r in report.rows if r.flag] == [1 << k for k in range(13, 31)]
+    # 64 KiB–1 MiB, the sizes the model sends with LL and LL128, collapse: 3.33 ms for 1 MiB
+    # where the model takes 83 µs
+    assert all(ratio[1 << k] < 0.15 for k in range(16, 21))
+    # from 2 MiB on the curve is flat at ~6.4 GB/s, about a quarter of the HDR NIC's rate
+    assert all(0.25 < ratio[1 << k] < 0.4 for k in range(21, 31))
+    # up to 4 KiB the per-call cost is as modelled (17 µs): the fault is not latency
+    assert not any(r.flag for r in report.rows if r.bytes <= 4096)
+    assert said.startswith("The log shows GPUDirect RDMA on all 4 hops that cross nodes "
+                           "(NET/IBext_v8/0/GDRDMA (4)) only because NCCL_NET_GDR_LEVEL=SYS")
+    assert "nvidia-smi topo -m" in said and "NICs or the fabric" not in said
+
+
+def test_after_nps4_the_mid_sizes_recover_and_the_far_nic_still_limits_the_rest():
+    before, _ = nps_report(NPS1)
+    after, said = nps_report(NPS4)
+    was = {r.bytes: r.ratio for r in before.rows}
+    now = {r.bytes: r.ratio for r in after.rows}
+    # 64 KiB–1 MiB: at least three times closer to the model than before
+    assert all(now[1 << k] > 3 * was[1 << k] for k in range(16, 21))
+    # from 2 MiB on: better (8.5-9 GB/s against 6.4) but still flagged, at ~37% of the model,
+    # since the data now goes through host memory on the other socket
+    assert all(now[1 << k] > was[1 << k] + 0.05 and 0.35 < now[1 << k] < 0.55
+               for k in range(21, 31))
+    assert all(r.flag for r in after.rows if r.bytes >= 1 << 21)
+    assert after.measured.busbw == pytest.approx(8.9e9, rel=0.01)
+    assert said.startswith("The log points at GPUDirect RDMA: none of the 4 hops that cross "
+                           "nodes (NET/IBext_v8/0 (4)) carries /GDRDMA")
+    assert said.endswith("this run sets NCCL_NET_GDR_LEVEL=PXB, which keeps it off wherever a GPU "
+                         "and its NIC are further apart than that (nvidia-smi topo -m)")
+
+
+def test_the_gdr_level_is_read_from_nccls_echo_before_the_command_line():
+    assert study.gdr_level(["mpirun -x NCCL_NET_GDR_LEVEL=2 ./all_reduce_perf",
+                            "h:1:2 [0] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to PXB"]) == "PXB"
+    assert study.gdr_level(["mpirun -x NCCL_NET_GDR_LEVEL=sys ./all_reduce_perf"]) == "SYS"
+    assert study.gdr_level(["# nThread 1 nGpus 1"]) is None

@@ -51,6 +51,9 @@ EXPECTED = {
     "nccltests128_reduce_scatter_2node_excerpt.txt": (7, 0, 256, None, 0, None, 1),
     "nccltests152_a100_2node_after_fix_partial.txt": (6, 33554432, 1073741824, None, 0, None, 1),
     "nccltests252_h100_2node_after_acs_fix_ring.txt": (5, 536870912, 8589934592, None, 0, None, 0),
+    "nccltests293_a100pcie_2node_after_nps4.txt": (28, 8, 1073741824, 2, 2, "NVIDIA A100-PCIE-40GB", 0),
+    "nccltests293_a100pcie_2node_nps1_gdr_across_sockets.txt": (28, 8, 1073741824, 2, 2,
+                                                                "NVIDIA A100-PCIE-40GB", 0),
 }
 
 

@@ -13,6 +13,7 @@ from ..core.errors import RingsimError
 from ..core.files import check_output, write_text
 from ..core.textout import json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
+from ._cost_args import nccl_release
 
 ORDER = 45
 HELP = "read nccl-tests output (all_reduce_perf …): measured vs NCCL's model per size, and why"
@@ -46,6 +47,10 @@ def register(sub) -> None:
     parser.add_argument("--proto", default=None, metavar="NAME",
                         help="hold the model to the protocols of NCCL_PROTO (LL, LL128, Simple; "
                              "default: what the paste shows, else NCCL's own choice)")
+    parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
+                        help="the NCCL release whose latency tables price the model (the ones "
+                             "ringsim has: ringsim predict --help; default: the release the "
+                             "model follows; the notes say which release the paste ran)")
     parser.add_argument("--tolerance", default="30%", metavar="PCT",
                         help="flag a size whose busbw is short of the model's by more than this "
                              "(default: 30%%)")
@@ -98,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
     report = study.diagnose(output, topology, lambda *a, **k: _predict()(*a, **k),
                             gpus=args.gpus, nodes=args.nodes,
                             collective=args.collective, tolerance=tolerance,
-                            topology_reason=reason, algo=args.algo, proto=args.proto)
+                            topology_reason=reason, algo=args.algo, proto=args.proto,
+                            nccl=args.nccl)
     links, crossing = _log_checks(text, args.nccl_log)
     if links:  # the log is at hand: say what it shows instead of asking for it
         report.checks = [c for c in report.checks if not c.startswith("run again with NCCL_DEBUG")]

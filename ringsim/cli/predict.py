@@ -6,9 +6,10 @@ import argparse
 import json
 
 from ..core.checks import MAX_GPUS, count_arg
-from ..cost.nccl import names
+from ..cost.nccl import names, versions
 from ..cost.topology import load, presets
 from ..studies.predict import BUS_FACTORS, TYPES, predict, rounding_note
+from ._cost_args import nccl_release
 
 ORDER = 26
 HELP = "predict all_reduce_perf's table on a system with NCCL's own tuning model"
@@ -46,6 +47,10 @@ def register(sub) -> None:
                              "reduce-scatter")
     parser.add_argument("--dtype", default="float", choices=tuple(TYPES),
                         help="element type, as nccl-tests' -d (default: float)")
+    parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
+                        help="the NCCL release whose latency tables price each call: "
+                             f"{', '.join(versions())} (default: {versions()[0]}, the release "
+                             "the model follows)")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per size: bytes, count, type, seconds, algbw, "
                              "busbw (bytes/s), algorithm, protocol, channels")
@@ -55,15 +60,16 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     topology = load(args.topology)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
-                   args.dtype)
+                   args.dtype, args.nccl)
     if args.json:
         for row in rows:
             print(json.dumps(row.to_json()))
         return 0
     nodes = topology.nodes(args.gpus)
     name = "".join(c if c.isprintable() else "?" for c in topology.name[:80])  # a file's text
+    tables = f" (NCCL {args.nccl}'s latency tables)" if args.nccl else ""
     print(f"# ringsim predict: NCCL's model of {args.collective} on {name}, "
-          f"{args.gpus:,} GPUs in {nodes:,} node{'s' * (nodes > 1)}")
+          f"{args.gpus:,} GPUs in {nodes:,} node{'s' * (nodes > 1)}{tables}")
     header = ("size", "count", "type", "time", "algbw", "busbw", "algorithm", "protocol",
               "channels")
     units = ("(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "")

@@ -143,6 +143,12 @@ def versions() -> list[str]:
     return [constants()["version"]["nccl"].split("-")[0], *constants().get("older", {})]
 
 
+def release(text: str) -> str:
+    """An NCCL version as NCCL prints it ('2.21.5-1+cuda12.4', 'v2.21.5') reduced to the
+    release whose tables ringsim may carry ('2.21.5')."""
+    return text.strip().lstrip("v").split("+")[0].split("-")[0]
+
+
 def _latencies(nccl: str | None) -> dict:
     """The latency tables of one NCCL release (None: the version the model follows)."""
     c = constants()

@@ -14,6 +14,7 @@ RDMA, PCIe or CPU links).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import asdict, dataclass, field
@@ -110,6 +111,7 @@ class Report:
     ring_check: dict | None = None  # the flagged sizes against the model held to rings
     algo: str | None = None  # the NCCL_ALGO the model was held to (given, or in the paste)
     proto: str | None = None  # likewise NCCL_PROTO
+    nccl: str | None = None  # the NCCL release whose latency tables priced it (None: the model's own)
 
     def header(self) -> dict:
         """The run as JSON: G, nodes, GPU, topology, fits and verdicts."""
@@ -122,6 +124,7 @@ class Report:
                 "model_fit_busbw": self.modelled.busbw if self.modelled else None,
                 "flagged_sizes": [r.bytes for r in self.rows if r.flag],
                 "ring_check": self.ring_check, "algo": self.algo, "proto": self.proto,
+                "nccl_tables": self.nccl,
                 "verdicts": self.verdicts, "checks": self.checks, "notes": self.notes}
 
     def series(self) -> dict[str, list[tuple[float, float]]]:
@@ -231,9 +234,12 @@ def fit_curve(nbytes: list[int], seconds: list[float], factor: float) -> Curve:
 def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
              nodes: int | None = None, collective: str | None = None,
              tolerance: float = DEFAULT_TOLERANCE, topology_reason: str = "",
-             algo: str | None = None, proto: str | None = None) -> Report:
+             algo: str | None = None, proto: str | None = None,
+             nccl: str | None = None) -> Report:
     """Compare every measured size with `predict(topology, G, sizes, collective, algo, proto,
-    dtype=…)`; algo and proto default to the NCCL_ALGO / NCCL_PROTO the paste shows."""
+    dtype=…)`; algo and proto default to the NCCL_ALGO / NCCL_PROTO the paste shows; `nccl`,
+    the release whose latency tables price it (passed on as predict's `nccl=`), to the
+    release the model follows."""
     if not 0 < tolerance < 1:
         raise RingsimError(f"the tolerance must be between 0 and 100%, got {tolerance:.0%}")
     gpus, nodes, notes = scenario(output, gpus, nodes)
@@ -264,6 +270,11 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
             notes.append(f"{name}={output.env[name]} in the paste: the model is held to it too")
     algo = algo if algo is not None else output.env.get("NCCL_ALGO")
     proto = proto if proto is not None else output.env.get("NCCL_PROTO")
+    said = _release_note(output.nccl_version, nccl)
+    if said:
+        notes.append(said)
+    if nccl:
+        predict = functools.partial(predict, nccl=nccl)
     predicted = predict(topology, gpus, [r.bytes for r in rows], collective=collective,
                         algo=algo, proto=proto, dtype=dtype)
     measured = fit_curve([r.bytes for r in rows], [r.seconds for r in rows], factor)
@@ -290,7 +301,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                                 row.wrong))
     report = Report(output.name, gpus, nodes, output.gpu_names[0] if output.gpu_names else None,
                     output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
-                    measured, modelled, notes=notes, algo=algo, proto=proto)
+                    measured, modelled, notes=notes, algo=algo, proto=proto, nccl=nccl)
     if algo is None and nodes == 2 and gpus > nodes and any(r.flag for r in out_rows):
         report.ring_check = ring_check(out_rows, predict(topology, gpus, [r.bytes for r in rows],
                                                          collective=collective, algo="Ring",
@@ -298,6 +309,23 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     report.verdicts = verdicts(report)
     report.checks = checks(report)
     return report
+
+
+def _release_note(version: str | None, nccl: str | None) -> str | None:
+    """What the notes say of the release the paste ran, beside the tables the model used."""
+    from ..cost.nccl import release, versions
+    known = versions()
+    used = nccl or known[0]
+    if not version:
+        return f"the model uses NCCL {used}'s latency tables" if nccl else None
+    ran = release(version)
+    if ran == used:
+        return f"the run used NCCL {ran}; the model uses that release's latency tables"
+    if ran in known:
+        return (f"the run used NCCL {ran}; the model uses NCCL {used}'s latency tables "
+                f"(--nccl {ran} prices it with its own)")
+    return (f"the run used NCCL {ran}; ringsim has the latency tables of NCCL "
+            f"{', '.join(known)}, and the model uses {used}'s")
 
 
 def ring_check(rows: list[SizeRow], ring, tolerance: float) -> dict:

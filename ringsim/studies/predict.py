@@ -55,9 +55,11 @@ def whole_elements(nbytes: int, width: int) -> tuple[int, int]:
 
 
 def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: str | None = None,
-            proto: str | None = None, dtype: str = "float") -> list[PredictRow]:
+            proto: str | None = None, dtype: str = "float",
+            nccl: str | None = None) -> list[PredictRow]:
     """NCCL's modelled time per size on a topology (a name, a path or a Topology); sizes are
-    bytes per GPU (a list of ints, or text as `--sizes` takes it)."""
+    bytes per GPU (a list of ints, or text as `--sizes` takes it); `nccl`: the release whose
+    latency tables price it (None: the release the model follows)."""
     topo = load(topology) if isinstance(topology, str) else topology
     if not isinstance(topo, Topology):
         raise RingsimError("topology: give a preset name, a .toml path or a Topology")
@@ -76,7 +78,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     if any(isinstance(n, bool) or not isinstance(n, int) for n in sizes):
         raise RingsimError("sizes must be whole numbers of bytes")
     whole = [whole_elements(n, width) for n in sizes]
-    choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto)
+    choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto, nccl)
     factor = BUS_FACTORS[collective](gpus)
     rows = []
     for nbytes, (count, used), choice in zip(sizes, whole, choices):

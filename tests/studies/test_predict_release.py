@@ -1,0 +1,37 @@
+"""predict --nccl: the latency tables of the NCCL release a user runs."""
+
+from __future__ import annotations
+
+from ringsim.cli import main
+from ringsim.cost.nccl import nccl_choices, release, versions
+from ringsim.cost.topology import load
+from ringsim.studies.predict import predict
+
+
+def test_a_release_is_read_as_nccl_prints_it():
+    assert release("2.21.5-1+cuda12.4") == "2.21.5"
+    assert release("v2.30.7-1") == "2.30.7"
+    assert versions()[0] == "2.30.7" and "2.21.5" in versions()
+
+
+def test_predict_prices_with_the_release_given():
+    topo = load("dgx-h100")
+    sizes = [8, 1 << 20]
+    rows = predict(topo, 16, sizes, nccl="2.21.5")
+    choices = nccl_choices(topo, 16, sizes, nccl="2.21.5")
+    assert [r.seconds for r in rows] == [c.seconds for c in choices]
+    assert [(r.algorithm, r.protocol) for r in rows] == [(c.algorithm, c.protocol) for c in choices]
+    # 2.21.5's NVLSTree network hop (14 µs, 20.9 µs in 2.30.7) makes it NCCL's pick at 1 MiB
+    # on two DGX H100s, where 2.30.7's tables pick Tree/LL128
+    assert (rows[1].algorithm, rows[1].protocol) == ("NVLSTree", "Simple")
+    own = predict(topo, 16, sizes)
+    assert (own[1].algorithm, own[1].protocol) == ("Tree", "LL128")
+
+
+def test_the_cli_takes_nccls_own_spelling_and_refuses_a_release_it_lacks(capsys):
+    assert main(["predict", "--gpus", "16", "--sizes", "1MiB", "--nccl", "2.21.5-1+cuda12.4"]) == 0
+    out = capsys.readouterr().out
+    assert "(NCCL 2.21.5's latency tables)" in out and "NVLSTree" in out
+    assert main(["predict", "--nccl", "2.18.5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "latency tables of NCCL 2.30.7, 2.25.1, 2.21.5, 2.20.5, not '2.18.5'" in err[0]

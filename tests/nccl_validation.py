@@ -77,8 +77,10 @@ def checks() -> list[Check]:
         stated = p.get("nccl", s.get("nccl"))
         tables = stated if stated in versions() else versions()[0]
         # The run's NCCL_ALGO / NCCL_PROTO, where the source states them, restrict the pick.
+        # One thread issues each call to the GPUs its process drives (`-g`; 1 where unstated).
         choice = nccl_choice(_topology(s["topology"]), g, p["bytes"], algo=p.get("algo"),
-                             proto=p.get("proto"), nccl=tables)
+                             proto=p.get("proto"), nccl=tables,
+                             gpus_per_process=s.get("gpus_per_process", 1))
         if "time_us" in p:
             measured = p["time_us"]
         else:  # busbw = size / time × 2(G−1)/G (nccl-tests doc/PERFORMANCE.md)

@@ -182,11 +182,12 @@ def test_every_system_says_its_health_as_its_source_states_it():
     assert any(c.point["bytes"] <= 64 << 10 for c in good)
 
 
-# The target is 85% of healthy points within ±25%; NCCL's own tuning model, with NCCL's
-# constants, reaches 53% (111 of 210) today, and docs/cost.md says where and why it falls short.
+# The target is 85% of healthy points within ±25%; NCCL's own tuning model, with NCCL's
+# constants and ringsim's host term, reaches 61% (128 of 210) today, and docs/cost.md says where
+# and why it falls short.
 # Until the model earns the target, this test holds what it has reached, so that no change can
 # lose agreement with the published numbers unnoticed. Raise FLOOR whenever the model improves.
-TARGET, FLOOR = 0.85, 0.52
+TARGET, FLOOR = 0.85, 0.60
 
 
 def test_nccl_model_keeps_its_agreement_with_published_points():

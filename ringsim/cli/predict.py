@@ -8,7 +8,7 @@ import json
 from ..core.checks import MAX_GPUS, count_arg
 from ..cost.nccl import names, versions
 from ..cost.topology import load, presets
-from ..studies.predict import BUS_FACTORS, TYPES, predict, rounding_note
+from ..studies.predict import BUS_FACTORS, TYPES, host_note, predict, rounding_note
 from ._cost_args import nccl_release
 
 ORDER = 26
@@ -51,16 +51,23 @@ def register(sub) -> None:
                         help="the NCCL release whose latency tables price each call: "
                              f"{', '.join(versions())} (default: {versions()[0]}, the release "
                              "the model follows)")
+    parser.add_argument("--gpus-per-process", type=count_arg("GPUs per process", minimum=1,
+                                                             maximum=MAX_GPUS),
+                        default=1, metavar="N",
+                        help="GPUs each process drives, as nccl-tests' -g (default: 1, one "
+                             "process per GPU): one thread issues every call to each of them "
+                             "in turn, so small calls take at least N times the host's issue "
+                             "time (docs/cost.md)")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per size: bytes, count, type, seconds, algbw, "
-                             "busbw (bytes/s), algorithm, protocol, channels")
+                             "busbw (bytes/s), algorithm, protocol, channels, host_bound")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     topology = load(args.topology)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
-                   args.dtype, args.nccl)
+                   args.dtype, args.nccl, args.gpus_per_process)
     if args.json:
         for row in rows:
             print(json.dumps(row.to_json()))
@@ -74,9 +81,9 @@ def run(args: argparse.Namespace) -> int:
               "channels")
     units = ("(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "")
     widths = (12, 12, 8, 10, 8, 8, 14, 9, 9)
-    note = rounding_note(rows)
-    if note:
-        print(note)
+    for note in (rounding_note(rows), host_note(rows, args.gpus_per_process)):
+        if note:
+            print(note)
     for line in (header, units):
         print("#" + "".join(f"{c:>{w}}" for c, w in zip(line, widths))[1:])
     for r in rows:

@@ -30,14 +30,20 @@ class NcclChoice:
     protocol: str
     channels: int
     seconds: float
-    latency: float = 0.0     # the call's fixed part, seconds
+    latency: float = 0.0     # the call's fixed part on the GPUs, seconds
     bandwidth: float = 0.0   # NCCL's algorithm bandwidth for it, bytes per second
+    host: float = 0.0        # what the issuing thread needs for the call, seconds
+
+    @property
+    def host_bound(self) -> bool:
+        """Whether the host issuing the call, not the GPUs, sets its time."""
+        return self.host > 0 and self.seconds == self.host
 
     def to_json(self) -> dict:
         """The choice as plain JSON values (seconds, bytes per second)."""
         return {"algorithm": self.algorithm, "protocol": self.protocol,
                 "channels": self.channels, "seconds": self.seconds, "latency": self.latency,
-                "bandwidth": self.bandwidth}
+                "bandwidth": self.bandwidth, "host": self.host, "host_bound": self.host_bound}
 
 
 # NCCL's names (ncclAlgoStr, ncclProtoStr in src/device/ and tuning.cc), as NCCL_ALGO and
@@ -301,12 +307,32 @@ def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int,
     return micro * 1e-6, lat * 1e-6, bw * 1e9
 
 
+def host_seconds(gpus_per_process: int) -> float:
+    """Seconds one thread needs to issue a call to the GPUs it drives (nccl-tests' `-g`):
+    ringsim's estimate, not NCCL's model (nccl_constants.toml, [host])."""
+    return gpus_per_process * constants()["host"]["issue_per_gpu_us"] / 1e6
+
+
+def check_per_process(topology: Topology, gpus: int, gpus_per_process: int) -> None:
+    """A process drives GPUs of one node, and every process as many (nccl-tests' `-g`)."""
+    per_node = min(gpus, topology.gpus_per_node or gpus)
+    if isinstance(gpus_per_process, bool) or not isinstance(gpus_per_process, int):
+        raise RingsimError("GPUs per process must be a whole number")
+    if not 1 <= gpus_per_process <= per_node:
+        raise RingsimError(f"GPUs per process must be from 1 to {per_node:,}: a process drives "
+                           f"GPUs of one node, got {gpus_per_process:,}")
+    if gpus % gpus_per_process:
+        raise RingsimError(f"GPUs per process must divide the {gpus:,} GPUs "
+                           f"(every process drives as many), got {gpus_per_process:,}")
+
+
 def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce",
                 algo: str | None = None, proto: str | None = None,
-                nccl: str | None = None) -> NcclChoice:
+                nccl: str | None = None, gpus_per_process: int = 1) -> NcclChoice:
     """NCCL's fastest (algorithm, protocol) for one call of `nbytes` per GPU (nccl-tests'
     `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`, with the latency
-    tables of NCCL release `nccl` (one of versions(); None: the model's own)."""
+    tables of NCCL release `nccl` (one of versions(); None: the model's own), issued by
+    processes that each drive `gpus_per_process` GPUs."""
     func = _function(collective)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     topo = load(topology) if isinstance(topology, str) else topology
@@ -315,11 +341,13 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     _check_count(gpus, "gpus", 2, MAX_GPUS)
     _check_count(nbytes, "bytes", 0, MAX_BYTES)
     topo.check_gpus(gpus)
-    return _choose(_tuned(topo, gpus, nccl), func, algos, protos, proto is not None, nbytes)
+    check_per_process(topo, gpus, gpus_per_process)
+    return _choose(_tuned(topo, gpus, nccl), func, algos, protos, proto is not None, nbytes,
+                   host_seconds(gpus_per_process))
 
 
 def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool,
-            nbytes: int) -> NcclChoice:
+            nbytes: int, host: float = 0.0) -> NcclChoice:
     best = None
     for a in names("algorithms"):
         if a not in algos:
@@ -346,7 +374,9 @@ def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool
         graph = tuned.graphs[a]
         fewer = replace(graph, channels=graph.channels * run / full)
         seconds, lat, bw = _seconds(tuned, func, a, p, nbytes, fewer)
-    return NcclChoice(a, p, run, seconds, lat, bw)
+    # Calls are issued back to back while the GPUs run the ones before, so a call takes as
+    # long as the slower of the two; NCCL's choice does not weigh the host.
+    return NcclChoice(a, p, run, max(seconds, host), lat, bw, host)
 
 
 def _check_count(value, what: str, low: int, high: int) -> None:
@@ -356,7 +386,7 @@ def _check_count(value, what: str, low: int, high: int) -> None:
 
 def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: str = "all-reduce",
                  algo: str | None = None, proto: str | None = None,
-                 nccl: str | None = None) -> list[NcclChoice]:
+                 nccl: str | None = None, gpus_per_process: int = 1) -> list[NcclChoice]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints)."""
     func = _function(collective)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
@@ -364,5 +394,6 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
     for n in sizes:
         _check_count(n, "bytes", 0, MAX_BYTES)
     topology.check_gpus(gpus)
-    tuned = _tuned(topology, gpus, nccl)
-    return [_choose(tuned, func, algos, protos, proto is not None, n) for n in sizes]
+    check_per_process(topology, gpus, gpus_per_process)
+    tuned, host = _tuned(topology, gpus, nccl), host_seconds(gpus_per_process)
+    return [_choose(tuned, func, algos, protos, proto is not None, n, host) for n in sizes]

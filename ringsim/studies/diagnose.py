@@ -112,6 +112,8 @@ class Report:
     algo: str | None = None  # the NCCL_ALGO the model was held to (given, or in the paste)
     proto: str | None = None  # likewise NCCL_PROTO
     nccl: str | None = None  # the NCCL release whose latency tables priced it (None: the model's own)
+    gpus_per_process: int = 1  # GPUs one process drove (the header's nGpus)
+    host_seconds: float = 0.0  # the model's floor for that process's thread to issue a call
 
     def header(self) -> dict:
         """The run as JSON: G, nodes, GPU, topology, fits and verdicts."""
@@ -124,7 +126,8 @@ class Report:
                 "model_fit_busbw": self.modelled.busbw if self.modelled else None,
                 "flagged_sizes": [r.bytes for r in self.rows if r.flag],
                 "ring_check": self.ring_check, "algo": self.algo, "proto": self.proto,
-                "nccl_tables": self.nccl,
+                "nccl_tables": self.nccl, "gpus_per_process": self.gpus_per_process,
+                "host_seconds": self.host_seconds,
                 "verdicts": self.verdicts, "checks": self.checks, "notes": self.notes}
 
     def series(self) -> dict[str, list[tuple[float, float]]]:
@@ -275,6 +278,16 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         notes.append(said)
     if nccl:
         predict = functools.partial(predict, nccl=nccl)
+    per_process, host = output.gpus_per_process or 1, 0.0
+    if per_process > 1 and gpus % per_process == 0 and per_process <= gpus // nodes:
+        from ..cost.nccl import host_seconds
+        host = host_seconds(per_process)
+        notes.append(f"one process drove {per_process} GPUs (nGpus {per_process}): one thread "
+                     f"issues each call to all of them, so the model holds every call to at "
+                     f"least {format_seconds(host_seconds(per_process))} "
+                     f"({format_seconds(host_seconds(1))} per GPU, ringsim's estimate); one "
+                     f"process per GPU (-g 1) shows the GPUs' own latency")
+        predict = functools.partial(predict, gpus_per_process=per_process)
     predicted = predict(topology, gpus, [r.bytes for r in rows], collective=collective,
                         algo=algo, proto=proto, dtype=dtype)
     measured = fit_curve([r.bytes for r in rows], [r.seconds for r in rows], factor)
@@ -301,7 +314,8 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                                 row.wrong))
     report = Report(output.name, gpus, nodes, output.gpu_names[0] if output.gpu_names else None,
                     output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
-                    measured, modelled, notes=notes, algo=algo, proto=proto, nccl=nccl)
+                    measured, modelled, notes=notes, algo=algo, proto=proto, nccl=nccl,
+                    gpus_per_process=per_process if host else 1, host_seconds=host)
     if algo is None and nodes == 2 and gpus > nodes and any(r.flag for r in out_rows):
         report.ring_check = ring_check(out_rows, predict(topology, gpus, [r.bytes for r in rows],
                                                          collective=collective, algo="Ring",
@@ -371,13 +385,23 @@ def verdicts(r: Report) -> list[str]:
             head += f"; per-call time {format_seconds(lat_m)} measured"
             if lat_p:
                 head += f" vs {format_seconds(lat_p)} modelled"
-            if short:
+            if r.host_seconds and lat_p and lat_p <= r.host_seconds * (1 + 1e-9) \
+                    and lat_m < lat_p * (1 - tol):
+                head += (f". The model's per-call time is the host's ({r.gpus_per_process} GPUs "
+                         f"in one process × ringsim's estimate of "
+                         f"{format_seconds(r.host_seconds / r.gpus_per_process)} each), and this "
+                         "host issues calls faster than that; run one process per GPU to see "
+                         "the GPUs' own latency")
+            elif short:
                 head += (". Every call costs more than NCCL's model: kernel launch and proxy-thread "
                          "overhead, CPU binding far from the GPU, the protocol (LL disabled? "
                          "NCCL_PROTO)" + (", or network latency on the hops that cross nodes"
                                           if r.nodes > 1 else ""))
             elif above:
                 head += ". Calls are cheaper than modelled: the topology's α is too pessimistic"
+            elif r.host_seconds and lat_p and lat_p <= r.host_seconds * (1 + 1e-9):
+                head += (f". The per-call cost is as modelled: the host's, one thread issuing "
+                         f"each call to {r.gpus_per_process} GPUs")
             else:
                 head += ". The per-call cost is as modelled"
         else:

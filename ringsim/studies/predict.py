@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.errors import RingsimError
-from ..cost.nccl import nccl_choices
+from ..core.units import format_bytes, format_seconds
+from ..cost.nccl import host_seconds, nccl_choices
 from ..cost.topology import Topology, load
 from .sweep import parse_sizes
 
@@ -35,15 +36,18 @@ class PredictRow:
     protocol: str
     channels: int
     requested: int | None = None  # the size asked for, when it was not whole elements
+    host_bound: bool = False  # the host issuing the call, not the GPUs, sets its time
 
     def to_json(self) -> dict:
         """The row as `ringsim predict --json` prints it (bandwidths in bytes per second;
-        requested_bytes: the size asked for, before rounding down to whole elements)."""
+        requested_bytes: the size asked for, before rounding down to whole elements;
+        host_bound: the time is the host's, issuing the call to the GPUs it drives)."""
         return {"bytes": self.bytes, "count": self.count, "type": self.dtype,
                 "seconds": self.seconds, "algbw": self.algbw, "busbw": self.busbw,
                 "algorithm": self.algorithm, "protocol": self.protocol,
                 "channels": self.channels,
-                "requested_bytes": self.bytes if self.requested is None else self.requested}
+                "requested_bytes": self.bytes if self.requested is None else self.requested,
+                "host_bound": self.host_bound}
 
 
 def whole_elements(nbytes: int, width: int) -> tuple[int, int]:
@@ -56,10 +60,11 @@ def whole_elements(nbytes: int, width: int) -> tuple[int, int]:
 
 def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: str | None = None,
             proto: str | None = None, dtype: str = "float",
-            nccl: str | None = None) -> list[PredictRow]:
+            nccl: str | None = None, gpus_per_process: int = 1) -> list[PredictRow]:
     """NCCL's modelled time per size on a topology (a name, a path or a Topology); sizes are
     bytes per GPU (a list of ints, or text as `--sizes` takes it); `nccl`: the release whose
-    latency tables price it (None: the release the model follows)."""
+    latency tables price it (None: the release the model follows); `gpus_per_process`: the
+    GPUs each process drives (nccl-tests' `-g`), whose calls one thread issues in turn."""
     topo = load(topology) if isinstance(topology, str) else topology
     if not isinstance(topo, Topology):
         raise RingsimError("topology: give a preset name, a .toml path or a Topology")
@@ -78,15 +83,29 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     if any(isinstance(n, bool) or not isinstance(n, int) for n in sizes):
         raise RingsimError("sizes must be whole numbers of bytes")
     whole = [whole_elements(n, width) for n in sizes]
-    choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto, nccl)
+    choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto, nccl,
+                           gpus_per_process)
     factor = BUS_FACTORS[collective](gpus)
     rows = []
     for nbytes, (count, used), choice in zip(sizes, whole, choices):
         alg = used / choice.seconds if choice.seconds > 0 else 0.0
         rows.append(PredictRow(used, count, type_name, choice.seconds, alg, alg * factor,
                                choice.algorithm, choice.protocol, choice.channels,
-                               nbytes if used != nbytes else None))
+                               nbytes if used != nbytes else None, choice.host_bound))
     return rows
+
+
+def host_note(rows: list[PredictRow], gpus_per_process: int) -> str | None:
+    """One comment line naming the sizes whose time is the host's (None: none)."""
+    bound = [r for r in rows if r.host_bound]
+    if not bound:
+        return None
+    sizes = (format_bytes(bound[0].bytes) if len(bound) == 1 else
+             f"{len(bound):,} sizes from {format_bytes(bound[0].bytes)} to "
+             f"{format_bytes(bound[-1].bytes)}")
+    return (f"# -g {gpus_per_process}: one thread issues each call to {gpus_per_process} GPUs, "
+            f"{format_seconds(bound[0].seconds)} a call ({format_seconds(host_seconds(1))} per GPU, "
+            f"ringsim's estimate); it, not the GPUs, sets the time of {sizes}")
 
 
 MAX_NAMED = 4  # rounded sizes named one by one in the table's note, then a count

@@ -26,7 +26,7 @@ from ..core.layout import Layout
 from ..execute.ledger import measure
 from ..core.plan import Plan
 from ..execute.memory import check_memory, train_bytes
-from .train import _gradient, _loss, check_training, check_work, synthetic_data
+from .train import _gradient, _loss, check_training, check_work, small_difference, synthetic_data
 
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8  # Adam's defaults (Kingma & Ba 2015, Algorithm 1)
 
@@ -179,7 +179,7 @@ def report_lines(run: ZeroRun) -> list[str]:
              f"regression, {run.parameters} parameters, Adam · {run.steps} steps",
              "epoch  loss     ZeRO vs data-parallel replicas"]
     for e in run.epochs:
-        lines.append(f"{e.number:>5}  {e.loss:.5f}  {'0' if e.difference == 0 else f'{e.difference:.2e}':>12}")
+        lines.append(f"{e.number:>5}  {e.loss:.5f}  {small_difference(e.difference):>12}")
     lines.append(f"Per step the busiest GPU sends {run.sent_per_step:,} elements with ZeRO, "
                  f"{run.dp_sent_per_step:,} with data parallelism.")
     kept = lambda d: ", ".join(f"{k} {v:,}" for k, v in d.items())  # noqa: E731

@@ -77,7 +77,8 @@ def test_train_command_prints_the_report(capsys):
     assert lines[2].split()[:2] == ["epoch", "loss"]
     rows = [line.split() for line in lines[3:5]]
     assert [r[0] for r in rows] == ["1", "2"] and all(r[2] == "0" for r in rows)
-    assert all(float(r[3]) <= 1e-12 for r in rows)
+    # the single-GPU reference differs only by float64 rounding, shown as such
+    assert all(r[3:] in (["0"], ["<", "1e-12"]) for r in rows)
     assert lines[5] == "Syncs: 32 × 2·(G−1)·N = 36 elements = 1,152 elements moved"
 
 

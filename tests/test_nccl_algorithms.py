@@ -137,10 +137,17 @@ def test_the_switch_is_named_and_drawn():
     assert "S" in picture and "GPUs around the switch" in picture
 
 
-def test_no_mpi_rank_plays_the_switch():
+def test_an_mpi_rank_plays_the_switch_beside_its_gpu():
+    # rank 0 hosts switch 0 (participant G); its steps read the switch's own buffer
+    from ringsim.mpi.executor import host, played_by, rank_steps
     from ringsim.mpi.collective import plan_for
-    with pytest.raises(RingsimError, match="none plays the switch"):
-        plan_for("nvls", 4, {})
+    plan = plan_for("nvls", 4, {})
+    assert played_by(plan, 0) == [0, 4] and played_by(plan, 1) == [1]
+    assert host(plan, 4) == 0 and host(plan, 3) == 3
+    push, multicast = rank_steps(plan, Layout(plan.segments, 8), 0)
+    assert [r[:3] for r in push.receives] == [(0, 4, 0), (1, 4, 1), (2, 4, 2), (3, 4, 3)]
+    assert [s[:2] for s in push.sends] == [(0, 0)]  # GPU1's push: a message to itself
+    assert [s[:2] for s in multicast.sends] == [(0, 4), (1, 4), (2, 4), (3, 4)]
 
 
 def test_a_plan_s_switches_are_checked_like_gpus():

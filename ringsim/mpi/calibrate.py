@@ -151,7 +151,7 @@ def calibrate(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
     for name in ALGORITHMS:
         plan = make_plan(name, size)
         if plan.switches:
-            continue  # no rank plays a switch (mpi/collective.py)
+            continue  # rank 0 plays the switch on its own link, which no switch model prices
         predicted = price(plan, x.size, x.itemsize, model["alpha"], model["beta"], model["gamma"])
         run(x, name, comm, out=out, timeout=args.timeout)  # warm-up
         measured = min(timed(watch, chan.data, MPI,

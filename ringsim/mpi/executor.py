@@ -7,6 +7,13 @@ the in-process NumericExecutor follows, so an MPI run gives the same bits as
 `ringsim.allreduce` on the same data. Sends read the state before the step, as in the
 plan's semantics, because nothing is written until every message of the step is done.
 Messages carry raw bytes, so any numeric dtype travels; MPI's own datatypes are not needed.
+
+A plan's switches (NVLS: the switch that adds what the GPUs push and multicasts the sum) are
+played by ranks too: switch w lives in rank w mod G, beside that rank's GPU, with a buffer of
+its own that starts at zero. What a GPU sends to the switch its own rank hosts travels as a
+message to itself, so every GPU's link carries what the ledger says. A step's messages are
+posted in the plan's transfer order on both sides, so two messages between the same two
+ranks (to the GPU and to the switch it hosts) match in that order, as MPI and NCCL match them.
 """
 
 from __future__ import annotations
@@ -28,54 +35,72 @@ TAG_LIMIT = 32767  # the MPI standard guarantees tags up to at least this
 
 @dataclass(frozen=True)
 class Arrival:
-    """Segments first..last of `dst` (this rank) that `sources` send in one step, and the op."""
+    """Segments first..last of participant `dst` (this rank's GPU or a switch it hosts) that
+    `sources` send in one step, and the op."""
 
     first: int
     last: int
     op: str
     sources: tuple[int, ...]
+    dst: int = -1
 
 
 @dataclass
 class RankStep:
-    """This rank's part of one step: what it sends (dst, lo, hi) and receives (src, lo, hi)."""
+    """This rank's part of one step, in the plan's transfer order: what it sends (dst rank,
+    src participant, lo, hi) and receives (src rank, dst participant, src participant, lo, hi)."""
 
-    sends: list[tuple[int, int, int]] = field(default_factory=list)
-    receives: list[tuple[int, int, int]] = field(default_factory=list)
+    sends: list[tuple[int, int, int, int]] = field(default_factory=list)
+    receives: list[tuple[int, int, int, int, int]] = field(default_factory=list)
     arrivals: list[Arrival] = field(default_factory=list)
     direct: list[bool] = field(default_factory=list)  # receive straight into the buffer
 
 
 @dataclass(frozen=True)
 class StepRecord:
-    """What one step cost this rank: seconds, and bytes really sent and received."""
+    """What one step cost this rank: seconds, and bytes really sent and received by its GPU
+    (and by the switch it hosts, if any)."""
 
     seconds: float
     sent: int
     received: int
+    switch_sent: int = 0
+    switch_received: int = 0
+
+
+def host(plan: Plan, participant: int) -> int:
+    """The rank that plays a participant: GPU g is rank g, switch w (participant G + w) rank w mod G."""
+    return participant if participant < plan.gpus else (participant - plan.gpus) % plan.gpus
+
+
+def played_by(plan: Plan, rank: int) -> list[int]:
+    """The participants rank `rank` plays: its GPU, then the switches it hosts."""
+    return [rank] + [plan.gpus + w for w in range(plan.switches) if w % plan.gpus == rank]
 
 
 def rank_steps(plan: Plan, layout: Layout, rank: int) -> list[RankStep]:
     """Rank `rank`'s sends, receives and arrivals in every step (empty segments move nothing)."""
+    mine_all = set(played_by(plan, rank))
     out = []
     for step in plan.steps:
         mine = RankStep()
-        groups: dict[tuple[int, int, str], list[int]] = {}
+        groups: dict[tuple[int, int, int, str], list[int]] = {}
         copies = []
         for t in step.transfers():
             lo, hi = layout.offset(t.first), layout.offset(t.last + 1)
             if hi == lo:
                 continue
-            if t.src == rank:
-                mine.sends.append((t.dst, lo, hi))
-            if t.dst == rank:
-                mine.receives.append((t.src, lo, hi))
+            if t.src in mine_all:
+                mine.sends.append((host(plan, t.dst), t.src, lo, hi))
+            if t.dst in mine_all:
+                mine.receives.append((host(plan, t.src), t.dst, t.src, lo, hi))
                 copies.append(t.op == "copy")  # a plan never lands two copies in one buffer
-                groups.setdefault((t.first, t.last, t.op), []).append(t.src)
-        mine.arrivals = [Arrival(f, l, op, tuple(s)) for (f, l, op), s in groups.items()]
-        for (_, lo, hi), copy in zip(mine.receives, copies):
-            # A copy lands in place unless this rank also sends from those elements this step.
-            mine.direct.append(copy and all(hi <= a or b <= lo for _, a, b in mine.sends))
+                groups.setdefault((t.dst, t.first, t.last, t.op), []).append(t.src)
+        mine.arrivals = [Arrival(f, l, op, tuple(s), d) for (d, f, l, op), s in groups.items()]
+        for (_, dst, _, lo, hi), copy in zip(mine.receives, copies):
+            # A copy lands in place unless this participant also sends from those elements.
+            mine.direct.append(copy and all(hi <= a or b <= lo for _, src, a, b in mine.sends
+                                            if src == dst))
         out.append(mine)
     return out
 
@@ -93,12 +118,20 @@ class MPIExecutor:
         self.rank = comm.Get_rank()
         self.dtype = np.dtype(dtype)
         self.steps = _cached_steps(plan, layout, self.rank)
-        scratch = max((sum(hi - lo for (_, lo, hi), d in zip(s.receives, s.direct) if not d)
+        self.switches = played_by(plan, self.rank)[1:]
+        if plan.switches and link is not None and not isinstance(link, MPILink):
+            raise RingsimError("a plan with a switch runs over MPI messages only, not NCCL's "
+                               "send/recv: use --backend numpy")
+        scratch = max((sum(r[4] - r[3] for r, d in zip(s.receives, s.direct) if not d)
                        for s in self.steps), default=0)
+        held = layout.elements * ((out is None) + len(self.switches))
         if xp is np:
-            check_memory((layout.elements * (out is None) + scratch) * self.dtype.itemsize)
+            check_memory((held + scratch) * self.dtype.itemsize)
         # The result lands in `out` when given (comm.Allreduce's recvbuf); load() fills it all.
         self.buf = xp.empty(layout.elements, dtype=self.dtype) if out is None else out
+        # A switch's buffer starts at zero in every call, as in the in-process executors.
+        self.buffers = {self.rank: self.buf,
+                        **{w: xp.zeros(layout.elements, dtype=self.dtype) for w in self.switches}}
         self.scratch = _scratch(xp, scratch, self.dtype)
         self.records: list[StepRecord] = []
         self.kill_at = kill_at  # 0-based step at which this rank dies on purpose (a demo)
@@ -106,6 +139,8 @@ class MPIExecutor:
     def load(self, x) -> None:
         """Copy this rank's flat input into the buffer (the input is never written)."""
         self.buf[...] = self.xp.asarray(x).reshape(-1)
+        for w in self.switches:
+            self.buffers[w][...] = 0
         self.records = []
 
     def result(self):
@@ -123,37 +158,45 @@ class MPIExecutor:
         """Carry out step `index`: post every message, wait for all, then write what arrived."""
         if self.kill_at == index:
             _die()
-        mine, buf = self.steps[index], self.buf
+        mine, bufs = self.steps[index], self.buffers
         start = time.perf_counter()
         receives, incoming = [], {}
         at = 0
-        for (src, lo, hi), direct in zip(mine.receives, mine.direct):
+        for (src, dst, origin, lo, hi), direct in zip(mine.receives, mine.direct):
             if direct:
-                target = buf[lo:hi]
+                target = bufs[dst][lo:hi]
             else:
                 target = self.scratch[at:at + hi - lo]
                 at += hi - lo
-            incoming[(src, lo)] = None if direct else target
+            incoming[(dst, origin, lo)] = None if direct else target
             receives.append((src, target))
-        sends = [(dst, buf[lo:hi]) for dst, lo, hi in mine.sends]
-        received = self.link.exchange(receives, sends, index)
+        sends = [(dst, bufs[origin][lo:hi]) for dst, origin, lo, hi in mine.sends]
+        got = self.link.exchange(receives, sends, index)
         self._write(mine, incoming)
-        self.records.append(StepRecord(time.perf_counter() - start, sum(p.nbytes for _, p in sends),
-                                       received))
+        # The GPU's own link, as the ledger counts it, apart from the switch this rank hosts.
+        counts = got if isinstance(got, list) else [got]  # NCCL's link reports the total
+        gpu = self.rank
+        sent = sum(p.nbytes for (_, origin, _, _), (_, p) in zip(mine.sends, sends) if origin == gpu)
+        received = sum(n for n, r in zip(counts, mine.receives) if r[1] == gpu) \
+            if self.switches else sum(counts)
+        self.records.append(StepRecord(time.perf_counter() - start, sent, received,
+                                       sum(p.nbytes for _, p in sends) - sent,
+                                       sum(counts) - received))
 
     def _write(self, mine: RankStep, incoming: dict) -> None:
         """Apply the step's arrivals: copies replace, reduces add in `arrival_order`."""
-        buf, xp, layout = self.buf, self.xp, self.layout
+        xp, layout = self.xp, self.layout
         for arrival in mine.arrivals:
             lo, hi = layout.offset(arrival.first), layout.offset(arrival.last + 1)
-            own = buf[lo:hi]
+            me = arrival.dst
+            own = self.buffers[me][lo:hi]
             if arrival.op == "copy":
-                got = incoming[(arrival.sources[0], lo)]
+                got = incoming[(me, arrival.sources[0], lo)]
                 if got is not None:  # None: it was received straight into place
                     own[...] = got
                 continue
-            order = arrival_order(self.rank, list(arrival.sources))
-            values = [own if g == self.rank else incoming[(g, lo)] for g in order]
+            order = arrival_order(me, list(arrival.sources))
+            values = [own if g == me else incoming[(me, g, lo)] for g in order]
             if len(values) == 2:
                 xp.add(own, values[0] if values[1] is own else values[1], out=own)
                 continue
@@ -172,8 +215,9 @@ class MPILink:
     def __init__(self, comm: Any, watch: Watch, MPI: Any, xp: Any) -> None:
         self.comm, self.watch, self.MPI, self.xp = comm, watch, MPI, xp
 
-    def exchange(self, receives: list, sends: list, index: int) -> int:
-        """Post every receive (src, array) and send (dst, array); return the bytes received."""
+    def exchange(self, receives: list, sends: list, index: int) -> list[int]:
+        """Post every receive (src, array) and send (dst, array); return the bytes each
+        receive got."""
         MPI, comm, tag = self.MPI, self.comm, index % TAG_LIMIT
         if self.xp is not np:  # MPI reads device memory directly: finish pending kernels first
             self.xp.cuda.get_current_stream().synchronize()
@@ -183,7 +227,7 @@ class MPILink:
         statuses = [MPI.Status() for _ in requests]
         self.watch.wait(requests, peers, index, statuses)
         # Measured from the messages: what each completed receive reports it got.
-        return sum(s.Get_count(MPI.BYTE) for s in statuses[:len(receives)])
+        return [s.Get_count(MPI.BYTE) for s in statuses[:len(receives)]]
 
 
 def _bytes(array):

@@ -22,7 +22,7 @@ from ..sim.simulation import SYMBOLIC_MAX_GPUS, phase_text
 from ..core.reference import tolerance
 from ..execute.symbolic import SymbolicState
 from .collective import RankRun, run, session
-from .executor import check_memory
+from .executor import check_memory, host
 
 
 def options_of(args: argparse.Namespace) -> dict:
@@ -77,6 +77,9 @@ def gather(watch, comm, MPI, mine: np.ndarray) -> np.ndarray | None:
     return table
 
 
+COLUMNS = 5  # per step and rank: seconds, bytes its GPU sent and received, its switch's likewise
+
+
 def narrated_run(args: argparse.Namespace, comm: Any, MPI: Any, x: np.ndarray) -> int:
     """Run once with a barrier before each step, then report and check on rank 0; exit status."""
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -88,8 +91,9 @@ def narrated_run(args: argparse.Namespace, comm: Any, MPI: Any, x: np.ndarray) -
     done = RankRun(to_numpy(done.output), done.plan, done.layout, done.records,
                    done.transport + where)
     chan, watch = session(MPI, comm, args.timeout)
-    records = np.array([[r.seconds, r.sent, r.received] for r in done.records], np.float64)
-    table = gather(watch, chan.data, MPI, records.reshape(-1, 3))
+    records = np.array([[r.seconds, r.sent, r.received, r.switch_sent, r.switch_received]
+                        for r in done.records], np.float64)
+    table = gather(watch, chan.data, MPI, records.reshape(-1, COLUMNS))
     digest = np.frombuffer(hashlib.blake2b(np.ascontiguousarray(done.output).tobytes(),
                                            digest_size=16).digest(), np.uint8)
     digests = gather(watch, chan.data, MPI, digest)
@@ -109,7 +113,7 @@ def narrated_run(args: argparse.Namespace, comm: Any, MPI: Any, x: np.ndarray) -
                                       expected.reshape(-1), inputs),
         "nodes": len({bytes(row) for row in nodes}),
     }
-    report = Report(args, done, table.reshape(size, -1, 3), facts, MPI)
+    report = Report(args, done, table.reshape(size, -1, COLUMNS), facts, MPI)
     report.print_json() if args.json else report.print_text()
     return 0 if report.ok else 1
 
@@ -140,8 +144,17 @@ class Report:
         self.ledger_received = ledger.received * self.itemsize
         self.sent = table[:, :, 1].sum(axis=1).astype(np.int64)
         self.received = table[:, :, 2].sum(axis=1).astype(np.int64)
+        # Switch w is played by rank w mod G (mpi/executor.py): its bytes are that rank's.
+        hosts = [host(self.plan, self.plan.gpus + w) for w in range(self.plan.switches)]
+        self.switch_hosts = hosts
+        self.switch_sent = [int(table[r, :, 3].sum()) for r in hosts]
+        self.switch_received = [int(table[r, :, 4].sum()) for r in hosts]
+        self.ledger_switch_sent = (ledger.switch_sent * self.itemsize).astype(np.int64).tolist()
+        self.ledger_switch_received = (ledger.switch_received * self.itemsize).astype(np.int64).tolist()
         self.bytes_match = bool(np.array_equal(self.sent, self.ledger_sent)
-                                and np.array_equal(self.received, self.ledger_received))
+                                and np.array_equal(self.received, self.ledger_received)
+                                and self.switch_sent == self.ledger_switch_sent
+                                and self.switch_received == self.ledger_switch_received)
         self.ok = (self.bytes_match and facts["every_rank_same_bits"]
                    and facts["bitwise_equal_to_ringsim"] and facts["mpi_allreduce"]["equal"])
 
@@ -155,12 +168,21 @@ class Report:
         return [f"{title} over MPI · {g} ranks · {n:,} {self.args.dtype} elements per rank "
                 f"({bytes_text(n * self.itemsize)})",
                 f"{library} · mpi4py {mpi4py.__version__} · {self.facts['nodes']} node(s){shared}",
-                f"Messages: {self.done.transport}. Rank r plays GPU r+1; times are the slowest "
-                "rank's, each step started together (a barrier between steps)."]
+                f"Messages: {self.done.transport}. Rank r plays GPU r+1"
+                f"{self._switch_players()}; times are the slowest rank's, each step started "
+                "together (a barrier between steps)."]
+
+    def _switch_players(self) -> str:
+        """', and rank 0 the switch' where the plan has one (its buffer lives in that rank)."""
+        if not self.switch_hosts:
+            return ""
+        if len(self.switch_hosts) == 1:
+            return f", and rank {self.switch_hosts[0]} also plays the switch"
+        return ", and ranks " + ", ".join(map(str, self.switch_hosts)) + " also play the switches"
 
     def print_text(self) -> None:
         print("\n".join(self._header()))
-        state = SymbolicState(self.plan.gpus) if self.plan.gpus <= SYMBOLIC_MAX_GPUS else None
+        state = self._state()
         phase = None
         for index, step in enumerate(self.plan.steps):
             if step.phase != phase:
@@ -177,21 +199,39 @@ class Report:
             print(f"  rank {r} (GPU{r + 1}): sent {format_number(self.sent[r])} (ledger "
                   f"{format_number(self.ledger_sent[r])}), received {format_number(self.received[r])} "
                   f"(ledger {format_number(self.ledger_received[r])})")
+        for w, r in enumerate(self.switch_hosts):
+            name = "the switch" if len(self.switch_hosts) == 1 else f"switch {w + 1}"
+            print(f"  {name} (played by rank {r}): sent {format_number(self.switch_sent[w])} (ledger "
+                  f"{format_number(self.ledger_switch_sent[w])}), received "
+                  f"{format_number(self.switch_received[w])} (ledger "
+                  f"{format_number(self.ledger_switch_received[w])}), over the GPUs' links")
         print(f"  measured bytes equal the ledger: {'yes' if self.bytes_match else 'NO'}")
         print(f"\nEvery rank holds the same bits: {_yes(self.facts['every_rank_same_bits'])}")
         print(f"Against MPI_Allreduce on the same data: {self.facts['mpi_allreduce']['text']}")
         print("Against ringsim.allreduce in one process (NumericExecutor, same addition order): "
               f"{'bitwise equal' if self.facts['bitwise_equal_to_ringsim'] else 'NOT bitwise equal'}")
 
+    def _state(self) -> SymbolicState | None:
+        """The symbolic buffers walk's sentences read (GPUs and switches), for small runs."""
+        if self.plan.gpus > SYMBOLIC_MAX_GPUS:
+            return None
+        return SymbolicState(self.plan.gpus, self.plan.segments, self.plan.switches)
+
     def _moved(self, rows: np.ndarray) -> str:
         sent, received = rows[:, 1].astype(np.int64), rows[:, 2].astype(np.int64)
         if (sent == sent[0]).all() and (received == received[0]).all():
-            return f"each rank sent {bytes_text(sent[0])}, received {bytes_text(received[0])}"
-        return ("sent " + ", ".join(bytes_text(v) for v in sent) + " · received "
-                + ", ".join(bytes_text(v) for v in received) + " (rank 0 first)")
+            text = f"each rank sent {bytes_text(sent[0])}, received {bytes_text(received[0])}"
+        else:
+            text = ("sent " + ", ".join(bytes_text(v) for v in sent) + " · received "
+                    + ", ".join(bytes_text(v) for v in received) + " (rank 0 first)")
+        switch_sent, switch_received = rows[:, 3].sum(), rows[:, 4].sum()
+        if switch_sent or switch_received:
+            text += (f" · the switch sent {bytes_text(switch_sent)}, received "
+                     f"{bytes_text(switch_received)}")
+        return text
 
     def print_json(self) -> None:
-        state = SymbolicState(self.plan.gpus) if self.plan.gpus <= SYMBOLIC_MAX_GPUS else None
+        state = self._state()
         for index, step in enumerate(self.plan.steps):
             rows = self.table[:, index]
             counts = self.layout.spans(step.first, step.last).tolist()
@@ -202,6 +242,8 @@ class Report:
                 "type": "step", "step": index + 1, "phase": step.phase, "iteration": step.iteration,
                 "seconds": float(rows[:, 0].max()), "sent_bytes": rows[:, 1].astype(int).tolist(),
                 "received_bytes": rows[:, 2].astype(int).tolist(),
+                "switch_sent_bytes": int(rows[:, 3].sum()),
+                "switch_received_bytes": int(rows[:, 4].sum()),
                 "transfers": [{"src": t.src + 1, "dst": t.dst + 1, "segment": t.first + 1,
                                **({"last_segment": t.last + 1} if t.last != t.first else {}),
                                "op": t.op, "elements": n, "sentence": text}
@@ -214,6 +256,10 @@ class Report:
             "sent_bytes": self.sent.tolist(), "received_bytes": self.received.tolist(),
             "ledger_sent_bytes": self.ledger_sent.tolist(),
             "ledger_received_bytes": self.ledger_received.tolist(),
+            "switch_ranks": self.switch_hosts, "switch_sent_bytes": self.switch_sent,
+            "switch_received_bytes": self.switch_received,
+            "ledger_switch_sent_bytes": self.ledger_switch_sent,
+            "ledger_switch_received_bytes": self.ledger_switch_received,
             "bytes_equal_ledger": self.bytes_match,
             "every_rank_same_bits": self.facts["every_rank_same_bits"],
             "bitwise_equal_to_ringsim": self.facts["bitwise_equal_to_ringsim"],

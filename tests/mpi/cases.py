@@ -19,8 +19,8 @@ from ringsim.execute.ledger import measure
 from ringsim.mpi.collective import run
 from ringsim.core.reference import tolerance
 
-# Every algorithm whose plan needs no switch: no rank plays one (ringsim/mpi/collective.py).
-MPI_ALGORITHMS = [a for a in ringsim.ALGORITHMS if not ringsim.make_plan(a, 2).switches]
+# Every algorithm, NVLS's switch included: rank 0 plays it beside its GPU (mpi/executor.py).
+MPI_ALGORITHMS = list(ringsim.ALGORITHMS)
 SIZES = [1, 5, 64, 1001]  # 1 and 5: fewer elements than ranks or uneven; 1001: uneven, larger
 DTYPES = ["int32", "int64", "float32", "float64"]
 
@@ -58,9 +58,11 @@ def main() -> None:
                 bitwise = done.output.tobytes() == reference.tobytes()
                 sent = sum(r.sent for r in done.records)
                 received = sum(r.received for r in done.records)
+                switch = [sum(r.switch_sent for r in done.records),
+                          sum(r.switch_received for r in done.records)]
                 ledger = measure(done.plan, done.layout)
                 table = comm.gather({"mpi": matches_mpi, "bitwise": bitwise, "unchanged": unchanged,
-                                     "sent": sent, "received": received}, root=0)
+                                     "sent": sent, "received": received, "switch": switch}, root=0)
                 if rank == 0:
                     item = x.itemsize
                     print(json.dumps({
@@ -72,6 +74,9 @@ def main() -> None:
                         "received": [t["received"] for t in table],
                         "ledger_sent": (ledger.sent * item).tolist(),
                         "ledger_received": (ledger.received * item).tolist(),
+                        "switch": [t["switch"] for t in table],
+                        "ledger_switch": [(ledger.switch_sent * item).tolist(),
+                                          (ledger.switch_received * item).tolist()],
                     }), flush=True)
     # The drop-in form: a new array of x's shape, and comm.Allreduce's out= form.
     x = np.arange(12, dtype=np.int64).reshape(3, 4) + rank

@@ -16,7 +16,7 @@ mpi = pytest.mark.mpi
 
 @mpi
 @pytest.mark.parametrize("algorithm, ranks, dtype", [("ring", 4, "int32"), ("master", 3, "float64"),
-                                                     ("naive", 3, "float32")])
+                                                     ("naive", 3, "float32"), ("nvls", 4, "float32")])
 def test_json_run_speaks_walks_sentences_and_checks_out(mpiexec, algorithm, ranks, dtype):
     run = ringsim("mpi", "-n", str(ranks), "-a", algorithm, "--dtype", dtype, "--elements", "10", "--json")
     assert run.returncode == 0, run.stderr
@@ -50,7 +50,27 @@ def test_text_run_reports_bytes_beside_the_ledger_and_the_verdicts(mpiexec):
 
 
 @mpi
-@pytest.mark.parametrize("algorithm, dead, step", [("ring", 2, 3), ("naive", 0, 1)])
+def test_rank_0_plays_the_switch_and_its_bytes_are_counted_apart(mpiexec):
+    run = ringsim("mpi", "-n", "4", "-a", "nvls", "--dtype", "int32", "--elements", "8")
+    assert run.returncode == 0, run.stderr
+    text = run.stdout
+    assert "Rank r plays GPU r+1, and rank 0 also plays the switch;" in text
+    assert "GPU1 sends a₁ to the switch, which adds it up with what the other GPUs send" in text
+    assert "The switch sends (a₁+b₁+c₁+d₁) by multicast to GPU4, where it replaces d₁" in text
+    # each GPU's link carries its 8 elements up and the sum back; the switch takes 4 × 8 and
+    # multicasts 4 × 8, over those same links
+    assert "rank 0 (GPU1): sent 32 (ledger 32), received 32 (ledger 32)" in text
+    assert ("the switch (played by rank 0): sent 128 (ledger 128), received 128 (ledger 128), "
+            "over the GPUs' links") in text
+    assert "measured bytes equal the ledger: yes" in text
+    assert "Against MPI_Allreduce on the same data: equal, bit for bit on every rank" in text
+    summary = json_lines(ringsim("mpi", "-n", "4", "-a", "nvls", "--elements", "8", "--json").stdout)[-1]
+    assert summary["switch_ranks"] == [0] and summary["correct"]
+    assert summary["switch_sent_bytes"] == summary["ledger_switch_sent_bytes"] == [128]
+
+
+@mpi
+@pytest.mark.parametrize("algorithm, dead, step", [("ring", 2, 3), ("naive", 0, 1), ("nvls", 0, 2)])
 def test_a_killed_rank_stops_every_other_rank_with_one_line(mpiexec, algorithm, dead, step):
     start = time.monotonic()
     run = ringsim("mpi", "-n", "4", "-a", algorithm, "--kill-rank", str(dead), "--at-step", str(step),

@@ -11,8 +11,8 @@ import ringsim
 from .conftest import CASES, json_lines, launch
 
 pytestmark = pytest.mark.mpi
-# Every algorithm whose plan needs no switch: no rank plays one (ringsim/mpi/collective.py).
-MPI_ALGORITHMS = [a for a in ringsim.ALGORITHMS if not ringsim.make_plan(a, 2).switches]
+# Every algorithm, NVLS's switch included: rank 0 plays it beside its GPU (mpi/executor.py).
+MPI_ALGORITHMS = list(ringsim.ALGORITHMS)
 
 
 @pytest.mark.parametrize("ranks", [2, 5, 8])
@@ -31,5 +31,9 @@ def test_every_algorithm_dtype_and_size_matches_mpi_allreduce_and_ringsim(mpiexe
         assert case["unchanged"], f"input modified: {where}"
         assert case["sent"] == case["ledger_sent"], where
         assert case["received"] == case["ledger_received"], where
+        # What the switch carried, counted on the rank that plays it (rank 0), as the ledger says
+        hosted = [sum(x) for x in zip(*case["switch"])]
+        assert hosted == [sum(x) for x in case["ledger_switch"]], where
+        assert all(s == [0, 0] for s in case["switch"][1:]), where
         assert case["ranks"] == ranks
     assert rows[-1] == {"drop_in": True}

@@ -166,8 +166,10 @@ def _latencies(nccl: str | None) -> dict:
     return c["older"][nccl]
 
 
-def _latency(sys: System, func: str, algo: str, proto: str, nccl: str | None = None) -> float:
-    """NCCL's per-call latency (µs): baseLat + the steps × hwLat of ncclTopoTuneModel."""
+def _latency(sys: System, func: str, algo: str, proto: str, nccl: str | None = None,
+             measured: bool = False) -> float:
+    """NCCL's per-call latency (µs): baseLat + the steps × hwLat of ncclTopoTuneModel; with
+    `measured`, the network's measured latency stands where NCCL adds the plugin's figure."""
     c = constants()
     tables = _latencies(nccl)
     p = names("protocols").index(proto)
@@ -178,7 +180,8 @@ def _latency(sys: System, func: str, algo: str, proto: str, nccl: str | None = N
     inter = hw["network"]["Tree" if ppn == 1 and tables["ppn1_tree_network_row"] else algo][p]
     # tuning.cc adds the graph's latencyInter (the net plugin's props->latency) to every
     # network hop, and once more with Simple for the flush that ends a receive.
-    inter += sys.net_latency * (2 if proto == "Simple" else 1)
+    plugin = sys.net_measured if measured and sys.net_measured is not None else sys.net_latency
+    inter += plugin * (2 if proto == "Simple" else 1)
     local = ranks // nodes
     if algo == "Ring":
         steps = 2 * (ranks - 1) if func == "AllReduce" else ranks - 1
@@ -285,14 +288,15 @@ def _run_channels(tuned: _Tuned, algo: str, proto: str, nbytes: int) -> int:
 
 
 def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int,
-             graph: Graph | None = None) -> tuple[float, float, float]:
+             graph: Graph | None = None, measured: bool = False) -> tuple[float, float, float]:
     """ncclTopoGetAlgoTime for one candidate: (seconds, latency s, bandwidth B/s); inf if none.
-    `graph` replaces the algorithm's searched graph (fewer channels)."""
+    `graph` replaces the algorithm's searched graph (fewer channels); `measured` prices the
+    network hops with its measured latency instead of the plugin's figure."""
     sys = tuned.sys
     bw = _bus_bandwidth(sys, graph or tuned.graphs[algo], func, algo, proto)
     if bw <= 0:
         return math.inf, 0.0, 0.0
-    lat = _latency(sys, func, algo, proto, tuned.nccl)
+    lat = _latency(sys, func, algo, proto, tuned.nccl, measured)
     c = constants()
     log_size = _log2i(nbytes >> 6) if nbytes >> 6 else -1
     if algo == "Tree" and func == "AllReduce" and 0 <= log_size < 23:
@@ -370,10 +374,13 @@ def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool
     # topoGetAlgoInfo leaves it. Its time is NCCL's own bandwidth formula for that share of
     # the graph's channels (each channel keeps its speed; caps on the total still apply).
     full, run = _comm_channels(tuned, a), _run_channels(tuned, a, p, nbytes)
+    graph = tuned.graphs[a]
     if run < full:
-        graph = tuned.graphs[a]
-        fewer = replace(graph, channels=graph.channels * run / full)
-        seconds, lat, bw = _seconds(tuned, func, a, p, nbytes, fewer)
+        graph = replace(graph, channels=graph.channels * run / full)
+    measured = tuned.sys.net_measured is not None
+    if run < full or measured:
+        # NCCL chose on what the plugin reports; the call takes what the network measures.
+        seconds, lat, bw = _seconds(tuned, func, a, p, nbytes, graph, measured)
     # Calls are issued back to back while the GPUs run the ones before, so a call takes as
     # long as the slower of the two; NCCL's choice does not weigh the host.
     return NcclChoice(a, p, run, max(seconds, host), lat, bw, host)

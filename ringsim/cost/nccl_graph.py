@@ -42,6 +42,7 @@ class System:
     collnet: bool            # the network reduces (InfiniBand SHARP through CollNet)
     uplink_bw: float | None  # PCIe: a switch's shared link to the CPU, when GPUs span switches
     net_latency: float = 0.0  # µs a net plugin reports (props->latency), 0 on one node
+    net_measured: float | None = None  # µs the network measurably takes, where the file says
 
     @property
     def ppn(self) -> float:
@@ -80,7 +81,7 @@ def system(topology: Topology, gpus: int) -> System:
         nvls = nvswitch and inside.in_network_reduction
         if inside.gpus_per_switch is not None and ppn > inside.gpus_per_switch:
             uplink = _nccl_rate(inside.uplink, "pcie", topology.arch)
-    net_bw, collnet, net_latency = 0.0, False, 0.0
+    net_bw, collnet, net_latency, measured = 0.0, False, 0.0, None
     if across is not None and nodes > 1:
         net_bw = _nccl_rate(across.bandwidth, across.kind or "network", topology.arch)
         collnet = across.in_network_reduction
@@ -88,8 +89,10 @@ def system(topology: Topology, gpus: int) -> System:
         # from the plugin's props->latency through an integer attribute (xmlInitAttrInt, since
         # 2.24): whole µs. One node's graphs cross no NIC.
         net_latency = float(math.floor(across.net_plugin_latency * 1e6 + 1e-6))
+        if across.net_latency is not None:
+            measured = across.net_latency * 1e6
     return System(topology.arch, gpus, nodes, intra_kind, intra_bw, net_bw, nvswitch, nvls,
-                  collnet, uplink, net_latency)
+                  collnet, uplink, net_latency, measured)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ class Level:
     gpus_per_switch: int | None = None   # PCIe: GPUs under one switch; switches meet at the CPU
     uplink: float | None = None          # PCIe: each switch's link to the CPU (B/s), shared
     net_plugin_latency: float = 0.0      # across: the latency (s) a net plugin reports to NCCL
+    net_latency: float | None = None     # across: the network's measured latency (s), for time
 
     @property
     def beta(self) -> float:
@@ -226,6 +227,7 @@ LEVEL_FIELDS = {
     "gpus_per_switch": _whole(1, 1024),
     "uplink": _quantity(parse_bandwidth),
     "net_plugin_latency": _quantity(parse_seconds),
+    "net_latency": _quantity(parse_seconds),
 }
 LEVEL_NEEDS = ("alpha", "bandwidth")
 
@@ -298,12 +300,13 @@ def _level_rules(fields: dict, key: str, where: str) -> dict:
             "in [across], with gpus_per_node = 1 for one GPU per node)"))
     if ("gpus_per_switch" in fields) != ("uplink" in fields):
         raise RingsimError(f"{where}: [{key}] gpus_per_switch and uplink go together")
-    if "net_plugin_latency" in fields:
-        what = f"{where}: [{key}] net_plugin_latency"
-        if key != "across":
-            raise RingsimError(f"{what}: only the [across] level has a network plugin")
-        if not 0 <= fields["net_plugin_latency"] <= MAX_PLUGIN_LATENCY:
-            raise RingsimError(f"{what} must be from 0 to 10ms")
+    for name in ("net_plugin_latency", "net_latency"):
+        if name in fields:
+            what = f"{where}: [{key}] {name}"
+            if key != "across":
+                raise RingsimError(f"{what}: only the [across] level is a network")
+            if not 0 <= fields[name] <= MAX_PLUGIN_LATENCY:
+                raise RingsimError(f"{what} must be from 0 to 10ms")
     return fields
 
 

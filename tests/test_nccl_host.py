@@ -118,3 +118,15 @@ def test_a_host_faster_than_the_estimate_is_said_so(tmp_path, capsys):
     assert code == 0, err
     verdict = next(line for line in out.splitlines() if "Latency-bound" in line)
     assert "this host issues calls faster than that; run one process per GPU" in verdict
+
+
+def test_a_header_whose_gpus_per_process_do_not_fit_is_named_not_modelled(tmp_path, capsys):
+    paste = _azure_paste(tmp_path)
+    paste.write_text(paste.read_text(encoding="utf-8").replace("nGpus 8", "nGpus 16"),
+                     encoding="utf-8")
+    code, out, err = run(capsys, "diagnose", str(paste), "--json")
+    assert code == 0, err
+    summary = json.loads(out.splitlines()[-1])
+    assert summary["gpus_per_process"] == 1 and summary["host_seconds"] == 0
+    assert any("nGpus 16 (GPUs one process drove) does not fit 8 GPUs" in n
+               for n in summary["notes"])

@@ -288,6 +288,10 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                      f"({format_seconds(host_seconds(1))} per GPU, ringsim's estimate); one "
                      f"process per GPU (-g 1) shows the GPUs' own latency")
         predict = functools.partial(predict, gpus_per_process=per_process)
+    elif per_process > 1:
+        notes.append(f"the header's nGpus {per_process} (GPUs one process drove) does not fit "
+                     f"{gpus} GPUs in {nodes} node(s): the host's time to issue each call is "
+                     "not modelled")
     predicted = predict(topology, gpus, [r.bytes for r in rows], collective=collective,
                         algo=algo, proto=proto, dtype=dtype)
     measured = fit_curve([r.bytes for r in rows], [r.seconds for r in rows], factor)

@@ -146,7 +146,10 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
 
 def versions() -> list[str]:
     """The NCCL releases whose latency tables ringsim carries, newest first."""
-    return [constants()["version"]["nccl"].split("-")[0], *constants().get("older", {})]
+    c = constants()
+    return [c["version"]["nccl"].split("-")[0], *sorted(
+        {*c.get("older", {}), *c.get("same_tables", {})},
+        key=lambda v: tuple(int(x) for x in v.split(".")), reverse=True)]
 
 
 def release(text: str) -> str:
@@ -161,6 +164,7 @@ def _latencies(nccl: str | None) -> dict:
     if nccl is None or nccl == versions()[0]:
         return {"base_latency": c["base_latency"], "hw_latency": c["hw_latency"],
                 "ppn1_tree_network_row": True, "absent": []}
+    nccl = c.get("same_tables", {}).get(nccl, nccl) if isinstance(nccl, str) else nccl
     if not isinstance(nccl, str) or nccl not in c.get("older", {}):
         raise RingsimError(f"nccl: ringsim has the tuning tables of NCCL {', '.join(versions())}")
     return c["older"][nccl]

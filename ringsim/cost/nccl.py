@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ..core.errors import RingsimError
 from .nccl_graph import Graph, System, constants, graphs, system
@@ -146,10 +147,15 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
 
 def versions() -> list[str]:
     """The NCCL releases whose latency tables ringsim carries, newest first."""
+    return list(_versions())
+
+
+@lru_cache(maxsize=1)
+def _versions() -> tuple[str, ...]:
     c = constants()
-    return [c["version"]["nccl"].split("-")[0], *sorted(
+    return (c["version"]["nccl"].split("-")[0], *sorted(
         {*c.get("older", {}), *c.get("same_tables", {})},
-        key=lambda v: tuple(int(x) for x in v.split(".")), reverse=True)]
+        key=lambda v: tuple(int(x) for x in v.split(".")), reverse=True))
 
 
 def release(text: str) -> str:
@@ -161,7 +167,7 @@ def release(text: str) -> str:
 def _latencies(nccl: str | None) -> dict:
     """The latency tables of one NCCL release (None: the version the model follows)."""
     c = constants()
-    if nccl is None or nccl == versions()[0]:
+    if nccl is None or nccl == _versions()[0]:
         return {"base_latency": c["base_latency"], "hw_latency": c["hw_latency"],
                 "ppn1_tree_network_row": True, "absent": []}
     nccl = c.get("same_tables", {}).get(nccl, nccl) if isinstance(nccl, str) else nccl
@@ -183,9 +189,10 @@ def _latency(sys: System, func: str, algo: str, proto: str, nccl: str | None = N
     ppn, nodes, ranks = sys.ppn, sys.nodes, sys.ranks
     inter = hw["network"]["Tree" if ppn == 1 and tables["ppn1_tree_network_row"] else algo][p]
     # tuning.cc adds the graph's latencyInter (the net plugin's props->latency) to every
-    # network hop, and once more with Simple for the flush that ends a receive.
-    plugin = sys.net_measured if measured and sys.net_measured is not None else sys.net_latency
-    inter += plugin * (2 if proto == "Simple" else 1)
+    # network hop, and once more with Simple for the flush that ends a receive; a measured
+    # latency takes the plugin's place there when the call is priced.
+    net = sys.net_measured if measured and sys.net_measured is not None else sys.net_latency
+    inter += net * (2 if proto == "Simple" else 1)
     local = ranks // nodes
     if algo == "Ring":
         steps = 2 * (ranks - 1) if func == "AllReduce" else ranks - 1

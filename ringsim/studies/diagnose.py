@@ -112,8 +112,15 @@ class Report:
     algo: str | None = None  # the NCCL_ALGO the model was held to (given, or in the paste)
     proto: str | None = None  # likewise NCCL_PROTO
     nccl: str | None = None  # the NCCL release whose latency tables priced it (None: the model's own)
-    gpus_per_process: int = 1  # GPUs one process drove (the header's nGpus)
-    host_seconds: float = 0.0  # the model's floor for that process's thread to issue a call
+    gpus_per_process: int = 1  # GPUs one process drove (the header's nGpus), as modelled
+
+    @property
+    def host_seconds(self) -> float:
+        """The model's floor for one process's thread to issue a call (0 with one GPU each)."""
+        if self.gpus_per_process == 1:
+            return 0.0
+        from ..cost.nccl import host_seconds
+        return host_seconds(self.gpus_per_process)
 
     def header(self) -> dict:
         """The run as JSON: G, nodes, GPU, topology, fits and verdicts."""
@@ -278,20 +285,9 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         notes.append(said)
     if nccl:
         predict = functools.partial(predict, nccl=nccl)
-    per_process, host = output.gpus_per_process or 1, 0.0
-    if per_process > 1 and gpus % per_process == 0 and per_process <= gpus // nodes:
-        from ..cost.nccl import host_seconds
-        host = host_seconds(per_process)
-        notes.append(f"one process drove {per_process} GPUs (nGpus {per_process}): one thread "
-                     f"issues each call to all of them, so the model holds every call to at "
-                     f"least {format_seconds(host_seconds(per_process))} "
-                     f"({format_seconds(host_seconds(1))} per GPU, ringsim's estimate); one "
-                     f"process per GPU (-g 1) shows the GPUs' own latency")
+    per_process = _per_process(output, topology, gpus, nodes, notes)
+    if per_process > 1:
         predict = functools.partial(predict, gpus_per_process=per_process)
-    elif per_process > 1:
-        notes.append(f"the header's nGpus {per_process} (GPUs one process drove) does not fit "
-                     f"{gpus} GPUs in {nodes} node(s): the host's time to issue each call is "
-                     "not modelled")
     predicted = predict(topology, gpus, [r.bytes for r in rows], collective=collective,
                         algo=algo, proto=proto, dtype=dtype)
     measured = fit_curve([r.bytes for r in rows], [r.seconds for r in rows], factor)
@@ -319,7 +315,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     report = Report(output.name, gpus, nodes, output.gpu_names[0] if output.gpu_names else None,
                     output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
                     measured, modelled, notes=notes, algo=algo, proto=proto, nccl=nccl,
-                    gpus_per_process=per_process if host else 1, host_seconds=host)
+                    gpus_per_process=per_process)
     if algo is None and nodes == 2 and gpus > nodes and any(r.flag for r in out_rows):
         report.ring_check = ring_check(out_rows, predict(topology, gpus, [r.bytes for r in rows],
                                                          collective=collective, algo="Ring",
@@ -327,6 +323,26 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     report.verdicts = verdicts(report)
     report.checks = checks(report)
     return report
+
+
+def _per_process(output: Output, topology, gpus: int, nodes: int, notes: list[str]) -> int:
+    """The GPUs one process drove (the header's nGpus) where they fit the run, else 1; a note
+    says which."""
+    from ..cost.nccl import check_per_process, host_seconds
+    n = output.gpus_per_process or 1
+    if n == 1:
+        return 1
+    try:
+        check_per_process(topology, gpus, n)
+    except RingsimError:
+        notes.append(f"the header's nGpus {n} (GPUs one process drove) does not fit {gpus} GPUs "
+                     f"in {nodes} node(s): the host's time to issue each call is not modelled")
+        return 1
+    notes.append(f"one process drove {n} GPUs (nGpus {n}): one thread issues each call to all "
+                 f"of them, so the model holds every call to at least "
+                 f"{format_seconds(host_seconds(n))} ({format_seconds(host_seconds(1))} per GPU, "
+                 "ringsim's estimate); one process per GPU (-g 1) shows the GPUs' own latency")
+    return n
 
 
 def _release_note(version: str | None, nccl: str | None) -> str | None:
@@ -389,8 +405,9 @@ def verdicts(r: Report) -> list[str]:
             head += f"; per-call time {format_seconds(lat_m)} measured"
             if lat_p:
                 head += f" vs {format_seconds(lat_p)} modelled"
-            if r.host_seconds and lat_p and lat_p <= r.host_seconds * (1 + 1e-9) \
-                    and lat_m < lat_p * (1 - tol):
+            # the model's per-call time is the host's floor, not the GPUs' latency
+            host_set = bool(r.host_seconds and lat_p and lat_p <= r.host_seconds * (1 + 1e-9))
+            if host_set and lat_m < lat_p * (1 - tol):
                 head += (f". The model's per-call time is the host's ({r.gpus_per_process} GPUs "
                          f"in one process × ringsim's estimate of "
                          f"{format_seconds(r.host_seconds / r.gpus_per_process)} each), and this "
@@ -403,7 +420,7 @@ def verdicts(r: Report) -> list[str]:
                                           if r.nodes > 1 else ""))
             elif above:
                 head += ". Calls are cheaper than modelled: the topology's α is too pessimistic"
-            elif r.host_seconds and lat_p and lat_p <= r.host_seconds * (1 + 1e-9):
+            elif host_set:
                 head += (f". The per-call cost is as modelled: the host's, one thread issuing "
                          f"each call to {r.gpus_per_process} GPUs")
             else:

@@ -206,8 +206,10 @@ def _print_nccl(pick, gpus: int, nbytes: int) -> None:
         f"{pick.algorithm}, protocol {pick.protocol}, on {plural(pick.channels, 'channel')}: "
         f"{format_seconds(pick.seconds)} (algbw {format_bandwidth(alg)}, busbw "
         f"{format_bandwidth(busbw(alg, gpus))}), {format_seconds(pick.latency)} fixed per call "
-        f"plus the bytes at {format_bandwidth(pick.bandwidth)}. ringsim predict shows it over "
-        f"sizes."))
+        f"plus the bytes at {format_bandwidth(pick.bandwidth)}"
+        + (f", plus {format_seconds(pick.fill)} for its first step to cross the pipeline"
+           if pick.fill > 0 else "")
+        + ". ringsim predict shows it over sizes."))
 
 
 def _print_relation(timed: list[Row], pick) -> None:
@@ -227,8 +229,10 @@ def _print_relation(timed: list[Row], pick) -> None:
             lines.append(f"NCCL's {pick.algorithm} in the textbook model is {r.label}: "
                          f"{format_seconds(r.timing.estimate.seconds)} (rank {r.timing.rank}), "
                          f"against NCCL's model's {format_seconds(pick.seconds)}, which adds "
-                         f"NCCL's fixed cost per call ({format_seconds(pick.latency)}) and "
-                         f"prices its protocol; the textbook model does neither.")
+                         f"NCCL's fixed cost per call ({format_seconds(pick.latency)})"
+                         + (f", its pipeline's fill ({format_seconds(pick.fill)})"
+                            if pick.fill > 0 else "")
+                         + " and prices its protocol; the textbook model does neither.")
         else:
             ours = [r for r in timed if ALGORITHMS[r.algorithm].nccl_name]
             lines.append(f"NCCL's {pick.algorithm} has no textbook row here"

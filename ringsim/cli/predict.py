@@ -60,7 +60,7 @@ def register(sub) -> None:
                              "time (docs/cost.md)")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per size: bytes, count, type, seconds, algbw, "
-                             "busbw (bytes/s), algorithm, protocol, channels, host_bound")
+                             "busbw (bytes/s), algorithm, protocol, channels, host_bound, fill")
     parser.set_defaults(run=run)
 
 

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from ..core.errors import RingsimError
 from .nccl_graph import Graph, System, constants, graphs, system
+from .nccl_pipeline import fill_seconds, stages
 from .topology import Topology, load
 
 MAX_GPUS = 1_000_000  # core/checks.py's bound, as every command has
@@ -34,6 +35,7 @@ class NcclChoice:
     latency: float = 0.0     # the call's fixed part on the GPUs, seconds
     bandwidth: float = 0.0   # NCCL's algorithm bandwidth for it, bytes per second
     host: float = 0.0        # what the issuing thread needs for the call, seconds
+    fill: float = 0.0        # its first chunk crossing the pipeline, beyond NCCL's model, s
 
     @property
     def host_bound(self) -> bool:
@@ -44,7 +46,8 @@ class NcclChoice:
         """The choice as plain JSON values (seconds, bytes per second)."""
         return {"algorithm": self.algorithm, "protocol": self.protocol,
                 "channels": self.channels, "seconds": self.seconds, "latency": self.latency,
-                "bandwidth": self.bandwidth, "host": self.host, "host_bound": self.host_bound}
+                "bandwidth": self.bandwidth, "fill": self.fill, "host": self.host,
+                "host_bound": self.host_bound}
 
 
 # NCCL's names (ncclAlgoStr, ncclProtoStr in src/device/ and tuning.cc), as NCCL_ALGO and
@@ -108,9 +111,7 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
     if algo in ("NVLS", "NVLSTree"):
         if nch < 2:
             return 0.0
-        intra = graph.bw_intra * caps["nvls_efficiency"][a] * (nch - 1) / nch
-        intra *= 2.0 if func == "AllReduce" else (ppn - 1) / ppn
-        inter = graph.bw_inter * (2 if sys.nodes <= 2 and algo == "NVLSTree" else 1)
+        intra, inter = _nvls_speeds(sys, graph, func, algo)
         bw = min(intra, inter, caps["per_channel_nvls_tree"][a][n2] if algo == "NVLSTree"
                  else math.inf)
     bus = nch * bw
@@ -143,6 +144,16 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
         steps = 2 * (sys.ranks - 1) if func == "AllReduce" else sys.ranks - 1
         bus *= sys.ranks / steps if algo in ("Ring", "NVLS", "NVLSTree") else 0.5
     return bus
+
+
+def _nvls_speeds(sys: System, graph: Graph, func: str, algo: str) -> tuple[float, float]:
+    """NVLS's and NVLSTree's per-channel bus speed (GB/s) inside a node and across nodes, as
+    ncclTopoTuneModel computes them before taking the smaller."""
+    nch = graph.channels
+    intra = graph.bw_intra * constants()["caps"]["nvls_efficiency"][sys.arch_index] * (nch - 1) / nch
+    intra *= 2.0 if func == "AllReduce" else (sys.ppn - 1) / sys.ppn
+    inter = graph.bw_inter * (2 if sys.nodes <= 2 and algo == "NVLSTree" else 1)
+    return intra, inter
 
 
 def versions() -> list[str]:
@@ -392,9 +403,30 @@ def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool
     if run < full or measured:
         # NCCL chose on what the plugin reports; the call takes what the network measures.
         seconds, lat, bw = _seconds(tuned, func, a, p, nbytes, graph, measured)
+    # NCCL's model prices the pipeline at its steady rate from the first byte; the call also
+    # waits for its first chunk to cross it (nccl_pipeline.py). NCCL's choice does not weigh it.
+    fill = _fill(tuned, func, a, p, nbytes, run, graph, bw)
     # Calls are issued back to back while the GPUs run the ones before, so a call takes as
-    # long as the slower of the two; NCCL's choice does not weigh the host.
-    return NcclChoice(a, p, run, max(seconds, host), lat, bw, host)
+    # long as the slower of the two; NCCL's choice does not weigh the host either.
+    return NcclChoice(a, p, run, max(seconds + fill, host), lat, bw, host, fill)
+
+
+def _fill(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int, run: int,
+          graph: Graph, bandwidth: float) -> float:
+    """Seconds the call waits for its first step to cross the pipeline (nccl_pipeline.py), on
+    `run` channels sharing `graph`'s speed, NCCL's algorithm bandwidth `bandwidth` (B/s)."""
+    sys = tuned.sys
+    if proto != "Simple" or func != "AllReduce" or bandwidth <= 0 or graph.channels <= 0:
+        return 0.0
+    share = graph.channels / run  # the graph's channels one running channel has the speed of
+    if algo in ("NVLS", "NVLSTree"):
+        # NCCL's own speeds inside and across, in the units of its algorithm bandwidth.
+        per_byte = sys.ranks / (2 * (sys.ranks - 1))
+        inside, across = (share * s * per_byte * 1e9 for s in _nvls_speeds(sys, graph, func, algo))
+    else:
+        inside, across = share * graph.bw_intra * 1e9, share * graph.bw_inter * 1e9
+    loop, rates = stages(sys, algo, nbytes, run, tuned.graphs[algo].channels, inside, across)
+    return fill_seconds(loop, rates, bandwidth / run)
 
 
 def _check_count(value, what: str, low: int, high: int) -> None:

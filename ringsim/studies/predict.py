@@ -37,17 +37,19 @@ class PredictRow:
     channels: int
     requested: int | None = None  # the size asked for, when it was not whole elements
     host_bound: bool = False  # the host issuing the call, not the GPUs, sets its time
+    fill: float = 0.0  # seconds of it spent filling the pipeline, which NCCL's model leaves out
 
     def to_json(self) -> dict:
         """The row as `ringsim predict --json` prints it (bandwidths in bytes per second;
         requested_bytes: the size asked for, before rounding down to whole elements;
-        host_bound: the time is the host's, issuing the call to the GPUs it drives)."""
+        host_bound: the time is the host's, issuing the call to the GPUs it drives;
+        fill: seconds of it the first step takes to cross the pipeline, beyond NCCL's model)."""
         return {"bytes": self.bytes, "count": self.count, "type": self.dtype,
                 "seconds": self.seconds, "algbw": self.algbw, "busbw": self.busbw,
                 "algorithm": self.algorithm, "protocol": self.protocol,
                 "channels": self.channels,
                 "requested_bytes": self.bytes if self.requested is None else self.requested,
-                "host_bound": self.host_bound}
+                "host_bound": self.host_bound, "fill": self.fill}
 
 
 def whole_elements(nbytes: int, width: int) -> tuple[int, int]:
@@ -91,7 +93,8 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
         alg = used / choice.seconds if choice.seconds > 0 else 0.0
         rows.append(PredictRow(used, count, type_name, choice.seconds, alg, alg * factor,
                                choice.algorithm, choice.protocol, choice.channels,
-                               nbytes if used != nbytes else None, choice.host_bound))
+                               nbytes if used != nbytes else None, choice.host_bound,
+                               choice.fill))
     return rows
 
 

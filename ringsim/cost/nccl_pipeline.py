@@ -1,0 +1,70 @@
+"""The wait NCCL's model leaves out: a call's first chunk crossing its pipeline, stage by stage.
+
+NCCL prices a call at latency + bytes / bandwidth, as if its pipeline ran at the steady rate
+from the first byte. With the Simple protocol a GPU hands a chunk on only when all of it has
+arrived (its FIFO's tail moves a whole step at a time), so before the pipeline runs at that
+rate the first chunk crosses every stage one after another. A pipeline of stages t₁ … tₛ
+carrying k chunks takes t₁ + … + tₛ + (k − 1) × the slowest stage; NCCL's bandwidth term is
+k × the steady time of one chunk, so the call waits t₁ + … + tₛ − that steady time more.
+LL and LL128 hand on each line as soon as its flag arrives, so they fill within the per-hop
+latency NCCL already charges, and a ring keeps every link busy from its first step: neither
+waits. The chunk sizes are NCCL's (calcCollChunking in src/enqueue.cc); the stages are what
+its kernels run (src/device/all_reduce.h).
+"""
+
+from __future__ import annotations
+
+from .nccl_graph import System, constants
+
+
+def _log2i(n: int) -> int:
+    return max(0, int(n).bit_length() - 1)
+
+
+def chunk_bytes(algo: str, nbytes: int, channels: int, heads: int) -> int:
+    """The bytes of one chunk NCCL moves per step with Simple (calcCollChunking) for a call of
+    `nbytes` on `channels` channels: NVLS's on one node with `heads` heads, else a Simple step."""
+    c = constants()["chunks"]
+    chunk = c["simple_buffer"] // c["steps"]
+    if algo == "NVLS":
+        chunk = min(chunk, c["nvls_chunk"])
+        ops = channels * heads
+        # Smaller chunks for smaller calls, so that every channel and head has steps to run.
+        for times, above in ((64, 65536), (8, 32768), (2, 16384)):
+            if nbytes < times * ops * chunk and chunk > above:
+                chunk = above
+    return chunk
+
+
+def stages(sys: System, algo: str, nbytes: int, channels: int, heads: int, inside: float,
+           across: float) -> tuple[float, list[float]]:
+    """The bytes one channel moves per step of a Simple call, and the rate (bytes per second,
+    one channel's share) of each stage they cross in turn; `inside` and `across` are one
+    channel's share of the algorithm's rate inside a node and across nodes. None: (0, [])."""
+    ppn = max(1, sys.ranks // sys.nodes)
+    per_channel = nbytes / channels
+    if algo == "Tree":
+        # A chain inside each node and a tree across: the chunk goes up ppn − 1 hops inside
+        # and log2(nodes) network hops, and the sum comes back down the same way.
+        loop = min(chunk_bytes(algo, nbytes, channels, 1), per_channel)
+        return loop, [inside] * (2 * (ppn - 1)) + [across] * (2 * _log2i(sys.nodes))
+    if algo == "NVLS" and sys.nodes == 1 and ppn > 1:
+        # One node runs three stages on every step, each moving the whole step through this
+        # GPU's NVLink port at NVLS's rate: the copy in (scatter), the switch's reduction and
+        # multicast, the copy out (gather).
+        loop = min(heads * chunk_bytes(algo, nbytes, channels, heads), per_channel)
+        return loop, [inside] * 3
+    # Across nodes (NVLS with the network's reduction, NVLSTree) ringsim does not know how
+    # finely the steps overlap the network: read as on one node, a two-node B200 call of
+    # 16-128 MiB would wait longer for its first step than it takes in all, so nothing is added.
+    return 0.0, []
+
+
+def fill_seconds(loop: float, rates: list[float], steady: float) -> float:
+    """Seconds a call waits, beyond NCCL's model, for its first step of `loop` bytes to cross
+    stages of these rates, when NCCL prices every step at the `steady` rate (bytes/s each)."""
+    if loop <= 0 or not rates or steady <= 0 or min(rates) <= 0:
+        return 0.0
+    # No stage is slower than the steady rate NCCL prices: the slowest stage is what sets it.
+    step = loop / steady
+    return max(0.0, sum(min(loop / r, step) for r in rates) - step)

@@ -1,0 +1,84 @@
+"""The wait for a call's first chunk to cross its pipeline, which NCCL's model leaves out.
+
+The chunk sizes below are worked by hand from NCCL 2.30.7's calcCollChunking (src/enqueue.cc):
+NCCL_NVLS_CHUNKSIZE = 128 KiB, shrunk to 64, 32 and 16 KiB while the call is under 64, 8 and 2
+times channels × heads × the chunk; a Simple step is DEFAULT_BUFFSIZE / NCCL_STEPS = 512 KiB.
+"""
+
+import pytest
+
+from ringsim.cost.nccl import nccl_choice
+from ringsim.cost.nccl_graph import graphs, system
+from ringsim.cost.nccl_pipeline import chunk_bytes, fill_seconds
+from ringsim.cost.topology import load
+from ringsim.studies.predict import predict
+
+MiB, GiB = 1 << 20, 1 << 30
+
+
+@pytest.mark.parametrize("nbytes, chunk", [
+    (1 * MiB, 16384),     # under 2 × 16 × 8 × 32 KiB = 8 MiB
+    (8 * MiB, 32768),     # under 8 × 16 × 8 × 64 KiB = 64 MiB, not under 8 MiB
+    (64 * MiB, 65536),    # under 64 × 16 × 8 × 128 KiB = 1 GiB, not under 64 MiB
+    (2 * GiB, 131072),    # NCCL_NVLS_CHUNKSIZE itself
+])
+def test_nvls_chunks_are_nccls_on_sixteen_channels_and_eight_heads(nbytes, chunk):
+    assert chunk_bytes("NVLS", nbytes, 16, 8) == chunk
+
+
+def test_a_simple_trees_chunk_is_one_step_of_the_buffer():
+    assert chunk_bytes("Tree", 1 * GiB, 16, 1) == 4 * MiB // 8
+
+
+def test_a_pipeline_waits_for_its_first_step_to_cross_every_stage_but_the_steady_one():
+    # Three stages of 10 B/s carrying 100 B steps: 30 s for the first, NCCL prices 10 of them.
+    assert fill_seconds(100, [10.0, 10.0, 10.0], 10.0) == pytest.approx(20.0)
+    assert fill_seconds(100, [10.0, 20.0], 10.0) == pytest.approx(5.0)
+    assert fill_seconds(100, [40.0], 10.0) == 0.0     # never less than NCCL's own time
+    assert fill_seconds(100, [], 10.0) == 0.0
+
+
+def test_nvls_on_one_h100_node_waits_two_steps_at_8_mib():
+    # 8 H100, 8 MiB: NVLS/Simple on 16 channels; NCCL's bandwidth 8 heads × 40 GB/s × 0.85 ×
+    # 7/8 × 2 × 8/14 = 272 GB/s, 17 GB/s a channel. A step is 8 heads × 32 KiB = 256 KiB and
+    # crosses three stages (copy in, the switch, copy out) at that rate: 2 × 15.42 µs more.
+    pick = nccl_choice("dgx-h100", 8, 8 * MiB)
+    assert (pick.algorithm, pick.protocol, pick.channels) == ("NVLS", "Simple", 16)
+    assert pick.bandwidth == pytest.approx(272e9)
+    step = 8 * 32768 / (272e9 / 16)
+    assert pick.fill == pytest.approx(2 * step)
+    assert pick.seconds == pytest.approx(25e-6 + 8 * MiB / 272e9 + 2 * step)
+
+
+def test_the_fill_fades_at_large_sizes():
+    pick = nccl_choice("dgx-h100", 8, 4 * GiB)
+    assert 0 < pick.fill < 0.01 * pick.seconds
+
+
+def test_a_simple_tree_fills_one_chunk_per_hop():
+    topo = load("dgx-a100")
+    pick = nccl_choice(topo, 16, 1 * GiB, algo="Tree", proto="Simple")
+    tree = graphs(system(topo, 16))["Tree"]
+    # Every running channel has the speed of graph channels / running channels of the graph.
+    share = tree.channels / pick.channels
+    inside, across = share * tree.bw_intra * 1e9, share * tree.bw_inter * 1e9
+    chunk = 512 * 1024
+    hops = 2 * 7 * chunk / inside + 2 * 1 * chunk / across
+    assert pick.fill == pytest.approx(hops - chunk / (pick.bandwidth / pick.channels))
+    assert pick.fill > 0
+
+
+@pytest.mark.parametrize("topology, gpus, nbytes, kwargs", [
+    ("dgx-a100", 8, 32 * MiB, {}),                                  # a ring keeps every link busy
+    ("dgx-h100", 16, 1 * MiB, {"algo": "Tree", "proto": "LL128"}),  # LL128 hands on each line
+    ("dgx-h100", 16, 1 * MiB, {"algo": "Tree", "proto": "LL"}),
+    ("dgx-h100", 16, 64 * MiB, {"algo": "NVLSTree"}),               # across nodes: not known
+    ("dgx-h100", 8, 8 * MiB, {"collective": "reduce-scatter"}),     # all-reduce only
+])
+def test_no_fill_where_nothing_waits_or_ringsim_does_not_know(topology, gpus, nbytes, kwargs):
+    assert nccl_choice(topology, gpus, nbytes, **kwargs).fill == 0.0
+
+
+def test_predict_json_says_the_fill():
+    row = predict("dgx-h100", 8, [8 * MiB])[0].to_json()
+    assert row["fill"] == pytest.approx(2 * 8 * 32768 / (272e9 / 16))

@@ -5,6 +5,8 @@ NCCL_NVLS_CHUNKSIZE = 128 KiB, shrunk to 64, 32 and 16 KiB while the call is und
 times channels × heads × the chunk; a Simple step is DEFAULT_BUFFSIZE / NCCL_STEPS = 512 KiB.
 """
 
+from pathlib import Path
+
 import pytest
 
 from ringsim.cost.nccl import nccl_choice
@@ -14,6 +16,7 @@ from ringsim.cost.topology import load
 from ringsim.studies.predict import predict
 
 MiB, GiB = 1 << 20, 1 << 30
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("nbytes, chunk", [
@@ -23,11 +26,25 @@ MiB, GiB = 1 << 20, 1 << 30
     (2 * GiB, 131072),    # NCCL_NVLS_CHUNKSIZE itself
 ])
 def test_nvls_chunks_are_nccls_on_sixteen_channels_and_eight_heads(nbytes, chunk):
-    assert chunk_bytes("NVLS", nbytes, 16, 8) == chunk
+    assert chunk_bytes("NVLS", "Simple", nbytes, 16, 8) == chunk
 
 
-def test_a_simple_trees_chunk_is_one_step_of_the_buffer():
-    assert chunk_bytes("Tree", 1 * GiB, 16, 1) == 4 * MiB // 8
+def test_a_trees_step_is_one_of_the_protocols_buffer():
+    assert chunk_bytes("Tree", "Simple", 1 * GiB, 16, 1) == 4 * MiB // 8
+    # LL: 8 lines × 512 threads × 8 steps × 16 bytes, half of each line data
+    assert chunk_bytes("Tree", "LL", 1 * MiB, 16, 1) == 32768
+
+
+@pytest.mark.parametrize("nbytes, chunk", [
+    # LL128's step: 120 × 640 × 8 bytes, 15 of each 16 words data: 576,000 bytes; on 2 nodes of
+    # 8, halved while under (1 + 1 + 0.8) × 64 / 8 = 22.4 steps a channel (to 72,000), then
+    # while under 5.6 (to 36,000 at 4 MiB: 7 steps; to 18,000 at 512 KiB, the floor).
+    (512 * 1024, 18000),
+    (4 * MiB, 36000),
+    (1 * GiB, 576000),
+])
+def test_an_ll128_trees_step_shrinks_as_calccollchunking_does(nbytes, chunk):
+    assert chunk_bytes("Tree", "LL128", nbytes, 16, 1, ranks=16, nodes=2) == chunk
 
 
 def test_a_pipeline_waits_for_its_first_step_to_cross_every_stage_but_the_steady_one():
@@ -68,10 +85,24 @@ def test_a_simple_tree_fills_one_chunk_per_hop():
     assert pick.fill > 0
 
 
+def test_an_ll128_tree_waits_only_where_the_network_sends_whole_steps():
+    # Two p4de (EFA): 4 MiB on Tree/LL128, 36,000-byte steps. Inside a node LL128 hands on each
+    # line; each of the 2 network hops (up, down) sends a whole step, at the channel's share of
+    # the network, of which 15/16 is data.
+    topo = load(str(ROOT / "tests" / "data" / "nccl_systems" / "p4de-efa.toml"))
+    pick = nccl_choice(topo, 16, 4 * MiB, algo="Tree", proto="LL128")
+    tree = graphs(system(topo, 16))["Tree"]
+    across = tree.channels / pick.channels * tree.bw_inter * 1e9 * 15 / 16
+    steady = 36000 / (pick.bandwidth / pick.channels)
+    assert pick.fill == pytest.approx(2 * min(36000 / across, steady) - steady)
+    assert pick.fill > 0
+    one_node = nccl_choice("dgx-h100", 8, 4 * MiB, algo="Tree", proto="LL128")
+    assert one_node.fill == 0.0
+
+
 @pytest.mark.parametrize("topology, gpus, nbytes, kwargs", [
     ("dgx-a100", 8, 32 * MiB, {}),                                  # a ring keeps every link busy
-    ("dgx-h100", 16, 1 * MiB, {"algo": "Tree", "proto": "LL128"}),  # LL128 hands on each line
-    ("dgx-h100", 16, 1 * MiB, {"algo": "Tree", "proto": "LL"}),
+    ("dgx-h100", 8, 1 * MiB, {"algo": "Tree", "proto": "LL"}),      # LL hands on each line
     ("dgx-h100", 16, 64 * MiB, {"algo": "NVLSTree"}),               # across nodes: not known
     ("dgx-h100", 8, 8 * MiB, {"collective": "reduce-scatter"}),     # all-reduce only
 ])

@@ -416,7 +416,7 @@ def _fill(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int, run: int
     """Seconds the call waits for its first step to cross the pipeline (nccl_pipeline.py), on
     `run` channels sharing `graph`'s speed, NCCL's algorithm bandwidth `bandwidth` (B/s)."""
     sys = tuned.sys
-    if proto != "Simple" or func != "AllReduce" or bandwidth <= 0 or graph.channels <= 0:
+    if func != "AllReduce" or bandwidth <= 0 or graph.channels <= 0:
         return 0.0
     share = graph.channels / run  # the graph's channels one running channel has the speed of
     if algo in ("NVLS", "NVLSTree"):
@@ -425,7 +425,8 @@ def _fill(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int, run: int
         inside, across = (share * s * per_byte * 1e9 for s in _nvls_speeds(sys, graph, func, algo))
     else:
         inside, across = share * graph.bw_intra * 1e9, share * graph.bw_inter * 1e9
-    loop, rates = stages(sys, algo, nbytes, run, tuned.graphs[algo].channels, inside, across)
+    loop, rates = stages(sys, algo, proto, nbytes, run, tuned.graphs[algo].channels, inside,
+                         across)
     return fill_seconds(loop, rates, bandwidth / run)
 
 

@@ -1,15 +1,16 @@
 """The wait NCCL's model leaves out: a call's first chunk crossing its pipeline, stage by stage.
 
 NCCL prices a call at latency + bytes / bandwidth, as if its pipeline ran at the steady rate
-from the first byte. With the Simple protocol a GPU hands a chunk on only when all of it has
-arrived (its FIFO's tail moves a whole step at a time), so before the pipeline runs at that
-rate the first chunk crosses every stage one after another. A pipeline of stages t₁ … tₛ
-carrying k chunks takes t₁ + … + tₛ + (k − 1) × the slowest stage; NCCL's bandwidth term is
-k × the steady time of one chunk, so the call waits t₁ + … + tₛ − that steady time more.
-LL and LL128 hand on each line as soon as its flag arrives, so they fill within the per-hop
+from the first byte. With the Simple protocol a GPU hands a step on only when all of it has
+arrived (its FIFO's tail moves a whole step at a time), and a network's proxy sends a step
+only when all of it is there, whatever the protocol; so before the pipeline runs at that
+rate the first step crosses those stages one after another. A pipeline of stages t₁ … tₛ
+carrying k steps takes t₁ + … + tₛ + (k − 1) × the slowest stage; NCCL's bandwidth term is
+k × the steady time of one step, so the call waits t₁ + … + tₛ − that steady time more.
+Inside a node LL and LL128 hand on each line as soon as its flag arrives, within the per-hop
 latency NCCL already charges, and a ring keeps every link busy from its first step: neither
-waits. The chunk sizes are NCCL's (calcCollChunking in src/enqueue.cc); the stages are what
-its kernels run (src/device/all_reduce.h).
+waits there. The step sizes are NCCL's (calcCollChunking in src/enqueue.cc); the stages are
+what its kernels and proxies run (src/device/all_reduce.h, src/transport/net.cc).
 """
 
 from __future__ import annotations
@@ -21,11 +22,27 @@ def _log2i(n: int) -> int:
     return max(0, int(n).bit_length() - 1)
 
 
-def chunk_bytes(algo: str, nbytes: int, channels: int, heads: int) -> int:
-    """The bytes of one chunk NCCL moves per step with Simple (calcCollChunking) for a call of
-    `nbytes` on `channels` channels: NVLS's on one node with `heads` heads, else a Simple step."""
+def chunk_bytes(algo: str, proto: str, nbytes: int, channels: int, heads: int,
+                ranks: int = 1, nodes: int = 1) -> int:
+    """The data bytes of one step NCCL moves (calcCollChunking) for a call of `nbytes` on
+    `channels` channels: NVLS's on one node with `heads` heads, a tree's with LL128 on `ranks`
+    GPUs in `nodes` nodes, else one step of the protocol's buffer."""
     c = constants()["chunks"]
-    chunk = c["simple_buffer"] // c["steps"]
+    step = c["buffer"][proto] // c["steps"]
+    if proto == "LL":
+        return step // 2  # half of each 16-byte line is flags
+    if proto == "LL128":
+        chunk = step // c["ll128_line"] * c["ll128_data"]
+        if algo == "Tree":
+            # Smaller steps for smaller calls, so that the tree's pipeline has steps to run.
+            ppn = ranks / nodes
+            depth = 1 + _log2i(nodes) + 0.1 * ppn
+            while nbytes // (channels * chunk) < depth * 64 / ppn and chunk > 131072:
+                chunk //= 2
+            while nbytes // (channels * chunk) < depth * 16 / ppn and chunk > 32768:
+                chunk //= 2
+        return chunk
+    chunk = step
     if algo == "NVLS":
         chunk = min(chunk, c["nvls_chunk"])
         ops = channels * heads
@@ -36,23 +53,29 @@ def chunk_bytes(algo: str, nbytes: int, channels: int, heads: int) -> int:
     return chunk
 
 
-def stages(sys: System, algo: str, nbytes: int, channels: int, heads: int, inside: float,
-           across: float) -> tuple[float, list[float]]:
-    """The bytes one channel moves per step of a Simple call, and the rate (bytes per second,
-    one channel's share) of each stage they cross in turn; `inside` and `across` are one
-    channel's share of the algorithm's rate inside a node and across nodes. None: (0, [])."""
+def stages(sys: System, algo: str, proto: str, nbytes: int, channels: int, heads: int,
+           inside: float, across: float) -> tuple[float, list[float]]:
+    """The data bytes one channel moves per step, and the rate (data bytes per second, one
+    channel's share) of each stage a step crosses only once all of it has arrived; `inside`
+    and `across` are one channel's share of the links' rate inside a node and across nodes.
+    None: (0, [])."""
     ppn = max(1, sys.ranks // sys.nodes)
     per_channel = nbytes / channels
     if algo == "Tree":
-        # A chain inside each node and a tree across: the chunk goes up ppn − 1 hops inside
-        # and log2(nodes) network hops, and the sum comes back down the same way.
-        loop = min(chunk_bytes(algo, nbytes, channels, 1), per_channel)
-        return loop, [inside] * (2 * (ppn - 1)) + [across] * (2 * _log2i(sys.nodes))
-    if algo == "NVLS" and sys.nodes == 1 and ppn > 1:
+        # A chain inside each node and a tree across: a step goes up ppn − 1 hops inside and
+        # log2(nodes) network hops, and the sum comes back down the same way. The network's
+        # proxy sends a step only once all of it is there (sendProxyProgress in
+        # src/transport/net.cc checks every line's flag), whatever the protocol; inside a node
+        # only Simple waits for whole steps.
+        loop = min(chunk_bytes(algo, proto, nbytes, channels, 1, sys.ranks, sys.nodes), per_channel)
+        wire = constants()["chunks"]["data_share"][proto]
+        inside_hops = 2 * (ppn - 1) if proto == "Simple" else 0
+        return loop, [inside] * inside_hops + [across * wire] * (2 * _log2i(sys.nodes))
+    if algo == "NVLS" and proto == "Simple" and sys.nodes == 1 and ppn > 1:
         # One node runs three stages on every step, each moving the whole step through this
         # GPU's NVLink port at NVLS's rate: the copy in (scatter), the switch's reduction and
         # multicast, the copy out (gather).
-        loop = min(heads * chunk_bytes(algo, nbytes, channels, heads), per_channel)
+        loop = min(heads * chunk_bytes(algo, proto, nbytes, channels, heads), per_channel)
         return loop, [inside] * 3
     # Across nodes (NVLS with the network's reduction, NVLSTree) ringsim does not know how
     # finely the steps overlap the network: read as on one node, a two-node B200 call of

@@ -145,12 +145,14 @@ def test_a_paste_that_starts_at_32_mib_is_all_bandwidth_bound():
 
 
 def test_on_two_nodes_the_flagged_sizes_are_checked_against_rings():
-    # Left to NCCL's choice the model picks trees on two nodes (busbw up to ~130 GB/s), so 256 MiB
-    # and 1 GiB fall more than 30% short (512 MiB, where the Simple tree's pipeline fill takes
-    # 0.79 ms of the model's 8.2 ms, falls 27% short); held to rings they are within 6%.
+    # Left to NCCL's choice the model picks trees on two nodes (busbw up to ~130 GB/s), so the
+    # large sizes fall short: 1 GiB by more than 30% (256 and 512 MiB by 29% and 27%, their
+    # trees' time including the wait for the first step to cross the pipeline); held to rings
+    # it is within 6%.
     report = study.diagnose(output(AFTER_FIX), load(str(A100_4HDR)), nccl_model(), gpus=16, nodes=2)
-    assert [r.bytes for r in report.rows if r.flag] == [256 << 20, 1 << 30]
-    assert report.ring_check["flagged"] == report.ring_check["within_ring"] == 2
+    assert [round(r.ratio, 2) for r in report.rows if r.bytes >= 256 << 20] == [0.71, 0.73, 0.69]
+    assert [r.bytes for r in report.rows if r.flag] == [1 << 30]
+    assert report.ring_check["flagged"] == report.ring_check["within_ring"] == 1
     assert report.ring_check["ring_busbw"] == pytest.approx(95.2e9, rel=0.01)
     assert any("may simply have used rings" in v for v in report.verdicts)
     assert not any("NCCL_ALGO=Ring makes the numbers easier" in c for c in report.checks)

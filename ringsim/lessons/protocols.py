@@ -88,6 +88,8 @@ def entries() -> dict:
                            "the call's time in NCCL's model", _why),
         "nccl.latency": Entry(lambda a: format_seconds(_choice(a).latency), OPTIONS,
                               "the call's fixed part: base latency + steps × hop latency", _why),
+        "nccl.fill": Entry(lambda a: format_seconds(_choice(a).fill), OPTIONS,
+                           "what the call waits for its first step to cross the pipeline", _why),
         "nccl.switch": Entry(_switch, OPTIONS, "the smallest power-of-two size at which NCCL leaves "
                                                "the protocol it uses at 8 B"),
         "nccl.table": Entry(_table, OPTIONS, "a block: NCCL's pick and time from 8 B to 1 GiB, "

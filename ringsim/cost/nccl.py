@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..core.errors import RingsimError
-from .nccl_graph import Graph, System, constants, graphs, system
+from .nccl_graph import Graph, System, constants, graphs, log2i, system
 from .nccl_pipeline import fill_seconds, stages
 from .topology import Topology, load
 
@@ -35,7 +35,7 @@ class NcclChoice:
     latency: float = 0.0     # the call's fixed part on the GPUs, seconds
     bandwidth: float = 0.0   # NCCL's algorithm bandwidth for it, bytes per second
     host: float = 0.0        # what the issuing thread needs for the call, seconds
-    fill: float = 0.0        # its first chunk crossing the pipeline, beyond NCCL's model, s
+    fill: float = 0.0        # its first step crossing the pipeline, beyond NCCL's model, s
 
     @property
     def host_bound(self) -> bool:
@@ -89,10 +89,6 @@ def _function(collective: str) -> str:
         raise RingsimError(f"unknown collective {str(collective)[:40]!r}; choose one of "
                            f"{', '.join(table)}")
     return table[collective]
-
-
-def _log2i(n: int) -> int:
-    return max(0, int(n).bit_length() - 1)
 
 
 def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) -> float:
@@ -215,7 +211,7 @@ def _latency(sys: System, func: str, algo: str, proto: str, nccl: str | None = N
         crossing = 0 if nodes == 1 else (2 * (nodes - 1) if func == "AllReduce" else nodes - 1)
         return base + (steps - crossing) * intra + crossing * inter
     if algo == "Tree":
-        return base + 2 * ((local - 1) * intra + _log2i(nodes) * inter)
+        return base + 2 * ((local - 1) * intra + log2i(nodes) * inter)
     if algo == "CollNetDirect":
         return base + 2 * (min(1, local - 1) * intra
                            + (local - 1) * c["factors"]["collnet_arity_latency"]) + inter
@@ -224,8 +220,8 @@ def _latency(sys: System, func: str, algo: str, proto: str, nccl: str | None = N
     if algo == "NVLS":
         return intra + (inter if nodes > 1 else 0.0)
     if algo == "NVLSTree":
-        return base + intra + 2 * _log2i(nodes) * inter
-    return base + _log2i(nodes) * (inter / 3.5) + ranks * 2.8  # PAT
+        return base + intra + 2 * log2i(nodes) * inter
+    return base + log2i(nodes) * (inter / 3.5) + ranks * 2.8  # PAT
 
 
 def _allowed(sys: System, func: str, algo: str, proto: str) -> bool:
@@ -320,7 +316,7 @@ def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int,
         return math.inf, 0.0, 0.0
     lat = _latency(sys, func, algo, proto, tuned.nccl, measured)
     c = constants()
-    log_size = _log2i(nbytes >> 6) if nbytes >> 6 else -1
+    log_size = log2i(nbytes >> 6) if nbytes >> 6 else -1
     if algo == "Tree" and func == "AllReduce" and 0 <= log_size < 23:
         bw *= c["tree_correction"][proto][log_size]
     if algo == "NVLSTree" and func == "AllReduce" and 0 <= log_size < 24 and sys.arch == "blackwell":
@@ -404,7 +400,7 @@ def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool
         # NCCL chose on what the plugin reports; the call takes what the network measures.
         seconds, lat, bw = _seconds(tuned, func, a, p, nbytes, graph, measured)
     # NCCL's model prices the pipeline at its steady rate from the first byte; the call also
-    # waits for its first chunk to cross it (nccl_pipeline.py). NCCL's choice does not weigh it.
+    # waits for its first step to cross it (nccl_pipeline.py). NCCL's choice does not weigh it.
     fill = _fill(tuned, func, a, p, nbytes, run, graph, bw)
     # Calls are issued back to back while the GPUs run the ones before, so a call takes as
     # long as the slower of the two; NCCL's choice does not weigh the host either.
@@ -419,7 +415,7 @@ def _fill(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int, run: int
     if func != "AllReduce" or bandwidth <= 0 or graph.channels <= 0:
         return 0.0
     share = graph.channels / run  # the graph's channels one running channel has the speed of
-    if algo in ("NVLS", "NVLSTree"):
+    if algo == "NVLS":
         # NCCL's own speeds inside and across, in the units of its algorithm bandwidth.
         per_byte = sys.ranks / (2 * (sys.ranks - 1))
         inside, across = (share * s * per_byte * 1e9 for s in _nvls_speeds(sys, graph, func, algo))

@@ -20,6 +20,11 @@ import tomllib
 from .topology import DEFAULT_KIND, Topology
 
 
+def log2i(n: int) -> int:
+    """NCCL's log2i: the whole part of log₂ n (0 for n ≤ 1)."""
+    return max(0, int(n).bit_length() - 1)
+
+
 @lru_cache(maxsize=1)
 def constants() -> dict:
     """NCCL's tuning constants (ringsim/cost/nccl_constants.toml), read once."""

@@ -1,4 +1,4 @@
-"""The wait NCCL's model leaves out: a call's first chunk crossing its pipeline, stage by stage.
+"""The wait NCCL's model leaves out: a call's first step crossing its pipeline, stage by stage.
 
 NCCL prices a call at latency + bytes / bandwidth, as if its pipeline ran at the steady rate
 from the first byte. With the Simple protocol a GPU hands a step on only when all of it has
@@ -15,11 +15,7 @@ what its kernels and proxies run (src/device/all_reduce.h, src/transport/net.cc)
 
 from __future__ import annotations
 
-from .nccl_graph import System, constants
-
-
-def _log2i(n: int) -> int:
-    return max(0, int(n).bit_length() - 1)
+from .nccl_graph import System, constants, log2i
 
 
 def chunk_bytes(algo: str, proto: str, nbytes: int, channels: int, heads: int,
@@ -36,7 +32,7 @@ def chunk_bytes(algo: str, proto: str, nbytes: int, channels: int, heads: int,
         if algo == "Tree":
             # Smaller steps for smaller calls, so that the tree's pipeline has steps to run.
             ppn = ranks / nodes
-            depth = 1 + _log2i(nodes) + 0.1 * ppn
+            depth = 1 + log2i(nodes) + 0.1 * ppn
             while nbytes // (channels * chunk) < depth * 64 / ppn and chunk > 131072:
                 chunk //= 2
             while nbytes // (channels * chunk) < depth * 16 / ppn and chunk > 32768:
@@ -70,7 +66,7 @@ def stages(sys: System, algo: str, proto: str, nbytes: int, channels: int, heads
         loop = min(chunk_bytes(algo, proto, nbytes, channels, 1, sys.ranks, sys.nodes), per_channel)
         wire = constants()["chunks"]["data_share"][proto]
         inside_hops = 2 * (ppn - 1) if proto == "Simple" else 0
-        return loop, [inside] * inside_hops + [across * wire] * (2 * _log2i(sys.nodes))
+        return loop, [inside] * inside_hops + [across * wire] * (2 * log2i(sys.nodes))
     if algo == "NVLS" and proto == "Simple" and sys.nodes == 1 and ppn > 1:
         # One node runs three stages on every step, each moving the whole step through this
         # GPU's NVLink port at NVLS's rate: the copy in (scatter), the switch's reduction and

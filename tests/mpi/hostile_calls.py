@@ -53,16 +53,26 @@ elif case == "dies-during":
 elif case in ("threads", "threads-cold"):
     if case == "threads":
         call(timeout=5)  # a warm communicator
-    results = []
-    barrier = threading.Barrier(2)
+    inside, refused = threading.Event(), threading.Event()
 
-    def worker():
-        barrier.wait()
-        results.append(call(x=np.full(2_000_000, 1.0), timeout=10))
-    threads = [threading.Thread(target=worker) for _ in range(2)]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
-    outcome = "|".join(sorted(r.split(" ")[0] for r in results))
+    class Held:
+        """An array whose flattening waits until the other thread's call has been refused, so
+        on every rank the two calls overlap whatever the scheduler does."""
+
+        dtype, shape = np.dtype(np.float64), (2_000_000,)
+
+        def reshape(self, *shape):
+            inside.set()
+            refused.wait(30)
+            return np.full(self.shape, 1.0).reshape(*shape)
+    first: list[str] = []
+    worker = threading.Thread(target=lambda: first.append(call(x=Held(), timeout=10)))
+    worker.start()
+    inside.wait(30)
+    second = call(timeout=10)
+    refused.set()
+    worker.join()
+    outcome = f"{first[0]} | {second}"
 # One write call per line: hydra forwards each rank's output as it reads it, and a line
 # written in pieces could be cut by another rank's line.
 sys.stdout.flush()

@@ -33,7 +33,7 @@ class Check:
     predicted_us: float
     algorithm: str
     protocol: str
-    tables: str  # the NCCL release whose latency tables the model used
+    tables: str  # the NCCL release whose tuning tables the model used
 
     @property
     def ratio(self) -> float:
@@ -73,7 +73,7 @@ def checks() -> list[Check]:
     for p in data["point"]:
         s = systems[p["system"]]
         g = s["gpus"]
-        # The latency tables of the NCCL the source ran where ringsim has them, else the model's.
+        # The tuning tables of the NCCL the source ran where ringsim has them, else the model's.
         stated = p.get("nccl", s.get("nccl"))
         tables = stated if stated in versions() else versions()[0]
         # The run's NCCL_ALGO / NCCL_PROTO, where the source states them, restrict the pick.

@@ -48,7 +48,7 @@ def register(sub) -> None:
                         help="hold the model to the protocols of NCCL_PROTO (LL, LL128, Simple; "
                              "default: what the paste shows, else NCCL's own choice)")
     parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
-                        help="the NCCL release whose latency tables price the model (the ones "
+                        help="the NCCL release whose tuning tables price the model (the ones "
                              "ringsim has: ringsim predict --help; default: the release the "
                              "model follows; the notes say which release the paste ran)")
     parser.add_argument("--tolerance", default="30%", metavar="PCT",

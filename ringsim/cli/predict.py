@@ -48,7 +48,7 @@ def register(sub) -> None:
     parser.add_argument("--dtype", default="float", choices=tuple(TYPES),
                         help="element type, as nccl-tests' -d (default: float)")
     parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
-                        help="the NCCL release whose latency tables price each call: "
+                        help="the NCCL release whose tuning tables price each call: "
                              f"{', '.join(versions())} (default: {versions()[0]}, the release "
                              "the model follows)")
     parser.add_argument("--gpus-per-process", type=count_arg("GPUs per process", minimum=1,
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     nodes = topology.nodes(args.gpus)
     name = "".join(c if c.isprintable() else "?" for c in topology.name[:80])  # a file's text
-    tables = f" (NCCL {args.nccl}'s latency tables)" if args.nccl else ""
+    tables = f" (NCCL {args.nccl}'s tuning tables)" if args.nccl else ""
     print(f"# ringsim predict: NCCL's model of {args.collective} on {name}, "
           f"{args.gpus:,} GPUs in {nodes:,} node{'s' * (nodes > 1)}{tables}")
     header = ("size", "count", "type", "time", "algbw", "busbw", "algorithm", "protocol",

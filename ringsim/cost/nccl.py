@@ -94,10 +94,11 @@ def _function(collective: str) -> str:
 def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) -> float:
     """NCCL's bandwidth (GB/s) for one (algorithm, protocol), as ncclTopoTuneModel computes it;
     0 where NCCL has none."""
-    c = constants()
+    c = sys.tables
     caps, f = c["caps"], c["factors"]
     a, n2 = sys.arch_index, (sys.nodes - 1 if sys.nodes <= 2 else 2)
-    ll_max = caps["ll_max_bw"][a if sys.nodes == 1 else 0][n2]
+    # LL's cap: on one node by the GPU's generation, across nodes by the CPU (AMD's row is 1).
+    ll_max = caps["ll_max_bw"][a if sys.nodes == 1 else int(sys.cpu == "amd")][n2]
     nch = graph.channels
     if nch == 0:
         return 0.0
@@ -105,16 +106,19 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
     collnet = algo.startswith("CollNet")
     bw = graph.bw_intra if sys.nodes <= 2 or collnet else graph.bw_inter
     if algo in ("NVLS", "NVLSTree"):
-        if nch < 2:
+        efficiency = c["rules"]["nvls_bandwidth"] == "efficiency"
+        if nch < 2 and efficiency:
             return 0.0
         intra, inter = _nvls_speeds(sys, graph, func, algo)
         bw = min(intra, inter, caps["per_channel_nvls_tree"][a][n2] if algo == "NVLSTree"
-                 else math.inf)
+                 and efficiency else math.inf)
     bus = nch * bw
     if algo == "Ring" and proto == "LL":
-        bus = min(ll_max, bus * f["ring_ll"])
+        gather_one_node = sys.nodes == 1 and func != "AllReduce"
+        bus = min(ll_max, bus * f["ring_ll_one_node_gather" if gather_one_node else "ring_ll"])
     if algo == "Ring" and proto == "LL128":
-        bus = min(bus * f["ring_ll128"], nch * caps["per_channel_ring_ll128"][a][n2])
+        factor = f["ring_ll128_one_gpu_per_node" if ppn < 2 else "ring_ll128"]
+        bus = min(bus * factor, nch * caps["per_channel_ring_ll128"][a][n2])
     if algo == "Tree" and func == "AllReduce":
         bus = min(bus * f["tree_all_reduce"], nch * caps["per_channel_tree"][a][n2])
     if algo == "Tree" and proto == "LL":
@@ -137,23 +141,35 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
     if algo == "NVLS" and func != "AllReduce" and sys.nodes > 1:
         return 0.0
     if not (algo != "Ring" and func != "AllReduce"):
-        steps = 2 * (sys.ranks - 1) if func == "AllReduce" else sys.ranks - 1
-        bus *= sys.ranks / steps if algo in ("Ring", "NVLS", "NVLSTree") else 0.5
+        bus *= _bus_to_algorithm(sys, func, algo)
     return bus
+
+
+def _bus_to_algorithm(sys: System, func: str, algo: str) -> float:
+    """NCCL's ratio of algorithm to bus bandwidth: nRanks / nsteps for rings (and NVLS from
+    2.28.3), 5/6 for NVLS before, ½ for trees."""
+    steps = 2 * (sys.ranks - 1) if func == "AllReduce" else sys.ranks - 1
+    if algo in ("NVLS", "NVLSTree") and sys.tables["rules"]["nvls_bandwidth"] == "min":
+        return 5 / 6
+    return sys.ranks / steps if algo in ("Ring", "NVLS", "NVLSTree") else 0.5
 
 
 def _nvls_speeds(sys: System, graph: Graph, func: str, algo: str) -> tuple[float, float]:
     """NVLS's and NVLSTree's per-channel bus speed (GB/s) inside a node and across nodes, as
     ncclTopoTuneModel computes them before taking the smaller."""
+    if sys.tables["rules"]["nvls_bandwidth"] == "min":
+        # Before 2.28.3: the graph's speeds; NVLSTree beyond two nodes halves the one across.
+        halve = algo == "NVLSTree" and sys.nodes > 2
+        return graph.bw_intra, graph.bw_inter / (2 if halve else 1)
     nch = graph.channels
-    intra = graph.bw_intra * constants()["caps"]["nvls_efficiency"][sys.arch_index] * (nch - 1) / nch
+    intra = graph.bw_intra * sys.tables["caps"]["nvls_efficiency"][sys.arch_index] * (nch - 1) / nch
     intra *= 2.0 if func == "AllReduce" else (sys.ppn - 1) / sys.ppn
     inter = graph.bw_inter * (2 if sys.nodes <= 2 and algo == "NVLSTree" else 1)
     return intra, inter
 
 
 def versions() -> list[str]:
-    """The NCCL releases whose latency tables ringsim carries, newest first."""
+    """The NCCL releases whose tuning tables ringsim carries, newest first."""
     return list(_versions())
 
 
@@ -161,8 +177,7 @@ def versions() -> list[str]:
 def _versions() -> tuple[str, ...]:
     c = constants()
     return (c["version"]["nccl"].split("-")[0], *sorted(
-        {*c.get("older", {}), *c.get("same_tables", {})},
-        key=lambda v: tuple(int(x) for x in v.split(".")), reverse=True))
+        c.get("older", {}), key=lambda v: tuple(int(x) for x in v.split(".")), reverse=True))
 
 
 def release(text: str) -> str:
@@ -171,30 +186,27 @@ def release(text: str) -> str:
     return text.strip().lstrip("v").split("+")[0].split("-")[0]
 
 
-def _latencies(nccl: str | None) -> dict:
-    """The latency tables of one NCCL release (None: the version the model follows)."""
-    c = constants()
+def _release(nccl: str | None) -> str | None:
+    """An NCCL release ringsim carries, as the key of its constants (None: the model's own)."""
     if nccl is None or nccl == _versions()[0]:
-        return {"base_latency": c["base_latency"], "hw_latency": c["hw_latency"],
-                "ppn1_tree_network_row": True, "absent": []}
-    nccl = c.get("same_tables", {}).get(nccl, nccl) if isinstance(nccl, str) else nccl
-    if not isinstance(nccl, str) or nccl not in c.get("older", {}):
+        return None
+    if not isinstance(nccl, str) or nccl not in constants().get("older", {}):
         raise RingsimError(f"nccl: ringsim has the tuning tables of NCCL {', '.join(versions())}")
-    return c["older"][nccl]
+    return nccl
 
 
-def _latency(sys: System, func: str, algo: str, proto: str, nccl: str | None = None,
-             measured: bool = False) -> float:
+def _latency(sys: System, func: str, algo: str, proto: str, measured: bool = False) -> float:
     """NCCL's per-call latency (µs): baseLat + the steps × hwLat of ncclTopoTuneModel; with
     `measured`, the network's measured latency stands where NCCL adds the plugin's figure."""
-    c = constants()
-    tables = _latencies(nccl)
+    c = tables = sys.tables
     p = names("protocols").index(proto)
     hw = tables["hw_latency"]
     base = tables["base_latency"][algo][p]
     intra = hw[sys.intra_kind][algo][p]
+    if sys.cpu == "power" and algo == "Tree" and proto == "Simple" and sys.intra_kind == "pcie":
+        intra = hw["pcie"]["Ring"][p]  # NCCL favours trees on POWER hosts with the ring's PCIe hop
     ppn, nodes, ranks = sys.ppn, sys.nodes, sys.ranks
-    inter = hw["network"]["Tree" if ppn == 1 and tables["ppn1_tree_network_row"] else algo][p]
+    inter = hw["network"]["Tree" if ppn == 1 and tables["rules"]["ppn1_tree_network_row"] else algo][p]
     # tuning.cc adds the graph's latencyInter (the net plugin's props->latency) to every
     # network hop, and once more with Simple for the flush that ends a receive; a measured
     # latency takes the plugin's place there when the call is priced.
@@ -205,7 +217,9 @@ def _latency(sys: System, func: str, algo: str, proto: str, nccl: str | None = N
         steps = 2 * (ranks - 1) if func == "AllReduce" else ranks - 1
         overhead = 0.0
         if nodes > 1:
-            overhead = c["factors"]["net_overhead"] * (
+            # getNetOverhead: what posting a step to the network costs the host's CPU.
+            table = c["factors"]["net_overhead"]
+            overhead = table.get(sys.cpu, table["other"]) * (
                 c["factors"]["net_overhead_simple_multiplier"] if proto == "Simple" else 1.0)
         intra = max(intra, overhead)
         crossing = 0 if nodes == 1 else (2 * (nodes - 1) if func == "AllReduce" else nodes - 1)
@@ -239,7 +253,7 @@ def _allowed(sys: System, func: str, algo: str, proto: str) -> bool:
     if not sys.collnet and (algo.startswith("CollNet") or (algo == "NVLS" and sys.nodes > 1)):
         return False
     # enqueue.cc: CollNet runs with at most NCCL_MAX_DIRECT_ARITY + 1 GPUs per node.
-    if algo.startswith("CollNet") and math.ceil(sys.ppn) > constants()["channels"]["direct_max_arity"] + 1:
+    if algo.startswith("CollNet") and math.ceil(sys.ppn) > sys.tables["channels"]["direct_max_arity"] + 1:
         return False
     return True
 
@@ -257,19 +271,39 @@ class _Tuned:
 
 
 def _tuned(topology: Topology, gpus: int, nccl: str | None = None) -> _Tuned:
-    _latencies(nccl)  # an unknown version is an error before any work
-    sys = system(topology, gpus)
-    return _Tuned(sys, graphs(sys), nccl)
+    release = _release(nccl)  # an unknown version is an error before any work
+    sys = system(topology, gpus, release)
+    return _Tuned(sys, graphs(sys), release)
+
+
+def _nvls_channels(tuned: _Tuned) -> int:
+    """comm->nvlsChannels: NVLS_NCHANNELS by architecture and nodes, and from 2.30.3 on
+    Blackwell across nodes what ncclNvlsTreeSm100Tuning (transport/nvls.cc) picks from the
+    NIC's rate and the GPUs per node."""
+    sys = tuned.sys
+    limits = sys.tables["channels"]
+    table = limits["nvls_channels_nodes" if sys.nodes > 1 else "nvls_channels"]
+    channels = table.get(sys.arch, tuned.graphs["NVLS"].channels)
+    if sys.tables["rules"]["sm100_nvls_tuning"] and sys.arch == "blackwell" and sys.nodes > 1:
+        t = limits["sm100_tuning"]
+        ppn = sys.ranks // sys.nodes  # comm->minLocalRanks
+        if sys.nodes == 2 and sys.net_bw >= t["nic"]:
+            channels = t["two_nodes"]
+        elif sys.net_bw >= t["fast_nic"]:
+            channels = t["fewer"] if ppn <= t["few_gpus"] else t["two_nodes"]
+        elif sys.net_bw >= t["nic"]:
+            channels = t["fewer"]
+    return channels
 
 
 def _comm_channels(tuned: _Tuned, algo: str) -> int:
-    """Channels NCCL runs the algorithm on: rings and trees are doubled when connected;
-    NVLS runs on nvlsChannels; CollNetDirect on its heads."""
-    limits = constants()["channels"]
+    """Channels NCCL runs the algorithm on: rings and trees are doubled when connected (and
+    from 2.22.3 to 2.27.7 raised to NVLS's channels where NVLS runs); NVLS runs on
+    nvlsChannels; CollNetDirect on its heads."""
     sys = tuned.sys
+    limits = sys.tables["channels"]
     if algo in ("NVLS", "NVLSTree"):
-        table = limits["nvls_channels_nodes" if sys.nodes > 1 else "nvls_channels"]
-        return table.get(sys.arch, tuned.graphs[algo].channels)
+        return _nvls_channels(tuned)
     if algo == "CollNetDirect":
         return tuned.graphs[algo].channels
     ring = tuned.graphs["Ring"]
@@ -278,6 +312,8 @@ def _comm_channels(tuned: _Tuned, algo: str) -> int:
             and ring.bw_intra > limits["comm_double_above"]
             and channels < limits["comm_double_below"]):
         channels = min(limits["max"], 2 * channels)
+    if sys.tables["rules"]["rings_take_nvls_channels"] and tuned.graphs["NVLS"].channels:
+        channels = min(limits["max"], max(channels, _nvls_channels(tuned)))
     return channels
 
 
@@ -287,11 +323,11 @@ def _run_channels(tuned: _Tuned, algo: str, proto: str, nbytes: int) -> int:
     bytes; NVLS runs on nvlsChannels (across nodes at most the communicator's channels);
     CollNetDirect on its heads (ringsim does not shrink it)."""
     channels = _comm_channels(tuned, algo)
-    if algo == "NVLS" and tuned.sys.nodes > 1:
+    if algo == "NVLS" and tuned.sys.nodes > 1 and tuned.sys.tables["rules"]["nvls_across_capped"]:
         return min(channels, _comm_channels(tuned, "Ring"))
     if algo in ("NVLS", "NVLSTree", "CollNetDirect", "PAT"):
         return channels  # PAT's comm->maxThreads is never set (0), so its loop never runs
-    t = constants()["threads"]
+    t = tuned.sys.tables["threads"]
     threshold = t["threshold"][proto] * (tuned.sys.ranks if algo == "Ring" and proto == "LL" else 1)
     threads = t["max_threads"][proto]
     if algo == "CollNetChain":
@@ -314,12 +350,13 @@ def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int,
     bw = _bus_bandwidth(sys, graph or tuned.graphs[algo], func, algo, proto)
     if bw <= 0:
         return math.inf, 0.0, 0.0
-    lat = _latency(sys, func, algo, proto, tuned.nccl, measured)
-    c = constants()
+    lat = _latency(sys, func, algo, proto, measured)
+    c = sys.tables
     log_size = log2i(nbytes >> 6) if nbytes >> 6 else -1
     if algo == "Tree" and func == "AllReduce" and 0 <= log_size < 23:
         bw *= c["tree_correction"][proto][log_size]
-    if algo == "NVLSTree" and func == "AllReduce" and 0 <= log_size < 24 and sys.arch == "blackwell":
+    if (algo == "NVLSTree" and func == "AllReduce" and 0 <= log_size < 24
+            and c["rules"]["nvlstree_correction"] and sys.arch == "blackwell" and sys.x86):
         bw *= c["tree_correction"][proto][log_size]
     if (algo == "Ring" and proto == "Simple" and sys.nodes > 1 and func == "AllReduce"
             and nbytes // (_comm_channels(tuned, "Ring") * sys.ranks)
@@ -377,7 +414,7 @@ def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool
         for p in names("protocols"):
             if p not in protos or not _allowed(tuned.sys, func, a, p):
                 continue
-            if a in _latencies(tuned.nccl)["absent"]:
+            if a in tuned.sys.tables["rules"]["absent"]:
                 continue  # an algorithm that release did not have
             if p == "LL128" and not proto_given and not _ll128_default(tuned.sys):
                 continue
@@ -417,7 +454,7 @@ def _fill(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int, run: int
     share = graph.channels / run  # the graph's channels one running channel has the speed of
     if algo == "NVLS":
         # NCCL's own speeds inside and across, in the units of its algorithm bandwidth.
-        per_byte = sys.ranks / (2 * (sys.ranks - 1))
+        per_byte = _bus_to_algorithm(sys, func, algo)
         inside, across = (share * s * per_byte * 1e9 for s in _nvls_speeds(sys, graph, func, algo))
     else:
         inside, across = share * graph.bw_intra * 1e9, share * graph.bw_inter * 1e9

@@ -26,10 +26,30 @@ def log2i(n: int) -> int:
 
 
 @lru_cache(maxsize=1)
-def constants() -> dict:
-    """NCCL's tuning constants (ringsim/cost/nccl_constants.toml), read once."""
+def _file() -> dict:
     text = resources.files("ringsim.cost").joinpath("nccl_constants.toml").read_text()
     return tomllib.loads(text)
+
+
+def _merged(base: dict, changes: dict) -> dict:
+    """`base` with `changes` laid over it: tables merge key by key, anything else is replaced."""
+    out = dict(base)
+    for key, value in changes.items():
+        out[key] = _merged(base[key], value) if isinstance(value, dict) and isinstance(
+            base.get(key), dict) else value
+    return out
+
+
+@lru_cache(maxsize=None)
+def constants(release: str | None = None) -> dict:
+    """NCCL's tuning constants (ringsim/cost/nccl_constants.toml), read once: the model's own
+    release's, or with `release` (one of the [older] entries) that release's in their place."""
+    data = _file()
+    if release is None:
+        return data
+    entry = data["older"][release]
+    base = constants(entry["based_on"]) if "based_on" in entry else data
+    return _merged(base, {k: v for k, v in entry.items() if k not in ("based_on", "tag")})
 
 
 @dataclass(frozen=True)
@@ -48,6 +68,13 @@ class System:
     uplink_bw: float | None  # PCIe: a switch's shared link to the CPU, when GPUs span switches
     net_latency: float = 0.0  # µs a net plugin reports (props->latency), 0 on one node
     net_measured: float | None = None  # µs the network measurably takes, where the file says
+    cpu: str = "intel"       # the host CPU (NCCL's cpuArch and cpuVendor): intel, amd, arm, power
+    nccl: str | None = None  # the NCCL release whose tuner reads it (None: the model's own)
+
+    @property
+    def tables(self) -> dict:
+        """The tuning constants of the NCCL release that reads this system."""
+        return constants(self.nccl)
 
     @property
     def ppn(self) -> float:
@@ -55,14 +82,19 @@ class System:
         return self.ranks / self.nodes
 
     @property
+    def x86(self) -> bool:
+        """Whether the host CPU is an x86 one (NCCL_TOPO_CPU_ARCH_X86): Intel or AMD."""
+        return self.cpu in ("intel", "amd")
+
+    @property
     def arch_index(self) -> int:
         """NCCL's compCapIndex: volta 0, ampere 1, hopper 2, blackwell 3."""
-        return constants()["caps"]["arch_index"][self.arch]
+        return self.tables["caps"]["arch_index"][self.arch]
 
 
-def _nccl_rate(bandwidth: float, kind: str, arch: str) -> float:
-    """A datasheet rate in B/s as NCCL rates the same link, in GB/s."""
-    rates = constants()["link_rates"]
+def _nccl_rate(bandwidth: float, kind: str, arch: str, nccl: str | None = None) -> float:
+    """A datasheet rate in B/s as NCCL (release `nccl`) rates the same link, in GB/s."""
+    rates = constants(nccl)["link_rates"]
     if kind == "nvlink":
         factor = rates["nvlink_nccl"][arch] / rates["nvlink_datasheet"][arch]
     elif kind == "pcie":
@@ -72,8 +104,9 @@ def _nccl_rate(bandwidth: float, kind: str, arch: str) -> float:
     return bandwidth / 1e9 * factor if math.isfinite(bandwidth) else 1e6
 
 
-def system(topology: Topology, gpus: int) -> System:
-    """The System NCCL would see for G GPUs placed in order on a topology."""
+def system(topology: Topology, gpus: int, nccl: str | None = None) -> System:
+    """The System NCCL (release `nccl`, None for the model's own) would see for G GPUs placed
+    in order on a topology."""
     nodes = topology.nodes(gpus)
     ppn = gpus if topology.gpus_per_node is None else min(gpus, topology.gpus_per_node)
     inside = topology.levels.get("inside")
@@ -81,14 +114,14 @@ def system(topology: Topology, gpus: int) -> System:
     intra_kind, intra_bw, nvswitch, nvls, uplink = "pcie", 0.0, False, False, None
     if inside is not None:
         intra_kind = "pcie" if (inside.kind or DEFAULT_KIND["inside"]) == "pcie" else "nvlink"
-        intra_bw = _nccl_rate(inside.bandwidth, intra_kind, topology.arch)
+        intra_bw = _nccl_rate(inside.bandwidth, intra_kind, topology.arch, nccl)
         nvswitch = intra_kind == "nvlink" and ppn > 2
         nvls = nvswitch and inside.in_network_reduction
         if inside.gpus_per_switch is not None and ppn > inside.gpus_per_switch:
-            uplink = _nccl_rate(inside.uplink, "pcie", topology.arch)
+            uplink = _nccl_rate(inside.uplink, "pcie", topology.arch, nccl)
     net_bw, collnet, net_latency, measured = 0.0, False, 0.0, None
     if across is not None and nodes > 1:
-        net_bw = _nccl_rate(across.bandwidth, across.kind or "network", topology.arch)
+        net_bw = _nccl_rate(across.bandwidth, across.kind or "network", topology.arch, nccl)
         collnet = across.in_network_reduction
         # search.cc sets a graph's latencyInter to the NIC's latency, which topo.cc reads
         # from the plugin's props->latency through an integer attribute (xmlInitAttrInt, since
@@ -97,7 +130,7 @@ def system(topology: Topology, gpus: int) -> System:
         if across.net_latency is not None:
             measured = across.net_latency * 1e6
     return System(topology.arch, gpus, nodes, intra_kind, intra_bw, net_bw, nvswitch, nvls,
-                  collnet, uplink, net_latency, measured)
+                  collnet, uplink, net_latency, measured, topology.cpu, nccl)
 
 
 @dataclass(frozen=True)
@@ -138,7 +171,7 @@ def _fits(sys: System, speed: float, pattern: int) -> int:
 
 
 def _speeds(sys: System) -> list[float]:
-    return constants()["speeds"]["inter" if sys.nodes > 1 else "intra"][sys.arch]
+    return sys.tables["speeds"]["inter" if sys.nodes > 1 else "intra"][sys.arch]
 
 
 def _max_bw(sys: System) -> float:
@@ -151,7 +184,7 @@ def _max_bw(sys: System) -> float:
 
 def search(sys: System, pattern: int, max_channels: int, fixed: int | None = None) -> Graph:
     """The graph NCCL's search settles on for one pattern (PATTERN_RING, _TREE, _NVLS)."""
-    table = constants()["speeds"]
+    table = sys.tables["speeds"]
     speeds = _speeds(sys)
     need = fixed or 1
     max_bw = _max_bw(sys)
@@ -210,7 +243,7 @@ def _intra_fits(sys: System, speed: float) -> int:
 
 def graphs(sys: System) -> dict[str, Graph]:
     """Every algorithm's graph, keyed by NCCL's algorithm names (NONE where it has none)."""
-    limits = constants()["channels"]
+    limits = sys.tables["channels"]
     ring = search(sys, PATTERN_RING, limits["ring_max"])
     # init.cc: the tree (and CollNetChain) graph is searched with exactly the ring's channels.
     tree = search(sys, PATTERN_TREE, ring.channels, fixed=ring.channels) if ring.channels else NONE

@@ -27,7 +27,11 @@ LEVEL_WORDS = {"inside": "inside a node", "across": "across nodes"}
 # link. A file that leaves them out gets these defaults, which keep yesterday's files working.
 ARCHS = ("volta", "ampere", "hopper", "blackwell")
 KINDS = ("nvlink", "pcie", "network")
+# The host CPU, as NCCL tells them apart (its cpuArch and cpuVendor): a few of its constants
+# differ by CPU, such as the cost of posting to the network and LL's cap across nodes.
+CPUS = ("intel", "amd", "arm", "power")
 DEFAULT_ARCH = "ampere"
+DEFAULT_CPU = "intel"
 DEFAULT_KIND = {"inside": "nvlink", "across": "network"}
 
 
@@ -69,6 +73,7 @@ class Topology:
     sources: str = ""
     measured: str = ""
     arch: str = DEFAULT_ARCH
+    cpu: str = DEFAULT_CPU
 
     @property
     def gamma(self) -> float:
@@ -217,6 +222,7 @@ TOPOLOGY_FIELDS = {
     "sources": _text(20_000, lines=True),
     "measured": _text(20_000, lines=True),
     "arch": _one_of(*ARCHS),
+    "cpu": _one_of(*CPUS),
 }
 LEVEL_FIELDS = {
     "name": _text(MAX_NAME),

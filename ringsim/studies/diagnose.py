@@ -111,7 +111,7 @@ class Report:
     ring_check: dict | None = None  # the flagged sizes against the model held to rings
     algo: str | None = None  # the NCCL_ALGO the model was held to (given, or in the paste)
     proto: str | None = None  # likewise NCCL_PROTO
-    nccl: str | None = None  # the NCCL release whose latency tables priced it (None: the model's own)
+    nccl: str | None = None  # the NCCL release whose tuning tables priced it (None: the model's own)
     gpus_per_process: int = 1  # GPUs one process drove (the header's nGpus), as modelled
 
     @property
@@ -248,7 +248,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
              nccl: str | None = None) -> Report:
     """Compare every measured size with `predict(topology, G, sizes, collective, algo, proto,
     dtype=…)`; algo and proto default to the NCCL_ALGO / NCCL_PROTO the paste shows; `nccl`,
-    the release whose latency tables price it (passed on as predict's `nccl=`), to the
+    the release whose tuning tables price it (passed on as predict's `nccl=`), to the
     release the model follows."""
     if not 0 < tolerance < 1:
         raise RingsimError(f"the tolerance must be between 0 and 100%, got {tolerance:.0%}")
@@ -351,14 +351,14 @@ def _release_note(version: str | None, nccl: str | None) -> str | None:
     known = versions()
     used = nccl or known[0]
     if not version:
-        return f"the model uses NCCL {used}'s latency tables" if nccl else None
+        return f"the model uses NCCL {used}'s tuning tables" if nccl else None
     ran = release(version)
     if ran == used:
-        return f"the run used NCCL {ran}; the model uses that release's latency tables"
+        return f"the run used NCCL {ran}; the model uses that release's tuning tables"
     if ran in known:
-        return (f"the run used NCCL {ran}; the model uses NCCL {used}'s latency tables "
+        return (f"the run used NCCL {ran}; the model uses NCCL {used}'s tuning tables "
                 f"(--nccl {ran} prices it with its own)")
-    return (f"the run used NCCL {ran}; ringsim has the latency tables of NCCL "
+    return (f"the run used NCCL {ran}; ringsim has the tuning tables of NCCL "
             f"{', '.join(known)}, and the model uses {used}'s")
 
 

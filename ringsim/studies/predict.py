@@ -65,7 +65,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
             nccl: str | None = None, gpus_per_process: int = 1) -> list[PredictRow]:
     """NCCL's modelled time per size on a topology (a name, a path or a Topology); sizes are
     bytes per GPU (a list of ints, or text as `--sizes` takes it); `nccl`: the release whose
-    latency tables price it (None: the release the model follows); `gpus_per_process`: the
+    tuning tables price it (None: the release the model follows); `gpus_per_process`: the
     GPUs each process drives (nccl-tests' `-g`), whose calls one thread issues in turn."""
     topo = load(topology) if isinstance(topology, str) else topology
     if not isinstance(topo, Topology):

@@ -303,11 +303,11 @@ def test_the_gdr_level_is_read_from_nccls_echo_before_the_command_line():
 def test_the_notes_name_the_release_the_paste_ran_and_the_tables_the_model_used():
     text = read_text(str(OUTPUTS / NPS1), "nccl-tests output")
     own = study.diagnose(parse(text), load(str(A100PCIE_1HDR)), nccl_model())
-    assert ("the run used NCCL 2.21.5; the model uses NCCL 2.30.7's latency tables "
+    assert ("the run used NCCL 2.21.5; the model uses NCCL 2.30.7's tuning tables "
             "(--nccl 2.21.5 prices it with its own)") in own.notes
     assert own.header()["nccl_tables"] is None
     ran = study.diagnose(parse(text), load(str(A100PCIE_1HDR)), nccl_model(), nccl="2.21.5")
-    assert "the run used NCCL 2.21.5; the model uses that release's latency tables" in ran.notes
+    assert "the run used NCCL 2.21.5; the model uses that release's tuning tables" in ran.notes
     assert ran.header()["nccl_tables"] == "2.21.5"
     # the same sizes priced with 2.21.5's tables, as predict prices them
     direct = nccl_model()(load(str(A100PCIE_1HDR)), 2, [r.bytes for r in ran.rows], nccl="2.21.5")

@@ -68,14 +68,15 @@ def stages(sys: System, algo: str, proto: str, nbytes: int, channels: int, heads
         inside_hops = 2 * (ppn - 1) if proto == "Simple" else 0
         return loop, [inside] * inside_hops + [across * wire] * (2 * log2i(sys.nodes))
     if algo == "NVLS" and proto == "Simple" and sys.nodes == 1 and ppn > 1:
-        # One node runs three stages on every step, each moving the whole step through this
-        # GPU's NVLink port at NVLS's rate: the copy in (scatter), the switch's reduction and
-        # multicast, the copy out (gather).
+        # One node runs three stages on every step, each moving the whole step: the copy into
+        # this GPU's share of the multicast buffer (scatter), the switch's reduction and
+        # multicast, the copy out (gather). NCCL sizes each stage's warps to keep pace with
+        # the others, so each is priced at NVLS's rate.
         loop = min(heads * chunk_bytes(algo, proto, nbytes, channels, heads), per_channel)
         return loop, [inside] * 3
-    # Across nodes (NVLS with the network's reduction, NVLSTree) ringsim does not know how
-    # finely the steps overlap the network: read as on one node, two B200 nodes' calls of
-    # 16-128 MiB would take 1.7-2.1 times what they measure, so nothing is added.
+    # Across nodes (NVLS with the network's reduction, NVLSTree) the same reading of the
+    # kernel gives waits 1.3-2.4 times what two-node pairs measure (docs/cost.md, deviation
+    # 12), so nothing is added.
     return 0.0, []
 
 

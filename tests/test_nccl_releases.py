@@ -142,3 +142,53 @@ def test_the_cpu_is_a_top_level_field_with_intel_by_default():
     with pytest.raises(RingsimError, match="cpu must be one of intel, amd, arm, power"):
         parse('cpu = "sparc"\n' + base, "t")
     assert load("dgx-a100").cpu == "amd" and load("dgx-h100").cpu == "intel"
+
+
+def test_nccl_2_18_priced_nvls_from_a_base_latency_and_its_own_ratios():
+    # 2.18.5 (tuning.cc:195-238): NVLS and NVLSTree start from baseLat 23 µs; NVLSTree adds
+    # 2 × (nNodes − 1) network hops of hwLat[NET][NVLSTree] 19 µs. Bandwidth: the graph's
+    # speed (8 heads × 40 GB/s inside), × 5/6 for NVLS and × 0.7 nNodes / (2 (nNodes − 1))
+    # for NVLSTree (0.7 on two nodes).
+    nvls = nccl_choice("dgx-h100", 8, BIG, algo="NVLS", nccl="2.18.5")
+    assert nvls.latency * 1e6 == pytest.approx(23.0)
+    assert nvls.bandwidth == pytest.approx(8 * 40 * 5 / 6 * 1e9)
+    tree = nccl_choice("dgx-h100", 16, BIG, algo="NVLSTree", nccl="2.18.5")
+    assert tree.latency * 1e6 == pytest.approx(23.0 + 2 * 19.0)
+    assert tree.bandwidth == pytest.approx(8 * 40 * 0.7 * 1e9)
+    # Its Tree/Simple hop was 4 µs on NVLink and 14 µs across (28 in 2.20.5 and 2.21.5):
+    # 0 + 2 × (7 × 4 + 1 × 14) = 84 µs.
+    assert nccl_choice("dgx-h100", 16, 8, algo="Tree", proto="Simple",
+                       nccl="2.18.5").latency * 1e6 == pytest.approx(84.0)
+
+
+def test_nccl_2_18_and_2_19_rated_an_nvlink_4_link_at_20_gb_s():
+    # topo.h: SM90_NVLINK_BW 20.0 until 2.19.4, 20.6 from 2.20.3: 18 links × 20 = 360 GB/s.
+    from ringsim.cost.nccl_graph import system
+    assert system(load("dgx-h100"), 8, "2.19.4").intra_bw == pytest.approx(360.0)
+    assert system(load("dgx-h100"), 8, "2.20.5").intra_bw == pytest.approx(18 * 20.6)
+
+
+def test_nccl_2_28_7_had_14_us_for_nvlstrees_network_hop():
+    # hwLat[NET][NVLSTree][Simple]: 14 µs until 2.28.7, 20.9 from 2.28.9; 25 + 2 × hop.
+    assert nccl_choice("dgx-h100", 16, 8, algo="NVLSTree",
+                       nccl="2.28.7").latency * 1e6 == pytest.approx(25 + 2 * 14.0)
+    assert nccl_choice("dgx-h100", 16, 8, algo="NVLSTree",
+                       nccl="2.28.9").latency * 1e6 == pytest.approx(25 + 2 * 20.9)
+
+
+def test_blackwells_ring_ll128_cap_by_release():
+    # One B200 node: 16 ring channels × 45 GB/s × 0.92 = 662.4, capped at 16 ×
+    # perChMaxRingLL128Bw: 34.5 in 2.29.2, 40.0 from 2.29.7; × 8/14.
+    for release, cap in (("2.29.2", 34.5), ("2.29.7", 40.0), (None, 40.0)):
+        choice = nccl_choice(B200, 8, BIG, algo="Ring", proto="LL128", nccl=release)
+        assert choice.bandwidth == pytest.approx(min(16 * 45 * 0.92, 16 * cap) * 8 / 14 * 1e9)
+
+
+def test_every_carried_release_prices_every_preset():
+    from ringsim.cost.nccl import versions
+    assert {"2.18.5", "2.19.4", "2.28.9", "2.29.7", "2.30.4"} <= set(versions())
+    for release in versions():
+        for topology, gpus in (("dgx-h100", 16), ("dgx-a100", 16), ("pcie-gen4", 8),
+                               (B200, 16)):
+            for size in (8, 1 << 20, BIG):
+                assert nccl_choice(topology, gpus, size, nccl=release).seconds > 0

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ..core.checks import MAX_GPUS, count_arg
-from ..cost.nccl import names, versions
+from ..cost.nccl import names, versions, versions_text
 from ..cost.topology import load, presets
 from ..studies.predict import BUS_FACTORS, TYPES, host_note, predict, rounding_note
 from ._cost_args import nccl_release
@@ -49,7 +49,7 @@ def register(sub) -> None:
                         help="element type, as nccl-tests' -d (default: float)")
     parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
                         help="the NCCL release whose tuning tables price each call: "
-                             f"{', '.join(versions())} (default: {versions()[0]}, the release "
+                             f"{versions_text()} (default: {versions()[0]}, the release "
                              "the model follows)")
     parser.add_argument("--gpus-per-process", type=count_arg("GPUs per process", minimum=1,
                                                              maximum=MAX_GPUS),

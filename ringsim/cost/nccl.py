@@ -105,7 +105,7 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
     ppn = sys.ppn
     collnet = algo.startswith("CollNet")
     bw = graph.bw_intra if sys.nodes <= 2 or collnet else graph.bw_inter
-    if algo in ("NVLS", "NVLSTree"):
+    if algo in ("NVLS", "NVLSTree") and c["rules"]["nvls_bandwidth"] != "graph":
         efficiency = c["rules"]["nvls_bandwidth"] == "efficiency"
         if nch < 2 and efficiency:
             return 0.0
@@ -147,9 +147,12 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
 
 def _bus_to_algorithm(sys: System, func: str, algo: str) -> float:
     """NCCL's ratio of algorithm to bus bandwidth: nRanks / nsteps for rings (and NVLS from
-    2.28.3), 5/6 for NVLS before, ½ for trees."""
+    2.28.3), 5/6 for NVLS before (and NVLSTree from 2.20), ½ for trees."""
     steps = 2 * (sys.ranks - 1) if func == "AllReduce" else sys.ranks - 1
-    if algo in ("NVLS", "NVLSTree") and sys.tables["rules"]["nvls_bandwidth"] == "min":
+    rule = sys.tables["rules"]["nvls_bandwidth"]
+    if algo == "NVLSTree" and rule == "graph":
+        return sys.tables["factors"]["nvlstree_graph"] * sys.nodes / (2 * (sys.nodes - 1))
+    if algo in ("NVLS", "NVLSTree") and rule != "efficiency":
         return 5 / 6
     return sys.ranks / steps if algo in ("Ring", "NVLS", "NVLSTree") else 0.5
 
@@ -157,6 +160,10 @@ def _bus_to_algorithm(sys: System, func: str, algo: str) -> float:
 def _nvls_speeds(sys: System, graph: Graph, func: str, algo: str) -> tuple[float, float]:
     """NVLS's and NVLSTree's per-channel bus speed (GB/s) inside a node and across nodes, as
     ncclTopoTuneModel computes them before taking the smaller."""
+    if sys.tables["rules"]["nvls_bandwidth"] == "graph":
+        # 2.18: the speed any algorithm's graph is priced at.
+        bw = graph.bw_intra if sys.nodes <= 2 else graph.bw_inter
+        return bw, bw
     if sys.tables["rules"]["nvls_bandwidth"] == "min":
         # Before 2.28.3: the graph's speeds; NVLSTree beyond two nodes halves the one across.
         halve = algo == "NVLSTree" and sys.nodes > 2
@@ -171,6 +178,16 @@ def _nvls_speeds(sys: System, graph: Graph, func: str, algo: str) -> tuple[float
 def versions() -> list[str]:
     """The NCCL releases whose tuning tables ringsim carries, newest first."""
     return list(_versions())
+
+
+def versions_text() -> str:
+    """The releases versions() lists, grouped by series: '2.30.3/4/7, …, 2.18.3/5/6'."""
+    series: dict[str, list[str]] = {}
+    for v in versions():
+        head, _, patch = v.rpartition(".")
+        series.setdefault(head, []).append(patch)
+    return ", ".join(f"{head}.{'/'.join(sorted(patches, key=int))}"
+                     for head, patches in series.items())
 
 
 @lru_cache(maxsize=1)
@@ -191,7 +208,7 @@ def _release(nccl: str | None) -> str | None:
     if nccl is None or nccl == _versions()[0]:
         return None
     if not isinstance(nccl, str) or nccl not in constants().get("older", {}):
-        raise RingsimError(f"nccl: ringsim has the tuning tables of NCCL {', '.join(versions())}")
+        raise RingsimError(f"nccl: ringsim has the tuning tables of NCCL {versions_text()}")
     return nccl
 
 
@@ -231,6 +248,10 @@ def _latency(sys: System, func: str, algo: str, proto: str, measured: bool = Fal
                            + (local - 1) * c["factors"]["collnet_arity_latency"]) + inter
     if algo == "CollNetChain":
         return base + 2 * (local - 1) * intra + inter
+    if algo in ("NVLS", "NVLSTree") and tables["rules"]["nvls_latency"] == "base":
+        # 2.18: a base latency, and the network's own hop without the plugin's latency.
+        hops = (1 if nodes > 1 else 0) if algo == "NVLS" else 2 * (nodes - 1)
+        return base + hops * hw["network"][algo][p]
     if algo == "NVLS":
         return intra + (inter if nodes > 1 else 0.0)
     if algo == "NVLSTree":

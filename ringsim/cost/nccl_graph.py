@@ -202,20 +202,44 @@ def search(sys: System, pattern: int, max_channels: int, fixed: int | None = Non
             best_n, best_s = n, s
     if not best_n:
         return NONE
-    n, s = best_n, best_s
-    if pattern != PATTERN_NVLS and s >= table["dup_above"] and not (
-            sys.arch in ("hopper", "blackwell") and s < table["dup_below_after_ampere"] and n > 4):
-        doubled = min(2 * n, max_channels)
-        s /= math.ceil(doubled / n)
-        n = doubled
-    bw_intra = bw_inter = s
-    higher = [v for v in speeds if v > s]
+    n, bw_intra, bw_inter = best_n, best_s, best_s
+    # ncclTopoDupChannels splits a fast graph into twice the channels at half the speed; from
+    # 2.19.3 on before the speeds are raised again, before then after.
+    late = sys.tables["rules"]["search_dup_last"]
+    if not late:
+        n, bw_intra, bw_inter = _dup(sys, pattern, n, bw_intra, bw_inter, max_channels)
+    bw_intra, bw_inter = _raise(sys, pattern, n, bw_intra, bw_inter, speeds)
+    if late:
+        n, bw_intra, bw_inter = _dup(sys, pattern, n, bw_intra, bw_inter, max_channels)
+    return Graph(n, bw_intra, bw_inter)
+
+
+def _dup(sys: System, pattern: int, n: int, bw_intra: float, bw_inter: float,
+         max_channels: int) -> tuple[int, float, float]:
+    """ncclTopoDupChannels: twice the channels at half the speed, for a fast graph that is not
+    NVLS (not on Hopper and later below 50 GB/s with more than four channels)."""
+    table = sys.tables["speeds"]
+    if pattern == PATTERN_NVLS or bw_intra < table["dup_above"] or (
+            sys.arch in ("hopper", "blackwell") and bw_intra < table["dup_below_after_ampere"]
+            and n > 4):
+        return n, bw_intra, bw_inter
+    doubled = min(2 * n, max_channels)
+    split = math.ceil(doubled / n)
+    return doubled, bw_intra / split, bw_inter / split
+
+
+def _raise(sys: System, pattern: int, n: int, bw_intra: float, bw_inter: float,
+           speeds: list[float]) -> tuple[float, float]:
+    """The search's second pass: faster speeds tried while the channels still fit."""
+    rules = sys.tables["rules"]
+    higher = [v for v in speeds if v > max(bw_intra, bw_inter)]
     if pattern == PATTERN_RING:
-        for v in reversed(higher):
-            if _fits(sys, v, pattern) < n:
-                break
-            bw_intra = bw_inter = v
-    elif pattern == PATTERN_NVLS:
+        if rules["search_raise_rings"]:
+            for v in reversed(higher):
+                if _fits(sys, v, pattern) < n:
+                    break
+                bw_intra = bw_inter = v
+    elif pattern == PATTERN_NVLS and rules["search_nvls_raises"] == "across":
         # NVLS raises the speed across (the multicast) while it stays under twice the speed inside.
         for v in reversed(higher):
             nics = max(1, round(sys.ppn)) * math.floor(sys.net_bw / v + 1e-9)
@@ -223,12 +247,15 @@ def search(sys: System, pattern: int, max_channels: int, fixed: int | None = Non
                 break
             bw_inter = v
     else:
-        # Trees (and CollNet) raise the speed inside the node up to twice the speed across.
+        # Trees (and CollNet, and NVLS before 2.19.1) raise the speed inside the node up to
+        # twice the speed across.
         for v in reversed(higher):
-            if v >= 2 * bw_inter or (sys.ranks > sys.nodes and _intra_fits(sys, v) < n):
+            fits = (math.floor(sys.intra_bw / v + 1e-9) - 1 if pattern == PATTERN_NVLS
+                    else _intra_fits(sys, v))
+            if v >= 2 * bw_inter or (sys.ranks > sys.nodes and fits < n):
                 break
             bw_intra = v
-    return Graph(n, bw_intra, bw_inter)
+    return bw_intra, bw_inter
 
 
 def _intra_fits(sys: System, speed: float) -> int:

@@ -347,7 +347,7 @@ def _per_process(output: Output, topology, gpus: int, nodes: int, notes: list[st
 
 def _release_note(version: str | None, nccl: str | None) -> str | None:
     """What the notes say of the release the paste ran, beside the tables the model used."""
-    from ..cost.nccl import release, versions
+    from ..cost.nccl import release, versions, versions_text
     known = versions()
     used = nccl or known[0]
     if not version:
@@ -359,7 +359,7 @@ def _release_note(version: str | None, nccl: str | None) -> str | None:
         return (f"the run used NCCL {ran}; the model uses NCCL {used}'s tuning tables "
                 f"(--nccl {ran} prices it with its own)")
     return (f"the run used NCCL {ran}; ringsim has the tuning tables of NCCL "
-            f"{', '.join(known)}, and the model uses {used}'s")
+            f"{versions_text()}, and the model uses {used}'s")
 
 
 def ring_check(rows: list[SizeRow], ring, tolerance: float) -> dict:

@@ -223,7 +223,8 @@ def _latency(sys: System, func: str, algo: str, proto: str, measured: bool = Fal
     if sys.cpu == "power" and algo == "Tree" and proto == "Simple" and sys.intra_kind == "pcie":
         intra = hw["pcie"]["Ring"][p]  # NCCL favours trees on POWER hosts with the ring's PCIe hop
     ppn, nodes, ranks = sys.ppn, sys.nodes, sys.ranks
-    inter = hw["network"]["Tree" if ppn == 1 and tables["rules"]["ppn1_tree_network_row"] else algo][p]
+    tree_row = ppn == 1 and tables["rules"]["ppn1_tree_network_row"]
+    inter = hw["network"]["Tree" if tree_row else algo][p]
     # tuning.cc adds the graph's latencyInter (the net plugin's props->latency) to every
     # network hop, and once more with Simple for the flush that ends a receive; a measured
     # latency takes the plugin's place there when the call is priced.
@@ -274,7 +275,8 @@ def _allowed(sys: System, func: str, algo: str, proto: str) -> bool:
     if not sys.collnet and (algo.startswith("CollNet") or (algo == "NVLS" and sys.nodes > 1)):
         return False
     # enqueue.cc: CollNet runs with at most NCCL_MAX_DIRECT_ARITY + 1 GPUs per node.
-    if algo.startswith("CollNet") and math.ceil(sys.ppn) > sys.tables["channels"]["direct_max_arity"] + 1:
+    arity = sys.tables["channels"]["direct_max_arity"]
+    if algo.startswith("CollNet") and math.ceil(sys.ppn) > arity + 1:
         return False
     return True
 

@@ -182,12 +182,13 @@ def test_every_system_says_its_health_as_its_source_states_it():
     assert any(c.point["bytes"] <= 64 << 10 for c in good)
 
 
-# The target is 85% of healthy points within ±25%; NCCL's own tuning model, with NCCL's
-# constants, ringsim's host term, one measured network latency and the pipeline's fill,
-# reaches 69% (362 of 525) today, and docs/cost.md says where and why it falls short.
+# The target is 85% of healthy points within ±25%; NCCL's own tuning model, each point priced
+# with the tuner of the release it ran, with ringsim's host term, one measured network latency
+# and the pipeline's fill, reaches 69% (363 of 525) today, and docs/cost.md says where and why
+# it falls short.
 # Until the model earns the target, this test holds what it has reached, so that no change can
 # lose agreement with the published numbers unnoticed. Raise FLOOR whenever the model improves.
-TARGET, FLOOR = 0.85, 0.68
+TARGET, FLOOR = 0.85, 0.69
 
 
 def test_nccl_model_keeps_its_agreement_with_published_points():

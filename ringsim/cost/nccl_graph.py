@@ -152,19 +152,8 @@ def _fits(sys: System, speed: float, pattern: int) -> int:
     """How many channels of one speed the link budget holds (NCCL's search, as a count)."""
     counts = []
     ppn = max(1, round(sys.ppn))
-    if ppn > 1 and pattern == PATTERN_NVLS:
-        # ncclTopoSearchTryNvls: every channel takes s each way between each GPU and the
-        # NVSwitch, and 2·s at the channel's head GPU, each GPU heading one channel.
-        counts.append(math.floor(sys.intra_bw / speed + 1e-9) - 1)
-    elif ppn > 1:
-        budget = sys.intra_bw
-        if sys.nodes > 1:
-            # A channel enters the node through one GPU's NIC and leaves through another's:
-            # one GPU in ppn neither receives nor sends that channel on NVLink.
-            budget *= ppn / (ppn - 1)
-        counts.append(math.floor(budget / speed + 1e-9))
-        if sys.uplink_bw is not None:
-            counts.append(math.floor(sys.uplink_bw / speed + 1e-9))
+    if ppn > 1:
+        counts.append(_intra_fits(sys, speed, pattern))
     if sys.nodes > 1:
         counts.append(ppn * math.floor(sys.net_bw / speed + 1e-9))
     return min(counts) if counts else 0
@@ -250,18 +239,24 @@ def _raise(sys: System, pattern: int, n: int, bw_intra: float, bw_inter: float,
         # Trees (and CollNet, and NVLS before 2.19.1) raise the speed inside the node up to
         # twice the speed across.
         for v in reversed(higher):
-            fits = (math.floor(sys.intra_bw / v + 1e-9) - 1 if pattern == PATTERN_NVLS
-                    else _intra_fits(sys, v))
-            if v >= 2 * bw_inter or (sys.ranks > sys.nodes and fits < n):
+            if v >= 2 * bw_inter or (sys.ranks > sys.nodes and _intra_fits(sys, v, pattern) < n):
                 break
             bw_intra = v
     return bw_intra, bw_inter
 
 
-def _intra_fits(sys: System, speed: float) -> int:
+def _intra_fits(sys: System, speed: float, pattern: int) -> int:
     """Channels the links inside a node alone hold at one speed."""
+    if pattern == PATTERN_NVLS:
+        # ncclTopoSearchTryNvls: every channel takes s each way between each GPU and the
+        # NVSwitch, and 2·s at the channel's head GPU, each GPU heading one channel.
+        return math.floor(sys.intra_bw / speed + 1e-9) - 1
     ppn = max(1, round(sys.ppn))
-    budget = sys.intra_bw * (ppn / (ppn - 1) if sys.nodes > 1 and ppn > 1 else 1)
+    budget = sys.intra_bw
+    if sys.nodes > 1 and ppn > 1:
+        # A channel enters the node through one GPU's NIC and leaves through another's:
+        # one GPU in ppn neither receives nor sends that channel on NVLink.
+        budget *= ppn / (ppn - 1)
     count = math.floor(budget / speed + 1e-9)
     if sys.uplink_bw is not None:
         count = min(count, math.floor(sys.uplink_bw / speed + 1e-9))

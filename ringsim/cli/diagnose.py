@@ -105,7 +105,9 @@ def run(args: argparse.Namespace) -> int:
                             collective=args.collective, tolerance=tolerance,
                             topology_reason=reason, algo=args.algo, proto=args.proto,
                             nccl=args.nccl)
-    links, crossing = _log_checks(text, args.nccl_log)
+    log_text = read_text(args.nccl_log, "NCCL_DEBUG=INFO log") if args.nccl_log else None
+    report.tuning_from([text] + ([log_text] if log_text else []), topology)
+    links, crossing = _log_checks(text, log_text, bool(report.tuning))
     if links:  # the log is at hand: say what it shows instead of asking for it
         report.checks = [c for c in report.checks if not c.startswith("run again with NCCL_DEBUG")]
         report.checks += links
@@ -118,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         ascii_only = json_ensure_ascii()
         for record in report.records():
             print(json.dumps(record, ensure_ascii=ascii_only))
+        if report.tuning_record:
+            print(json.dumps(report.tuning_record, ensure_ascii=ascii_only))
         print(json.dumps(report.header(), ensure_ascii=ascii_only))
         return 0
     print("\n".join(text_lines(report)))
@@ -129,16 +133,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _log_checks(text, path: str | None) -> tuple[list[str], dict[str, int]]:
-    """What the NCCL_DEBUG=INFO lines (in the paste, or in --nccl-log) say about the links, and
-    how many ring hops that cross nodes use each transport."""
+def _log_checks(text, log_text, has_tuning: bool) -> tuple[list[str], dict[str, int]]:
+    """What the NCCL_DEBUG=INFO lines (in the paste, or in --nccl-log's `log_text`) say about
+    the links, and how many ring hops that cross nodes use each transport; a log that shows
+    NCCL's tuning output (`has_tuning`) need not show its rings."""
     from collections import Counter
 
     from ..studies import ncclog, ncclplan
     try:
-        log = ncclplan.load(path) if path else ncclog.parse(text)
+        log = ncclog.parse(log_text or text)
     except RingsimError as error:
-        if path:
+        if log_text and not (has_tuning and "shows no rings" in str(error)):
             raise
         return ([] if "shows no rings" in str(error) else
                 [f"the NCCL log lines in the paste: {error}"]), {}
@@ -185,6 +190,8 @@ def text_lines(r) -> list[str]:
         lines.append(f"Fitted to the model's curve:    per-call latency {format_seconds(r.modelled.latency)}"
                      + (f", bus bandwidth {format_bandwidth(r.modelled.busbw)}" if r.modelled.busbw
                         and r.modelled.busbw != math.inf else ""))
+    if r.tuning:
+        lines += [""] + r.tuning
     lines += ["", "Verdict:"] + [f"  {v}." for v in r.verdicts]
     if r.checks:
         lines += ["", "What to check next:"] + [f"  - {c}" for c in r.checks]

@@ -6,8 +6,9 @@ import argparse
 import json
 
 from ..core.checks import MAX_GPUS, count_arg
-from ..cost.nccl import names, versions, versions_text
+from ..cost.nccl import names, tuning_table, versions, versions_text
 from ..cost.topology import load, presets
+from ..studies.nccltuning import format_table
 from ..studies.predict import BUS_FACTORS, TYPES, host_note, predict, rounding_note
 from ._cost_args import nccl_release
 
@@ -58,14 +59,23 @@ def register(sub) -> None:
                              "process per GPU): one thread issues every call to each of them "
                              "in turn, so small calls take at least N times the host's issue "
                              "time (docs/cost.md)")
+    parser.add_argument("--tuning", action="store_true",
+                        help="print instead the tuning table NCCL itself prints at init with "
+                             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING (latency µs / algorithm "
+                             "bandwidth GB/s per algorithm and protocol; 0.0/0.0 where NCCL "
+                             "has no bandwidth, whose latency NCCL prints all the same), to set "
+                             "beside your log's; ringsim diagnose --nccl-log compares them")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per size: bytes, count, type, seconds, algbw, "
-                             "busbw (bytes/s), algorithm, protocol, channels, host_bound, fill")
+                             "busbw (bytes/s), algorithm, protocol, channels, host_bound, fill "
+                             "(with --tuning: one per table cell)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     topology = load(args.topology)
+    if args.tuning:
+        return _tuning(args, topology)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process)
     if args.json:
@@ -91,6 +101,23 @@ def run(args: argparse.Namespace) -> int:
                  f"{r.algbw / 1e9:.2f}", f"{r.busbw / 1e9:.2f}", r.algorithm, r.protocol,
                  str(r.channels))
         print("".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
+    return 0
+
+
+def _tuning(args: argparse.Namespace, topology) -> int:
+    """The model's tuning table, as NCCL prints its own (or one JSON object per cell)."""
+    table = tuning_table(topology, args.gpus, args.nccl, args.algo, args.proto)
+    if args.json:
+        for (func, algo, proto), (latency, bandwidth) in table.items():
+            print(json.dumps({"function": func, "algorithm": algo, "protocol": proto,
+                              "latency": latency * 1e-6, "algbw": bandwidth * 1e9}))
+        return 0
+    nodes = topology.nodes(args.gpus)
+    name = "".join(c if c.isprintable() else "?" for c in topology.name[:80])
+    print(f"# ringsim predict --tuning: NCCL {args.nccl or versions()[0]}'s tuning table as "
+          f"NCCL would print it on {name}, {args.gpus:,} GPUs in {nodes:,} "
+          f"node{'s' * (nodes > 1)}: latency (us) / algorithm bandwidth (GB/s)")
+    print("\n".join(format_table(table)))
     return 0
 
 

@@ -389,6 +389,38 @@ def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int,
     return micro * 1e-6, lat * 1e-6, bw * 1e9
 
 
+def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None = None,
+                 proto: str | None = None) -> dict[tuple[str, str, str], tuple[float, float]]:
+    """NCCL's comm->latencies (µs) and comm->bandwidths (GB/s of algorithm bandwidth) for every
+    (function, algorithm, protocol) ringsim models, as NCCL prints them at init with
+    NCCL_DEBUG_SUBSYS=TUNING; (0, 0) where NCCL cannot run it, and a latency with bandwidth 0
+    where it could but has no channels for it, leaves LL128 off by default, or NCCL_ALGO /
+    NCCL_PROTO (`algo`, `proto`) leave it out."""
+    algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
+    topo = load(topology) if isinstance(topology, str) else topology
+    if not isinstance(topo, Topology):
+        raise RingsimError("topology: give a preset name, a .toml path or a Topology")
+    _check_count(gpus, "gpus", 2, MAX_GPUS)
+    topo.check_gpus(gpus)
+    tuned = _tuned(topo, gpus, nccl)
+    sys = tuned.sys
+    table = {}
+    for func in FUNCTIONS.values():
+        for a in ALGORITHMS:
+            if a in sys.tables["rules"]["absent"]:
+                continue  # that release's table has no such column
+            for p in PROTOCOLS:
+                cell = (0.0, 0.0)
+                if _allowed(sys, func, a, p):
+                    bw = _bus_bandwidth(sys, tuned.graphs[a], func, a, p)
+                    if (p == "LL128" and proto is None and not _ll128_default(sys)) or (
+                            a not in algos or p not in protos):
+                        bw = 0.0
+                    cell = (_latency(sys, func, a, p), bw)
+                table[(func, a, p)] = cell
+    return table
+
+
 def host_seconds(gpus_per_process: int) -> float:
     """Seconds one thread needs to issue a call to the GPUs it drives (nccl-tests' `-g`):
     ringsim's estimate, not NCCL's model (nccl_constants.toml, [host])."""

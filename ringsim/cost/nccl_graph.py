@@ -115,7 +115,8 @@ def system(topology: Topology, gpus: int, nccl: str | None = None) -> System:
     if inside is not None:
         intra_kind = "pcie" if (inside.kind or DEFAULT_KIND["inside"]) == "pcie" else "nvlink"
         intra_bw = _nccl_rate(inside.bandwidth, intra_kind, topology.arch, nccl)
-        nvswitch = intra_kind == "nvlink" and ppn > 2
+        # Two GPUs on NVLink may be a bridged pair with no switch; NVLink SHARP needs one.
+        nvswitch = intra_kind == "nvlink" and (ppn > 2 or inside.in_network_reduction)
         nvls = nvswitch and inside.in_network_reduction
         if inside.gpus_per_switch is not None and ppn > inside.gpus_per_switch:
             uplink = _nccl_rate(inside.uplink, "pcie", topology.arch, nccl)
@@ -257,6 +258,11 @@ def _intra_fits(sys: System, speed: float, pattern: int) -> int:
         # A channel enters the node through one GPU's NIC and leaves through another's:
         # one GPU in ppn neither receives nor sends that channel on NVLink.
         budget *= ppn / (ppn - 1)
+    elif pattern == PATTERN_TREE and ppn == 2:
+        # One node's tree of two GPUs is a single hop, and the search lets channels take it
+        # either way round, so each GPU sends on half of them (NCCL 2.29.2 prints 12 tree
+        # channels at 60 GB/s for two H100s where its rings get 30).
+        budget *= 2
     count = math.floor(budget / speed + 1e-9)
     if sys.uplink_bw is not None:
         count = min(count, math.floor(sys.uplink_bw / speed + 1e-9))

@@ -113,6 +113,8 @@ class Report:
     proto: str | None = None  # likewise NCCL_PROTO
     nccl: str | None = None  # the NCCL release whose tuning tables priced it (None: the model's own)
     gpus_per_process: int = 1  # GPUs one process drove (the header's nGpus), as modelled
+    tuning: list[str] = field(default_factory=list)  # NCCL's own tuning output beside the model's
+    tuning_record: dict = field(default_factory=dict)  # the same as JSON
 
     @property
     def host_seconds(self) -> float:
@@ -164,6 +166,19 @@ class Report:
             return self.svg()
         except RingsimError:
             return None
+
+    def tuning_from(self, texts, topology) -> None:
+        """Set NCCL's own tuning table and choices, from the log lines in `texts`, beside the
+        model's (nccltuning.beside_model)."""
+        from . import nccltuning
+        found = nccltuning.Tuning()
+        for text in texts:
+            one = nccltuning.parse(text)
+            found.tables += one.tables
+            found.choices += one.choices
+            found.version = found.version or one.version
+        self.tuning, self.tuning_record = nccltuning.beside_model(
+            found, topology, self.gpus, self.collective, self.nccl, self.algo, self.proto)
 
     def records(self) -> list[dict]:
         """One JSON object per size (with gpus, nodes, gpu and topology on each)."""

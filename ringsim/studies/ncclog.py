@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..core.errors import RingsimError
-from .textfile import LAUNCHER_PREFIX, NCCL_VERSION, Text, shown
+from .textfile import LINE_PREFIX, NCCL_VERSION, Text, shown
 
 MAX_CHANNELS = 64  # NCCL's MAXCHANNELS
 MAX_RANKS = 4096
@@ -29,7 +29,6 @@ MAX_RANKS = 4096
 # ends mid-tree was cut by NCCL itself, every rank's at about the same channel. A shorter
 # line that ends mid-tree was cut by whoever pasted the log.
 NCCL_LINE_CUT = 990
-_PREFIX = re.compile(rf"^\s*(?:{LAUNCHER_PREFIX}\s*|\d+:\s+)")
 _ORIGIN = re.compile(r"^(\S*?):(\d+):(\d+) \[(\d+)\] NCCL INFO ")
 _LIST = re.compile(r"NCCL INFO (?:Channel (\d+)/(\d+)|Ring (\d+)) :((?:\s+\d+)+)\s*(\.\.\.)?\s*$")
 _HOP = re.compile(r"NCCL INFO (?:Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[[0-9a-fA-Fx]+\])? -> "
@@ -111,7 +110,7 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
     truncated = []
     cut_lists: dict[int, tuple[int, ...]] = {}
     for number, raw in enumerate(text.lines, 1):
-        line = _PREFIX.sub("", raw)
+        line = LINE_PREFIX.sub("", raw)
         if "NCCL" not in line:
             continue
         if version is None and (m := NCCL_VERSION.search(line)):

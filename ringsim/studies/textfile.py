@@ -19,6 +19,8 @@ from ..core.textout import printable
 
 # What a launcher puts before each line: mpirun's `[1,0]<stdout>:`, srun's `[0]`.
 LAUNCHER_PREFIX = r"\[\d+(?:,\d+)?\](?:<std(?:out|err)>)?:?"
+# The same at the start of a line, or srun --label's `0: `: what to strip before reading a line.
+LINE_PREFIX = re.compile(rf"^\s*(?:{LAUNCHER_PREFIX}\s*|\d+:\s+)")
 # NCCL's banner, in nccl-tests output and in NCCL_DEBUG=INFO logs alike.
 NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 

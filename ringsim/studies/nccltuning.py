@@ -1,0 +1,285 @@
+"""NCCL's own tuning output in an NCCL_DEBUG=INFO log, and ringsim's model set beside it.
+
+At init rank 0 prints what its model computed (ncclTopoTuneModel, src/graph/tuning.cc, with
+NCCL_DEBUG_SUBSYS=TUNING or ALL), in blocks of three algorithms, the same form from 2.18 on:
+
+      Algorithm   |              Tree               |  Ring  …
+      Protocol    |       LL |    LL128 |   Simple  |  …
+     Max NThreads |      512 |      640 |      512  |  …
+        AllReduce |  25.2/ 19.5 | 48.5/ 146.8 | …        (latency µs / algorithm bandwidth GB/s)
+
+Releases before 2.18 printed one header, `Latency/AlgBw |    Tree/    LL | …`. And for each
+call rank 0 says what it chose: `AllReduce: 16777216 Bytes -> Algo TREE proto LL128
+channel{Lo..Hi}={0..15}` (src/enqueue.cc, 2.2x), or with TRACE builds `1024 Bytes -> Algo 0
+proto 0 time 25.207382`. These are NCCL's model's numbers on the machine itself: where
+ringsim's model of that machine disagrees, either the topology file or ringsim's reading of
+NCCL is wrong, and the difference says which link or rule to look at.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .textfile import LINE_PREFIX, NCCL_VERSION, Text
+
+FUNCS = ("Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce")
+ALGOS = ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT")
+PROTOS = ("LL", "LL128", "Simple")
+# ncclAlgoToString / ncclProtoToString (src/collectives.cc) to NCCL_ALGO's spelling.
+_CHOICE_ALGOS = {"TREE": "Tree", "RING": "Ring", "COLLNET_DIRECT": "CollNetDirect",
+                 "COLLNET_CHAIN": "CollNetChain", "NVLS": "NVLS", "NVLS_TREE": "NVLSTree",
+                 "PAT": "PAT"}
+_CHOICE_PROTOS = {"LL": "LL", "LL128": "LL128", "SIMPLE": "Simple"}
+# The printed cell: "%8.1f/%6.1f |" (latency, bandwidth); a cell past its width still parses.
+_CELL = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*/\s*(-?\d+(?:\.\d+)?)\s*\|")
+_BODY = re.compile(r"NCCL INFO\s+(.*)$")
+_CHOICE = re.compile(r"NCCL INFO (Broadcast|Reduce|AllGather|ReduceScatter|AllReduce): (\d+) "
+                     r"Bytes -> Algo (\w+) proto (\w+)(?: channel\{Lo\.\.Hi\}=\{(\d{1,4})\.\.(\d{1,4})\})?")
+_TRACE = re.compile(r"(\d+) Bytes -> Algo (\d+) proto (\d+) time (\d+(?:\.\d+)?)")
+MAX_TABLES = 64  # a log with more communicators than this is cut to its first tables
+MAX_SIZES = 4096  # distinct call sizes kept (NCCL logs one line per call, thousands a run)
+MAX_DIGITS = 18  # a byte count longer than this is no call NCCL made
+
+Cell = tuple[float, float]  # (latency µs, algorithm bandwidth GB/s)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One call as NCCL's rank 0 logged it: function, bytes, algorithm, protocol, channels."""
+
+    func: str
+    nbytes: int
+    algorithm: str
+    protocol: str
+    channels: int | None = None
+    time_us: float | None = None  # TRACE builds print their model's time
+
+
+@dataclass
+class Tuning:
+    """The tuning tables (one per communicator, in log order) and call choices of a log."""
+
+    tables: list[dict[tuple[str, str, str], Cell]] = field(default_factory=list)
+    threads: list[dict[tuple[str, str], int]] = field(default_factory=list)
+    choices: list[Choice] = field(default_factory=list)
+    version: str | None = None
+    old_form: bool = False  # the one-header form of releases before 2.18
+    sizes: set = field(default_factory=set)  # (function, bytes) already seen in choice lines
+
+
+def _columns(text: str) -> list[str]:
+    return [part.strip() for part in text.split("|")[1:-1]]
+
+
+def parse(text: Text) -> Tuning:
+    """Every tuning table and choice line in the log."""
+    found = Tuning()
+    columns: list[tuple[str, str]] = []  # the current block's (algorithm, protocol) columns
+    block_algos: list[str] = []
+    for raw in text.lines:
+        line = LINE_PREFIX.sub("", raw)
+        if "NCCL" not in line and "Bytes -> Algo" not in line:
+            continue
+        if found.version is None and (m := NCCL_VERSION.search(line)):
+            found.version = m.group(1)
+        if m := _CHOICE.search(line):
+            lo, hi = m.group(5), m.group(6)
+            if len(m.group(2)) > MAX_DIGITS or not _first(found, m.group(1), m.group(2)):
+                continue
+            found.choices.append(Choice(m.group(1), int(m.group(2)),
+                                        _CHOICE_ALGOS.get(m.group(3).upper(), m.group(3)),
+                                        _CHOICE_PROTOS.get(m.group(4).upper(), m.group(4)),
+                                        int(hi) - int(lo) + 1 if lo is not None else None))
+            continue
+        if m := _TRACE.search(line):
+            a, p = int(m.group(2)[:3]), int(m.group(3)[:3])
+            if (a < len(ALGOS) and p < len(PROTOS) and len(m.group(1)) <= MAX_DIGITS
+                    and _first(found, "", m.group(1))):
+                found.choices.append(Choice("AllReduce" if "AllReduce" in line else "",
+                                            int(m.group(1)), ALGOS[a], PROTOS[p],
+                                            time_us=float(m.group(4))))
+            continue
+        body = _BODY.search(line)
+        if not body:
+            continue
+        head, _, rest = body.group(1).partition("|")
+        head = head.strip()
+        if head == "Algorithm":
+            block_algos = [a for a in _columns("|" + rest) if a]
+            columns = []
+            # A block of algorithms the last table already has starts the next communicator's.
+            if not found.tables or any(k[1] in block_algos for k in found.tables[-1]):
+                if not _new_table(found):
+                    block_algos = []
+        elif head == "Protocol" and block_algos:
+            # NCCL prints the three protocols once per algorithm (and, in a last block of
+            # one algorithm, still three times): the first three names are the protocols.
+            protos = _columns("|" + rest)[:len(PROTOS)]
+            columns = [(a, p) for a in block_algos for p in protos]
+        elif head == "Latency/AlgBw":
+            found.old_form = True
+            columns = []
+            for name in (_columns("|" + rest) if _new_table(found) else []):
+                a, _, p = (part.strip() for part in name.partition("/"))
+                columns.append((_CHOICE_ALGOS.get(a.upper(), a), _CHOICE_PROTOS.get(p.upper(), p)))
+        elif head == "Max NThreads" and columns and found.threads:
+            counts = [int(c) for c in _columns("|" + rest) if c.isdigit() and len(c) <= 6]
+            found.threads[-1].update(zip(columns, counts))
+        elif head in FUNCS and columns and found.tables:
+            cells = [(float(a), float(b)) for a, b in _CELL.findall(rest)]
+            for (a, p), cell in zip(columns, cells):
+                found.tables[-1][(head, a, p)] = cell
+    return found
+
+
+def _first(found: Tuning, func: str, nbytes: str) -> bool:
+    """Whether this is the first choice line of its function and size (and room is left)."""
+    key = (func, int(nbytes))
+    if key in found.sizes or len(found.sizes) >= MAX_SIZES:
+        return False
+    found.sizes.add(key)
+    return True
+
+
+def _new_table(found: Tuning) -> bool:
+    """Start the next table; False once MAX_TABLES are read (later ones are left out)."""
+    if len(found.tables) >= MAX_TABLES:
+        return False
+    found.tables.append({})
+    found.threads.append({})
+    return True
+
+
+def algorithms(table: dict) -> list[str]:
+    """The algorithms a table has columns for, in NCCL's order."""
+    present = {a for _, a, _ in table}
+    return [a for a in ALGOS if a in present]
+
+
+def format_table(table: dict[tuple[str, str, str], Cell], funcs=FUNCS) -> list[str]:
+    """The table in NCCL's own layout (blocks of three algorithms), for the functions given."""
+    algos = algorithms(table)
+    out = []
+    for start in range(0, len(algos), 3):
+        block = algos[start:start + 3]
+        out.append("  Algorithm   |" + "".join(f" {'':>14}   {a:>14}   {'':>14} |" for a in block))
+        out.append("  Protocol    |" + "".join(f" {p:>14} |" for _ in block for p in PROTOS))
+        for func in funcs:
+            if not any((func, a, p) in table for a in block for p in PROTOS):
+                continue
+            cells = "".join("%8.1f/%6.1f |" % table.get((func, a, p), (0.0, 0.0))
+                            for a in block for p in PROTOS)
+            out.append(f"{func:>13} |{cells}")
+    return out
+
+
+@dataclass(frozen=True)
+class CellCheck:
+    """One (algorithm, protocol) of a function: NCCL's printed cell beside the model's."""
+
+    algorithm: str
+    protocol: str
+    logged: Cell
+    modelled: Cell
+
+    @property
+    def agrees(self) -> bool:
+        """Equal as NCCL prints them (one decimal); bandwidths 0 in both agree whatever the
+        latency, since NCCL never runs what it has no bandwidth for."""
+        (lat, bw), (mlat, mbw) = self.logged, self.modelled
+        if bw == 0 or mbw == 0:
+            return bw == 0 and round(mbw, 1) == 0
+        return _same(lat, mlat) and _same(bw, mbw)
+
+
+def _same(printed: float, value: float) -> bool:
+    """The printed value is the model's rounded to one decimal (a rounding tie either way)."""
+    return abs(printed - value) <= 0.05 + 1e-6 * abs(value)
+
+
+def compare(logged: dict, modelled: dict, func: str = "AllReduce") -> list[CellCheck]:
+    """Every cell of `func` the log printed, beside the model's (0/0 where it has none)."""
+    return [CellCheck(a, p, logged[(f, a, p)], modelled.get((f, a, p), (0.0, 0.0)))
+            for (f, a, p) in logged if f == func]
+
+
+MAX_CHOICES = 64  # distinct sizes shown; NCCL logs every call
+
+
+def distinct_choices(tuning: Tuning, func: str) -> list[Choice]:
+    """The first logged choice of each size for `func`, smallest first, at most MAX_CHOICES."""
+    seen: dict[int, Choice] = {}
+    for c in tuning.choices:
+        if c.func in (func, "") and c.nbytes not in seen:
+            seen[c.nbytes] = c
+    return [seen[n] for n in sorted(seen)][:MAX_CHOICES]
+
+
+def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str | None,
+                 algo: str | None = None, proto: str | None = None) -> tuple[list[str], dict]:
+    """NCCL's own tuning table and choices from its log beside ringsim's model of the run:
+    lines for the report, and the same as JSON. The model takes the log's release where
+    ringsim carries it, else `nccl` (None: the model's own), and the run's NCCL_ALGO and
+    NCCL_PROTO (`algo`, `proto`) for its choices."""
+    from ..cost.nccl import (FUNCTIONS, MAX_BYTES, nccl_choices, release, tuning_table,
+                             versions)
+    func = FUNCTIONS.get(collective)
+    if func is None or not (tuning.tables or tuning.choices):
+        return [], {}
+    ran = release(tuning.version) if tuning.version else None
+    used = ran if ran in versions() else (nccl or versions()[0])
+    release_words = (f"NCCL {used}'s tables, the release the log ran" if used == ran else
+                     f"NCCL {used}'s tables; the log ran {ran or 'an unstated release'}")
+    lines, record = [], {"type": "nccl_tuning", "function": func, "model_tables": used,
+                         "log_release": ran}
+    if tuning.tables:
+        table = tuning.tables[0]
+        checks = [c for c in compare(table, tuning_table(topology, gpus, used), func)
+                  if c.logged[1] or c.modelled[1]]
+        agree = sum(c.agrees for c in checks)
+        lines.append(f"NCCL's own model as its log printed it ({func}), beside ringsim's "
+                     f"({release_words}):")
+        lines.append(f"  {'algorithm/protocol':>20}  {'NCCL: latency / algbw':>24}  "
+                     f"{'ringsim: latency / algbw':>24}")
+        for c in checks:
+            lines.append(f"  {c.algorithm + '/' + c.protocol:>20}  {_cell(c.logged):>24}  "
+                         f"{_cell(c.modelled):>24}{'' if c.agrees else '  ◀'}")
+        lines.append(f"  {agree} of {len(checks)} agree to the decimal NCCL prints"
+                     + ("" if agree == len(checks) else "; ◀ where ringsim's reading of this "
+                        "topology and NCCL's differ (docs/cost.md lists its deviations)")
+                     + (f"; the first of the log's {len(tuning.tables)} tables"
+                        if len(tuning.tables) > 1 else ""))
+        record["cells"] = [{"algorithm": c.algorithm, "protocol": c.protocol,
+                            "nccl_latency": c.logged[0] * 1e-6, "nccl_algbw": c.logged[1] * 1e9,
+                            "model_latency": c.modelled[0] * 1e-6,
+                            "model_algbw": c.modelled[1] * 1e9, "agrees": c.agrees}
+                           for c in checks]
+    picks = []
+    per_rank = gpus if func in ("AllGather", "ReduceScatter") else 1  # NCCL logs one rank's part
+    shown = [c for c in distinct_choices(tuning, func) if c.nbytes * per_rank <= MAX_BYTES]
+    models = nccl_choices(topology, gpus, [c.nbytes * per_rank for c in shown], collective,
+                          algo, proto, nccl=used)
+    for c, model in zip(shown, models):
+        same = (model.algorithm, model.protocol) == (c.algorithm, c.protocol)
+        picks.append({"bytes": c.nbytes * per_rank, "nccl": f"{c.algorithm}/{c.protocol}",
+                      "nccl_channels": c.channels,
+                      "model": f"{model.algorithm}/{model.protocol}",
+                      "model_channels": model.channels, "same": same})
+    if picks:
+        from ..core.units import format_bytes
+        same = sum(p["same"] for p in picks)
+        lines.append(f"NCCL's choices in the log, beside the model's: {same} of {len(picks)} "
+                     "sizes the same")
+        for p in picks:
+            channels = f" on {p['nccl_channels']}" if p["nccl_channels"] else ""
+            lines.append(f"  {format_bytes(p['bytes']):>8}  NCCL {p['nccl']}{channels}; "
+                         f"model {p['model']} on {p['model_channels']}"
+                         f"{'' if p['same'] else '  ◀'}")
+        record["choices"] = picks
+    return lines, record
+
+
+def _cell(cell: Cell) -> str:
+    latency, bandwidth = cell
+    return f"{latency:.1f} us / {bandwidth:.1f} GB/s" if bandwidth else "none"

@@ -1,0 +1,167 @@
+"""ringsim's NCCL model against NCCL's own tuning output on real machines.
+
+tests/data/nccl_tuning.toml quotes, from published NCCL_DEBUG=INFO logs, the tuning table rank 0
+printed at init (latency µs / algorithm bandwidth GB/s for every algorithm and protocol) and the
+algorithm, protocol and channels it chose per call. These are NCCL's model's own numbers on
+those machines, so the model must print the same, cell for cell, to NCCL's one decimal.
+"""
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from ringsim.cli import main
+from ringsim.cost.nccl import nccl_choice, tuning_table
+from ringsim.cost.topology import presets
+from ringsim.studies import nccltuning
+from ringsim.studies.textfile import Text
+
+DATA = Path(__file__).parent / "data"
+LOGS = tomllib.loads((DATA / "nccl_tuning.toml").read_text(encoding="utf-8"))["log"]
+MODELLED = ("AllGather", "ReduceScatter", "AllReduce")
+
+
+def _topology(name: str) -> str:
+    return name if name in presets() else str(DATA / name)
+
+
+def _as_log(text: str, prefix: str = "host:1:2 [0] NCCL INFO ") -> Text:
+    return Text("log", tuple(prefix + line for line in text.splitlines() if line), 0)
+
+
+def _ids(entry: dict) -> str:
+    return f"{entry['gpu'].split()[0]}-{entry['gpus']}gpu"
+
+
+@pytest.mark.parametrize("entry", LOGS, ids=_ids)
+def test_every_cell_of_nccls_printed_table_is_the_models(entry):
+    logged = nccltuning.parse(_as_log(entry["table"]))
+    assert len(logged.tables) == 1
+    table = logged.tables[0]
+    # 7 algorithms × 3 protocols × the 3 functions ringsim models
+    assert len(table) == 63
+    modelled = tuning_table(_topology(entry["topology"]), entry["gpus"], entry["nccl"])
+    for func in MODELLED:
+        for cell in nccltuning.compare(table, modelled, func):
+            assert cell.agrees, (func, cell)
+    # the table is not all zeros: the cells NCCL can run are there, and agree
+    runnable = [c for c in nccltuning.compare(table, modelled, "AllReduce") if c.logged[1]]
+    assert len(runnable) >= 6
+
+
+@pytest.mark.parametrize("entry", LOGS, ids=_ids)
+def test_nccls_choice_per_call_is_the_models(entry):
+    logged = nccltuning.parse(_as_log(entry["choices"]))
+    assert logged.choices
+    for c in logged.choices:
+        model = nccl_choice(_topology(entry["topology"]), entry["gpus"], c.nbytes,
+                            nccl=entry["nccl"])
+        assert (model.algorithm, model.protocol, model.channels) == (
+            c.algorithm, c.protocol, c.channels), c
+
+
+def test_two_h100s_have_nvls_and_a_faster_tree_than_their_rings():
+    # NCCL 2.29.2 on two H100s of an NVSwitch box: NVLS at 102.0 GB/s, and tree channels that
+    # take their one hop either way round (12 at 60 GB/s, capped at 12 × 38.7 for Simple).
+    two = tuning_table("dgx-h100", 2, "2.29.2")
+    assert two[("AllReduce", "NVLS", "Simple")] == pytest.approx((25.0, 102.0), abs=0.05)
+    assert two[("AllReduce", "Tree", "Simple")][1] == pytest.approx(232.2, abs=0.05)
+    four = tuning_table("dgx-h100", 4, "2.29.2")
+    assert four[("AllReduce", "Tree", "Simple")][1] == pytest.approx(165.6, abs=0.05)
+
+
+def test_the_old_one_header_form_and_trace_lines_parse():
+    text = "\n".join([
+        "Latency/AlgBw |    Tree/    LL |    Tree/ LL128 |    Tree/Simple |    Ring/    LL |"
+        "    Ring/ LL128 |    Ring/Simple |",
+        " Max NThreads |            512 |            640 |            512 |            512 |"
+        "            640 |            256 |",
+        "    AllReduce |    15.0/  32.3 |    21.9/ 117.4 |    60.0/ 139.2 |     9.4/  37.9 |"
+        "    18.4/ 127.5 |    29.0/ 144.0 |"])
+    found = nccltuning.parse(_as_log(text))
+    assert found.old_form
+    assert found.tables[0][("AllReduce", "Ring", "LL128")] == (18.4, 127.5)
+    assert found.threads[0][("Ring", "Simple")] == 256
+    trace = nccltuning.parse(_as_log("64 Bytes -> Algo 0 proto 0 time 25.207382",
+                                     prefix="[0] h100:4978:4978 [0] NCCL TRACE "))
+    assert trace.choices == [nccltuning.Choice("", 64, "Tree", "LL", None, 25.207382)]
+
+
+def test_a_second_communicator_starts_a_second_table_and_a_cut_row_keeps_its_cells():
+    block = LOGS[0]["table"].splitlines()
+    first = "\n".join(block)
+    cut = "\n".join(block[:5])[:-40]  # the first block, its AllReduce row cut mid-cell
+    found = nccltuning.parse(_as_log(first + "\n" + cut))
+    assert len(found.tables) == 2
+    assert ("AllReduce", "Tree", "LL") in found.tables[1]
+    assert ("AllReduce", "CollNetDirect", "Simple") not in found.tables[1]
+
+
+def test_predict_tuning_prints_the_table_nccl_would(capsys):
+    assert main(["predict", "--tuning", "-g", "4", "--nccl", "2.29.2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "2.29.2" in out[0] and "4 GPUs in 1 node" in out[0]
+    printed = nccltuning.parse(_as_log("\n".join(out[1:]))).tables[0]
+    logged = nccltuning.parse(_as_log(LOGS[1]["table"])).tables[0]
+    assert set(printed) == {k for k in logged if k[0] in MODELLED}
+    for func in MODELLED:
+        for cell in nccltuning.compare(logged, printed, func):
+            assert cell.agrees, cell
+            # where NCCL has bandwidth the print is the same to the digit
+            assert not cell.logged[1] or cell.logged == cell.modelled
+    assert main(["predict", "--tuning", "--json", "-g", "4", "--nccl", "2.29.2"]) == 0
+    cells = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    ring = next(c for c in cells if (c["function"], c["algorithm"], c["protocol"])
+                == ("AllReduce", "Ring", "Simple"))
+    assert ring["algbw"] == pytest.approx(240e9) and ring["latency"] == pytest.approx(28.8e-6)
+
+
+def test_diagnose_sets_the_logs_table_and_choices_beside_the_model(tmp_path, capsys):
+    entry = LOGS[1]  # four H100s, NCCL 2.29.2
+    log = tmp_path / "nccl.log"
+    log.write_text("h:1:2 [0] NCCL INFO NCCL version 2.29.2+cuda13.1\n" + "\n".join(
+        _as_log(entry["table"] + entry["choices"]).lines) + "\n", encoding="utf-8")
+    paste = tmp_path / "out.txt"
+    paste.write_text("\n".join([
+        "# nThread 1 nGpus 4 minBytes 268435456 maxBytes 536870912 step: 2(factor)",
+        "#  Rank  0 Group  0 Pid   1391 on host device  0 [0x41] NVIDIA H100 80GB HBM3",
+        "#  Rank  1 Group  0 Pid   1391 on host device  1 [0x42] NVIDIA H100 80GB HBM3",
+        "#  Rank  2 Group  0 Pid   1391 on host device  2 [0x43] NVIDIA H100 80GB HBM3",
+        "#  Rank  3 Group  0 Pid   1391 on host device  3 [0x44] NVIDIA H100 80GB HBM3",
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong",
+        "   268435456      67108864     float     sum      -1   1620.0  165.70  248.55      0",
+        "   536870912     134217728     float     sum      -1   3180.0  168.83  253.24      0",
+    ]) + "\n", encoding="utf-8")
+    assert main(["diagnose", str(paste), "--nccl-log", str(log), "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    assert "NCCL's own model as its log printed it (AllReduce)" in out
+    assert "NCCL 2.29.2's tables, the release the log ran" in out
+    assert "7 of 7 agree to the decimal NCCL prints" in out
+    assert "6 of 6 sizes the same" in out
+    assert main(["diagnose", str(paste), "--nccl-log", str(log), "--json"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    tuning = next(r for r in records if r.get("type") == "nccl_tuning")
+    assert tuning["model_tables"] == "2.29.2" and all(c["agrees"] for c in tuning["cells"])
+    assert all(p["same"] for p in tuning["choices"])
+
+
+def test_nccl_algo_and_proto_zero_the_bandwidth_they_leave_out_as_nccl_prints_them():
+    table = tuning_table("dgx-h100", 16, algo="Ring", proto="^LL")
+    assert table[("AllReduce", "Tree", "LL128")] == pytest.approx((48.5, 0.0), abs=0.05)
+    assert table[("AllReduce", "Ring", "LL")][1] == 0.0
+    assert table[("AllReduce", "Ring", "LL128")][1] == pytest.approx(156.6, abs=0.05)
+
+
+def test_a_hostile_log_stays_bounded():
+    long_number = "9" * 5000  # past Python's 4,300-digit limit on int()
+    lines = [f"AllReduce: {n} Bytes -> Algo RING proto LL channel{{Lo..Hi}}={{0..3}}"
+             for n in range(nccltuning.MAX_SIZES + 10)]
+    lines += [f"AllReduce: {long_number} Bytes -> Algo RING proto LL channel{{Lo..Hi}}={{0..3}}",
+              f"AllReduce: 64 Bytes -> Algo TREE proto LL channel{{Lo..Hi}}={{0..{long_number}}}",
+              f" Max NThreads | {long_number} |", f"    AllReduce | {long_number}/1.0 |"]
+    found = nccltuning.parse(_as_log("\n".join(lines)))
+    assert len(found.choices) == nccltuning.MAX_SIZES
+    assert found.tables == []
+    assert max(c.nbytes for c in found.choices) == nccltuning.MAX_SIZES - 1

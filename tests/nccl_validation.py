@@ -17,6 +17,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from ringsim.cost.nccl import nccl_choice, versions  # noqa: E402
 from ringsim.cost.topology import load, presets  # noqa: E402
+from ringsim.studies.diagnose import DEFAULT_TOLERANCE  # noqa: E402
 
 DATA = HERE / "data" / "nccl_measurements.toml"
 TOLERANCE = 0.25
@@ -139,12 +140,27 @@ def markdown(found: list[Check]) -> str:
                  f"within ±25%; the other healthy points up to {SMALL >> 20} MiB: "
                  f"{sum(c.within for c in rest)} of {len(rest)}.")
     lines.append("")
+    # What diagnose would flag here: measured busbw short of the model's by more than its
+    # default tolerance, i.e. the model's time below (1 - tolerance) of the measured.
+    slow = [c for c in found if c.system["health"].startswith("reported slow")]
+    flag = [c for c in found if c.ratio < 1 - DEFAULT_TOLERANCE]
+    lines.append(f"`ringsim diagnose` (flagging busbw short of the model's by more than "
+                 f"{DEFAULT_TOLERANCE:.0%}) would flag {sum(c in flag for c in good)} of the "
+                 f"{len(good)} healthy points, on {_systems([c for c in good if c in flag])} of "
+                 f"{_systems(good)} healthy systems, and {sum(c in flag for c in slow)} of the "
+                 f"{len(slow)} points of systems their source reports slow, on "
+                 f"{_systems([c for c in slow if c in flag])} of {_systems(slow)} such systems.")
+    lines.append("")
     lines.append(f"Within ±25% on healthy systems (target 85%): {sum(c.within for c in good)} "
                  f"of {len(good)} points ({fraction(good):.0%}), from "
                  f"{len({c.system['id'] for c in good})} systems. On every point: "
                  f"{sum(c.within for c in found)} of {len(found)} ({fraction(found):.0%}), "
                  f"from {len({c.system['id'] for c in found})} systems.")
     return "\n".join(lines)
+
+
+def _systems(found: list[Check]) -> int:
+    return len({c.system["id"] for c in found})
 
 
 DOCS = HERE.parent / "docs" / "cost.md"

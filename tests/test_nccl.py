@@ -154,6 +154,17 @@ def test_docs_print_the_validation_table_the_data_and_model_give():
     assert markdown(checks()) in (ROOT / "docs" / "cost.md").read_text(encoding="utf-8")
 
 
+def test_the_reading_guide_gives_diagnoses_flag_counts_on_the_validation_set():
+    # docs/reading-your-numbers.md, "How far to trust a ◀", quotes the line under the table.
+    line = next(x for x in markdown(checks()).splitlines() if x.startswith("`ringsim diagnose`"))
+    counts = [int(n) for n in re.findall(r"\b(\d+) of (?:the )?(\d+)", line) for n in n]
+    guide = (ROOT / "docs" / "reading-your-numbers.md").read_text(encoding="utf-8")
+    a, b, c, d, e, f, g, h = counts
+    assert (f"flags {a} of {b} points from systems their sources present as healthy ({c} of {d}"
+            in guide)
+    assert f"and {e} of {f} points from systems their sources\nreport slow ({g} of {h}" in guide
+
+
 def test_gpus_per_process_is_read_from_the_command_and_shown_in_the_table():
     found = checks()
     stated = {c.system["id"]: c for c in found if c.per_process is not None}

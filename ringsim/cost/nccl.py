@@ -126,6 +126,11 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
     if algo == "Tree" and proto == "LL128":
         bus = min(bus * (f["tree_ll128_one_node"] if sys.nodes == 1 else f["tree_ll128_nodes"]),
                   nch * caps["per_channel_tree_ll128"][a][n2])
+    if algo == "Tree" and c["rules"]["tree_pattern_derate"] and sys.ranks == sys.nodes:
+        # With one GPU per node the search can only build NCCL_TOPO_PATTERN_TREE (search.cc),
+        # whose trees NCCL prices at 0.85; with more, which pattern it settles on depends on
+        # the PCIe paths between GPUs and NICs, which a topology file does not describe.
+        bus *= f["tree_pattern_tree"]
     if algo == "PAT":
         bus *= f["pat"]
     if collnet and proto != "Simple":

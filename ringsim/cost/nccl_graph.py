@@ -275,7 +275,8 @@ def graphs(sys: System) -> dict[str, Graph]:
     ring = search(sys, PATTERN_RING, limits["ring_max"])
     # init.cc: the tree (and CollNetChain) graph is searched with exactly the ring's channels.
     tree = search(sys, PATTERN_TREE, ring.channels, fixed=ring.channels) if ring.channels else NONE
-    found = {"Ring": ring, "Tree": tree, "PAT": ring, "CollNetChain": NONE,
+    # init.cc prices PAT with the tree's graph (graphs[] = {tree, ring, ..., nvls, nvls, tree}).
+    found = {"Ring": ring, "Tree": tree, "PAT": tree, "CollNetChain": NONE,
              "CollNetDirect": NONE, "NVLS": NONE, "NVLSTree": NONE}
     ppn = max(1, round(sys.ppn))
     if sys.nvls and sys.arch in ("hopper", "blackwell"):

@@ -35,7 +35,8 @@ _CHOICE_PROTOS = {"LL": "LL", "LL128": "LL128", "SIMPLE": "Simple"}
 _CELL = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*/\s*(-?\d+(?:\.\d+)?)\s*\|")
 _BODY = re.compile(r"NCCL INFO\s+(.*)$")
 _CHOICE = re.compile(r"NCCL INFO (Broadcast|Reduce|AllGather|ReduceScatter|AllReduce): (\d+) "
-                     r"Bytes -> Algo (\w+) proto (\w+)(?: channel\{Lo\.\.Hi\}=\{(\d{1,4})\.\.(\d{1,4})\})?")
+                     r"Bytes -> Algo (\w+) proto (\w+)"
+                     r"(?: channel\{Lo\.\.Hi\}=\{(\d{1,4})\.\.(\d{1,4})\})?")
 _TRACE = re.compile(r"(\d+) Bytes -> Algo (\d+) proto (\d+) time (\d+(?:\.\d+)?)")
 MAX_TABLES = 64  # a log with more communicators than this is cut to its first tables
 MAX_SIZES = 4096  # distinct call sizes kept (NCCL logs one line per call, thousands a run)

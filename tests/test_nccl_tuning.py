@@ -178,3 +178,25 @@ def test_one_gpu_per_node_trees_keep_085_from_2_26_and_pat_prices_with_the_trees
     assert old[("AllReduce", "Tree", "Simple")][1] == pytest.approx(45.0 * 0.92 / 2)
     assert new[("AllGather", "PAT", "Simple")][1] == pytest.approx(45.1 * 0.75)
     assert new[("AllReduce", "Ring", "Simple")][1] == pytest.approx(24.0)
+
+
+def test_predict_sets_any_programs_log_beside_the_model(tmp_path, capsys):
+    entry = LOGS[0]  # two H100s, NCCL 2.29.2
+    log = tmp_path / "train.log"
+    log.write_text("h:1:2 [0] NCCL INFO NCCL version 2.29.2+cuda13.1\n" + "\n".join(
+        _as_log(entry["table"] + entry["choices"]).lines) + "\n", encoding="utf-8")
+    assert main(["predict", "--tuning", "--nccl-log", str(log), "-g", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "NCCL 2.29.2's tables, the release the log ran" in out
+    assert "7 of 7 agree" in out and "6 of 6 sizes the same" in out
+    # --nccl names another release: the model follows it, and says so
+    assert main(["predict", "--tuning", "--nccl-log", str(log), "-g", "2", "--nccl",
+                 "2.25.1"]) == 0
+    out = capsys.readouterr().out
+    assert "NCCL 2.25.1's tables; the log ran 2.29.2" in out and "◀" in out
+    empty = tmp_path / "empty.log"
+    empty.write_text("nothing here\n", encoding="utf-8")
+    assert main(["predict", "--tuning", "--nccl-log", str(empty)]) == 2
+    assert "shows no tuning table" in capsys.readouterr().err
+    assert main(["predict", "--nccl-log", str(log)]) == 2
+    assert "give --tuning too" in capsys.readouterr().err

@@ -65,6 +65,12 @@ def register(sub) -> None:
                              "bandwidth GB/s per algorithm and protocol; 0.0/0.0 where NCCL "
                              "has no bandwidth, whose latency NCCL prints all the same), to set "
                              "beside your log's; ringsim diagnose --nccl-log compares them")
+    parser.add_argument("--nccl-log", default=None, metavar="FILE",
+                        help="with --tuning: an NCCL_DEBUG=INFO log of any program run with "
+                             "NCCL_DEBUG_SUBSYS=INIT,TUNING ('-' for standard input); sets the "
+                             "table and the per-call choices NCCL printed beside the model's, "
+                             "priced with the log's NCCL release where ringsim has its tables "
+                             "(--nccl chooses another)")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per size: bytes, count, type, seconds, algbw, "
                              "busbw (bytes/s), algorithm, protocol, channels, host_bound, fill "
@@ -73,6 +79,10 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.nccl_log is not None and not args.tuning:
+        from ..core.errors import RingsimError
+        raise RingsimError("--nccl-log sets a log's tuning table beside the model's: give "
+                           "--tuning too")
     topology = load(args.topology)
     if args.tuning:
         return _tuning(args, topology)
@@ -105,7 +115,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _tuning(args: argparse.Namespace, topology) -> int:
-    """The model's tuning table, as NCCL prints its own (or one JSON object per cell)."""
+    """The model's tuning table, as NCCL prints its own (or one JSON object per cell); with
+    --nccl-log, NCCL's own table and choices from the log beside the model's."""
+    if args.nccl_log is not None:
+        return _beside_log(args, topology)
     table = tuning_table(topology, args.gpus, args.nccl, args.algo, args.proto)
     if args.json:
         for (func, algo, proto), (latency, bandwidth) in table.items():
@@ -118,6 +131,27 @@ def _tuning(args: argparse.Namespace, topology) -> int:
           f"NCCL would print it on {name}, {args.gpus:,} GPUs in {nodes:,} "
           f"node{'s' * (nodes > 1)}: latency (us) / algorithm bandwidth (GB/s)")
     print("\n".join(format_table(table)))
+    return 0
+
+
+def _beside_log(args: argparse.Namespace, topology) -> int:
+    from ..core.errors import RingsimError
+    from ..studies import nccltuning
+    from ..studies.textfile import read_text
+    text = read_text(args.nccl_log, "NCCL_DEBUG=INFO log")
+    lines, record = nccltuning.beside_model(nccltuning.parse(text), topology, args.gpus,
+                                            args.collective, args.nccl, args.algo, args.proto)
+    if not lines:
+        raise RingsimError(f"{text.name} shows no tuning table and no 'Bytes -> Algo' lines: "
+                           "run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING")
+    if args.json:
+        print(json.dumps(record))
+        return 0
+    nodes = topology.nodes(args.gpus)
+    name = "".join(c if c.isprintable() else "?" for c in topology.name[:80])
+    print(f"# ringsim predict --tuning --nccl-log {text.name}: {args.collective} on {name}, "
+          f"{args.gpus:,} GPUs in {nodes:,} node{'s' * (nodes > 1)}")
+    print("\n".join(lines))
     return 0
 
 

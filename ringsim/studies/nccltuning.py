@@ -220,8 +220,8 @@ def distinct_choices(tuning: Tuning, func: str) -> list[Choice]:
 def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str | None,
                  algo: str | None = None, proto: str | None = None) -> tuple[list[str], dict]:
     """NCCL's own tuning table and choices from its log beside ringsim's model of the run:
-    lines for the report, and the same as JSON. The model takes the log's release where
-    ringsim carries it, else `nccl` (None: the model's own), and the run's NCCL_ALGO and
+    lines for the report, and the same as JSON. The model takes release `nccl` where given,
+    else the log's where ringsim carries it, else its own; and the run's NCCL_ALGO and
     NCCL_PROTO (`algo`, `proto`) for its choices."""
     from ..cost.nccl import (FUNCTIONS, MAX_BYTES, nccl_choices, release, tuning_table,
                              versions)
@@ -229,7 +229,7 @@ def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str
     if func is None or not (tuning.tables or tuning.choices):
         return [], {}
     ran = release(tuning.version) if tuning.version else None
-    used = ran if ran in versions() else (nccl or versions()[0])
+    used = nccl or (ran if ran in versions() else versions()[0])
     release_words = (f"NCCL {used}'s tables, the release the log ran" if used == ran else
                      f"NCCL {used}'s tables; the log ran {ran or 'an unstated release'}")
     lines, record = [], {"type": "nccl_tuning", "function": func, "model_tables": used,

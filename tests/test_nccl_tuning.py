@@ -200,3 +200,26 @@ def test_predict_sets_any_programs_log_beside_the_model(tmp_path, capsys):
     assert "shows no tuning table" in capsys.readouterr().err
     assert main(["predict", "--nccl-log", str(log)]) == 2
     assert "give --tuning too" in capsys.readouterr().err
+
+
+def test_a_log_run_with_nccl_algo_is_set_beside_the_model_held_to_it(tmp_path, capsys):
+    # Under NCCL_ALGO=Ring NCCL prints every other algorithm's bandwidth as 0: the model
+    # compared with that log must be held to rings too, or every tree cell would differ.
+    entry = LOGS[1]  # four H100s, NCCL 2.29.2
+    rows, block = [], -1
+    for line in entry["table"].splitlines():
+        block += line.strip().startswith("Algorithm")
+        if line.strip().startswith("AllReduce"):
+            head, *cells = line.split("|")
+            ring = (3, 4, 5) if block == 0 else ()  # Ring's columns in the first block
+            cells = [c if i in ring or not c.strip() else c.split("/")[0] + "/   0.0 "
+                     for i, c in enumerate(cells)]
+            line = "|".join([head] + cells)
+        rows.append(line)
+    log = tmp_path / "ring.log"
+    log.write_text("h:1:2 [0] NCCL INFO NCCL version 2.29.2+cuda13.1\n" + "\n".join(
+        _as_log("\n".join(rows)).lines) + "\n", encoding="utf-8")
+    assert main(["predict", "--tuning", "--nccl-log", str(log), "-g", "4", "--algo", "Ring"]) == 0
+    assert "3 of 3 agree" in capsys.readouterr().out
+    assert main(["predict", "--tuning", "--nccl-log", str(log), "-g", "4"]) == 0
+    assert "3 of 7 agree" in capsys.readouterr().out

@@ -92,11 +92,9 @@ def run(args: argparse.Namespace) -> int:
         for row in rows:
             print(json.dumps(row.to_json()))
         return 0
-    nodes = topology.nodes(args.gpus)
-    name = "".join(c if c.isprintable() else "?" for c in topology.name[:80])  # a file's text
     tables = f" (NCCL {args.nccl}'s tuning tables)" if args.nccl else ""
-    print(f"# ringsim predict: NCCL's model of {args.collective} on {name}, "
-          f"{args.gpus:,} GPUs in {nodes:,} node{'s' * (nodes > 1)}{tables}")
+    print(f"# ringsim predict: NCCL's model of {args.collective} on "
+          f"{_where(topology, args.gpus)}{tables}")
     header = ("size", "count", "type", "time", "algbw", "busbw", "algorithm", "protocol",
               "channels")
     units = ("(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "")
@@ -125,11 +123,9 @@ def _tuning(args: argparse.Namespace, topology) -> int:
             print(json.dumps({"function": func, "algorithm": algo, "protocol": proto,
                               "latency": latency * 1e-6, "algbw": bandwidth * 1e9}))
         return 0
-    nodes = topology.nodes(args.gpus)
-    name = "".join(c if c.isprintable() else "?" for c in topology.name[:80])
     print(f"# ringsim predict --tuning: NCCL {args.nccl or versions()[0]}'s tuning table as "
-          f"NCCL would print it on {name}, {args.gpus:,} GPUs in {nodes:,} "
-          f"node{'s' * (nodes > 1)}: latency (us) / algorithm bandwidth (GB/s)")
+          f"NCCL would print it on {_where(topology, args.gpus)}: latency (us) / algorithm "
+          "bandwidth (GB/s)")
     print("\n".join(format_table(table)))
     return 0
 
@@ -147,12 +143,17 @@ def _beside_log(args: argparse.Namespace, topology) -> int:
     if args.json:
         print(json.dumps(record))
         return 0
-    nodes = topology.nodes(args.gpus)
-    name = "".join(c if c.isprintable() else "?" for c in topology.name[:80])
-    print(f"# ringsim predict --tuning --nccl-log {text.name}: {args.collective} on {name}, "
-          f"{args.gpus:,} GPUs in {nodes:,} node{'s' * (nodes > 1)}")
+    print(f"# ringsim predict --tuning --nccl-log {text.name}: {args.collective} on "
+          f"{_where(topology, args.gpus)}")
     print("\n".join(lines))
     return 0
+
+
+def _where(topology, gpus: int) -> str:
+    """'dgx-h100, 16 GPUs in 2 nodes': the topology's name made printable (a file's text)."""
+    nodes = topology.nodes(gpus)
+    name = "".join(c if c.isprintable() else "?" for c in topology.name[:80])
+    return f"{name}, {gpus:,} GPUs in {nodes:,} node{'s' * (nodes > 1)}"
 
 
 def _time(micro: float) -> str:

@@ -402,12 +402,7 @@ def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None 
     where it could but has no channels for it, leaves LL128 off by default, or NCCL_ALGO /
     NCCL_PROTO (`algo`, `proto`) leave it out."""
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
-    topo = load(topology) if isinstance(topology, str) else topology
-    if not isinstance(topo, Topology):
-        raise RingsimError("topology: give a preset name, a .toml path or a Topology")
-    _check_count(gpus, "gpus", 2, MAX_GPUS)
-    topo.check_gpus(gpus)
-    tuned = _tuned(topo, gpus, nccl)
+    tuned = _tuned(_topology(topology, gpus), gpus, nccl)
     sys = tuned.sys
     table = {}
     for func in FUNCTIONS.values():
@@ -454,12 +449,8 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     processes that each drive `gpus_per_process` GPUs."""
     func = _function(collective)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
-    topo = load(topology) if isinstance(topology, str) else topology
-    if not isinstance(topo, Topology):
-        raise RingsimError("topology: give a preset name, a .toml path or a Topology")
-    _check_count(gpus, "gpus", 2, MAX_GPUS)
+    topo = _topology(topology, gpus)
     _check_count(nbytes, "bytes", 0, MAX_BYTES)
-    topo.check_gpus(gpus)
     check_per_process(topo, gpus, gpus_per_process)
     return _choose(_tuned(topo, gpus, nccl), func, algos, protos, proto is not None, nbytes,
                    host_seconds(gpus_per_process))
@@ -521,6 +512,16 @@ def _fill(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int, run: int
     loop, rates = stages(sys, algo, proto, nbytes, run, tuned.graphs[algo].channels, inside,
                          across)
     return fill_seconds(loop, rates, bandwidth / run)
+
+
+def _topology(topology, gpus: int) -> Topology:
+    """A preset name, .toml path or Topology, checked to hold `gpus` GPUs."""
+    topo = load(topology) if isinstance(topology, str) else topology
+    if not isinstance(topo, Topology):
+        raise RingsimError("topology: give a preset name, a .toml path or a Topology")
+    _check_count(gpus, "gpus", 2, MAX_GPUS)
+    topo.check_gpus(gpus)
+    return topo
 
 
 def _check_count(value, what: str, low: int, high: int) -> None:

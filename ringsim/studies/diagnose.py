@@ -171,14 +171,8 @@ class Report:
         """Set NCCL's own tuning table and choices, from the log lines in `texts`, beside the
         model's (nccltuning.beside_model)."""
         from . import nccltuning
-        found = nccltuning.Tuning()
-        for text in texts:
-            one = nccltuning.parse(text)
-            found.tables += one.tables
-            found.choices += one.choices
-            found.version = found.version or one.version
         self.tuning, self.tuning_record = nccltuning.beside_model(
-            found, topology, self.gpus, self.collective, self.nccl, self.algo, self.proto)
+            nccltuning.parse_all(texts), topology, self.gpus, self.collective, self.nccl, self.algo, self.proto)
 
     def records(self) -> list[dict]:
         """One JSON object per size (with gpus, nodes, gpu and topology on each)."""

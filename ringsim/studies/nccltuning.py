@@ -66,16 +66,29 @@ class Tuning:
     choices: list[Choice] = field(default_factory=list)
     version: str | None = None
     old_form: bool = False  # the one-header form of releases before 2.18
-    sizes: set = field(default_factory=set)  # (function, bytes) already seen in choice lines
 
 
 def _columns(text: str) -> list[str]:
     return [part.strip() for part in text.split("|")[1:-1]]
 
 
+def parse_all(texts) -> Tuning:
+    """Every tuning table and choice line in several texts (a paste and its log), in order."""
+    found = Tuning()
+    for text in texts:
+        one = parse(text)
+        found.tables += one.tables
+        found.threads += one.threads
+        found.choices += one.choices
+        found.version = found.version or one.version
+        found.old_form = found.old_form or one.old_form
+    return found
+
+
 def parse(text: Text) -> Tuning:
     """Every tuning table and choice line in the log."""
     found = Tuning()
+    seen: set[tuple[str, int]] = set()  # (function, bytes) of the choice lines kept
     columns: list[tuple[str, str]] = []  # the current block's (algorithm, protocol) columns
     block_algos: list[str] = []
     for raw in text.lines:
@@ -86,7 +99,7 @@ def parse(text: Text) -> Tuning:
             found.version = m.group(1)
         if m := _CHOICE.search(line):
             lo, hi = m.group(5), m.group(6)
-            if len(m.group(2)) > MAX_DIGITS or not _first(found, m.group(1), m.group(2)):
+            if len(m.group(2)) > MAX_DIGITS or not _first(seen, m.group(1), m.group(2)):
                 continue
             found.choices.append(Choice(m.group(1), int(m.group(2)),
                                         _CHOICE_ALGOS.get(m.group(3).upper(), m.group(3)),
@@ -96,7 +109,7 @@ def parse(text: Text) -> Tuning:
         if m := _TRACE.search(line):
             a, p = int(m.group(2)[:3]), int(m.group(3)[:3])
             if (a < len(ALGOS) and p < len(PROTOS) and len(m.group(1)) <= MAX_DIGITS
-                    and _first(found, "", m.group(1))):
+                    and _first(seen, "", m.group(1))):
                 found.choices.append(Choice("AllReduce" if "AllReduce" in line else "",
                                             int(m.group(1)), ALGOS[a], PROTOS[p],
                                             time_us=float(m.group(4))))
@@ -134,12 +147,12 @@ def parse(text: Text) -> Tuning:
     return found
 
 
-def _first(found: Tuning, func: str, nbytes: str) -> bool:
+def _first(seen: set, func: str, nbytes: str) -> bool:
     """Whether this is the first choice line of its function and size (and room is left)."""
     key = (func, int(nbytes))
-    if key in found.sizes or len(found.sizes) >= MAX_SIZES:
+    if key in seen or len(seen) >= MAX_SIZES:
         return False
-    found.sizes.add(key)
+    seen.add(key)
     return True
 
 
@@ -236,8 +249,8 @@ def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str
                          "log_release": ran}
     if tuning.tables:
         table = tuning.tables[0]
-        checks = [c for c in compare(table, tuning_table(topology, gpus, used), func)
-                  if c.logged[1] or c.modelled[1]]
+        modelled = tuning_table(topology, gpus, used, algo, proto)  # as NCCL_ALGO/PROTO zero it
+        checks = [c for c in compare(table, modelled, func) if c.logged[1] or c.modelled[1]]
         agree = sum(c.agrees for c in checks)
         lines.append(f"NCCL's own model as its log printed it ({func}), beside ringsim's "
                      f"({release_words}):")

@@ -86,6 +86,7 @@ class Job:
         self._previous: dict = {}
         self._errors: threading.Thread | None = None
         self._tree: set[tuple[int, str]] = set()  # every descendant seen: (pid, start time)
+        self._ending = False  # ringsim is ending the job: what its launcher says of that is noise
 
     def __enter__(self) -> "Job":
         if threading.current_thread() is threading.main_thread():
@@ -106,7 +107,9 @@ class Job:
             try:
                 for raw in self.process.stderr:
                     line = raw.decode("utf-8", "replace")
-                    if keep(line):
+                    # Once ringsim ends the job (a reader that left, a stop signal), MPICH's
+                    # proxies may complain that their pipes closed; that is not the job's news.
+                    if keep(line) and not self._ending:
                         err.write(line)
                         err.flush()
             except (OSError, ValueError):
@@ -133,6 +136,7 @@ class Job:
 
     def stop(self) -> None:
         """End every process of the job: SIGTERM, then SIGKILL after the grace; wait for all."""
+        self._ending = True
         group = self.process.pid
         self._tree |= set(descendants(group))  # before mpiexec exits and its children are orphaned
         self._signal_all(group, signal.SIGTERM)

@@ -1,4 +1,4 @@
-"""The NCCL model against published all_reduce_perf results (tests/data/nccl_measurements.toml).
+"""The NCCL model against published all_reduce_perf results (ringsim/studies/published/).
 
 `python tests/nccl_validation.py` prints the markdown table docs/cost.md carries, and with
 `--docs` writes it there in place of the old one; the tests check the fraction within ±25% and
@@ -8,7 +8,6 @@ that the doc's table is this one.
 from __future__ import annotations
 
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,10 +15,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from ringsim.cost.nccl import nccl_choice, versions  # noqa: E402
-from ringsim.cost.topology import load, presets  # noqa: E402
+from ringsim.studies import peers  # noqa: E402
 from ringsim.studies.diagnose import DEFAULT_TOLERANCE  # noqa: E402
 
-DATA = HERE / "data" / "nccl_measurements.toml"
 TOLERANCE = 0.25
 SMALL = 1 << 20  # the sizes where a call's fixed costs, not its bandwidth, set the time
 
@@ -62,13 +60,9 @@ class Check:
         return abs(self.ratio - 1) <= TOLERANCE
 
 
-def _topology(name: str):
-    return load(name if name in presets() else str(HERE / "data" / name))
-
-
 def checks() -> list[Check]:
     """Every point of the validation set with the model's prediction."""
-    data = tomllib.loads(DATA.read_text(encoding="utf-8"))
+    data = peers.data()
     systems = {s["id"]: s for s in data["system"]}
     found = []
     for p in data["point"]:
@@ -79,14 +73,10 @@ def checks() -> list[Check]:
         tables = stated if stated in versions() else versions()[0]
         # The run's NCCL_ALGO / NCCL_PROTO, where the source states them, restrict the pick.
         # One thread issues each call to the GPUs its process drives (`-g`; 1 where unstated).
-        choice = nccl_choice(_topology(s["topology"]), g, p["bytes"], algo=p.get("algo"),
+        choice = nccl_choice(peers.topology(s["topology"]), g, p["bytes"], algo=p.get("algo"),
                              proto=p.get("proto"), nccl=tables,
                              gpus_per_process=s.get("gpus_per_process", 1))
-        if "time_us" in p:
-            measured = p["time_us"]
-        else:  # busbw = size / time × 2(G−1)/G (nccl-tests doc/PERFORMANCE.md)
-            measured = p["bytes"] / (p["busbw_GBps"] * 1e9 / (2 * (g - 1) / g)) * 1e6
-        found.append(Check(s, p, measured, choice.seconds * 1e6, choice.algorithm,
+        found.append(Check(s, p, peers.measured_seconds(p, g) * 1e6, choice.seconds * 1e6, choice.algorithm,
                            choice.protocol, tables))
     return found
 

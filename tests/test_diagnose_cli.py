@@ -77,7 +77,8 @@ def test_the_preset_comes_from_the_header_and_the_table_shows_every_size(ringsim
     assert code == 0, err
     assert "all-reduce, 16 GPUs on 2 nodes, NVIDIA H100 80GB HBM3" in out
     assert "(the header's GPU is NVIDIA H100 80GB HBM3: preset dgx-h100)" in out
-    rows = [line for line in out.splitlines() if line.strip().split(" ")[0].endswith("B")]
+    table = out.split("Fitted to the measured curve")[0]
+    rows = [line for line in table.splitlines() if line.strip().split(" ")[0].endswith("B")]
     assert len(rows) == 31 and rows[-1].lstrip().startswith("8GiB")
     assert "Fitted to the measured curve: per-call latency" in out and "Verdict:" in out
 

@@ -14,6 +14,7 @@ import pytest
 from ringsim.core.errors import RingsimError
 from ringsim.cost.nccl import nccl_choice, versions
 from ringsim.cost.topology import load, parse
+from ringsim.studies import peers
 from ringsim.studies.predict import predict
 
 from nccl_validation import checks, fraction, healthy, markdown
@@ -271,7 +272,7 @@ def test_an_older_nccl_release_is_priced_with_its_own_latency_tables():
     assert old.seconds * 1e6 == pytest.approx(25 + 2 * 14.0, abs=0.01)
     # 2.20.5 had no PAT (one GPU per node is where PAT runs); an unknown release is an error.
     assert "2.30.7" in versions() and "2.20.5" in versions()
-    one_per_node = ROOT / "tests" / "data" / "nccl_systems" / "h100-1gpu-4nic.toml"
+    one_per_node = peers.system_file("h100-1gpu-4nic")
     assert nccl_choice(str(one_per_node), 4, 1 << 20, "all-gather", algo="PAT").algorithm == "PAT"
     with pytest.raises(RingsimError, match="no algorithm"):
         nccl_choice(str(one_per_node), 4, 1 << 20, "all-gather", algo="PAT", nccl="2.20.5")
@@ -281,8 +282,7 @@ def test_an_older_nccl_release_is_priced_with_its_own_latency_tables():
 
 # A net plugin's latency (aws-ofi-nccl reports 75 µs on p4de and p5, platform-aws.cpp):
 # tuning.cc adds the graph's latencyInter to the network hop, twice with Simple.
-P4DE = str(ROOT / "tests" / "data" / "nccl_systems" / "p4de-efa.toml")
-SYSTEMS = ROOT / "tests" / "data" / "nccl_systems"
+P4DE = peers.system_file("p4de-efa")
 
 
 def test_a_net_plugins_latency_is_added_to_every_network_hop_and_twice_with_simple():
@@ -320,8 +320,8 @@ def test_the_network_s_measured_latency_prices_the_call_nccl_chose_on_the_plugin
     # Two p5: aws-ofi-nccl reports 75 µs, a tuning value; osu_latency measures 21.85 µs.
     # NCCL still chooses Tree/LL on the 75 µs; the call's 2 network hops (up and down the
     # tree across 2 nodes) then take 21.85 µs each in place of 75: 106.3 µs less.
-    p5 = load(str(SYSTEMS / "p5-efa.toml"))
-    believed = parse(open(SYSTEMS / "p5-efa.toml", encoding="utf-8").read()
+    p5 = load(peers.system_file("p5-efa"))
+    believed = parse(open(peers.system_file("p5-efa"), encoding="utf-8").read()
                      .replace('net_latency = "21.85us"', ""), "p5-believed")
     assert believed.level("across").net_latency is None and p5.level("across").net_latency == \
         pytest.approx(21.85e-6)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -11,8 +10,10 @@ import pytest
 from ringsim.cli import main
 from ringsim.core.errors import RingsimError
 from ringsim.cost.nccl import constants, host_seconds, nccl_choice
+from ringsim.studies import peers
 
-DATA = Path(__file__).resolve().parent / "data"
+from nccl_pastes import all_reduce_perf
+
 PER_GPU = constants()["host"]["issue_per_gpu_us"] * 1e-6
 
 
@@ -80,23 +81,9 @@ def test_predict_refuses_a_bad_count_in_one_line(capsys, value):
 def _azure_paste(tmp_path: Path, system: str = "azure-nd-a100-v4",
                  gpu: str = "NVIDIA A100-SXM4-80GB") -> Path:
     """One of Azure's published -g 8 runs (busbw, from the validation set), as nccl-tests prints it."""
-    data = tomllib.loads((DATA / "nccl_measurements.toml").read_text(encoding="utf-8"))
-    points = [p for p in data["point"] if p["system"] == system]
-    lines = ["# nThread 1 nGpus 8 minBytes 1024 maxBytes 8589934592 step: 2(factor) warmup "
-             "iters: 5 iters: 40 agg iters: 1 validation: 1 graph: 0", "#", "# Using devices"]
-    lines += [f"#  Rank  {r} Group  0 Pid   4242 on   ndv4host device  {r} [0x{r:02x}] "
-              f"{gpu}" for r in range(8)]
-    lines += ["#", "#       size         count      type   redop    root     time   algbw   "
-              "busbw #wrong     time   algbw   busbw #wrong"]
-    for p in points:
-        alg = p["busbw_GBps"] / (2 * 7 / 8)
-        t = p["bytes"] / (alg * 1e3)
-        cells = (p["bytes"], p["bytes"] // 4, "float", "sum", -1, f"{t:.1f}", f"{alg:.2f}",
-                 f"{p['busbw_GBps']:.2f}", 0, f"{t:.1f}", f"{alg:.2f}", f"{p['busbw_GBps']:.2f}", 0)
-        lines.append(" ".join(f"{c:>9}" for c in cells))
-    path = tmp_path / f"{system}.txt"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    times = {p["bytes"]: peers.measured_seconds(p, 8) * 1e6 for p in peers.data()["point"]
+             if p["system"] == system}
+    return all_reduce_perf(tmp_path / f"{system}.txt", times, gpu, ["ndv4host"] * 8, 8)
 
 
 def test_diagnose_reads_the_processes_from_the_header_and_does_not_flag_the_host(tmp_path, capsys):

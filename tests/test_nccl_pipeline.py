@@ -5,7 +5,6 @@ NCCL_NVLS_CHUNKSIZE = 128 KiB, shrunk to 64, 32 and 16 KiB while the call is und
 times channels × heads × the chunk; a Simple step is DEFAULT_BUFFSIZE / NCCL_STEPS = 512 KiB.
 """
 
-from pathlib import Path
 
 import pytest
 
@@ -13,10 +12,10 @@ from ringsim.cost.nccl import nccl_choice
 from ringsim.cost.nccl_graph import graphs, system
 from ringsim.cost.nccl_pipeline import chunk_bytes, fill_seconds
 from ringsim.cost.topology import load
+from ringsim.studies import peers
 from ringsim.studies.predict import predict
 
 MiB, GiB = 1 << 20, 1 << 30
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("nbytes, chunk", [
@@ -89,7 +88,7 @@ def test_an_ll128_tree_waits_only_where_the_network_sends_whole_steps():
     # Two p4de (EFA): 4 MiB on Tree/LL128, 36,000-byte steps. Inside a node LL128 hands on each
     # line; each of the 2 network hops (up, down) sends a whole step, at the channel's share of
     # the network, of which 15/16 is data.
-    topo = load(str(ROOT / "tests" / "data" / "nccl_systems" / "p4de-efa.toml"))
+    topo = load(peers.system_file("p4de-efa"))
     pick = nccl_choice(topo, 16, 4 * MiB, algo="Tree", proto="LL128")
     tree = graphs(system(topo, 16))["Tree"]
     across = tree.channels / pick.channels * tree.bw_inter * 1e9 * 15 / 16

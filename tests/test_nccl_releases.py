@@ -5,7 +5,6 @@ each tag, with the constants written out here rather than read from ringsim's da
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,9 @@ from ringsim.core.errors import RingsimError
 from ringsim.cost.nccl import nccl_choice
 from ringsim.cost.nccl_graph import constants
 from ringsim.cost.topology import load, parse
+from ringsim.studies import peers
 
-B200 = str(Path(__file__).resolve().parent / "data" / "nccl_systems" / "b200-8-ndr.toml")
+B200 = peers.system_file("b200-8-ndr")
 BIG = 1 << 33  # 8 GiB: past every tree correction, so the bandwidth is the tuner's own
 
 

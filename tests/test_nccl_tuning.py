@@ -15,7 +15,7 @@ import pytest
 from ringsim.cli import main
 from ringsim.cost.nccl import nccl_choice, tuning_table
 from ringsim.cost.topology import presets
-from ringsim.studies import nccltuning
+from ringsim.studies import nccltuning, peers
 from ringsim.studies.textfile import Text
 
 DATA = Path(__file__).parent / "data"
@@ -24,7 +24,7 @@ MODELLED = ("AllGather", "ReduceScatter", "AllReduce")
 
 
 def _topology(name: str) -> str:
-    return name if name in presets() else str(DATA / name)
+    return name if name in presets() else str(peers.PUBLISHED.joinpath(name))
 
 
 def _as_log(text: str, prefix: str = "host:1:2 [0] NCCL INFO ") -> Text:
@@ -172,7 +172,7 @@ def test_one_gpu_per_node_trees_keep_085_from_2_26_and_pat_prices_with_the_trees
     # tree's raises its speed inside to 45.1 (under twice the 24 across, search.cc). tuning.cc:
     # Tree/Simple = 45.1 × 0.92 (all-reduce) × 0.85 (NCCL_TOPO_PATTERN_TREE, 2.26.2 on) × ½;
     # PAT (all-gather) = the tree's 45.1 × 0.75, with no bus-to-algorithm ratio.
-    pair = str(DATA / "nccl_systems" / "gb10-pair.toml")
+    pair = peers.system_file("gb10-pair")
     new, old = tuning_table(pair, 2, "2.29.7"), tuning_table(pair, 2, "2.25.1")
     assert new[("AllReduce", "Tree", "Simple")][1] == pytest.approx(45.1 * 0.92 * 0.85 / 2)
     assert old[("AllReduce", "Tree", "Simple")][1] == pytest.approx(45.0 * 0.92 / 2)

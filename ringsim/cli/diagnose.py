@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import sys
+import textwrap
 from pathlib import Path
 
 from ..core.checks import MAX_GPUS, count_arg
@@ -23,7 +24,10 @@ DESCRIPTION = (
     "model and picks the matching preset (H100 → dgx-h100, …) unless --topology names one. Each "
     "size shows measured busbw beside the model's (the algorithm and protocol NCCL would pick), "
     "and a flag where measured falls short by more than --tolerance; the verdict fits a per-call "
-    "latency and a bus bandwidth to the measured curve and sets them beside the model's.")
+    "latency and a bus bandwidth to the measured curve and sets them beside the model's. An "
+    "all-reduce is also set beside the published runs on machines like it (the same GPUs, nodes, "
+    "GPU architecture and links inside a node, healthy by their sources' word): their fastest, "
+    "median and slowest time per size.")
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "broadcast")
 
 
@@ -192,11 +196,30 @@ def text_lines(r) -> list[str]:
                         and r.modelled.busbw != math.inf else ""))
     if r.tuning:
         lines += [""] + r.tuning
+    if r.peer_rows:
+        lines += [""] + peer_lines(r)
     lines += ["", "Verdict:"] + [f"  {v}." for v in r.verdicts]
     if r.checks:
         lines += ["", "What to check next:"] + [f"  - {c}" for c in r.checks]
     lines += [f"Note: {n}" for n in r.notes]
     return lines
+
+
+def peer_lines(r) -> list[str]:
+    """This run beside the published healthy runs on machines like it (studies/peers.py)."""
+    where = f"{r.gpus} GPUs" + (f" in {r.nodes} nodes" if r.nodes > 1 else " in one node")
+    lines = textwrap.wrap(f"Published all_reduce_perf runs on machines like this one ({where}; "
+                          f"{r.peer_likeness}), each healthy by its source's own word:", 96)
+    for p in r.peers:
+        g = f" (-g {p.gpus_per_process})" if p.gpus_per_process else ""
+        lines += textwrap.wrap(f"{p.id}: {p.hardware}{g}", 96, initial_indent="  ",
+                               subsequent_indent="      ")
+        lines.append(f"      {p.source}")
+    header = ("size", "this run", "fastest", "median", "slowest", "runs", "")
+    body = [(format_bytes(x.bytes), format_seconds(x.seconds), format_seconds(x.low),
+             format_seconds(x.median), format_seconds(x.high), str(x.systems),
+             "◀ slower than all" if x.slower_than_all else "") for x in r.peer_rows]
+    return lines + [""] + _columns(header, body)
 
 
 def _columns(header: tuple, body: list) -> list[str]:

@@ -25,6 +25,7 @@ import numpy as np
 from ..core.errors import RingsimError
 from ..core.fit import theil_sen
 from ..core.units import format_bandwidth, format_bytes, format_seconds
+from . import peers
 from .nccltests import DTYPES, Output, Row
 
 DEFAULT_TOLERANCE = 0.3
@@ -115,6 +116,9 @@ class Report:
     gpus_per_process: int = 1  # GPUs one process drove (the header's nGpus), as modelled
     tuning: list[str] = field(default_factory=list)  # NCCL's own tuning output beside the model's
     tuning_record: dict = field(default_factory=dict)  # the same as JSON
+    peers: list = field(default_factory=list)  # published healthy runs like this one (peers.Peer)
+    peer_rows: list = field(default_factory=list)  # this run's sizes beside theirs (peers.PeerRow)
+    peer_likeness: str = ""  # what the published runs share with this one, besides G and nodes
 
     @property
     def host_seconds(self) -> float:
@@ -137,6 +141,9 @@ class Report:
                 "ring_check": self.ring_check, "algo": self.algo, "proto": self.proto,
                 "nccl_tables": self.nccl, "gpus_per_process": self.gpus_per_process,
                 "host_seconds": self.host_seconds,
+                "published_peers": [{"id": p.id, "hardware": p.hardware, "source": p.source,
+                                     "gpus_per_process": p.gpus_per_process} for p in self.peers],
+                "published_sizes": [row.to_json() for row in self.peer_rows],
                 "verdicts": self.verdicts, "checks": self.checks, "notes": self.notes}
 
     def series(self) -> dict[str, list[tuple[float, float]]]:
@@ -329,6 +336,16 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         report.ring_check = ring_check(out_rows, predict(topology, gpus, [r.bytes for r in rows],
                                                          collective=collective, algo="Ring",
                                                          proto=proto, dtype=dtype), tolerance)
+    if collective == "all-reduce":
+        mine = {r.bytes: r.measured_seconds for r in out_rows}
+        found = peers.peers(topology, gpus, nodes)
+        for p in found:
+            if peers.same_run(p, mine):
+                notes.append(f"this run is the published {p.id} ({p.source}): it is not set "
+                             "beside itself")
+        report.peers = [p for p in found if not peers.same_run(p, mine)]
+        report.peer_rows = peers.beside(sorted(mine.items()), report.peers)
+        report.peer_likeness = peers.likeness(topology)
     report.verdicts = verdicts(report)
     report.checks = checks(report)
     return report
@@ -472,7 +489,26 @@ def verdicts(r: Report) -> list[str]:
         elif within == 0:
             head += ": the shortfall is not the choice of algorithm"
         out.append(head)
+    if r.peer_rows:
+        out.append(peer_verdict(r))
     return out
+
+
+def peer_verdict(r: Report) -> str:
+    """How this run stands among the published healthy runs on machines like it."""
+    rows, n = r.peer_rows, len(r.peers)
+    slower = [x for x in rows if x.slower_than_all]
+    head = (f"Beside {n} published healthy run{'s' * (n > 1)} on machines like this one, at the "
+            f"{len(rows)} size{'s' * (len(rows) > 1)} {'they share' if n > 1 else 'it shares'}")
+    if n == 1:
+        faster = sum(x.seconds <= x.high for x in rows)
+        return f"{head}: as fast as it or faster at {faster} of {len(rows)}"
+    if not slower:
+        return f"{head}: never slower than the slowest of them"
+    if len(slower) == len(rows):
+        return f"{head}: slower than every one of them at every size"
+    sizes = ", ".join(format_bytes(x.bytes) for x in slower[:8]) + (", …" if len(slower) > 8 else "")
+    return f"{head}: slower than every one of them at {len(slower)} ({sizes})"
 
 
 def gdr_level(lines) -> str | None:

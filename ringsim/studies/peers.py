@@ -1,0 +1,133 @@
+"""Published all_reduce_perf runs of machines like yours, set beside your own numbers.
+
+`published/measurements.toml` holds what vendors, clouds and issue threads printed, each
+system with its hardware, the address its numbers come from and its source's own word on its
+health; `published/systems/` the topology files that describe the machines no preset does.
+The same file checks ringsim's NCCL model (tests/nccl_validation.py); here it answers a
+question the model cannot answer alone: how do machines like mine measure?
+"""
+
+from __future__ import annotations
+
+import statistics
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from ..cost.topology import DEFAULT_KIND, Topology, load, parse, presets
+
+PUBLISHED = resources.files("ringsim.studies").joinpath("published")
+
+
+@lru_cache(maxsize=1)
+def data() -> dict:
+    """The published runs as the TOML file holds them: `system` and `point` tables."""
+    return tomllib.loads(PUBLISHED.joinpath("measurements.toml").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def topology(name: str) -> Topology:
+    """A published system's topology: a preset name, or a file under published/systems/."""
+    if name in presets():
+        return load(name)
+    return parse(PUBLISHED.joinpath(name).read_text(encoding="utf-8"), name.rsplit("/", 1)[-1][:-5])
+
+
+def system_file(name: str) -> str:
+    """The path of one of published/systems/ (say 'p5-efa'), for `--topology` or `load`."""
+    return str(PUBLISHED.joinpath("systems", f"{name}.toml"))
+
+
+def measured_seconds(point: dict, gpus: int) -> float:
+    """A point's all-reduce time: nccl-tests' time column, or the time its quoted busbw
+    implies (busbw = size / time × 2(G−1)/G, nccl-tests doc/PERFORMANCE.md)."""
+    if "time_us" in point:
+        return point["time_us"] / 1e6
+    return point["bytes"] * 2 * (gpus - 1) / gpus / (point["busbw_GBps"] * 1e9)
+
+
+@dataclass(frozen=True)
+class Peer:
+    """One published healthy system like the user's, and its times (s) by size (bytes)."""
+
+    id: str
+    hardware: str
+    source: str
+    gpus_per_process: int | None
+    times: dict[int, float]
+
+
+KIND_WORDS = {"nvlink": "NVLink", "pcie": "PCIe", "network": "a network"}
+
+
+def _kind(topo: Topology) -> str:
+    """The kind of link between GPUs of one node (the only level of a flat topology)."""
+    level = topo.levels.get("inside") or next(iter(topo.levels.values()))
+    return level.kind or DEFAULT_KIND
+
+
+def peers(topo: Topology, gpus: int, nodes: int) -> list[Peer]:
+    """The published all-reduce runs its source calls healthy on machines like this one: the
+    same GPU architecture, GPUs, nodes and kind of link inside a node; only sizes NCCL chose
+    the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO measures something
+    else)."""
+    found = []
+    points: dict[str, dict[int, dict]] = {}
+    for p in data()["point"]:
+        if "algo" not in p and "proto" not in p:
+            points.setdefault(p["system"], {})[p["bytes"]] = p
+    for s in data()["system"]:
+        if s["health"] != "healthy" or s["gpus"] != gpus or s["id"] not in points:
+            continue
+        theirs = topology(s["topology"])
+        if (theirs.arch, theirs.nodes(gpus), _kind(theirs)) != (topo.arch, nodes, _kind(topo)):
+            continue
+        times = {n: measured_seconds(p, gpus) for n, p in sorted(points[s["id"]].items())}
+        found.append(Peer(s["id"], s["hardware"], s["source"], s.get("gpus_per_process"), times))
+    return found
+
+
+def likeness(topo: Topology) -> str:
+    """What peers() matches on besides the GPU and node counts, in words."""
+    return f"{topo.arch.capitalize()} GPUs, {KIND_WORDS.get(_kind(topo), _kind(topo))} inside a node"
+
+
+def same_run(peer: Peer, mine: dict[int, float]) -> bool:
+    """Whether `mine` (seconds by bytes) is this published run itself: at least three sizes in
+    common, every one within 1% (the published copy is rounded as nccl-tests prints it, or
+    comes from a quoted busbw)."""
+    shared = [n for n in mine if n in peer.times]
+    return len(shared) >= 3 and all(abs(mine[n] - peer.times[n]) <= 0.01 * peer.times[n]
+                                    for n in shared)
+
+
+@dataclass(frozen=True)
+class PeerRow:
+    """One of the user's sizes beside the published runs that measured it."""
+
+    bytes: int
+    seconds: float           # the user's time
+    low: float               # the fastest published time at this size
+    median: float
+    high: float              # the slowest
+    systems: int             # how many published systems measured this size
+    slower_than_all: bool    # the user's time is above every one of theirs
+
+    def to_json(self) -> dict:
+        """The row as `diagnose --json` gives it (seconds)."""
+        return {"bytes": self.bytes, "seconds": self.seconds, "published_fastest": self.low,
+                "published_median": self.median, "published_slowest": self.high,
+                "published_systems": self.systems, "slower_than_all": self.slower_than_all}
+
+
+def beside(sizes: list[tuple[int, float]], found: list[Peer]) -> list[PeerRow]:
+    """Each (bytes, seconds) of the user's that published runs also measured, beside them."""
+    rows = []
+    for nbytes, seconds in sizes:
+        theirs = [p.times[nbytes] for p in found if nbytes in p.times]
+        if not theirs:
+            continue
+        rows.append(PeerRow(nbytes, seconds, min(theirs), statistics.median(theirs), max(theirs),
+                            len(theirs), len(theirs) > 1 and seconds > max(theirs)))
+    return rows

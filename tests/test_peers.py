@@ -1,0 +1,132 @@
+"""Published runs like the user's (ringsim/studies/peers.py), and diagnose setting them beside
+a paste: which runs count as alike, the arithmetic of each size's range, and the words."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ringsim.cli import main
+from ringsim.cost.topology import load
+from ringsim.studies import peers
+
+from nccl_pastes import all_reduce_perf
+
+OUT = Path(__file__).resolve().parent / "data" / "nccl_outputs"
+
+
+def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
+    # Written from the data file's own words: of its 2 × 8 Hopper systems on NVSwitch, h20-2x8-ndr
+    # is reported slow, nccltests319/290 too, h20-2x8-ndr-nvlstree and nccltests309-…-ring
+    # forced NCCL_ALGO, and datacrunch-h200-2x8-g8 is unverified; A100 and B200 pairs are
+    # other architectures.
+    ids = {p.id for p in peers.peers(load("dgx-h100"), 16, 2)}
+    assert ids == {"oci-h100-2x8-roce", "gcp-a3mega-2x8-tcpxo", "aws-p5-2x8-efa",
+                   "nccltests309-hgx-h100-2x8-ib", "nebius-h100-2x8-ib",
+                   "nebius-h100-2x8-ib-mk8s", "oci-h200-2x8-rdma"}
+    assert {p.id for p in peers.peers(load("dgx-a100"), 16, 2)} == {
+        "oci-a100-2x8-roce", "aws-p4de-2x8-efa", "oci-a100-40g-2x8-roce-vf",
+        "azure-ndmv4-a100-2x8-aks"}
+    # One node of eight: the runs on one NVSwitch box, none of the two-node ones.
+    one = {p.id for p in peers.peers(load("dgx-h100"), 8, 1)}
+    assert "azure-nd-h100-v5" not in one  # it forced NCCL_ALGO=NVLS on every size
+    assert one and not one & ids
+    assert peers.peers(load("flat"), 4, 1) == []  # no published run of four flat GPUs
+    assert peers.likeness(load("dgx-h100")) == "Hopper GPUs, NVLink inside a node"
+
+
+def test_a_quoted_busbw_becomes_the_time_nccl_tests_would_have_printed():
+    # busbw = size / time × 2(G−1)/G: Azure's 1 KiB at 0.07 GB/s on 8 GPUs is 1024 × 1.75 / 0.07e9 s.
+    assert peers.measured_seconds({"bytes": 1024, "busbw_GBps": 0.07}, 8) == pytest.approx(25.6e-6)
+    assert peers.measured_seconds({"bytes": 8, "time_us": 25.2}, 16) == pytest.approx(25.2e-6)
+
+
+def test_each_size_shows_the_fastest_median_and_slowest_run_and_whether_yours_is_slower():
+    a = peers.Peer("a", "", "", 1, {8: 20e-6, 1024: 30e-6})
+    b = peers.Peer("b", "", "", 1, {8: 30e-6, 1024: 40e-6})
+    c = peers.Peer("c", "", "", 1, {8: 40e-6})
+    rows = peers.beside([(8, 50e-6), (1024, 35e-6), (4096, 1e-3)], [a, b, c])
+    assert [(r.bytes, r.low, r.median, r.high, r.systems, r.slower_than_all) for r in rows] == [
+        (8, 20e-6, 30e-6, 40e-6, 3, True), (1024, 30e-6, pytest.approx(35e-6), 40e-6, 2, False)]
+    # One published run is no range: slower than it is not "slower than all".
+    assert not peers.beside([(8, 1.0)], [a])[0].slower_than_all
+    # The same run, as published: every shared size within 1%, and at least three of them.
+    assert peers.same_run(peers.Peer("d", "", "", 1, {8: 1.0, 16: 2.0, 32: 3.0}),
+                          {8: 1.005, 16: 2.0, 32: 2.99, 64: 9.0})
+    assert not peers.same_run(peers.Peer("d", "", "", 1, {8: 1.0, 16: 2.0}), {8: 1.0, 16: 2.0})
+    assert not peers.same_run(peers.Peer("d", "", "", 1, {8: 1.0, 16: 2.0, 32: 3.0}),
+                              {8: 1.0, 16: 2.0, 32: 3.1})
+
+
+def _paste(tmp_path: Path, system: str, scale: float) -> Path:
+    """A published two-node run's times × `scale`, as all_reduce_perf prints them (16 ranks,
+    8 on each of two hosts, H100s)."""
+    times = {p["bytes"]: p["time_us"] * scale for p in peers.data()["point"] if p["system"] == system}
+    return all_reduce_perf(tmp_path / f"{system}.txt", times, "NVIDIA H100 80GB HBM3",
+                           ["node0"] * 8 + ["node1"] * 8)
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_diagnose_sets_a_run_beside_published_runs_like_it_and_not_beside_itself(capsys):
+    # The TCPXO pair is itself one of the published runs: left out, and slower than the other six
+    # at every one of its 31 sizes (their networks are RDMA: InfiniBand, RoCE, EFA).
+    paste = str(OUT / "a3mega_h100_2node_all_reduce.txt")
+    code, out, err = _run(capsys, "diagnose", paste, "--json")
+    assert code == 0, err
+    summary = json.loads(out.splitlines()[-1])
+    assert len(summary["published_peers"]) == 6
+    assert "gcp-a3mega-2x8-tcpxo" not in {p["id"] for p in summary["published_peers"]}
+    assert all(p["source"].startswith("https://") for p in summary["published_peers"])
+    assert len(summary["published_sizes"]) == 31
+    assert all(s["slower_than_all"] for s in summary["published_sizes"])
+    assert any("this run is the published gcp-a3mega-2x8-tcpxo" in n for n in summary["notes"])
+    assert summary["verdicts"][-1] == ("Beside 6 published healthy runs on machines like this "
+                                       "one, at the 31 sizes they share: slower than every one "
+                                       "of them at every size")
+    code, out, err = _run(capsys, "diagnose", paste, "--no-plot")
+    assert "Published all_reduce_perf runs on machines like this one (16 GPUs in 2 nodes;" in out
+    assert "https://github.com/NVIDIA/nccl-tests/issues/309" in out
+    assert out.count("◀ slower than all") == 31
+
+
+def test_a_run_five_percent_slower_than_a_published_one_is_within_their_range(tmp_path, capsys):
+    # nccl-tests#309's bare-metal pair, 5% slower everywhere: no longer the same run, so set
+    # beside all seven; slower than every one only at 16 GiB, where it was already the second
+    # slowest of four (68.65 ms; OCI's H100 pair took 69.34).
+    code, out, err = _run(capsys, "diagnose", str(_paste(tmp_path, "nccltests309-hgx-h100-2x8-ib",
+                                                         1.05)), "--json")
+    assert code == 0, err
+    summary = json.loads(out.splitlines()[-1])
+    assert len(summary["published_peers"]) == 7
+    sizes = summary["published_sizes"]
+    assert len(sizes) == 32
+    assert [s["bytes"] for s in sizes if s["slower_than_all"]] == [16 << 30]
+    eight = next(s for s in sizes if s["bytes"] == 8)
+    assert eight["seconds"] == pytest.approx(68.5e-6 * 1.05, rel=1e-3)
+    assert eight["published_systems"] == 4  # only four of the seven printed 8 B
+    assert summary["verdicts"][-1].endswith("at the 32 sizes they share: slower than every one "
+                                            "of them at 1 (16GiB)")
+
+
+def test_other_collectives_have_no_published_runs_to_stand_beside(capsys):
+    code, out, err = _run(capsys, "diagnose", str(OUT / "a3mega_h100_2node_all_reduce.txt"),
+                          "--json", "--collective", "all-gather")
+    summary = json.loads(out.splitlines()[-1])
+    assert summary["published_peers"] == [] and summary["published_sizes"] == []
+
+
+def test_a_run_a_little_faster_than_a_published_one_is_never_slower_than_the_slowest(tmp_path,
+                                                                                     capsys):
+    code, out, err = _run(capsys, "diagnose", str(_paste(tmp_path, "nccltests309-hgx-h100-2x8-ib",
+                                                         0.97)), "--json")
+    summary = json.loads(out.splitlines()[-1])
+    assert code == 0 and len(summary["published_peers"]) == 7
+    assert summary["verdicts"][-1].endswith("at the 32 sizes they share: never slower than the "
+                                            "slowest of them")

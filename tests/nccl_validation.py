@@ -140,6 +140,13 @@ def markdown(found: list[Check]) -> str:
                  f"{_systems(good)} healthy systems, and {sum(c in flag for c in slow)} of the "
                  f"{len(slow)} points of systems their source reports slow, on "
                  f"{_systems([c for c in slow if c in flag])} of {_systems(slow)} such systems.")
+    # Beside the other healthy published runs like it (diagnose's second yardstick).
+    (g_have, g_over), (s_have, s_over) = _beside_peers(good), _beside_peers(slow)
+    lines.append(f"Set beside the other published healthy runs like them, as `diagnose` does (at "
+                 f"least two at that size, NCCL's own choice), {g_over} of the {g_have} healthy "
+                 f"points that have them take more than {1 + DEFAULT_TOLERANCE:.1f}× their "
+                 f"median time ({_share(g_over, g_have)}), and {s_over} of the {s_have} such "
+                 f"points of systems their source reports slow ({_share(s_over, s_have)}).")
     lines.append("")
     lines.append(f"Within ±25% on healthy systems (target 85%): {sum(c.within for c in good)} "
                  f"of {len(good)} points ({fraction(good):.0%}), from "
@@ -147,6 +154,27 @@ def markdown(found: list[Check]) -> str:
                  f"{sum(c.within for c in found)} of {len(found)} ({fraction(found):.0%}), "
                  f"from {len({c.system['id'] for c in found})} systems.")
     return "\n".join(lines)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.0%}" if whole else "no such point"
+
+
+def _beside_peers(found: list[Check]) -> tuple[int, int]:
+    """Of these points (NCCL's own choice only), how many have two or more other healthy
+    published runs like their system at their size, and how many of those take more than
+    (1 + diagnose's tolerance) × those runs' median time."""
+    have = over = 0
+    for c in found:
+        if "algo" in c.point or "proto" in c.point:
+            continue
+        topo, g = peers.topology(c.system["topology"]), c.system["gpus"]
+        theirs = [p for p in peers.peers(topo, g, topo.nodes(g)) if p.id != c.system["id"]]
+        rows = peers.beside([(c.point["bytes"], c.measured_us / 1e6)], theirs)
+        if rows and rows[0].systems > 1:
+            have += 1
+            over += rows[0].ratio > 1 + DEFAULT_TOLERANCE
+    return have, over
 
 
 def _systems(found: list[Check]) -> int:

@@ -166,6 +166,15 @@ def test_the_reading_guide_gives_diagnoses_flag_counts_on_the_validation_set():
     assert f"and {e} of {f} points from systems their sources\nreport slow ({g} of {h}" in guide
 
 
+def test_the_reading_guide_gives_how_often_published_runs_like_it_call_a_point_long():
+    # docs/reading-your-numbers.md, "Published runs like yours", quotes the line under the table.
+    line = next(x for x in markdown(checks()).splitlines() if x.startswith("Set beside the other"))
+    a, b, c, d = [int(n) for pair in re.findall(r"\b(\d+) of the (\d+)", line) for n in pair]
+    guide = (ROOT / "docs" / "reading-your-numbers.md").read_text(encoding="utf-8")
+    assert f"their size take more than 1.3× their median time ({a / b:.0%})" in guide
+    assert f"{a} of the {b} healthy points" in guide and f"and {c} of the {d} such points" in guide
+
+
 def test_gpus_per_process_is_read_from_the_command_and_shown_in_the_table():
     found = checks()
     stated = {c.system["id"]: c for c in found if c.per_process is not None}

@@ -26,8 +26,8 @@ DESCRIPTION = (
     "and a flag where measured falls short by more than --tolerance; the verdict fits a per-call "
     "latency and a bus bandwidth to the measured curve and sets them beside the model's. An "
     "all-reduce is also set beside the published runs on machines like it (the same GPUs, nodes, "
-    "GPU architecture and links inside a node, healthy by their sources' word): their fastest, "
-    "median and slowest time per size.")
+    "GPU architecture, links inside a node and network rate per GPU, healthy by their sources' "
+    "word): their fastest, median and slowest time per size, and yours over their median.")
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "broadcast")
 
 
@@ -215,10 +215,10 @@ def peer_lines(r) -> list[str]:
         lines += textwrap.wrap(f"{p.id}: {p.hardware}{g}", 96, initial_indent="  ",
                                subsequent_indent="      ")
         lines.append(f"      {p.source}")
-    header = ("size", "this run", "fastest", "median", "slowest", "runs", "")
+    header = ("size", "this run", "fastest", "median", "slowest", "runs", "this/median", "")
     body = [(format_bytes(x.bytes), format_seconds(x.seconds), format_seconds(x.low),
-             format_seconds(x.median), format_seconds(x.high), str(x.systems),
-             "◀ slower than all" if x.slower_than_all else "") for x in r.peer_rows]
+             format_seconds(x.median), format_seconds(x.high), str(x.systems), f"{x.ratio:.2f}",
+             "◀ longest" if x.slower_than_all else "") for x in r.peer_rows]
     return lines + [""] + _columns(header, body)
 
 

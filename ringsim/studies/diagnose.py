@@ -345,7 +345,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                              "beside itself")
         report.peers = [p for p in found if not peers.same_run(p, mine)]
         report.peer_rows = peers.beside(sorted(mine.items()), report.peers)
-        report.peer_likeness = peers.likeness(topology)
+        report.peer_likeness = peers.likeness(topology, nodes)
     report.verdicts = verdicts(report)
     report.checks = checks(report)
     return report
@@ -497,18 +497,30 @@ def verdicts(r: Report) -> list[str]:
 def peer_verdict(r: Report) -> str:
     """How this run stands among the published healthy runs on machines like it."""
     rows, n = r.peer_rows, len(r.peers)
-    slower = [x for x in rows if x.slower_than_all]
+    theirs = "its" if n == 1 else "their median"
     head = (f"Beside {n} published healthy run{'s' * (n > 1)} on machines like this one, at the "
-            f"{len(rows)} size{'s' * (len(rows) > 1)} {'they share' if n > 1 else 'it shares'}")
+            f"{len(rows)} size{'s' * (len(rows) > 1)} {'they share' if n > 1 else 'it shares'}: "
+            f"this run takes {_median([x.ratio for x in rows]):.2f}× {theirs} time (median over "
+            "those sizes)")
     if n == 1:
-        faster = sum(x.seconds <= x.high for x in rows)
-        return f"{head}: as fast as it or faster at {faster} of {len(rows)}"
+        return head
+    slower = [x for x in rows if x.slower_than_all]
     if not slower:
-        return f"{head}: never slower than the slowest of them"
-    if len(slower) == len(rows):
-        return f"{head}: slower than every one of them at every size"
-    sizes = ", ".join(format_bytes(x.bytes) for x in slower[:8]) + (", …" if len(slower) > 8 else "")
-    return f"{head}: slower than every one of them at {len(slower)} ({sizes})"
+        head += ", never longer than the slowest of them"
+    elif len(slower) == len(rows):
+        head += ", longer than every one of them at every size"
+    else:
+        sizes = ", ".join(format_bytes(x.bytes) for x in slower[:8]) + (", …" if len(slower) > 8
+                                                                          else "")
+        head += f", longer than every one of them at {len(slower)} ({sizes})"
+    # A ◀ says the model expects more; the published runs say what machines like it do.
+    flagged = [x for x in rows if x.bytes in {y.bytes for y in r.rows if y.flag}]
+    if flagged:
+        k, near = len(flagged), sum(x.ratio <= 1 + r.tolerance for x in flagged)
+        head += (f"; of the {k} size{'s' * (k > 1)} flagged against the model, {near} "
+                 f"{'is' if near == 1 else 'are'} within {r.tolerance:.0%} of their median or "
+                 "faster")
+    return head
 
 
 def gdr_level(lines) -> str | None:

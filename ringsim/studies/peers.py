@@ -69,8 +69,8 @@ def _kind(topo: Topology) -> str:
 
 def peers(topo: Topology, gpus: int, nodes: int) -> list[Peer]:
     """The published all-reduce runs its source calls healthy on machines like this one: the
-    same GPU architecture, GPUs, nodes and kind of link inside a node; only sizes NCCL chose
-    the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO measures something
+    same GPUs, nodes, GPU architecture and kind of link inside a node, and across nodes the same
+    network rate per GPU; only sizes NCCL chose the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO measures something
     else)."""
     found = []
     points: dict[str, dict[int, dict]] = {}
@@ -81,16 +81,32 @@ def peers(topo: Topology, gpus: int, nodes: int) -> list[Peer]:
         if s["health"] != "healthy" or s["gpus"] != gpus or s["id"] not in points:
             continue
         theirs = topology(s["topology"])
-        if (theirs.arch, theirs.nodes(gpus), _kind(theirs)) != (topo.arch, nodes, _kind(topo)):
+        if theirs.nodes(gpus) != nodes or not _alike(theirs, topo, nodes):
             continue
         times = {n: measured_seconds(p, gpus) for n, p in sorted(points[s["id"]].items())}
         found.append(Peer(s["id"], s["hardware"], s["source"], s.get("gpus_per_process"), times))
     return found
 
 
-def likeness(topo: Topology) -> str:
+def _network(topo: Topology, nodes: int) -> float | None:
+    """Each GPU's network rate (B/s) where the GPUs span nodes; None on one node (or where
+    the topology has no network, as a flat one given for a run on several nodes)."""
+    across = topo.levels.get("across")
+    return across.bandwidth if nodes > 1 and across else None
+
+
+def _alike(a: Topology, b: Topology, nodes: int) -> bool:
+    """The same GPU architecture, link kind inside a node and (across nodes) network rate per GPU."""
+    rate_a, rate_b = _network(a, nodes), _network(b, nodes)
+    same_rate = rate_a == rate_b or (rate_a and rate_b and abs(rate_a - rate_b) <= 0.01 * rate_b)
+    return a.arch == b.arch and _kind(a) == _kind(b) and bool(same_rate)
+
+
+def likeness(topo: Topology, nodes: int) -> str:
     """What peers() matches on besides the GPU and node counts, in words."""
-    return f"{topo.arch.capitalize()} GPUs, {KIND_WORDS.get(_kind(topo), _kind(topo))} inside a node"
+    words = f"{topo.arch.capitalize()} GPUs, {KIND_WORDS.get(_kind(topo), _kind(topo))} inside a node"
+    rate = _network(topo, nodes)
+    return words + (f", {rate * 8 / 1e9:.4g} Gb/s of network per GPU" if rate else "")
 
 
 def same_run(peer: Peer, mine: dict[int, float]) -> bool:
@@ -114,11 +130,17 @@ class PeerRow:
     systems: int             # how many published systems measured this size
     slower_than_all: bool    # the user's time is above every one of theirs
 
+    @property
+    def ratio(self) -> float:
+        """The user's time over the published runs' median (1: as they measure)."""
+        return self.seconds / self.median
+
     def to_json(self) -> dict:
         """The row as `diagnose --json` gives it (seconds)."""
         return {"bytes": self.bytes, "seconds": self.seconds, "published_fastest": self.low,
                 "published_median": self.median, "published_slowest": self.high,
-                "published_systems": self.systems, "slower_than_all": self.slower_than_all}
+                "published_systems": self.systems, "over_median": self.ratio,
+                "slower_than_all": self.slower_than_all}
 
 
 def beside(sizes: list[tuple[int, float]], found: list[Peer]) -> list[PeerRow]:

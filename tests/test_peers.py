@@ -159,3 +159,47 @@ def test_other_collectives_have_no_published_runs_to_stand_beside(capsys):
                           "--json", "--collective", "all-gather")
     summary = json.loads(out.splitlines()[-1])
     assert summary["published_peers"] == [] and summary["published_sizes"] == []
+
+
+def test_predict_sets_the_published_median_beside_the_models_time(capsys):
+    code, out, err = _run(capsys, "predict", "--topology", "dgx-h100", "-g", "16", "--published",
+                          "--sizes", "8B,1GiB,32GiB")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[1].split()[-3:] == ["published", "runs", "model/pub"]
+    eight, gib, beyond = (line.split() for line in lines[3:6])
+    # 8 B: 45.72 (p5), 68.52 (#309), 69.12 µs (Nebius); the model's Tree/LL 25.20 µs.
+    assert eight[3] == "25.20" and eight[-3:] == ["68.52", "3", "0.37"]
+    # 1 GiB: all six runs printed it.
+    median = sorted(p.times[1 << 30] for p in peers.peers(load("dgx-h100"), 16, 2))[2:4]
+    assert gib[-3:-1] == [f"{sum(median) / 2 * 1e6:.1f}", "6"]
+    assert beyond[-3:] == ["-", "0", "-"]  # no run went to 32 GiB
+    assert "# published: the median time of the runs on machines like this one (Hopper GPUs, " \
+           "NVLink inside a node, 400 Gb/s of network per GPU;" in out
+    assert "#       https://github.com/NVIDIA/nccl-tests/issues/309" in out
+    code, out, err = _run(capsys, "predict", "-g", "16", "--published", "--sizes", "8B,32GiB",
+                          "--json")
+    first, last = map(json.loads, out.splitlines())
+    assert first["published"]["runs"] == 3 and last["published"] is None
+    assert first["published"]["median"] == pytest.approx(68.52e-6)
+    assert first["published"]["model_over_median"] == pytest.approx(first["seconds"] / 68.52e-6)
+
+
+def test_predict_says_when_no_published_run_is_like_the_topology(capsys):
+    code, out, err = _run(capsys, "predict", "--topology", "flat", "-g", "4", "--published",
+                          "--sizes", "8B")
+    assert code == 0, err
+    assert out.splitlines()[-1].startswith("# no published all_reduce_perf run matches flat, "
+                                           "4 GPUs in 1 node (")
+    for extra in (("--collective", "all-gather"), ("--tuning",)):
+        code, out, err = _run(capsys, "predict", "--published", *extra)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+        assert "--published sets all_reduce_perf runs beside the model's times" in err
+
+
+def test_docs_show_what_predict_published_prints(capsys):
+    args = ("--topology", "dgx-h100", "--gpus", "16", "--sizes", "8B..8GiB:x32", "--published")
+    code, out, err = _run(capsys, "predict", *args)
+    shown = "\n".join(out.splitlines()[:12])  # the table, the list's heading and its first run
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "cost.md").read_text(encoding="utf-8")
+    assert f"$ ringsim predict {' '.join(args)}\n{shown}\n#   …\n```" in docs

@@ -207,14 +207,11 @@ def text_lines(r) -> list[str]:
 
 def peer_lines(r) -> list[str]:
     """This run beside the published healthy runs on machines like it (studies/peers.py)."""
+    from ..studies import peers
     where = f"{r.gpus} GPUs" + (f" in {r.nodes} nodes" if r.nodes > 1 else " in one node")
     lines = textwrap.wrap(f"Published all_reduce_perf runs on machines like this one ({where}; "
                           f"{r.peer_likeness}), each healthy by its source's own word:", 96)
-    for p in r.peers:
-        g = f" (-g {p.gpus_per_process})" if p.gpus_per_process else ""
-        lines += textwrap.wrap(f"{p.id}: {p.hardware}{g}", 96, initial_indent="  ",
-                               subsequent_indent="      ")
-        lines.append(f"      {p.source}")
+    lines += [f"  {line}" for line in peers.describe(r.peers, 94)]
     header = ("size", "this run", "fastest", "median", "slowest", "runs", "this/median", "")
     body = [(format_bytes(x.bytes), format_seconds(x.seconds), format_seconds(x.low),
              format_seconds(x.median), format_seconds(x.high), str(x.systems), f"{x.ratio:.2f}",

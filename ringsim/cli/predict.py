@@ -71,6 +71,13 @@ def register(sub) -> None:
                              "table and the per-call choices NCCL printed beside the model's, "
                              "priced with the log's NCCL release where ringsim has its tables "
                              "(--nccl chooses another)")
+    parser.add_argument("--published", action="store_true",
+                        help="all-reduce only: beside each size, the median time of the "
+                             "published all_reduce_perf runs on machines like the topology "
+                             "(the same GPUs, nodes, GPU architecture, links inside a node and "
+                             "network rate per GPU; healthy by their sources' word), how many "
+                             "there are, and the model over their median; the runs are listed "
+                             "with their addresses under the table")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per size: bytes, count, type, seconds, algbw, "
                              "busbw (bytes/s), algorithm, protocol, channels, host_bound, fill "
@@ -83,14 +90,25 @@ def run(args: argparse.Namespace) -> int:
         from ..core.errors import RingsimError
         raise RingsimError("--nccl-log sets a log's tuning table beside the model's: give "
                            "--tuning too")
+    if args.published and (args.tuning or args.collective != "all-reduce"):
+        from ..core.errors import RingsimError
+        raise RingsimError("--published sets all_reduce_perf runs beside the model's times: "
+                           "it takes neither --tuning nor another --collective")
     topology = load(args.topology)
     if args.tuning:
         return _tuning(args, topology)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process)
+    found, beside = _published(topology, args.gpus, rows) if args.published else ([], {})
     if args.json:
         for row in rows:
-            print(json.dumps(row.to_json()))
+            record = row.to_json()
+            if args.published:
+                mark = beside.get(row.bytes)
+                record["published"] = None if mark is None else {
+                    "fastest": mark.low, "median": mark.median, "slowest": mark.high,
+                    "runs": mark.systems, "model_over_median": mark.ratio}
+            print(json.dumps(record))
         return 0
     tables = f" (NCCL {args.nccl}'s tuning tables)" if args.nccl else ""
     print(f"# ringsim predict: NCCL's model of {args.collective} on "
@@ -102,14 +120,43 @@ def run(args: argparse.Namespace) -> int:
     for note in (rounding_note(rows), host_note(rows, args.gpus_per_process)):
         if note:
             print(note)
+    if args.published:
+        header += ("published", "runs", "model/pub")
+        units += ("(us)", "", "")
+        widths += (11, 6, 11)
     for line in (header, units):
         print("#" + "".join(f"{c:>{w}}" for c, w in zip(line, widths))[1:])
     for r in rows:
         cells = (str(r.bytes), str(r.count), r.dtype, _time(r.seconds * 1e6),
                  f"{r.algbw / 1e9:.2f}", f"{r.busbw / 1e9:.2f}", r.algorithm, r.protocol,
                  str(r.channels))
+        if args.published:
+            mark = beside.get(r.bytes)
+            cells += (("-", "0", "-") if mark is None else
+                      (_time(mark.median * 1e6), str(mark.systems), f"{mark.ratio:.2f}"))
         print("".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
+    if args.published:
+        print("\n".join(_published_lines(topology, args.gpus, found)))
     return 0
+
+
+def _published(topology, gpus: int, rows) -> tuple[list, dict]:
+    """The published runs like this topology, and for each size they measured the model's
+    time beside theirs (peers.PeerRow by bytes)."""
+    from ..studies import peers
+    found = peers.peers(topology, gpus, topology.nodes(gpus))
+    return found, {m.bytes: m for m in peers.beside([(r.bytes, r.seconds) for r in rows], found)}
+
+
+def _published_lines(topology, gpus: int, found) -> list[str]:
+    """Comment lines naming the published runs (or saying there are none)."""
+    from ..studies import peers
+    like = peers.likeness(topology, topology.nodes(gpus))
+    if not found:
+        return [f"# no published all_reduce_perf run matches {_where(topology, gpus)} ({like}); "
+                "docs/reading-your-numbers.md says which runs ringsim holds"]
+    return ([f"# published: the median time of the runs on machines like this one ({like}; "
+             "healthy by their sources' word):"] + [f"#   {line}" for line in peers.describe(found, 92)])
 
 
 def _tuning(args: argparse.Namespace, topology) -> int:

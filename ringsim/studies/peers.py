@@ -10,6 +10,7 @@ question the model cannot answer alone: how do machines like mine measure?
 from __future__ import annotations
 
 import statistics
+import textwrap
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -116,6 +117,17 @@ def same_run(peer: Peer, mine: dict[int, float]) -> bool:
     shared = [n for n in mine if n in peer.times]
     return len(shared) >= 3 and all(abs(mine[n] - peer.times[n]) <= 0.01 * peer.times[n]
                                     for n in shared)
+
+
+def describe(found: list[Peer], width: int = 96) -> list[str]:
+    """Each run as lines of at most `width` characters (its address may run over): its id and
+    hardware, with -g where its source shows it, then its address."""
+    lines = []
+    for p in found:
+        g = f" (-g {p.gpus_per_process})" if p.gpus_per_process else ""
+        lines += textwrap.wrap(f"{p.id}: {p.hardware}{g}", width, subsequent_indent="    ")
+        lines.append(f"    {p.source}")
+    return lines
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,10 @@ def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
     assert peers.likeness(load("dgx-h100"), 1) == "Hopper GPUs, NVLink inside a node"
     assert peers.likeness(load("dgx-h100"), 2) == ("Hopper GPUs, NVLink inside a node, 400 Gb/s "
                                                    "of network per GPU")
+    # Two DGX Sparks, one GPU each: nothing inside a node to match; their one published pair.
+    spark = peers.topology("systems/gb10-pair.toml")
+    assert peers.likeness(spark, 2) == "Blackwell GPUs, one GPU per node, 200 Gb/s of network per GPU"
+    assert [p.id for p in peers.peers(spark, 2, 2)] == ["gb10-2-roce-mtu9000"]
 
 
 def test_a_quoted_busbw_becomes_the_time_nccl_tests_would_have_printed():

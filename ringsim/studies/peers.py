@@ -63,9 +63,11 @@ KIND_WORDS = {"nvlink": "NVLink", "pcie": "PCIe", "network": "a network"}
 
 
 def _kind(topo: Topology) -> str:
-    """The kind of link between GPUs of one node (the only level of a flat topology)."""
-    level = topo.levels.get("inside") or next(iter(topo.levels.values()))
-    return level.kind or DEFAULT_KIND
+    """The kind of link between GPUs of one node (the only level of a flat topology; '' where
+    a node holds one GPU)."""
+    level = topo.levels.get("inside") or (None if topo.gpus_per_node else
+                                          next(iter(topo.levels.values()), None))
+    return "" if level is None else level.kind or DEFAULT_KIND
 
 
 def peers(topo: Topology, gpus: int, nodes: int) -> list[Peer]:
@@ -105,7 +107,9 @@ def _alike(a: Topology, b: Topology, nodes: int) -> bool:
 
 def likeness(topo: Topology, nodes: int) -> str:
     """What peers() matches on besides the GPU and node counts, in words."""
-    words = f"{topo.arch.capitalize()} GPUs, {KIND_WORDS.get(_kind(topo), _kind(topo))} inside a node"
+    kind = _kind(topo)
+    words = f"{topo.arch.capitalize()} GPUs, " + (f"{KIND_WORDS.get(kind, kind)} inside a node"
+                                                   if kind else "one GPU per node")
     rate = _network(topo, nodes)
     return words + (f", {rate * 8 / 1e9:.4g} Gb/s of network per GPU" if rate else "")
 

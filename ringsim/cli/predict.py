@@ -154,7 +154,7 @@ def _published_lines(topology, gpus: int, found) -> list[str]:
     like = peers.likeness(topology, topology.nodes(gpus))
     if not found:
         return [f"# no published all_reduce_perf run matches {_where(topology, gpus)} ({like}); "
-                "docs/reading-your-numbers.md says which runs ringsim holds"]
+                "docs/cost.md's validation table lists the runs ringsim holds"]
     return ([f"# published: the median time of the runs on machines like this one ({like}; "
              "healthy by their sources' word):"] + [f"#   {line}" for line in peers.describe(found, 92)])
 

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from ..core.checks import MAX_GPUS, count_arg
+from ..core.errors import RingsimError
 from ..cost.nccl import names, tuning_table, versions, versions_text
 from ..cost.topology import load, presets
 from ..studies.nccltuning import format_table
@@ -87,11 +88,9 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.nccl_log is not None and not args.tuning:
-        from ..core.errors import RingsimError
         raise RingsimError("--nccl-log sets a log's tuning table beside the model's: give "
                            "--tuning too")
     if args.published and (args.tuning or args.collective != "all-reduce"):
-        from ..core.errors import RingsimError
         raise RingsimError("--published sets all_reduce_perf runs beside the model's times: "
                            "it takes neither --tuning nor another --collective")
     topology = load(args.topology)
@@ -178,7 +177,6 @@ def _tuning(args: argparse.Namespace, topology) -> int:
 
 
 def _beside_log(args: argparse.Namespace, topology) -> int:
-    from ..core.errors import RingsimError
     from ..studies import nccltuning
     from ..studies.textfile import read_text
     text = read_text(args.nccl_log, "NCCL_DEBUG=INFO log")

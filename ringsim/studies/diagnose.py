@@ -339,11 +339,10 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     if collective == "all-reduce":
         mine = {r.bytes: r.measured_seconds for r in out_rows}
         found = peers.peers(topology, gpus, nodes)
-        for p in found:
-            if peers.same_run(p, mine):
-                notes.append(f"this run is the published {p.id} ({p.source}): it is not set "
-                             "beside itself")
-        report.peers = [p for p in found if not peers.same_run(p, mine)]
+        itself = [p for p in found if peers.same_run(p, mine)]
+        notes += [f"this run is the published {p.id} ({p.source}): it is not set beside itself"
+                  for p in itself]
+        report.peers = [p for p in found if p not in itself]
         report.peer_rows = peers.beside(sorted(mine.items()), report.peers)
         report.peer_likeness = peers.likeness(topology, nodes)
     report.verdicts = verdicts(report)
@@ -514,7 +513,8 @@ def peer_verdict(r: Report) -> str:
                                                                           else "")
         head += f", longer than every one of them at {len(slower)} ({sizes})"
     # A ◀ says the model expects more; the published runs say what machines like it do.
-    flagged = [x for x in rows if x.bytes in {y.bytes for y in r.rows if y.flag}]
+    flagged_sizes = {y.bytes for y in r.rows if y.flag}
+    flagged = [x for x in rows if x.bytes in flagged_sizes]
     if flagged:
         k, near = len(flagged), sum(x.ratio <= 1 + r.tolerance for x in flagged)
         head += (f"; of the {k} size{'s' * (k > 1)} flagged against the model, {near} "

@@ -70,11 +70,28 @@ def _kind(topo: Topology) -> str:
     return "" if level is None else level.kind or DEFAULT_KIND
 
 
+def _network(topo: Topology, nodes: int) -> float | None:
+    """Each GPU's network rate (B/s) where the GPUs span nodes; None on one node (or where
+    the topology has no network, as a flat one given for a run on several nodes)."""
+    across = topo.levels.get("across")
+    return across.bandwidth if nodes > 1 and across else None
+
+
+def _alike(a: Topology, b: Topology, nodes: int) -> bool:
+    """The same GPU architecture, link kind inside a node and (across nodes) network rate per GPU."""
+    rate_a, rate_b = _network(a, nodes), _network(b, nodes)
+    if rate_a is None or rate_b is None:
+        same_rate = rate_a is rate_b
+    else:
+        same_rate = abs(rate_a - rate_b) <= 0.01 * rate_b
+    return a.arch == b.arch and _kind(a) == _kind(b) and same_rate
+
+
 def peers(topo: Topology, gpus: int, nodes: int) -> list[Peer]:
     """The published all-reduce runs its source calls healthy on machines like this one: the
     same GPUs, nodes, GPU architecture and kind of link inside a node, and across nodes the same
-    network rate per GPU; only sizes NCCL chose the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO measures something
-    else)."""
+    network rate per GPU; only sizes NCCL chose the algorithm for itself (a run that forced
+    NCCL_ALGO or NCCL_PROTO measures something else)."""
     found = []
     points: dict[str, dict[int, dict]] = {}
     for p in data()["point"]:
@@ -89,20 +106,6 @@ def peers(topo: Topology, gpus: int, nodes: int) -> list[Peer]:
         times = {n: measured_seconds(p, gpus) for n, p in sorted(points[s["id"]].items())}
         found.append(Peer(s["id"], s["hardware"], s["source"], s.get("gpus_per_process"), times))
     return found
-
-
-def _network(topo: Topology, nodes: int) -> float | None:
-    """Each GPU's network rate (B/s) where the GPUs span nodes; None on one node (or where
-    the topology has no network, as a flat one given for a run on several nodes)."""
-    across = topo.levels.get("across")
-    return across.bandwidth if nodes > 1 and across else None
-
-
-def _alike(a: Topology, b: Topology, nodes: int) -> bool:
-    """The same GPU architecture, link kind inside a node and (across nodes) network rate per GPU."""
-    rate_a, rate_b = _network(a, nodes), _network(b, nodes)
-    same_rate = rate_a == rate_b or (rate_a and rate_b and abs(rate_a - rate_b) <= 0.01 * rate_b)
-    return a.arch == b.arch and _kind(a) == _kind(b) and bool(same_rate)
 
 
 def likeness(topo: Topology, nodes: int) -> str:

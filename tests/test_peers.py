@@ -21,10 +21,12 @@ def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
     # Written from the data file's own words: of its 2 × 8 Hopper systems on NVSwitch, h20-2x8-ndr
     # is reported slow, nccltests319/290 too, h20-2x8-ndr-nvlstree and nccltests309-…-ring
     # forced NCCL_ALGO, datacrunch-h200-2x8-g8 is unverified, and the A3 Mega pair has 200 Gb/s
-    # of network per GPU, not 400; A100 and B200 pairs are other architectures.
+    # of network per GPU, not 400; A100 and B200 pairs are other architectures. The nine left
+    # run on InfiniBand, RoCE and EFA.
     ids = {p.id for p in peers.peers(load("dgx-h100"), 16, 2)}
     assert ids == {"oci-h100-2x8-roce", "aws-p5-2x8-efa", "nccltests309-hgx-h100-2x8-ib",
-                   "nebius-h100-2x8-ib", "nebius-h100-2x8-ib-mk8s", "oci-h200-2x8-rdma"}
+                   "nebius-h100-2x8-ib", "nebius-h100-2x8-ib-mk8s", "oci-h200-2x8-rdma",
+                   "coreweave-h200-2x8-ib", "together-h100-2x8-ib", "aws-p5-2x8-efa-eks"}
     tcpxo = peers.topology("systems/a3mega-tcpxo.toml")
     assert [p.id for p in peers.peers(tcpxo, 16, 2)] == ["gcp-a3mega-2x8-tcpxo"]
     # A100 pairs at 200 Gb/s per GPU (p4de's EFA is 50).
@@ -34,7 +36,9 @@ def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
     one = {p.id for p in peers.peers(load("dgx-h100"), 8, 1)}
     assert "azure-nd-h100-v5" not in one  # it forced NCCL_ALGO=NVLS on every size
     assert one and not one & ids
-    assert peers.peers(load("flat"), 4, 1) == []  # no published run of four flat GPUs
+    assert peers.peers(load("flat"), 3, 1) == []  # no published run of three GPUs
+    # flat says Ampere on NVLink, as the one published four-A100 board without NVSwitch is.
+    assert [p.id for p in peers.peers(load("flat"), 4, 1)] == ["stanage-a100sxm4-4-nvlink"]
     assert peers.peers(load("flat"), 16, 2) == []  # a flat topology given for two nodes: no network
     assert peers.likeness(load("dgx-h100"), 1) == "Hopper GPUs, NVLink inside a node"
     assert peers.likeness(load("dgx-h100"), 2) == ("Hopper GPUs, NVLink inside a node, 400 Gb/s "
@@ -90,30 +94,32 @@ def _run(capsys, *argv):
 
 def test_diagnose_sets_a_run_beside_published_runs_like_it_and_not_beside_itself(capsys):
     # The A3 Mega pair (GPUDirect-TCPXO), read on the dgx-h100 preset its GPUs pick: beside the
-    # six healthy two-node Hopper runs at 400 Gb/s per GPU (InfiniBand, RoCE, EFA) it is the
-    # longest at all of its 31 sizes.
+    # nine healthy two-node Hopper runs at 400 Gb/s per GPU (InfiniBand, RoCE, EFA) it takes
+    # twice their median time, and is the longest at the ten sizes where the slow EKS pair of
+    # p5s printed nothing or less.
     paste = str(OUT / "a3mega_h100_2node_all_reduce.txt")
     code, out, err = _run(capsys, "diagnose", paste, "--json")
     assert code == 0, err
     summary = json.loads(out.splitlines()[-1])
-    assert len(summary["published_peers"]) == 6
+    assert len(summary["published_peers"]) == 9
     assert all(p["source"].startswith("https://") for p in summary["published_peers"])
     sizes = summary["published_sizes"]
-    assert len(sizes) == 31 and all(s["slower_than_all"] for s in sizes)
+    assert len(sizes) == 31 and sum(s["slower_than_all"] for s in sizes) == 10
     eight = next(s for s in sizes if s["bytes"] == 8)
-    # Published at 8 B: 45.72 (p5), 68.52 (#309), 69.12 µs (Nebius); this run 135.8.
+    # Published at 8 B: 45.72 (Nebius), 68.52 (#309), 69.12 (p5, Slurm) and 175.5 µs (p5, EKS);
+    # this run 135.8.
     assert (eight["published_fastest"], eight["published_median"], eight["published_slowest"]) \
-        == pytest.approx((45.72e-6, 68.52e-6, 69.12e-6), rel=1e-3)
-    assert eight["over_median"] == pytest.approx(135.8 / 68.52, rel=1e-3)
+        == pytest.approx((45.72e-6, 68.82e-6, 175.5e-6), rel=1e-3)
+    assert eight["over_median"] == pytest.approx(135.8 / 68.82, rel=1e-3)
     assert summary["verdicts"][-1] == (
-        "Beside 6 published healthy runs on machines like this one, at the 31 sizes they share: "
-        "this run takes 3.52× their median time (median over those sizes), longer than every one "
-        "of them at every size; of the 29 sizes flagged against the model, 0 are within 30% of "
-        "their median or faster")
+        "Beside 9 published healthy runs on machines like this one, at the 31 sizes they share: "
+        "this run takes 2.10× their median time (median over those sizes), longer than every one "
+        "of them at 10 (4MiB, 8MiB, 16MiB, 32MiB, 64MiB, 512MiB, 1GiB, 2GiB, …); of the 29 sizes "
+        "flagged against the model, 0 are within 30% of their median or faster")
     code, out, err = _run(capsys, "diagnose", paste, "--no-plot")
     assert "Published all_reduce_perf runs on machines like this one (16 GPUs in 2 nodes;" in out
     assert "https://github.com/NVIDIA/nccl-tests/issues/309" in out
-    assert out.count("◀ longest") == 31
+    assert out.count("◀ longest") == 10
     # On its own topology the only run like it is itself: named, and not set beside itself.
     code, out, err = _run(capsys, "diagnose", paste, "--json", "--topology",
                           peers.system_file("a3mega-tcpxo"))
@@ -124,36 +130,34 @@ def test_diagnose_sets_a_run_beside_published_runs_like_it_and_not_beside_itself
 
 def test_a_run_five_percent_slower_than_a_published_one_is_read_by_its_median(tmp_path, capsys):
     # nccl-tests#309's bare-metal pair, 5% slower everywhere: no longer the same run, so set
-    # beside all six. Its time is under their median at most sizes (0.93× over all 32), yet
-    # the longest at 7: 8 B and 256 B, where #309 printed 68.5 and 94.4 µs between sizes of
-    # 25 and 33, and 1 to 16 GiB, where the four runs that go that far lie within 5% of each
+    # beside all nine. Its time is under their median at most sizes (0.71× over all 32), yet
+    # the longest from 4 to 16 GiB, where the runs that go that far lie within 5% of each
     # other. The median says more than the longest.
     code, out, err = _run(capsys, "diagnose", str(_paste(tmp_path, "nccltests309-hgx-h100-2x8-ib",
                                                          1.05)), "--json")
     assert code == 0, err
     summary = json.loads(out.splitlines()[-1])
-    assert len(summary["published_peers"]) == 6
+    assert len(summary["published_peers"]) == 9
     sizes = summary["published_sizes"]
     assert len(sizes) == 32
-    assert [s["bytes"] for s in sizes if s["slower_than_all"]] == [8, 256] + [
-        n << 30 for n in (1, 2, 4, 8, 16)]
+    assert [s["bytes"] for s in sizes if s["slower_than_all"]] == [n << 30 for n in (4, 8, 16)]
     eight = next(s for s in sizes if s["bytes"] == 8)
     assert eight["seconds"] == pytest.approx(68.5e-6 * 1.05, rel=1e-3)
-    assert eight["published_systems"] == 3  # only three of the six printed 8 B
-    # The model flags five of its sizes; four are within 30% of what runs like it measure.
+    assert eight["published_systems"] == 4  # only four of the nine printed 8 B
+    # The model flags five of its sizes; all five are within 30% of what runs like it measure.
     assert sum(s["flag"] for s in size_records(out)) == 5
     assert summary["verdicts"][-1] == (
-        "Beside 6 published healthy runs on machines like this one, at the 32 sizes they share: "
-        "this run takes 0.93× their median time (median over those sizes), longer than every one "
-        "of them at 7 (8B, 256B, 1GiB, 2GiB, 4GiB, 8GiB, 16GiB); of the 5 sizes flagged against "
-        "the model, 4 are within 30% of their median or faster")
+        "Beside 9 published healthy runs on machines like this one, at the 32 sizes they share: "
+        "this run takes 0.71× their median time (median over those sizes), longer than every one "
+        "of them at 3 (4GiB, 8GiB, 16GiB); of the 5 sizes flagged against the model, 5 are "
+        "within 30% of their median or faster")
 
 
 def test_a_run_a_little_faster_than_a_published_one_is_never_the_longest(tmp_path, capsys):
     code, out, err = _run(capsys, "diagnose", str(_paste(tmp_path, "nccltests309-hgx-h100-2x8-ib",
                                                          0.97)), "--json")
     summary = json.loads(out.splitlines()[-1])
-    assert code == 0 and len(summary["published_peers"]) == 6
+    assert code == 0 and len(summary["published_peers"]) == 9
     assert "at the 32 sizes they share: this run takes " in summary["verdicts"][-1]
     assert ", never longer than the slowest of them" in summary["verdicts"][-1]
 
@@ -172,11 +176,12 @@ def test_predict_sets_the_published_median_beside_the_models_time(capsys):
     lines = out.splitlines()
     assert lines[1].split()[-3:] == ["published", "runs", "model/pub"]
     eight, gib, beyond = (line.split() for line in lines[3:6])
-    # 8 B: 45.72 (p5), 68.52 (#309), 69.12 µs (Nebius); the model's Tree/LL 25.20 µs.
-    assert eight[3] == "25.20" and eight[-3:] == ["68.52", "3", "0.37"]
-    # 1 GiB: all six runs printed it.
-    median = sorted(p.times[1 << 30] for p in peers.peers(load("dgx-h100"), 16, 2))[2:4]
-    assert gib[-3:-1] == [f"{sum(median) / 2 * 1e6:.1f}", "6"]
+    # 8 B: 45.72 (Nebius), 68.52 (#309), 69.12 (p5, Slurm), 175.5 µs (p5, EKS); the model's
+    # Tree/LL 25.20 µs.
+    assert eight[3] == "25.20" and eight[-3:] == ["68.82", "4", "0.37"]
+    # 1 GiB: all nine runs printed it.
+    median = sorted(p.times[1 << 30] for p in peers.peers(load("dgx-h100"), 16, 2))[4]
+    assert gib[-3:-1] == [f"{median * 1e6:.1f}", "9"]
     assert beyond[-3:] == ["-", "0", "-"]  # no run went to 32 GiB
     assert "# published: the median time of the runs on machines like this one (Hopper GPUs, " \
            "NVLink inside a node, 400 Gb/s of network per GPU;" in out
@@ -184,17 +189,17 @@ def test_predict_sets_the_published_median_beside_the_models_time(capsys):
     code, out, err = _run(capsys, "predict", "-g", "16", "--published", "--sizes", "8B,32GiB",
                           "--json")
     first, last = map(json.loads, out.splitlines())
-    assert first["published"]["runs"] == 3 and last["published"] is None
-    assert first["published"]["median"] == pytest.approx(68.52e-6)
-    assert first["published"]["model_over_median"] == pytest.approx(first["seconds"] / 68.52e-6)
+    assert first["published"]["runs"] == 4 and last["published"] is None
+    assert first["published"]["median"] == pytest.approx(68.82e-6)
+    assert first["published"]["model_over_median"] == pytest.approx(first["seconds"] / 68.82e-6)
 
 
 def test_predict_says_when_no_published_run_is_like_the_topology(capsys):
-    code, out, err = _run(capsys, "predict", "--topology", "flat", "-g", "4", "--published",
+    code, out, err = _run(capsys, "predict", "--topology", "flat", "-g", "3", "--published",
                           "--sizes", "8B")
     assert code == 0, err
     assert out.splitlines()[-1].startswith("# no published all_reduce_perf run matches flat, "
-                                           "4 GPUs in 1 node (")
+                                           "3 GPUs in 1 node (")
     for extra in (("--collective", "all-gather"), ("--tuning",)):
         code, out, err = _run(capsys, "predict", "--published", *extra)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1

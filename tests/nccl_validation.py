@@ -169,7 +169,8 @@ def _beside_peers(found: list[Check]) -> tuple[int, int]:
         if "algo" in c.point or "proto" in c.point:
             continue
         topo, g = peers.topology(c.system["topology"]), c.system["gpus"]
-        theirs = [p for p in peers.peers(topo, g, topo.nodes(g)) if p.id != c.system["id"]]
+        theirs = [p for p in peers.peers(topo, g, topo.nodes(g), c.system.get("gpus_per_process", 1))
+                  if p.id != c.system["id"]]
         rows = peers.beside([(c.point["bytes"], c.measured_us / 1e6)], theirs)
         if rows and rows[0].systems > 1:
             have += 1

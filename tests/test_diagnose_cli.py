@@ -150,3 +150,92 @@ def test_a_model_held_to_an_algorithm_says_so(ringsim, json_run):
                              "ethernet-100g", "--no-plot")
     assert code == 0, err
     assert "Model: NCCL's model held to NCCL_PROTO=simple on topology ethernet-100g" in out
+
+
+def test_the_svg_is_never_written_over_a_file_diagnose_reads(tmp_path, ringsim):
+    paste = tmp_path / "run.svg"  # a paste saved under an odd name
+    paste.write_text((OUT / "a3mega_h100_2node_all_reduce.txt").read_text())
+    before = paste.read_bytes()
+    link = tmp_path / "link.svg"
+    link.symlink_to(paste)
+    log = tmp_path / "nccl.svg"
+    log.write_text((DATA / "nccl_logs" / "deepspeed4715_2node_channel_hops_excerpt.log").read_text())
+    for argv, what in (([str(paste), "--svg", str(paste)], "is FILE, which diagnose reads"),
+                       ([str(paste), "--svg", str(link)], "is FILE, which diagnose reads"),
+                       ([str(paste), "--svg", str(tmp_path / "." / "run.svg")], "is FILE"),
+                       ([str(paste), "--nccl-log", str(log), "--svg", str(log)],
+                        "is the --nccl-log file, which diagnose reads"),
+                       ([str(paste), "--svg", str(tmp_path / "plot.png")],
+                        "the file name must end in .svg, not 'plot.png'")):
+        code, out, err = ringsim("diagnose", *argv, "--no-plot")
+        assert code == 2 and what in err and len(err.strip().splitlines()) == 1 and not out
+    assert paste.read_bytes() == before and not (tmp_path / "plot.png").exists()
+
+
+@pytest.mark.parametrize("given, fraction", [("30%", 0.3), ("30", 0.3), ("0.5", 0.005),
+                                             ("0.5%", 0.005), ("1", 0.01), ("99.9", 0.999)])
+def test_the_tolerance_is_always_a_percentage(given, fraction, json_run, ringsim):
+    paste = str(OUT / "a3mega_h100_2node_all_reduce.txt")
+    sizes, summary = json_run(paste, "--tolerance", given)
+    assert summary["tolerance"] == fraction
+    code, out, err = ringsim("diagnose", paste, "--tolerance", given, "--no-plot")
+    shown = given if given.endswith("%") else given + "%"
+    assert f"short of the model's by more than {shown}" in out
+
+
+@pytest.mark.parametrize("given", ["0", "100", "-5", "nan", "abc", "0.3x"])
+def test_a_tolerance_outside_0_to_100_is_refused(given, ringsim):
+    code, out, err = ringsim("diagnose", str(OUT / "a3mega_h100_2node_all_reduce.txt"), "--tolerance", given)
+    assert code == 2 and "--tolerance must be" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_log_of_another_run_is_refused(ringsim):
+    # The 16-GPU A3 Mega pair beside a 2-rank T4 log; an 8-GPU one-node run beside a log of 8
+    # ranks on two nodes: one line naming both, not a diagnosis of someone else's machine.
+    logs = DATA / "nccl_logs"
+    code, out, err = ringsim("diagnose", str(OUT / "a3mega_h100_2node_all_reduce.txt"), "--nccl-log",
+                             str(logs / "eks_efa_t4_2node_full.log"))
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1
+    assert "is another run's log: its communicator has 2 ranks, and " in err
+    assert "ran 16 GPUs on 2 nodes" in err
+    code, out, err = ringsim("diagnose", str(OUT / "nccl1453_h100_3node_bracket_prefix_excerpt.txt"),
+                             "--gpus", "8", "--nodes", "1", "--topology", "dgx-h100", "--nccl-log",
+                             str(logs / "deepspeed4715_2node_channel_hops_excerpt.log"))
+    assert code == 2 and "is another run's log: its ranks run on 2 nodes, and " in err
+    assert "ran 8 GPUs on 1 node" in err
+
+
+def test_a_log_without_hop_lines_is_named_in_what_to_check(tmp_path, ringsim):
+    # A flagged four-GPU run, and its log of ring lists and trees but no hop lines: the advice
+    # is not to run again with NCCL_DEBUG=INFO, as if no log had been given.
+    from nccl_pastes import all_reduce_perf
+    times = {8 << k: 200.0 + (8 << k) / 2e3 for k in range(20)}  # far slower than NVLink
+    paste = all_reduce_perf(tmp_path / "slow.txt", times, "NVIDIA H100 80GB HBM3", ["node0"] * 4)
+    log = DATA / "nccl_logs" / "nccl1706_single_node_4gpu_channels_trees_excerpt.log"
+    code, out, err = ringsim("diagnose", str(paste), "--no-plot", "--nccl-log", str(log))
+    assert code == 0, err
+    assert "◀" in out and "run again with NCCL_DEBUG=INFO" not in out
+    assert f"the log given ({log}) has no hop lines" in out
+
+
+def test_a_paste_that_forces_an_algorithm_nccl_cannot_run_there_is_still_diagnosed(tmp_path, ringsim):
+    paste = tmp_path / "nvls.txt"
+    paste.write_text("mpirun -np 16 -x NCCL_ALGO=NVLS ./all_reduce_perf -b 8 -e 8G -f 2 -g 1\n"
+                     + (OUT / "a3mega_h100_2node_all_reduce.txt").read_text())
+    code, out, err = ringsim("diagnose", str(paste), "--topology", "dgx-a100", "--no-plot")
+    assert code == 0, err
+    assert "Model: NCCL's algorithm and protocol choice on topology dgx-a100" in out
+    assert "Note: NCCL_ALGO=NVLS in the paste leaves NCCL's model no algorithm and protocol" in out
+    code, out, err = ringsim("diagnose", str(paste), "--topology", "dgx-a100", "--algo", "NVLS")
+    assert code == 2 and "--algo/--proto given" in err
+
+
+def test_a_row_with_an_impossible_size_is_left_out_with_a_note(tmp_path, ringsim):
+    lines = (OUT / "a3mega_h100_2node_all_reduce.txt").read_text().splitlines()
+    row = next(i for i, line in enumerate(lines) if line.split()[:1] == ["65536"])
+    lines[row] = lines[row].replace("65536", "99999999999999999999999999999", 1)
+    paste = tmp_path / "garbled.txt"
+    paste.write_text("\n".join(lines) + "\n")
+    code, out, err = ringsim("diagnose", str(paste), "--no-plot")
+    assert code == 0, err
+    assert "Note: 1 row cut short or unreadable left out" in out

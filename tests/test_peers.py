@@ -29,16 +29,19 @@ def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
                    "coreweave-h200-2x8-ib", "together-h100-2x8-ib", "aws-p5-2x8-efa-eks"}
     tcpxo = peers.topology("systems/a3mega-tcpxo.toml")
     assert [p.id for p in peers.peers(tcpxo, 16, 2)] == ["gcp-a3mega-2x8-tcpxo"]
-    # A100 pairs at 200 Gb/s per GPU (p4de's EFA is 50).
+    # A100 pairs at 200 Gb/s per GPU (p4de's EFA is 50), one process per GPU; OCI's pair ran
+    # -g 8, so it stands beside -g 8 runs only.
     assert {p.id for p in peers.peers(load("dgx-a100"), 16, 2)} == {
-        "oci-a100-2x8-roce", "oci-a100-40g-2x8-roce-vf", "azure-ndmv4-a100-2x8-aks"}
+        "oci-a100-40g-2x8-roce-vf", "azure-ndmv4-a100-2x8-aks"}
+    assert [p.id for p in peers.peers(load("dgx-a100"), 16, 2, 8)] == ["oci-a100-2x8-roce"]
     # One node of eight: the runs on one NVSwitch box, none of the two-node ones.
     one = {p.id for p in peers.peers(load("dgx-h100"), 8, 1)}
     assert "azure-nd-h100-v5" not in one  # it forced NCCL_ALGO=NVLS on every size
     assert one and not one & ids
     assert peers.peers(load("flat"), 3, 1) == []  # no published run of three GPUs
-    # flat says Ampere on NVLink, as the one published four-A100 board without NVSwitch is.
-    assert [p.id for p in peers.peers(load("flat"), 4, 1)] == ["stanage-a100sxm4-4-nvlink"]
+    # flat says Ampere on NVLink, as the one published four-A100 board without NVSwitch is
+    # (a -g 4 run).
+    assert [p.id for p in peers.peers(load("flat"), 4, 1, 4)] == ["stanage-a100sxm4-4-nvlink"]
     assert peers.peers(load("flat"), 16, 2) == []  # a flat topology given for two nodes: no network
     assert peers.likeness(load("dgx-h100"), 1) == "Hopper GPUs, NVLink inside a node"
     assert peers.likeness(load("dgx-h100"), 2) == ("Hopper GPUs, NVLink inside a node, 400 Gb/s "
@@ -47,6 +50,37 @@ def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
     spark = peers.topology("systems/gb10-pair.toml")
     assert peers.likeness(spark, 2) == "Blackwell GPUs, one GPU per node, 200 Gb/s of network per GPU"
     assert [p.id for p in peers.peers(spark, 2, 2)] == ["gb10-2-roce-mtu9000"]
+
+
+def test_a_run_of_several_gpus_per_process_stands_beside_runs_of_as_many():
+    # One thread issuing each call to 8 GPUs sets the small sizes' time: a -g 8 run beside
+    # -g 1 runs would look slow where it is healthy. Runs whose source shows no command count
+    # as -g 1.
+    ones = peers.peers(load("dgx-h100"), 8, 1)
+    eights = peers.peers(load("dgx-h100"), 8, 1, 8)
+    assert ones and eights and all(p.gpus_per_process in (1, None) for p in ones)
+    assert all(p.gpus_per_process == 8 for p in eights)
+    assert "nccltests290-h100-1x8" in {p.id for p in eights} - {p.id for p in ones}
+    assert {p.id for p in peers.peers(load("dgx-h100"), 16, 2)} >= {"oci-h100-2x8-roce",
+                                                                     "aws-p5-2x8-efa"}  # no -g shown
+    assert peers.peers(load("dgx-h100"), 16, 2, 2) == []
+
+
+def test_diagnose_sets_a_g8_run_beside_g8_runs_only(tmp_path, capsys):
+    # A healthy -g 8 run (the model's times, 40 µs and up with one thread per 8 GPUs) is not
+    # "longer than every published run" at its small sizes, as it would be beside -g 1 runs.
+    from ringsim.studies.predict import predict
+    sizes = [8 << k for k in range(31)]
+    times = {r.bytes: r.seconds * 1e6 * 1.02 for r in predict("dgx-h100", 8, sizes, gpus_per_process=8)}
+    paste = all_reduce_perf(tmp_path / "g8.txt", times, "NVIDIA H100 80GB HBM3", ["node0"] * 8, 8)
+    code, out, err = _run(capsys, "diagnose", str(paste), "--json")
+    assert code == 0, err
+    summary = json.loads(out.splitlines()[-1])
+    assert summary["gpus_per_process"] == 8 and summary["published_peers"]
+    assert all(p["gpus_per_process"] == 8 for p in summary["published_peers"])
+    assert not any(s["slower_than_all"] for s in summary["published_sizes"])
+    code, out, err = _run(capsys, "diagnose", str(paste), "--no-plot")
+    assert "(8 GPUs in one node, 8 GPUs per process; Hopper GPUs" in " ".join(out.split())
 
 
 def test_a_quoted_busbw_becomes_the_time_nccl_tests_would_have_printed():

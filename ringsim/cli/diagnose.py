@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -26,9 +28,10 @@ DESCRIPTION = (
     "and a flag where measured falls short by more than --tolerance; the verdict fits a per-call "
     "latency and a bus bandwidth to the measured curve and sets them beside the model's. An "
     "all-reduce is also set beside the published runs on machines like it (the same GPUs, nodes, "
-    "GPU architecture, links inside a node and network rate per GPU, healthy by their sources' "
-    "word): their fastest, median and slowest time per size, and yours over their median.")
-COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "broadcast")
+    "GPUs per process, GPU architecture, links inside a node and network rate per GPU, healthy "
+    "by their sources' word): their fastest, median and slowest time per size, and yours over "
+    "their median.")
+COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter")  # the ones NCCL's model prices
 
 
 def register(sub) -> None:
@@ -43,48 +46,75 @@ def register(sub) -> None:
     parser.add_argument("--nodes", type=count_arg("the number of nodes", minimum=1, maximum=MAX_GPUS), default=None,
                         metavar="M", help="M nodes in the run, when the paste lacks host names")
     parser.add_argument("--collective", choices=COLLECTIVES, default=None,
-                        help="the test that ran, when the paste does not name it (default: "
-                             "all-reduce)")
+                        help="the test that ran, when the paste does not name it (default: what "
+                             "the rows' count, redop and root columns show, else all-reduce)")
     parser.add_argument("--algo", default=None, metavar="NAME",
                         help="hold the model to the algorithms of NCCL_ALGO (Ring, Tree, NVLS, …; "
-                             "default: what the paste shows, else NCCL's own choice)")
+                             "default: what the paste shows where the model can run it, else "
+                             "NCCL's own choice)")
     parser.add_argument("--proto", default=None, metavar="NAME",
                         help="hold the model to the protocols of NCCL_PROTO (LL, LL128, Simple; "
-                             "default: what the paste shows, else NCCL's own choice)")
+                             "default: what the paste shows where the model can run it, else "
+                             "NCCL's own choice)")
     parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
                         help="the NCCL release whose tuning tables price the model (the ones "
                              "ringsim has: ringsim predict --help; default: the release the "
                              "model follows; the notes say which release the paste ran)")
     parser.add_argument("--tolerance", default="30%", metavar="PCT",
-                        help="flag a size whose busbw is short of the model's by more than this "
-                             "(default: 30%%)")
+                        help="flag a size whose busbw is short of the model's by more than PCT "
+                             "percent, with or without %%: 30 and 30%% are the same, 0.5 is half "
+                             "a percent (default: 30%%)")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per size, then one summary object")
     parser.add_argument("--svg", default=None, metavar="FILE",
-                        help="also write measured vs modelled busbw over size as an SVG file")
+                        help="also write measured vs modelled busbw over size as an SVG file; the "
+                             "name must end in .svg and be neither FILE nor --nccl-log's")
     parser.add_argument("--no-plot", action="store_true", help="leave out the terminal plot")
     parser.add_argument("--nccl-log", default=None, metavar="FILE",
                         help="the run's NCCL_DEBUG=INFO log, to say which link every ring hop used "
-                             "(lines of it pasted into FILE are read without this)")
+                             "(lines of it pasted into FILE are read without this); a log of "
+                             "other ranks or nodes than the run's is refused")
     parser.set_defaults(run=run)
 
 
 def tolerance_from(text: str) -> float:
-    """'30%', '30' or '0.3' as the fraction 0.3."""
-    raw = str(text).strip().rstrip("%")
+    """A percentage, with or without '%', as a fraction: '30%' and '30' are 0.3, '0.5' is 0.005.
+
+    A bare number is always a percentage, so that 0.9 and 1 are a tenth of a percent apart
+    rather than 0.9 meaning 90%."""
+    raw = str(text).strip()
+    given = printable(raw)[:40]
     try:
-        value = float(raw)
+        value = float(raw[:-1] if raw.endswith("%") else raw)
     except ValueError:
-        raise RingsimError(f"--tolerance must be a percentage such as 30%, got {text!r}") from None
-    fraction = value / 100 if (str(text).strip().endswith("%") or value >= 1) else value
-    if not math.isfinite(fraction) or not 0 < fraction < 1:
-        raise RingsimError(f"--tolerance must be between 0% and 100%, got {text!r}")
-    return fraction
+        raise RingsimError(f"--tolerance must be a percentage such as 30%, got {given!r}") from None
+    if not math.isfinite(value) or not 0 < value < 100:
+        raise RingsimError(f"--tolerance must be between 0% and 100%, got {given!r}")
+    return round(value / 100, 15)  # 0.9 / 100 is 0.009, not 0.009000000000000001
 
 
-def svg_target(text: str) -> Path:
-    """Where the SVG goes, checked before any work (core.files.check_output)."""
-    return Path(check_output(text, "--svg"))
+def svg_target(text: str, reads: dict[str, str | None]) -> Path:
+    """Where the SVG goes, checked before any work (core.files.check_output): a name ending in
+    .svg that is none of the files diagnose reads (`reads`: what each is → its path)."""
+    path = Path(check_output(text, "--svg"))
+    if path.suffix.lower() != ".svg":
+        raise RingsimError(f"--svg writes SVG text: the file name must end in .svg, not "
+                           f"{printable(path.name)!r}")
+    for what, given in reads.items():
+        if given not in (None, "-") and _same_file(path, Path(given)):
+            raise RingsimError(f"--svg {printable(str(path))} is {what}, which diagnose reads: "
+                               "give another file name for the plot")
+    return path
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two names reach one file (links and hard links too, where both exist)."""
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
     from ..studies.nccltests import parse
     from ..studies.textfile import read_text
     tolerance = tolerance_from(args.tolerance)
-    svg = svg_target(args.svg) if args.svg is not None else None
+    svg = None if args.svg is None else svg_target(args.svg, {"FILE": args.file,
+                                                              "the --nccl-log file": args.nccl_log})
     text = read_text(args.file, "nccl-tests output")
     output = parse(text)
     gpu = output.gpu_names[0] if output.gpu_names else None
@@ -111,10 +142,13 @@ def run(args: argparse.Namespace) -> int:
                             nccl=args.nccl)
     log_text = read_text(args.nccl_log, "NCCL_DEBUG=INFO log") if args.nccl_log else None
     report.tuning_from([text] + ([log_text] if log_text else []), topology)
-    links, crossing = _log_checks(text, log_text, bool(report.tuning))
+    links, crossing = _log_checks(text, log_text, report)
     if links:  # the log is at hand: say what it shows instead of asking for it
         report.checks = [c for c in report.checks if not c.startswith("run again with NCCL_DEBUG")]
         report.checks += links
+    elif log_text is not None:  # the log given cannot say it: ask for one that can
+        report.checks = [NO_HOPS.format(printable(log_text.name))
+                         if c.startswith("run again with NCCL_DEBUG") else c for c in report.checks]
     said = study.log_verdict(report, crossing, study.gdr_level(text.lines))
     if said:
         report.verdicts.append(said)
@@ -137,36 +171,73 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _log_checks(text, log_text, has_tuning: bool) -> tuple[list[str], dict[str, int]]:
+def _log_checks(text, log_text, report) -> tuple[list[str], dict[str, int]]:
     """What the NCCL_DEBUG=INFO lines (in the paste, or in --nccl-log's `log_text`) say about
     the links, and how many ring hops that cross nodes use each transport; a log that shows
-    NCCL's tuning output (`has_tuning`) need not show its rings."""
+    NCCL's tuning output (report.tuning) need not show its rings."""
     from collections import Counter
 
     from ..studies import ncclog, ncclplan
     try:
-        log = ncclog.parse(log_text or text)
+        log = _run_log(log_text, report) if log_text else ncclog.parse(text)
     except RingsimError as error:
-        if log_text and not (has_tuning and "shows no rings" in str(error)):
+        if log_text and not (report.tuning and "shows no rings" in str(error)):
             raise
+        if log_text:
+            report.notes.append("--nccl-log shows no rings and no communicator's size, so whether "
+                                "it is this run's log could not be checked")
         return ([] if "shows no rings" in str(error) else
                 [f"the NCCL log lines in the paste: {error}"]), {}
     crossing = Counter(v.via for v in ncclplan.hops(log) if v.crosses and v.via)
     return ncclplan.transport_lines(log), dict(crossing)
 
 
+def _run_log(log_text, r):
+    """--nccl-log's communicator of the run's G ranks; a one-line error where the log is of a
+    run of other ranks or nodes, a note where its hosts cannot tell its nodes."""
+    from ..studies import ncclog
+    sizes = ncclog.communicators(log_text)
+    where = f"{r.source} ran {r.gpus} GPUs on {r.nodes} node{'s' * (r.nodes > 1)}"
+    other = f"--nccl-log {printable(log_text.name)} is another run's log: "
+    if sizes and r.gpus not in sizes:
+        ranks = " and ".join(f"{n:,}" for n in sizes)
+        raise RingsimError(f"{other}its communicator{'s have' if len(sizes) > 1 else ' has'} "
+                           f"{ranks} ranks, and {where}")
+    log = ncclog.parse(log_text, r.gpus if sizes else None)
+    if log.nranks != r.gpus:  # its rings, put together from its hop lines, close on these ranks
+        raise RingsimError(f"{other}its rings have {log.nranks} ranks, and {where}")
+    hosts = len(set(log.hosts.values()))
+    nodes = log.nodes or (hosts if len(log.hosts) >= log.nranks else None)
+    if (nodes or hosts) > r.nodes or (nodes is not None and nodes != r.nodes):
+        raise RingsimError(f"{other}its ranks run on {nodes or hosts} node"
+                           f"{'s' * ((nodes or hosts) > 1)}, and {where}")
+    if nodes is None:
+        r.notes.append(f"--nccl-log shows the hosts of {len(log.hosts)} of its {log.nranks} "
+                       "ranks, so only its ranks, not its nodes, were checked against this run's")
+    return log
+
+
 def _predict():
-    """NCCL's model: ringsim.studies.predict.predict."""
+    """NCCL's model (ringsim.studies.predict.predict), pricing the sizes as the paste printed
+    them: the nccl-tests release that ran rounded them already, older ones otherwise than today."""
     try:
         from ..studies.predict import predict
     except ImportError:
         raise RingsimError("this ringsim has no NCCL model (ringsim.studies.predict), which "
                            "diagnose compares against") from None
-    return predict
+    return functools.partial(predict, printed=True)
+
+
+# What to check next where a flagged run's --nccl-log has no hop lines to say it.
+NO_HOPS = ("the log given ({}) has no hop lines ('Channel 00/0 : 0[…] -> 1[…] via …'), which say "
+           "which transport every hop uses: give the whole NCCL_DEBUG=INFO log of every rank "
+           "(P2P/IPC and NET/IB/…/GDRDMA are the fast paths; SHM, NET/Socket or NET/IB without "
+           "GDRDMA go through host memory)")
 
 
 def text_lines(r) -> list[str]:
     """The report in words: the run, one line per size, the verdicts, what to check."""
+    from ..studies.diagnose import percent
     where = f"{r.gpus} GPUs" + (f" on {r.nodes} nodes" if r.nodes > 1 else " in one node")
     held = " and ".join(f"{name}={value}" for name, value in (("NCCL_ALGO", r.algo),
                                                               ("NCCL_PROTO", r.proto)) if value)
@@ -174,7 +245,7 @@ def text_lines(r) -> list[str]:
     lines = [f"{r.source}: {r.collective}, {where}" + (f", {r.gpu}" if r.gpu else ""),
              f"Model: {model} on topology {r.topology} "
              f"({r.topology_reason}); flagged (◀) where measured busbw is short of the model's "
-             f"by more than {r.tolerance:.0%}", ""]
+             f"by more than {percent(r.tolerance)}", ""]
     header = ("size", "measured", "busbw", "model", "busbw", "NCCL's choice", "measured/model", "")
     body = []
     for x in r.rows:
@@ -209,6 +280,8 @@ def peer_lines(r) -> list[str]:
     """This run beside the published healthy runs on machines like it (studies/peers.py)."""
     from ..studies import peers
     where = f"{r.gpus} GPUs" + (f" in {r.nodes} nodes" if r.nodes > 1 else " in one node")
+    if r.gpus_per_process > 1:
+        where += f", {r.gpus_per_process} GPUs per process"
     lines = textwrap.wrap(f"Published all_reduce_perf runs on machines like this one ({where}; "
                           f"{r.peer_likeness}), each healthy by its source's own word:", 96)
     lines += [f"  {line}" for line in peers.describe(r.peers, 94)]

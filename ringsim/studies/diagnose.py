@@ -26,16 +26,16 @@ from ..core.errors import RingsimError
 from ..core.fit import theil_sen
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from . import peers
-from .nccltests import DTYPES, Output, Row
+from .nccltests import DTYPES, MAX_ROWS, TESTS, Output, Row, test_from_rows
 
 DEFAULT_TOLERANCE = 0.3
 # Below this size every NCCL all-reduce is dominated by its per-call cost (LL's range); a paste
 # that starts above it does not show the latency.
 SMALLEST_FOR_LATENCY = 64 * 1024
 # GPU model names as nccl-tests prints them (cudaDeviceProp.name: "NVIDIA H100 80GB HBM3",
-# "NVIDIA A100-SXM4-80GB") → the preset of the 8-GPU NVSwitch server they come in; the first
-# match wins, so H200 is tried before H100. PCIe and NVL cards sit in servers of every shape,
-# so those names pick no preset.
+# "NVIDIA A100-SXM4-80GB") → the preset of the 8-GPU NVSwitch server they come in, matched as
+# whole words: a GH200 (Grace Hopper) is no DGX H200. PCIe and NVL cards sit in servers of
+# every shape, so those names pick no preset.
 GPU_PRESETS = (("H200", "dgx-h200"), ("H100", "dgx-h100"), ("A100", "dgx-a100"))
 NOT_SXM = ("PCIE", "NVL")
 # NCCL turns GPUDirect RDMA on only while the GPU-to-NIC path is no longer than PXB (through PCIe
@@ -45,6 +45,16 @@ NOT_SXM = ("PCIE", "NVL")
 GDR_BEYOND_DEFAULT = ("PHB", "SYS")
 # `NCCL_NET_GDR_LEVEL set by environment to SYS` (NCCL's echo) or `NCCL_NET_GDR_LEVEL=SYS`
 _GDR_LEVEL = re.compile(r"\bNCCL_NET_GDR_LEVEL(?:( set by environment to )|=)([A-Za-z0-9]+)")
+# The collectives NCCL's model prices (studies.predict), and the nccl-tests binary of each test.
+PRICED = ("all-reduce", "all-gather", "reduce-scatter")
+PERF = {name: f"{binary}_perf" for binary, name in TESTS.items()}
+PERF["gather"] = "gather_perf or scatter_perf"  # the rows of the two look alike
+PREDICT_AT_ONCE = 1000  # predict prices at most this many sizes a call
+
+
+def percent(fraction: float) -> str:
+    """A tolerance as the percentage it was given: 0.3 → '30%', 0.005 → '0.5%'."""
+    return f"{fraction * 100:.6g}%"
 
 
 def bus_factor(collective: str, gpus: int) -> Fraction:
@@ -191,7 +201,8 @@ def preset_for(gpu: str | None, nodes: int, available: list[str]) -> tuple[str, 
     """The preset that models the header's GPU, and why; a one-line error when none fits."""
     name = (gpu or "").upper()
     for key, preset in GPU_PRESETS:
-        if key in name and not any(word in name for word in NOT_SXM) and preset in available:
+        whole = re.search(rf"(?<![A-Z0-9]){key}(?![A-Z0-9])", name)
+        if whole and not any(word in name for word in NOT_SXM) and preset in available:
             return preset, f"the header's GPU is {gpu}: preset {preset}"
     named = f"the header's GPU ({gpu})" if gpu else "the output names no GPU (no '# Rank' lines), so it"
     raise RingsimError(f"{named} matches no topology preset ({', '.join(available)}): give "
@@ -238,6 +249,9 @@ def measured_rows(output: Output) -> tuple[list[Row], list[str]]:
         notes.append(f"{repeated} repeated size{'s' * (repeated > 1)} left out (the first row of each kept)")
     if output.skipped:
         notes.append(f"{output.skipped} row{'s' * (output.skipped > 1)} cut short or unreadable left out")
+    if output.past_limit:
+        notes.append(f"{output.past_limit:,} row{'s' * (output.past_limit > 1)} after the first "
+                     f"{MAX_ROWS:,} left out (diagnose reads at most {MAX_ROWS:,})")
     if not rows:
         raise RingsimError(f"{output.name} has only 0-byte rows: nothing to compare")
     return sorted(rows, key=lambda r: r.bytes), notes
@@ -267,18 +281,9 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     the release whose tuning tables price it (passed on as predict's `nccl=`), to the
     release the model follows."""
     if not 0 < tolerance < 1:
-        raise RingsimError(f"the tolerance must be between 0 and 100%, got {tolerance:.0%}")
+        raise RingsimError(f"the tolerance must be between 0 and 100%, got {percent(tolerance)}")
     gpus, nodes, notes = scenario(output, gpus, nodes)
-    if collective is None and output.collective is None and output.rows and all(
-            r.redop == "none" for r in output.rows):
-        # all_reduce_perf always reduces; nccl-tests prints "none" for the tests that do not
-        # (all_gather_perf, broadcast_perf, alltoall_perf), so all-reduce cannot be assumed
-        raise RingsimError(f"{output.name} does not name its test and its rows' redop is "
-                           "'none', so it is not all_reduce_perf: give --collective "
-                           "(all-gather or broadcast)")
-    collective = collective or output.collective or "all-reduce"
-    if output.collective is None and collective == "all-reduce":
-        notes.append("the output does not name its test: taken as all_reduce_perf (give --collective)")
+    collective = collective or which_test(output, gpus, notes)
     rows, more = measured_rows(output)
     notes += more
     per_node = gpus // nodes
@@ -291,11 +296,11 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                      f"node(s); the run used {nodes}")
     factor = float(bus_factor(collective, gpus))
     dtype = rows[0].dtype
-    for name, given in (("NCCL_ALGO", algo), ("NCCL_PROTO", proto)):
-        if given is None and name in output.env:
-            notes.append(f"{name}={output.env[name]} in the paste: the model is held to it too")
-    algo = algo if algo is not None else output.env.get("NCCL_ALGO")
-    proto = proto if proto is not None else output.env.get("NCCL_PROTO")
+    pasted = {name: output.env[name] for name, given in (("NCCL_ALGO", algo), ("NCCL_PROTO", proto))
+              if given is None and name in output.env}
+    algo = algo if algo is not None else pasted.get("NCCL_ALGO")
+    proto = proto if proto is not None else pasted.get("NCCL_PROTO")
+    held = len(notes)  # what the paste's NCCL_ALGO/NCCL_PROTO did is said here, once priced
     said = _release_note(output.nccl_version, nccl)
     if said:
         notes.append(said)
@@ -304,21 +309,33 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     per_process = _per_process(output, topology, gpus, nodes, notes)
     if per_process > 1:
         predict = functools.partial(predict, gpus_per_process=per_process)
-    predicted = predict(topology, gpus, [r.bytes for r in rows], collective=collective,
-                        algo=algo, proto=proto, dtype=dtype)
+    predict = functools.partial(_all_sizes, predict)
+    predicted, algo, proto = _held(lambda a, p: predict(topology, gpus, [r.bytes for r in rows],
+                                                        collective=collective, algo=a, proto=p,
+                                                        dtype=dtype),
+                                   algo, proto, pasted)
+    kept = {"NCCL_ALGO": algo, "NCCL_PROTO": proto}
+    notes[held:held] = [_held_note(name, value, kept[name] is not None, f"{collective} on {topology.name}")
+                        for name, value in pasted.items()]
     measured = fit_curve([r.bytes for r in rows], [r.seconds for r in rows], factor)
     if rows[0].bytes > SMALLEST_FOR_LATENCY:
         notes.append(f"the output starts at {format_bytes(rows[0].bytes)}: the fitted per-call "
                      "latency is only an upper bound (run from -b 8 to see it)")
-    modelled = fit_curve([p.bytes for p in predicted], [p.seconds for p in predicted], factor)
+    # a size nccl-tests would round down to an empty call has no modelled time (predict)
+    priced = [p for p in predicted if p.seconds]
+    modelled = fit_curve([p.bytes for p in priced], [p.seconds for p in priced], factor) if priced else None
     split = measured
     if rows[0].bytes > SMALLEST_FOR_LATENCY:
         # No size of the paste shows the per-call latency, so the fitted one is the time of its
         # smallest size; splitting there would call every size but that one "latency-bound".
-        # The model's time for one element is the per-call latency the split needs.
-        probe = predict(topology, gpus, [DTYPES.get(dtype, 4)], collective=collective,
+        # The model's time for the smallest call nccl-tests makes is the per-call latency the
+        # split needs: one element, or for all-gather and reduce-scatter a share of 16 bytes
+        # per GPU (fewer is rounded down to an empty call, which NCCL discards).
+        width = DTYPES.get(dtype, 4)
+        least = width if collective == "all-reduce" else max(width, 16) * gpus
+        probe = predict(topology, gpus, [least], collective=collective,
                         algo=algo, proto=proto, dtype=dtype)[0]
-        modelled = Curve(probe.seconds, modelled.busbw)
+        modelled = Curve(probe.seconds, modelled.busbw if modelled else None)
         split = Curve(probe.seconds, measured.busbw or modelled.busbw)
     out_rows = []
     for row, model in zip(rows, predicted):
@@ -338,7 +355,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                                                          proto=proto, dtype=dtype), tolerance)
     if collective == "all-reduce":
         mine = {r.bytes: r.measured_seconds for r in out_rows}
-        found = peers.peers(topology, gpus, nodes)
+        found = peers.peers(topology, gpus, nodes, per_process)
         itself = [p for p in found if peers.same_run(p, mine)]
         notes += [f"this run is the published {p.id} ({p.source}): it is not set beside itself"
                   for p in itself]
@@ -348,6 +365,70 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     report.verdicts = verdicts(report)
     report.checks = checks(report)
     return report
+
+
+def which_test(output: Output, gpus: int, notes: list[str]) -> str:
+    """The collective the output ran: the test it names, else the one its rows' columns show
+    (nccltests.test_from_rows), else all-reduce; a note says which was taken, and a test the
+    model cannot price is a one-line error."""
+    named = output.collective
+    seen = None if named else test_from_rows(output.rows, gpus)
+    test = named or seen
+    if test is not None and test not in PRICED:
+        first = output.rows[0]
+        perf = PERF.get(test, test)
+        what = (f"is the output of {perf}" if named else f"does not name its test, and its rows "
+                f"(redop {first.redop}, root {first.root}) are {perf}'s")
+        raise RingsimError(f"{output.name} {what}: NCCL's model prices "
+                           "all_reduce_perf, all_gather_perf and reduce_scatter_perf only")
+    if named:
+        return named
+    if seen is None and output.rows and all(r.redop in (None, "none") for r in output.rows):
+        # all_reduce_perf always reduces; nccl-tests prints "none" for the tests that do not
+        # (all_gather_perf, broadcast_perf, alltoall_perf), so all-reduce cannot be assumed
+        raise RingsimError(f"{output.name} does not name its test and its rows' redop is "
+                           "'none', so it is not all_reduce_perf: give --collective")
+    if seen in ("reduce-scatter", "all-gather"):
+        also = "" if seen == "reduce-scatter" else "; alltoall_perf prints the same columns"
+        notes.append(f"the output does not name its test: its count column is each rank's share "
+                     f"of the size (count × type size × {gpus} ranks = size), so it is taken as "
+                     f"{PERF[seen]}{also} (give --collective)")
+        return seen
+    notes.append("the output does not name its test: taken as all_reduce_perf (give --collective)")
+    return "all-reduce"
+
+
+def _all_sizes(predict, topology, gpus: int, sizes: list[int], **options) -> list:
+    """predict over any number of sizes, PREDICT_AT_ONCE at a time."""
+    return [row for start in range(0, len(sizes), PREDICT_AT_ONCE)
+            for row in predict(topology, gpus, sizes[start:start + PREDICT_AT_ONCE], **options)]
+
+
+def _held(price, algo, proto, pasted: dict[str, str]):
+    """price(algo, proto) held to the NCCL_ALGO/NCCL_PROTO given or in the paste, and the
+    algo and proto it was held to. A setting from the paste (`pasted`) that leaves NCCL no
+    algorithm and protocol on the topology, or that ringsim cannot read, is dropped: the run
+    finished, so NCCL ran its own choice, as the published runs that force NVLS on an A100
+    are read (docs/cost.md). A setting the caller gave is never dropped."""
+    tries = [(algo, proto)]
+    if "NCCL_ALGO" in pasted:
+        tries.append((None, proto))
+    if "NCCL_PROTO" in pasted:
+        tries += [(algo, None)] + ([(None, None)] if "NCCL_ALGO" in pasted else [])
+    for i, (a, p) in enumerate(tries):
+        try:
+            return price(a, p), a, p
+        except RingsimError:
+            if i == len(tries) - 1:
+                raise
+
+
+def _held_note(name: str, value: str, kept: bool, what: str) -> str:
+    """What became of an NCCL_ALGO or NCCL_PROTO the paste set (_held)."""
+    if kept:
+        return f"{name}={value} in the paste: the model is held to it too"
+    return (f"{name}={value} in the paste leaves NCCL's model no algorithm and protocol for "
+            f"{what} (or is a form ringsim does not read): the model takes NCCL's own choice instead")
 
 
 def _per_process(output: Output, topology, gpus: int, nodes: int, notes: list[str]) -> int:
@@ -470,7 +551,7 @@ def verdicts(r: Report) -> list[str]:
                          f"or {r.topology}'s rates are below this machine's")
             elif flagged:
                 head += (f". The median size is as modelled, but {flagged} "
-                         f"{'are' if flagged > 1 else 'is'} short by more than {tol:.0%}")
+                         f"{'are' if flagged > 1 else 'is'} short by more than {percent(tol)}")
             else:
                 head += ". The links deliver what the model expects"
         out.append(head)
@@ -479,7 +560,7 @@ def verdicts(r: Report) -> list[str]:
         n, within = c["flagged"], c["within_ring"]
         head = (f"Held to rings (NCCL_ALGO=Ring) the model expects up to "
                 f"{format_bandwidth(c['ring_busbw'])}; of the {n} flagged bandwidth-bound "
-                f"size{'s' * (n > 1)}, {within} reach{'es' * (within == 1)} it within {tol:.0%} "
+                f"size{'s' * (n > 1)}, {within} reach{'es' * (within == 1)} it within {percent(tol)} "
                 f"(median {c['median_ratio']:.0%})")
         if within == n:
             head += (": nccl-tests does not print which algorithm ran, and on two nodes NCCL's "
@@ -518,7 +599,7 @@ def peer_verdict(r: Report) -> str:
     if flagged:
         k, near = len(flagged), sum(x.ratio <= 1 + r.tolerance for x in flagged)
         head += (f"; of the {k} size{'s' * (k > 1)} flagged against the model, {near} "
-                 f"{'is' if near == 1 else 'are'} within {r.tolerance:.0%} of their median or "
+                 f"{'is' if near == 1 else 'are'} within {percent(r.tolerance)} of their median or "
                  "faster")
     return head
 

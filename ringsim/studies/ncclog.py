@@ -234,6 +234,23 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
     return log
 
 
+def communicators(text: Text) -> list[int]:
+    """The ranks of each communicator the log shows whole: in a complete ring list or a
+    `comm … nRanks N` line (a log of hop lines alone shows none)."""
+    sizes = set()
+    for raw in text.lines:
+        line = LINE_PREFIX.sub("", raw)
+        if "NCCL" not in line:
+            continue
+        if (m := _LIST.search(line)) and not m.group(5):
+            ring = [int(x) for x in m.group(4).split()]
+            if max(ring) < len(ring):  # not the start of a ring NCCL cut
+                sizes.add(len(ring))
+        if m := _COMM.search(line):
+            sizes.add(int(m.group(3)))
+    return sorted(sizes)
+
+
 def _tree_item(t: re.Match) -> tuple[int, int, int, tuple[int, ...], tuple | None]:
     """(channel, rank, parent, children, the 2.5–2.7 broadcast tree's (parent, children) or None)."""
     g = [None if v is None else int(v) for v in t.groups()]

@@ -28,6 +28,9 @@ TESTS = {"all_reduce": "all-reduce", "all_gather": "all-gather", "reduce_scatter
          "broadcast": "broadcast", "reduce": "reduce", "alltoall": "all-to-all",
          "sendrecv": "sendrecv", "gather": "gather", "scatter": "scatter", "hypercube": "hypercube"}
 MAX_ROWS = 100_000
+# No GPU holds a petabyte: a larger size is a garbled row (and past what NCCL's model prices,
+# ringsim.cost.nccl.MAX_BYTES), so it is counted with the rows that cannot be read.
+MAX_SIZE = 1 << 50
 
 # mpirun's `[1,0]<stdout>:`, srun's `[0]` or `0:` at the start of a line, anywhere in srun rows
 _PREFIX = re.compile(LAUNCHER_PREFIX)
@@ -41,7 +44,9 @@ _TESTS_VERSION = re.compile(r"nccl-tests version (\d+\.\d+\.\d+)")
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
 # NCCL_ALGO / NCCL_PROTO as a command line sets them, as NCCL reports them (`NCCL_PROTO set by
 # environment to Simple`), or as the AWS OFI plugin does (`Setting NCCL_PROTO to "simple"`)
-_ENV = re.compile(r"\b(NCCL_ALGO|NCCL_PROTO)(?:=| set by environment to |\s+to\s+)\"?([\^A-Za-z0-9_,]+)")
+# or the per-collective form NCCL also takes (`allreduce:tree;allgather:ring`), kept whole
+_ENV = re.compile(r"\b(NCCL_ALGO|NCCL_PROTO)(?:=| set by environment to |\s+to\s+)[\"']?"
+                  r"([\^A-Za-z0-9_,:;]+)")
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,7 @@ class Row:
     busbw: float | None
     wrong: float | None  # #wrong count, or the older error column
     in_place_seconds: float | None = None
+    root: int | None = None  # the root column (-1: no root), where the layout has one
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,7 @@ class Output:
     avg_busbw: float | None = None
     env: dict[str, str] = field(default_factory=dict)  # NCCL_ALGO / NCCL_PROTO the paste shows
     skipped: int = 0  # row-like lines cut or malformed
+    past_limit: int = 0  # rows after the first MAX_ROWS, left out
     cut_lines: int = 0
 
     @property
@@ -141,6 +148,8 @@ def parse(text: Text) -> Output:
             out.skipped += 1
         elif len(out.rows) < MAX_ROWS:
             out.rows.append(row)
+        else:
+            out.past_limit += 1
     out.ranks = sorted(seen_ranks.values(), key=lambda r: r.rank)
     if not out.rows:
         what = ("its header, but no rows of sizes and times" if out.ranks or out.gpus_per_process
@@ -188,9 +197,11 @@ def _row(tokens: list[str]) -> Row | None:
     if rest and rest[0] in REDOPS:
         redop, rest = rest[0], rest[1:]
     # What follows is [root] time algbw busbw wrong, once or twice: 4 or 8 fields, +1 with root.
+    root = None
     if len(rest) in (5, 9):
+        root = int(rest[0]) if re.fullmatch(r"-?\d+", rest[0]) else None
         rest = rest[1:]
-    if len(rest) not in (4, 8):
+    if len(rest) not in (4, 8) or int(tokens[0]) > MAX_SIZE:
         return None
     fields = [None if t == "N/A" else _number(t) for t in rest]
     time_us, alg, bus = fields[0], fields[1], fields[2]
@@ -199,4 +210,33 @@ def _row(tokens: list[str]) -> Row | None:
     in_place = fields[4] if len(fields) == 8 and fields[4] and fields[4] > 0 else None
     return Row(int(tokens[0]), int(tokens[1]), tokens[2], redop, time_us * 1e-6,
                None if alg is None else alg * 1e9, None if bus is None else bus * 1e9,
-               fields[3], None if in_place is None else in_place * 1e-6)
+               fields[3], None if in_place is None else in_place * 1e-6, root)
+
+
+def test_from_rows(rows: list[Row], ranks: int) -> str | None:
+    """The test the rows' own columns show, for an output that does not name it: one of
+    all-reduce, reduce-scatter, all-gather, broadcast, reduce, gather (gather_perf or
+    scatter_perf); None where they fit none or disagree.
+
+    nccl-tests prints `size` as the larger of the bytes sent and received per rank and `count`
+    as the elements the call is given (src/common.cu, setupArgs and writeBenchmarkLinePreamble;
+    each test's GetCollByteCount): the whole size for all_reduce, reduce, broadcast and
+    sendrecv, a per-rank share, so count × wordSize × ranks = size, for reduce_scatter,
+    all_gather, alltoall, gather and scatter. The redop is `none` for the tests that do not
+    reduce, and the root is −1 except for the rooted ones (reduce, broadcast, gather, scatter),
+    which print the root they ran (-r, 0 by default)."""
+    rows = [r for r in rows if r.bytes > 0 and r.dtype in DTYPES]
+    if not rows:
+        return None
+    whole = all(r.count * DTYPES[r.dtype] == r.bytes for r in rows)
+    share = all(r.count * DTYPES[r.dtype] * ranks == r.bytes for r in rows)
+    reduces = {r.redop not in (None, "none") for r in rows}
+    rooted = {r.root is not None and r.root >= 0 for r in rows}
+    if len(reduces) > 1 or len(rooted) > 1 or whole == share:
+        return None
+    reduces, rooted = reduces.pop(), rooted.pop()
+    if share:
+        return "gather" if rooted else "reduce-scatter" if reduces else "all-gather"
+    if rooted:
+        return "reduce" if reduces else "broadcast"
+    return "all-reduce" if reduces else None

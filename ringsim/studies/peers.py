@@ -87,18 +87,23 @@ def _alike(a: Topology, b: Topology, nodes: int) -> bool:
     return a.arch == b.arch and _kind(a) == _kind(b) and same_rate
 
 
-def peers(topo: Topology, gpus: int, nodes: int) -> list[Peer]:
+def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1) -> list[Peer]:
     """The published all-reduce runs its source calls healthy on machines like this one: the
-    same GPUs, nodes, GPU architecture and kind of link inside a node, and across nodes the same
-    network rate per GPU; only sizes NCCL chose the algorithm for itself (a run that forced
-    NCCL_ALGO or NCCL_PROTO measures something else)."""
+    same GPUs, nodes, GPUs per process (nccl-tests' -g), GPU architecture and kind of link
+    inside a node, and across nodes the same network rate per GPU; only sizes NCCL chose the
+    algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO measures something else).
+
+    One thread issuing every call to -g GPUs sets the small sizes' time (cost.nccl.host_seconds),
+    so runs of other -g are not alike. A run whose source shows no command is taken as -g 1,
+    the launch that mpirun and srun scripts use, and so is set beside -g 1 runs only."""
     found = []
     points: dict[str, dict[int, dict]] = {}
     for p in data()["point"]:
         if "algo" not in p and "proto" not in p:
             points.setdefault(p["system"], {})[p["bytes"]] = p
     for s in data()["system"]:
-        if s["health"] != "healthy" or s["gpus"] != gpus or s["id"] not in points:
+        if (s["health"] != "healthy" or s["gpus"] != gpus or s["id"] not in points
+                or s.get("gpus_per_process", 1) != gpus_per_process):
             continue
         theirs = topology(s["topology"])
         if theirs.nodes(gpus) != nodes or not _alike(theirs, topo, nodes):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from ringsim.algorithms import ALGORITHMS
@@ -70,6 +69,11 @@ def test_presets_come_from_the_header_gpu_or_a_one_line_request():
         study.preset_for("Tesla T4", 2, presets())
     with pytest.raises(RingsimError, match="names no GPU"):
         study.preset_for(None, 1, presets())
+    # Whole model names only: a GH200 (Grace Hopper, no NVSwitch between its nodes' GPUs) is no
+    # DGX H200, nor a GH100 an H100.
+    for name in ("NVIDIA GH200 120GB", "NVIDIA GH200 480GB", "NVIDIA GH100"):
+        with pytest.raises(RingsimError, match="matches no topology preset"):
+            study.preset_for(name, 1, presets())
 
 
 def test_the_runs_shape_comes_from_the_header_and_flags_disagreement():
@@ -170,12 +174,87 @@ def test_the_collapsing_three_node_run_is_flagged_against_nccls_model():
     assert any(v.startswith("Bandwidth-bound") and "across nodes" in v for v in report.verdicts)
 
 
-def test_a_paste_whose_redop_is_none_is_not_taken_for_all_reduce():
+def test_a_paste_that_does_not_name_its_test_is_read_by_its_columns():
+    # NVIDIA/nccl issue 1435's all_gather_perf on 2 GPUs: count is each rank's share
+    # (4,194,304 bfloat16 × 2 ranks = 16 MiB) and redop none, so it is all_gather_perf's.
     out = output("nccl1435_all_gather_bf16_excerpt.txt")
-    with pytest.raises(RingsimError, match="redop is 'none', so it is not all_reduce_perf: give --collective"):
-        study.diagnose(out, load("pcie-gen4"), nccl_model(), gpus=2)
-    report = study.diagnose(out, load("pcie-gen4"), nccl_model(), gpus=2, collective="all-gather")
+    report = study.diagnose(out, load("pcie-gen4"), nccl_model(), gpus=2)
     assert report.collective == "all-gather" and report.rows
+    assert any("its count column is each rank's share" in n and "taken as all_gather_perf" in n
+               for n in report.notes)
+    # --collective wins over what the columns show
+    report = study.diagnose(out, load("pcie-gen4"), nccl_model(), gpus=2, collective="all-reduce")
+    assert report.collective == "all-reduce"
+    # The same rows with redop sum are reduce_scatter_perf's: measured busbw is the paste's own
+    # column ((n-1)/n), not an all-reduce's 2(n-1)/n of it.
+    sums = replace(out, rows=[replace(r, redop="sum") for r in out.rows])
+    report = study.diagnose(sums, load("pcie-gen4"), nccl_model(), gpus=2)
+    assert report.collective == "reduce-scatter"
+    assert report.rows[0].measured_busbw == pytest.approx(out.rows[0].busbw, rel=0.01)
+    # A whole count with redop none is no collective the model prices: it asks
+    whole = replace(out, rows=[replace(r, count=r.count * 2) for r in out.rows])
+    with pytest.raises(RingsimError, match="redop is 'none', so it is not all_reduce_perf: give --collective"):
+        study.diagnose(whole, load("pcie-gen4"), nccl_model(), gpus=2)
+
+
+@pytest.mark.parametrize("redop, count, test", [("sum", 2, "reduce_perf's"), ("none", 2, "broadcast_perf's"),
+                                                ("none", 1, "gather_perf or scatter_perf's")])
+def test_a_rooted_test_is_refused_in_one_line(redop, count, test):
+    # reduce_perf prints root 0 (nccl-tests' -r default) and all the elements as count; the model
+    # prices no rooted collective, so the paste is refused rather than read as an all-reduce.
+    out = output("nccl1435_all_gather_bf16_excerpt.txt")
+    rooted = replace(out, rows=[replace(r, redop=redop, root=0, count=r.count * count)
+                                for r in out.rows])
+    with pytest.raises(RingsimError, match=f"its rows \\(redop {redop}, root 0\\) are {test}: "
+                                           "NCCL's model prices all_reduce_perf"):
+        study.diagnose(rooted, load("pcie-gen4"), nccl_model(), gpus=2)
+    named = replace(out, collective="reduce")
+    with pytest.raises(RingsimError, match="is the output of reduce_perf: NCCL's model prices"):
+        study.diagnose(named, load("pcie-gen4"), nccl_model(), gpus=2)
+
+
+def test_an_nccl_algo_in_the_paste_that_nccl_cannot_honour_gives_way_to_its_own_choice():
+    # Azure's ND A100 v4 run sets NCCL_ALGO=NVLS, which an A100 lacks; the run finished, so NCCL
+    # ran its own choice. A setting ringsim cannot read (NCCL's per-collective form) likewise.
+    out = output("a3mega_h100_2node_all_reduce.txt")
+    for value in ("NVLS", "allreduce:tree;allgather:ring", "foo"):
+        forced = replace(out, env={"NCCL_ALGO": value})
+        report = study.diagnose(forced, load("dgx-a100"), nccl_model())
+        assert report.algo is None and report.rows[0].algorithm
+        assert f"NCCL_ALGO={value} in the paste leaves NCCL's model no algorithm and protocol " \
+               "for all-reduce on dgx-a100" in " ".join(report.notes)
+    # what NCCL can run is kept
+    report = study.diagnose(replace(out, env={"NCCL_ALGO": "Ring", "NCCL_PROTO": "foo"}),
+                            load("dgx-a100"), nccl_model())
+    assert (report.algo, report.proto) == ("Ring", None)
+    assert "NCCL_ALGO=Ring in the paste: the model is held to it too" in report.notes
+    # given by the caller, the same setting is an error
+    with pytest.raises(RingsimError, match="with the --algo/--proto given"):
+        study.diagnose(out, load("dgx-a100"), nccl_model(), algo="NVLS")
+
+
+def test_more_sizes_than_predict_takes_at_once_are_all_diagnosed():
+    # all_reduce_perf -b 1M -e 1G -i 1M prints 1,024 rows
+    out = output("a3mega_h100_2node_all_reduce.txt")
+    row = out.rows[-1]
+    many = replace(out, rows=[replace(row, bytes=k << 20, count=k << 18) for k in range(1, 1025)])
+    report = study.diagnose(many, load("dgx-h100"), nccl_model())
+    assert len(report.rows) == 1024 and all(r.predicted_seconds for r in report.rows)
+
+
+def test_rows_the_parser_could_not_read_or_keep_are_noted():
+    out = output("a3mega_h100_2node_all_reduce.txt")
+    report = study.diagnose(replace(out, skipped=1, past_limit=3), load("dgx-h100"), ring_model)
+    assert "1 row cut short or unreadable left out" in report.notes
+    assert "3 rows after the first 100,000 left out (diagnose reads at most 100,000)" in report.notes
+
+
+def test_the_tolerance_is_printed_as_given():
+    out = output("a3mega_h100_2node_all_reduce.txt")
+    assert study.percent(0.3) == "30%" and study.percent(0.015) == "1.5%"
+    assert study.percent(0.999) == "99.9%" and study.percent(0.005) == "0.5%"
+    report = study.diagnose(out, load("dgx-h100"), nccl_model(), tolerance=0.015)
+    assert any("short by more than 1.5%" in v or "within 1.5%" in v for v in report.verdicts)
 
 
 def test_the_logs_cross_node_transports_name_the_cause():

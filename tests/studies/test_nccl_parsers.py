@@ -14,7 +14,7 @@ import pytest
 
 from ringsim.core.errors import RingsimError
 from ringsim.studies import ncclog, nccltests
-from ringsim.studies.textfile import MAX_LINE, clean, read_text
+from ringsim.studies.textfile import MAX_LINE, Text, clean, read_text
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 OUTPUTS = sorted((DATA / "nccl_outputs").glob("*.txt"))
@@ -228,3 +228,65 @@ def test_standard_input_is_read_with_the_same_bounds():
             "print(len(parse(read_text('-', 'nccl-tests output')).rows))")
     proc = subprocess.run([sys.executable, "-c", code], input=good, capture_output=True, timeout=60)
     assert proc.stdout.strip() == b"31", proc.stderr
+
+
+def _rows(*cells: str) -> nccltests.Output:
+    """An output of these rows (size count type redop root time algbw busbw #wrong), no header."""
+    return nccltests.parse(Text("paste", tuple(f"{c}  10.0  1.00  1.00  0" for c in cells), 0))
+
+
+@pytest.mark.parametrize("cells, test", [
+    (("1024  256  float  sum  -1", "2048  512  float  sum  -1"), "all-reduce"),
+    (("1024  32  float  sum  -1", "2048  64  float  sum  -1"), "reduce-scatter"),
+    (("1024  32  float  max  -1",), "reduce-scatter"),
+    (("1024  32  float  none  -1", "2048  64  float  none  -1"), "all-gather"),
+    (("1024  256  float  sum  0", "2048  512  float  sum  0"), "reduce"),
+    (("1024  256  float  none  3",), "broadcast"),
+    (("1024  32  float  none  0",), "gather"),
+    (("1024  256  float  none  -1",), None),  # sendrecv's columns: no collective to take
+    (("1024  256  float  sum  -1", "2048  64  float  sum  -1"), None),  # rows that disagree
+    (("0  0  float  sum  -1",), None),  # an empty call shows nothing
+])
+def test_the_rows_columns_tell_which_test_ran(cells, test):
+    # nccl-tests prints count as the elements each call is given: all of them for all_reduce,
+    # reduce and broadcast, each rank's share for reduce_scatter, all_gather and gather; the
+    # root only for the rooted tests (src/common.cu setupArgs; *GetCollByteCount).
+    out = _rows(*cells)
+    assert nccltests.test_from_rows(out.rows, 8) == test
+
+
+def test_real_outputs_read_as_the_test_they_ran():
+    assert nccltests.test_from_rows(output("nccl1435_all_gather_bf16_excerpt.txt").rows, 2) == "all-gather"
+    assert nccltests.test_from_rows(output("a3mega_h100_2node_all_reduce.txt").rows, 16) == "all-reduce"
+    assert [r.root for r in output("a3mega_h100_2node_all_reduce.txt").rows[:2]] == [-1, -1]
+
+
+def test_a_size_past_any_memory_is_an_unreadable_row_not_an_error():
+    from ringsim.cost.nccl import MAX_BYTES
+    assert nccltests.MAX_SIZE == MAX_BYTES  # the largest size the model prices
+    out = _rows("1024  256  float  sum  -1", "99999999999999999999999999999  256  float  sum  -1",
+                f"{MAX_BYTES}  {MAX_BYTES // 4}  float  sum  -1")
+    assert [r.bytes for r in out.rows] == [1024, MAX_BYTES] and out.skipped == 1
+
+
+def test_rows_past_the_limit_are_counted(monkeypatch):
+    monkeypatch.setattr(nccltests, "MAX_ROWS", 2)
+    out = _rows("8  2  float  sum  -1", "16  4  float  sum  -1", "32  8  float  sum  -1")
+    assert len(out.rows) == 2 and out.past_limit == 1 and out.skipped == 0
+
+
+def test_nccl_algo_is_kept_whole_in_every_form_nccl_takes():
+    lines = ("mpirun -x NCCL_ALGO='allreduce:tree;allgather:ring' -x NCCL_PROTO=^LL128 ./all_reduce_perf",
+             "8  2  float  sum  -1  10.0  0.00  0.00  0")
+    out = nccltests.parse(Text("paste", lines, 0))
+    assert out.env == {"NCCL_ALGO": "allreduce:tree;allgather:ring", "NCCL_PROTO": "^LL128"}
+
+
+def test_a_log_names_the_communicators_it_shows_whole():
+    text = read_text(str(DATA / "nccl_logs" / "eks_efa_t4_2node_full.log"), "NCCL log")
+    assert ncclog.communicators(text) == [2]
+    hops = read_text(str(DATA / "nccl_logs" / "deepspeed4715_2node_channel_hops_excerpt.log"), "NCCL log")
+    assert ncclog.communicators(hops) == []  # hop lines alone: no communicator shown whole
+    cut = Text("log", ("h:1:1 [0] NCCL INFO Channel 00/02 :    0  17  16  18 ...",
+                       "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 24 - Init COMPLETE"), 0)
+    assert ncclog.communicators(cut) == [24]  # a ring NCCL cut says nothing of its length

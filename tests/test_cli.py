@@ -85,6 +85,18 @@ def test_compare_table(capsys):
     assert status == 0
     assert "Ring all-reduce" in out and "GPU1: 12 / 12" in out and "GPU1: 24 / 24" in out
     assert "G·(G−1)·N = 96" in out
+    assert out.strip().splitlines()[-1].endswith("the ring's load per GPU is 2·(G−1)·N/G = 12.")
+
+
+@pytest.mark.parametrize("gpus, elements, textbook, exact", [
+    (3, 8, "10.67", "2·(N − ⌊N/G⌋) − 1 = 11"), (5, 12, "19.20", "2·(N − ⌊N/G⌋) = 20")])
+def test_compare_gives_the_textbook_formula_its_own_value(capsys, gpus, elements, textbook, exact):
+    # Where G does not divide N, 2·(G−1)·N/G is not what the busiest GPU sends: its value
+    # and the exact expression's stand side by side, as walk prints them.
+    status, out, _ = run(["compare", "-g", str(gpus), "-n", str(elements)], capsys)
+    assert status == 0
+    assert out.strip().splitlines()[-1].endswith(
+        f"what the ring's busiest GPU sends: 2·(G−1)·N/G = {textbook}; exactly {exact}.")
 
 
 @pytest.mark.slow

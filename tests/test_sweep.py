@@ -122,6 +122,12 @@ def test_sweep_errors(tmp_path, capsys):
     assert main(["sweep", "--svg", str(tmp_path / "no" / "x.svg")]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert not (tmp_path / "no").exists()
+    # SVG text in a file named .png would not open as a picture: refused before any work.
+    assert main(["sweep", "--svg", str(tmp_path / "out.png"), "--no-plot"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["ringsim: error: --svg writes SVG text: the file name must end in .svg, "
+                   "not 'out.png'"]
+    assert not (tmp_path / "out.png").exists()
     assert main(["sweep", "--sizes", "1KiB..8GiB", "--dtype", "float64", "--sizes", "4,8"]) == 2
     assert "not a whole number of 8-byte elements" in capsys.readouterr().err
 
@@ -142,3 +148,47 @@ def test_without_plotext_the_table_and_one_line(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "fastest" in out and out.strip().splitlines()[-1] == (
         "(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)")
+
+
+# 11 series: NCCL's model and every algorithm but NVLS (no switch here adds).
+EVERY_SERIES = ["sweep", "--topology", "dgx-h100", "--nodes", "2", "--sizes", "1KiB..1GiB:x16"]
+
+
+def _series_names(every: bool = False) -> list[str]:
+    from ringsim.algorithms import ALGORITHMS
+    return ["NCCL's model"] + [spec.title for spec in ALGORITHMS.values()
+                               if every or spec.name != "nvls"]
+
+
+def test_every_terminal_series_has_its_own_marker_in_unicode_and_ascii(capsys):
+    pytest.importorskip("plotext")
+    from ringsim.cli.sweep import MARKERS
+    from ringsim.core.textout import ascii_form
+    # Any sweep: more markers than series, and none two alike once written in ASCII.
+    assert len(MARKERS) >= len(_series_names(every=True))
+    assert len({ascii_form(m) for m in MARKERS}) == len(MARKERS)
+    assert main(EVERY_SERIES) == 0
+    out = capsys.readouterr().out
+    legend = out[out.rindex("bytes per GPU"):]
+    for text in (out, ascii_form(out)):
+        shown = ascii_form(legend) if text is not out else legend
+        markers = [re.search(rf"(\S) {re.escape(name)}", shown).group(1)
+                   for name in _series_names()]
+        assert len(set(markers)) == len(markers) == 11, markers
+
+
+def test_every_svg_series_has_its_own_colour_and_dash(tmp_path):
+    from ringsim.studies.svgplot import style
+    assert len({style(n) for n in range(40)}) == 40 >= len(_series_names(every=True))
+    svg = tmp_path / "sweep.svg"
+    assert main(EVERY_SERIES + ["--svg", str(svg), "--no-plot"]) == 0
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(svg).getroot()
+    lines = root.findall(f"{ns}polyline")
+    drawn = [(l.get("stroke"), l.get("stroke-dasharray")) for l in lines]
+    assert [l.get("data-series") for l in lines] == _series_names()
+    assert len(set(drawn)) == len(drawn) == 11, drawn
+    # The legend draws each series' stroke as its line does.
+    keys = [(l.get("stroke"), l.get("stroke-dasharray")) for l in root.findall(f"{ns}line")
+            if l.get("stroke-width") == "3"]
+    assert keys == drawn

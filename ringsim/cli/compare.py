@@ -157,8 +157,11 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
     ring, master = named.get("ring"), named.get("master")
     if ring and master and ring.busiest_sent:
         ratio = Fraction(master.busiest_sent) / Fraction(ring.busiest_sent)
-        print(f"\nThe master sends {_ratio(ratio)}× what the ring's busiest GPU sends; the ring's "
-              f"load per GPU is 2·(G−1)·N/G = {format_number(ring.formulas.busiest_sent.value)}.")
+        # The closed form as walk prints it: where G does not divide N its textbook value
+        # (10.67) and the exact one (11) are each set beside their own expression.
+        sent = ring.formulas.busiest_sent
+        print(f"\nThe master sends {_ratio(ratio)}× what the ring's busiest GPU sends"
+              + (f": {sent}." if sent.uneven else f"; the ring's load per GPU is {sent}."))
 
 
 def _print_times(rows: list[Row], gpus: int, elements: int, model, pick) -> None:

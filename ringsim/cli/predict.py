@@ -10,7 +10,8 @@ from ..core.errors import RingsimError
 from ..cost.nccl import names, tuning_table, versions, versions_text
 from ..cost.topology import load, presets
 from ..studies.nccltuning import format_table
-from ..studies.predict import BUS_FACTORS, TYPES, host_note, predict, rounding_note
+from ..studies.predict import (BUS_FACTORS, TYPES, empty_note, host_note, predict,
+                                rounding_note)
 from ._cost_args import nccl_release
 
 ORDER = 26
@@ -35,8 +36,11 @@ def register(sub) -> None:
     parser.add_argument("--sizes", default="8B..8GiB", metavar="A..B",
                         help="bytes per GPU as nccl-tests' size column: a range A..B doubling "
                              "each time (-b A -e B -f 2; the default 8B..8GiB), A..B:xF for a "
-                             "factor F (-f F), or a list 8B,64KiB,1GiB; a size that is not "
-                             "whole elements is rounded down, as nccl-tests does")
+                             "factor F (-f F), or a list 8B,64KiB,1GiB; rounded down as "
+                             "nccl-tests does: to whole elements, and for all-gather and "
+                             "reduce-scatter to G shares of a multiple of 16 B each; a size "
+                             "that rounds to 0 B is an empty call, which NCCL discards (no "
+                             "time, no choice)")
     parser.add_argument("--algo", default=None, metavar="NAME",
                         help="restrict NCCL's choice as NCCL_ALGO does: "
                              f"{', '.join(names('algorithms'))}, a comma list, or ^NAME to "
@@ -80,9 +84,11 @@ def register(sub) -> None:
                              "there are, and the model over their median; the runs are listed "
                              "with their addresses under the table")
     parser.add_argument("--json", action="store_true",
-                        help="one JSON object per size: bytes, count, type, seconds, algbw, "
-                             "busbw (bytes/s), algorithm, protocol, channels, host_bound, fill "
-                             "(with --tuning: one per table cell)")
+                        help="one JSON object per size: bytes, count (per GPU for all-gather "
+                             "and reduce-scatter, as nccl-tests prints it), type, seconds, algbw, "
+                             "busbw (bytes/s), algorithm, protocol, channels, host_bound, fill; "
+                             "seconds, algorithm and protocol null for an empty call (with "
+                             "--tuning: one per table cell)")
     parser.set_defaults(run=run)
 
 
@@ -98,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
         return _tuning(args, topology)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process)
-    found, beside = _published(topology, args.gpus, rows) if args.published else ([], {})
+    found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process) if args.published
+                     else ([], {}))
     if args.json:
         for row in rows:
             record = row.to_json()
@@ -116,35 +123,44 @@ def run(args: argparse.Namespace) -> int:
               "channels")
     units = ("(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "")
     widths = (12, 12, 8, 10, 8, 8, 14, 9, 9)
-    for note in (rounding_note(rows), host_note(rows, args.gpus_per_process)):
+    for note in (rounding_note(rows, args.collective, args.gpus), empty_note(rows),
+                 host_note(rows, args.gpus_per_process)):
         if note:
             print(note)
     if args.published:
         header += ("published", "runs", "model/pub")
         units += ("(us)", "", "")
         widths += (11, 6, 11)
-    for line in (header, units):
-        print("#" + "".join(f"{c:>{w}}" for c, w in zip(line, widths))[1:])
+    body = []
     for r in rows:
-        cells = (str(r.bytes), str(r.count), r.dtype, _time(r.seconds * 1e6),
-                 f"{r.algbw / 1e9:.2f}", f"{r.busbw / 1e9:.2f}", r.algorithm, r.protocol,
-                 str(r.channels))
+        empty = r.seconds is None  # NCCL discards the call: no time, no pick
+        cells = (str(r.bytes), str(r.count), r.dtype, "-" if empty else _time(r.seconds * 1e6),
+                 f"{r.algbw / 1e9:.2f}", f"{r.busbw / 1e9:.2f}", r.algorithm or "-",
+                 r.protocol or "-", "-" if empty else str(r.channels))
         if args.published:
             mark = beside.get(r.bytes)
             cells += (("-", "0", "-") if mark is None else
                       (_time(mark.median * 1e6), str(mark.systems), f"{mark.ratio:.2f}"))
+        body.append(cells)
+    # nccl-tests' widths, widened where a cell needs more, so that two spaces at least part
+    # every field (a bfloat16 type, a count of 15 digits) and the columns stay readable by awk.
+    widths = [max([w] + [len(row[i]) + 2 for row in body]) for i, w in enumerate(widths)]
+    for line in (header, units):
+        print("#" + "".join(f"{c:>{w}}" for c, w in zip(line, widths))[1:])
+    for cells in body:
         print("".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
     if args.published:
         print("\n".join(_published_lines(topology, args.gpus, found)))
     return 0
 
 
-def _published(topology, gpus: int, rows) -> tuple[list, dict]:
+def _published(topology, gpus: int, rows, gpus_per_process: int = 1) -> tuple[list, dict]:
     """The published runs like this topology, and for each size they measured the model's
     time beside theirs (peers.PeerRow by bytes)."""
     from ..studies import peers
-    found = peers.peers(topology, gpus, topology.nodes(gpus))
-    return found, {m.bytes: m for m in peers.beside([(r.bytes, r.seconds) for r in rows], found)}
+    found = peers.peers(topology, gpus, topology.nodes(gpus), gpus_per_process)
+    timed = [(r.bytes, r.seconds) for r in rows if r.seconds is not None]
+    return found, {m.bytes: m for m in peers.beside(timed, found)}
 
 
 def _published_lines(topology, gpus: int, found) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import textwrap
 from ..core.naming import plural
@@ -38,7 +39,8 @@ def register(sub) -> None:
                         help="what the terminal plot and --svg show (default: time)")
     parser.add_argument("--no-plot", action="store_true", help="print the table only")
     parser.add_argument("--svg", default=None, metavar="FILE",
-                        help="also write the plot as an SVG file (for slides)")
+                        help="also write the plot as an SVG file (for slides); the name must "
+                             "end in .svg")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per size, then one per crossover")
     add_cost_arguments(parser, size=False)
@@ -59,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 64)
     sizes = parse_sizes(args.sizes)
-    svg_path = None if args.svg is None else check_output(args.svg, "--svg")
+    svg_path = None if args.svg is None else _svg_name(args.svg)
     result = sweep(gpus, sizes, model)
     if svg_path is not None:
         if not _plottable(result, args.plot):
@@ -75,6 +77,16 @@ def run(args: argparse.Namespace) -> int:
     if svg_path is not None:
         print(f"\nSVG written to {printable(svg_path)}")
     return 0
+
+
+def _svg_name(name: str) -> str:
+    """The --svg file name, checked: it is written as SVG text, so a name that says PNG or PDF
+    would give a file that image viewers and slide tools fail to open."""
+    text = check_output(name, "--svg")
+    if not text.lower().endswith(".svg"):
+        raise RingsimError(f"--svg writes SVG text: the file name must end in .svg, not "
+                           f"{printable(os.path.basename(text))!r}")
+    return text
 
 
 def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
@@ -124,10 +136,12 @@ def _xticks(result: Sweep, count: int = 6) -> list[tuple[float, str]]:
     return [(float(n), format_bytes(n)) for n in sizes[::step]]
 
 
-# Plain text cannot tell curves apart by colour: each algorithm draws with its own character,
+# Plain text cannot tell curves apart by colour: each series draws with its own character,
 # named in the legend printed under the plot (outside the data, where it hides no curve).
-MARKERS = "•+xo*#@%&$"
-COLOURS = (12, 9, 10, 11, 13, 14, 208, 15, 245, 3)  # 256-colour codes, one per algorithm
+# No two are alike in ASCII either ("•" prints as "*" there, so "*" is not one of them), and
+# there are more than the series a sweep draws (NCCL's model and every algorithm).
+MARKERS = "•+xo#@%&$=~^?!<>"
+COLOURS = (12, 9, 10, 11, 13, 14, 208, 15, 245, 3, 141, 130)  # 256-colour codes
 
 
 def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:

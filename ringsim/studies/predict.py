@@ -24,24 +24,26 @@ TYPES = {"float": ("float", 4), "float32": ("float", 4), "half": ("half", 2),
 
 @dataclass(frozen=True)
 class PredictRow:
-    """One size: bytes per GPU (nccl-tests' size), elements, time and bandwidths, NCCL's pick."""
+    """One size: bytes (nccl-tests' size), elements (its count), time and bandwidths, NCCL's
+    pick; an empty call (0 bytes), which NCCL discards, has no time and no pick (None)."""
 
     bytes: int
     count: int
     dtype: str
-    seconds: float
+    seconds: float | None
     algbw: float
     busbw: float
-    algorithm: str
-    protocol: str
+    algorithm: str | None
+    protocol: str | None
     channels: int
-    requested: int | None = None  # the size asked for, when it was not whole elements
+    requested: int | None = None  # the size asked for, when nccl-tests would round it down
     host_bound: bool = False  # the host issuing the call, not the GPUs, sets its time
     fill: float = 0.0  # seconds of it spent filling the pipeline, which NCCL's model leaves out
 
     def to_json(self) -> dict:
         """The row as `ringsim predict --json` prints it (bandwidths in bytes per second;
-        requested_bytes: the size asked for, before rounding down to whole elements;
+        seconds, algorithm and protocol null for an empty call, which NCCL discards;
+        requested_bytes: the size asked for, before nccl-tests' rounding down;
         host_bound: the time is the host's, issuing the call to the GPUs it drives;
         fill: seconds of it the first step takes to cross the pipeline, beyond NCCL's model)."""
         return {"bytes": self.bytes, "count": self.count, "type": self.dtype,
@@ -60,13 +62,42 @@ def whole_elements(nbytes: int, width: int) -> tuple[int, int]:
     return count, count * width
 
 
+def per_rank(width: int) -> int:
+    """The elements each GPU's share is rounded down to a multiple of, in all_gather_perf and
+    reduce_scatter_perf: 16 bytes' worth (1 for elements of 16 bytes or more)."""
+    return max(1, 16 // width)
+
+
+def nccl_tests_size(nbytes: int, width: int, collective: str, gpus: int) -> tuple[int, int]:
+    """(count, bytes) that nccl-tests prints and times for a size (its -b/-e/-f value).
+
+    all_reduce_perf: whole elements (whole_elements). all_gather_perf and reduce_scatter_perf
+    split the count among the ranks: each GPU's share is count / nranks, rounded down to a
+    multiple of 16 bytes, the count column prints that share and the size column the whole
+    buffer, share × nranks × wordSize (src/all_gather.cu, src/reduce_scatter.cu,
+    *GetCollByteCount: base = (count/nranks) & ~(16/eltSize - 1); src/common.cu, setupArgs
+    and the max(sendBytes, expectedBytes) it prints; nccl-tests 2.13.12 on, where earlier
+    releases rounded the share to a multiple of 4 elements, the same for 4-byte types)."""
+    count, whole = whole_elements(nbytes, width)
+    if collective == "all-reduce":
+        return count, whole
+    align = per_rank(width)
+    share = count // gpus // align * align
+    return share, share * gpus * width
+
+
 def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: str | None = None,
             proto: str | None = None, dtype: str = "float",
-            nccl: str | None = None, gpus_per_process: int = 1) -> list[PredictRow]:
+            nccl: str | None = None, gpus_per_process: int = 1,
+            printed: bool = False) -> list[PredictRow]:
     """NCCL's modelled time per size on a topology (a name, a path or a Topology); sizes are
     bytes per GPU (a list of ints, or text as `--sizes` takes it); `nccl`: the release whose
     tuning tables price it (None: the release the model follows); `gpus_per_process`: the
-    GPUs each process drives (nccl-tests' `-g`), whose calls one thread issues in turn."""
+    GPUs each process drives (nccl-tests' `-g`), whose calls one thread issues in turn. Each
+    size is rounded down as nccl-tests rounds it (nccl_tests_size); one that comes to 0 bytes
+    is an empty call, which NCCL discards: its row has no time and no pick. `printed`: the
+    sizes are nccl-tests' own size column, rounded already by the release that ran (older
+    ones round differently), so they are priced as they are."""
     topo = load(topology) if isinstance(topology, str) else topology
     if not isinstance(topo, Topology):
         raise RingsimError("topology: give a preset name, a .toml path or a Topology")
@@ -84,17 +115,26 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     type_name, width = TYPES[dtype]
     if any(isinstance(n, bool) or not isinstance(n, int) for n in sizes):
         raise RingsimError("sizes must be whole numbers of bytes")
-    whole = [whole_elements(n, width) for n in sizes]
-    choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto, nccl,
-                           gpus_per_process)
+    ranks = 1 if collective == "all-reduce" else gpus  # the count column is a share per GPU
+    whole = [(n // width // ranks, n) if printed else nccl_tests_size(n, width, collective, gpus)
+             for n in sizes]
+    # NCCL discards an empty call before choosing anything (src/enqueue.cc, taskAppend: "Empty
+    # collectives can be discarded", count == 0): it is not priced.
+    priced = nccl_choices(topo, gpus, [used for _, used in whole if used], collective, algo,
+                          proto, nccl, gpus_per_process)
+    choices = iter(priced)
     factor = BUS_FACTORS[collective](gpus)
     rows = []
-    for nbytes, (count, used), choice in zip(sizes, whole, choices):
+    for nbytes, (count, used) in zip(sizes, whole):
+        requested = nbytes if used != nbytes else None
+        if not used:
+            rows.append(PredictRow(0, 0, type_name, None, 0.0, 0.0, None, None, 0, requested))
+            continue
+        choice = next(choices)
         alg = used / choice.seconds if choice.seconds > 0 else 0.0
         rows.append(PredictRow(used, count, type_name, choice.seconds, alg, alg * factor,
-                               choice.algorithm, choice.protocol, choice.channels,
-                               nbytes if used != nbytes else None, choice.host_bound,
-                               choice.fill))
+                               choice.algorithm, choice.protocol, choice.channels, requested,
+                               choice.host_bound, choice.fill))
     return rows
 
 
@@ -114,14 +154,36 @@ def host_note(rows: list[PredictRow], gpus_per_process: int) -> str | None:
 MAX_NAMED = 4  # rounded sizes named one by one in the table's note, then a count
 
 
-def rounding_note(rows: list[PredictRow]) -> str | None:
-    """One comment line saying which sizes were rounded down to whole elements (None: none)."""
+def rounding_note(rows: list[PredictRow], collective: str = "all-reduce",
+                  gpus: int = 1) -> str | None:
+    """One comment line saying which sizes were rounded down as nccl-tests rounds them
+    (nccl_tests_size), on `gpus` GPUs (None: none was)."""
     rounded = [r for r in rows if r.requested is not None]
     if not rounded:
         return None
-    width = dict(TYPES.values())[rounded[0].dtype]  # nccl-tests' name → bytes per element
+    dtype = rounded[0].dtype
+    width = dict(TYPES.values())[dtype]  # nccl-tests' name → bytes per element
     named = ", ".join(f"{r.requested:,} B → {r.bytes:,} B" for r in rounded[:MAX_NAMED])
     more = f" and {len(rounded) - MAX_NAMED:,} more" if len(rounded) > MAX_NAMED else ""
-    which = ("a size that is not", "was") if len(rounded) == 1 else (f"{len(rounded):,} sizes that are not", "were")
-    return (f"# {which[0]} whole {rounded[0].dtype} elements ({width} B each) {which[1]} rounded "
-            f"down, as nccl-tests does (count = size / wordSize): {named}{more}")
+    if collective == "all-reduce":
+        which = (("a size that is not", "was") if len(rounded) == 1 else
+                 (f"{len(rounded):,} sizes that are not", "were"))
+        return (f"# {which[0]} whole {dtype} elements ({width} B each) {which[1]} rounded "
+                f"down, as nccl-tests does (count = size / wordSize): {named}{more}")
+    which = "a size was" if len(rounded) == 1 else f"{len(rounded):,} sizes were"
+    align = per_rank(width)
+    return (f"# {which} rounded down as {collective.replace('-', '_')}_perf does: each GPU's "
+            f"share (the count column) is size / wordSize / {gpus:,} GPUs, rounded down to a "
+            f"multiple of {align} {dtype} element{'s' * (align > 1)} ({align * width} B), and "
+            f"the size column holds all {gpus:,} shares: {named}{more}")
+
+
+def empty_note(rows: list[PredictRow]) -> str | None:
+    """One comment line on the 0-byte rows, which NCCL discards (None: there are none)."""
+    empty = sum(1 for r in rows if r.seconds is None)
+    if not empty:
+        return None
+    which = "the row of 0 B" if empty == 1 else f"the {empty:,} rows of 0 B"
+    return (f"# {which}: NCCL discards an empty call and launches nothing (src/enqueue.cc, "
+            "taskAppend), so there is no algorithm, protocol or channel; nccl-tests would time "
+            "only the host's calls around it, which ringsim does not model, so no time either")

@@ -1,7 +1,8 @@
 """A small log-log line chart written as SVG text, for slides (plotext draws only terminals).
 
 Plain SVG 1.1 with a system font stack, no scripts and no external resources, so that it
-opens offline in browsers, Inkscape and slide tools. Each series is one <polyline>.
+opens offline in browsers, Inkscape and slide tools. Each series is one <polyline>, drawn
+in its own colour and dash pattern (`style`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from xml.sax.saxutils import escape
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
+# Past ten series the colours come round again, each time with another dash pattern (SVG
+# stroke-dasharray, in px), so that no two series are drawn alike: 40 series apart.
+DASHES = ("", "7 4", "2 3", "9 3 2 3")
 WIDTH, HEIGHT = 860, 520
 LEFT, RIGHT, TOP, BOTTOM = 90, 230, 50, 70
 PLOT_WIDTH = WIDTH - LEFT - RIGHT
@@ -18,6 +22,11 @@ PLOT_WIDTH = WIDTH - LEFT - RIGHT
 # generous 0.62 em per character of the 13 px font (DejaVu Sans averages about 0.55 em).
 CHAR_WIDTH = 13 * 0.62
 LEGEND_LINE = 46  # from the plot's edge to the name: the gap, the colour stroke, the gap
+
+
+def style(number: int) -> tuple[str, str]:
+    """(colour, dash pattern) of the series numbered `number` from 0; '' is a solid line."""
+    return COLOURS[number % len(COLOURS)], DASHES[number // len(COLOURS) % len(DASHES)]
 
 
 def _decades(low: float, high: float) -> list[float]:
@@ -71,13 +80,14 @@ def loglog_svg(title: str, xlabel: str, ylabel: str, series: dict[str, list[tupl
     out.append(f'<text x="20" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" '
                f'transform="rotate(-90 20 {TOP + plot_h / 2:.1f})">{escape(ylabel)}</text>')
     for number, (name, values) in enumerate(series.items()):
-        colour = COLOURS[number % len(COLOURS)]
+        colour, dash = style(number)
+        stroke = f'stroke="{colour}"' + (f' stroke-dasharray="{dash}"' if dash else "")
         coords = " ".join(f"{px(x):.2f},{py(y):.2f}" for x, y in values if x > 0 and y > 0)
         out.append(f'<polyline data-series="{escape(name)}" points="{coords}" fill="none" '
-                   f'stroke="{colour}" stroke-width="2"/>')
+                   f'{stroke} stroke-width="2"/>')
         ly = TOP + 10 + 22 * number
         out.append(f'<line x1="{LEFT + plot_w + 15}" y1="{ly}" x2="{LEFT + plot_w + 40}" '
-                   f'y2="{ly}" stroke="{colour}" stroke-width="3"/>')
+                   f'y2="{ly}" {stroke} stroke-width="3"/>')
         out.append(f'<text x="{LEFT + plot_w + LEGEND_LINE}" y="{ly + 4}">{escape(name)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

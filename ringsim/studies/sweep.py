@@ -65,6 +65,17 @@ class Sweep:
         point, choice = self.points[index], self.nccl[index]
         return busbw(algbw(point.nbytes, choice.seconds), self.gpus)
 
+    def __repr__(self) -> str:
+        """One line, not every estimate: '<Sweep of 8 GPUs on flat · 11 sizes, 1KiB to 1GiB · …>'."""
+        from ..core.naming import plural
+        from ..core.units import format_bytes
+        sizes = (f", {format_bytes(self.points[0].nbytes)} to {format_bytes(self.points[-1].nbytes)}"
+                 if self.points else "")
+        return (f"<Sweep of {plural(self.gpus, 'GPU')} on {self.model.topology.name} · "
+                f"{plural(len(self.points), 'size')}{sizes} · "
+                f"{plural(len(self.algorithms), 'algorithm')} · "
+                f"{plural(len(self.crossovers), 'crossover')}>")
+
     def _repr_svg_(self) -> str | None:
         """Jupyter shows the sweep as the log-log chart of each algorithm's modelled time."""
         from ..algorithms import ALGORITHMS

@@ -1,16 +1,23 @@
 """predict reads a size as nccl-tests does: count = size / wordSize in integer division
 (nccl-tests src/common.cu, setupArgs), so a size that is not whole elements is rounded down,
-timed and printed as count × wordSize bytes, and the table says so."""
+timed and printed as count × wordSize bytes, and the table says so; all_gather_perf and
+reduce_scatter_perf split it into one share per GPU; an empty call is not priced; the table's
+fields never run together."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from ringsim.cli import main
 from ringsim.core.errors import RingsimError
-from ringsim.studies.predict import predict, whole_elements
+from ringsim.studies.nccltests import parse
+from ringsim.studies.predict import predict, nccl_tests_size, whole_elements
+from ringsim.studies.textfile import read_text
+
+OUTPUTS = __import__("pathlib").Path(__file__).parents[1] / "data" / "nccl_outputs"
 
 
 def test_the_count_is_integer_division_as_nccl_tests_does():
@@ -52,3 +59,82 @@ def test_json_keeps_the_size_asked_for(capsys):
     assert main(["predict", "--gpus", "8", "--sizes", "6B,8B", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["bytes"], r["count"], r["requested_bytes"]) for r in rows] == [(4, 1, 6), (8, 2, 8)]
+
+
+def test_all_gather_and_reduce_scatter_count_one_share_per_gpu():
+    # nccl-tests' *GetCollByteCount: base = (count/nranks) rounded down to 16 bytes; the count
+    # column prints base, the size column base × nranks × wordSize.
+    assert nccl_tests_size(1024, 4, "all-gather", 8) == (32, 1024)
+    assert nccl_tests_size(1000, 4, "all-gather", 8) == (28, 896)
+    assert nccl_tests_size(1000, 8, "reduce-scatter", 8) == (14, 896)
+    assert nccl_tests_size(1 << 20, 1, "all-gather", 3) == (349520, 1048560)
+    assert nccl_tests_size(8, 4, "reduce-scatter", 8) == (0, 0)
+    assert nccl_tests_size(1000, 4, "all-reduce", 8) == (250, 1000)
+    # nccl-tests issue 128, reduce_scatter_perf on 2 × 4 GPUs: 5 empty rows, then 128 B of 4
+    printed = parse(read_text(str(OUTPUTS / "nccltests128_reduce_scatter_2node_excerpt.txt"), "x"))
+    rows = predict("dgx-h100", 8, [4 << k for k in range(7)], "reduce-scatter")
+    assert [(r.bytes, r.count) for r in rows] == [(r.bytes, r.count) for r in printed.rows[:7]]
+    # nccl issue 1435, all_gather_perf -d bfloat16 on 2 GPUs: count is each GPU's share
+    printed = parse(read_text(str(OUTPUTS / "nccl1435_all_gather_bf16_excerpt.txt"), "x"))
+    rows = predict("pcie-gen4", 2, [r.bytes for r in printed.rows], "all-gather", dtype="bfloat16")
+    assert [(r.bytes, r.count) for r in rows] == [(r.bytes, r.count) for r in printed.rows]
+
+
+def test_the_all_gather_table_prints_what_all_gather_perf_would(capsys):
+    assert main(["predict", "--gpus", "8", "--collective", "all-gather", "--sizes",
+                 "8B,1000B,1024"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("# 2 sizes were rounded down as all_gather_perf does: each GPU's "
+                               "share (the count column) is size / wordSize / 8 GPUs, rounded "
+                               "down to a multiple of 4 float elements (16 B)")
+    assert lines[1].endswith("8 B → 0 B, 1,000 B → 896 B")
+    assert [line.split()[:2] for line in lines[-3:]] == [["0", "0"], ["896", "28"], ["1024", "32"]]
+    assert main(["predict", "--gpus", "8", "--collective", "reduce-scatter", "--sizes", "1000B",
+                 "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert (record["bytes"], record["count"], record["requested_bytes"]) == (896, 28, 1000)
+
+
+def test_an_empty_call_is_not_priced(capsys):
+    # NCCL discards a call of 0 elements (src/enqueue.cc, taskAppend): no algorithm, no time.
+    empty, one = predict("dgx-h100", 16, [0, 8], dtype="double")
+    assert (empty.seconds, empty.algorithm, empty.protocol, empty.channels) == (None, None, None, 0)
+    assert (empty.algbw, empty.busbw) == (0.0, 0.0) and one.seconds > 0 and one.algorithm
+    assert main(["predict", "--gpus", "16", "--sizes", "0,1B,8B", "--dtype", "double"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].startswith("# the 2 rows of 0 B: NCCL discards an empty call and launches "
+                               "nothing (src/enqueue.cc, taskAppend)")
+    assert lines[-3].split() == lines[-2].split() == ["0", "0", "double", "-", "0.00", "0.00",
+                                                      "-", "-", "-"]
+    assert main(["predict", "--gpus", "16", "--sizes", "0", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert (record["seconds"], record["algorithm"], record["protocol"]) == (None, None, None)
+
+
+@pytest.mark.parametrize("argv, width", [
+    (["--dtype", "bfloat16", "--sizes", "1GiB,512GiB,1PiB"], 2),
+    (["--dtype", "int8", "--sizes", "1B..1PiB:x32"], 1), (["--sizes", "1PiB", "--published"], 4)])
+def test_the_table_never_runs_fields_together(argv, width, capsys):
+    # 1 PiB is the largest size --sizes takes: its size, count and time are the longest cells.
+    assert main(["predict", "--gpus", "16", *argv]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.startswith("#") and " count " in line)
+    rows = [line for line in lines[top + 2:] if not line.startswith("#")]
+    assert rows[-1].split()[:2] == [str(1 << 50), str((1 << 50) // width)]
+
+    def ends(line: str) -> list[int]:
+        return [m.end() for m in re.finditer(r"\S+", line)]
+    # every field ends under its header (right-aligned), two spaces at least from the one before
+    for line in rows:
+        assert ends(line) == ends(lines[top])[1:], line
+        assert min(len(gap) for gap in re.findall(r"(?<=\S) +(?=\S)", line)) >= 2, line
+
+
+def test_sizes_nccl_tests_printed_are_priced_as_they_are():
+    # an all_gather_perf -d half from before nccl-tests 2.13.12 rounded each share to 4
+    # elements, so it ran and printed 64 B on 8 GPUs; a newer one would round that to nothing
+    asked, printed = (predict("dgx-h100", 8, [64], "all-gather", dtype="half", printed=p)[0]
+                      for p in (False, True))
+    assert (asked.bytes, asked.count, asked.seconds) == (0, 0, None)
+    assert (printed.bytes, printed.count, printed.requested) == (64, 4, None)
+    assert printed.seconds > 0 and printed.algorithm

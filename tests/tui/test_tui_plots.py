@@ -62,3 +62,11 @@ async def test_the_timeline_pane_shows_step_boundaries(plain):
             runs = re.findall(r"(█+|▒+)", cells)
             assert [len(r) for r in runs] == [10] * 6
             assert [r[0] for r in runs] == [MARKS[0], MARKS[1]] * 3
+
+
+def test_every_algorithm_of_the_sweep_panel_has_its_own_colour():
+    from ringsim.algorithms import ALGORITHMS
+    from ringsim.tui.widgets.sweep_plot import COLOURS, MARK, NCCL
+    shown = COLOURS[:len(ALGORITHMS)]
+    assert len(COLOURS) >= len(ALGORITHMS) and len(set(shown)) == len(shown)
+    assert NCCL not in shown and MARK not in shown  # NCCL's line and the size mark stand apart

@@ -22,7 +22,8 @@ from ..sweeps import SweepView
 
 # One colour per algorithm (registry order), the same in the plot and in the legend under it.
 COLOURS = [(255, 159, 28), (46, 204, 113), (231, 76, 60), (52, 152, 219), (155, 89, 182),
-           (241, 196, 15), (26, 188, 156), (236, 112, 160), (149, 165, 166)]
+           (241, 196, 15), (26, 188, 156), (236, 112, 160), (149, 165, 166), (160, 82, 45),
+           (128, 128, 255)]
 MARK = (255, 255, 255)  # the scenario's size
 NCCL = (118, 185, 0)  # NCCL's own model's line, apart from the textbook algorithms'
 INSTALL = "No plot: install textual-plotext (pip install '.[plot]' from a clone of ringsim)."

@@ -109,6 +109,8 @@ def test_the_command_says_which_rings_it_drew_and_labels_the_sums(tmp_path):
     (["--nccl-log", str(LOGS / "eks_efa_t4_2node_full.log"), "-g", "4"], "disagrees with the log's 2 ranks"),
     (["--nccl-log", str(LOGS / "eks_efa_t4_2node_full.log"), "--ring-order", "1,2"], "leave out --ring-order"),
     (["--nccl-ranks", "4"], "give --nccl-log too"),
+    (["--nccl-log", str(LOGS / "eks_efa_t4_2node_full.log"), "-a", "tree"], "leave out -a"),
+    (["--nccl-log", str(LOGS / "eks_efa_t4_2node_full.log"), "--algorithm", "ring"], "--nccl-algo Tree"),
 ])
 def test_bad_logs_and_clashing_options_exit_2_with_one_line(tmp_path, argv, message):
     code, out, err = ringsim("figure", str(tmp_path / "x.svg"), *argv)

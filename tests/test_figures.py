@@ -189,6 +189,18 @@ def test_channels_are_lanes_and_nodes_are_boxes():
     assert len(classed(nodes, "node")) == 2
 
 
+def test_nccl_trees_chains_sit_in_node_boxes_and_crossing_arrows_keep_their_tags_apart():
+    sim = Simulation.create("nccl-tree", 16, gpus_per_node=4)
+    assert len(classed(figure_svg(sim, 1), "node")) == 4  # a chain inside each node of four
+    svg = figure_svg(sim, 9)  # the two trees' arrows between nodes 2 and 3 cross at their middles
+    boxes = [(float(r.get("x")), float(r.get("y")), float(r.get("width")))
+             for r in (tag.find(f"{SVG}rect") for tag in classed(svg, "tag"))]
+    assert len(boxes) == 8
+    for i, (x, y, w) in enumerate(boxes):
+        for u, v, wu in boxes[:i]:
+            assert abs(x + w / 2 - u - wu / 2) >= (w + wu) / 2 or abs(y - v) >= 15, (x, y, u, v)
+
+
 def test_themes_differ_and_a_size_scales_the_picture():
     light, dark = figure_svg(ring4(), 1, "light"), figure_svg(ring4(), 1, "dark")
     assert light != dark and "#111827" in dark
@@ -252,6 +264,15 @@ def test_a_png_of_a_given_width(tmp_path):
     assert Image.open(io.BytesIO(data)).width == 500
 
 
+@pytest.mark.parametrize("suffix", [".png", ".gif"])
+def test_a_raster_of_a_given_width_and_height(suffix):
+    from PIL import Image
+    data = render(ring4(), suffix, 1, "dark", size=parse_size("300x100"))
+    with Image.open(io.BytesIO(data)) as image:
+        assert image.size == (300, 100)  # as the SVG's width and height, the drawing letterboxed
+        assert image.convert("RGB").getpixel((2, 50)) == (0x11, 0x18, 0x27)  # the band: the theme's
+
+
 def test_an_existing_file_is_replaced_whole(tmp_path):
     path = tmp_path / "x.svg"
     path.write_text("old")
@@ -263,6 +284,18 @@ def test_an_existing_file_is_replaced_whole(tmp_path):
 def test_bad_sizes_are_refused(text):
     with pytest.raises(RingsimError, match="--dimensions"):
         parse_size(text)
+
+
+@pytest.mark.parametrize("argv, elements", [([], 8), (["-g", "16"], 16), (["-g", "16", "-n", "4"], 4),
+                                            (["-a", "bidirectional-ring", "-g", "8"], 16),
+                                            (["-a", "bidirectional-ring", "-g", "3"], 8)])
+def test_the_default_elements_leave_no_segment_empty(tmp_path, argv, elements):
+    from ringsim.cli import main
+    path = tmp_path / "f.svg"
+    assert main(["figure", str(path), *argv]) == 0
+    svg = path.read_text(encoding="utf-8")
+    assert f"{elements} elements per GPU" in svg
+    assert ("nothing moves" in svg) == ("-n" in argv)  # only a user's small N leaves segments empty
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -327,9 +360,21 @@ def test_a_timeline_shows_itself_as_a_bar_per_transfer():
     assert len(classed(svg, "gpu")) == 4
 
 
+def test_a_timeline_chart_gives_the_switch_a_row_of_its_own():
+    from ringsim.algorithms import make_plan
+    from ringsim.timeline import simulate
+    svg = simulate(make_plan("nvls", 4), 8)._repr_svg_()
+    assert [text_of(row) for row in classed(svg, "switch")] == ["the switch"]
+    assert "GPU5" not in svg
+    assert float(ET.fromstring(svg).get("height")) == 64 + 5 * 18 + 50  # 4 GPUs and the switch
+
+
 def test_a_sweep_shows_itself_as_its_chart():
     from ringsim.studies.sweep import sweep
     result = sweep(8, [2 ** k for k in range(10, 31, 4)])
     svg = result._repr_svg_()
     assert svg.count("<polyline") == len(result.algorithms)
     assert "All-reduce modelled time, 8 GPUs" in svg
+    # A terminal REPL prints the text repr: one line, not every estimate.
+    assert repr(result).startswith("<Sweep of 8 GPUs on flat · 6 sizes, 1KiB to 1GiB · ")
+    assert "\n" not in repr(result) and len(repr(result)) < 120

@@ -50,3 +50,14 @@ def test_the_readme_and_the_algorithm_docs_show_them():
     for name, _, _ in gallery.entries():
         if name.endswith(".svg"):
             assert f"figures/{name}" in doc
+
+
+def test_each_caption_names_the_step_its_picture_shows():
+    import re
+    doc = (FOLDER.parent / "figures.md").read_text(encoding="utf-8")
+    for name, sim, step in gallery.entries():
+        if name.endswith(".svg") and name != "ring-4.svg":
+            caption = re.search(rf"!\[([^\]]*)\]\(figures/{re.escape(name)}\)", doc)[1]
+            assert f", step {step}" in caption and 1 <= step <= len(sim.plan), (name, caption)
+            # No empty segment: the figure's default N covers every segment of the plan.
+            assert sim.layout.elements >= sim.plan.segments, name

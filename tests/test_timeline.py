@@ -216,6 +216,47 @@ def test_cli_json_and_trace(tmp_path, capsys):
     assert data["traceEvents"] and data["displayTimeUnit"] == "ns"
 
 
+def test_the_switch_is_named_as_walk_names_it_never_as_a_gpu(tmp_path, capsys):
+    path = tmp_path / "t.json"
+    nvls = ["timeline", "-a", "nvls", "-g", "4", "-n", "8", "--topology", "dgx-h100"]
+    assert main([*nvls, "--trace", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "GPU5" not in out and "GPU4 → the switch: 1 transfer" in out
+    assert out.startswith("Timeline of NVLS (NVLink SHARP) · 4 GPUs")  # the spec's own case
+    assert main([*nvls, "--json"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()][:-1]
+    assert {(r["dst"], r["dst_name"]) for r in records if r["op"] == "reduce"} == {(5, "the switch")}
+    trace = json.loads(path.read_text())["traceEvents"]
+    assert "GPU5" not in json.dumps(trace, ensure_ascii=False)
+    names = {e["pid"]: e["args"]["name"] for e in trace if e["name"] == "process_name"}
+    assert names[5] == "the switch"
+    tracks = {(e["pid"], e["tid"]): e["args"]["name"] for e in trace if e["name"] == "thread_name"}
+    complete = [e for e in trace if e["ph"] == "X"]
+    assert all((e["pid"], e["tid"]) in tracks for e in complete)
+    # The switch has a port per GPU: each of its tracks holds one slice at a time.
+    ends: dict = {}
+    for e in sorted(complete, key=lambda e: e["ts"]):
+        key = (e["pid"], e["tid"])
+        assert e["ts"] >= ends.get(key, 0.0) - 1e-9, (key, tracks[key])
+        ends[key] = e["ts"] + e["dur"]
+    assert tracks[(5, 2)] == "receive from GPU1" and tracks[(5, 10)] == "send to GPU4"
+
+
+def test_nvls_is_not_timed_where_the_switch_does_not_add(capsys):
+    # As compare --time and walk --time leave it untimed there, a timeline (all time) refuses.
+    for argv in (["timeline", "-a", "nvls", "-g", "4"], ["overlap", "-a", "nvls", "-g", "4"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "NVLS (NVLink SHARP) is not timed on flat: " in err
+
+
+def test_a_timeline_prints_one_line_in_a_repl():
+    timeline = simulate(make_plan("ring", 8), 1_000_000, CostModel.of("flat"), (slow_gpu("2:0.5"),))
+    text = repr(timeline)
+    assert "\n" not in text and "array" not in text and len(text) < 120
+    assert text.startswith("<Timeline of ring · 8 GPUs · 1,000,000 elements per GPU · 1 fault · ")
+
+
 def test_cli_text_names_the_path_and_the_lesson(capsys):
     assert main(["timeline", "--gpus", "6", "-n", "6000", "--slow-link", "1-2:0.5"]) == 0
     out = capsys.readouterr().out
@@ -230,6 +271,15 @@ def test_cli_bad_faults_one_line(argv, capsys):
     assert main(["timeline", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "error" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--delay", "3:10"], "argument --delay: '10' needs a unit: s, ms, us (µs) or ns"),
+    (["--delay", "3:1xs"], "argument --delay: unknown unit 'xs' in '1xs'; use s, ms, us (µs) or ns"),
+    (["--slow-gpu", "2:abc"], "argument --slow-gpu: expected a speed factor such as 0.5, got 'abc'")])
+def test_cli_bad_faults_say_which_value_is_wrong(argv, message, capsys):
+    assert main(["timeline", *argv]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"ringsim timeline: error: {message}"
 
 
 def test_cli_fault_outside_the_gpus(capsys):

@@ -7,6 +7,7 @@ The hooks follow the α-β-γ model of ringsim.cost (Thakur, Rabenseifner & Grop
 from __future__ import annotations
 
 from ..core.checks import check_timed_elements
+from ..core.errors import RingsimError
 from ..cost.model import CostModel, Estimate
 from . import ALGORITHMS, algorithm, check_options, option_names
 
@@ -32,6 +33,14 @@ def timed_algorithms(model: CostModel | None = None, gpus: int | None = None) ->
 def unavailable(name: str, model: CostModel, gpus: int) -> str:
     """Why algorithm `name` cannot run on the model's hardware at G GPUs ('' when it can)."""
     return algorithm(name).unavailable(model.topology, gpus)
+
+
+def check_timed(name: str, model: CostModel, gpus: int) -> None:
+    """Refuse, in one line, to time algorithm `name` where the model's hardware cannot run it."""
+    why = unavailable(name, model, gpus)
+    if why:
+        raise RingsimError(f"{algorithm(name).title} is not timed on {model.topology.name}: {why}; "
+                           "a topology whose switch adds (dgx-h100, dgx-h200) times it")
 
 
 def estimate(name: str, gpus: int, elements: int, model: CostModel | None = None,

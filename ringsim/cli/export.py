@@ -14,12 +14,17 @@ ORDER = 50
 HELP = "write the TUI's screen after every iteration as numbered SVG files (for slides)"
 # A frame costs time and memory in proportion to its cells (30000x10000 took 92 s and 3 GB);
 # 400x200 is larger than any screen a slide needs, and renders in a fraction of a second.
-MIN_SIZE, MAX_SIZE = (20, 10), (400, 200)
+# Below the TUI's own minimum (tui/screens/simulator.py) every slide would only say that the
+# terminal is too small.
+MIN_SIZE, MIN_SIZE_PRESENT, MAX_SIZE = (80, 24), (100, 30), (400, 200)
 # Measured: 64 GPUs, 64 channels at 400x200 wrote 127 frames of 2.2 MB in 120 s, about 27
 # bytes and 12 µs per cell of a frame; the estimate rounds both up.
 BYTES_PER_CELL, SECONDS_PER_CELL = 30, 1.5e-5
 MAX_BYTES, MAX_SECONDS = 100 << 20, 60.0
 FRAME_FILE = re.compile(r"^\d{2,}-[a-z0-9-]+\.(svg|png)$")  # the names file_name() gives
+# The frames the last export wrote into the folder, one name a line: the next export replaces
+# exactly these, so files of the user's own with frame-like names (01-intro.png) are kept.
+MANIFEST = ".ringsim-export"
 
 
 def _folder(text: str) -> Path:
@@ -35,7 +40,7 @@ def check_work(frames: int, size: tuple[int, int], png: bool) -> None:
     if nbytes > MAX_BYTES or seconds > MAX_SECONDS:
         raise RingsimError(f"the export would write {frames:,} frames of {size[0]}x{size[1]}: about "
                            f"{nbytes / 2**20:,.0f} MiB in {seconds:,.0f} s (at most "
-                           f"{MAX_BYTES >> 20} MiB and {MAX_SECONDS:.0f} s); use a smaller --size, "
+                           f"{MAX_BYTES >> 20} MiB and {MAX_SECONDS:.0f} s); use a smaller --screen, "
                            f"fewer GPUs or fewer channels")
 
 
@@ -56,11 +61,13 @@ def register(sub) -> None:
                             "01-reduce-scatter-1.svg, … The SVGs name locally installed fonts "
                             "(nothing is loaded from the internet).")
     parser.add_argument("--svg", required=True, metavar="DIR", type=_folder,
-                        help="folder for the SVG files (created if missing)")
+                        help="folder for the SVG files (created if missing); a later export "
+                             "into it replaces the frames of the earlier one and nothing else")
     # --size is bytes per GPU in every other command: the terminal's size is --screen.
     parser.add_argument("--screen", type=_size, default=(120, 40), metavar="WxH", dest="size",
-                        help=f"terminal size in characters, up to {MAX_SIZE[0]}x{MAX_SIZE[1]} "
-                             "(default: 120x40)")
+                        help=f"terminal size in characters, from {MIN_SIZE[0]}x{MIN_SIZE[1]} "
+                             f"({MIN_SIZE_PRESENT[0]}x{MIN_SIZE_PRESENT[1]} with --present) to "
+                             f"{MAX_SIZE[0]}x{MAX_SIZE[1]} (default: 120x40)")
     parser.add_argument("--size", type=_size, dest="size", help=argparse.SUPPRESS)  # older scripts
     parser.add_argument("--crop", action="store_true",
                         help="only the GPU view and the transfer list: no banner, counters, "
@@ -84,6 +91,41 @@ def file_name(index: int, step) -> str:
     return f"{index:02d}-{slug}.svg"
 
 
+def frame_names(steps, png: bool) -> list[str]:
+    """The file names an export of these steps writes, in order (PNGs after their SVGs)."""
+    names = [file_name(index, step) for index, step in enumerate([None, *steps])]
+    return [name for svg in names for name in ([svg, svg[:-4] + ".png"] if png else [svg])]
+
+
+def earlier_frames(folder: Path) -> set[str]:
+    """The frames the last export wrote into `folder` (none without its manifest)."""
+    try:
+        lines = (folder / MANIFEST).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return set()
+    return {line for line in lines if FRAME_FILE.match(line)}  # never a path out of the folder
+
+
+def check_names(folder: Path, names: list[str]) -> None:
+    """Refuse to overwrite a file of the folder that no earlier export wrote."""
+    if not folder.is_dir():
+        return
+    ours = earlier_frames(folder)
+    for name in names:
+        if name not in ours and ((folder / name).exists() or (folder / name).is_symlink()):
+            raise RingsimError(f"{folder} already holds {name}, which no earlier export wrote "
+                               f"there; move it or export into another folder")
+
+
+def check_screen(size: tuple[int, int], present: bool) -> None:
+    """Refuse a --screen the TUI's view does not fit (its slides would only say so)."""
+    need = MIN_SIZE_PRESENT if present else MIN_SIZE
+    if size[0] < need[0] or size[1] < need[1]:
+        mode = " in presentation mode (--present)" if present else ""
+        raise RingsimError(f"--screen {size[0]}x{size[1]} is too small: the TUI needs at least "
+                           f"{need[0]}x{need[1]}{mode}")
+
+
 def make_folder(folder: Path) -> None:
     """Create the folder (and its parents), or say in one line why it cannot be."""
     for part in [folder, *folder.parents]:
@@ -102,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     folder: Path = args.svg
     if folder.exists() and not folder.is_dir():
         raise RingsimError(f"{folder} is not a folder")
+    check_screen(args.size, args.present)
     app = make_app(args)  # every scenario check first: a refused run leaves no folder behind
     if args.png:
         try:
@@ -110,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
             raise RingsimError("--png needs resvg-py: pip install '.[export]' from a clone of "
                                "ringsim (or pip install resvg-py)") from None
     check_work(len(app.sim.plan) + 1, args.size, args.png)
+    check_names(folder, frame_names(app.sim.plan.steps, args.png))
     make_folder(folder)
     import shutil
     import tempfile
@@ -158,11 +202,14 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path) -> int:
     if app.return_code not in (0, None) or len(written) != len(app.sim.plan) + 1:
         raise RingsimError("the export stopped early; no complete set of frames was written")
     try:
-        for old in final.iterdir():
-            if FRAME_FILE.match(old.name) and old.is_file():
+        for name in earlier_frames(final):
+            old = final / name
+            if old.is_file() and not old.is_symlink():
                 old.unlink()
-        for path in sorted(folder.iterdir()):
-            path.replace(final / path.name)
+        names = sorted(path.name for path in folder.iterdir())
+        for name in names:
+            (folder / name).replace(final / name)
+        (final / MANIFEST).write_text("".join(f"{name}\n" for name in names), encoding="utf-8")
     except OSError as error:
         raise RingsimError(f"cannot move the frames into {final}: {error.strerror or error}") from None
     pngs = f" and {len(written)} PNG" if args.png else ""

@@ -7,14 +7,16 @@ import argparse
 
 from ..algorithms.collectives import collective
 from ..core.errors import RingsimError
+from ..sim.scenario import shown_elements
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
 from ._collective import add_collective_argument
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log, print_preface
 from .common import add_scenario_arguments, options_from_args
+from .tui import elements_follow_gpus
 
 ORDER = 52
 HELP = "draw a step (or every step, animated) as .svg, .png, .pdf, .gif or .html"
-DEFAULT_GPUS, DEFAULT_ELEMENTS = 4, 8  # the 4-GPU example, as add_scenario_arguments says
+DEFAULT_GPUS = 4  # the 4-GPU example, as add_scenario_arguments says
 MAX_ELEMENTS = 1_000_000  # a figure shows labels, not numbers: more elements only cost memory
 
 
@@ -35,20 +37,23 @@ def register(sub) -> None:
     # --size is bytes per GPU in every other command: the picture's size is --dimensions.
     # Its own dest, not "size": the NCCL log's helper reads args.size as bytes per GPU.
     parser.add_argument("--dimensions", default=None, metavar="W[xH]", dest="dimensions",
-                        help="width (or width x height) in px of the picture shown, 64 to 4096 "
-                             "(default: its natural size)")
+                        help="width (or width x height) in px of the picture shown, 64 to 4096, "
+                             "for every kind of file; with both, the drawing is scaled to fit "
+                             "and centred (default: its natural size)")
     parser.add_argument("--size", dest="dimensions", help=argparse.SUPPRESS)
     parser.add_argument("--all", default=None, metavar="DIR",
                         help="draw every picture the README and docs show into DIR "
                              "(docs/figures), instead of FILE")
     add_scenario_arguments(parser, backend=False)
+    elements_follow_gpus(parser)
     add_collective_argument(parser)
     add_nccl_log_arguments(parser)
     for action in parser._actions:  # argparse has no public way to reword one option's help
         if action.dest == "nccl_log":
             action.help = action.help.replace("walk the rings", "draw the rings")
-    # None until the log (if any) is read: then the log's ranks, else the 4-GPU example.
-    parser.set_defaults(run=run, gpus=None, elements=None)
+    # None until the log (if any) is read: then the log's ranks, else the 4-GPU example; the
+    # algorithm None so that an -a beside --nccl-log, which the log overrides, can be refused.
+    parser.set_defaults(run=run, gpus=None, elements=None, algorithm=None)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,19 +73,24 @@ def run(args: argparse.Namespace) -> int:
         raise RingsimError("say which file to write, e.g. ringsim figure ring.svg (or --all DIR)")
     suffix_of(args.output)
     size = parse_size(args.dimensions) if args.dimensions is not None else None
+    if args.nccl_log is not None and args.algorithm is not None:
+        raise RingsimError("--nccl-log draws the algorithm the log gives, its rings (or its trees "
+                           "with --nccl-algo Tree); leave out -a")
+    if args.algorithm is None:
+        args.algorithm = "ring"
     log = apply_nccl_log(args, SYMBOLIC_MAX_GPUS)
     if args.gpus is None:
         args.gpus = DEFAULT_GPUS
-    if args.elements is None:
-        args.elements = DEFAULT_ELEMENTS
     if args.gpus > SYMBOLIC_MAX_GPUS:
         raise RingsimError(f"a figure shows at most {SYMBOLIC_MAX_GPUS} GPUs, got {args.gpus:,}; "
                            f"`ringsim compare --gpus {args.gpus}` gives the counts")
-    if args.elements > MAX_ELEMENTS:
+    if args.elements is not None and args.elements > MAX_ELEMENTS:
         raise RingsimError(f"a figure takes at most {MAX_ELEMENTS:,} elements per GPU, got "
                            f"{args.elements:,} (the picture is the same for any N)")
     c = collective(args.collective)
     plan = c.plan(args.gpus, args.algorithm, **dict(options_from_args(args)))
+    if args.elements is None:
+        args.elements = shown_elements(plan.segments)
     if args.step is not None and not 0 <= args.step <= len(plan):
         raise RingsimError(f"--step must be from 0 (the start) to {len(plan)}, got {args.step}")
     need_drawsvg()

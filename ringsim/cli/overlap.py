@@ -82,9 +82,11 @@ def run(args: argparse.Namespace) -> int:
     from ..training.models import model as preset, parse_layers
     from ..training.overlap import FIRST_BUCKET_BYTES, MIB, SWEEP_MB, best, simulate, sweep
     from ..core.units import format_seconds
+    from ..algorithms.timing import check_timed
     trace_path = None if args.trace is None else check_output(args.trace, "--trace")
     cost = model_from_args(args)
     gpus = gpus_from_args(args, cost.topology, 8)
+    check_timed(args.algorithm, cost, gpus)
     net = parse_layers(args.layers) if args.layers else preset(args.model or "llama-7b")
     if args.batch is not None and not 1 <= args.batch <= 10**9:
         raise RingsimError(f"--micro-batch must be from 1 to 1,000,000,000 samples, got {args.batch}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 from ..core.naming import plural
 from ..algorithms import ALGORITHMS
@@ -37,8 +38,8 @@ def _fault(parse):
     def convert(text: str):
         try:
             return parse(text)
-        except RingsimError as error:  # argparse names the option already
-            raise argparse.ArgumentTypeError(str(error).split(": ", 1)[-1]) from None
+        except RingsimError as error:  # argparse names the option already: drop the leading one
+            raise argparse.ArgumentTypeError(re.sub(r"^--[a-z-]+:? ", "", str(error))) from None
     return convert
 
 
@@ -79,6 +80,7 @@ def _differs(timeline, faults) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from ..algorithms.collectives import COLLECTIVES
+    from ..algorithms.timing import check_timed
     from ..timeline import budget, simulate, trace
     from ..timeline.report import (alternatives, fault_costs, lesson_lines, path_lines, strip)
     trace_path = None if args.trace is None else check_output(args.trace, "--trace")
@@ -86,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     gpus = gpus_from_args(args, model.topology, 8)
     elements = elements_from_args(args, model.itemsize, 1 << 24)
     faults = tuple(args.slow_gpu + args.slow_link + args.delay)
+    check_timed(args.algorithm, model, gpus)  # a timeline is its time: none where it cannot run
     collective = COLLECTIVES[args.collective]
     plan = collective.plan(gpus, args.algorithm, **_options(args),
                            **node_option(args, model.topology, gpus))
@@ -108,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
             "critical_path_ties": len(timeline.last_arrivals()),
             "faults": [{"fault": c.fault.flag(), "seconds": c.seconds} for c in costs]}))
         return 0
-    what = collective.plan_title(plan).lower()
+    what = collective.plan_title(plan)  # as the algorithm's spec writes it: NVLS, Rabenseifner
     print(f"Timeline of {what} · {plural(gpus, 'GPU')} · "
           f"{format_bytes(elements * model.itemsize)} per GPU · {model.topology.name}")
     if len(timeline):

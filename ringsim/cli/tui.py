@@ -7,12 +7,12 @@ import os
 import sys
 
 from ..core.errors import RingsimError
+from ..sim.scenario import SHOWN_ELEMENTS, shown_elements
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log
-from .common import add_scenario_arguments, simulation_from_args
+from .common import add_scenario_arguments, options_from_args, simulation_from_args
 
 ORDER = 5
 HELP = "open the interactive simulator in the terminal (the default in a terminal)"
-DEFAULT_ELEMENTS = 8  # N when --elements is not given, unless G is larger (then N = G)
 
 
 def register(sub) -> None:
@@ -59,18 +59,22 @@ def add_view_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def elements_follow_gpus(parser: argparse.ArgumentParser) -> None:
-    """--elements defaults to 8, or to G when G > 8: every segment of the view holds an element."""
+    """--elements defaults to 8, or one per segment of a plan with more (sim.scenario.shown_elements)."""
     for action in parser._actions:  # argparse offers no public way to change one option's help
         if action.dest == "elements":
             action.default = None
-            action.help = (f"gradient elements per GPU (default: {DEFAULT_ELEMENTS}, or G when "
-                           f"G > {DEFAULT_ELEMENTS}, so that no segment is empty)")
+            action.help = (f"gradient elements per GPU (default: {SHOWN_ELEMENTS}, or one per "
+                           f"segment when the plan has more: G on a ring of more than "
+                           f"{SHOWN_ELEMENTS} GPUs, 2G on the bidirectional ring; so that no "
+                           f"segment is empty)")
 
 
 def default_elements(args: argparse.Namespace) -> None:
     """Fill in N when the user left it out (see elements_follow_gpus)."""
     if getattr(args, "elements", None) is None:
-        args.elements = max(DEFAULT_ELEMENTS, args.gpus)
+        from ..algorithms import make_plan
+        plan = make_plan(args.algorithm, args.gpus, **dict(options_from_args(args)))
+        args.elements = shown_elements(plan.segments)
 
 
 def check_scenario(args: argparse.Namespace):
@@ -78,6 +82,7 @@ def check_scenario(args: argparse.Namespace):
     (--master, the algorithm), the backend and --lesson. Returns the Simulation."""
     from ..tui.scenario import MAX_GPUS, check_view_limits
     apply_nccl_log(args, MAX_GPUS, gpus_given=False)
+    check_view_limits(args.gpus, args.elements or 0)  # G first: N's default needs G's plan
     default_elements(args)
     check_view_limits(args.gpus, args.elements)
     sim = simulation_from_args(args)

@@ -139,9 +139,11 @@ def _fans(moves, lay: Layout) -> dict[tuple[int, int], tuple[float | None, float
 
 def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: bool, both: bool,
               count: int = 1, fan: tuple[float | None, float | None] = (None, None),
-              behind: bool = False):
+              behind: bool = False, placed: list | None = None):
     """The transfer's arrow, and its add/copy tag (drawn later, above every arrow) or None.
-    An arrow `behind` the columns (to a row beyond the next) gets its tag in the lowest gap."""
+    An arrow `behind` the columns (to a row beyond the next) gets its tag in the lowest gap.
+    `placed` holds the tags drawn so far (centre and width): one that would cover another
+    (two arrows crossing at their middles) moves along its own arrow."""
     import drawsvg as draw
     colour = lane_colour(m.lane) if lanes > 1 else (t.reduce if m.op == "reduce" else t.copy)
     g = draw.Group(class_="transfer", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op,
@@ -180,11 +182,17 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
         if behind:  # in the gap beside the lower end's row, which no shorter arrow crosses
             reach = GAP_Y / 2 / max(abs(y1 - y0), 1.0)
             at = max(0.5, 1 - reach) if y1 > y0 else min(0.5, reach)
-        mx = (1 - at) ** 2 * x0 + 2 * at * (1 - at) * cx + at * at * x1  # a point on the curve
-        my = (1 - at) ** 2 * y0 + 2 * at * (1 - at) * cy + at * at * y1
-        if corners is not None:  # on the run beside the columns, a third into the first gap
-            mx, my = corners[2][0], corners[2][1] + (GAP_Y / 3 if y1 > y0 else -GAP_Y / 3)
         cw = text_width(word, 10) + 8
+        placed = [] if placed is None else placed
+        for shift in (0.0, -0.15, 0.15, -0.3, 0.3):
+            u = at if not shift else min(max(at + shift, 0.1), 0.9)
+            mx = (1 - u) ** 2 * x0 + 2 * u * (1 - u) * cx + u * u * x1  # a point on the curve
+            my = (1 - u) ** 2 * y0 + 2 * u * (1 - u) * cy + u * u * y1
+            if corners is not None:  # on the run beside the columns, a third into the first gap
+                mx, my = corners[2][0], corners[2][1] + (GAP_Y / 3 if y1 > y0 else -GAP_Y / 3)
+            if not any(abs(mx - px) < (cw + pw) / 2 and abs(my - py) < 15 for px, py, pw in placed):
+                break
+        placed.append((mx, my, cw))
         tag = draw.Group(class_="tag", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op)
         tag.append(draw.Rectangle(mx - cw / 2, my - 7.5, cw, 15, rx=7.5, fill=t.background,
                                   stroke=colour, stroke_width=1.2))
@@ -267,7 +275,7 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
     seen: dict[tuple[int, int], int] = {}
     hops = Counter((m.src, m.dst) for m in f.moves)
     pairs = set(hops)
-    tags = []
+    tags, placed = [], []
     chips = len(f.moves) <= MAX_CHIPS and GAP_X >= 40
     fans = _fans(f.moves, lay)
     # An arrow to a row beyond the next is drawn under the columns, so it passes behind the
@@ -278,7 +286,7 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
         seen[(m.src, m.dst)] = repeat + 1
         skips = abs(lay.row_of(m.src)[0] - lay.row_of(m.dst)[0]) > 1 and _beside(lay, m, 0) is None
         arrow, tag = _transfer(m, lay, t, repeat, f.lanes, chips, (m.dst, m.src) in pairs,
-                               hops[(m.src, m.dst)], fans[(m.src, m.dst)], skips)
+                               hops[(m.src, m.dst)], fans[(m.src, m.dst)], skips, placed)
         (behind if skips else front).append(arrow)
         if tag is not None:
             tags.append(tag)

@@ -84,8 +84,12 @@ def lane_of(segments: int, lanes: int, segment: int) -> int:
 
 
 def node_groups(plan: Plan) -> tuple[tuple[int, ...], ...]:
-    """The GPUs of each node, when the plan was made for nodes of consecutive GPUs (else ())."""
+    """The GPUs of each node, when the plan was made for nodes of consecutive GPUs (else ()):
+    M nodes (hierarchical), or nodes of L GPUs (nccl-tree's chains)."""
     nodes = plan.options.get("nodes")
+    per_node = plan.options.get("gpus_per_node")
+    if not nodes and per_node:
+        nodes = plan.gpus // per_node
     if not nodes or nodes <= 1 or plan.gpus % nodes:
         return ()
     per = plan.gpus // nodes

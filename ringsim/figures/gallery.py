@@ -5,14 +5,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..algorithms import ALGORITHMS
+from ..algorithms import ALGORITHMS, make_plan
 from ..algorithms.collectives import ALL_REDUCE
+from ..sim.scenario import shown_elements
 from ..sim.simulation import Simulation
 from .output import check_target, render, write_bytes
 
 SEED_GPUS = 4      # the walkthrough's example: four GPUs, segments a₁…d₄
 ALGORITHM_GPUS = 8  # each algorithm's figure: enough GPUs to show its shape
 ALGORITHM_STEP = 2  # the second step: sums already partly built
+
+
+def algorithm_step(steps: int) -> int:
+    """The step an algorithm's picture shows: the second, or naive's only one (as the captions say)."""
+    return min(ALGORITHM_STEP, steps)
 
 
 def seed() -> Simulation:
@@ -25,8 +31,9 @@ def entries() -> list[tuple[str, Simulation, int | None]]:
     out: list[tuple[str, Simulation, int | None]] = [
         ("ring-4.gif", seed(), None), ("ring-4.html", seed(), None), ("ring-4.svg", seed(), 1)]
     for name in ALGORITHMS:
-        sim = Simulation.create(name, ALGORITHM_GPUS)
-        out.append((f"{name}.svg", sim, min(ALGORITHM_STEP, len(sim.plan))))
+        plan = make_plan(name, ALGORITHM_GPUS)
+        sim = Simulation(plan, shown_elements(plan.segments))  # as `figure` draws it: no segment empty
+        out.append((f"{name}.svg", sim, algorithm_step(len(sim.plan))))
     return out
 
 

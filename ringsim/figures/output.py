@@ -64,27 +64,26 @@ def render(sim: Simulation, suffix: str, step: int | None = None, theme: str = "
            size: tuple[int, int] | None = None) -> bytes:
     """The bytes of the picture: one step for .svg/.png (default: step 1, or the start of an
     empty plan), every step for .gif/.html/.pdf unless `step` picks one."""
-    find_theme(theme)
+    background = find_theme(theme).background
     if suffix in STILL and step is None:
         step = min(1, len(sim.plan))
     positions = None if step is None else [step]
-    # Raster sizes are applied when rasterising; the SVG itself keeps its natural size then.
+    # Pages and rasters take their size from the page Typst lays each frame on; the SVG inside
+    # keeps its natural size then.
     svg_size = size if suffix in (".svg", ".html") else None
     frames = drawn(sim, positions, theme, svg_size)
     svgs = [f.svg for f in frames]
-    sizes = [(f.width, f.height) for f in frames]
-    width = (size[0] or round(frames[0].width * size[1] / frames[0].height)) if size else None
+    # --dimensions W or WxH sets each page's size in CSS px, as for an SVG: the frame is
+    # scaled to fit it and centred (letterboxed) where WxH has another aspect ratio.
+    sizes = [(f.width, f.height) if not size else _shown(f.width, f.height, size) for f in frames]
     if suffix == ".svg":
         return svgs[0].encode("utf-8")
     if suffix == ".png":
-        return typeset.png(svgs[0], sizes[0], width)
+        return typeset.png(svgs[0], sizes[0], background)
     if suffix == ".gif":
-        return raster.gif(svgs, sizes, width)
+        return raster.gif(svgs, sizes, background)
     if suffix == ".pdf":
-        # Vector pages: --dimensions sets the page's width (and height), as for an SVG.
-        if size:
-            sizes = [_shown(w, h, size) for w, h in sizes]
-        return typeset.pdf(svgs, sizes, sim.title)
+        return typeset.pdf(svgs, sizes, sim.title, background)
     return page.html(sim.title, svgs, find_theme(theme)).encode("utf-8")
 
 

@@ -51,10 +51,10 @@ def _palette(images: list, Image):
     return sheet.quantize(colors=GIF_COLOURS, method=Image.Quantize.MEDIANCUT)
 
 
-def gif(svgs: list[str], sizes: list[tuple[float, float]], width: int | None = None) -> bytes:
-    """An animated GIF of the frames, looping; its comment holds the frames' SVG digest."""
+def gif(svgs: list[str], sizes: list[tuple[float, float]], background: str = typeset.WHITE) -> bytes:
+    """A looping GIF of the frames, `sizes[k]` px; its comment holds the frames' SVG digest."""
     Image = _pillow()
-    images = [Image.open(io.BytesIO(p)).convert("RGB") for p in typeset.pngs(svgs, sizes, width)]
+    images = [Image.open(io.BytesIO(p)).convert("RGB") for p in typeset.pngs(svgs, sizes, background)]
     palette = _palette(images, Image)
     frames = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
     out = io.BytesIO()

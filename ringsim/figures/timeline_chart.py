@@ -1,12 +1,12 @@
-"""A timeline as a chart: one row per GPU, a bar per transfer from its start to its arrival (on
-its sender's row), the critical path outlined. Jupyter shows a Timeline this way."""
+"""A timeline as a chart: one row per GPU (and per switch of the plan), a bar per transfer from
+its start to its arrival (on its sender's row), the critical path outlined. Jupyter shows a
+Timeline this way."""
 
 from __future__ import annotations
 
 import math
 
 from ..core.errors import RingsimError
-from ..core.naming import gpu_name
 from ..core.units import format_seconds
 from .draw import FONT
 from .theme import theme as find_theme
@@ -20,13 +20,13 @@ def timeline_svg(timeline, theme: str = "light") -> str:
     """The SVG text of the chart; a RingsimError for a timeline too large to draw."""
     import drawsvg as draw
     t = find_theme(theme)
-    gpus, count = timeline.plan.gpus, len(timeline)
+    gpus, rows, count = timeline.plan.gpus, timeline.plan.participants, len(timeline)
     if count > MAX_BARS or gpus > MAX_ROWS:
         raise RingsimError(f"a timeline chart draws at most {MAX_BARS:,} transfers of {MAX_ROWS} "
                            f"GPUs; this one has {count:,} of {gpus:,}")
     total = timeline.seconds or 1.0
     plot_w = WIDTH - LEFT - RIGHT
-    height = TOP + gpus * ROW_H + 50
+    height = TOP + rows * ROW_H + 50
     d = draw.Drawing(WIDTH, height, font_family=FONT)
     d.append(draw.Rectangle(0, 0, WIDTH, height, fill=t.background))
     d.append(draw.Text(f"{timeline.plan.algorithm} · {gpus} GPUs · {timeline.elements:,} elements: "
@@ -40,13 +40,15 @@ def timeline_svg(timeline, theme: str = "light") -> str:
     tick = 0.0
     while tick <= total * 1.0001:
         x = LEFT + tick / total * plot_w
-        d.append(draw.Line(x, TOP, x, TOP + gpus * ROW_H, stroke=t.panel, stroke_width=1))
-        d.append(draw.Text(format_seconds(tick), 10, x, TOP + gpus * ROW_H + 16, fill=t.muted,
+        d.append(draw.Line(x, TOP, x, TOP + rows * ROW_H, stroke=t.panel, stroke_width=1))
+        d.append(draw.Text(format_seconds(tick), 10, x, TOP + rows * ROW_H + 16, fill=t.muted,
                            text_anchor="middle"))
         tick += step
-    for g in range(gpus):
-        d.append(draw.Text(gpu_name(g), 11, LEFT - 8, TOP + (g + 0.5) * ROW_H, fill=t.muted,
-                           text_anchor="end", dominant_baseline="central", class_="gpu", data_gpu=g + 1))
+    for g in range(rows):  # a plan's switches (nvls) after the GPUs, named as walk names them
+        d.append(draw.Text(timeline.name(g), 11, LEFT - 8, TOP + (g + 0.5) * ROW_H, fill=t.muted,
+                           text_anchor="end", dominant_baseline="central",
+                           **({"class_": "gpu", "data_gpu": g + 1} if g < gpus
+                              else {"class_": "switch", "data_participant": g + 1})))
     critical = set(timeline.critical_path())
     for i in range(count):
         x0 = LEFT + float(timeline.start[i]) / total * plot_w
@@ -55,8 +57,9 @@ def timeline_svg(timeline, theme: str = "light") -> str:
         bar = draw.Group(class_="transfer", data_src=int(timeline.src[i]) + 1,
                          data_dst=int(timeline.dst[i]) + 1, data_op="reduce" if reduce else "copy",
                          data_step=int(timeline.step[i]) + 1)
-        bar.append(draw.Title(f"step {int(timeline.step[i]) + 1}: {gpu_name(int(timeline.src[i]))} → "
-                              f"{gpu_name(int(timeline.dst[i]))}, {format_seconds(float(timeline.start[i]))}"
+        src, dst = timeline.name(int(timeline.src[i])), timeline.name(int(timeline.dst[i]))
+        bar.append(draw.Title(f"step {int(timeline.step[i]) + 1}: {src} → {dst}, "
+                              f"{format_seconds(float(timeline.start[i]))}"
                               f" to {format_seconds(float(timeline.end[i]))}"))
         bar.append(draw.Rectangle(x0, TOP + int(timeline.src[i]) * ROW_H + 3, max(x1 - x0 - 1.0, 1.0),
                                   ROW_H - 6, fill=t.reduce if reduce else t.copy, fill_opacity=0.75,

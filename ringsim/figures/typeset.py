@@ -16,6 +16,7 @@ from ..core.errors import RingsimError
 
 CSS_PPI = 96.0  # an SVG's px is a CSS px: 96 per inch, and a PDF's pt is 1/72 inch
 PT_PER_PX = 72.0 / CSS_PPI
+WHITE = "#ffffff"
 
 
 def _typst():
@@ -34,39 +35,42 @@ def _compiler():
     return typst.Compiler(font_paths=typst.Fonts(include_system_fonts=True, include_embedded_fonts=True))
 
 
-def _source(sizes: list[tuple[float, float]], title: str) -> str:
-    """The Typst document: page k is frame k's SVG (the input `f{k}`), as large as the frame.
-    No date is set, so the same frames give the same PDF bytes."""
-    lines = ['#set document(title: sys.inputs.title, date: none)', "#set page(margin: 0pt)"]
+def _source(sizes: list[tuple[float, float]], title: str, background: str) -> str:
+    """The Typst document: page k is frame k's SVG (the input `f{k}`) fitted to `sizes[k]`, on
+    the theme's background where the page's shape differs. No date is set, so the same frames
+    give the same PDF bytes."""
+    lines = ['#set document(title: sys.inputs.title, date: none)',
+             f'#set page(margin: 0pt, fill: rgb("{background}"))']
     for k, (w, h) in enumerate(sizes):
         lines.append(f'#page(width: {w * PT_PER_PX:.3f}pt, height: {h * PT_PER_PX:.3f}pt)'
                      f'[#image(bytes(sys.inputs.f{k}), format: "svg", width: 100%, height: 100%, fit: "contain")]')
     return "\n".join(lines) + "\n"
 
 
-def _compile(svgs: list[str], sizes: list[tuple[float, float]], title: str, **how):
+def _compile(svgs: list[str], sizes: list[tuple[float, float]], title: str, background: str, **how):
     inputs = {f"f{k}": svg for k, svg in enumerate(svgs)}
     inputs["title"] = title
     typst = _typst()
     try:
-        return _compiler().compile(_source(sizes, title).encode("utf-8"), sys_inputs=inputs, **how)
+        return _compiler().compile(_source(sizes, title, background).encode("utf-8"),
+                                   sys_inputs=inputs, **how)
     except typst.TypstError as error:  # a bug here, not the user's: say it in one line all the same
         raise RingsimError(f"typst could not lay out the figure: {error.message}") from None
 
 
-def pdf(svgs: list[str], sizes: list[tuple[float, float]], title: str = "ringsim") -> bytes:
+def pdf(svgs: list[str], sizes: list[tuple[float, float]], title: str = "ringsim",
+        background: str = WHITE) -> bytes:
     """A PDF deck of vector pages, one per frame, each `sizes[k]` CSS px (at 0.75 pt per px)."""
-    return bytes(_compile(svgs, sizes, title, format="pdf", pdf_tags=False))
+    return bytes(_compile(svgs, sizes, title, background, format="pdf", pdf_tags=False))
 
 
-def pngs(svgs: list[str], sizes: list[tuple[float, float]], width: int | None = None) -> list[bytes]:
-    """Each frame as PNG bytes, `width` px wide (default: the frame's own width in CSS px)."""
-    ppi = CSS_PPI if not width else CSS_PPI * width / sizes[0][0]
-    out = _compile(svgs, sizes, "ringsim", format="png", ppi=ppi)
+def pngs(svgs: list[str], sizes: list[tuple[float, float]], background: str = WHITE) -> list[bytes]:
+    """Each frame as PNG bytes, `sizes[k]` px (a CSS px each), the frame fitted inside."""
+    out = _compile(svgs, sizes, "ringsim", background, format="png", ppi=CSS_PPI)
     return [bytes(p) for p in (out if isinstance(out, list) else [out])]
 
 
-def png(svg: str, size: tuple[float, float], width: int | None = None) -> bytes:
+def png(svg: str, size: tuple[float, float], background: str = WHITE) -> bytes:
     """One frame as PNG bytes (see `pngs`)."""
-    return pngs([svg], [size], width)[0]
+    return pngs([svg], [size], background)[0]
 

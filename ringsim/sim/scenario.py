@@ -11,6 +11,14 @@ from ..algorithms import ALGORITHMS, default_options, make_plan, option_names
 from ..core.plan import Plan
 
 
+SHOWN_ELEMENTS = 8  # N a view of the cells starts with, unless the plan has more segments
+
+
+def shown_elements(segments: int) -> int:
+    """N when the user gives none: 8, or one per segment of a plan with more (no segment empty)."""
+    return max(SHOWN_ELEMENTS, segments)
+
+
 @dataclass(frozen=True)
 class Scenario:
     """Algorithm, G, N and the algorithm's options as users write them (the master 1-based)."""

@@ -6,10 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.naming import plural
+from ..core.naming import gpu_name, plural
 from ..algorithms import make_plan
 from ..cost.model import CostModel
-from ..core.naming import gpu_name
 from ..core.plan import Plan
 from ..core.units import format_seconds
 from .faults import Fault
@@ -48,7 +47,7 @@ def _describe(timeline: Timeline, i: int) -> str:
     step = timeline.plan.steps[int(timeline.step[i])]
     first, last = int(timeline.first[i]) + 1, int(timeline.last[i]) + 1
     segs = f"seg {first}" if first == last else f"seg {first}–{last}"
-    return (f"{gpu_name(int(timeline.src[i]))} → {gpu_name(int(timeline.dst[i]))} {segs} "
+    return (f"{timeline.name(int(timeline.src[i]))} → {timeline.name(int(timeline.dst[i]))} {segs} "
             f"({step.phase} {step.iteration}) {format_seconds(float(timeline.start[i]))} – "
             f"{format_seconds(float(timeline.end[i]))}, waited for {timeline.reason(i) or 'nothing'}")
 
@@ -64,7 +63,7 @@ def path_lines(timeline: Timeline, shown: int = 6) -> list[str]:
     if ties > 1:  # a symmetric plan: every GPU's last arrival ends a chain as long
         lines.append(f"(One of {ties:,} chains that end together, the first in plan order.)")
     for s, d, count, seconds in path_links(timeline, path)[:3]:
-        lines.append(f"  {gpu_name(s)} → {gpu_name(d)}: {plural(count, 'transfer')}, "
+        lines.append(f"  {timeline.name(s)} → {timeline.name(d)}: {plural(count, 'transfer')}, "
                      f"{format_seconds(seconds)} of it")
     head = path if len(path) <= shown else path[:shown // 2] + [-1] + path[-(shown // 2):]
     for i in head:

@@ -205,8 +205,7 @@ def report_lines(run: TrainingRun) -> list[str]:
     """The run as text: settings, a row per epoch, and what the syncs moved."""
     from ..algorithms import ALGORITHMS
     from ..core.formula import format_number
-    title = ALGORITHMS[run.algorithm].title
-    how = title[0].lower() + title[1:] if run.sync else "no sync"
+    how = ALGORITHMS[run.algorithm].title if run.sync else "no sync"  # its case kept: NVLS, GPU
     per_gpu = run.batch // run.gpus
     share = f"{per_gpu}" if run.batch % run.gpus == 0 else f"{per_gpu}–{per_gpu + 1}"
     lines = [

@@ -109,15 +109,20 @@ def test_export_bounds_and_refusals(tmp_path):
     assert not big.exists()
 
 
-def test_export_into_a_used_folder_keeps_only_the_new_frames(tmp_path):
+def test_export_into_a_used_folder_keeps_the_files_it_did_not_write(tmp_path):
+    # A slides folder holds the user's own numbered files: only frames export wrote itself
+    # (listed in .ringsim-export) are ever replaced.
     folder = tmp_path / "slides"
     folder.mkdir()
-    (folder / "99-old-frame.svg").write_text("old")
+    (folder / "99-old-frame.svg").write_text("mine too")
     (folder / "notes.txt").write_text("mine")
-    run = bounded("export", "--svg", str(folder), "-g", "4", timeout=120)
-    assert run.returncode == 0, run.stderr
+    for gpus in ("8", "4"):  # the second export replaces the first one's 15 frames by 7
+        run = bounded("export", "--svg", str(folder), "-g", gpus, timeout=120)
+        assert run.returncode == 0, run.stderr
     names = sorted(p.name for p in folder.iterdir())
-    assert names == ["00-start.svg", "01-reduce-scatter-1.svg", "02-reduce-scatter-2.svg",
-                     "03-reduce-scatter-3.svg", "04-all-gather-1.svg", "05-all-gather-2.svg",
-                     "06-all-gather-3.svg", "notes.txt"]
-    assert all(p.read_text().startswith("<svg") for p in folder.glob("*.svg"))
+    assert names == [".ringsim-export", "00-start.svg", "01-reduce-scatter-1.svg",
+                     "02-reduce-scatter-2.svg", "03-reduce-scatter-3.svg", "04-all-gather-1.svg",
+                     "05-all-gather-2.svg", "06-all-gather-3.svg", "99-old-frame.svg",
+                     "notes.txt"]
+    assert (folder / "99-old-frame.svg").read_text() == "mine too"
+    assert all(p.read_text().startswith("<svg") for p in folder.glob("0*.svg"))

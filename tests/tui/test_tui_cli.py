@@ -18,7 +18,7 @@ def test_export_writes_one_svg_per_iteration_with_its_sentences(tmp_path, capsys
     folder = tmp_path / "slides"
     # Wide enough that no sentence wraps, so each appears whole in the SVG.
     assert main(["export", "--svg", str(folder), "--size", "160x40"]) == 0
-    names = sorted(p.name for p in folder.iterdir())
+    names = sorted(p.name for p in folder.glob("*.svg"))
     assert names == ["00-start.svg", "01-reduce-scatter-1.svg", "02-reduce-scatter-2.svg",
                      "03-reduce-scatter-3.svg", "04-all-gather-1.svg", "05-all-gather-2.svg",
                      "06-all-gather-3.svg"]
@@ -39,7 +39,7 @@ def test_export_writes_one_svg_per_iteration_with_its_sentences(tmp_path, capsys
 def test_export_names_the_master_steps_and_refuses_bad_input(tmp_path, capsys):
     assert main(["export", "--svg", str(tmp_path), "-a", "master"]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "00-start.svg", "01-reduce-to-gpu1.svg", "02-broadcast-from-gpu1.svg"]
+        ".ringsim-export", "00-start.svg", "01-reduce-to-gpu1.svg", "02-broadcast-from-gpu1.svg"]
     assert main(["export", "--svg", str(tmp_path / "x"), "--gpus", "65"]) == 2
     assert "the TUI shows 1 to 64 GPUs, got 65" in capsys.readouterr().err
     target = tmp_path / "file"
@@ -231,7 +231,8 @@ def test_tui_elements_follow_gpus_by_default():
     from ringsim.cli.tui import check_scenario
     for argv, elements in ((["tui", "--gpus", "32"], 32), (["tui"], 8), (["tui", "--gpus", "5"], 8),
                            (["tui", "--gpus", "32", "--elements", "4"], 4),
-                           (["export", "--svg", "x", "--gpus", "16"], 16)):
+                           (["export", "--svg", "x", "--gpus", "16"], 16),
+                           (["serve", "-a", "bidirectional-ring", "--gpus", "8"], 16)):
         args = build_parser().parse_args(argv)
         assert check_scenario(args).layout.elements == elements, argv
 

@@ -49,3 +49,41 @@ async def test_the_shape_pane_keeps_a_row_above_and_columns_right_of_its_drawing
         drawing = [row[content.x:content.right] for row in rows[content.y:content.bottom]]
         assert any("1" in row for row in drawing[:2]) and any(row.rstrip().endswith("2") for row in drawing)
         assert all(row[shape.region.right - 1] == " " for row in rows[shape.region.y:shape.region.bottom])
+
+
+def test_export_replaces_only_the_frames_it_wrote(tmp_path, capsys):
+    mine = {"01-intro.png": "a", "10-summary.svg": "b", "notes.txt": "c"}
+    for name, text in mine.items():
+        (tmp_path / name).write_text(text)
+    assert main(["export", "--svg", str(tmp_path), "-a", "ring", "-g", "4"]) == 0
+    assert (tmp_path / "06-all-gather-3.svg").exists()
+    # A second export with fewer steps removes the first one's frames, and only those.
+    assert main(["export", "--svg", str(tmp_path), "-a", "master", "-g", "4"]) == 0
+    names = {path.name for path in tmp_path.iterdir()}
+    assert names == {*mine, ".ringsim-export", "00-start.svg", "01-reduce-to-gpu1.svg",
+                     "02-broadcast-from-gpu1.svg"}
+    assert all((tmp_path / name).read_text() == text for name, text in mine.items())
+
+
+def test_export_refuses_to_overwrite_a_file_it_did_not_write(tmp_path, capsys):
+    (tmp_path / "00-start.svg").write_text("the user's own")
+    assert main(["export", "--svg", str(tmp_path), "-a", "master", "-g", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "already holds 00-start.svg" in err
+    assert [path.name for path in tmp_path.iterdir()] == ["00-start.svg"]
+
+
+@pytest.mark.parametrize("argv, need", [(["--screen", "79x24"], "80x24"), (["--screen", "40x10"], "80x24"),
+                                        (["--screen", "80x24", "--present"], "100x30"),
+                                        (["--screen", "120x29", "--present"], "100x30")])
+def test_export_refuses_a_screen_the_tui_does_not_fit(tmp_path, capsys, argv, need):
+    assert main(["export", "--svg", str(tmp_path / "x"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and need in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_export_knows_the_tui_minimum():
+    from ringsim.cli import export
+    from ringsim.tui.screens import simulator
+    assert (export.MIN_SIZE, export.MIN_SIZE_PRESENT) == (simulator.MIN_SIZE, simulator.MIN_SIZE_PRESENT)

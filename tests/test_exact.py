@@ -102,3 +102,31 @@ def test_format_number_is_exact(value, text):
 def test_closed_form_validates_its_input(call, message):
     with pytest.raises(RingsimError, match=message):
         call()
+
+
+def _evaluate(text, **names):
+    """The value of a printed expression such as 2·(P−1)·N/P + N, in exact fractions."""
+    values = {name: Fraction(value) for name, value in names.items()}
+    return eval(text.replace("·", "*").replace("−", "-"), {"__builtins__": {}}, values)
+
+
+@pytest.mark.parametrize("g", range(3, 13))
+@pytest.mark.parametrize("n", [0, 1, 5, 8, 12, 24, 37])
+def test_halving_doubling_busiest_gpu_matches_its_ledger(g, n):
+    plan = make_plan("halving-doubling", g)
+    ledger = measure(plan, Layout(plan.segments, n))
+    p2 = 1 << (g.bit_length() - 1)
+    rem = g - p2
+    form = closed_form("halving-doubling", g, n)
+    for figure, measured in ((form.busiest_sent, ledger.sent), (form.busiest_received, ledger.received)):
+        assert figure.value == int(measured.max())
+        # The printed expression evaluates to the textbook value it prints.
+        textbook = figure.value if figure.textbook is None else figure.textbook
+        assert _evaluate(figure.text.replace("p2", "P"), P=p2, N=n, G=g) == textbook
+        # It is exact whenever the p2 segments are equal.
+        assert not (n % p2 == 0 and figure.uneven)
+        if rem:
+            # Fold in N and hand back N around the power-of-two run's own busiest load.
+            assert figure.text == "2·(p2−1)·N/p2 + N"
+            assert figure.value == closed_form("halving-doubling", p2, n).busiest_sent.value + n
+            assert not figure.uneven or figure.exact == "N + Σ of its kept ranges + N"

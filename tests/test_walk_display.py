@@ -72,3 +72,33 @@ def test_help_speaks_of_what_users_saw(capsys, argv):
 def test_the_cupy_hint_works_from_a_clone():
     from ringsim.execute.backend import INSTALL_CUPY
     assert "pip install '.[gpu]'" in INSTALL_CUPY and "ringsim[gpu]" not in INSTALL_CUPY
+
+
+def test_halving_doubling_off_a_power_of_two_prints_figures_that_add_up(capsys):
+    # G = 6 folds 2 GPUs into p2 = 4: the busiest takes N in, 2·3·N/4 in the halving and
+    # doubling, and hands N back.
+    _, out, _ = run(["walk", "-a", "halving-doubling", "--gpus", "6", "-n", "24"], capsys)
+    assert ledger_row(out, "sent by the busiest sender (GPU2)").endswith("60   2·(p2−1)·N/p2 + N = 60")
+    assert "N mod" not in out
+    _, out, _ = run(["walk", "-a", "halving-doubling", "--gpus", "6", "-n", "7"], capsys)
+    assert ledger_row(out, "sent by the busiest sender (GPU2)").endswith(
+        "2·(p2−1)·N/p2 + N = 17.50; exactly N + Σ of its kept ranges + N = 18")
+    assert ("N mod 4 = 3: the 4 segments differ by one element (sizes 2 and 1)" in out
+            and "which holds when 4 divides N." in out)
+
+
+def test_all_gather_walk_says_each_gpu_starts_with_its_own_shard(capsys):
+    _, out, _ = run(["walk", "--collective", "all-gather", "--values"], capsys)
+    lines = out.splitlines()
+    assert lines[1] == ("Each GPU's buffer is split into 4 segments of 2 elements; GPU k starts with "
+                        "only its own shard, segment k, which carries letter k (GPU1 holds a₁, GPU2 "
+                        "b₂); its other segments are empty (0) until they arrive.")
+    assert "a₁…a₄" not in out and "its own gradient" not in out
+    start = lines.index("Start: every GPU holds only its own shard (GPU k: segment k)")
+    assert lines[start + 1].endswith("| 0 0 | 0 0 | 0 0")  # GPU1 holds its shard, the rest is 0
+    _, out, _ = run(["walk", "--collective", "reduce-scatter", "--values"], capsys)
+    assert "(GPU1 holds a₁…a₄)" in out and "Start: every GPU holds only its own gradient" in out
+    from ringsim.algorithms.collectives import ALL_GATHER
+    from ringsim.sim.simulation import Simulation
+    sim = Simulation(ALL_GATHER.plan(4), 8, collective=ALL_GATHER)
+    assert sim.banner == "Start: every GPU holds only its own shard (GPU k: segment k)"

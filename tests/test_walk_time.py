@@ -91,7 +91,8 @@ def test_flat_bottleneck_words_and_the_inside_link(capsys):
     assert steps[0]["bottleneck"]["words"] == "GPU1 receiving inside a node (NVLink 4 via NVSwitch)"
 
 
-@pytest.mark.parametrize("argv", [[], ["-a", "bidirectional-ring"], ["-a", "nvls"],
+@pytest.mark.parametrize("argv", [[], ["-a", "bidirectional-ring"],
+                                  ["-a", "nvls", "--topology", "dgx-h100", "--gpus", "8"],
                                   ["--topology", "dgx-h100", "--gpus", "8"]],
                          ids=lambda v: " ".join(v) or "ring")
 def test_a_symmetric_step_names_no_bottleneck_gpu(capsys, argv):
@@ -176,3 +177,20 @@ def test_an_ascii_terminal_and_a_closed_reader(tmp_path):
                           text=True, timeout=120)
     assert full.returncode == 1
     assert full.stderr == "ringsim: error: cannot write to standard output: No space left on device\n"
+
+
+def test_nvls_is_not_timed_where_the_switch_does_not_add(capsys):
+    # compare --time and the sweep leave NVLS out on a switch that only forwards: walk says so too.
+    from ringsim.algorithms.timing import unavailable
+    why = unavailable("nvls", CostModel.of("flat", "float32"), 4)
+    assert why
+    status, out, _ = run(["walk", "-a", "nvls", "--time"], capsys)
+    assert status == 0 and "Modelled time" not in out and "busbw" not in out
+    assert f"Not timed on flat: NVLS (NVLink SHARP): {why}." in out
+    assert "Every GPU holds the sum: yes" in out
+    status, out, _ = run(["walk", "-a", "nvls", "--time", "--json"], capsys)
+    steps, summary = records(out)
+    assert status == 0 and all("seconds" not in r for r in steps)
+    assert summary["seconds"] is None and summary["unavailable"] == why and "busbw" not in summary
+    status, out, _ = run(["walk", "-a", "nvls", "--topology", "dgx-h100"], capsys)
+    assert status == 0 and "Modelled time (textbook α-β-γ)" in out and "Not timed" not in out

@@ -54,6 +54,7 @@ class Collective(ABC):
     title: str        # 'All-reduce'
     goal_text: str    # the goal in one sentence: 'Every GPU holds the sum'
     missed_text: str  # the goal missed: 'Some GPUs do NOT hold the sum'
+    start_text = "every GPU holds only its own gradient"  # what the GPUs hold before step 1
     factor_text: str  # the bus factor as nccl-tests writes it: '2(G−1)/G'
     algorithms: tuple[str, ...]  # the algorithms that build its plan
 
@@ -348,6 +349,7 @@ class AllGather(_RingHalf):
 
     name, title = "all-gather", "All-gather"
     goal_text = "Every GPU holds every GPU's shard"
+    start_text = "every GPU holds only its own shard (GPU k: segment k)"
     missed_text = "Some GPUs do NOT hold every GPU's shard"
     op, lag = "copy", 1
 

@@ -84,9 +84,12 @@ def closed_form(gpus: int, elements: int) -> ClosedForm:
 
     New rank r sends, while halving, everything but its final segment b (N − |b|) and,
     while doubling, the nested ranges it kept (|b| + the ranges of 2, 4, … p2/2 segments
-    around b): N + Σ_{j=1}^{lg p2 − 1} |aligned range of 2^j segments around b|. Longer
-    segments come first, so new rank 0 (ranges [0, 2^j)) moves the most; with extra GPUs
-    it also takes the fold (N) and hands the sum back (N).
+    around b): N + Σ_{j=1}^{lg p2 − 1} |aligned range of 2^j segments around b|, which is
+    2·(p2−1)·N/p2 when p2 divides N. Longer segments come first, so new rank 0 (ranges
+    [0, 2^j)) moves the most. With extra GPUs (G not a power of two) new rank 0 also
+    receives its partner's whole vector in the fold (N) and sends the sum back (N): one N
+    each way, so it sends and receives 2·(p2−1)·N/p2 + N (MPICH's non-power-of-two
+    all-reduce; Thakur, Rabenseifner & Gropp, IJHPCA 2005, §4).
     """
     p2, rem = split(gpus)
     lg, n = p2.bit_length() - 1, elements
@@ -104,12 +107,13 @@ def closed_form(gpus: int, elements: int) -> ClosedForm:
         messages += 2 * h * blocks  # halving and doubling move the same ranges
         mask *= 2
     who = (1 if rem else 0) if n else 0
-    textbook = Fraction(2 * (p2 - 1) * n, p2) + (2 * n if rem else 0) if gpus > 1 else None
-    text = "2·(p2−1)·N/p2 + 2·N" if rem else "2·(G−1)·N/G"
+    textbook = Fraction(2 * (p2 - 1) * n, p2) + (n if rem else 0) if gpus > 1 else None
+    text = "2·(p2−1)·N/p2 + N" if rem else "2·(G−1)·N/G"
+    exact = "N + Σ of its kept ranges" + (" + N" if rem else "")
     return closed(
         formula("2·(p2−1+rem)·N" if rem else "2·(G−1)·N", 2 * (p2 - 1 + rem) * n),
-        formula(text, busiest, textbook, "N + Σ of its kept ranges" + (" + 2·N" if rem else "")),
-        formula(text, busiest, textbook, "N + Σ of its kept ranges" + (" + 2·N" if rem else "")),
+        formula(text, busiest, textbook, exact),
+        formula(text, busiest, textbook, exact),
         formula("2·lg p2 + 2" if rem else "2·lg G", 2 * lg + (2 if rem else 0)),
         formula("transfers that carry at least one element", messages),
         who, who,

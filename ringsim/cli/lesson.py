@@ -8,6 +8,7 @@ import sys
 from ..core.naming import plural
 from ..execute.backend import array_module
 from ..core.errors import RingsimError
+from ..sim.simulation import SYMBOLIC_MAX_GPUS
 from .common import add_backend_argument, elements_arg, gpus_arg
 
 ORDER = 30
@@ -20,7 +21,8 @@ def register(sub) -> None:
     parser.add_argument("number", nargs="?", type=int, metavar="N",
                         help="the lesson to run (omit to list them)")
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
-                        help="run the lesson on G GPUs instead of its own scenario (1..128)")
+                        help="run the lesson on G GPUs instead of its own scenario "
+                             f"(2..{SYMBOLIC_MAX_GPUS})")
     parser.add_argument("-n", "--elements", type=elements_arg, default=None, metavar="N",
                         help="run the lesson with N elements per GPU (0..100,000)")
     parser.add_argument("--no-pause", action="store_true",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algorithms import option_names
+from ..algorithms.timing import unavailable
 from ..cost.nccl import NcclChoice
 from ..studies.whose import nccl_for, nccl_line, runs_line
 from ..execute.backend import array_module, to_numpy
@@ -26,7 +27,7 @@ from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
 from ..execute.memory import check_memory, simulation_bytes
-from ..core.naming import gpu_name, participant_name, plural, plural_word, segment_range
+from ..core.naming import gpu_name, participant_name, plural, plural_word, segment_range, term
 from ..sim.narrate import held
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation, demo_gradients, phase_text
 from ..core.textout import json_ensure_ascii
@@ -50,7 +51,8 @@ DESCRIPTION = (
     "a time-model option (--topology, --size, --alpha, --bandwidth, --reduce-bandwidth), every "
     "step also shows its modelled time, its bottleneck port and the running clock, and the walk "
     "ends with the total, algbw and busbw: ringsim walk --topology dgx-h100 --nodes 2 --elements "
-    "1e6. walk allocates the gradients it simulates, so a huge --size is refused; ringsim "
+    "1e6. An algorithm the topology cannot run (nvls where the switch does not add) is walked "
+    "but not timed, as compare --time leaves it out. walk allocates the gradients it simulates, so a huge --size is refused; ringsim "
     "compare --time prices any size without allocating. " + MODEL_HELP + " " + BANDWIDTH_HELP)
 NODES_HELP = NODES_TOPOLOGY + "; without one, " + NODES_ALGORITHM
 DTYPE_HELP = ("element type, for the bytes per element (default: float32). Named, it is also "
@@ -188,15 +190,18 @@ def run(args: argparse.Namespace) -> int:
                                f"{steps:,} steps); at most {MAX_VALUES_SHOWN:,} without --force")
     sim = _simulation(args, model, c)
     timing = None
-    if model is not None:
+    # The same check as compare --time and the sweep: no time where the hardware cannot run it.
+    why = unavailable(args.algorithm, model, gpus) if model is not None else ""
+    if model is not None and not why:
         timing = Timing(model, args.dtype or "float32", price(sim.plan, elements, model), gpus,
                         elements, c, _held(sim, model))
     if log is not None:
         print_preface(log, args.json, model.topology if model else None)
+    untimed = (model.topology.name, why) if why else None
     if args.json:
-        _json_lines(sim, args.values, timing)
+        _json_lines(sim, args.values, timing, untimed)
     else:
-        _text(sim, args.values, timing, args.dtype)
+        _text(sim, args.values, timing, args.dtype, untimed)
     return 0
 
 
@@ -266,7 +271,8 @@ def _bottleneck(port: Port | None, topology: Topology) -> dict | None:
             "link": topology.level(port.level).name, "words": port_words(port, topology)}
 
 
-def _json_lines(sim: Simulation, values: bool, timing: Timing | None) -> None:
+def _json_lines(sim: Simulation, values: bool, timing: Timing | None,
+                untimed: tuple[str, str] | None = None) -> None:
     ascii_only = json_ensure_ascii()
     clock = timing.cost.clock() if timing else []
     while not sim.done:
@@ -311,6 +317,8 @@ def _json_lines(sim: Simulation, values: bool, timing: Timing | None) -> None:
                        bottleneck_level=timing.cost.bottleneck_level())
         pick = _nccl(timing)
         summary["nccl"] = pick.to_json() if isinstance(pick, NcclChoice) else None
+    elif untimed:  # the topology cannot run it: compare --time --json says the same
+        summary.update(topology=untimed[0], seconds=None, unavailable=untimed[1])
     if values and _float_sums(sim):
         summary["numerics"] = _float_report(sim)
     print(json.dumps(summary, ensure_ascii=ascii_only))
@@ -327,14 +335,20 @@ def _values_lines(sim: Simulation) -> list[str]:
     return lines
 
 
-def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | None) -> None:
+def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | None,
+          untimed: tuple[str, str] | None = None) -> None:
     sizes = sorted(set(sim.layout.sizes()))
     size_text = " or ".join(str(s) for s in sizes)
     print(sim.title)
     g = sim.plan.segments
-    print(f"Each GPU's gradient is split into {plural(g, 'segment')} of {size_text} "
-          f"{plural_word(max(sizes, default=0), 'element')}; GPU k's segments carry letter k "
-          f"(GPU1 holds {segment_range('a', g)}).")
+    whole = bool(sim.collective.holdings(sim.plan.gpus, g).all())
+    print(f"Each GPU's {'gradient' if whole else 'buffer'} is split into {plural(g, 'segment')} of "
+          f"{size_text} {plural_word(max(sizes, default=0), 'element')}; " + (
+              f"GPU k's segments carry letter k (GPU1 holds {segment_range('a', g)})." if whole else
+              # all-gather: each GPU starts with its own shard, the rest empty until it arrives
+              f"GPU k starts with only its own shard, segment k, which carries letter k (GPU1 "
+              f"holds {term(0, 0)}" + (f", GPU2 {term(1, 1)}" if g > 1 else "")
+              + "); its other segments are empty (0) until they arrive."))
     if dtype is not None and dtype not in NUMPY_DTYPES:
         print(f"{dtype} has no NumPy type: the walk adds small integers"
               + (f", priced as {itemsize(dtype)}-byte elements." if timing else "."))
@@ -343,7 +357,7 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
     if timing:
         _print_model(timing)
     if values:
-        print("\nStart: every GPU holds only its own gradient")
+        print(f"\nStart: {sim.collective.start_text}")
         print("\n".join(_values_lines(sim)))
     clock = timing.cost.clock() if timing else []
     phase = None
@@ -365,6 +379,9 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
     _print_ledger(sim)
     if timing:
         _print_total(timing, sim.plan.algorithm)
+    elif untimed:
+        name = sim.collective.plan_title(sim.plan)
+        print(f"\nNot timed on {untimed[0]}: {name}: {untimed[1]}.")
     problems = sim.problems()
     print(f"\n{sim.collective.goal_text}: {'yes' if not problems else 'no'}")
     for problem in problems[:10]:
@@ -474,13 +491,15 @@ def _print_ledger(sim: Simulation) -> None:
 
 
 def uneven_note(sim: Simulation) -> str:
-    """Why per-GPU counts differ from the textbook 2·(G−1)·N/G when G does not divide N."""
+    """Why per-GPU counts differ from the textbook figure when the segments do not divide N."""
     form = sim.closed_form().busiest_sent
     if not form.uneven:
         return ""
-    g, n = sim.plan.gpus, sim.layout.elements
+    g, n, s = sim.plan.gpus, sim.layout.elements, sim.layout.segments
+    # Halving-doubling cuts N into p2 segments, not G: name the count it really uses.
+    count, cut = ("G", "the segments") if s == g else (str(s), f"the {s} segments")
     sizes = " and ".join(str(size) for size in sorted(set(sim.layout.sizes()), reverse=True))
-    return (f"N mod G = {n % g}: the segments differ by one element (sizes {sizes}), so GPUs "
+    return (f"N mod {count} = {n % s}: {cut} differ by one element (sizes {sizes}), so GPUs "
             f"do not all send the same. The busiest sends exactly {form.exact} = "
             f"{format_number(form.value)}, not the textbook {form.text} = "
-            f"{format_number(form.textbook)}, which holds when G divides N.")
+            f"{format_number(form.textbook)}, which holds when {count} divides N.")

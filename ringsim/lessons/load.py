@@ -233,7 +233,7 @@ def _override(scenario: Scenario, gpus: int | None, elements: int | None) -> Sce
             raise RingsimError("a lesson needs at least 2 GPUs (--gpus 2 or more): one GPU has "
                                "nothing to synchronise")
         if gpus > SYMBOLIC_MAX_GPUS:
-            raise RingsimError(f"a lesson's scenario runs beside the text, so --gpus must be from 1 "
+            raise RingsimError(f"a lesson's scenario runs beside the text, so --gpus must be from 2 "
                                f"to {SYMBOLIC_MAX_GPUS}, got {gpus:,}")
         scenario = scenario.with_gpus(gpus)
     if elements is not None:

@@ -87,6 +87,10 @@ def plain(markdown: str, width: int = 80) -> str:
             out.append("")
             continue
         bullet = _ITEM.match(line)
+        if bullet and item and not hang and bullet.group(2)[:-1] not in ("", "1"):
+            # As in CommonMark, only "1." may start a list inside a paragraph: a line that
+            # begins with another number ("6. It moved…", a placeholder's value) goes on with it.
+            bullet = None
         if bullet:
             flush()
             hang = " " * len(bullet.group(0))

@@ -11,7 +11,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Callable
 
-from ..algorithms import ALGORITHMS, check_options, closed_form
+from ..algorithms import ALGORITHMS, check_options, closed_form, option_names
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
@@ -34,6 +34,7 @@ COMPARED = ("ring", "master", "naive")
 # --- caches of engine results (shared by every lesson loaded in this process) --------------
 _LEDGERS, _SIMULATIONS, _TRAININGS, _COSTS = _Cache(256), _Cache(8), _Cache(16), _Cache(256)
 _PRECISION = _Cache(64)
+_SEGMENTS = _Cache(256)
 SWEEP_SIZES = (1 << 10, 1 << 15, 1 << 20, 1 << 25, 1 << 30)  # 1 KiB … 1 GiB, every ×32
 
 
@@ -133,7 +134,8 @@ def _held_why(a, value: str) -> str:
             f"{a.scenario.gpus} terms, {value}.")
 
 
-def _iterations(a) -> str:
+def _phase_step(a):
+    """The step whose phase `iterations` counts (the one done last; the first at stop 0), or None."""
     if a.plan is None:
         if a.scenario.gpus > LEDGER_MAX_GPUS:
             raise RingsimError(f"iterations of another scenario need at most {LEDGER_MAX_GPUS:,} GPUs "
@@ -141,13 +143,30 @@ def _iterations(a) -> str:
         plan = a.scenario.plan()
     else:
         plan = a.plan
-    if not plan.steps:
-        return "0"
-    return _n(plan.steps[max(a.position - 1, 0)].iterations)
+    return plan.steps[max(a.position - 1, 0)] if plan.steps else None
+
+
+def _iterations(a) -> str:
+    step = _phase_step(a)
+    return "0" if step is None else _n(step.iterations)
+
+
+def _iterations_why(a, value: str) -> str:
+    step, s = _phase_step(a), a.scenario
+    if step is None:
+        return f"{ALGORITHMS[s.algorithm].title} at G = {s.gpus:,} has no steps: {value}."
+    adds = "; in each, the copy that arrives is added to a partial sum" if step.reduces.any() else ""
+    return (f"{step.phase} of {ALGORITHMS[s.algorithm].title} at G = {s.gpus:,} runs {value} "
+            f"iterations one after another (the engine's plan){adds}.")
+
+
+def segments_of(scenario: Scenario) -> int:
+    """How many segments the scenario's own plan cuts N into (G for the ring, 1 for a tree)."""
+    return _SEGMENTS.get_or(scenario, lambda: scenario.plan().segments)
 
 
 def _sizes(a) -> str:
-    sizes = sorted(set(Layout(a.scenario.gpus, a.scenario.elements).sizes()))
+    sizes = sorted(set(Layout(segments_of(a.scenario), a.scenario.elements).sizes()))
     return " or ".join(_n(s) for s in sizes)
 
 
@@ -438,9 +457,28 @@ def _latencies_row(key: str) -> Callable:
 
 def _latencies_why(key: str) -> Callable:
     def why(a, value: str) -> str:
-        row = _row_of(a, key)
-        return (f"{row.title} on {plural(a.scenario.gpus, 'GPU')} runs {value} steps one after another "
-                f"(its closed form), each paying α at least once.")
+        row, s = _row_of(a, key), a.scenario
+        form = closed_form(row.name, s.gpus, s.elements, **row.options).steps
+        shown = f"its closed form {form}" if form.text != _n(form.value) else "its closed form"
+        return (f"{row.title} on {plural(s.gpus, 'GPU')} runs {value} steps one after another "
+                f"({shown}), each paying α at least once.")
+    return why
+
+
+def _chunks_row(key: str) -> Callable:
+    def fn(a) -> str:
+        return _n(_row_of(a, key).options["chunks"])
+    return fn
+
+
+def _chunks_why(key: str) -> Callable:
+    def why(a, value: str) -> str:
+        from ..core.units import format_bytes
+        from .costs import BYTES_PER_ELEMENT, TREE_CHUNK_BYTES, TREE_MAX_CHUNKS
+        return (f"The lessons pipeline {_row_of(a, key).title} in chunks of about "
+                f"{TREE_CHUNK_BYTES // 1024} KiB, at most {TREE_MAX_CHUNKS}: C = min({TREE_MAX_CHUNKS}, "
+                f"⌈bytes/{TREE_CHUNK_BYTES // 1024} KiB⌉) = {value} for "
+                f"{format_bytes(a.scenario.elements * BYTES_PER_ELEMENT)} per GPU.")
     return why
 
 
@@ -588,8 +626,8 @@ VOCABULARY: dict[str, Entry] = {
     "position": Entry(lambda a: _n(a.position), _POS, "steps done at this point"),
     "plan.steps": Entry(lambda a: _n(a.steps()), _SCEN, "steps in the whole run"),
     "iterations": Entry(_iterations, _POS, "iterations in the phase of the step done last "
-                        "(the first step's phase at stop 0)"),
-    "segment.size": Entry(_sizes, _SCEN, "elements per segment: '2' or '2 or 3'"),
+                        "(the first step's phase at stop 0)", _iterations_why),
+    "segment.size": Entry(_sizes, _SCEN, "elements per segment of the algorithm's plan: '2' or '2 or 3'"),
     "letters": Entry(_letters, _SCEN, "the GPUs' gradient letters as a sum: 'a + b + c + d'"),
     "segments[]": Entry(_segments, _SCEN, "GPU k's segment names: 'a₁ a₂ a₃ a₄'"),
     "complete[]": Entry(_complete, _SCEN, "the complete sum of segment j: 'a₂+b₂+c₂+d₂'"),
@@ -681,6 +719,9 @@ def _register_latency_rows() -> None:
                                              f"modelled time of {name}", _latency_why(key))
         VOCABULARY[f"latencies.{key}"] = Entry(_latencies_row(key), _COST,
                                                f"steps (latencies in a row) of {name}", _latencies_why(key))
+        if "chunks" in option_names(key.replace("_", "-")):
+            VOCABULARY[f"chunks.{key}"] = Entry(_chunks_row(key), _COST,
+                                                f"the chunks C the lessons pipeline {name} in", _chunks_why(key))
         VOCABULARY[f"busbw.{key}"] = Entry(_busbw_row(key, "busbw"), _COST,
                                            f"nccl-tests' busbw of {name}", _latency_why(key))
         VOCABULARY[f"algbw.{key}"] = Entry(_busbw_row(key, "algbw"), _COST,

@@ -148,7 +148,7 @@ class Simulation:
             words = self.collective.goal_text if self.correct() else self.collective.missed_text
             return f"Done: {words[0].lower()}{words[1:]}"
         if self.position == 0:
-            return "Start: every GPU holds only its own gradient" if len(self.plan) else \
+            return f"Start: {self.collective.start_text}" if len(self.plan) else \
                 "Nothing to do: a single GPU already holds the sum"
         return phase_text(self.current)
 

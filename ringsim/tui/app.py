@@ -27,6 +27,12 @@ from .widgets.lesson_panel import LessonPanel
 PARTS = ("chunks", "channels")  # the options c / C change, in the algorithms that take one
 
 
+def taking(option: str) -> str:
+    """The registered algorithms that take `option`: 'tree, double-tree, nccl-tree, nvls'."""
+    return ", ".join(name for name in ALGORITHMS if option in option_names(name))
+
+
+
 class RingsimApp(App[None]):
     """Step through an all-reduce: the App's Simulation is the only source of figures.
 
@@ -54,9 +60,9 @@ class RingsimApp(App[None]):
         Binding("plus", "faster", "Faster", show=False, group=SPEED, tooltip="faster"),
         Binding("minus", "slower", "Slower", show=False, group=SPEED, tooltip="slower"),
         Binding("r", "reset", "Reset", show=False, tooltip="reset to the start"),
-        Binding("a", "algorithm", "Algo", tooltip="next algorithm (all nine in turn)"),
+        Binding("a", "algorithm", "Algo", tooltip=f"next algorithm (all {len(ALGORITHMS)} in turn)"),
         Binding("c", "parts(-1)", "−chunks", show=False, group=PARTS_KEYS,
-                tooltip="fewer chunks (tree, double-tree) or channels (ring)"),
+                tooltip=f"fewer chunks ({taking('chunks')}) or channels ({taking('channels')})"),
         Binding("C", "parts(1)", "+chunks", key_display="C", show=False, group=PARTS_KEYS,
                 tooltip="more"),
         Binding("t", "topology", "Topology", show=False, group=TIME,
@@ -141,6 +147,12 @@ class RingsimApp(App[None]):
         self.sim.goto(state.position)
         plan, elements = self.sim.plan, self.sim.layout.elements
         training = sweep = None
+        if state.pane and (why := self.clock.unavailable(plan)):
+            # The panes are timed as the clock is: none where the topology cannot run the plan.
+            self.notify(f"{self.sim.collective.plan_title(plan)} is not timed on {state.topology}: "
+                        f"{why}", severity="warning")
+            self.state = replace(state, pane=None)
+            return
         if state.pane == "overlap":
             training = self._ask(training_step, state.model, plan.gpus, state.topology, plan.algorithm)
             if training is None:
@@ -271,12 +283,13 @@ class RingsimApp(App[None]):
         self.notify("No other algorithm takes this G.", severity="warning")
 
     def action_parts(self, change: int) -> None:
-        """Fewer or more chunks (tree, double tree) or channels (ring)."""
+        """Fewer or more chunks (the trees, NVLS) or channels (ring)."""
         scenario = self.state.scenario
         name = next((o for o in PARTS if o in option_names(scenario.algorithm)), None)
         if name is None:
             self.notify(f"{self.sim.plan.algorithm} has neither chunks nor channels "
-                        "(tree and double-tree have chunks, ring has channels).", severity="information")
+                        f"(chunks: {taking('chunks')}; channels: {taking('channels')}).",
+                        severity="information")
             return
         options = dict(scenario.options)
         count = int(options.get(name, 1)) + change
@@ -347,8 +360,12 @@ class RingsimApp(App[None]):
             self.notify(f"The view shows {MIN_GPUS} to {MAX_GPUS} GPUs.", severity="warning")
             return
         scenario = self.state.scenario.with_gpus(gpus)
-        if scenario.elements < gpus:
-            scenario = replace(scenario, elements=gpus)
+        try:
+            least = scenario.plan().segments  # every segment gets an element, 2G on two rings
+        except RingsimError:
+            least = gpus  # a plan G cannot build: switch() says why
+        if scenario.elements < least:
+            scenario = replace(scenario, elements=least)
         self.switch(scenario)
 
     def action_elements(self, change: int) -> None:

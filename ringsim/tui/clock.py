@@ -64,10 +64,13 @@ class Reading:
     faults: tuple[Fault, ...] = ()
     nccl: str = ""  # NCCL's model's pick and time for the whole call: 'Ring/LL ×4 15.00 µs'
     nccl_short: str = ""  # the same without the channels: 'Ring/LL 15.00 µs'
+    untimed: str = ""  # why the topology cannot run the plan (then no time at all), '' when it can
 
     def wordings(self) -> list[str]:
         """The same reading from the full wording down to the shortest (for narrow terminals);
         the longest two add what NCCL's own model would run, beside the textbook clock."""
+        if self.untimed:
+            return [f"not timed on {self.topology}: {self.untimed}", f"not timed on {self.topology}"]
         step, so_far, end = (format_seconds(v) for v in (self.step, self.so_far, self.end))
         full = "".join(f" · {f}" for f in self.faults)
         short = "".join(f" · {_short(f)}" for f in self.faults)
@@ -144,12 +147,18 @@ class Clock:
         gpus = self.bottlenecks(plan, elements, position)
         return gpus[0] if len(gpus) == 1 else None
 
+    def unavailable(self, plan: Plan) -> str:
+        """Why the clock's topology cannot run the plan ('' when it can): NVLS where the switch
+        only forwards. The same check as compare --time, walk --time and the sweep pane."""
+        from ..algorithms.timing import unavailable
+        return unavailable(plan.algorithm, self.model, plan.gpus)
+
     def bottlenecks(self, plan: Plan, elements: int, position: int) -> tuple[int, ...]:
         """The 0-based GPUs whose ports held step `position` up: those with a port busier than
         the rest of the step's ports. None (an empty tuple) at the start, for an empty step,
         and where every GPU of the step is loaded alike (a ring step: no GPU is the bottleneck,
         whatever GPU the tie rule of cost.ports names)."""
-        if position == 0:
+        if position == 0 or self.unavailable(plan):
             return ()
         port = self.price(plan, elements).steps[position - 1].port
         if port is None:
@@ -179,7 +188,9 @@ class Clock:
     def reading(self, plan: Plan, elements: int, position: int,
                 collective: str = "all-reduce") -> Reading:
         """This step's time, the total so far and at the end, after `position` steps, and
-        what NCCL's own model would take for the whole call."""
+        what NCCL's own model would take for the whole call; or why the topology cannot run it."""
+        if why := self.unavailable(plan):
+            return Reading(0.0, 0.0, 0.0, self.topology, untimed=why)
         self.price(plan, elements)
         so_far_before = self.times[position - 2] if position > 1 else 0.0
         step = self.times[position - 1] - so_far_before if position else 0.0

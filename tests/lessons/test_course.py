@@ -13,7 +13,7 @@ import pytest
 from ringsim import Layout, closed_form, make_plan, measure
 from ringsim.lessons import Question, default_directory, load_lessons
 from ringsim.lessons.runner import listing, run_lesson
-from ringsim.lessons.text import plain
+from ringsim.lessons.text import plain, wrap
 from ringsim.sim.simulation import Simulation
 
 REPO = Path(__file__).resolve().parents[2]
@@ -213,7 +213,7 @@ def test_lesson_1_uses_the_training_demo(lessons):
     lesson = by_number(lessons, 1)
     text = "\n".join(s.text for s in lesson.sections())
     run = train(4, "ring", 3)
-    assert "Data-parallel logistic regression · 4 GPUs · ring all-reduce" in text
+    assert "Data-parallel logistic regression · 4 GPUs · Ring all-reduce" in text
     assert "Data-parallel logistic regression · 4 GPUs · no sync" in text
     answers = _answers(lesson)
     assert answers["Predict: the replicas sum their gradients before every update. After 3 epochs, "
@@ -232,6 +232,49 @@ def test_numbers_follow_the_scenario_not_the_text():
     assert "So far 10 elements have moved, 2 sent by each GPU." in sections[1].text
     assert "Iteration 3 repeats the pattern, one more term per sum." in sections[2].text
     assert _answers(lesson)["Predict: after iteration 1, what will GPU1's segment 5 hold?"] == "e₅+a₅"
+
+
+def test_segment_sizes_are_the_lessons_own_algorithms():
+    """The tree keeps its whole gradient as one segment: N elements, not the ring's N/G."""
+    for elements in (8, 12):
+        text = by_number(load_lessons(elements=elements), 11).sections()[0].text
+        assert f"its whole gradient ({elements} elements)" in " ".join(text.split())
+
+
+def test_lesson_9_points_to_where_ringsim_models_in_network_reduction(lessons):
+    text = " ".join("\n".join(s.text for s in by_number(lessons, 9).sections()).split())
+    assert "does not model" not in text
+    assert "`ringsim walk -a nvls`, lesson 17" in text and "`ringsim predict` prices NVLS" in text
+    assert by_number(lessons, 17).scenario.algorithm == "nvls"
+
+
+def test_lesson_17_gives_c_before_asking_for_nvls_steps(lessons):
+    from ringsim.lessons.costs import TREE_CHUNK_BYTES, TREE_MAX_CHUNKS
+    chunks = min(TREE_MAX_CHUNKS, -(-(1 << 30) // TREE_CHUNK_BYTES))
+    (question,) = [q for q in by_number(lessons, 17).questions if "How many steps will NVLS" in q.prompt]
+    assert f"cut into C = {chunks} chunks" in question.prompt
+    assert question.answer == str(closed_form("nvls", 8, 1 << 28, chunks=chunks).steps.value) == "65"
+
+
+def test_a_number_that_starts_a_line_does_not_start_a_list_in_plain_text(lessons):
+    # "… where the ring takes\n6. It moved …": a placeholder's value, not an ordered list.
+    text = ("the ring takes\n6. It moved 48 elements in all, as the ring does, but not evenly: "
+            "its busiest GPU sent 24, the leaves N = 8 each.")
+    assert plain(text) == wrap(text)
+    assert plain("Steps:\n\n1. one\n2. two") == "Steps:\n\n1. one\n2. two"
+    words = "one, two, three, four, five, six, seven, eight, nine, ten, eleven, twelve, thirteen"
+    assert plain(f"Steps:\n1. {words}").endswith("\n   thirteen")  # "1." may, as in CommonMark
+    out = io.StringIO()
+    run_lesson(by_number(lessons, 11), out)
+    assert "\n   " not in out.getvalue().split("The whole run")[1].split("Pipelining")[0]
+
+
+def test_the_why_of_iterations_says_what_is_counted(lessons):
+    (question,) = [q for q in by_number(lessons, 13).questions if "additions in a row" in q.prompt]
+    assert question.answer == "63"
+    assert question.explain() == ("Reduce-scatter of Ring all-reduce at G = 64 runs 63 iterations one "
+                                  "after another (the engine's plan); in each, the copy that arrives "
+                                  "is added to a partial sum.")
 
 
 def test_question_check_accepts_the_answer_in_the_learners_spelling():

@@ -129,3 +129,13 @@ def test_check_defaults_to_the_course_and_takes_a_scenario(capsys):
     assert main(["lesson", "5", "--gpus", "1"]) == 2
     assert capsys.readouterr().err == ("ringsim: error: a lesson needs at least 2 GPUs (--gpus 2 or "
                                        "more): one GPU has nothing to synchronise\n")
+
+
+def test_lesson_help_gives_the_gpus_a_lesson_takes(capsys):
+    from ringsim.cli import build_parser
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["lesson", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "instead of its own scenario (2..128)" in out
+    assert main(["lesson", "5", "-g", "1", "--no-pause"]) == 2  # one GPU has nothing to sync
+    assert main(["lesson", "5", "-g", "2", "--no-pause"]) == 0 and main(["lesson", "5", "-g", "128", "--no-pause"]) == 0

@@ -88,7 +88,8 @@ async def test_c_on_an_algorithm_without_chunks_or_channels_says_so():
         await pilot.press("C")
         await pilot.pause()
         assert app.sim.plan.algorithm == "naive"
-        assert any("neither chunks nor channels" in n for n in notices(app))
+        assert any("neither chunks nor channels (chunks: tree, double-tree, nccl-tree, nvls; "
+                   "channels: ring)" in n for n in notices(app))
 
 
 async def test_tree_chunks_follow_c():
@@ -154,9 +155,12 @@ async def test_help_lists_the_new_keys(plain):
         await pilot.press("question_mark")
         await pilot.pause()
         text = "\n".join(plain(w) for w in app.screen.query("Static"))
-        for words in ("fewer chunks", "next topology", "timeline pane", "0.5×, 0.25×", "all nine",
+        for words in ("fewer chunks", "next topology", "timeline pane", "0.5×, 0.25×",
                       "select the previous GPU", "sweep plot", "training step"):
             assert words in text, words
+        # The counts come from the registry: `a` visits every algorithm, c / C name all that take chunks.
+        assert f"next algorithm (all {len(ALGORITHMS)} in turn)" in text
+        assert "fewer chunks (tree, double-tree, nccl-tree, nvls) or channels (ring)" in " ".join(text.split())
 
 
 async def test_timeline_pane_and_slow_gpu(plain):
@@ -237,3 +241,15 @@ async def test_the_heat_map_shows_a_position_the_same_when_stepped_back_to():
             seen.append(list(app.screen.query_one(HeatMap).lines))
     assert seen[0] == seen[2] == seen[4] and seen[1] == seen[3] and seen[0] != seen[1]
     assert any("⇄" in line for line in seen[0]) and not any("⇄" in line for line in seen[1])
+
+
+def test_the_tui_page_lists_what_a_t_and_c_visit():
+    import re
+    from pathlib import Path
+    from ringsim.cost.topology import presets
+    from ringsim.tui.app import taking
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "tui.md").read_text(encoding="utf-8")
+    keys = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(\w)`[^|]*\| (.*) \|$", doc, re.M)}
+    assert keys["a"].startswith(f"next algorithm: all {len(ALGORITHMS)} in turn ({', '.join(ALGORITHMS)};")
+    assert f"({', '.join(presets())};" in keys["t"]
+    assert f"chunks ({taking('chunks')}) or channels ({taking('channels')})" in doc

@@ -199,3 +199,38 @@ async def test_lesson_questions_can_be_answered_or_revealed_in_the_panel(plain):
         position = app.sim.position
         await pilot.press("escape", "n")
         assert app.sim.position == min(position + 1, len(app.sim.plan))
+
+
+async def test_80x24_counters_show_every_target_beside_the_heat_map():
+    # At G = 9…24 the counters sit in a narrow column beside the heat map: each row keeps its
+    # target ("36 of 264") when the formula does not fit, and the bars keep both numbers.
+    from ringsim.tui.widgets.counters import Counters
+    for gpus in (9, 12, 16, 24):
+        app = RingsimApp(Simulation.create("ring", gpus, gpus))
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("n", "n")
+            await pilot.pause()
+            form = app.sim.closed_form()
+            lines = app.screen.query_one(Counters).content.plain.splitlines()
+            width = app.screen.query_one(Counters).content_region.width
+            assert all(len(line) <= width for line in lines), (gpus, width, lines)
+            for line, target in zip(lines, (form.total, form.busiest_sent, form.busiest_received,
+                                            form.messages, form.steps)):
+                assert line.endswith(f"of {str(target) if '=' in line else f'{int(target.value):,}'}"), line
+            bars = lines[-gpus:]
+            assert all(line.split()[-2:] == ["2", "2"] for line in bars), bars
+
+
+async def test_80x24_banner_keeps_the_step_and_play_state():
+    for algorithm, gpus, elements in (("master", 4, 8), ("nccl-tree", 4, 8), ("ring", 64, 4096)):
+        app = RingsimApp(Simulation.create(algorithm, gpus, elements))
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("n")
+            await pilot.pause()
+            top = screen_rows(app)[0].rstrip()
+            assert top.endswith(f"step 1 of {len(app.sim.plan)} · ■ paused"), top
+            await pilot.press("space")
+            await pilot.pause()
+            top = screen_rows(app)[0].rstrip()
+            assert "· ▶ playing" in top and f"step {app.state.position} of" in top, top
+            await pilot.press("space")

@@ -211,7 +211,7 @@ def test_the_clock_fits_beside_every_phase_at_80_columns():
                         phase, gap, words = phase_line(sim.banner, reading, 78)
                         assert len(phase + gap + words) <= 78, (name, gpus, phase, words)
                         assert gap.strip() == "" and len(gap) >= 2
-                        if slow:
+                        if slow and not reading.untimed:  # NVLS on a switch that only forwards
                             assert f"GPU{gpus} ×0.25" in words or f"GPU{gpus} at 0.25× speed" in words
 
 
@@ -222,7 +222,8 @@ async def test_80x24_clock_and_counters_fit_without_cutting_or_scrolling(plain):
             await pilot.press("n", "greater_than_sign", "s")
             await pilot.pause()
             rows = screen_rows(app)
-            assert "…" not in rows[1] and "×0.5" in rows[1], rows[1]
+            timed = "not timed on flat" not in rows[1]  # NVLS: flat's switch does not add
+            assert "…" not in rows[1] and ("×0.5" in rows[1]) == timed, rows[1]
             box = app.screen.query_one("#counters-box")
             assert box.max_scroll_y == 0, app.sim.plan.algorithm
             text = "\n".join(rows)
@@ -271,3 +272,26 @@ def test_the_tracks_cover_what_the_engine_says_each_stream_is_busy():
     assert end == round(o.computed / o.step_seconds * width)  # backward ends here; red after it
     assert compute[0] == "▒" and compute[end - 1] == "█" and set(compute[end:]) <= {"·", "▌"}
     assert comm[-1] == "█"  # the last all-reduce runs after the backward pass: exposed
+
+
+async def test_nvls_is_not_timed_where_the_switch_does_not_add(plain):
+    # The clock treats NVLS on flat as compare --time, walk --time and the sweep pane do.
+    from ringsim.algorithms.timing import unavailable
+    from ringsim.cost.model import CostModel
+    why = unavailable("nvls", CostModel.of("flat"), 4)
+    app = RingsimApp(Simulation.create("nvls", 4, 8))
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        reading = app.clock.reading(app.sim.plan, 8, 1)
+        assert reading.untimed == why and reading.wordings()[0] == f"not timed on flat: {why}"
+        banner = plain(app.screen.query_one(PhaseBanner))
+        assert "not timed on flat" in banner and "µs" not in banner
+        assert app.clock.bottlenecks(app.sim.plan, 8, 1) == ()
+        await pilot.press("T")  # no timeline where there is no time
+        await pilot.pause()
+        assert app.state.pane is None and app.screen.query_one(TimelinePane).region.width == 0
+    app = RingsimApp(Simulation.create("nvls", 8, 8))
+    app.clock = Clock("dgx-h100")
+    assert not app.clock.reading(app.sim.plan, 8, 0).untimed
+    assert app.clock.reading(app.sim.plan, 8, 2).end > 0

@@ -18,32 +18,52 @@ class Counters(TextLines):
     """Totals, the busiest GPU, messages and steps beside their formulas; a bar pair per GPU.
 
     Compact (short terminals, GPU panels on screen): four rows, no bars, since each panel's
-    bottom edge already shows its GPU's ↑ sent and ↓ received."""
+    bottom edge already shows its GPU's ↑ sent and ↓ received. A row whose formula would be
+    cut (the heat map's side column at 80 columns) keeps the target alone ('36 of 264'), and
+    the bars get shorter, so no figure is lost to the edge."""
+
+    _shown: tuple[Simulation, bool] | None = None
 
     def show(self, sim: Simulation, compact: bool = False) -> None:
         """Show the Simulation's ledger so far and its closed-form figures."""
+        self._shown = (sim, compact)
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()  # another width may need the short rows or shorter bars
+
+    def _draw(self) -> None:
+        if self._shown is None:
+            return
+        sim, compact = self._shown
+        width = self.content_region.width or None
         ledger, formulas = sim.ledger(), sim.closed_form()
         g = ledger.busiest()
         busiest = gpu_name(g)
         sent, received = format_number(ledger.sent[g]), format_number(ledger.received[g])
+        value = lambda form: format_number(form.value)  # noqa: E731 (the target without its formula)
         if compact and formulas.busiest_sent == formulas.busiest_received:
-            pair = [(f"busiest {busiest}", f"↑{sent} ↓{received}", f"{formulas.busiest_sent} each")]
+            pair = [(f"busiest {busiest}", f"↑{sent} ↓{received}", f"{formulas.busiest_sent} each",
+                     f"{value(formulas.busiest_sent)} each")]
         else:
-            pair = [(f"busiest {busiest} sent", sent, formulas.busiest_sent),
-                    (f"busiest {busiest} received", received, formulas.busiest_received)]
+            pair = [(f"busiest {busiest} sent", sent, f"{formulas.busiest_sent}", value(formulas.busiest_sent)),
+                    (f"busiest {busiest} received", received, f"{formulas.busiest_received}",
+                     value(formulas.busiest_received))]
         rows = [
-            ("moved so far", format_number(ledger.total), formulas.total),
+            ("moved so far", format_number(ledger.total), f"{formulas.total}", value(formulas.total)),
             *pair,
-            ("messages", format_number(ledger.messages), formulas.messages),
-            ("steps", format_number(ledger.steps), formulas.steps),
+            ("messages", format_number(ledger.messages), f"{formulas.messages}", value(formulas.messages)),
+            ("steps", format_number(ledger.steps), f"{formulas.steps}", value(formulas.steps)),
         ]
         name_width = max(len(r[0]) for r in rows)
         number_width = max(len(r[1]) for r in rows)
+        head = name_width + number_width + len("  of ")
         text = Text(no_wrap=True, overflow="ellipsis")
-        for name, number, formula in rows:
+        for name, number, formula, target in rows:
             text.append(name.ljust(name_width) + " ", style="bold")
             text.append(number.rjust(number_width) + " ")
-            text.append(f"of {formula}\n", style="cyan")
+            fits = width is None or head + len(formula) <= width
+            text.append(f"of {formula if fits else target}\n", style="cyan")
         if compact:
             text.right_crop(1)
             self.show_text(text)
@@ -55,21 +75,23 @@ class Counters(TextLines):
         sent, received = ledger.sent.tolist(), ledger.received.tolist()
         digits = max(len(f"{v:,}") for v in sent + received)
         label = len(gpu_name(sim.plan.gpus - 1))
-        text.append(f"\n{'':{label}} {'sent':<{BAR + digits + 3}}received\n", style="dim")
+        # Each row: label, two bars with their numbers, two spaces between them.
+        bar = BAR if width is None else max(1, min(BAR, (width - label - 1 - 2 * (digits + 1) - 2) // 2))
+        text.append(f"\n{'':{label}} {'sent':<{bar + digits + 3}}received\n", style="dim")
         for g in range(sim.plan.gpus):
             text.append(gpu_name(g).ljust(label) + " ", style="bold")
-            self._bar(text, sent[g], scale, digits, SENT)
+            self._bar(text, sent[g], scale, digits, SENT, bar)
             text.append("  ")
-            self._bar(text, received[g], scale, digits, RECEIVED)
+            self._bar(text, received[g], scale, digits, RECEIVED, bar)
             text.append("\n")
         text.right_crop(1)
         self.show_text(text)
 
     @staticmethod
-    def _bar(text: Text, value: int, scale: float, digits: int, colour: str) -> None:
-        """A bar of BAR characters filled in proportion to value/scale, then the number."""
-        filled = 0 if scale <= 0 else min(BAR, round(BAR * value / scale))
+    def _bar(text: Text, value: int, scale: float, digits: int, colour: str, bar: int = BAR) -> None:
+        """A bar of `bar` characters filled in proportion to value/scale, then the number."""
+        filled = 0 if scale <= 0 else min(bar, round(bar * value / scale))
         # Coloured spaces rather than block glyphs: exact in exported SVGs as well as terminals.
         text.append(" " * filled, style=f"on {colour}")
-        text.append(" " * (BAR - filled), style="on grey23")
+        text.append(" " * (bar - filled), style="on grey23")
         text.append(f" {value:>{digits},}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 
@@ -33,10 +34,20 @@ def phase_line(banner: str, clock: Reading | str | None, width: int | None) -> t
     short = short_phase(banner)
     head, sep, tail = short.partition(" · ")
     shortest = head.replace(" inside each node", " in node").replace(" across nodes", " across") + sep + tail
-    tries = ([(banner, GAP, w) for w in wordings[:-2]]
+    tries = ([(banner, GAP, w) for w in wordings[:-2] or wordings[:1]]
              + [(short, SHORT_GAP, w) for w in wordings]
              + [(shortest, SHORT_GAP, w) for w in wordings[-2:]])
     return next((t for t in tries if sum(map(len, t)) <= width), tries[-1])
+
+
+def title_line(title: str, where: str, play: tuple[str, str], width: int | None) -> tuple[str, str]:
+    """The title and 'step 3 of 6 · ■ paused' for a line of `width` columns: the step and the
+    play state always show whole; the speed goes first, then the title's end (with '…')."""
+    for state in (where + play[0], where + play[1]):
+        if width is None or cell_len(title + state) <= width:
+            return title, state
+    room = max(width - cell_len(state) - 1, 0)
+    return (title[:room].rstrip() + "…" if room else ""), state
 
 
 class PhaseBanner(TextLines):
@@ -53,7 +64,7 @@ class PhaseBanner(TextLines):
         state = "-done" if sim.done and sim.position else "-start" if sim.position == 0 else "-running"
         for name in ("-done", "-start", "-running"):
             self.set_class(name == state, name)
-        play = f" · ▶ playing · {delay:g} s per iteration" if playing else " · ■ paused"
+        play = (f" · ▶ playing · {delay:g} s per iteration", " · ▶ playing") if playing else (" · ■ paused",) * 2
         self._shown = (sim.title, f"   step {sim.position} of {len(sim.plan)}", play, sim.banner, clock)
         self._draw()
 
@@ -64,11 +75,13 @@ class PhaseBanner(TextLines):
         if self._shown is None:
             return
         title, where, play, banner, clock = self._shown
+        width = self.content_region.width or None
+        # A slide (`ringsim export`) is never playing or paused: no such words on it.
+        title, state = title_line(title, where, ("", "") if self.screen.has_class("-slide") else play, width)
         text = Text()
         text.append(title, style="bold")
-        # A slide (`ringsim export`) is never playing or paused: no such words on it.
-        text.append(where + ("" if self.screen.has_class("-slide") else play) + "\n", style="dim")
-        phase, gap, clock = phase_line(banner, clock, self.content_region.width or None)
+        text.append(state + "\n", style="dim")
+        phase, gap, clock = phase_line(banner, clock, width)
         text.append(phase, style="bold")
         if clock:
             text.append(gap + clock)

@@ -192,3 +192,17 @@ def test_every_svg_series_has_its_own_colour_and_dash(tmp_path):
     keys = [(l.get("stroke"), l.get("stroke-dasharray")) for l in root.findall(f"{ns}line")
             if l.get("stroke-width") == "3"]
     assert keys == drawn
+
+
+def test_nccls_model_has_no_time_for_an_empty_call(capsys):
+    # NCCL discards a call of 0 elements before it chooses anything (src/enqueue.cc,
+    # taskAppend), so the sweep's NCCL column is empty there, as predict's row is.
+    result = sweep(8, [0, 256])
+    assert result.nccl[0] is None and result.nccl[1] is not None
+    assert result.nccl_busbw(0) is None and result.nccl_busbw(1) > 0
+    assert main(["sweep", "-g", "8", "--sizes", "0,1KiB", "--no-plot"]) == 0
+    zero = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("  0B"))
+    assert zero.split()[-2:] == ["—", "—"]
+    assert main(["sweep", "-g", "8", "--sizes", "0,1KiB", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert first["nccl"] is None and "discards" in first["nccl_note"]

@@ -95,7 +95,7 @@ def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
     if result.nccl:  # NCCL's own tuning model first, so the legend names it before the textbook
         out[NCCL_SERIES] = [
             (float(p.nbytes), float(c.seconds if metric == "time" else result.nccl_busbw(i) or 0))
-            for i, (p, c) in enumerate(zip(result.points, result.nccl))]
+            for i, (p, c) in enumerate(zip(result.points, result.nccl)) if c is not None]
     for name in result.algorithms:
         values = []
         for p in result.points:
@@ -218,14 +218,14 @@ def _print_table(result: Sweep) -> None:
               "its busbw") + (("NCCL's model", "NCCL's pick") if nccl else ())
     body = [(format_bytes(p.nbytes), *(format_seconds(p.estimates[n].seconds) for n in names),
              p.best + mark[p.best], format_bandwidth(p.busbw(p.best, result.gpus)))
-            + ((format_seconds(result.nccl[i].seconds), _pick(result.nccl[i])) if nccl else ())
+            + (_nccl_cells(result.nccl[i]) if nccl else ())
             for i, p in enumerate(result.points)]
     _columns(header, body)
     print("\nbusbw per algorithm (nccl-tests: algbw·2(G−1)/G):")
     header = ("size", *(ALGORITHMS[n].name + mark[n] for n in names)) + \
         (("NCCL's model",) if nccl else ())
     body = [(format_bytes(p.nbytes), *(format_bandwidth(p.busbw(n, result.gpus)) for n in names))
-            + ((format_bandwidth(result.nccl_busbw(i)),) if nccl else ())
+            + ((_bandwidth(result.nccl_busbw(i)),) if nccl else ())
             for i, p in enumerate(result.points)]
     _columns(header, body)
     print()
@@ -274,11 +274,26 @@ def _approx_bytes(nbytes: int) -> str:
     return f"{nbytes} B"
 
 
+# NCCL's model has no time for a size of 0 bytes: NCCL discards an empty call.
+EMPTY_CALL = "an empty call: NCCL discards it before choosing anything"
+
+
+def _nccl_cells(choice) -> tuple[str, str]:
+    """NCCL's model's time and pick in the table ('—' at an empty call)."""
+    return ("—", "—") if choice is None else (format_seconds(choice.seconds), _pick(choice))
+
+
+def _bandwidth(value: float | None) -> str:
+    return "—" if value is None else format_bandwidth(value)
+
+
 def _nccl_json(result: Sweep, index: int) -> dict:
     """NCCL's model's pick at one size, as `ringsim predict --json` names its fields."""
     if not result.nccl:
         return {"nccl": None, "nccl_note": result.nccl_note}
     choice = result.nccl[index]
+    if choice is None:
+        return {"nccl": None, "nccl_note": EMPTY_CALL}
     alg = algbw(result.points[index].nbytes, choice.seconds)
     return {"nccl": {**choice.to_json(), "algbw": alg, "busbw": result.nccl_busbw(index)}}
 

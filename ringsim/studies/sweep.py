@@ -57,13 +57,15 @@ class Sweep:
     algorithms: tuple[str, ...]
     points: tuple[Point, ...]
     crossovers: tuple[Crossover, ...]
-    nccl: tuple[NcclChoice, ...] = ()  # NCCL's model's pick at each point (none: see nccl_note)
+    # NCCL's model's pick at each point (none: see nccl_note; None at an empty call, which
+    # NCCL discards before choosing anything: src/enqueue.cc, taskAppend).
+    nccl: tuple[NcclChoice | None, ...] = ()
     nccl_note: str = ""  # why NCCL's model has no answer here, when it has none
 
     def nccl_busbw(self, index: int) -> float | None:
         """nccl-tests' all-reduce busbw of NCCL's model's pick at point `index`."""
         point, choice = self.points[index], self.nccl[index]
-        return busbw(algbw(point.nbytes, choice.seconds), self.gpus)
+        return None if choice is None else busbw(algbw(point.nbytes, choice.seconds), self.gpus)
 
     def __repr__(self) -> str:
         """One line, not every estimate: '<Sweep of 8 GPUs on flat · 11 sizes, 1KiB to 1GiB · …>'."""
@@ -169,7 +171,8 @@ def _nccl(gpus: int, sizes: list[int], model: CostModel) -> tuple[tuple, str]:
     if gpus < 2:
         return (), "one GPU: NCCL sends nothing"
     try:
-        return tuple(nccl_choices(model.topology, gpus, list(sizes))), ""
+        priced = iter(nccl_choices(model.topology, gpus, [n for n in sizes if n]))
+        return tuple(next(priced) if n else None for n in sizes), ""
     except RingsimError as error:
         return (), str(error)
 

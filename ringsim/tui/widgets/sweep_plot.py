@@ -64,7 +64,7 @@ def nccl_series(view: SweepView, metric: str) -> list[tuple[float, float]]:
     """(bytes, seconds or busbw) of NCCL's own model's pick at each size ([] where it has none)."""
     sw = view.sweep
     return [(float(p.nbytes), float(c.seconds if metric == "time" else sw.nccl_busbw(i)))
-            for i, (p, c) in enumerate(zip(sw.points, sw.nccl))]
+            for i, (p, c) in enumerate(zip(sw.points, sw.nccl)) if c is not None]
 
 
 class SweepPanel(Vertical):

@@ -360,3 +360,15 @@ def test_two_communicators_trees_in_one_log_are_named(tmp_path, capsys):
     assert "rank 0 printed two different trees for channel 00" in err and "mixes communicators" in err
     code, out, _ = run_here(capsys, "walk", "--nccl-log", str(path))  # the rings are still walked
     assert code == 0 and "each a ring" in out
+
+
+@pytest.mark.parametrize("command", ["walk", "tui", "figure"])
+def test_an_algorithm_beside_a_log_is_refused_not_overridden(command, capsys):
+    # The log decides what is replayed (its rings, or its trees with --nccl-algo Tree): an -a
+    # it would override silently is refused, in every command that reads a log.
+    from ringsim.cli import main
+    log = str(Path(__file__).parent / "data" / "nccl_logs" / "eks_efa_t4_2node_full.log")
+    argv = [command, *(["x.svg"] if command == "figure" else []), "--nccl-log", log, "-a", "tree"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith("leave out -a")

@@ -36,6 +36,9 @@ def add_nccl_log_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --nccl-log: the communicator of N ranks, when the log holds several")
     parser.add_argument("--nccl-algo", type=_nccl_algo, default=None, metavar="{Ring,Tree}",
                         help=NCCL_ALGO_HELP)
+    # None until apply_nccl_log: then ring, or the log's own plan, and an -a the log would
+    # override silently is refused instead.
+    parser.set_defaults(algorithm=None)
 
 
 def apply_nccl_log(args: argparse.Namespace, max_gpus: int, *, gpus_given: bool = True):
@@ -49,13 +52,19 @@ def apply_nccl_log(args: argparse.Namespace, max_gpus: int, *, gpus_given: bool 
     from ..core.errors import RingsimError
     from ..studies import ncclplan
     replay = getattr(args, "nccl_algo", None)
+    given = getattr(args, "algorithm", None)
     if getattr(args, "nccl_log", None) is None:
+        if given is None:
+            args.algorithm = "ring"
         ranks = getattr(args, "nccl_ranks", None)
         for words, value in (("--nccl-ranks chooses a communicator of --nccl-log", ranks),
                              ("--nccl-algo chooses which plan of --nccl-log to replay", replay)):
             if value is not None:
                 raise RingsimError(f"{words}; give --nccl-log too")
         return None
+    if given is not None:
+        raise RingsimError("--nccl-log replays the algorithm the log gives, its rings (or its "
+                           "trees with --nccl-algo Tree); leave out -a")
     for name in ("ring_order", "channels", "tree_parents", "gpus_per_node"):
         if getattr(args, name, None):
             raise RingsimError("--nccl-log sets the rings, trees and channels from the log; leave "

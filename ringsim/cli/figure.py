@@ -73,12 +73,7 @@ def run(args: argparse.Namespace) -> int:
         raise RingsimError("say which file to write, e.g. ringsim figure ring.svg (or --all DIR)")
     suffix_of(args.output)
     size = parse_size(args.dimensions) if args.dimensions is not None else None
-    if args.nccl_log is not None and args.algorithm is not None:
-        raise RingsimError("--nccl-log draws the algorithm the log gives, its rings (or its trees "
-                           "with --nccl-algo Tree); leave out -a")
-    if args.algorithm is None:
-        args.algorithm = "ring"
-    log = apply_nccl_log(args, SYMBOLIC_MAX_GPUS)
+    log = apply_nccl_log(args, SYMBOLIC_MAX_GPUS)  # sets the algorithm: ring, or the log's
     if args.gpus is None:
         args.gpus = DEFAULT_GPUS
     if args.gpus > SYMBOLIC_MAX_GPUS:

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from ..core.errors import RingsimError
+from ..core.naming import plural
 from .common import add_scenario_arguments
 from .tui import add_view_arguments, elements_follow_gpus, make_app
 
@@ -172,6 +173,7 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path) -> int:
     from ..tui.svg import screen_svg, svg_to_png
     written: list[Path] = []
     failed: list[OSError] = []
+    cut: list[tuple[str, tuple[str, ...]]] = []  # frames whose boxes hold more than they show
 
     async def frames(pilot) -> None:
         await pilot.pause()  # the auto-pilot starts before the screen is mounted
@@ -191,6 +193,8 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path) -> int:
                 if args.png:
                     path.with_suffix(".png").write_bytes(svg_to_png(svg))
                 written.append(path)
+                if app.simulator.cut:
+                    cut.append((path.name, app.simulator.cut))
         except OSError as error:  # a full disk, a folder made read-only meanwhile
             failed.append(error)
         app.exit()
@@ -214,4 +218,8 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path) -> int:
         raise RingsimError(f"cannot move the frames into {final}: {error.strerror or error}") from None
     pngs = f" and {len(written)} PNG" if args.png else ""
     print(f"wrote {len(written)} SVG{pngs} files to {final}")
+    if cut:  # a slide cannot scroll: say where it leaves something out, and what shows it
+        name, words = cut[0]
+        print(f"note: {plural(len(cut), 'frame')} of {len(written)} cannot show all they hold "
+              f"({name}: {', '.join(words)} not shown); a larger --screen shows more")
     return 0

@@ -28,10 +28,16 @@ def test_slides_of_the_master_name_its_bottleneck(tmp_path):
     assert "bottleneck GPU1" in _svg_text(sorted(tmp_path.glob("01-*.svg"))[0])
 
 
-def test_slides_that_cannot_show_every_sentence_count_them_without_keys(tmp_path):
+def test_slides_that_cannot_show_every_sentence_count_them_without_keys(tmp_path, capsys):
     assert main(["export", "--svg", str(tmp_path), "-a", "naive", "--size", "80x24"]) == 0
     text = _svg_text(sorted(tmp_path.glob("01-*.svg"))[0])
     assert "This iteration · 7 more below" in text and "tab" not in text  # 5 of 12 shown
+    # A slide cannot scroll, so the command says so, naming a frame and what it leaves out.
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == ("note: 1 frame of 2 cannot show all they hold (01-all-to-all.svg: 7 sentences "
+                       "of this iteration not shown); a larger --screen shows more")
+    assert main(["export", "--svg", str(tmp_path), "-a", "naive", "--size", "160x50"]) == 0
+    assert not capsys.readouterr().out.splitlines()[-1].startswith("note:")
 
 
 @pytest.mark.parametrize("size", [(140, 45), (120, 40)])

@@ -49,6 +49,10 @@ def set_title(widget, text: str, which: str = "border_title") -> None:
 class SimulatorScreen(Screen):
     """Everything the App's Simulation holds, as the App's ViewState asks, redrawn by show()."""
 
+    # What the boxes hold beyond what they show, in words ('2 sentences of this iteration'):
+    # a slide cannot scroll, so `ringsim export` says which frames cut something short.
+    cut: tuple[str, ...] = ()
+
     def compose(self) -> ComposeResult:
         yield PhaseBanner(id="banner")
         yield TooSmall(id="too-small")
@@ -244,6 +248,11 @@ class SimulatorScreen(Screen):
                 "↓ pgdn end" if focused is box else "tab here, then ↓")) if hidden else ""))
         counters = self.query_one("#counters-box")
         rows = counters.max_scroll_y - int(counters.scroll_y)
+        shown_rows = rows > 0 and counters.display
+        self.cut = tuple(words for words, cut in (
+            (f"segments {shown + 1}–{segments}" if hint else "", bool(hint)),
+            (f"{hidden} sentence{'s' * (hidden != 1)} of this iteration", bool(hidden)),
+            (f"{rows} counter row{'s' * (rows != 1)}", shown_rows)) if cut)
         set_title(counters, "Elements moved" + (
             f" · {rows} more row{'s' * (rows != 1)}" + ("" if slide else ": " + (
                 "↓ pgdn end" if focused is counters else "tab here, then ↓"))

@@ -42,6 +42,13 @@ class Formula:
         return (f"segments differ by one element (G does not divide N): exactly {self.exact} = "
                 f"{format_number(self.value)}, not {self.text} = {format_number(self.textbook)}")
 
+    def forms(self) -> tuple[str, ...]:
+        """The figure written ever shorter, for a narrow column: whole, then the exact
+        expression alone (where the textbook one is only a bound), then the value."""
+        value = format_number(self.value)
+        exact = (f"{self.exact} = {value}",) if self.textbook is not None else ()
+        return tuple(dict.fromkeys((str(self), *exact, value)))
+
     def __str__(self) -> str:
         value = format_number(self.value)
         if self.textbook is not None:

@@ -84,7 +84,7 @@ class RingsimApp(App[None]):
                 tooltip="next model"),
         Binding("g", "gpus(-1)", "−GPU", key_display="g", group=GPUS, tooltip="one GPU fewer"),
         Binding("G", "gpus(1)", "+GPU", key_display="G", group=GPUS,
-                tooltip=f"more ({MIN_GPUS} to {MAX_GPUS}; past {DETAIL_MAX_GPUS} a heat map; N ≥ G)"),
+                tooltip=f"more ({MIN_GPUS} to {MAX_GPUS}; past {DETAIL_MAX_GPUS} a heat map; N ≥ S)"),
         Binding("e", "elements(-1)", "−N", key_display="e", show=False, group=ELEMENTS,
                 tooltip="fewer elements per GPU"),
         Binding("E", "elements(1)", "+N", key_display="E", show=False, group=ELEMENTS,
@@ -275,10 +275,10 @@ class RingsimApp(App[None]):
         for _ in range(len(ALGORITHMS) - 1):
             scenario = scenario.next_algorithm()
             try:
-                scenario.plan()
+                segments = scenario.plan().segments
             except RingsimError:
                 continue
-            self.switch(scenario)
+            self.switch(_every_segment_filled(scenario, segments))
             return
         self.notify("No other algorithm takes this G.", severity="warning")
 
@@ -361,12 +361,10 @@ class RingsimApp(App[None]):
             return
         scenario = self.state.scenario.with_gpus(gpus)
         try:
-            least = scenario.plan().segments  # every segment gets an element, 2G on two rings
+            segments = scenario.plan().segments
         except RingsimError:
-            least = gpus  # a plan G cannot build: switch() says why
-        if scenario.elements < least:
-            scenario = replace(scenario, elements=least)
-        self.switch(scenario)
+            segments = gpus  # a plan G cannot build: switch() says why
+        self.switch(_every_segment_filled(scenario, segments))
 
     def action_elements(self, change: int) -> None:
         """Fewer or more elements per GPU (0 to 4,096)."""
@@ -419,3 +417,9 @@ class RingsimApp(App[None]):
             self.switch(scenario, stop or 0)
         elif stop is not None:
             self.state = replace(self.state, position=stop, playing=False)
+
+
+def _every_segment_filled(scenario: Scenario, segments: int) -> Scenario:
+    """The scenario with N raised to the plan's segments where it has fewer (2G on the
+    bidirectional ring), so that no segment is empty; N is never lowered."""
+    return replace(scenario, elements=segments) if scenario.elements < segments else scenario

@@ -19,8 +19,9 @@ class Counters(TextLines):
 
     Compact (short terminals, GPU panels on screen): four rows, no bars, since each panel's
     bottom edge already shows its GPU's ↑ sent and ↓ received. A row whose formula would be
-    cut (the heat map's side column at 80 columns) keeps the target alone ('36 of 264'), and
-    the bars get shorter, so no figure is lost to the edge."""
+    cut shows the longest form of it that fits (Formula.forms: the exact expression alone,
+    then the target alone, '36 of 264'), and the bars get shorter, so no figure is lost to
+    the edge."""
 
     _shown: tuple[Simulation, bool] | None = None
 
@@ -41,29 +42,28 @@ class Counters(TextLines):
         g = ledger.busiest()
         busiest = gpu_name(g)
         sent, received = format_number(ledger.sent[g]), format_number(ledger.received[g])
-        value = lambda form: format_number(form.value)  # noqa: E731 (the target without its formula)
         if compact and formulas.busiest_sent == formulas.busiest_received:
-            pair = [(f"busiest {busiest}", f"↑{sent} ↓{received}", f"{formulas.busiest_sent} each",
-                     f"{value(formulas.busiest_sent)} each")]
+            pair = [(f"busiest {busiest}", f"↑{sent} ↓{received}",
+                     [f"{form} each" for form in formulas.busiest_sent.forms()])]
         else:
-            pair = [(f"busiest {busiest} sent", sent, f"{formulas.busiest_sent}", value(formulas.busiest_sent)),
-                    (f"busiest {busiest} received", received, f"{formulas.busiest_received}",
-                     value(formulas.busiest_received))]
+            pair = [(f"busiest {busiest} sent", sent, formulas.busiest_sent.forms()),
+                    (f"busiest {busiest} received", received, formulas.busiest_received.forms())]
         rows = [
-            ("moved so far", format_number(ledger.total), f"{formulas.total}", value(formulas.total)),
+            ("moved so far", format_number(ledger.total), formulas.total.forms()),
             *pair,
-            ("messages", format_number(ledger.messages), f"{formulas.messages}", value(formulas.messages)),
-            ("steps", format_number(ledger.steps), f"{formulas.steps}", value(formulas.steps)),
+            ("messages", format_number(ledger.messages), formulas.messages.forms()),
+            ("steps", format_number(ledger.steps), formulas.steps.forms()),
         ]
         name_width = max(len(r[0]) for r in rows)
         number_width = max(len(r[1]) for r in rows)
         head = name_width + number_width + len("  of ")
         text = Text(no_wrap=True, overflow="ellipsis")
-        for name, number, formula, target in rows:
+        for name, number, forms in rows:
             text.append(name.ljust(name_width) + " ", style="bold")
             text.append(number.rjust(number_width) + " ")
-            fits = width is None or head + len(formula) <= width
-            text.append(f"of {formula if fits else target}\n", style="cyan")
+            # The longest form that fits: the formula, its exact part, or the target alone.
+            shown = next((f for f in forms if width is None or head + len(f) <= width), forms[-1])
+            text.append(f"of {shown}\n", style="cyan")
         if compact:
             text.right_crop(1)
             self.show_text(text)

@@ -208,3 +208,13 @@ def test_nccls_ring_is_set_beside_the_rails_row(capsys):
             f"{format_seconds(rails)} (rank 1), against NCCL's model's "
             f"{format_seconds(want.seconds)}, which adds NCCL's fixed cost per call "
             f"({format_seconds(want.latency)})") in flat
+
+
+def test_nccls_model_has_no_time_for_an_empty_call(capsys):
+    # NCCL discards a call of 0 elements before choosing (src/enqueue.cc, taskAppend), as
+    # predict and sweep say; compare and walk say the same.
+    assert main(["compare", "--time", "--size", "0", "--topology", "dgx-h100", "-g", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "NCCL would run" not in out and "an empty call, which NCCL discards" in out
+    assert main(["walk", "--time", "-n", "0"]) == 0
+    assert "no answer here: an empty call, which NCCL discards" in capsys.readouterr().out

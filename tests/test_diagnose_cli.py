@@ -239,3 +239,18 @@ def test_a_row_with_an_impossible_size_is_left_out_with_a_note(tmp_path, ringsim
     code, out, err = ringsim("diagnose", str(paste), "--no-plot")
     assert code == 0, err
     assert "Note: 1 row cut short or unreadable left out" in out
+
+
+def test_a_log_whose_ring_lists_nccl_may_have_cut_is_not_called_another_runs(tmp_path, capsys):
+    # 32 ranks on 4 nodes; the log shows ranks 0 to 19 in order with no communicator line: an
+    # older NCCL cut its ring lists at 20 ranks, so this may be the run's own log. It is noted
+    # and left unread, not refused as another run's.
+    from nccl_pastes import all_reduce_perf
+    paste = all_reduce_perf(tmp_path / "run.txt", {8: 40.0, 1 << 20: 300.0, 1 << 30: 5000.0},
+                            "NVIDIA H100 80GB HBM3", [f"node{n}" for n in range(4) for _ in range(8)])
+    first = " ".join(f"{r:3d}" for r in range(20))
+    log = tmp_path / "cut.log"
+    log.write_text(f"node0:1:1 [0] NCCL INFO Channel 00/02 : {first}\n", encoding="utf-8")
+    assert main(["diagnose", str(paste), "--nccl-log", str(log), "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    assert "Note: --nccl-log shows rings of 20 ranks and no communicator line, so it was not read" in out

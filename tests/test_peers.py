@@ -246,3 +246,12 @@ def test_docs_show_what_predict_published_prints(capsys):
     shown = "\n".join(out.splitlines()[:12])  # the table, the list's heading and its first run
     docs = (Path(__file__).resolve().parent.parent / "docs" / "cost.md").read_text(encoding="utf-8")
     assert f"$ ringsim predict {' '.join(args)}\n{shown}\n#   …\n```" in docs
+
+
+def test_predict_names_the_gpus_per_process_it_matched_on(capsys):
+    code, out, err = _run(capsys, "predict", "-g", "8", "--gpus-per-process", "4", "--published",
+                          "--sizes", "8")
+    assert code == 0, err
+    assert out.splitlines()[-1].startswith("# no published all_reduce_perf run matches dgx-h100, 8 "
+                                           "GPUs in 1 node (Hopper GPUs, NVLink inside a node, 4 "
+                                           "GPUs per process); ")

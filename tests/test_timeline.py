@@ -247,7 +247,10 @@ def test_nvls_is_not_timed_where_the_switch_does_not_add(capsys):
     for argv in (["timeline", "-a", "nvls", "-g", "4"], ["overlap", "-a", "nvls", "-g", "4"]):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and "NVLS (NVLink SHARP) is not timed on flat: " in err
+        assert len(err.splitlines()) == 1 and "NVLS (NVLink SHARP) is not timed on flat at 4 GPUs: " in err
+    # Across two DGX H100s the switch that would add is the network's: one node's eight time it.
+    assert main(["timeline", "-a", "nvls", "-g", "16", "--topology", "dgx-h100"]) == 2
+    assert capsys.readouterr().err.strip().endswith("on dgx-h100 it is timed within one node (at most 8 GPUs)")
 
 
 def test_a_timeline_prints_one_line_in_a_repl():

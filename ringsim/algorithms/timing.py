@@ -39,8 +39,15 @@ def check_timed(name: str, model: CostModel, gpus: int) -> None:
     """Refuse, in one line, to time algorithm `name` where the model's hardware cannot run it."""
     why = unavailable(name, model, gpus)
     if why:
-        raise RingsimError(f"{algorithm(name).title} is not timed on {model.topology.name}: {why}; "
-                           "a topology whose switch adds (dgx-h100, dgx-h200) times it")
+        topology = model.topology
+        inside = topology.levels.get("inside")
+        # Where the switch inside a node adds, it is G that spans nodes: say how many fit.
+        fix = (f"on {topology.name} it is timed within one node (at most "
+               f"{topology.gpus_per_node} GPUs)"
+               if getattr(inside, "in_network_reduction", False) and topology.gpus_per_node
+               else "a topology whose switch adds (dgx-h100, dgx-h200) times it")
+        raise RingsimError(f"{algorithm(name).title} is not timed on {topology.name} at "
+                           f"{gpus:,} GPUs: {why}; {fix}")
 
 
 def estimate(name: str, gpus: int, elements: int, model: CostModel | None = None,

@@ -180,6 +180,8 @@ def _log_checks(text, log_text, report) -> tuple[list[str], dict[str, int]]:
     from ..studies import ncclog, ncclplan
     try:
         log = _run_log(log_text, report) if log_text else ncclog.parse(text)
+        if log is None:
+            return [], {}
     except RingsimError as error:
         if log_text and not (report.tuning and "shows no rings" in str(error)):
             raise
@@ -194,7 +196,8 @@ def _log_checks(text, log_text, report) -> tuple[list[str], dict[str, int]]:
 
 def _run_log(log_text, r):
     """--nccl-log's communicator of the run's G ranks; a one-line error where the log is of a
-    run of other ranks or nodes, a note where its hosts cannot tell its nodes."""
+    run of other ranks or nodes, a note where its hosts cannot tell its nodes, and None (with a
+    note) where its rings may be lists NCCL cut short."""
     from ..studies import ncclog
     sizes = ncclog.communicators(log_text)
     where = f"{r.source} ran {r.gpus} GPUs on {r.nodes} node{'s' * (r.nodes > 1)}"
@@ -204,6 +207,13 @@ def _run_log(log_text, r):
         raise RingsimError(f"{other}its communicator{'s have' if len(sizes) > 1 else ' has'} "
                            f"{ranks} ranks, and {where}")
     log = ncclog.parse(log_text, r.gpus if sizes else None)
+    if log.nranks < r.gpus and not sizes:
+        # No communicator line, and rings shorter than the run: lists NCCL cut at 20 ranks or
+        # 128 characters can look whole (ranks 0, 1, 2, … in order), so nothing is refused.
+        r.notes.append(f"--nccl-log shows rings of {log.nranks} ranks and no communicator line, "
+                       f"so it was not read (NCCL may have cut its ring lists); paste its "
+                       f"'comm … nRanks {r.gpus}' lines too")
+        return None
     if log.nranks != r.gpus:  # its rings, put together from its hop lines, close on these ranks
         raise RingsimError(f"{other}its rings have {log.nranks} ranks, and {where}")
     hosts = len(set(log.hosts.values()))

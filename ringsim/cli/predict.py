@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     for cells in body:
         print("".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
     if args.published:
-        print("\n".join(_published_lines(topology, args.gpus, found)))
+        print("\n".join(_published_lines(topology, args.gpus, found, args.gpus_per_process)))
     return 0
 
 
@@ -163,10 +163,11 @@ def _published(topology, gpus: int, rows, gpus_per_process: int = 1) -> tuple[li
     return found, {m.bytes: m for m in peers.beside(timed, found)}
 
 
-def _published_lines(topology, gpus: int, found) -> list[str]:
+def _published_lines(topology, gpus: int, found, gpus_per_process: int = 1) -> list[str]:
     """Comment lines naming the published runs (or saying there are none)."""
     from ..studies import peers
-    like = peers.likeness(topology, topology.nodes(gpus))
+    like = peers.likeness(topology, topology.nodes(gpus)) + (
+        f", {gpus_per_process} GPUs per process" if gpus_per_process > 1 else "")
     if not found:
         return [f"# no published all_reduce_perf run matches {_where(topology, gpus)} ({like}); "
                 "docs/cost.md's validation table lists the runs ringsim holds"]

@@ -244,7 +244,10 @@ def communicators(text: Text) -> list[int]:
             continue
         if (m := _LIST.search(line)) and not m.group(5):
             ring = [int(x) for x in m.group(4).split()]
-            if max(ring) < len(ring):  # not the start of a ring NCCL cut
+            # Not the start of a ring NCCL cut: no rank beyond the list's length, and neither
+            # the 20 ranks older releases stop at nor the 128 characters newer ones do (a cut
+            # list of ranks 0, 1, 2, … in order looks whole otherwise).
+            if max(ring) < len(ring) and len(ring) != 20 and len(m.group(4)) < 120:
                 sizes.add(len(ring))
         if m := _COMM.search(line):
             sizes.add(int(m.group(3)))

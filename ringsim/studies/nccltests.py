@@ -44,9 +44,11 @@ _TESTS_VERSION = re.compile(r"nccl-tests version (\d+\.\d+\.\d+)")
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
 # NCCL_ALGO / NCCL_PROTO as a command line sets them, as NCCL reports them (`NCCL_PROTO set by
 # environment to Simple`), or as the AWS OFI plugin does (`Setting NCCL_PROTO to "simple"`)
-# or the per-collective form NCCL also takes (`allreduce:tree;allgather:ring`), kept whole
+# or the per-collective form NCCL also takes (`allreduce:tree;allgather:ring`), kept whole;
+# the shell's ';' that ends a command ('NCCL_ALGO=Ring; …', 'NCCL_ALGO=Tree;NCCL_PROTO=…') is
+# not part of a value.
 _ENV = re.compile(r"\b(NCCL_ALGO|NCCL_PROTO)(?:=| set by environment to |\s+to\s+)[\"']?"
-                  r"([\^A-Za-z0-9_,:;]+)")
+                  r"([\^A-Za-z0-9_,:]+(?:;[\^A-Za-z0-9_,]+:[\^A-Za-z0-9_,:]+)*)")
 
 
 @dataclass(frozen=True)

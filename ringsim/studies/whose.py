@@ -23,6 +23,8 @@ def nccl_for(model: CostModel, gpus: int, nbytes: int,
     line saying why the model has no answer on this topology."""
     if gpus < 2:
         return None
+    if nbytes == 0:  # src/enqueue.cc, taskAppend: "Empty collectives can be discarded"
+        return "an empty call, which NCCL discards before choosing anything"
     try:
         return nccl_choice(model.topology, gpus, nbytes, collective)
     except RingsimError as error:

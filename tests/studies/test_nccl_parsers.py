@@ -280,6 +280,13 @@ def test_nccl_algo_is_kept_whole_in_every_form_nccl_takes():
              "8  2  float  sum  -1  10.0  0.00  0.00  0")
     out = nccltests.parse(Text("paste", lines, 0))
     assert out.env == {"NCCL_ALGO": "allreduce:tree;allgather:ring", "NCCL_PROTO": "^LL128"}
+    # The shell's ';' after a value is not part of it; only the per-collective form goes on.
+    for line, algo in (("export NCCL_ALGO=Ring; export NCCL_PROTO=Simple;", "Ring"),
+                       ("NCCL_ALGO=Tree;NCCL_PROTO=Simple mpirun ./all_reduce_perf", "Tree"),
+                       ("export NCCL_ALGO=allreduce:tree;allgather:ring;", "allreduce:tree;allgather:ring")):
+        out = nccltests.parse(Text("paste", (line, lines[1]), 0))
+        assert out.env["NCCL_ALGO"] == algo, line
+        assert out.env.get("NCCL_PROTO") == (None if ":" in algo else "Simple"), line
 
 
 def test_a_log_names_the_communicators_it_shows_whole():
@@ -290,3 +297,6 @@ def test_a_log_names_the_communicators_it_shows_whole():
     cut = Text("log", ("h:1:1 [0] NCCL INFO Channel 00/02 :    0  17  16  18 ...",
                        "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 24 - Init COMPLETE"), 0)
     assert ncclog.communicators(cut) == [24]  # a ring NCCL cut says nothing of its length
+    # Ranks 0 to 19 in order may be the start of a longer ring an older NCCL cut at 20 ranks.
+    first = " ".join(f"{r:3d}" for r in range(20))
+    assert ncclog.communicators(Text("log", (f"h:1:1 [0] NCCL INFO Channel 00/02 : {first}",), 0)) == []

@@ -254,3 +254,12 @@ def test_a_log_whose_ring_lists_nccl_may_have_cut_is_not_called_another_runs(tmp
     assert main(["diagnose", str(paste), "--nccl-log", str(log), "--no-plot"]) == 0
     out = capsys.readouterr().out
     assert "Note: --nccl-log shows rings of 20 ranks and no communicator line, so it was not read" in out
+
+
+def test_a_paste_that_starts_past_the_small_sizes_gives_its_per_call_time_as_a_bound(tmp_path, capsys):
+    from nccl_pastes import all_reduce_perf
+    paste = all_reduce_perf(tmp_path / "from1M.txt", {1 << 20: 30.0, 2 << 20: 40.0, 1 << 30: 5000.0},
+                            "NVIDIA H100 80GB HBM3", ["node0"] * 8)
+    assert main(["diagnose", str(paste), "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    assert "per-call time at most " in out and "measured (the output starts at 1MiB)" in out

@@ -508,7 +508,12 @@ def verdicts(r: Report) -> list[str]:
         short, above = ratio < 1 - tol, ratio > 1 + tol
         if regime == "latency":
             lat_m, lat_p = r.measured.latency, r.modelled.latency if r.modelled else None
-            head += f"; per-call time {format_seconds(lat_m)} measured"
+            # An output that starts past the smallest sizes only bounds the per-call time: the
+            # sentence after it goes by the sizes' busbw, so the figure must not read as exact.
+            bound = r.rows[0].bytes > SMALLEST_FOR_LATENCY
+            head += (f"; per-call time at most {format_seconds(lat_m)} measured (the output starts "
+                     f"at {format_bytes(r.rows[0].bytes)})" if bound else
+                     f"; per-call time {format_seconds(lat_m)} measured")
             if lat_p:
                 head += f" vs {format_seconds(lat_p)} modelled"
             # the model's per-call time is the host's floor, not the GPUs' latency

@@ -372,3 +372,14 @@ def test_an_algorithm_beside_a_log_is_refused_not_overridden(command, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].endswith("leave out -a")
+
+
+@pytest.mark.parametrize("command", ["walk", "figure"])
+def test_a_log_replays_an_all_reduce_only(command, capsys):
+    from ringsim.cli import main
+    log = str(Path(__file__).parent / "data" / "nccl_logs" / "eks_efa_t4_2node_full.log")
+    argv = [command, *(["x.svg"] if command == "figure" else []), "--nccl-log", log,
+            "--collective", "all-gather"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith("leave out --collective all-gather")

@@ -65,6 +65,10 @@ def apply_nccl_log(args: argparse.Namespace, max_gpus: int, *, gpus_given: bool 
     if given is not None:
         raise RingsimError("--nccl-log replays the algorithm the log gives, its rings (or its "
                            "trees with --nccl-algo Tree); leave out -a")
+    if getattr(args, "collective", None) not in (None, "all-reduce"):
+        # ringsim's all-gather and reduce-scatter are the ring's halves, on no channels of their own
+        raise RingsimError("--nccl-log replays NCCL's rings (or trees) as an all-reduce; leave out "
+                           f"--collective {args.collective}")
     for name in ("ring_order", "channels", "tree_parents", "gpus_per_node"):
         if getattr(args, name, None):
             raise RingsimError("--nccl-log sets the rings, trees and channels from the log; leave "

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import stat
 from pathlib import Path
 
 from ..core.errors import RingsimError
@@ -26,6 +28,9 @@ FRAME_FILE = re.compile(r"^\d{2,}-[a-z0-9-]+\.(svg|png)$")  # the names file_nam
 # The frames the last export wrote into the folder, one name a line: the next export replaces
 # exactly these, so files of the user's own with frame-like names (01-intro.png) are kept.
 MANIFEST = ".ringsim-export"
+# The longest export (64 GPUs, 64 channels) lists a few hundred names, some kilobytes: a
+# larger manifest is not one ringsim wrote.
+MANIFEST_MAX = 1 << 20
 
 
 def _folder(text: str) -> Path:
@@ -98,24 +103,61 @@ def frame_names(steps, png: bool) -> list[str]:
     return [name for svg in names for name in ([svg, svg[:-4] + ".png"] if png else [svg])]
 
 
+def _not_a_list(info: os.stat_result) -> str:
+    """What a manifest is when it is not the small file of names export writes ('' if it is)."""
+    mode = info.st_mode
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if not stat.S_ISREG(mode):
+        return "a device or socket"
+    if info.st_size > MANIFEST_MAX:
+        return f"a file of {info.st_size / 2**20:,.1f} MiB (at most 1 MiB)"
+    return ""
+
+
 def earlier_frames(folder: Path) -> set[str]:
-    """The frames the last export wrote into `folder` (none without its manifest)."""
+    """The frames the last export wrote into `folder`, as its manifest lists them (none
+    without one); a manifest that is not a small regular file is refused."""
+    path = folder / MANIFEST
     try:
-        lines = (folder / MANIFEST).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+        what = _not_a_list(path.lstat())
+        # Never through a link, never waiting on a FIFO put there after the lstat.
+        handle = None if what else os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
         return set()
+    except OSError as error:
+        raise RingsimError(f"cannot read {path}: {error.strerror or error}") from None
+    if handle is not None:
+        with open(handle, "rb") as manifest:
+            what = _not_a_list(os.fstat(handle))
+            data = b"" if what else manifest.read(MANIFEST_MAX + 1)
+    if what:
+        raise RingsimError(f"{path} is {what}, not the short list of frames an export writes there: "
+                           f"remove it, or export into another folder")
+    lines = data.decode("utf-8", "replace").splitlines()
     return {line for line in lines if FRAME_FILE.match(line)}  # never a path out of the folder
 
 
-def check_names(folder: Path, names: list[str]) -> None:
-    """Refuse to overwrite a file of the folder that no earlier export wrote."""
+def check_names(folder: Path, names: list[str]) -> set[str]:
+    """The frames an earlier export listed in the folder; refuse to overwrite any other file."""
     if not folder.is_dir():
-        return
+        return set()
     ours = earlier_frames(folder)
-    for name in names:
-        if name not in ours and ((folder / name).exists() or (folder / name).is_symlink()):
-            raise RingsimError(f"{folder} already holds {name}, which no earlier export wrote "
-                               f"there; move it or export into another folder")
+    clash = [name for name in names
+             if name not in ours and ((folder / name).exists() or (folder / name).is_symlink())]
+    if clash:
+        more, them = (f" and {plural(len(clash) - 1, 'more file')} this export writes",
+                      "them") if clash[1:] else ("", "it")
+        listed = (f"its {MANIFEST} does not list" if (folder / MANIFEST).exists()
+                  else f"no {MANIFEST} lists (an older ringsim wrote none)")
+        raise RingsimError(f"{folder} already holds {clash[0]}{more}, which {listed}: export "
+                           f"overwrites only the frames listed there, so delete {them} if an "
+                           f"earlier export wrote {them}, or export into another folder")
+    return ours
 
 
 def check_screen(size: tuple[int, int], present: bool) -> None:
@@ -154,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
             raise RingsimError("--png needs resvg-py: pip install '.[export]' from a clone of "
                                "ringsim (or pip install resvg-py)") from None
     check_work(len(app.sim.plan) + 1, args.size, args.png)
-    check_names(folder, frame_names(app.sim.plan.steps, args.png))
+    ours = check_names(folder, frame_names(app.sim.plan.steps, args.png))
     make_folder(folder)
     import shutil
     import tempfile
@@ -163,13 +205,13 @@ def run(args: argparse.Namespace) -> int:
     final = folder
     folder = Path(tempfile.mkdtemp(prefix=".ringsim-export-", dir=final))
     try:
-        return _export(args, app, folder, final)
+        return _export(args, app, folder, final, ours)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _export(args: argparse.Namespace, app, folder: Path, final: Path) -> int:
-    """Draw every frame into `folder`, then replace the old frames of `final` with them."""
+def _export(args: argparse.Namespace, app, folder: Path, final: Path, ours: set[str]) -> int:
+    """Draw every frame into `folder`, then replace the old frames of `final` (`ours`) with them."""
     from ..tui.svg import screen_svg, svg_to_png
     written: list[Path] = []
     failed: list[OSError] = []
@@ -186,6 +228,9 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path) -> int:
             for index in range(len(app.sim.plan) + 1):
                 app.goto(index)
                 await pilot.pause()
+                if args.crop:  # the cropped transfer box takes its list's height a pass later
+                    app.simulator.say_more()
+                    await pilot.pause()
                 path = folder / file_name(index, app.sim.current)
                 rows = app.simulator.crop_rows() if args.crop else None
                 svg = screen_svg(app, f"ringsim · {app.sim.banner}", rows)
@@ -206,20 +251,26 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path) -> int:
     if app.return_code not in (0, None) or len(written) != len(app.sim.plan) + 1:
         raise RingsimError("the export stopped early; no complete set of frames was written")
     try:
-        for name in earlier_frames(final):
+        for name in ours:
             old = final / name
             if old.is_file() and not old.is_symlink():
                 old.unlink()
         names = sorted(path.name for path in folder.iterdir())
-        for name in names:
+        # The manifest too is written beside the frames and renamed into place: a rename
+        # replaces a link where it stands instead of writing to the file it points at.
+        (folder / MANIFEST).write_text("".join(f"{name}\n" for name in names), encoding="utf-8")
+        for name in [*names, MANIFEST]:
             (folder / name).replace(final / name)
-        (final / MANIFEST).write_text("".join(f"{name}\n" for name in names), encoding="utf-8")
     except OSError as error:
         raise RingsimError(f"cannot move the frames into {final}: {error.strerror or error}") from None
     pngs = f" and {len(written)} PNG" if args.png else ""
     print(f"wrote {len(written)} SVG{pngs} files to {final}")
     if cut:  # a slide cannot scroll: say where it leaves something out, and what shows it
         name, words = cut[0]
-        print(f"note: {plural(len(cut), 'frame')} of {len(written)} cannot show all they hold "
-              f"({name}: {', '.join(words)} not shown); a larger --screen shows more")
+        # Every box grows with the screen's height; at the tallest, only a smaller run fits.
+        more = (f"a taller --screen (up to {MAX_SIZE[1]} rows) shows more" if args.size[1] < MAX_SIZE[1]
+                else f"--screen is at its tallest ({MAX_SIZE[1]} rows): fewer GPUs show more")
+        print(f"note: {plural(len(cut), 'frame')} of {len(written)} cannot show all "
+              f"{'it holds' if len(cut) == 1 else 'they hold'} ({name}: {', '.join(words)} "
+              f"not shown); {more}")
     return 0

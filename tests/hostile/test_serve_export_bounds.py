@@ -1,6 +1,7 @@
 """serve and export, bounded: a client's terminal size, a session's process ended with its
 socket (SIGKILL when it ignores the rest), the Host guard on every path, malformed messages;
-export's frames and bytes estimated first, a used folder left with only the new frames."""
+export's frames and bytes estimated first, a used folder left with only the new frames, and
+a .ringsim-export that is not a small file refused before anything is written."""
 
 from __future__ import annotations
 
@@ -12,9 +13,6 @@ import uuid
 import pytest
 
 from .conftest import bounded, refused
-
-aiohttp = pytest.importorskip("aiohttp")
-pytest.importorskip("textual_serve")
 
 
 def _alive(mark: str) -> list[int]:
@@ -32,6 +30,7 @@ def _alive(mark: str) -> list[int]:
 
 
 async def _sessions(tmp_path, mark: str) -> dict:
+    import aiohttp
     from aiohttp import web
 
     from ringsim.tui.web import GuardedServer
@@ -84,6 +83,8 @@ async def _sessions(tmp_path, mark: str) -> dict:
 
 
 def test_a_session_process_ends_with_its_socket_and_sizes_are_bounded(tmp_path, monkeypatch):
+    pytest.importorskip("aiohttp")
+    pytest.importorskip("textual_serve")
     from ringsim.tui import web
     # The same escalation (quit, SIGTERM, SIGKILL) with shorter waits: four stubborn
     # sessions at 3 s a stage kept this test waiting 25 s.
@@ -126,3 +127,38 @@ def test_export_into_a_used_folder_keeps_the_files_it_did_not_write(tmp_path):
                      "notes.txt"]
     assert (folder / "99-old-frame.svg").read_text() == "mine too"
     assert all(p.read_text().startswith("<svg") for p in folder.glob("0*.svg"))
+
+
+def _hostile_manifest(folder, kind: str, outside) -> None:
+    """Put a .ringsim-export of `kind` into `folder` (a link points at `outside`)."""
+    path = folder / ".ringsim-export"
+    if kind == "link":
+        path.symlink_to(outside)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "zero":
+        path.symlink_to("/dev/zero")
+    else:  # a sparse 2 MiB file: more than any list of frames
+        with open(path, "wb") as handle:
+            handle.truncate(2 << 20)
+
+
+@pytest.mark.parametrize("kind, what", [("link", "a symbolic link"), ("fifo", "a named pipe (FIFO)"),
+                                        ("folder", "a folder"), ("zero", "a symbolic link"),
+                                        ("big", "a file of 2.0 MiB")])
+def test_export_refuses_a_manifest_that_is_not_a_small_file(tmp_path, kind, what):
+    # The manifest is read only as a small regular file: a link would let the export write
+    # through it to a file outside the folder, a FIFO would block, /dev/zero fill memory.
+    outside = tmp_path / "precious.txt"
+    outside.write_text("precious\n")
+    folder = tmp_path / "slides"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    _hostile_manifest(folder, kind, outside)
+    before = sorted(p.name for p in folder.iterdir())
+    refused(bounded("export", "--svg", str(folder), "-a", "master", "-g", "4", timeout=60),
+            f"slides/.ringsim-export is {what}", "remove it, or export into another folder")
+    assert outside.read_text() == "precious\n"
+    assert sorted(p.name for p in folder.iterdir()) == before  # nothing written, nothing moved

@@ -34,10 +34,32 @@ def test_slides_that_cannot_show_every_sentence_count_them_without_keys(tmp_path
     assert "This iteration · 7 more below" in text and "tab" not in text  # 5 of 12 shown
     # A slide cannot scroll, so the command says so, naming a frame and what it leaves out.
     out = capsys.readouterr().out.splitlines()
-    assert out[-1] == ("note: 1 frame of 2 cannot show all they hold (01-all-to-all.svg: 7 sentences "
-                       "of this iteration not shown); a larger --screen shows more")
+    assert out[-1] == ("note: 1 frame of 2 cannot show all it holds (01-all-to-all.svg: 7 sentences "
+                       "of this iteration not shown); a taller --screen (up to 200 rows) shows more")
     assert main(["export", "--svg", str(tmp_path), "-a", "naive", "--size", "160x50"]) == 0
     assert not capsys.readouterr().out.splitlines()[-1].startswith("note:")
+
+
+def test_cropped_slides_count_only_the_sentences_they_leave_out(tmp_path, capsys):
+    # Cropped, the transfer list takes the rows it needs: an 8-GPU ring's 8 sentences all show.
+    assert main(["export", "--svg", str(tmp_path / "ring"), "-g", "8", "--crop"]) == 0
+    assert "note:" not in capsys.readouterr().out
+    text = _svg_text(tmp_path / "ring" / "01-reduce-scatter-1.svg")
+    assert "more below" not in text
+    assert all(sentence in text for sentence in Simulation.create("ring", 8, 8).sentences(0))
+    # The naive algorithm's 56 do not fit 120x40: the title and the note count those not drawn.
+    assert main(["export", "--svg", str(tmp_path / "naive"), "-a", "naive", "-g", "8", "--crop"]) == 0
+    text = _svg_text(tmp_path / "naive" / "01-all-to-all.svg")
+    drawn = sum(sentence in text for sentence in Simulation.create("naive", 8, 8).sentences(0))
+    assert 10 < drawn < 56 and f"This iteration · {56 - drawn} more below" in text
+    assert f"01-all-to-all.svg: {56 - drawn} sentences of this iteration not shown" in capsys.readouterr().out
+
+
+def test_slides_at_the_tallest_screen_do_not_ask_for_a_taller_one(tmp_path, capsys):
+    assert main(["export", "--svg", str(tmp_path), "-a", "naive", "-g", "64", "--screen", "400x200"]) == 0
+    note = capsys.readouterr().out.splitlines()[-1]
+    assert note.startswith("note: 1 frame of 2 cannot show all it holds (01-all-to-all.svg: ")
+    assert note.endswith("; --screen is at its tallest (200 rows): fewer GPUs show more")
 
 
 @pytest.mark.parametrize("size", [(140, 45), (120, 40)])
@@ -77,6 +99,24 @@ def test_export_refuses_to_overwrite_a_file_it_did_not_write(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "already holds 00-start.svg" in err
     assert [path.name for path in tmp_path.iterdir()] == ["00-start.svg"]
+
+
+def test_export_over_an_older_ringsims_frames_says_what_to_do(tmp_path, capsys):
+    # An older ringsim wrote the frames and no .ringsim-export: they are kept, and the refusal
+    # says why and what to do instead of claiming that no export wrote them.
+    for name in ("00-start.svg", "01-reduce-to-gpu1.svg", "02-broadcast-from-gpu1.svg"):
+        (tmp_path / name).write_text("an older export's frame")
+    assert main(["export", "--svg", str(tmp_path), "-a", "master", "-g", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert (f"{tmp_path} already holds 00-start.svg and 2 more files this export writes, which no "
+            ".ringsim-export lists (an older ringsim wrote none)") in err
+    assert "delete them if an earlier export wrote them, or export into another folder" in err
+    assert {path.read_text() for path in tmp_path.iterdir()} == {"an older export's frame"}
+    # Deleted as the message says, the folder takes the export again.
+    for path in tmp_path.iterdir():
+        path.unlink()
+    assert main(["export", "--svg", str(tmp_path), "-a", "master", "-g", "4"]) == 0
 
 
 @pytest.mark.parametrize("argv, need", [(["--screen", "79x24"], "80x24"), (["--screen", "40x10"], "80x24"),

@@ -234,3 +234,15 @@ async def test_80x24_banner_keeps_the_step_and_play_state():
             top = screen_rows(app)[0].rstrip()
             assert "· ▶ playing" in top and f"step {app.state.position} of" in top, top
             await pilot.press("space")
+
+
+async def test_100x30_counters_show_all_their_rows_under_eight_gpu_panels():
+    # Presentation mode's own minimum: under eight GPU panels the counters take their four
+    # compact rows, none of them scrolled out of sight.
+    for algorithm, gpus in (("ring", 8), ("ring", 6), ("bidirectional-ring", 4)):
+        app = RingsimApp(Simulation.create(algorithm, gpus, 8))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("n")
+            await pilot.pause()
+            box = app.screen.query_one("#counters-box")
+            assert app.screen.has_class("-compact") and box.max_scroll_y == 0, (algorithm, gpus)

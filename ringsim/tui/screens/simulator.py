@@ -30,6 +30,9 @@ MIN_SIZE = (80, 24)
 MIN_SIZE_PRESENT = (100, 30)
 NARROW = 110  # below this width the transfer list and the counters stack instead of sitting side by side
 SHORT = 30  # below this height the banner drops its rule
+# Below this height the counters take four rows without bars beside the GPU panels: under
+# eight GPU panels, a taller box for the bars would leave the counters a single row.
+COMPACT = 36
 HEAT_SIDE_MIN = 36  # columns the transfer list needs beside the heat map; with fewer it goes below
 PLOT_MIN = 120  # the sweep plot (w) needs this many columns: its own 56 and the simulator's 64
 
@@ -176,7 +179,7 @@ class SimulatorScreen(Screen):
 
     def _compact(self) -> bool:
         """Counters in four rows without bars: short terminals with the GPU panels on screen."""
-        return self.size.height < SHORT and not self.has_class("-heat")
+        return self.size.height < COMPACT and not self.has_class("-heat")
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
@@ -194,7 +197,7 @@ class SimulatorScreen(Screen):
         small = width < need_width or height < need_height
         self.set_class(width < NARROW, "-narrow")
         short = height < SHORT
-        compact = short and not self.has_class("-heat")
+        compact = height < COMPACT and not self.has_class("-heat")
         if compact != self.has_class("-compact") and self._sim is not None:
             self.query_one(Counters).show(self._sim, compact)
         self.set_class(short, "-short")

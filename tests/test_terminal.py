@@ -92,9 +92,21 @@ def test_errors_reach_an_ascii_terminal_too():
 @pytest.mark.parametrize("text, ascii", [
     ("GPU1 sends a₁₂ to GPU2", "GPU1 sends a12 to GPU2"), ("2·(G−1)·N/G", "2*(G-1)*N/G"),
     ("⌊N/G⌋", "floor(N/G)"), ("G² and 2¹⁰", "G^2 and 2^10"), ("a → b … c ≤ d", "a -> b ... c <= d"),
-    ("naïve ☃", "naive ?"), ("plain", "plain")])
+    ("naïve ☃", "naive ?"), ("plain", "plain"),
+    # Past z a GPU's letter ends in digits: its subscript is set apart (g2727 reads two ways).
+    ("g27₂₇ and (z₂₆+g27₂₆)", "g27_27 and (z26+g27_26)")])
 def test_ascii_forms(text, ascii):
     assert ascii_form(text) == ascii
+
+
+def test_an_ascii_terminal_sets_a_subscript_apart_from_the_digits_before_it():
+    # The codec handler sees only the characters the stream cannot encode (₂₇), not the 7 of
+    # g27 before them: it looks back one character.
+    proc = subprocess.run([sys.executable, "-m", "ringsim", "walk", "-g", "28", "-n", "28"],
+                          capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert proc.returncode == 0
+    assert "GPU27 sends g27_27 to GPU28, where it is added to g28_27" in proc.stdout.decode("ascii")
 
 
 def test_every_character_ringsim_prints_has_an_ascii_form():

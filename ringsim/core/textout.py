@@ -29,12 +29,21 @@ ASCII_FORMS = {
 _SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789"))
 
 
-def ascii_form(text: str) -> str:
+_SUBSCRIPT_DIGITS = frozenset("₀₁₂₃₄₅₆₇₈₉")
+
+
+def ascii_form(text: str, before: str = "") -> str:
     """The ASCII form of `text`: the table above, superscripts as ^digits, subscripts and
-    other compatibility characters by Unicode decomposition, '?' for what has none."""
+    other compatibility characters by Unicode decomposition, '?' for what has none. A
+    subscript right after a digit gets a '_' (g27₂₇ → g27_27, where g2727 would be two
+    readings); `before` is the character the text follows, where it is part of a longer one."""
     out: list[str] = []
     superscript = False
+    previous = before[-1:]
     for char in text:
+        if char in _SUBSCRIPT_DIGITS and previous.isascii() and previous.isdigit():
+            out.append("_")
+        previous = char
         if char in _SUPERSCRIPTS:
             out.append(("" if superscript else "^") + _SUPERSCRIPTS[char])
             superscript = True
@@ -53,7 +62,8 @@ def ascii_form(text: str) -> str:
 def _handler(error: UnicodeError):
     if not isinstance(error, UnicodeEncodeError):
         raise error
-    return ascii_form(error.object[error.start:error.end]), error.end
+    before = error.object[error.start - 1:error.start]
+    return ascii_form(error.object[error.start:error.end], before), error.end
 
 
 codecs.register_error(HANDLER, _handler)

@@ -245,3 +245,16 @@ async def test_lesson_panel_moves_the_simulator_to_each_stop(plain):
         assert app.sim.position == stops[-2] + 1
         await pilot.press("l")
         assert not app.screen.has_class("-lesson")
+
+
+async def test_the_busiest_row_names_the_gpu_its_target_belongs_to(plain):
+    # Halving-doubling on 6 GPUs: after step 1 GPU1 has sent most so far, but the target,
+    # 2·(p2−1)·N/p2 + N = 20, is GPU2's (it takes GPU6's fold and hands the sum back).
+    app = RingsimApp(Simulation.create("halving-doubling", 6, 8))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.sim.ledger().busiest() == 0 and app.sim.busiest_gpu() == 1
+        text = " ".join(plain(app.screen.query_one(Counters)).split())
+        sent = int(app.sim.ledger().sent[1])
+        assert f"busiest GPU2 sent {sent} of 2·(p2−1)·N/p2 + N = 20" in text

@@ -39,7 +39,7 @@ class Counters(TextLines):
         sim, compact = self._shown
         width = self.content_region.width or None
         ledger, formulas = sim.ledger(), sim.closed_form()
-        g = ledger.busiest()
+        g = sim.busiest_gpu()  # the GPU the targets belong to, not the busiest so far
         busiest = gpu_name(g)
         sent, received = format_number(ledger.sent[g]), format_number(ledger.received[g])
         if compact and formulas.busiest_sent == formulas.busiest_received:

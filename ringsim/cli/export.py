@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..core.errors import RingsimError
 from ..core.naming import plural
+from ..tui.scenario import MIN_SIZE, MIN_SIZE_PRESENT  # below them a slide only says the screen is too small
 from .common import add_scenario_arguments
 from .tui import add_view_arguments, elements_follow_gpus, make_app
 
@@ -17,9 +18,7 @@ ORDER = 50
 HELP = "write the TUI's screen after every iteration as numbered SVG files (for slides)"
 # A frame costs time and memory in proportion to its cells (30000x10000 took 92 s and 3 GB);
 # 400x200 is larger than any screen a slide needs, and renders in a fraction of a second.
-# Below the TUI's own minimum (tui/screens/simulator.py) every slide would only say that the
-# terminal is too small.
-MIN_SIZE, MIN_SIZE_PRESENT, MAX_SIZE = (80, 24), (100, 30), (400, 200)
+MAX_SIZE = (400, 200)
 # Measured: 64 GPUs, 64 channels at 400x200 wrote 127 frames of 2.2 MB in 120 s, about 27
 # bytes and 12 µs per cell of a frame; the estimate rounds both up.
 BYTES_PER_CELL, SECONDS_PER_CELL = 30, 1.5e-5

@@ -13,6 +13,7 @@ from ..cost.model import algbw, busbw
 from ..core.errors import RingsimError
 from ..core.files import check_output, write_text
 from ..core.textout import printable
+from ..cost.nccl import EMPTY_CALL
 from ..studies.sweep import Sweep, parse_sizes, sweep
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, gpus_from_args,
@@ -272,10 +273,6 @@ def _approx_bytes(nbytes: int) -> str:
         if nbytes >= scale:
             return f"{nbytes / scale:,.2f} {unit}"
     return f"{nbytes} B"
-
-
-# NCCL's model has no time for a size of 0 bytes: NCCL discards an empty call.
-EMPTY_CALL = "an empty call: NCCL discards it before choosing anything"
 
 
 def _nccl_cells(choice) -> tuple[str, str]:

@@ -52,8 +52,9 @@ DESCRIPTION = (
     "step also shows its modelled time, its bottleneck port and the running clock, and the walk "
     "ends with the total, algbw and busbw: ringsim walk --topology dgx-h100 --nodes 2 --elements "
     "1e6. An algorithm the topology cannot run (nvls where the switch does not add) is walked "
-    "but not timed, as compare --time leaves it out. walk allocates the gradients it simulates, so a huge --size is refused; ringsim "
-    "compare --time prices any size without allocating. " + MODEL_HELP + " " + BANDWIDTH_HELP)
+    "but not timed, as compare --time leaves it out. walk allocates the gradients it "
+    "simulates, so a huge --size is refused; ringsim compare --time prices any size without "
+    "allocating. " + MODEL_HELP + " " + BANDWIDTH_HELP)
 NODES_HELP = NODES_TOPOLOGY + "; without one, " + NODES_ALGORITHM
 DTYPE_HELP = ("element type, for the bytes per element (default: float32). Named, it is also "
               "the gradients' type: a float type gives random floats, so --values shows float "

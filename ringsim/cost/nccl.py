@@ -440,6 +440,10 @@ def check_per_process(topology: Topology, gpus: int, gpus_per_process: int) -> N
                            f"(every process drives as many), got {gpus_per_process:,}")
 
 
+# src/enqueue.cc, taskAppend: "Empty collectives can be discarded" (count == 0), before any choice.
+EMPTY_CALL = "an empty call, which NCCL discards before choosing anything"
+
+
 def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce",
                 algo: str | None = None, proto: str | None = None,
                 nccl: str | None = None, gpus_per_process: int = 1) -> NcclChoice:
@@ -531,8 +535,9 @@ def _check_count(value, what: str, low: int, high: int) -> None:
 
 def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: str = "all-reduce",
                  algo: str | None = None, proto: str | None = None,
-                 nccl: str | None = None, gpus_per_process: int = 1) -> list[NcclChoice]:
-    """nccl_choice for many sizes, tuning the topology once (what `predict` prints)."""
+                 nccl: str | None = None, gpus_per_process: int = 1) -> list[NcclChoice | None]:
+    """nccl_choice for many sizes, tuning the topology once (what `predict` prints); None for
+    a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
     func = _function(collective)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     _check_count(gpus, "gpus", 2, MAX_GPUS)
@@ -541,4 +546,5 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
     topology.check_gpus(gpus)
     check_per_process(topology, gpus, gpus_per_process)
     tuned, host = _tuned(topology, gpus, nccl), host_seconds(gpus_per_process)
-    return [_choose(tuned, func, algos, protos, proto is not None, n, host) for n in sizes]
+    return [_choose(tuned, func, algos, protos, proto is not None, n, host) if n else None
+            for n in sizes]

@@ -50,6 +50,13 @@ class Scenario:
         from .simulation import Simulation
         return Simulation(self.plan(), self.elements, xp=np if xp is None else xp)
 
+    def filled(self) -> "Scenario":
+        """The scenario with N raised to its plan's segments where it has fewer (2G on the
+        bidirectional ring), so that no segment is empty; N is never lowered. RingsimError
+        where G cannot build the plan."""
+        segments = self.plan().segments
+        return self if self.elements >= segments else replace(self, elements=segments)
+
     def with_gpus(self, gpus: int) -> "Scenario":
         """The same scenario with G GPUs: a master GPU that still exists is kept, every other
         option falls back to its default."""

@@ -118,19 +118,15 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     ranks = 1 if collective == "all-reduce" else gpus  # the count column is a share per GPU
     whole = [(n // width // ranks, n) if printed else nccl_tests_size(n, width, collective, gpus)
              for n in sizes]
-    # NCCL discards an empty call before choosing anything (src/enqueue.cc, taskAppend: "Empty
-    # collectives can be discarded", count == 0): it is not priced.
-    priced = nccl_choices(topo, gpus, [used for _, used in whole if used], collective, algo,
-                          proto, nccl, gpus_per_process)
-    choices = iter(priced)
+    choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto,
+                           nccl, gpus_per_process)
     factor = BUS_FACTORS[collective](gpus)
     rows = []
-    for nbytes, (count, used) in zip(sizes, whole):
+    for nbytes, (count, used), choice in zip(sizes, whole, choices):
         requested = nbytes if used != nbytes else None
-        if not used:
+        if choice is None:  # an empty call, which NCCL discards: not priced
             rows.append(PredictRow(0, 0, type_name, None, 0.0, 0.0, None, None, 0, requested))
             continue
-        choice = next(choices)
         alg = used / choice.seconds if choice.seconds > 0 else 0.0
         rows.append(PredictRow(used, count, type_name, choice.seconds, alg, alg * factor,
                                choice.algorithm, choice.protocol, choice.channels, requested,

@@ -171,8 +171,7 @@ def _nccl(gpus: int, sizes: list[int], model: CostModel) -> tuple[tuple, str]:
     if gpus < 2:
         return (), "one GPU: NCCL sends nothing"
     try:
-        priced = iter(nccl_choices(model.topology, gpus, [n for n in sizes if n]))
-        return tuple(next(priced) if n else None for n in sizes), ""
+        return tuple(nccl_choices(model.topology, gpus, list(sizes))), ""
     except RingsimError as error:
         return (), str(error)
 

@@ -8,7 +8,7 @@ from ..core.errors import RingsimError
 from ..core.naming import plural
 from ..core.units import format_bandwidth, format_seconds
 from ..cost.model import CostModel, algbw
-from ..cost.nccl import NcclChoice, nccl_choice
+from ..cost.nccl import EMPTY_CALL, NcclChoice, nccl_choice
 from ..cost.nccl_graph import constants
 
 
@@ -23,8 +23,8 @@ def nccl_for(model: CostModel, gpus: int, nbytes: int,
     line saying why the model has no answer on this topology."""
     if gpus < 2:
         return None
-    if nbytes == 0:  # src/enqueue.cc, taskAppend: "Empty collectives can be discarded"
-        return "an empty call, which NCCL discards before choosing anything"
+    if nbytes == 0:
+        return EMPTY_CALL
     try:
         return nccl_choice(model.topology, gpus, nbytes, collective)
     except RingsimError as error:

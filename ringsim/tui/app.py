@@ -32,7 +32,6 @@ def taking(option: str) -> str:
     return ", ".join(name for name in ALGORITHMS if option in option_names(name))
 
 
-
 class RingsimApp(App[None]):
     """Step through an all-reduce: the App's Simulation is the only source of figures.
 
@@ -275,10 +274,10 @@ class RingsimApp(App[None]):
         for _ in range(len(ALGORITHMS) - 1):
             scenario = scenario.next_algorithm()
             try:
-                segments = scenario.plan().segments
+                shown = scenario.filled()
             except RingsimError:
                 continue
-            self.switch(_every_segment_filled(scenario, segments))
+            self.switch(shown)
             return
         self.notify("No other algorithm takes this G.", severity="warning")
 
@@ -361,10 +360,10 @@ class RingsimApp(App[None]):
             return
         scenario = self.state.scenario.with_gpus(gpus)
         try:
-            segments = scenario.plan().segments
+            scenario = scenario.filled()
         except RingsimError:
-            segments = gpus  # a plan G cannot build: switch() says why
-        self.switch(_every_segment_filled(scenario, segments))
+            pass  # a plan G cannot build: switch() says why
+        self.switch(scenario)
 
     def action_elements(self, change: int) -> None:
         """Fewer or more elements per GPU (0 to 4,096)."""
@@ -417,9 +416,3 @@ class RingsimApp(App[None]):
             self.switch(scenario, stop or 0)
         elif stop is not None:
             self.state = replace(self.state, position=stop, playing=False)
-
-
-def _every_segment_filled(scenario: Scenario, segments: int) -> Scenario:
-    """The scenario with N raised to the plan's segments where it has fewer (2G on the
-    bidirectional ring), so that no segment is empty; N is never lowered."""
-    return replace(scenario, elements=segments) if scenario.elements < segments else scenario

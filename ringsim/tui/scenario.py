@@ -9,6 +9,8 @@ MIN_GPUS = 1
 MAX_GPUS = 64       # the heat map stays readable up to here; the engine goes far beyond
 MAX_ELEMENTS = 4096  # a cell cannot show more numbers usefully
 DETAIL_MAX_GPUS = 8  # up to here every GPU is a panel of cells; beyond, a heat map
+MIN_SIZE = (80, 24)  # the smallest terminal the view fits (columns, rows)
+MIN_SIZE_PRESENT = (100, 30)  # the same in presentation mode's large cells
 
 
 def check_view_limits(gpus: int, elements: int) -> None:

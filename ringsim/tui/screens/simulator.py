@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...sim.simulation import Simulation
-from ..scenario import DETAIL_MAX_GPUS
+from ..scenario import DETAIL_MAX_GPUS, MIN_SIZE, MIN_SIZE_PRESENT
 from ..state import Figures, ViewState
 from ..widgets.counters import Counters
 from ..widgets.gpu_grid import GpuGrid
@@ -26,8 +26,6 @@ from ..widgets.timeline_pane import TimelinePane
 from ..widgets.too_small import TooSmall
 from ..widgets.transfer_list import TransferList
 
-MIN_SIZE = (80, 24)
-MIN_SIZE_PRESENT = (100, 30)
 NARROW = 110  # below this width the transfer list and the counters stack instead of sitting side by side
 SHORT = 30  # below this height the banner drops its rule
 # Below this height the counters take four rows without bars beside the GPU panels: under

@@ -362,8 +362,9 @@ def test_a_timeline_shows_itself_as_a_bar_per_transfer():
 
 def test_a_timeline_chart_gives_the_switch_a_row_of_its_own():
     from ringsim.algorithms import make_plan
+    from ringsim.cost.model import CostModel
     from ringsim.timeline import simulate
-    svg = simulate(make_plan("nvls", 4), 8)._repr_svg_()
+    svg = simulate(make_plan("nvls", 4), 8, CostModel.of("dgx-h100"))._repr_svg_()
     assert [text_of(row) for row in classed(svg, "switch")] == ["the switch"]
     assert "GPU5" not in svg
     assert float(ET.fromstring(svg).get("height")) == 64 + 5 * 18 + 50  # 4 GPUs and the switch

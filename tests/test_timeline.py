@@ -8,15 +8,26 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from ringsim import ALGORITHMS, RingsimError, make_plan
+from ringsim.algorithms.timing import unavailable
 from ringsim.cli import main
 from ringsim.cost.model import CostModel, price
 from ringsim.core.layout import Layout
 from ringsim.timeline import Engine, simulate, slow_gpu, slow_link, delay
 from ringsim.timeline.report import fault_costs, path_lines, route_around
 from ringsim.timeline.trace import events
+
+
+def runnable(name: str, gpus: int, topology: str = "flat") -> CostModel:
+    """The topology's model, or one DGX H100's where the topology cannot run the algorithm (NVLS
+    needs a switch that adds); a drawn case that no node can run is skipped."""
+    model = CostModel.of(topology)
+    if unavailable(name, model, gpus):
+        model = CostModel.of("dgx-h100")
+    assume(not unavailable(name, model, gpus))
+    return model
 
 
 def test_engine_runs_in_time_then_scheduling_order():
@@ -97,14 +108,14 @@ def reference(plan, elements, model, faults=()):
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(sorted(ALGORITHMS)), st.integers(1, 10), st.integers(1, 4))
 def test_without_faults_one_chunk_equals_the_lockstep_model(name, gpus, per_segment):
-    plan = make_plan(name, gpus)
+    plan, model = make_plan(name, gpus), runnable(name, gpus)
     elements = plan.segments * per_segment  # one chunk per segment, all the same size
     if name == "nccl-tree":
         # Its two trees share each node's chain: a chain link queues both trees' chunks in a
         # step, and the engine lets the first one travel on before the second has arrived.
-        assert simulate(plan, elements).seconds <= price(plan, elements).seconds * (1 + 1e-12)
+        assert simulate(plan, elements, model).seconds <= price(plan, elements, model).seconds * (1 + 1e-12)
         return
-    assert math.isclose(simulate(plan, elements).seconds, price(plan, elements).seconds,
+    assert math.isclose(simulate(plan, elements, model).seconds, price(plan, elements, model).seconds,
                         rel_tol=1e-12)
 
 
@@ -112,7 +123,7 @@ def test_without_faults_one_chunk_equals_the_lockstep_model(name, gpus, per_segm
 @given(st.sampled_from(sorted(ALGORITHMS)), st.integers(1, 10), st.integers(0, 60),
        st.sampled_from(["flat", "dgx-h100"]))
 def test_never_slower_than_lockstep(name, gpus, elements, topology):
-    model = CostModel.of(topology)
+    model = runnable(name, gpus, topology)
     plan = make_plan(name, gpus)
     assert simulate(plan, elements, model).seconds <= price(plan, elements, model).seconds * (1 + 1e-12)
 
@@ -124,7 +135,7 @@ def test_engine_agrees_with_a_sweep_under_faults(name, gpus, elements, data):
     a, b = data.draw(st.lists(st.integers(1, gpus), min_size=2, max_size=2, unique=True))
     faults = (slow_link(f"{a}-{b}:0.25"), slow_gpu(f"{data.draw(st.integers(1, gpus))}:0.5"),
               delay(f"{data.draw(st.integers(1, gpus))}:{data.draw(st.integers(0, 30))}us"))
-    model = CostModel.of(data.draw(st.sampled_from(["flat", "dgx-h100"])))
+    model = runnable(name, gpus, data.draw(st.sampled_from(["flat", "dgx-h100"])))
     plan = make_plan(name, gpus)
     got = simulate(plan, elements, model, faults).seconds
     assert math.isclose(got, reference(plan, elements, model, faults), rel_tol=1e-12, abs_tol=1e-18)
@@ -136,7 +147,7 @@ def test_the_step_pass_gives_the_engine_s_times(name, gpus, elements, data):
     a, b = data.draw(st.lists(st.integers(1, max(gpus, 2)), min_size=2, max_size=2, unique=True))
     faults = ((slow_link(f"{a}-{b}:0.4"), slow_gpu(f"{b}:0.5"), delay(f"{a}:3us"))
               if gpus >= 2 else ())
-    model = CostModel.of(data.draw(st.sampled_from(["flat", "dgx-h100"])))
+    model = runnable(name, gpus, data.draw(st.sampled_from(["flat", "dgx-h100"])))
     plan = make_plan(name, gpus, **({"chunks": 3} if name in ("tree", "double-tree") else {}))
     events = simulate(plan, elements, model, faults, method="events")
     sweep = simulate(plan, elements, model, faults, method="sweep")
@@ -251,6 +262,10 @@ def test_nvls_is_not_timed_where_the_switch_does_not_add(capsys):
     # Across two DGX H100s the switch that would add is the network's: one node's eight time it.
     assert main(["timeline", "-a", "nvls", "-g", "16", "--topology", "dgx-h100"]) == 2
     assert capsys.readouterr().err.strip().endswith("on dgx-h100 it is timed within one node (at most 8 GPUs)")
+    # The Python API gives no time the command line refuses: simulate says the same.
+    with pytest.raises(RingsimError, match=r"^NVLS \(NVLink SHARP\) is not timed on flat at 8 GPUs: "):
+        simulate(make_plan("nvls", 8), 1_000_000)
+    assert simulate(make_plan("nvls", 8), 1_000_000, CostModel.of("dgx-h100")).seconds > 0
 
 
 def test_a_timeline_prints_one_line_in_a_repl():
@@ -307,10 +322,11 @@ def test_the_help_says_when_the_events_and_the_lockstep_model_differ(capsys):
     from ringsim.cli import main
     for name in sorted(ALGORITHMS):
         plan = make_plan(name, 8)
+        model = CostModel.of("dgx-h100" if unavailable(name, CostModel(), 8) else "flat")
         if name == "nccl-tree":  # both trees on each node's chain: the events overlap them
-            assert simulate(plan, 1 << 24).seconds < price(plan, 1 << 24).seconds
+            assert simulate(plan, 1 << 24, model).seconds < price(plan, 1 << 24, model).seconds
             continue
-        assert math.isclose(simulate(plan, 1 << 24).seconds, price(plan, 1 << 24).seconds,
+        assert math.isclose(simulate(plan, 1 << 24, model).seconds, price(plan, 1 << 24, model).seconds,
                             rel_tol=1e-12), name
     piped = make_plan("double-tree", 8, chunks=4)
     assert simulate(piped, 1 << 24).seconds > price(piped, 1 << 24).seconds * 1.1

@@ -27,6 +27,8 @@ from functools import cached_property, partial
 
 import numpy as np
 
+from ..algorithms import ALGORITHMS
+from ..algorithms.timing import check_timed
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..core.naming import participant_name, plural
@@ -205,6 +207,9 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
     of this size the caller makes in all (one more per fault whose cost it reports)."""
     model = model or CostModel()
     model.topology.check_gpus(plan.gpus)
+    if plan.algorithm in ALGORITHMS:
+        # A plan whose hardware cannot run it (NVLS where no switch adds) has no time to show.
+        check_timed(plan.algorithm, model, plan.gpus)
     if method not in ("auto", "events", "sweep"):
         raise RingsimError(f"method must be auto, events or sweep, got {method!r}")
     faults = check_faults(faults, plan.gpus)

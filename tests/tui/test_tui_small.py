@@ -16,6 +16,16 @@ def screen_rows(app) -> list[str]:
     return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
+async def until(pilot, ready) -> bool:
+    """Pause frame by frame until `ready()` holds, for up to about 5 s: on a loaded machine a
+    new screen or an animated scroll can take more than the one frame `pause()` waits."""
+    for _ in range(100):
+        if ready():
+            return True
+        await pilot.pause(0.05)
+    return ready()
+
+
 async def test_80x24_footer_shows_help_and_quit():
     app = RingsimApp()
     async with app.run_test(size=SMALL) as pilot:
@@ -55,17 +65,16 @@ async def test_80x24_help_fits_and_lists_every_binding():
     app = RingsimApp()
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
+        assert await until(pilot, lambda: isinstance(app.screen, HelpScreen) and any(
+            row.startswith("╭─ ringsim keys") for row in screen_rows(app)))
         rows = screen_rows(app)
         # The whole box shows, top and bottom edges; what does not fit scrolls with the keys
         # its edge names, and End shows the last row.
         assert any(row.startswith("╭─ ringsim keys") for row in rows)
         assert any("↓ pgdn end: more · escape or ? to close ─╯" in row for row in rows)
         await pilot.press("end")
-        await pilot.pause()
         box = app.screen.query_one("#help-box")
-        assert box.scroll_y == box.max_scroll_y
+        assert await until(pilot, lambda: box.max_scroll_y > 0 and box.scroll_y == box.max_scroll_y)
         rows += screen_rows(app)
         text = " ".join(" ".join(row.strip("│ ").split()) for row in rows)
         assert "leave the answer field" in text  # the last row

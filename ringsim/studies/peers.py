@@ -57,6 +57,7 @@ class Peer:
     source: str
     gpus_per_process: int | None
     times: dict[int, float]
+    quoted: frozenset[int] = frozenset()  # sizes whose time comes from a quoted busbw
 
 
 KIND_WORDS = {"nvlink": "NVLink", "pcie": "PCIe", "network": "a network"}
@@ -108,8 +109,10 @@ def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1) -> l
         theirs = topology(s["topology"])
         if theirs.nodes(gpus) != nodes or not _alike(theirs, topo, nodes):
             continue
-        times = {n: measured_seconds(p, gpus) for n, p in sorted(points[s["id"]].items())}
-        found.append(Peer(s["id"], s["hardware"], s["source"], s.get("gpus_per_process"), times))
+        mine = sorted(points[s["id"]].items())
+        times = {n: measured_seconds(p, gpus) for n, p in mine}
+        quoted = frozenset(n for n, p in mine if "time_us" not in p)
+        found.append(Peer(s["id"], s["hardware"], s["source"], s.get("gpus_per_process"), times, quoted))
     return found
 
 
@@ -122,13 +125,22 @@ def likeness(topo: Topology, nodes: int) -> str:
     return words + (f", {rate * 8 / 1e9:.4g} Gb/s of network per GPU" if rate else "")
 
 
+# nccl-tests prints a time to at least four significant digits (%.2f under 100 µs, %.1f under
+# 10 ms, %.0f above), so two copies of one run agree to 0.05%; 0.2% leaves room for a copy
+# retyped from a page. Healthy runs of one machine type agree to 1% at the largest sizes, so
+# the bound must be this tight to tell a run from its twin. A busbw quoted to three digits
+# gives a time good to about 1% only.
+PRINTED, QUOTED = 0.002, 0.01
+
+
 def same_run(peer: Peer, mine: dict[int, float]) -> bool:
     """Whether `mine` (seconds by bytes) is this published run itself: at least three sizes in
-    common, every one within 1% (the published copy is rounded as nccl-tests prints it, or
-    comes from a quoted busbw)."""
+    common, each within the published copy's rounding (PRINTED, or QUOTED where it comes from
+    a quoted busbw)."""
     shared = [n for n in mine if n in peer.times]
-    return len(shared) >= 3 and all(abs(mine[n] - peer.times[n]) <= 0.01 * peer.times[n]
-                                    for n in shared)
+    return len(shared) >= 3 and all(
+        abs(mine[n] - peer.times[n]) <= (QUOTED if n in peer.quoted else PRINTED) * peer.times[n]
+        for n in shared)
 
 
 def describe(found: list[Peer], width: int = 96) -> list[str]:

@@ -613,8 +613,10 @@ def peer_verdict(r: Report) -> str:
                      "where NCCL's model is faster than real runs (docs/cost.md lists its known "
                      "misses), not a fault of this run")
         elif near:
-            head += (f": the other {k - near} take longer than machines like this one do, so "
-                     "look at those first")
+            other = (f"the other {k - near} take", "those") if k - near > 1 else (
+                "the other one takes", "it")
+            head += (f": {other[0]} longer than machines like this one do, so look at "
+                     f"{other[1]} first")
         else:
             head += ": machines like this one are faster there, so this run falls short of them too"
     return head

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from ..core.units import format_seconds
 from ..cost.topology import DEFAULT_KIND, Topology, load, parse, presets
 
 PUBLISHED = resources.files("ringsim.studies").joinpath("published")
@@ -78,21 +79,34 @@ def _network(topo: Topology, nodes: int) -> float | None:
     return across.bandwidth if nodes > 1 and across else None
 
 
+def _latency(topo: Topology, nodes: int) -> tuple[float, float | None]:
+    """Across nodes, the latency a net plugin reports to NCCL and the network's measured one
+    (both as the topology gives them); nothing on one node."""
+    across = topo.levels.get("across")
+    if nodes <= 1 or across is None:
+        return 0.0, None
+    return across.net_plugin_latency, across.net_latency
+
+
 def _alike(a: Topology, b: Topology, nodes: int) -> bool:
-    """The same GPU architecture, link kind inside a node and (across nodes) network rate per GPU."""
+    """The same GPU architecture, link kind inside a node and, across nodes, network rate per
+    GPU and network latency: a plugin that reports its own latency (EFA's 75 µs) makes NCCL
+    choose and time small calls otherwise than on InfiniBand or RoCE of the same rate."""
     rate_a, rate_b = _network(a, nodes), _network(b, nodes)
     if rate_a is None or rate_b is None:
         same_rate = rate_a is rate_b
     else:
         same_rate = abs(rate_a - rate_b) <= 0.01 * rate_b
-    return a.arch == b.arch and _kind(a) == _kind(b) and same_rate
+    return (a.arch == b.arch and _kind(a) == _kind(b) and same_rate
+            and _latency(a, nodes) == _latency(b, nodes))
 
 
 def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1) -> list[Peer]:
     """The published all-reduce runs its source calls healthy on machines like this one: the
     same GPUs, nodes, GPUs per process (nccl-tests' -g), GPU architecture and kind of link
-    inside a node, and across nodes the same network rate per GPU; only sizes NCCL chose the
-    algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO measures something else).
+    inside a node, and across nodes the same network rate per GPU and latency; only sizes NCCL
+    chose the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO measures
+    something else).
 
     One thread issuing every call to -g GPUs sets the small sizes' time (cost.nccl.host_seconds),
     so runs of other -g are not alike. A run whose source shows no command is taken as -g 1,
@@ -122,7 +136,13 @@ def likeness(topo: Topology, nodes: int) -> str:
     words = f"{topo.arch.capitalize()} GPUs, " + (f"{KIND_WORDS.get(kind, kind)} inside a node"
                                                    if kind else "one GPU per node")
     rate = _network(topo, nodes)
-    return words + (f", {rate * 8 / 1e9:.4g} Gb/s of network per GPU" if rate else "")
+    words += f", {rate * 8 / 1e9:.4g} Gb/s of network per GPU" if rate else ""
+    plugin, measured = _latency(topo, nodes)
+    if plugin or measured is not None:
+        said = [f"{format_seconds(plugin)} reported by its net plugin"] if plugin else []
+        said += [f"{format_seconds(measured)} measured"] if measured is not None else []
+        words += f" with a latency of {' and '.join(said)}"
+    return words
 
 
 # nccl-tests prints a time to at least four significant digits (%.2f under 100 µs, %.1f under

@@ -115,3 +115,26 @@ def test_sweep_sets_the_rail_ring_beside_the_fastest_at_its_largest_size(capsys)
     assert f"(--ring-order rails:8), the ring takes {seconds * 1e3:.2f} ms at 1GiB" in out
     assert main(["sweep", "--gpus", "64", "--sizes", "1MiB,1GiB", "--no-plot"]) == 0
     assert "rails" not in capsys.readouterr().out  # one level: no NICs to spread over
+
+
+def test_a_rails_ring_is_named_so_and_drawn_in_its_nodes(tmp_path):
+    # The orders rails:4 builds on 8 GPUs, given as numbers or as rails:4, are one plan: its
+    # title says rails:4 (the four channels are its four rings), and a figure boxes its two
+    # nodes of four GPUs, each ring crossing between them.
+    from ringsim.algorithms import option_text, plan_nodes
+    from ringsim.figures.frames import node_groups
+    spelled = "1,2,3,4,5,6,7,8;2,3,4,1,6,7,8,5;3,4,1,2,7,8,5,6;4,1,2,3,8,5,6,7"
+    for given in ("rails:4", spelled):
+        plan = make_plan("ring", 8, ring_order=given)
+        assert option_text(plan) == "ring order rails:4" and plan_nodes(plan) == 2
+        assert node_groups(plan) == ((0, 1, 2, 3), (4, 5, 6, 7))
+    # One node (rails:8 of 8), one ring, or orders that wander between nodes: no boxes.
+    assert plan_nodes(make_plan("ring", 8, ring_order="rails:8")) == 1
+    assert node_groups(make_plan("ring", 8, ring_order="rails:8")) == ()
+    assert plan_nodes(make_plan("ring", 8, ring_order="rails:1")) is None
+    wander = make_plan("ring", 8, ring_order="1,5,2,6,3,7,4,8;1,2,3,4,5,6,7,8")
+    assert plan_nodes(wander) is None and option_text(wander).startswith("channels 2, ring order 1,5,")
+    out = tmp_path / "rails.svg"
+    assert main(["figure", str(out), "-g", "8", "--ring-order", "rails:4"]) == 0
+    svg = out.read_text(encoding="utf-8")
+    assert svg.count('class="node"') == 2 and "node 2" in svg

@@ -20,6 +20,7 @@ from ..core.formula import ClosedForm
 from ..core.plan import Plan
 from . import (bidirectional_ring, double_tree, halving_doubling, hierarchical, master, naive,
                nccl_tree, nvls, recursive_doubling, ring, tree)
+from ._multiring import rails_size
 from .spec import AlgorithmSpec
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {m.SPEC.name: m.SPEC for m in (
@@ -139,10 +140,27 @@ def option_text(plan: Plan) -> str:
         return spec.label(**options)
     defaults = spec.Options()
     shown = []
+    rails = rails_size(options.get("ring_order"), plan.gpus)
     for key, value in options.items():
         if value is not None and value != getattr(defaults, key, None):
+            if key == "channels" and rails == value:
+                continue  # rails:P is P rings: the order says it
             if key == "ring_order":
-                value = ";".join(",".join(str(x) for x in ring) for ring in value)
+                value = f"rails:{rails}" if rails else ";".join(",".join(str(x) for x in ring)
+                                                                  for ring in value)
             shown.append(f"{key.replace('_', ' ')} {value}")
     return ", ".join(shown)
+
+
+def plan_nodes(plan: Plan) -> int | None:
+    """How many nodes of consecutive GPUs the plan was made for, where its options say: M nodes
+    (hierarchical), nodes of L GPUs (nccl-tree's chains), or the nodes of P GPUs of a rails:P
+    ring order; None where they say none."""
+    options = plan.options
+    if options.get("nodes"):
+        return options["nodes"]
+    if options.get("gpus_per_node"):
+        return plan.gpus // options["gpus_per_node"]
+    rails = rails_size(options.get("ring_order"), plan.gpus)
+    return plan.gpus // rails if rails else None
 

@@ -96,6 +96,15 @@ def rail_orders(text: str, gpus: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(int(x) for x in ring) for ring in orders)
 
 
+def rails_size(orders, gpus: int) -> int | None:
+    """P where these ring orders are exactly those of 'rails:P' with P > 1 (nodes of P GPUs),
+    else None: titles name them so, and figures box each node."""
+    if not orders or len(orders) < 2 or gpus % len(orders) or len(orders) * gpus > MAX_ORDER_CELLS:
+        return None
+    size = len(orders)
+    return size if tuple(map(tuple, orders)) == rail_orders(f"rails:{size}", gpus) else None
+
+
 MAX_CHANNELS = 64
 
 

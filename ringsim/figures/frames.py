@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..algorithms import ALGORITHMS, algorithm, checked_options
+from ..algorithms import ALGORITHMS, algorithm, checked_options, plan_nodes
 from ..algorithms.collectives import ALL_REDUCE, Collective
 from ..algorithms.spec import AlgorithmSpec
 from ..algorithms.spec import Shape
@@ -85,11 +85,8 @@ def lane_of(segments: int, lanes: int, segment: int) -> int:
 
 def node_groups(plan: Plan) -> tuple[tuple[int, ...], ...]:
     """The GPUs of each node, when the plan was made for nodes of consecutive GPUs (else ()):
-    M nodes (hierarchical), or nodes of L GPUs (nccl-tree's chains)."""
-    nodes = plan.options.get("nodes")
-    per_node = plan.options.get("gpus_per_node")
-    if not nodes and per_node:
-        nodes = plan.gpus // per_node
+    M nodes (hierarchical), nodes of L GPUs (nccl-tree's chains), or a rails:P ring order's."""
+    nodes = plan_nodes(plan)
     if not nodes or nodes <= 1 or plan.gpus % nodes:
         return ()
     per = plan.gpus // nodes

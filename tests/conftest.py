@@ -1,6 +1,7 @@
 """Shared test set-up: Hypothesis profiles (`ci` is chosen when CI=true), how many
-pytest-xdist workers `-n auto` (pyproject.toml's addopts) starts, and this checkout's
-ringsim compiled to bytecode once for the hundreds of `python -m ringsim` the tests start."""
+pytest-xdist workers `-n auto` (pyproject.toml's addopts) starts, no COLUMNS (output as a pipe
+gets it), and this checkout's ringsim compiled to bytecode once for the hundreds of
+`python -m ringsim` the tests start."""
 
 import compileall
 import os
@@ -34,13 +35,17 @@ def pytest_xdist_auto_num_workers(config):
 
 
 def pytest_configure(config):
-    """Compile this checkout's ringsim to bytecode (files already current are skipped).
+    """No COLUMNS; and this checkout's ringsim compiled to bytecode (files already current are
+    skipped).
 
     Many tests start `python -m ringsim` (and MPI ranks) from this checkout. With
     PYTHONDONTWRITEBYTECODE set, as some shells and CI images do, no process writes the
     bytecode, so each one compiled every module again: a quarter of a second of CPU each.
     Python still reads bytecode that is there. Workers leave it to the main process.
     """
+    # pytest-xdist's workers start with COLUMNS=80 in their environment, and ringsim reads
+    # COLUMNS as its output width: the tests run as a pipe does, with none, unless they set it.
+    os.environ.pop("COLUMNS", None)
     if hasattr(config, "workerinput"):
         return
     compileall.compile_dir(Path(__file__).resolve().parents[1] / "ringsim", quiet=2)

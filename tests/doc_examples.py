@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # A line of only these stands for lines the page leaves out.
 ELIDED = {"...", "…", "#   …"}
-# The width the examples were made at: wide enough that no table wraps.
-COLUMNS = "200"
+# The width the examples are run at: the widest ringsim allows (core/width.py), so that no
+# line wraps, as in a pipe, while the terminal plots keep the width they were drawn at.
+COLUMNS = "1000"
 
 
 @dataclass

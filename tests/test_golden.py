@@ -27,4 +27,5 @@ def test_output_unchanged(name, command):
 
 def test_corpus_covers_every_command_family():
     first_words = {c.split()[0] for c in commands()}
-    assert {"walk", "compare", "sweep", "timeline", "zero", "overlap", "lesson", "train"} <= first_words
+    assert {"walk", "compare", "sweep", "timeline", "zero", "overlap", "lesson", "train",
+            "predict", "diagnose"} <= first_words

@@ -17,6 +17,7 @@ import sys
 
 from ..core.errors import RingsimError
 from ..core.textout import prepare_streams, printable
+from ._help import FittingHelp
 
 PROG = "ringsim"
 # Errors a write to an output stream raises (no file name: opening a file gives one).
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     for module in _command_modules():
         module.register(sub)
     for command in [parser, *sub.choices.values()]:
+        command.formatter_class = FittingHelp
         _one_line_errors(command)
     return parser
 

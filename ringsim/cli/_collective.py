@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..core.naming import plural
+from ..core.width import say
 from ..algorithms.collectives import ALL_REDUCE, COLLECTIVES, Collective
 
 
@@ -49,19 +50,19 @@ def compare_one(args: argparse.Namespace, c: Collective) -> int:
     if args.json:
         print(json.dumps(record))
         return 0
-    print(f"{plural(gpus, 'GPU')} · {plural(elements, 'element')} per GPU · {c.title} ({algorithm}; the other "
-          f"algorithms are all-reduces)\n")
-    print(f"  elements moved       {format_number(form.total.value):>14}   {form.total.text}")
-    print(f"  busiest GPU sent     {format_number(form.busiest_sent.value):>14}   {form.busiest_sent.text}")
-    print(f"  busiest GPU received {format_number(form.busiest_received.value):>14}   "
-          f"{form.busiest_received.text}")
-    print(f"  steps                {format_number(form.steps.value):>14}   {form.steps.text}")
-    print(f"  messages             {format_number(form.messages.value):>14}   {form.messages.text}")
+    say(f"{plural(gpus, 'GPU')} · {plural(elements, 'element')} per GPU · {c.title} ({algorithm}; the other "
+        f"algorithms are all-reduces)\n")
+    say(f"  elements moved       {format_number(form.total.value):>14}   {form.total.text}")
+    say(f"  busiest GPU sent     {format_number(form.busiest_sent.value):>14}   {form.busiest_sent.text}")
+    say(f"  busiest GPU received {format_number(form.busiest_received.value):>14}   "
+        f"{form.busiest_received.text}")
+    say(f"  steps                {format_number(form.steps.value):>14}   {form.steps.text}")
+    say(f"  messages             {format_number(form.messages.value):>14}   {form.messages.text}")
     if model is not None:
-        print(f"\nModelled time (textbook α-β-γ) on {model.topology.name} · {format_bytes(elements * model.itemsize)} "
-              f"per GPU: {format_seconds(record['seconds'])}, algbw {format_bandwidth(record['algbw'])}, "
-              f"busbw {format_bandwidth(record['busbw'])} (busbw = algbw·{c.factor_text} "
-              f"= algbw·{format_number(Fraction(factor))}, nccl-tests' factor for {c.name}); "
-              f"bottleneck: {record['bottleneck']}")
-        print("\n" + nccl_line(pick, elements * model.itemsize, float(factor)) + ".")
+        say(f"\nModelled time (textbook α-β-γ) on {model.topology.name} · {format_bytes(elements * model.itemsize)} "
+            f"per GPU: {format_seconds(record['seconds'])}, algbw {format_bandwidth(record['algbw'])}, "
+            f"busbw {format_bandwidth(record['busbw'])} (busbw = algbw·{c.factor_text} "
+            f"= algbw·{format_number(Fraction(factor))}, nccl-tests' factor for {c.name}); "
+            f"bottleneck: {record['bottleneck']}")
+        say("\n" + nccl_line(pick, elements * model.itemsize, float(factor)) + ".")
     return 0

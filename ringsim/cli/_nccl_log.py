@@ -8,6 +8,7 @@ import json
 
 from ..core.checks import count_arg
 from ..core.textout import json_ensure_ascii
+from ..core.width import say
 
 NCCL_LOG_HELP = ("an NCCL_DEBUG=INFO log ('-' for standard input): walk the rings NCCL built, "
                  "channel c as ring c, NCCL rank r as GPU r+1, with the link each hop used "
@@ -99,4 +100,4 @@ def print_preface(log, as_json: bool, topology=None) -> None:
     if as_json:
         print(json.dumps(ncclplan.summary(log), ensure_ascii=json_ensure_ascii()))
     else:
-        print("\n".join(ncclplan.text(log)) + "\n")
+        say("\n".join(ncclplan.text(log)) + "\n")

@@ -9,6 +9,7 @@ from ..core.naming import plural
 from ..core.errors import RingsimError
 from ..studies.numerics import (DEFAULT_DTYPES, PRECISION, QUOTE, Numerics, has_bfloat16, measure)
 from ..core.textout import json_ensure_ascii
+from ..core.width import say, table
 from ..core.checks import count_arg
 
 DEFAULT_GPUS = 8
@@ -54,9 +55,9 @@ def run_numerics(args: argparse.Namespace, timed: bool) -> int:
 def _print(result: Numerics, missing_bfloat16: bool) -> None:
     from ..algorithms import ALGORITHMS
     first = result.algorithms[0]
-    print(f"Float error of each algorithm's sum · {plural(result.gpus, 'GPU')} · {result.elements:,} "
-          f"random elements per GPU (standard normal, seed {result.seed})")
-    print("against the exact sum of the same inputs (math.fsum per element, in float64)\n")
+    say(f"Float error of each algorithm's sum · {plural(result.gpus, 'GPU')} · {result.elements:,} "
+        f"random elements per GPU (standard normal, seed {result.seed})")
+    say("against the exact sum of the same inputs (math.fsum per element, in float64)\n")
     header = ["algorithm"]
     for d in result.dtypes:
         header += [f"{d} max", "mean", f"≠ {first}"]
@@ -67,24 +68,19 @@ def _print(result: Numerics, missing_bfloat16: bool) -> None:
             e = result.error(name, d)
             row += [f"{e.max_error:.3g}", f"{e.mean_error:.3g}", f"{e.differs:,}"]
         rows.append(row)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    for number, row in enumerate(rows):
-        print("  ".join([row[0].ljust(widths[0])] + [c.rjust(w) for c, w in
-                                                      zip(row[1:], widths[1:])]))
-        if number == 0:
-            print("  ".join("─" * w for w in widths))
+    print("\n".join(table(rows, left=(0,))))
     n = result.elements
-    print(f"\n≠ {first}: of the {n:,} sums, how many differ in their bits from the "
-          f"{ALGORITHMS[first].title.lower()}'s.")
+    say(f"\n≠ {first}: of the {n:,} sums, how many differ in their bits from the "
+        f"{ALGORITHMS[first].title.lower()}'s.")
     for d in result.dtypes:
         worst = max(result.error(a, d).bound_used for a in result.algorithms)
-        print(f"{d}: every error is within the textbook bound γ(G−1)·Σ|x| ≈ (G−1)·u·Σ|x| "
-              f"(u = 2^-{PRECISION[d]}; Higham 2002 §4.2): the worst used {worst:.0%} of it." if worst <= 1 else
-              f"{d}: an error EXCEEDS the textbook bound (G−1)·u·Σ|x| ({worst:.2f}×): a bug.")
+        say(f"{d}: every error is within the textbook bound γ(G−1)·Σ|x| ≈ (G−1)·u·Σ|x| "
+            f"(u = 2^-{PRECISION[d]}; Higham 2002 §4.2): the worst used {worst:.0%} of it." if worst <= 1 else
+            f"{d}: an error EXCEEDS the textbook bound (G−1)·u·Σ|x| ({worst:.2f}×): a bug.")
     if missing_bfloat16:
-        print("bfloat16: not measured, the ml_dtypes package is missing (pip install ml-dtypes).")
-    print("\nThe sums differ in the last bits between algorithms, and between G or channel "
-          "counts, because each adds the G contributions in its own order and every float "
-          "addition rounds: (a+b)+c need not equal a+(b+c). None is wrong; the ring adds one "
-          "value at a time to a growing sum, a tree adds sums of equal weight. " + QUOTE +
-          " Every GPU still ends with the same bits.")
+        say("bfloat16: not measured, the ml_dtypes package is missing (pip install ml-dtypes).")
+    say("\nThe sums differ in the last bits between algorithms, and between G or channel "
+        "counts, because each adds the G contributions in its own order and every float "
+        "addition rounds: (a+b)+c need not equal a+(b+c). None is wrong; the ring adds one "
+        "value at a time to a growing sum, a tree adds sums of equal weight. " + QUOTE +
+        " Every GPU still ends with the same bits.")

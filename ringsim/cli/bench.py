@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..core.width import say
 from ..execute.backend import array_module
 from .common import add_backend_argument
 
@@ -35,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
         for record in records:
             print(json.dumps({**record, "quick": args.quick}))
         return 0
-    print("\n".join(text_lines(records, quick=args.quick)))
+    # Every line, a case's first too, continues under the column after the case's name.
+    say("\n".join(text_lines(records, quick=args.quick)), hang=" " * 19)
     return 0
 
 

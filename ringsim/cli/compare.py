@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import textwrap
 from fractions import Fraction
 
 from ..algorithms import ALGORITHMS
@@ -18,6 +17,7 @@ from ..cost.nccl_graph import constants
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.units import format_bandwidth, format_bytes, format_seconds
+from ..core.width import say, table, wrap
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
                          gpus_from_args, model_from_args, uses_cost)
 from ..algorithms.collectives import collective
@@ -134,18 +134,11 @@ def _record(r: Row, gpus: int, elements: int, model) -> dict:
 
 def _table(header: tuple, body: list[tuple], left: tuple[int, ...] = (0,)) -> None:
     """Print a table: the `left` columns left-aligned, the last one free, the rest right-aligned."""
-    table = [header] + body
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for number, row in enumerate(table):
-        cells = [c.ljust(w) if i in left else c.rjust(w)
-                 for i, (c, w) in enumerate(zip(row[:-1], widths[:-1]))]
-        print("  ".join(cells + [row[-1]]).rstrip())
-        if number == 0:
-            print("  ".join("─" * w for w in widths))
+    print("\n".join(table([header, *body], left=left, free=True)))
 
 
 def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
-    print(f"{plural(gpus, 'GPU')} · {plural(elements, 'element')} per GPU\n")
+    say(f"{plural(gpus, 'GPU')} · {plural(elements, 'element')} per GPU\n")
     _table(("algorithm", "elements moved", "busiest GPU sent / received", "steps", "messages",
             "closed form"),
            [(r.label, format_number(r.total),
@@ -160,8 +153,8 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
         # The closed form as walk prints it: where G does not divide N its textbook value
         # (10.67) and the exact one (11) are each set beside their own expression.
         sent = ring.formulas.busiest_sent
-        print(f"\nThe master sends {_ratio(ratio)}× what the ring's busiest GPU sends"
-              + (f": {sent}." if sent.uneven else f"; the ring's load per GPU is {sent}."))
+        say(f"\nThe master sends {_ratio(ratio)}× what the ring's busiest GPU sends"
+            + (f": {sent}." if sent.uneven else f"; the ring's load per GPU is {sent}."))
 
 
 def _print_times(rows: list[Row], gpus: int, elements: int, model, pick) -> None:
@@ -171,11 +164,11 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model, pick) -> None
     if topo.gpus_per_node:
         nodes = topo.nodes(gpus)
         where += f" in {plural(nodes, 'node')}"
-    print(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
-          f"({model.itemsize}-byte elements)")
-    print(topo.describe() + "\n")
+    say(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
+        f"({model.itemsize}-byte elements)")
+    say(topo.describe() + "\n")
     _print_nccl(pick, gpus, nbytes)
-    print("\nTextbook α-β-γ model (what the lessons teach), every schedule ringsim builds:\n")
+    say("\nTextbook α-β-γ model (what the lessons teach), every schedule ringsim builds:\n")
     timed = sorted((r for r in rows if r.timing), key=lambda r: r.timing.rank)
     body = [(r.label, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),
              format_bandwidth(r.timing.busbw), str(r.timing.rank),
@@ -185,20 +178,20 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model, pick) -> None
            left=(0, 5))
     for r in rows:
         if r.timing is None:
-            print(f"\nNot timed: {r.title}: {unavailable(r.algorithm, model, gpus)}.")
-    print("\nalgbw = S/t with S the bytes per GPU; busbw = algbw·2(G−1)/G, the rate each GPU's "
-          "link must carry (nccl-tests' definitions).")
+            say(f"\nNot timed: {r.title}: {unavailable(r.algorithm, model, gpus)}.")
+    say("\nalgbw = S/t with S the bytes per GPU; busbw = algbw·2(G−1)/G, the rate each GPU's "
+        "link must carry (nccl-tests' definitions).")
     _print_relation(timed, pick)
 
 
 def _wrap(text: str) -> str:
-    return textwrap.fill(text, width=100, break_on_hyphens=False, break_long_words=False)
+    return wrap(text, most=100)
 
 
 def _print_nccl(pick, gpus: int, nbytes: int) -> None:
     version = constants()["version"]["nccl"]
     if pick is None:
-        print(f"NCCL's model (NCCL {version}'s own tuning): one GPU, NCCL sends nothing.")
+        say(f"NCCL's model (NCCL {version}'s own tuning): one GPU, NCCL sends nothing.")
         return
     if not isinstance(pick, NcclChoice):
         print(_wrap(f"NCCL's model (NCCL {version}'s own tuning): no answer here: {pick}"))

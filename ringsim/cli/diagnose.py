@@ -8,7 +8,6 @@ import json
 import math
 import os
 import sys
-import textwrap
 from pathlib import Path
 
 from ..core.checks import MAX_GPUS, count_arg
@@ -16,6 +15,7 @@ from ..core.errors import RingsimError
 from ..core.files import check_output, write_text
 from ..core.textout import json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
+from ..core.width import fill_width, output_width, say, table, wrap
 from ._cost_args import nccl_release
 
 ORDER = 45
@@ -162,12 +162,12 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(report.tuning_record, ensure_ascii=ascii_only))
         print(json.dumps(report.header(), ensure_ascii=ascii_only))
         return 0
-    print("\n".join(text_lines(report)))
+    print(wrap("\n".join(text_lines(report))))
     if not args.no_plot:
         print()
         print(terminal_plot(report, sys.stdout.isatty()))
     if svg is not None:
-        print(f"\nSVG written to {printable(str(svg))}")
+        say(f"\nSVG written to {printable(str(svg))}")
     return 0
 
 
@@ -265,7 +265,7 @@ def text_lines(r) -> list[str]:
                      format_seconds(x.predicted_seconds) if x.predicted_seconds else "–",
                      format_bandwidth(x.predicted_busbw) if x.predicted_busbw else "–", choice,
                      f"{x.ratio:.2f}" if x.ratio is not None else "–", "◀" if x.flag else ""))
-    lines += _columns(header, body)
+    lines += table([header, *body])
     lines.append("")
     lines.append(f"Fitted to the measured curve: per-call latency {format_seconds(r.measured.latency)}"
                  + (f", bus bandwidth {format_bandwidth(r.measured.busbw)}" if r.measured.busbw
@@ -292,22 +292,15 @@ def peer_lines(r) -> list[str]:
     where = f"{r.gpus} GPUs" + (f" in {r.nodes} nodes" if r.nodes > 1 else " in one node")
     if r.gpus_per_process > 1:
         where += f", {r.gpus_per_process} GPUs per process"
-    lines = textwrap.wrap(f"Published all_reduce_perf runs on machines like this one ({where}; "
-                          f"{r.peer_likeness}), each healthy by its source's own word:", 96)
-    lines += [f"  {line}" for line in peers.describe(r.peers, 94)]
+    lines = wrap(f"Published all_reduce_perf runs on machines like this one ({where}; "
+                 f"{r.peer_likeness}), each healthy by its source's own word:",
+                 most=96).split("\n")
+    lines += [f"  {line}" for line in peers.describe(r.peers, fill_width(96) - 2)]
     header = ("size", "this run", "fastest", "median", "slowest", "runs", "this/median", "")
     body = [(format_bytes(x.bytes), format_seconds(x.seconds), format_seconds(x.low),
              format_seconds(x.median), format_seconds(x.high), str(x.systems), f"{x.ratio:.2f}",
              "◀ longest" if x.slower_than_all else "") for x in r.peer_rows]
-    return lines + [""] + _columns(header, body)
-
-
-def _columns(header: tuple, body: list) -> list[str]:
-    widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
-    out = ["  ".join(c.rjust(w) for c, w in zip(header, widths)).rstrip(),
-           "  ".join("─" * w for w in widths).rstrip()]
-    out += ["  ".join(c.rjust(w) for c, w in zip(row, widths)).rstrip() for row in body]
-    return out
+    return lines + [""] + table([header, *body])
 
 
 def terminal_plot(r, colour: bool) -> str:
@@ -315,9 +308,10 @@ def terminal_plot(r, colour: bool) -> str:
     try:
         import plotext as plt
     except ImportError:
-        return "(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)"
+        return wrap("(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)")
+    limit = output_width()
     plt.clear_figure()
-    plt.plotsize(100, 22)
+    plt.plotsize(100 if limit is None else min(100, limit), 22)
     plt.theme("pro" if colour else "clear")
     plt.xscale("log")
     plt.yscale("log")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..core.errors import RingsimError
 from ..core.naming import plural
+from ..core.width import say
 from ..tui.scenario import MIN_SIZE, MIN_SIZE_PRESENT  # below them a slide only says the screen is too small
 from .common import add_scenario_arguments
 from .tui import add_view_arguments, elements_follow_gpus, make_app
@@ -263,13 +264,13 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path, ours: set[
     except OSError as error:
         raise RingsimError(f"cannot move the frames into {final}: {error.strerror or error}") from None
     pngs = f" and {len(written)} PNG" if args.png else ""
-    print(f"wrote {len(written)} SVG{pngs} files to {final}")
+    say(f"wrote {len(written)} SVG{pngs} files to {final}")
     if cut:  # a slide cannot scroll: say where it leaves something out, and what shows it
         name, words = cut[0]
         # Every box grows with the screen's height; at the tallest, only a smaller run fits.
         more = (f"a taller --screen (up to {MAX_SIZE[1]} rows) shows more" if args.size[1] < MAX_SIZE[1]
                 else f"--screen is at its tallest ({MAX_SIZE[1]} rows): fewer GPUs show more")
-        print(f"note: {plural(len(cut), 'frame')} of {len(written)} cannot show all "
-              f"{'it holds' if len(cut) == 1 else 'they hold'} ({name}: {', '.join(words)} "
-              f"not shown); {more}")
+        say(f"note: {plural(len(cut), 'frame')} of {len(written)} cannot show all "
+            f"{'it holds' if len(cut) == 1 else 'they hold'} ({name}: {', '.join(words)} "
+            f"not shown); {more}")
     return 0

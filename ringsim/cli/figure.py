@@ -7,6 +7,7 @@ import argparse
 
 from ..algorithms.collectives import collective
 from ..core.errors import RingsimError
+from ..core.width import say
 from ..sim.scenario import shown_elements
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
 from ._collective import add_collective_argument
@@ -93,5 +94,5 @@ def run(args: argparse.Namespace) -> int:
     written = write(sim, args.output, args.step, args.theme, size)
     if log is not None:
         print_preface(log, as_json=False)
-    print(f"wrote {args.output} ({written:,} bytes)")
+    say(f"wrote {args.output} ({written:,} bytes)")
     return 0

@@ -8,6 +8,7 @@ import sys
 from ..core.naming import plural
 from ..execute.backend import array_module
 from ..core.errors import RingsimError
+from ..core.width import say
 from ..sim.simulation import SYMBOLIC_MAX_GPUS
 from .common import add_backend_argument, elements_arg, gpus_arg
 
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.number is None:
         print("\n".join(listing(outline_lessons(args.lessons_dir, **scenario))))
-        print("\nRun one with: ringsim lesson N · check every figure with: ringsim lesson --check")
+        say("\nRun one with: ringsim lesson N · check every figure with: ringsim lesson --check")
         return 0
     if args.gpus is None and args.elements is None:
         # The course as written: the whole folder must load, as `--check` would say.

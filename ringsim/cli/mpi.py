@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..core.checks import count_arg
 from ..core.errors import RingsimError
+from ..core.width import output_width
 
 ORDER = 35
 HELP = "run a plan on real MPI processes (one rank per GPU), checked against MPI_Allreduce"
@@ -93,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     # The ranks write UTF-8 into pipes; this process re-prints it under the terminal's rules.
     env["PYTHONIOENCODING"] = "utf-8"
+    # Writing into a pipe, rank 0 would see no width: it is told the terminal's.
+    limit = output_width()
+    if limit is not None:
+        env["COLUMNS"] = str(limit)
     from ..mpi.launch import Job, Stopped
     try:
         with Job(command, env, GRACE_SECONDS) as job:

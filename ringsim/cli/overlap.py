@@ -10,6 +10,7 @@ from ..core.naming import plural
 from ..core.errors import RingsimError
 from ..core.files import atomic_output, check_output
 from ..core.textout import printable
+from ..core.width import say
 from ._cost_args import MODEL_HELP, add_cost_arguments, gpus_from_args, model_from_args
 from .common import gpus_arg
 
@@ -115,28 +116,28 @@ def run(args: argparse.Namespace) -> int:
             "best_bucket_mb": None if math.isinf(winner.bucket_mb) else winner.bucket_mb}))
         return 0
     batch = net.batch if args.batch is None else args.batch
-    print(f"Overlap · {net.title}: {net.params:,} parameters in {plural(len(net.layers), 'layer')} · "
-          f"{batch:,} × {net.sample} per GPU · {plural(gpus, 'GPU')} · {cost.topology.name}")
-    print(f"Gradients of {cost.itemsize} bytes; buckets of {_mb(args.bucket_mb)} (the first "
-          f"{FIRST_BUCKET_BYTES // MIB} MiB, as DDP): {plural(len(step.buckets), 'bucket')}"
-          f", {args.algorithm} all-reduce each, one stream")
-    print(f"Forward {format_seconds(step.forward_seconds)}, backward "
-          f"{format_seconds(step.backward_seconds)} at {args.tflops:g} TFLOP/s")
+    say(f"Overlap · {net.title}: {net.params:,} parameters in {plural(len(net.layers), 'layer')} · "
+        f"{batch:,} × {net.sample} per GPU · {plural(gpus, 'GPU')} · {cost.topology.name}")
+    say(f"Gradients of {cost.itemsize} bytes; buckets of {_mb(args.bucket_mb)} (the first "
+        f"{FIRST_BUCKET_BYTES // MIB} MiB, as DDP): {plural(len(step.buckets), 'bucket')}"
+        f", {args.algorithm} all-reduce each, one stream")
+    say(f"Forward {format_seconds(step.forward_seconds)}, backward "
+        f"{format_seconds(step.backward_seconds)} at {args.tflops:g} TFLOP/s")
     hidden = step.communication_seconds - step.exposed_seconds
-    print(f"Communication {format_seconds(step.communication_seconds)}: "
-          f"{format_seconds(hidden)} hidden under the backward pass, "
-          f"{format_seconds(step.exposed_seconds)} exposed")
+    say(f"Communication {format_seconds(step.communication_seconds)}: "
+        f"{format_seconds(hidden)} hidden under the backward pass, "
+        f"{format_seconds(step.exposed_seconds)} exposed")
     serial = step.forward_seconds + step.backward_seconds + step.communication_seconds
-    print(f"Step time {format_seconds(step.step_seconds)} (without overlap: "
-          f"{format_seconds(serial)})\n")
-    print("Bucket size sweep:")
-    print(f"  {'bucket':>10}  {'buckets':>7}  {'step':>10}  {'exposed':>10}")
+    say(f"Step time {format_seconds(step.step_seconds)} (without overlap: "
+        f"{format_seconds(serial)})\n")
+    say("Bucket size sweep:")
+    say(f"  {'bucket':>10}  {'buckets':>7}  {'step':>10}  {'exposed':>10}")
     for o in runs:
         mark = "  ← best" if o is winner else ""
-        print(f"  {_mb(o.bucket_mb):>10}  {len(o.buckets):>7}  {format_seconds(o.step_seconds):>10}  "
-              f"{format_seconds(o.exposed_seconds):>10}{mark}")
-    print(f"\nBest bucket size: {_mb(winner.bucket_mb)}. Small buckets pay α per all-reduce; large "
-          f"ones start late and leave the last all-reduce exposed.")
+        say(f"  {_mb(o.bucket_mb):>10}  {len(o.buckets):>7}  {format_seconds(o.step_seconds):>10}  "
+            f"{format_seconds(o.exposed_seconds):>10}{mark}")
+    say(f"\nBest bucket size: {_mb(winner.bucket_mb)}. Small buckets pay α per all-reduce; large "
+        f"ones start late and leave the last all-reduce exposed.")
     if trace_path is not None:
-        print(f"Trace written to {printable(trace_path)} (open it in ui.perfetto.dev or chrome://tracing).")
+        say(f"Trace written to {printable(trace_path)} (open it in ui.perfetto.dev or chrome://tracing).")
     return 0

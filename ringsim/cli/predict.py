@@ -9,6 +9,7 @@ from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
 from ..cost.nccl import names, tuning_table, versions, versions_text
 from ..cost.topology import load, presets
+from ..core.width import fill_width, output_width, say, table, wrap
 from ..studies.nccltuning import format_table
 from ..studies.predict import (BUS_FACTORS, TYPES, empty_note, host_note, predict,
                                 rounding_note)
@@ -117,8 +118,8 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(record))
         return 0
     tables = f" (NCCL {args.nccl}'s tuning tables)" if args.nccl else ""
-    print(f"# ringsim predict: NCCL's model of {args.collective} on "
-          f"{_where(topology, args.gpus)}{tables}")
+    say(f"# ringsim predict: NCCL's model of {args.collective} on "
+        f"{_where(topology, args.gpus)}{tables}", hang="#   ")
     header = ("size", "count", "type", "time", "algbw", "busbw", "algorithm", "protocol",
               "channels")
     units = ("(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "")
@@ -126,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     for note in (rounding_note(rows, args.collective, args.gpus), empty_note(rows),
                  host_note(rows, args.gpus_per_process)):
         if note:
-            print(note)
+            say(note, hang="#   ")
     if args.published:
         header += ("published", "runs", "model/pub")
         units += ("(us)", "", "")
@@ -145,10 +146,8 @@ def run(args: argparse.Namespace) -> int:
     # nccl-tests' widths, widened where a cell needs more, so that two spaces at least part
     # every field (a bfloat16 type, a count of 15 digits) and the columns stay readable by awk.
     widths = [max([w] + [len(row[i]) + 2 for row in body]) for i, w in enumerate(widths)]
-    for line in (header, units):
-        print("#" + "".join(f"{c:>{w}}" for c, w in zip(line, widths))[1:])
-    for cells in body:
-        print("".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
+    print("\n".join(table([header, units, *body], head=2, gap=0, minimum=widths, rule="",
+                          comment="#", strip=False)))
     if args.published:
         print("\n".join(_published_lines(topology, args.gpus, found, args.gpus_per_process)))
     return 0
@@ -169,10 +168,11 @@ def _published_lines(topology, gpus: int, found, gpus_per_process: int = 1) -> l
     like = peers.likeness(topology, topology.nodes(gpus)) + (
         f", {gpus_per_process} GPUs per process" if gpus_per_process > 1 else "")
     if not found:
-        return [f"# no published all_reduce_perf run matches {_where(topology, gpus)} ({like}); "
-                "docs/cost.md's validation table lists the runs ringsim holds"]
-    return ([f"# published: the median time of the runs on machines like this one ({like}; "
-             "healthy by their sources' word):"] + [f"#   {line}" for line in peers.describe(found, 92)])
+        return [wrap(f"# no published all_reduce_perf run matches {_where(topology, gpus)} ({like}); "
+                     "docs/cost.md's validation table lists the runs ringsim holds", hang="#   ")]
+    return ([wrap(f"# published: the median time of the runs on machines like this one ({like}; "
+                  "healthy by their sources' word):", hang="#   ")]
+            + [f"#   {line}" for line in peers.describe(found, fill_width(96) - 4)])
 
 
 def _tuning(args: argparse.Namespace, topology) -> int:
@@ -180,16 +180,19 @@ def _tuning(args: argparse.Namespace, topology) -> int:
     --nccl-log, NCCL's own table and choices from the log beside the model's."""
     if args.nccl_log is not None:
         return _beside_log(args, topology)
-    table = tuning_table(topology, args.gpus, args.nccl, args.algo, args.proto)
+    tuned = tuning_table(topology, args.gpus, args.nccl, args.algo, args.proto)
     if args.json:
-        for (func, algo, proto), (latency, bandwidth) in table.items():
+        for (func, algo, proto), (latency, bandwidth) in tuned.items():
             print(json.dumps({"function": func, "algorithm": algo, "protocol": proto,
                               "latency": latency * 1e-6, "algbw": bandwidth * 1e9}))
         return 0
-    print(f"# ringsim predict --tuning: NCCL {args.nccl or versions()[0]}'s tuning table as "
-          f"NCCL would print it on {_where(topology, args.gpus)}: latency (us) / algorithm "
-          "bandwidth (GB/s)")
-    print("\n".join(format_table(table)))
+    say(f"# ringsim predict --tuning: NCCL {args.nccl or versions()[0]}'s tuning table as "
+        f"NCCL would print it on {_where(topology, args.gpus)}: latency (us) / algorithm "
+        "bandwidth (GB/s)", hang="#   ")
+    # NCCL prints three algorithms a block, 51 columns each beside the 15 of the names.
+    limit = output_width()
+    per = 3 if limit is None else max(1, min(3, (limit - 15) // 51))
+    print("\n".join(format_table(tuned, per=per)))
     return 0
 
 
@@ -205,9 +208,9 @@ def _beside_log(args: argparse.Namespace, topology) -> int:
     if args.json:
         print(json.dumps(record))
         return 0
-    print(f"# ringsim predict --tuning --nccl-log {text.name}: {args.collective} on "
-          f"{_where(topology, args.gpus)}")
-    print("\n".join(lines))
+    say(f"# ringsim predict --tuning --nccl-log {text.name}: {args.collective} on "
+        f"{_where(topology, args.gpus)}", hang="#   ")
+    say("\n".join(lines))
     return 0
 
 

@@ -7,12 +7,12 @@ import json
 import math
 import os
 import sys
-import textwrap
 from ..core.naming import plural
 from ..cost.model import algbw, busbw
 from ..core.errors import RingsimError
 from ..core.files import check_output, write_text
 from ..core.textout import printable
+from ..core.width import display_width, output_width, say, table, wrap
 from ..cost.nccl import EMPTY_CALL
 from ..studies.sweep import Sweep, parse_sizes, sweep
 from ..core.units import format_bandwidth, format_bytes, format_seconds
@@ -48,16 +48,6 @@ def register(sub) -> None:
     parser.set_defaults(run=run)
 
 
-
-def _columns(header: tuple, body: list) -> None:
-    """Columns right-aligned to their widest cell, a rule under the header."""
-    table = [header] + body
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for number, row in enumerate(table):
-        print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
-        if number == 0:
-            print("  ".join("─" * w for w in widths))
-
 def run(args: argparse.Namespace) -> int:
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 64)
@@ -76,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(_terminal_plot(result, args.plot, sys.stdout.isatty()))
     if svg_path is not None:
-        print(f"\nSVG written to {printable(svg_path)}")
+        say(f"\nSVG written to {printable(svg_path)}")
     return 0
 
 
@@ -123,12 +113,12 @@ def _nothing_to_plot(result: Sweep, metric: str) -> str:
     return f"nothing to draw on log axes: {why}, so every {what} is 0 or has no figure"
 
 
-def _title(result: Sweep, metric: str) -> str:
+def _title(result: Sweep, metric: str, room: int = 70) -> str:
     what = "modelled time" if metric == "time" else "busbw"
     whose = "textbook vs NCCL's model" if result.nccl else "textbook α-β-γ"
     title = f"All-reduce {what}, {result.gpus:,} GPUs, {result.model.topology.name}"
     # plotext drops a title wider than its canvas (about 72 columns at 80)
-    return f"{title}: {whose}" if len(title) + len(whose) <= 70 else title
+    return f"{title}: {whose}" if len(title) + len(whose) <= room else title
 
 
 def _xticks(result: Sweep, count: int = 6) -> list[tuple[float, str]]:
@@ -150,12 +140,13 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     try:
         import plotext as plt
     except ImportError:
-        return "(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)"
+        return wrap("(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)")
     from ..studies.ticks import decade_ticks, tick_label
     if not _plottable(result, metric):
-        return f"(no plot: {_nothing_to_plot(result, metric)})"
+        return wrap(f"(no plot: {_nothing_to_plot(result, metric)})")
+    limit = output_width()
     plt.clear_figure()
-    plt.plotsize(100, 24)
+    plt.plotsize(100 if limit is None else min(100, limit), 24)
     plt.theme("pro" if colour else "clear")
     plt.xscale("log")
     plt.yscale("log")
@@ -177,17 +168,19 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     if marks:
         plt.ylim(math.log10(marks[0]), math.log10(marks[-1]))  # plotext takes log limits on a log axis
         plt.yticks(marks, [tick_label(v, metric) for v in marks])
-    plt.title(_title(result, metric))
+    plt.title(_title(result, metric, 70 if limit is None else min(100, limit) - 10))
     plt.xlabel("bytes per GPU")
     plt.ylabel("time" if metric == "time" else "busbw")
     text = plt.build()
     plt.clear_figure()
     text = text if colour else plt.uncolorize(text)
-    width = max((len(plain) for plain, _ in legend), default=0) + 3
-    rows = ["  " + "".join(shown + " " * (width - len(plain)) for plain, shown in legend[i:i + 3]).rstrip()
-            for i in range(0, len(legend), 3)]
+    width = max((display_width(plain) for plain, _ in legend), default=0) + 3
+    per = 3 if limit is None else max(1, min(3, (limit - 2 + 3) // width))  # the last pads nothing
+    rows = ["  " + "".join(shown + " " * (width - display_width(plain))
+                           for plain, shown in legend[i:i + per]).rstrip()
+            for i in range(0, len(legend), per)]
     if not _plottable(result, metric, textbook_only=True):  # NCCL's own constants still cost time
-        rows.append(f"(textbook rows not drawn: {_nothing_to_plot(result, metric)})")
+        rows.append(wrap(f"(textbook rows not drawn: {_nothing_to_plot(result, metric)})"))
     return text.rstrip("\n") + "\n" + "\n".join(rows)
 
 
@@ -204,38 +197,37 @@ def _write_svg(result: Sweep, path: str, metric: str) -> None:
 def _print_table(result: Sweep) -> None:
     from ..algorithms import ALGORITHMS
     topo = result.model.topology
-    print(f"All-reduce over {plural(result.gpus, 'GPU')} on {topo.title} "
-          f"({result.model.itemsize}-byte elements)\n")
+    say(f"All-reduce over {plural(result.gpus, 'GPU')} on {topo.title} "
+        f"({result.model.itemsize}-byte elements)\n")
     names = result.algorithms
     mark = {n: "" if ALGORITHMS[n].nccl_name else "*" for n in names}
     nccl = bool(result.nccl)
-    print(textwrap.fill(
-        "Textbook α-β-γ model, one column per algorithm (* not in NCCL: MPI libraries run "
+    say("Textbook α-β-γ model, one column per algorithm (* not in NCCL: MPI libraries run "
         "them, compare --time says which)" + (
             f"; NCCL's model: what NCCL's own tuning would run ({_nccl_version()})." if nccl
-            else f". NCCL's model: none here ({result.nccl_note}).") + "\n",
-        width=100, break_on_hyphens=False, break_long_words=False) + "\n")
+            else f". NCCL's model: none here ({result.nccl_note})."), most=100)
+    print()
     header = ("size", *(ALGORITHMS[n].name + mark[n] for n in names), "fastest textbook",
               "its busbw") + (("NCCL's model", "NCCL's pick") if nccl else ())
     body = [(format_bytes(p.nbytes), *(format_seconds(p.estimates[n].seconds) for n in names),
              p.best + mark[p.best], format_bandwidth(p.busbw(p.best, result.gpus)))
             + (_nccl_cells(result.nccl[i]) if nccl else ())
             for i, p in enumerate(result.points)]
-    _columns(header, body)
-    print("\nbusbw per algorithm (nccl-tests: algbw·2(G−1)/G):")
+    print("\n".join(table([header, *body])))
+    say("\nbusbw per algorithm (nccl-tests: algbw·2(G−1)/G):")
     header = ("size", *(ALGORITHMS[n].name + mark[n] for n in names)) + \
         (("NCCL's model",) if nccl else ())
     body = [(format_bytes(p.nbytes), *(format_bandwidth(p.busbw(n, result.gpus)) for n in names))
             + ((_bandwidth(result.nccl_busbw(i)),) if nccl else ())
             for i, p in enumerate(result.points)]
-    _columns(header, body)
+    print("\n".join(table([header, *body])))
     print()
     if not result.crossovers:
         best = result.points[0].best if result.points else "—"
-        print(f"No crossover: {best} is the fastest at every size swept.")
+        say(f"No crossover: {best} is the fastest at every size swept.")
     for c in result.crossovers:
-        print(f"Crossover: {ALGORITHMS[c.after].title} overtakes {ALGORITHMS[c.before].title} "
-              f"at {c.nbytes:,} bytes per GPU ({_approx_bytes(c.nbytes)}).")
+        say(f"Crossover: {ALGORITHMS[c.after].title} overtakes {ALGORITHMS[c.before].title} "
+            f"at {c.nbytes:,} bytes per GPU ({_approx_bytes(c.nbytes)}).")
     _print_rails(result)
 
 
@@ -260,12 +252,11 @@ def _print_rails(result: Sweep) -> None:
         return
     per_node, est = rails
     bus = busbw(algbw(top.nbytes, est.seconds), result.gpus)
-    print(textwrap.fill(
-        f"The ring column is one ring through one NIC per node boundary. As NCCL's channels, "
+    say(f"The ring column is one ring through one NIC per node boundary. As NCCL's channels, "
         f"one ring per NIC (--ring-order rails:{per_node}), the ring takes "
         f"{format_seconds(est.seconds)} at {format_bytes(top.nbytes)} (busbw "
         f"{format_bandwidth(bus)}), against {format_seconds(top.estimates[top.best].seconds)} "
-        f"for {top.best}.", width=100, break_on_hyphens=False, break_long_words=False))
+        f"for {top.best}.", most=100)
 
 
 def _approx_bytes(nbytes: int) -> str:

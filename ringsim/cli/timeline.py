@@ -12,6 +12,7 @@ from ..core.errors import RingsimError
 from ..core.files import atomic_output, check_output
 from ..core.textout import printable
 from ..core.units import format_bytes, format_seconds
+from ..core.width import output_width, say
 from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args, node_option,
                          model_from_args)
 from ._collective import add_collective_argument
@@ -112,33 +113,36 @@ def run(args: argparse.Namespace) -> int:
             "faults": [{"fault": c.fault.flag(), "seconds": c.seconds} for c in costs]}))
         return 0
     what = collective.plan_title(plan)  # as the algorithm's spec writes it: NVLS, Rabenseifner
-    print(f"Timeline of {what} · {plural(gpus, 'GPU')} · "
-          f"{format_bytes(elements * model.itemsize)} per GPU · {model.topology.name}")
+    say(f"Timeline of {what} · {plural(gpus, 'GPU')} · "
+        f"{format_bytes(elements * model.itemsize)} per GPU · {model.topology.name}")
     if len(timeline):
         how = (f"run as {timeline.events:,} events" if timeline.events
                else "computed step by step (too many to run one event at a time)")
-        print(f"{len(timeline):,} transfers, {how}")
+        say(f"{len(timeline):,} transfers, {how}")
     else:
-        print("Nothing to send.")
-    print(f"Total: {format_seconds(timeline.seconds)}"
-          + (f" (lockstep model without faults: {format_seconds(timeline.lockstep)}"
-             + (", which pipelined chunks do not follow: see --help" if _differs(timeline, faults)
-                else "") + ")"))
+        say("Nothing to send.")
+    say(f"Total: {format_seconds(timeline.seconds)}"
+        + (f" (lockstep model without faults: {format_seconds(timeline.lockstep)}"
+           + (", which pipelined chunks do not follow: see --help" if _differs(timeline, faults)
+              else "") + ")"))
     if faults:
-        print("Faults, and the time each adds (the others kept):")
+        say("Faults, and the time each adds (the others kept):")
         for c in costs:
             share = f" ({c.seconds / timeline.seconds:.0%} of the total)" if timeline.seconds else ""
-            print(f"  {c.fault}: +{format_seconds(c.seconds)}{share}")
+            say(f"  {c.fault}: +{format_seconds(c.seconds)}{share}")
     print()
-    print("\n".join(path_lines(timeline)))
-    gantt = strip(timeline)
+    say("\n".join(path_lines(timeline)))
+    # The bars fill what the line leaves beside "   GPU12 " (60 columns where it leaves more).
+    limit = output_width()
+    room = 60 if limit is None else max(10, min(60, limit - 9))
+    gantt = strip(timeline, room)
     if gantt:
-        print("\nWhen each GPU sends (█) and idles (·):")
-        print("\n".join(gantt))
+        say("\nWhen each GPU sends (█) and idles (·):")
+        say("\n".join(gantt))
     if faults and small and any(f.kind != "delay" for f in faults) and gpus >= 2 \
             and len(collective.algorithms) > 1:  # another algorithm to switch to
         print()
-        print("\n".join(lesson_lines(alternatives(gpus, elements, model, faults))))
+        say("\n".join(lesson_lines(alternatives(gpus, elements, model, faults))))
     if trace_path is not None:
-        print(f"\nTrace written to {printable(trace_path)} (open it in ui.perfetto.dev or chrome://tracing).")
+        say(f"\nTrace written to {printable(trace_path)} (open it in ui.perfetto.dev or chrome://tracing).")
     return 0

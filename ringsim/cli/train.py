@@ -7,6 +7,7 @@ import argparse
 from ..algorithms import ALGORITHMS
 from ..execute.backend import array_module
 from ..core.checks import count_arg
+from ..core.width import say
 from .common import add_backend_argument, add_option_arguments, gpus_arg, master_arg, options_from_args
 
 ORDER = 35
@@ -67,5 +68,5 @@ def run(args: argparse.Namespace) -> int:
     result = train(args.gpus, args.algorithm, args.epochs, sync=not args.no_sync,
                    samples=args.samples, features=args.features, batch=args.batch, lr=lr,
                    seed=args.seed, xp=array_module(args.backend), options=dict(options_from_args(args)))
-    print("\n".join(report_lines(result)))
+    say("\n".join(report_lines(result)))
     return 0

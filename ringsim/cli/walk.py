@@ -31,6 +31,7 @@ from ..core.naming import gpu_name, participant_name, plural, plural_word, segme
 from ..sim.narrate import held
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation, demo_gradients, phase_text
 from ..core.textout import json_ensure_ascii
+from ..core.width import say
 from ._collective import add_collective_argument
 from ..cost.topology import LEVEL_WORDS, Topology
 from ..core.units import format_bandwidth, format_bytes, format_seconds, itemsize
@@ -340,26 +341,26 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
           untimed: tuple[str, str] | None = None) -> None:
     sizes = sorted(set(sim.layout.sizes()))
     size_text = " or ".join(str(s) for s in sizes)
-    print(sim.title)
+    say(sim.title)
     g = sim.plan.segments
     whole = bool(sim.collective.holdings(sim.plan.gpus, g).all())
-    print(f"Each GPU's {'gradient' if whole else 'buffer'} is split into {plural(g, 'segment')} of "
-          f"{size_text} {plural_word(max(sizes, default=0), 'element')}; " + (
+    say(f"Each GPU's {'gradient' if whole else 'buffer'} is split into {plural(g, 'segment')} of "
+        f"{size_text} {plural_word(max(sizes, default=0), 'element')}; " + (
               f"GPU k's segments carry letter k (GPU1 holds {segment_range('a', g)})." if whole else
               # all-gather: each GPU starts with its own shard, the rest empty until it arrives
               f"GPU k starts with only its own shard, segment k, which carries letter k (GPU1 "
               f"holds {term(0, 0)}" + (f", GPU2 {term(1, 1)}" if g > 1 else "")
               + "); its other segments are empty (0) until they arrive."))
     if dtype is not None and dtype not in NUMPY_DTYPES:
-        print(f"{dtype} has no NumPy type: the walk adds small integers"
-              + (f", priced as {itemsize(dtype)}-byte elements." if timing else "."))
+        say(f"{dtype} has no NumPy type: the walk adds small integers"
+            + (f", priced as {itemsize(dtype)}-byte elements." if timing else "."))
     elif dtype in FLOAT_DTYPES:
-        print(f"The gradients are random {dtype} numbers with two decimals.")
+        say(f"The gradients are random {dtype} numbers with two decimals.")
     if timing:
         _print_model(timing)
     if values:
-        print(f"\nStart: {sim.collective.start_text}")
-        print("\n".join(_values_lines(sim)))
+        say(f"\nStart: {sim.collective.start_text}")
+        say("\n".join(_values_lines(sim)))
     clock = timing.cost.clock() if timing else []
     phase = None
     while not sim.done:
@@ -367,28 +368,28 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
         step = sim.step()
         if step.phase != phase:
             phase = step.phase
-            print(f"\n{phase}")
-        print(f"  {phase_text(step)}")
+            say(f"\n{phase}")
+        say(f"  {phase_text(step)}")
         for text in sim.sentences():
-            print(f"    {text}")
+            say(f"    {text}")
         if timing:
             cost = timing.cost.steps[index]
-            print(f"    time {format_seconds(cost.seconds)} · {step_words(timing, index)} · "
-                  f"clock {format_seconds(clock[index])}")
+            say(f"    time {format_seconds(cost.seconds)} · {step_words(timing, index)} · "
+                f"clock {format_seconds(clock[index])}")
         if values:
-            print("\n".join(_values_lines(sim)))
+            say("\n".join(_values_lines(sim)))
     _print_ledger(sim)
     if timing:
         _print_total(timing, sim.plan.algorithm)
     elif untimed:
         name = sim.collective.plan_title(sim.plan)
-        print(f"\nNot timed on {untimed[0]}: {name}: {untimed[1]}.")
+        say(f"\nNot timed on {untimed[0]}: {name}: {untimed[1]}.")
     problems = sim.problems()
-    print(f"\n{sim.collective.goal_text}: {'yes' if not problems else 'no'}")
+    say(f"\n{sim.collective.goal_text}: {'yes' if not problems else 'no'}")
     for problem in problems[:10]:
-        print(f"  {problem}")
+        say(f"  {problem}")
     if values and _float_sums(sim):
-        print("\n" + _float_note(_float_report(sim), sim.layout.elements))
+        say("\n" + _float_note(_float_report(sim), sim.layout.elements))
 
 
 def _print_model(timing: Timing) -> None:
@@ -397,9 +398,9 @@ def _print_model(timing: Timing) -> None:
     if topo.gpus_per_node:
         nodes = topo.nodes(timing.gpus)
         where += f" in {plural(nodes, 'node')}"
-    print(f"\nModelled time on {where} · {format_bytes(timing.nbytes)} per GPU "
-          f"({timing.dtype}, {timing.model.itemsize}-byte elements)")
-    print(topo.describe())
+    say(f"\nModelled time on {where} · {format_bytes(timing.nbytes)} per GPU "
+        f"({timing.dtype}, {timing.model.itemsize}-byte elements)")
+    say(topo.describe())
 
 
 def _nccl(timing: Timing):
@@ -409,21 +410,21 @@ def _nccl(timing: Timing):
 def _print_total(timing: Timing, algorithm: str) -> None:
     alg, bus = timing.bandwidths()
     steps = len(timing.cost.steps)
-    print(f"\nModelled time (textbook α-β-γ): {format_seconds(timing.cost.seconds)} over "
-          f"{plural(steps, 'step')} · algbw {format_bandwidth(alg)} · busbw "
-          f"{format_bandwidth(bus)}")
+    say(f"\nModelled time (textbook α-β-γ): {format_seconds(timing.cost.seconds)} over "
+        f"{plural(steps, 'step')} · algbw {format_bandwidth(alg)} · busbw "
+        f"{format_bandwidth(bus)}")
     shares = timing.cost.level_seconds()
     total = math.fsum(shares.values())
     if total > 0 and timing.model.topology.gpus_per_node:
         parts = [f"{LEVEL_WORDS[level]} {seconds / total:.0%}" for level, seconds in shares.items()]
-        print(f"  the bottleneck port was {', '.join(parts)} of the time")
-    print(f"  algbw = S/t with S = {format_bytes(timing.nbytes)} per GPU; busbw = "
-          f"algbw·{timing.collective.factor_text}, what each GPU's link must carry "
-          "(nccl-tests' definitions)")
+        say(f"  the bottleneck port was {', '.join(parts)} of the time")
+    say(f"  algbw = S/t with S = {format_bytes(timing.nbytes)} per GPU; busbw = "
+        f"algbw·{timing.collective.factor_text}, what each GPU's link must carry "
+        "(nccl-tests' definitions)")
     factor = float(timing.collective.bus_factor(timing.gpus))
-    print("\n" + nccl_line(_nccl(timing), timing.nbytes, factor) + ".")
+    say("\n" + nccl_line(_nccl(timing), timing.nbytes, factor) + ".")
     if runs_line(algorithm):
-        print(f"  {runs_line(algorithm)}.")
+        say(f"  {runs_line(algorithm)}.")
 
 
 def _float_sums(sim: Simulation) -> bool:
@@ -477,18 +478,19 @@ def _print_ledger(sim: Simulation) -> None:
         ("messages", format_number(ledger.messages), str(formulas.messages)),
     ]
     width = max(len(r[0]) for r in rows)
-    print(f"\nLedger{' ' * (width - 4)}measured   formula")
+    say(f"\nLedger{' ' * (width - 4)}measured   formula")
     for name, measured, formula in rows:
-        print(f"  {name:<{width}}  {measured:>8}   {formula}")
-    print("  sent per GPU:     " + ", ".join(format_number(v) for v in ledger.sent))
-    print("  received per GPU: " + ", ".join(format_number(v) for v in ledger.received))
+        say(f"  {name:<{width}}  {measured:>8}   {formula}")
+    say("  sent per GPU:     " + ", ".join(format_number(v) for v in ledger.sent), hang=" " * 20)
+    say("  received per GPU: " + ", ".join(format_number(v) for v in ledger.received),
+        hang=" " * 20)
     for w, (sent, received) in enumerate(zip(ledger.switch_sent, ledger.switch_received)):
         name = participant_name(ledger.gpus + w, ledger.gpus, ledger.switches)
-        print(f"  {name}: received {format_number(received)}, sent {format_number(sent)} "
-              f"(over the GPUs' links)")
+        say(f"  {name}: received {format_number(received)}, sent {format_number(sent)} "
+            f"(over the GPUs' links)")
     note = uneven_note(sim)
     if note:
-        print(f"\n{note}")
+        say(f"\n{note}")
 
 
 def uneven_note(sim: Simulation) -> str:

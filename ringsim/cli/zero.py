@@ -7,6 +7,7 @@ import json
 
 from ..core.naming import plural
 from ..core.errors import RingsimError
+from ..core.width import say, table
 from ._cost_args import add_cost_arguments, gpus_from_args, model_from_args
 from .common import gpus_arg
 
@@ -74,25 +75,21 @@ def run(args: argparse.Namespace) -> int:
                 "paper_memory_bytes_per_gpu": float(paper_memory(z.stage, z.params, gpus))}))
         return 0
     psi = args.params
-    print(f"ZeRO per training step · Ψ = {psi:,} parameters · {plural(gpus, 'GPU')} · {model.topology.name}, "
-          f"{model.itemsize}-byte elements on the wire")
-    print("Memory: fp16 parameters 2Ψ, fp16 gradients 2Ψ, Adam states 12Ψ bytes (fp32 copy, "
-          "momentum, variance), sharded by stage.\n")
+    say(f"ZeRO per training step · Ψ = {psi:,} parameters · {plural(gpus, 'GPU')} · {model.topology.name}, "
+        f"{model.itemsize}-byte elements on the wire")
+    say("Memory: fp16 parameters 2Ψ, fp16 gradients 2Ψ, Adam states 12Ψ bytes (fp32 copy, "
+        "momentum, variance), sharded by stage.\n")
     header = ("stage", "sends per GPU", "× Ψ", "time", "parameters", "gradients", "Adam states",
               "memory per GPU")
     rows = [(str(z.stage), f"{z.sent:,}", f"{z.sent / psi:.3f}",
              "—" if z.seconds is None else format_seconds(z.seconds),
              _gb(z.memory.parameters), _gb(z.memory.gradients),
              _gb(z.memory.optimizer), _gb(z.memory.total)) for z in steps]
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for number, row in enumerate([header, *rows]):
-        print("  ".join([row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]))
-        if number == 0:
-            print("  ".join("─" * w for w in widths))
+    print("\n".join(table([header, *rows], left=(0,))))
     print()
     for z in steps:
         moves = ", then ".join(f"{c.name} of the {what}" for c, what in z.collectives)
-        print(f"Stage {z.stage} ({STAGE_NAMES[z.stage]}): {moves}.")
-    print(f"\nThe paper rounds each collective to Ψ per GPU (stages 0-2: 2Ψ, stage 3: 3Ψ = 1.5×); "
-          f"a ring moves (G−1)/G of that, {gpus - 1}/{gpus} here.")
+        say(f"Stage {z.stage} ({STAGE_NAMES[z.stage]}): {moves}.")
+    say(f"\nThe paper rounds each collective to Ψ per GPU (stages 0-2: 2Ψ, stage 3: 3Ψ = 1.5×); "
+        f"a ring moves (G−1)/G of that, {gpus - 1}/{gpus} here.")
     return 0

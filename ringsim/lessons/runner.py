@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, TextIO
 
+from ..core.width import output_width, table, wrap as fit
 from ..sim.simulation import Simulation
 from .model import Lesson, Question, Section
 from .text import plain, plural, wrap
@@ -12,6 +13,12 @@ from .vocabulary import title_text
 RULE = "─"
 GRID_MAX_GPUS = 8  # wider grids do not fit a terminal; past it, one line of counts
 WIDTH = 80         # the most common terminal: every line the runner draws fits in it
+
+
+def width_for(out: TextIO) -> int:
+    """The columns the runner fills on `out`: WIDTH, or a narrower terminal's width."""
+    limit = output_width(out)
+    return WIDTH if limit is None else min(WIDTH, limit)
 
 
 def state_lines(sim: Simulation, max_terms: int = 4, width: int = WIDTH) -> list[str]:
@@ -58,19 +65,16 @@ def listing(lessons) -> list[str]:
     Takes loaded lessons or their outlines (`ringsim.lessons.outline_lessons`): both have
     number, title, scenario, parts and question_count.
     """
-    width = max((len(l.title) for l in lessons), default=0)
-    lines = []
-    for l in lessons:
-        s = l.scenario
-        lines.append(f"{l.number:>3}  {l.title:<{width}}  {s.algorithm}, G={s.gpus}, N={s.elements}, "
-                     f"{plural(l.parts, 'part')}, {plural(l.question_count, 'question')}")
-    return lines
+    rows = [(str(l.number), l.title, f"{l.scenario.algorithm}, G={l.scenario.gpus}, "
+             f"N={l.scenario.elements}, {plural(l.parts, 'part')}, "
+             f"{plural(l.question_count, 'question')}") for l in lessons]
+    return table(rows, head=0, keys=2, left=(1,), free=True, minimum=(3,), rule="")
 
 
 def markdown_printer(out: TextIO, rich: bool) -> Callable[[str], None]:
     """How section text reaches the reader: Rich Markdown on a terminal, plain text otherwise."""
     if not rich:
-        return lambda text: print(plain(text), file=out, flush=True)
+        return lambda text: print(plain(text, width_for(out)), file=out, flush=True)
     from rich.console import Console
     from rich.markdown import Markdown
     console = Console(file=out, highlight=False, emoji=False, markup=False)
@@ -94,11 +98,12 @@ class Runner:
         self.shown: int | None = None  # the position whose board was printed last
 
     def say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
+        print(fit(text, stream=self.out), file=self.out, flush=True)
 
     def note(self, text: str) -> None:
-        """A line of the runner's own ('Question: …', 'Why: …'), filled to 80 columns."""
-        self.say(wrap(text, WIDTH, "  "))
+        """A line of the runner's own ('Question: …', 'Why: …'), filled to 80 columns or the
+        terminal's narrower width."""
+        self.say(wrap(text, width_for(self.out), "  "))
 
     def read(self, prompt: str) -> str | None:
         """A line from the learner, or None at end of input (then we stop waiting)."""
@@ -146,7 +151,7 @@ class Runner:
             self.sim.goto(section.stop)
             where = f"after step {section.stop} of {len(self.sim.plan)}" if section.stop else "before step 1"
             self.say(f"{RULE * 3} {self.sim.banner} ({where}) {RULE * 3}")
-            self.say("\n".join(state_lines(self.sim)))
+            self.say("\n".join(state_lines(self.sim, width=width_for(self.out))))
             if section.stop:
                 self.say(meter(self.sim))
             self.say()

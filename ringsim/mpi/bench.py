@@ -20,6 +20,7 @@ from .collective import run, session
 from .data import rank_data
 from .options import elements_of
 from ..core.units import format_seconds
+from ..core.width import say
 from .story import bytes_text, library_name, options_of
 
 TARGET = 1.5
@@ -69,9 +70,9 @@ def bench(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
             print(json.dumps(record))
         else:
             shared = f", sharing {record['cores']} cores" if size > (record["cores"] or size) else ""
-            print(f"{record['case']} · {size} ranks{shared} · {x.size:,} {args.dtype} per rank "
-                  f"({bytes_text(x.nbytes)}) · {record['mpi_library']}")
-            print(f"  ringsim {args.algorithm}: {format_seconds(ours)}   MPI_Allreduce: "
-                  f"{format_seconds(theirs)}   ratio {ours / theirs:.2f} (target ≤ {TARGET}: "
-                  f"{'met' if record['met'] else 'NOT met'}; best of {REPEATS} after a warm-up)")
+            say(f"{record['case']} · {size} ranks{shared} · {x.size:,} {args.dtype} per rank "
+                f"({bytes_text(x.nbytes)}) · {record['mpi_library']}")
+            say(f"  ringsim {args.algorithm}: {format_seconds(ours)}   MPI_Allreduce: "
+                f"{format_seconds(theirs)}   ratio {ours / theirs:.2f} (target ≤ {TARGET}: "
+                f"{'met' if record['met'] else 'NOT met'}; best of {REPEATS} after a warm-up)")
     return record

@@ -30,6 +30,7 @@ from .collective import run, session
 from .data import rank_data
 from .options import elements_of
 from ..core.units import format_seconds
+from ..core.width import say
 from .story import bytes_text, library_name
 
 SIZES = [2 ** k for k in range(3, 23, 2)]  # 8 B … 2 MiB
@@ -165,7 +166,10 @@ def calibrate(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
         if target:
             write_topology(record, target)
             record["topology_file"] = target
-        print(json.dumps(record) if args.json else _text(record, x.nbytes))
+        if args.json:
+            print(json.dumps(record))
+        else:
+            say(_text(record, x.nbytes))
     return record
 
 

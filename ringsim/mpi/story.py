@@ -16,6 +16,7 @@ from ..core.errors import RingsimError
 from ..api import allreduce as in_process
 from ..core.formula import format_number
 from ..core.units import format_seconds
+from ..core.width import say
 from ..execute.ledger import measure
 from ..sim.narrate import sentences
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, phase_text
@@ -181,35 +182,35 @@ class Report:
         return ", and ranks " + ", ".join(map(str, self.switch_hosts)) + " also play the switches"
 
     def print_text(self) -> None:
-        print("\n".join(self._header()))
+        say("\n".join(self._header()))
         state = self._state()
         phase = None
         for index, step in enumerate(self.plan.steps):
             if step.phase != phase:
                 phase = step.phase
-                print(f"\n{phase}")
+                say(f"\n{phase}")
             rows = self.table[:, index]
-            print(f"  {phase_text(step)} · {format_seconds(rows[:, 0].max())} · {self._moved(rows)}")
+            say(f"  {phase_text(step)} · {format_seconds(rows[:, 0].max())} · {self._moved(rows)}")
             if state is not None:
                 for text in sentences(step, state, self.layout):
-                    print(f"    {text}")
+                    say(f"    {text}")
                 state.apply(step)
-        print(f"\nBytes per rank, measured from the messages beside the ledger ({self.itemsize} B per element)")
+        say(f"\nBytes per rank, measured from the messages beside the ledger ({self.itemsize} B per element)")
         for r in range(self.plan.gpus):
-            print(f"  rank {r} (GPU{r + 1}): sent {format_number(self.sent[r])} (ledger "
-                  f"{format_number(self.ledger_sent[r])}), received {format_number(self.received[r])} "
-                  f"(ledger {format_number(self.ledger_received[r])})")
+            say(f"  rank {r} (GPU{r + 1}): sent {format_number(self.sent[r])} (ledger "
+                f"{format_number(self.ledger_sent[r])}), received {format_number(self.received[r])} "
+                f"(ledger {format_number(self.ledger_received[r])})")
         for w, r in enumerate(self.switch_hosts):
             name = "the switch" if len(self.switch_hosts) == 1 else f"switch {w + 1}"
-            print(f"  {name} (played by rank {r}): sent {format_number(self.switch_sent[w])} (ledger "
-                  f"{format_number(self.ledger_switch_sent[w])}), received "
-                  f"{format_number(self.switch_received[w])} (ledger "
-                  f"{format_number(self.ledger_switch_received[w])}), over the GPUs' links")
-        print(f"  measured bytes equal the ledger: {'yes' if self.bytes_match else 'NO'}")
-        print(f"\nEvery rank holds the same bits: {_yes(self.facts['every_rank_same_bits'])}")
-        print(f"Against MPI_Allreduce on the same data: {self.facts['mpi_allreduce']['text']}")
-        print("Against ringsim.allreduce in one process (NumericExecutor, same addition order): "
-              f"{'bitwise equal' if self.facts['bitwise_equal_to_ringsim'] else 'NOT bitwise equal'}")
+            say(f"  {name} (played by rank {r}): sent {format_number(self.switch_sent[w])} (ledger "
+                f"{format_number(self.ledger_switch_sent[w])}), received "
+                f"{format_number(self.switch_received[w])} (ledger "
+                f"{format_number(self.ledger_switch_received[w])}), over the GPUs' links")
+        say(f"  measured bytes equal the ledger: {'yes' if self.bytes_match else 'NO'}")
+        say(f"\nEvery rank holds the same bits: {_yes(self.facts['every_rank_same_bits'])}")
+        say(f"Against MPI_Allreduce on the same data: {self.facts['mpi_allreduce']['text']}")
+        say("Against ringsim.allreduce in one process (NumericExecutor, same addition order): "
+            f"{'bitwise equal' if self.facts['bitwise_equal_to_ringsim'] else 'NOT bitwise equal'}")
 
     def _state(self) -> SymbolicState | None:
         """The symbolic buffers walk's sentences read (GPUs and switches), for small runs."""

@@ -171,12 +171,14 @@ def algorithms(table: dict) -> list[str]:
     return [a for a in ALGOS if a in present]
 
 
-def format_table(table: dict[tuple[str, str, str], Cell], funcs=FUNCS) -> list[str]:
-    """The table in NCCL's own layout (blocks of three algorithms), for the functions given."""
+def format_table(table: dict[tuple[str, str, str], Cell], funcs=FUNCS,
+                 per: int = 3) -> list[str]:
+    """The table in NCCL's own layout (blocks of three algorithms, or `per`), for the
+    functions given."""
     algos = algorithms(table)
     out = []
-    for start in range(0, len(algos), 3):
-        block = algos[start:start + 3]
+    for start in range(0, len(algos), per):
+        block = algos[start:start + per]
         out.append("  Algorithm   |" + "".join(f" {'':>14}   {a:>14}   {'':>14} |" for a in block))
         out.append("  Protocol    |" + "".join(f" {p:>14} |" for _ in block for p in PROTOS))
         for func in funcs:

@@ -25,6 +25,7 @@ from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..execute.ledger import measure
 from ..core.plan import Plan
+from ..core.width import say
 from ..execute.memory import check_memory, train_bytes
 from .train import _gradient, _loss, check_training, check_work, small_difference, synthetic_data
 
@@ -200,5 +201,5 @@ def run_from_args(args, options: dict) -> int:
     run = train_zero(args.gpus, args.zero, args.epochs, samples=args.samples, features=args.features,
                      batch=args.batch, lr=0.05 if args.lr is None else args.lr, seed=args.seed,
                      xp=array_module(args.backend), algorithm=args.algorithm)
-    print("\n".join(report_lines(run)))
+    say("\n".join(report_lines(run)))
     return 0

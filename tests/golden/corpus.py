@@ -1,4 +1,5 @@
-"""The golden corpus's commands and how one is run: a fresh process, no terminal, 100 columns."""
+"""The golden corpus's commands and how one is run: a fresh process, no terminal; --help at 100
+columns, everything else with no width (what a pipe gets: every line whole)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,9 @@ def output_name(number: int, command: str) -> str:
 def run(command: str) -> str:
     """What `ringsim COMMAND` prints, stdout then stderr, and its exit status."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("COLUMNS", "LINES", "TERM"))}
-    env.update(COLUMNS="100", LINES="40", TERM="dumb", PYTHONIOENCODING="utf-8", NO_COLOR="1")
+    env.update(LINES="40", TERM="dumb", PYTHONIOENCODING="utf-8", NO_COLOR="1")
+    if "--help" in shlex.split(command):  # argparse wraps help to COLUMNS, else to 80
+        env.update(COLUMNS="100")
     proc = subprocess.run([sys.executable, "-m", "ringsim", *shlex.split(command)],
                           capture_output=True, text=True, encoding="utf-8", env=env,
                           stdin=subprocess.DEVNULL, timeout=120)

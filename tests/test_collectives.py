@@ -146,6 +146,12 @@ def test_cli_walk_compare_timeline_take_the_collective(capsys):
     out = capsys.readouterr().out
     assert "Every GPU holds its shard of the sum (GPU k: segment k): yes" in out
     assert "(G−1)·N = 12" in out
+    # Its first iteration is not the all-reduce's (GPU2 sends b₁ first): the walk says why.
+    assert "GPU2 sends b₁ to GPU3" in out.split("iteration 1 of 2")[1].splitlines()[1]
+    assert "one segment earlier than the all-reduce's first phase, so that GPU k ends with " \
+           "segment k" in out
+    assert main(["walk", "--gpus", "3", "-n", "6"]) == 0
+    assert "one segment earlier" not in capsys.readouterr().out
     assert main(["walk", "--collective", "all-gather", "--gpus", "4", "--json"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["correct"] is True
     assert main(["compare", "--collective", "all-gather", "--json", "--time", "-g", "8",

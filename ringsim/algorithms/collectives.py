@@ -55,6 +55,8 @@ class Collective(ABC):
     goal_text: str    # the goal in one sentence: 'Every GPU holds the sum'
     missed_text: str  # the goal missed: 'Some GPUs do NOT hold the sum'
     start_text = "every GPU holds only its own gradient"  # what the GPUs hold before step 1
+    # How its schedule differs from the same phase inside the all-reduce ('' where it does not)
+    schedule_text = ""
     factor_text: str  # the bus factor as nccl-tests writes it: '2(G−1)/G'
     algorithms: tuple[str, ...]  # the algorithms that build its plan
 
@@ -333,6 +335,10 @@ class ReduceScatter(_RingHalf):
     name, title = "reduce-scatter", "Reduce-scatter"
     goal_text = "Every GPU holds its shard of the sum (GPU k: segment k)"
     missed_text = "Some GPUs do NOT hold their shard of the sum"
+    schedule_text = ("On its own the ring runs one segment earlier than the all-reduce's first "
+                     "phase, so that GPU k ends with segment k, as MPI_Reduce_scatter_block and "
+                     "ncclReduceScatter give rank k block k (inside the all-reduce GPU k ends "
+                     "that phase with segment k+1).")
     op, lag = "reduce", 0
 
     def holdings(self, gpus: int, segments: int) -> np.ndarray:

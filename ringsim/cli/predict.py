@@ -80,8 +80,8 @@ def register(sub) -> None:
     parser.add_argument("--published", action="store_true",
                         help="all-reduce only: beside each size, the median time of the "
                              "published all_reduce_perf runs on machines like the topology "
-                             "(the same GPUs, nodes, GPU architecture, links inside a node and "
-                             "network rate per GPU; healthy by their sources' word), how many "
+                             "(the same GPUs, nodes, GPU architecture, links inside a node, "
+                             "network rate per GPU and latency; healthy by their sources' word), how many "
                              "there are, and the model over their median; the runs are listed "
                              "with their addresses under the table")
     parser.add_argument("--json", action="store_true",

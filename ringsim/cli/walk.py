@@ -351,6 +351,8 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
               f"GPU k starts with only its own shard, segment k, which carries letter k (GPU1 "
               f"holds {term(0, 0)}" + (f", GPU2 {term(1, 1)}" if g > 1 else "")
               + "); its other segments are empty (0) until they arrive."))
+    if sim.collective.schedule_text:
+        say(sim.collective.schedule_text)
     if dtype is not None and dtype not in NUMPY_DTYPES:
         say(f"{dtype} has no NumPy type: the walk adds small integers"
             + (f", priced as {itemsize(dtype)}-byte elements." if timing else "."))

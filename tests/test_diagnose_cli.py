@@ -263,3 +263,16 @@ def test_a_paste_that_starts_past_the_small_sizes_gives_its_per_call_time_as_a_b
     assert main(["diagnose", str(paste), "--no-plot"]) == 0
     out = capsys.readouterr().out
     assert "per-call time at most " in out and "measured (the output starts at 1MiB)" in out
+
+
+def test_a_paste_of_a_few_large_sizes_is_read_as_bandwidth_bound(tmp_path, ringsim):
+    # One 1 GiB row at 180 GB/s busbw on two DGX H100 (the model expects about 455): too few
+    # sizes to fit a bandwidth, yet 1 GiB is bytes, not per-call latency.
+    paste = tmp_path / "one.txt"
+    paste.write_text("  1073741824     268435456     float     sum      -1    11215   95.74  179.52"
+                     "      0    11215   95.74  179.52      0\n", encoding="utf-8")
+    code, out, err = ringsim("diagnose", str(paste), "--gpus", "16", "--nodes", "2",
+                             "--topology", "dgx-h100", "--no-plot")
+    assert code == 0, err
+    assert "Bandwidth-bound sizes (1GiB, 1 size): measured busbw is 39% of the model's" in out
+    assert "Latency-bound" not in out and "The links move less than modelled across nodes" in out

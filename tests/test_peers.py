@@ -4,6 +4,7 @@ a paste: which runs count as alike, the arithmetic of each size's range, and the
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -165,10 +166,10 @@ def test_diagnose_sets_a_run_beside_published_runs_like_it_and_not_beside_itself
     assert eight["over_median"] == pytest.approx(135.8 / 57.12, rel=1e-3)
     assert summary["verdicts"][-1] == (
         "Beside 7 published healthy runs on machines like this one, at the 31 sizes they share: "
-        "this run takes 3.79× their median time (median over those sizes), longer than every one "
-        "of them at every size; of the 29 sizes flagged against the model, 0 are within 30% of "
-        "their median or faster: machines like this one are faster there, so this run falls "
-        "short of them too")
+        "this run takes 3.97× their median time over the 22 latency-bound sizes and 1.60× over "
+        "the 9 bandwidth-bound sizes (the median of each), longer than every one of them at "
+        "every size; of the 29 sizes flagged against the model, 0 are within 30% of their median "
+        "or faster: machines like this one are faster there, so this run falls short of them too")
     code, out, err = _run(capsys, "diagnose", paste, "--no-plot")
     assert "Published all_reduce_perf runs on machines like this one (16 GPUs in 2 nodes;" in out
     assert "https://github.com/NVIDIA/nccl-tests/issues/309" in out
@@ -183,8 +184,8 @@ def test_diagnose_sets_a_run_beside_published_runs_like_it_and_not_beside_itself
 
 def test_a_run_five_percent_slower_than_a_published_one_is_read_by_its_median(tmp_path, capsys):
     # nccl-tests#309's bare-metal pair, 5% slower everywhere: no longer the same run, so set
-    # beside the other six and its own copy. Its time is their median over all 32 sizes
-    # (0.99×), yet the longest at 13: from 32 MiB up, where the runs that go that far lie within
+    # beside the other six and its own copy. Its time is about their median in both regimes
+    # (0.97× and 1.04×), yet the longest at 13: from 32 MiB up, where the runs that go that far lie within
     # 5% of each other, and at three small sizes where only Nebius's pair is beside it. The
     # median says more than the longest.
     code, out, err = _run(capsys, "diagnose", str(_paste(tmp_path, "nccltests309-hgx-h100-2x8-ib",
@@ -203,8 +204,9 @@ def test_a_run_five_percent_slower_than_a_published_one_is_read_by_its_median(tm
     assert sum(s["flag"] for s in size_records(out)) == 5
     assert summary["verdicts"][-1] == (
         "Beside 7 published healthy runs on machines like this one, at the 32 sizes they share: "
-        "this run takes 0.99× their median time (median over those sizes), longer than every one "
-        "of them at 13 (8B, 256B, 512B, 32MiB, 64MiB, 128MiB, 256MiB, 512MiB, …); of the 5 sizes "
+        "this run takes 0.97× their median time over the 20 latency-bound sizes and 1.04× over "
+        "the 12 bandwidth-bound sizes (the median of each), longer than every one of them at 13 "
+        "(8B, 256B, 512B, 32MiB, 64MiB, 128MiB, 256MiB, 512MiB, …); of the 5 sizes "
         "flagged against the model, 4 are within 30% of their median or faster: the other one "
         "takes longer than machines like this one do, so look at it first")
 
@@ -239,7 +241,8 @@ def test_predict_sets_the_published_median_beside_the_models_time(capsys):
     assert gib[-3:-1] == [f"{median * 1e6:.1f}", "7"]
     assert beyond[-3:] == ["-", "0", "-"]  # no run went to 32 GiB
     assert "# published: the median time of the runs on machines like this one (Hopper GPUs, " \
-           "NVLink inside a node, 400 Gb/s of network per GPU;" in out
+           "NVLink inside a node, 400 Gb/s of network per GPU, as ringsim's file for each " \
+           "describes it;" in out
     assert "#       https://github.com/NVIDIA/nccl-tests/issues/309" in out
     code, out, err = _run(capsys, "predict", "-g", "16", "--published", "--sizes", "8B,32GiB",
                           "--json")
@@ -276,3 +279,34 @@ def test_predict_names_the_gpus_per_process_it_matched_on(capsys):
     assert out.splitlines()[-1].startswith("# no published all_reduce_perf run matches dgx-h100, 8 "
                                            "GPUs in 1 node (Hopper GPUs, NVLink inside a node, 4 "
                                            "GPUs per process); ")
+
+
+def test_a_run_held_to_one_algorithm_is_not_set_beside_runs_that_let_nccl_choose(tmp_path, capsys):
+    # The same bare-metal pair's times, run with NCCL_ALGO=Ring: the model is held to the ring,
+    # and the published runs (NCCL's own choice, NVLSTree at large sizes) are left out.
+    paste = _paste(tmp_path, "nccltests309-hgx-h100-2x8-ib", 1.0)
+    text = paste.read_text(encoding="utf-8")
+    paste.write_text("mpirun -x NCCL_ALGO=Ring all_reduce_perf -b 8 -e 16G -f 2 -g 1\n" + text,
+                     encoding="utf-8")
+    code, out, err = _run(capsys, "diagnose", str(paste), "--json")
+    summary = json.loads(out.splitlines()[-1])
+    assert code == 0 and summary["published_peers"] == [] and summary["published_sizes"] == []
+    assert ("this run was held to NCCL_ALGO=Ring, and the published runs like it let NCCL "
+            "choose, so they are not set beside it") in summary["notes"]
+
+
+def test_the_published_runs_median_is_given_per_regime(tmp_path, capsys):
+    # Half the bus bandwidth at every bandwidth-bound size, the small sizes as measured: one
+    # median over all 32 sizes would read about 1×; per regime it is 1× and 2×.
+    times = {p["bytes"]: p["time_us"] for p in peers.data()["point"]
+             if p["system"] == "nccltests309-hgx-h100-2x8-ib"}
+    slow = {n: t * (2 if n >= 8 << 20 else 1) for n, t in times.items()}
+    paste = all_reduce_perf(tmp_path / "half.txt", slow, "NVIDIA H100 80GB HBM3",
+                            ["node0"] * 8 + ["node1"] * 8)
+    code, out, err = _run(capsys, "diagnose", str(paste), "--json")
+    verdict = json.loads(out.splitlines()[-1])["verdicts"][-1]
+    parts = re.search(r"this run takes ([\d.]+)× their median time over the (\d+) latency-bound "
+                      r"sizes and ([\d.]+)× over the (\d+) bandwidth-bound sizes", verdict)
+    assert parts, verdict
+    assert 0.8 < float(parts[1]) < 1.25 and 1.6 < float(parts[3]) < 2.4
+    assert int(parts[2]) + int(parts[4]) == 32

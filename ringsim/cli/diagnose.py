@@ -27,7 +27,7 @@ DESCRIPTION = (
     "size shows measured busbw beside the model's (the algorithm and protocol NCCL would pick), "
     "and a flag where measured falls short by more than --tolerance; the verdict fits a per-call "
     "latency and a bus bandwidth to the measured curve and sets them beside the model's. An "
-    "all-reduce is also set beside the published runs on machines like it (the same GPUs, nodes, "
+    "all-reduce is also set beside the published runs on machines like it (the same number of GPUs and nodes, "
     "GPUs per process, GPU architecture, links inside a node, network rate per GPU and latency, "
     "healthy by their sources' word): their fastest, median and slowest time per size, and yours over "
     "their median.")
@@ -293,7 +293,9 @@ def peer_lines(r) -> list[str]:
     if r.gpus_per_process > 1:
         where += f", {r.gpus_per_process} GPUs per process"
     lines = wrap(f"Published all_reduce_perf runs on machines like this one ({where}; "
-                 f"{r.peer_likeness}), each healthy by its source's own word:",
+                 f"{r.peer_likeness}, as ringsim's file for each describes it; a source that "
+                 "states no NIC rate is taken at its machine type's), each healthy by its "
+                 "source's own word:",
                  most=96).split("\n")
     lines += [f"  {line}" for line in peers.describe(r.peers, fill_width(96) - 2)]
     header = ("size", "this run", "fastest", "median", "slowest", "runs", "this/median", "")

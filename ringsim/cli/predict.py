@@ -80,7 +80,7 @@ def register(sub) -> None:
     parser.add_argument("--published", action="store_true",
                         help="all-reduce only: beside each size, the median time of the "
                              "published all_reduce_perf runs on machines like the topology "
-                             "(the same GPUs, nodes, GPU architecture, links inside a node, "
+                             "(the same number of GPUs and nodes, GPU architecture, links inside a node, "
                              "network rate per GPU and latency; healthy by their sources' word), how many "
                              "there are, and the model over their median; the runs are listed "
                              "with their addresses under the table")
@@ -170,8 +170,9 @@ def _published_lines(topology, gpus: int, found, gpus_per_process: int = 1) -> l
     if not found:
         return [wrap(f"# no published all_reduce_perf run matches {_where(topology, gpus)} ({like}); "
                      "docs/cost.md's validation table lists the runs ringsim holds", hang="#   ")]
-    return ([wrap(f"# published: the median time of the runs on machines like this one ({like}; "
-                  "healthy by their sources' word):", hang="#   ")]
+    return ([wrap(f"# published: the median time of the runs on machines like this one ({like}, "
+                  "as ringsim's file for each describes it; healthy by their sources' word):",
+                  hang="#   ")]
             + [f"#   {line}" for line in peers.describe(found, fill_width(96) - 4)])
 
 

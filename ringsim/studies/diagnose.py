@@ -57,6 +57,9 @@ def percent(fraction: float) -> str:
     return f"{fraction * 100:.6g}%"
 
 
+LARGE_PROBE = 1 << 30  # a call this large is mostly bytes on any machine ringsim models
+
+
 def bus_factor(collective: str, gpus: int) -> Fraction:
     """nccl-tests' busbw / algbw for a collective on n ranks (doc/PERFORMANCE.md)."""
     n = gpus
@@ -337,6 +340,13 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                         algo=algo, proto=proto, dtype=dtype)[0]
         modelled = Curve(probe.seconds, modelled.busbw if modelled else None)
         split = Curve(probe.seconds, measured.busbw or modelled.busbw)
+    if split.busbw is None:
+        # Too few sizes to fit a bandwidth (one 1 GiB row, or -b 1G -e 8G): the model's bus
+        # bandwidth for a call large enough to be mostly bytes says which sizes are bytes too,
+        # so that 1 GiB is not "latency-bound" and 128 B is not "bandwidth-bound".
+        big = predict(topology, gpus, [max(LARGE_PROBE, rows[-1].bytes)], collective=collective,
+                      algo=algo, proto=proto, dtype=dtype)[0]
+        split = Curve(split.latency, big.busbw or None)
     out_rows = []
     for row, model in zip(rows, predicted):
         bus = row.bytes / row.seconds * factor
@@ -353,9 +363,15 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         report.ring_check = ring_check(out_rows, predict(topology, gpus, [r.bytes for r in rows],
                                                          collective=collective, algo="Ring",
                                                          proto=proto, dtype=dtype), tolerance)
-    if collective == "all-reduce":
+    held_to = ", ".join(f"{name}={value}" for name, value in
+                        (("NCCL_ALGO", algo), ("NCCL_PROTO", proto)) if value is not None)
+    found = peers.peers(topology, gpus, nodes, per_process) if collective == "all-reduce" else []
+    if found and held_to:
+        # The published runs let NCCL choose: a run held to one algorithm is not like them.
+        notes.append(f"this run was held to {held_to}, and the published runs like it let NCCL "
+                     "choose, so they are not set beside it")
+    elif found:
         mine = {r.bytes: r.measured_seconds for r in out_rows}
-        found = peers.peers(topology, gpus, nodes, per_process)
         itself = [p for p in found if peers.same_run(p, mine)]
         notes += [f"this run is the published {p.id} ({p.source}): it is not set beside itself"
                   for p in itself]
@@ -583,10 +599,19 @@ def peer_verdict(r: Report) -> str:
     """How this run stands among the published healthy runs on machines like it."""
     rows, n = r.peer_rows, len(r.peers)
     theirs = "its" if n == 1 else "their median"
+    # One median over every size would let the many latency-bound sizes hide a shortfall at
+    # the large ones: each regime gets its own, as the model's verdict does.
+    regime = {y.bytes: y.regime for y in r.rows}
+    parts = []
+    for name in ("latency", "bandwidth"):
+        mine = [x.ratio for x in rows if regime.get(x.bytes) == name]
+        if mine:
+            whose = "" if parts else f" {theirs} time"
+            parts.append(f"{_median(mine):.2f}×{whose} over the {len(mine)} {name}-bound "
+                         f"size{'s' * (len(mine) > 1)}")
     head = (f"Beside {n} published healthy run{'s' * (n > 1)} on machines like this one, at the "
             f"{len(rows)} size{'s' * (len(rows) > 1)} {'they share' if n > 1 else 'it shares'}: "
-            f"this run takes {_median([x.ratio for x in rows]):.2f}× {theirs} time (median over "
-            "those sizes)")
+            f"this run takes {' and '.join(parts)} (the median of each)")
     if n == 1:
         return head
     slower = [x for x in rows if x.slower_than_all]

@@ -103,7 +103,7 @@ def _alike(a: Topology, b: Topology, nodes: int) -> bool:
 
 def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1) -> list[Peer]:
     """The published all-reduce runs its source calls healthy on machines like this one: the
-    same GPUs, nodes, GPUs per process (nccl-tests' -g), GPU architecture and kind of link
+    same number of GPUs and nodes, GPUs per process (nccl-tests' -g), GPU architecture and kind of link
     inside a node, and across nodes the same network rate per GPU and latency; only sizes NCCL
     chose the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO measures
     something else).

@@ -202,8 +202,8 @@ def _print_table(result: Sweep) -> None:
     names = result.algorithms
     mark = {n: "" if ALGORITHMS[n].nccl_name else "*" for n in names}
     nccl = bool(result.nccl)
-    say("Textbook α-β-γ model, one column per algorithm (* not in NCCL: MPI libraries run "
-        "them, compare --time says which)" + (
+    say("Textbook α-β-γ model, one column per algorithm (* not in NCCL; compare --time says "
+        "which MPI libraries run them, where any does)" + (
             f"; NCCL's model: what NCCL's own tuning would run ({_nccl_version()})." if nccl
             else f". NCCL's model: none here ({result.nccl_note})."), most=100)
     print()

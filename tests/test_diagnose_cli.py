@@ -276,3 +276,14 @@ def test_a_paste_of_a_few_large_sizes_is_read_as_bandwidth_bound(tmp_path, rings
     assert code == 0, err
     assert "Bandwidth-bound sizes (1GiB, 1 size): measured busbw is 39% of the model's" in out
     assert "Latency-bound" not in out and "The links move less than modelled across nodes" in out
+
+
+def test_the_terminal_plot_tells_measured_from_modelled_without_colour(ringsim):
+    # Piped output has no colour: each curve has its own character, named under the plot.
+    pytest.importorskip("plotext")
+    code, out, err = ringsim("diagnose", str(OUT / "a3mega_h100_2node_all_reduce.txt"))
+    assert code == 0, err
+    legend = out.rstrip().splitlines()[-1]
+    assert legend.split() == ["•", "measured", "busbw", "+", "NCCL", "model", "(dgx-h100)"]
+    plot = out[out.index("busbw (GB/s) over size"):]
+    assert "•" in plot and "+" in plot and "⢕" not in plot

@@ -70,7 +70,7 @@ def test_terminal_plot_is_drawn_by_plotext(capsys):
     out = capsys.readouterr().out
     assert "All-reduce modelled time, 8 GPUs, flat" in out and "bytes per GPU" in out
     assert "\x1b[" not in out  # not a terminal: no colour codes
-    from ringsim.cli.sweep import MARKERS
+    from ringsim.cli._plot import MARKERS
     lines = out.splitlines()
     top = next(i for i, line in enumerate(lines) if "┌" in line)
     bottom = next(i for i, line in enumerate(lines) if "└" in line)
@@ -162,7 +162,7 @@ def _series_names(every: bool = False) -> list[str]:
 
 def test_every_terminal_series_has_its_own_marker_in_unicode_and_ascii(capsys):
     pytest.importorskip("plotext")
-    from ringsim.cli.sweep import MARKERS
+    from ringsim.cli._plot import MARKERS
     from ringsim.core.textout import ascii_form
     # Any sweep: more markers than series, and none two alike once written in ASCII.
     assert len(MARKERS) >= len(_series_names(every=True))

@@ -17,6 +17,7 @@ from ..core.textout import json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..core.width import fill_width, output_width, say, table, wrap
 from ._cost_args import nccl_release
+from ._plot import legend_entry, legend_rows, series_style
 
 ORDER = 45
 HELP = "read nccl-tests output (all_reduce_perf …): measured vs NCCL's model per size, and why"
@@ -317,17 +318,22 @@ def terminal_plot(r, colour: bool) -> str:
     plt.theme("pro" if colour else "clear")
     plt.xscale("log")
     plt.yscale("log")
-    for name, values in r.series().items():
+    legend = []
+    # Drawn last to first, so that where the curves meet the measured one stays on top.
+    for number, (name, values) in reversed(list(enumerate(r.series().items()))):
         if values:
-            plt.plot([x for x, _ in values], [y for _, y in values], label=name, marker="braille")
+            marker, code = series_style(number)
+            plt.plot([x for x, _ in values], [y for _, y in values], marker=marker, color=code)
+            legend.insert(0, legend_entry(number, name, colour))
     ticks = r.ticks()
     plt.xticks([x for x, _ in ticks], [label for _, label in ticks])
     plt.title(f"busbw (GB/s) over size, {r.gpus} GPUs, {r.topology}")
     drawing = plt.build()
-    if colour:
-        return drawing
-    from ..studies.textfile import clean  # plotext ends lines with colour resets even uncoloured
-    return "\n".join(clean(line).rstrip() for line in drawing.splitlines())
+    plt.clear_figure()
+    if not colour:
+        from ..studies.textfile import clean  # plotext ends lines with colour resets even uncoloured
+        drawing = "\n".join(clean(line).rstrip() for line in drawing.splitlines())
+    return drawing.rstrip("\n") + "\n" + "\n".join(legend_rows(legend, limit))
 
 
 def _write_svg(r, path: Path) -> None:

@@ -12,12 +12,13 @@ from ..cost.model import algbw, busbw
 from ..core.errors import RingsimError
 from ..core.files import check_output, write_text
 from ..core.textout import printable
-from ..core.width import display_width, output_width, say, table, wrap
+from ..core.width import output_width, say, table, wrap
 from ..cost.nccl import EMPTY_CALL
 from ..studies.sweep import Sweep, parse_sizes, sweep
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, gpus_from_args,
                          model_from_args)
+from ._plot import legend_entry, legend_rows, series_style
 from .common import gpus_arg
 
 ORDER = 25
@@ -127,14 +128,6 @@ def _xticks(result: Sweep, count: int = 6) -> list[tuple[float, str]]:
     return [(float(n), format_bytes(n)) for n in sizes[::step]]
 
 
-# Plain text cannot tell curves apart by colour: each series draws with its own character,
-# named in the legend printed under the plot (outside the data, where it hides no curve).
-# No two are alike in ASCII either ("•" prints as "*" there, so "*" is not one of them), and
-# there are more than the series a sweep draws (NCCL's model and every algorithm).
-MARKERS = "•+xo#@%&$=~^?!<>"
-COLOURS = (12, 9, 10, 11, 13, 14, 208, 15, 245, 3, 141, 130)  # 256-colour codes
-
-
 def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     """The log-log plot drawn by plotext, its legend under it; or one line saying how to get it."""
     try:
@@ -158,10 +151,9 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
         xs = [x for x, _ in shown]
         ys += [y for _, y in shown]
         if xs:
-            marker, code = MARKERS[number % len(MARKERS)], COLOURS[number % len(COLOURS)]
+            marker, code = series_style(number)
             plt.plot(xs, [y for _, y in shown], marker=marker, color=code)
-            key = f"\x1b[38;5;{code}m{marker}\x1b[0m" if colour else marker
-            legend.insert(0, (f"{marker} {name}", key + f" {name}"))
+            legend.insert(0, legend_entry(number, name, colour))
     ticks = [(x, label) for x, label in _xticks(result) if x > 0]  # log axes start above 0
     plt.xticks([x for x, _ in ticks], [label for _, label in ticks])
     marks = decade_ticks(ys)
@@ -174,11 +166,7 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     text = plt.build()
     plt.clear_figure()
     text = text if colour else plt.uncolorize(text)
-    width = max((display_width(plain) for plain, _ in legend), default=0) + 3
-    per = 3 if limit is None else max(1, min(3, (limit - 2 + 3) // width))  # the last pads nothing
-    rows = ["  " + "".join(shown + " " * (width - display_width(plain))
-                           for plain, shown in legend[i:i + per]).rstrip()
-            for i in range(0, len(legend), per)]
+    rows = legend_rows(legend, limit)
     if not _plottable(result, metric, textbook_only=True):  # NCCL's own constants still cost time
         rows.append(wrap(f"(textbook rows not drawn: {_nothing_to_plot(result, metric)})"))
     return text.rstrip("\n") + "\n" + "\n".join(rows)

@@ -1,0 +1,34 @@
+"""What the terminal plots of sweep and diagnose share: a character and a colour per series,
+and the legend under the plot."""
+
+from __future__ import annotations
+
+from ..core.width import display_width
+
+# Plain text cannot tell curves apart by colour: each series draws with its own character,
+# named in the legend printed under the plot (outside the data, where it hides no curve).
+# No two are alike in ASCII either ("•" prints as "*" there, so "*" is not one of them), and
+# there are more than the series a sweep draws (NCCL's model and every algorithm).
+MARKERS = "•+xo#@%&$=~^?!<>"
+COLOURS = (12, 9, 10, 11, 13, 14, 208, 15, 245, 3, 141, 130)  # 256-colour codes
+
+
+def series_style(number: int) -> tuple[str, int]:
+    """The marker and 256-colour code of the series drawn `number`-th."""
+    return MARKERS[number % len(MARKERS)], COLOURS[number % len(COLOURS)]
+
+
+def legend_entry(number: int, name: str, colour: bool) -> tuple[str, str]:
+    """A legend entry as plain text and as shown (its marker in the series' colour)."""
+    marker, code = series_style(number)
+    key = f"\x1b[38;5;{code}m{marker}\x1b[0m" if colour else marker
+    return f"{marker} {name}", f"{key} {name}"
+
+
+def legend_rows(legend: list[tuple[str, str]], limit: int | None) -> list[str]:
+    """The legend's entries, up to three a row, in as many as `limit` columns hold."""
+    width = max((display_width(plain) for plain, _ in legend), default=0) + 3
+    per = 3 if limit is None else max(1, min(3, (limit - 2 + 3) // width))  # the last pads nothing
+    return ["  " + "".join(shown + " " * (width - display_width(plain))
+                           for plain, shown in legend[i:i + per]).rstrip()
+            for i in range(0, len(legend), per)]

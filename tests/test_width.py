@@ -256,3 +256,17 @@ def test_a_free_column_wraps_beside_its_keys_or_under_them():
     listing = [(" 1", "A long title here", "ring, G=4, 5 parts"), ("12", "Short", "tree, G=8")]
     under = table(listing, head=0, keys=2, left=(1,), free=True, rule="", width=22)
     assert under == [" 1  A long title here", "    ring, G=4, 5 parts", "12  Short", "    tree, G=8"]
+
+
+@pytest.mark.parametrize("lesson", ["9", "14"])
+def test_a_lesson_in_ascii_fits_its_80_columns(lesson):
+    # Piped, a lesson fills 80 columns; its ASCII forms ('→' is '->', 'Ψ' is 'Psi') are longer
+    # than the characters they stand for, so it is filled after they are put in.
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": str(ROOT)}
+    env.pop("COLUMNS", None)
+    done = subprocess.run([sys.executable, "-m", "ringsim", "lesson", lesson, "--no-pause"],
+                          capture_output=True, env=env, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout.decode("ascii")
+    assert "->" in text or "Psi" in text
+    assert overflowing(text, 80) == []

@@ -78,8 +78,9 @@ def wrap(text: str, width: int | None = None, hang: str | None = None, *,
     # Without a limit, text is filled at `most` as it always was (files and pipes keep it);
     # at a terminal a value also keeps its unit on its line.
     glue = limit is not None
-    if glue and not can_encode(sys.stdout if stream is None else stream, text):
-        # The stream writes ASCII forms ('→' as '->', textout.py): wrap what it will show.
+    if not can_encode(sys.stdout if stream is None else stream, text):
+        # The stream writes ASCII forms ('→' as '->', textout.py), longer than the characters
+        # they stand for: wrap what it will show, or the lines run past the width.
         text = ascii_form(text)
     limit = most if limit is None else min(limit, most or limit)
     return "\n".join(_fill(line, limit, hang, glue) for line in text.split("\n"))

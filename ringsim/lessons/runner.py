@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, TextIO
 
+from ..core.textout import ascii_form, can_encode
 from ..core.width import output_width, table, wrap as fit
 from ..sim.simulation import Simulation
 from .model import Lesson, Question, Section
@@ -71,10 +72,16 @@ def listing(lessons) -> list[str]:
     return table(rows, head=0, keys=2, left=(1,), free=True, minimum=(3,), rule="")
 
 
+def shown(text: str, out: TextIO) -> str:
+    """`text` as `out` will show it: its ASCII forms where `out` cannot encode it ('→' is '->'),
+    so that lines are filled to the width they will really take."""
+    return text if can_encode(out, text) else ascii_form(text)
+
+
 def markdown_printer(out: TextIO, rich: bool) -> Callable[[str], None]:
     """How section text reaches the reader: Rich Markdown on a terminal, plain text otherwise."""
     if not rich:
-        return lambda text: print(plain(text, width_for(out)), file=out, flush=True)
+        return lambda text: print(plain(shown(text, out), width_for(out)), file=out, flush=True)
     from rich.console import Console
     from rich.markdown import Markdown
     console = Console(file=out, highlight=False, emoji=False, markup=False)
@@ -103,7 +110,7 @@ class Runner:
     def note(self, text: str) -> None:
         """A line of the runner's own ('Question: …', 'Why: …'), filled to 80 columns or the
         terminal's narrower width."""
-        self.say(wrap(text, width_for(self.out), "  "))
+        self.say(wrap(shown(text, self.out), width_for(self.out), "  "))
 
     def read(self, prompt: str) -> str | None:
         """A line from the learner, or None at end of input (then we stop waiting)."""

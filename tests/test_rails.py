@@ -138,3 +138,17 @@ def test_a_rails_ring_is_named_so_and_drawn_in_its_nodes(tmp_path):
     assert main(["figure", str(out), "-g", "8", "--ring-order", "rails:4"]) == 0
     svg = out.read_text(encoding="utf-8")
     assert svg.count('class="node"') == 2 and "node 2" in svg
+
+
+def test_walk_fills_every_segment_as_the_figure_and_the_tui_do(capsys):
+    # Left out, N is 8 or one per segment where the plan has more: walk, tui and figure alike,
+    # so that the walk of a command line tells the story its figure draws.
+    assert main(["walk", "--ring-order", "rails:4", "-g", "8"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].endswith("· 8 GPUs · 32 elements per GPU")
+    assert "empty segment" not in out
+    assert main(["walk", "-g", "16"]) == 0
+    out = capsys.readouterr().out
+    assert "16 elements per GPU" in out.splitlines()[0] and "empty segment" not in out
+    assert main(["walk", "-g", "16", "-n", "8"]) == 0  # asked for: as given
+    assert "empty segment" in capsys.readouterr().out

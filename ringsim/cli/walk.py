@@ -30,6 +30,7 @@ from ..execute.memory import check_memory, simulation_bytes
 from ..core.naming import gpu_name, participant_name, plural, plural_word, segment_range, term
 from ..sim.narrate import held
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation, demo_gradients, phase_text
+from ..sim.scenario import shown_elements
 from ..core.textout import json_ensure_ascii
 from ..core.width import say
 from ._collective import add_collective_argument
@@ -39,6 +40,7 @@ from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, element
                          gpus_from_args, topology_from_args)
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log, print_preface
 from .common import NODES_ALGORITHM, NODES_TOPOLOGY, add_scenario_arguments, options_from_args
+from .tui import elements_follow_gpus
 
 ORDER = 10
 HELP = "print every iteration in words, then the ledger vs the formulas"
@@ -93,6 +95,7 @@ def register(sub) -> None:
                         help="print JSON Lines: one object per step, then a summary")
     add_collective_argument(parser)
     add_nccl_log_arguments(parser)
+    elements_follow_gpus(parser)
     parser.set_defaults(run=run, gpus=None, elements=None, dtype="float32")
 
 
@@ -157,7 +160,7 @@ def _scenario(args: argparse.Namespace) -> tuple[int, int, CostModel | None]:
                                    "of --nodes (or a topology with nodes, such as dgx-h100)")
     gpus = 4 if gpus is None else gpus
     priced = argparse.Namespace(**{**vars(args), "dtype": args.dtype or "float32"})
-    elements = elements_from_args(priced, model.itemsize if model else 4, 8)
+    elements = elements_from_args(priced, model.itemsize if model else 4, None)
     return gpus, elements, model
 
 
@@ -175,13 +178,15 @@ def run(args: argparse.Namespace) -> int:
         args.dtype = None  # the float32 default prices 4-byte elements; the values stay whole numbers
     log = apply_nccl_log(args, SYMBOLIC_MAX_GPUS)
     gpus, elements, model = _scenario(args)
-    args.gpus, args.elements = gpus, elements
     if gpus > SYMBOLIC_MAX_GPUS:
         raise RingsimError(f"walk prints every transfer, so it takes at most {SYMBOLIC_MAX_GPUS} "
-                           f"GPUs; {_compare_hint(args, gpus, elements, model is not None)}")
+                           f"GPUs; {_compare_hint(args, gpus, elements or 8, model is not None)}")
     if model is not None:
         model.topology.check_gpus(gpus)
     c = collective(args.collective)
+    if elements is None:  # as tui and figure: 8, or one per segment where the plan has more
+        elements = shown_elements(c.plan(gpus, args.algorithm, **dict(options_from_args(args))).segments)
+    args.gpus, args.elements = gpus, elements
     if args.values and not args.force:
         steps = int(c.closed_form(gpus, elements, args.algorithm,
                                   **dict(options_from_args(args))).steps)

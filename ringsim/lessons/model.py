@@ -13,6 +13,14 @@ _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 # "How many times longer?" is answered 5, 5x, 5×, 5.0, "5 times" or "5 times longer":
 # the words after the number say "a ratio" and nothing more, so they are dropped.
 _TIMES = re.compile(r"([\d.]+)(?:x|×|times?(?:longer|slower|faster|more|aslong|asmuch)?|fold)")
+# "35 elements", "35 each" or "1,875,000,000 bytes" for 35 or 1,875,000,000: words that name
+# what is counted, not a different number, so they are dropped after a number.
+_COUNTED = re.compile(r"([\d.]+)(?:elements?|each|bytes?|b|messages?|steps?|transfers?|segments?"
+                      r"|gpus?|pergpu|elementseach)")
+# "1.875 GB" or "1.9 GB" (as a lesson prints it) for 1,875,000,000 bytes: a decimal prefix
+# scales the number, and the reply counts as right where the answer rounds to its digits.
+_SCALED = re.compile(r"([\d.]+)([kmgt])b?")
+_SCALE = {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
 
 
 def _normalise(text: str) -> str:
@@ -50,7 +58,18 @@ class Question:
         if number and given == number[1]:
             return True
         try:
-            return float(given) == float(wanted)
+            target = float(wanted)
+        except ValueError:
+            return False
+        if counted := _COUNTED.fullmatch(given):
+            given = counted[1]
+        if scaled := _SCALED.fullmatch(given):
+            digits = scaled[1].replace(".", "").lstrip("0")
+            value = float(scaled[1]) * _SCALE[scaled[2]]
+            # as many significant digits as the reply gives (at least two: "2 GB" is no answer)
+            return len(digits) >= 2 and float(f"{target:.{len(digits)}g}") == float(f"{value:.{len(digits)}g}")
+        try:
+            return float(given) == target
         except ValueError:
             return False
 

@@ -206,6 +206,14 @@ def test_a_ratio_word_does_not_make_other_answers_match():
     assert not Question("which sum?", "a₁+b₁").check("a1x")
     assert not Question("how many?", "5").check("x")
     assert Question("how long?", "50 MiB").check("50")
+    # A number with the word for what it counts is that number; a decimal prefix scales it,
+    # right where the answer rounds to the reply's digits (the lessons print 1.9 GB).
+    assert Question("q", "35").check("35 elements") and Question("q", "35").check("35 each")
+    assert not Question("q", "35").check("36 elements") and not Question("q", "35").check("35 GB")
+    assert Question("q", "1,875,000,000").check("1,875,000,000 bytes")
+    assert Question("q", "1,875,000,000").check("1.9 GB") and Question("q", "1,875,000,000").check("1.875 GB")
+    assert not Question("q", "1,875,000,000").check("2 GB")  # one digit says too little
+    assert not Question("q", "1,875,000,000").check("1.8 GB")
 
 
 def test_lesson_1_uses_the_training_demo(lessons):

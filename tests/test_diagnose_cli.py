@@ -287,3 +287,23 @@ def test_the_terminal_plot_tells_measured_from_modelled_without_colour(ringsim):
     assert legend.split() == ["•", "measured", "busbw", "+", "NCCL", "model", "(dgx-h100)"]
     plot = out[out.index("busbw (GB/s) over size"):]
     assert "•" in plot and "+" in plot and "⢕" not in plot
+
+
+def test_nccl_saying_it_chose_sockets_settles_a_cross_node_shortfall(tmp_path, ringsim):
+    # Two DGX H100 at 1% of the model's bus bandwidth, and NCCL's own line "Using network
+    # Socket" in the paste, though no whole ring: the verdict names the TCP socket transport.
+    from nccl_pastes import all_reduce_perf
+    sizes = [1 << k for k in range(3, 34, 2)]
+    times = {n: 150.0 + n / 2.8e3 for n in sizes}  # µs: 150 µs per call, 2.8 GB/s of bus
+    paste = all_reduce_perf(tmp_path / "sock.txt", times, "NVIDIA H100 80GB HBM3",
+                            ["node0"] * 8 + ["node1"] * 8)
+    paste.write_text("node0:1:1 [0] NCCL INFO NET/IB : No device found.\n"
+                     "node0:1:1 [0] NCCL INFO Using network Socket\n"
+                     + paste.read_text(encoding="utf-8"), encoding="utf-8")
+    code, out, err = ringsim("diagnose", str(paste), "--no-plot")
+    assert code == 0, err
+    assert "NCCL chose its TCP socket transport (Using network Socket)" in out
+    plain = paste.read_text(encoding="utf-8").replace("Using network Socket", "Using network IB")
+    paste.write_text(plain, encoding="utf-8")
+    code, out, err = ringsim("diagnose", str(paste), "--no-plot")
+    assert code == 0 and "socket transport" not in out

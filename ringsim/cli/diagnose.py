@@ -150,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
     elif log_text is not None:  # the log given cannot say it: ask for one that can
         report.checks = [NO_HOPS.format(printable(log_text.name))
                          if c.startswith("run again with NCCL_DEBUG") else c for c in report.checks]
-    said = study.log_verdict(report, crossing, study.gdr_level(text.lines))
+    lines = [*text.lines, *(log_text.lines if log_text is not None else ())]
+    said = study.log_verdict(report, crossing, study.gdr_level(text.lines), study.network_used(lines))
     if said:
         report.verdicts.append(said)
     if svg is not None:

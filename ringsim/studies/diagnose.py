@@ -45,6 +45,9 @@ NOT_SXM = ("PCIE", "NVL")
 GDR_BEYOND_DEFAULT = ("PHB", "SYS")
 # `NCCL_NET_GDR_LEVEL set by environment to SYS` (NCCL's echo) or `NCCL_NET_GDR_LEVEL=SYS`
 _GDR_LEVEL = re.compile(r"\bNCCL_NET_GDR_LEVEL(?:( set by environment to )|=)([A-Za-z0-9]+)")
+# NCCL names the network plugin it chose once per process: "NCCL INFO Using network IB",
+# "… Using network Socket", "… Using network AWS Libfabric" (src/init.cc, ncclNetInit).
+_NETWORK = re.compile(r"\bNCCL INFO Using network ([A-Za-z][\w ]{0,40}?)\s*$")
 # The collectives NCCL's model prices (studies.predict), and the nccl-tests binary of each test.
 PRICED = ("all-reduce", "all-gather", "reduce-scatter")
 PERF = {name: f"{binary}_perf" for binary, name in TESTS.items()}
@@ -661,7 +664,18 @@ def gdr_level(lines) -> str | None:
     return found
 
 
-def log_verdict(r: Report, crossing: dict[str, int], gdr: str | None = None) -> str | None:
+def network_used(lines) -> str | None:
+    """The network NCCL says it used ('IB', 'Socket', 'AWS Libfabric'), from its
+    `Using network …` line; the last one where processes disagree is as good as any."""
+    found = None
+    for line in lines:
+        if match := _NETWORK.search(line):
+            found = match.group(1)
+    return found
+
+
+def log_verdict(r: Report, crossing: dict[str, int], gdr: str | None = None,
+                network: str | None = None) -> str | None:
     """What the NCCL log's cross-node hops say about a cross-node shortfall, in one sentence.
 
     `crossing` counts the transports of the hops that leave a node (`NET/IB/0/GDRDMA`,
@@ -671,7 +685,15 @@ def log_verdict(r: Report, crossing: dict[str, int], gdr: str | None = None) -> 
     NCCL_NET_GDR_LEVEL the run set (gdr_level), if any."""
     rows = [x for x in r.rows if x.regime == "bandwidth" and x.ratio is not None]
     known = {via: n for via, n in crossing.items() if via}
-    if r.nodes < 2 or not rows or not known or _median([x.ratio for x in rows]) >= 1 - r.tolerance:
+    if r.nodes < 2 or not rows or _median([x.ratio for x in rows]) >= 1 - r.tolerance:
+        return None
+    if not known and network is not None and network.lower() == "socket":
+        # No whole ring to read, but NCCL said which network it chose: sockets settle it.
+        return ("The NCCL lines show why the bandwidth-bound sizes fall short: NCCL chose its "
+                "TCP socket transport (Using network Socket), through host memory and the "
+                "kernel's network stack, not InfiniBand/RoCE verbs (check NCCL_IB_HCA, the RDMA "
+                "drivers and devices in the container, NCCL_IB_DISABLE)")
+    if not known:
         return None
     total = sum(known.values())
     names = ", ".join(f"{via} ({n})" for via, n in sorted(known.items(), key=lambda kv: -kv[1])[:3])

@@ -41,7 +41,7 @@ def test_a_reader_that_leaves_mid_output_ends_it_quietly_too():
     script = "python -m ringsim walk --gpus 40 | head -1; echo ${PIPESTATUS[0]}"
     proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env(),
                           cwd=ROOT, timeout=120)
-    assert proc.stdout.splitlines() == ["Ring all-reduce · 40 GPUs · 8 elements per GPU", "0"]
+    assert proc.stdout.splitlines() == ["Ring all-reduce · 40 GPUs · 40 elements per GPU", "0"]
     assert proc.stderr == ""
 
 

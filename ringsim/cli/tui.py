@@ -9,7 +9,7 @@ import sys
 from ..core.errors import RingsimError
 from ..sim.scenario import SHOWN_ELEMENTS, shown_elements
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log
-from .common import add_scenario_arguments, options_from_args, simulation_from_args
+from .common import COUNT_HELP, add_scenario_arguments, options_from_args, simulation_from_args
 
 ORDER = 5
 HELP = "open the interactive simulator in the terminal (the default in a terminal)"
@@ -66,7 +66,7 @@ def elements_follow_gpus(parser: argparse.ArgumentParser) -> None:
             action.help = (f"gradient elements per GPU (default: {SHOWN_ELEMENTS}, or one per "
                            f"segment when the plan has more: G on a ring of more than "
                            f"{SHOWN_ELEMENTS} GPUs, 2G on the bidirectional ring; so that no "
-                           f"segment is empty)")
+                           f"segment is empty); counts are {COUNT_HELP}")
 
 
 def default_elements(args: argparse.Namespace) -> None:

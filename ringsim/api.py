@@ -14,13 +14,14 @@ from typing import Sequence
 
 import numpy as np
 
-from .algorithms import make_plan, plan_closed_form
+from .algorithms import make_plan, option_text, plan_closed_form
 from .algorithms.collectives import ALL_GATHER, REDUCE_SCATTER
 from .execute.backend import array_module, make_executor, module_of
 from .core.checks import as_numeric_array
 from .core.errors import RingsimError
 from .core.formula import ClosedForm
 from .core.layout import Layout
+from .core.naming import plural
 from .execute.ledger import Ledger, measure
 from .execute.memory import allreduce_bytes, check_memory
 from .core.plan import Plan
@@ -34,6 +35,20 @@ class AllReduceResult:
     plan: Plan
     ledger: Ledger
     closed_form: ClosedForm
+
+    def __repr__(self) -> str:
+        """One line, not the arrays: '<AllReduceResult of ring · 8 GPUs · 1,000 float32 elements …>'."""
+        first = self.outputs[0]
+        return _one_line(self, plural(first.size, f"{first.dtype} element") + " per GPU")
+
+
+def _one_line(result, data: str) -> str:
+    """'<AllReduceResult of tree (chunks 4) · 8 GPUs · {data} · 14,000 elements moved in 9 steps>'."""
+    plan, ledger = result.plan, result.ledger
+    shown = option_text(plan)
+    name = plan.algorithm + (f" ({shown})" if shown else "")
+    return (f"<{type(result).__name__} of {name} · {plural(plan.gpus, 'GPU')} · {data} · "
+            f"{plural(ledger.total, 'element')} moved in {plural(ledger.steps, 'step')}>")
 
 
 def _rows(arrays: Sequence):
@@ -99,6 +114,17 @@ class CollectiveResult:
     plan: Plan
     ledger: Ledger
     closed_form: ClosedForm
+
+    def __repr__(self) -> str:
+        """One line, not the arrays: '<CollectiveResult of ring-reduce-scatter · 8 GPUs · …>'."""
+        # The elements each GPU gave: an all-gather's output stacks the G shards it was given,
+        # a reduce-scatter's outputs are the G shards of that many.
+        first = self.outputs[0]
+        if self.plan.options.get("collective") == ALL_GATHER.name:
+            given = first.size // self.plan.gpus
+        else:
+            given = sum(output.size for output in self.outputs)
+        return _one_line(self, plural(given, f"{first.dtype} element") + " per GPU")
 
 
 def _run(plan: Plan, layout: Layout, rows, xp, dtype):

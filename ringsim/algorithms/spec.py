@@ -85,6 +85,10 @@ class AlgorithmSpec:
     # given from a log are not the chain and two trees), None to keep `title`
     retitle: Callable[..., str | None] = lambda **options: None
 
+    def __repr__(self) -> str:
+        """One line, not its functions: '<AlgorithmSpec ring: Ring all-reduce>'."""
+        return f"<AlgorithmSpec {self.name}: {self.title}>"
+
     def title_for(self, **options) -> str:
         """The title of a plan made with these options: `title`, unless `retitle` says otherwise."""
         return self.retitle(**options) or self.title

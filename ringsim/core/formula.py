@@ -6,6 +6,8 @@ import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .naming import gpu_name, plural_word
+
 
 @dataclass(frozen=True, eq=False)
 class Formula:
@@ -55,6 +57,10 @@ class Formula:
             return (f"{self.text} = {format_number(self.textbook)}; "
                     f"exactly {self.exact} = {value}")
         return value if self.text == value else f"{self.text} = {value}"
+
+    def __repr__(self) -> str:
+        """One line, as it prints: '<Formula 2·(G−1)·N = 14,000>'."""
+        return f"<Formula {self}>"
 
     # --- a Formula stands for its value in comparisons and arithmetic conversions --------
     def _other(self, other):
@@ -136,3 +142,16 @@ class ClosedForm:
     messages: Formula
     busiest_sender: int = 0
     busiest_receiver: int = 0
+
+    def __repr__(self) -> str:
+        """One line of values, not five formulas: '<ClosedForm · 14,000 elements in 112 messages · …>'."""
+        sent, received = format_number(self.busiest_sent), format_number(self.busiest_received)
+        if self.busiest_sender == self.busiest_receiver:
+            busiest = f"busiest {gpu_name(self.busiest_sender)} sends {sent}, receives {received}"
+        else:
+            busiest = (f"{gpu_name(self.busiest_sender)} sends most ({sent}), "
+                       f"{gpu_name(self.busiest_receiver)} receives most ({received})")
+        def counted(figure: Formula, word: str) -> str:
+            return f"{format_number(figure)} {plural_word(figure.value, word)}"
+        return (f"<ClosedForm · {counted(self.total, 'element')} in "
+                f"{counted(self.messages, 'message')} · {counted(self.steps, 'step')} · {busiest}>")

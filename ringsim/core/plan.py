@@ -25,7 +25,7 @@ from typing import Iterator, Literal, NamedTuple
 import numpy as np
 
 from .errors import RingsimError
-from .naming import participant_name, subscript
+from .naming import participant_name, plural, subscript
 
 Op = Literal["reduce", "copy"]
 OPS = ("reduce", "copy")  # the op column stores the index into this tuple
@@ -213,6 +213,15 @@ class Step:
         """True when the step holds both reduce and copy transfers."""
         return len(self.ops) > 0 and not bool((self.ops == self.ops[0]).all())
 
+    def __repr__(self) -> str:
+        """One line, not the columns: '<Step reduce-scatter 2 of 7 · 8 transfers · reduce>'."""
+        return f"<Step {self.phase} {self.iteration} of {self.iterations} · " \
+               f"{plural(len(self), 'transfer')}{'' if not len(self) else ' · ' + self.op_text()}>"
+
+    def op_text(self) -> str:
+        """What the step's transfers do: 'reduce', 'copy' or 'mixed' ('copy' for an empty step)."""
+        return "mixed" if self.mixed else OPS[int(self.ops[0])] if len(self) else "copy"
+
     def transfers(self) -> Iterator[Transfer]:
         """The step's transfers, in plan order."""
         for s, d, f, l, o in zip(self.src.tolist(), self.dst.tolist(), self.first.tolist(),
@@ -269,12 +278,19 @@ class Plan:
         """Number of transfers in all steps."""
         return sum(len(s) for s in self.steps)
 
+    def __repr__(self) -> str:
+        """One line, not every step: '<Plan of ring · 64 GPUs · 126 steps · 8,064 transfers>'."""
+        segments = "" if self.segments == self.gpus else f" · {plural(self.segments, 'segment')} each"
+        switches = f" · {plural(self.switches, 'switch')}" if self.switches else ""
+        return (f"<Plan of {self.algorithm} · {plural(self.gpus, 'GPU')}{segments}{switches} · "
+                f"{plural(len(self.steps), 'step')} · {plural(self.transfer_count(), 'transfer')}>")
+
     def __str__(self) -> str:
         lines = [f"{self.algorithm} plan for {self.gpus} GPUs, {self.segments} segments each: "
                  f"{len(self.steps)} steps"]
         for number, step in enumerate(self.steps, 1):
-            ops = "mixed" if step.mixed else OPS[int(step.ops[0])] if len(step) else "copy"
-            lines.append(f"step {number}: {step.phase} {step.iteration}/{step.iterations} ({ops})")
+            lines.append(f"step {number}: {step.phase} {step.iteration}/{step.iterations} "
+                         f"({step.op_text()})")
             lines.extend(f"  {t.text(self.gpus, self.switches)}" for t in step.transfers())
         return "\n".join(lines)
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 from ..core.layout import Layout
 from ..core.plan import Plan, Step
-from ..core.units import itemsize as dtype_itemsize
+from ..core.naming import plural
+from ..core.units import format_seconds, itemsize as dtype_itemsize
 from .ports import Port, step_seconds
 from .topology import LEVEL_WORDS, LEVELS, Level, Topology, load
 
@@ -47,6 +48,10 @@ class CostModel:
         return cls(Topology("flat", "Flat (textbook)", None, {"inside": level},
                             reduce_bandwidth), itemsize)
 
+    def __repr__(self) -> str:
+        """One line: '<CostModel flat · one level · inside α 5.00 µs, … · 4-byte elements>'."""
+        return f"<CostModel {self.topology.summary()} · {self.itemsize}-byte elements>"
+
     def transfer(self, level: str, nbytes: float, reduce: bool = False) -> float:
         """Seconds one transfer of `nbytes` keeps a port of `level` busy (γ on a reduce's in port)."""
         # The scalar form of ports.port_seconds (the same α + b/bandwidth, bit for bit), for
@@ -64,12 +69,24 @@ class StepCost:
     seconds: float
     port: Port | None
 
+    def __repr__(self) -> str:
+        """One line: '<StepCost 5.00 µs · bottleneck GPU2 receiving inside a node>'."""
+        where = f"bottleneck {self.port}" if self.port is not None else "nothing moved"
+        return f"<StepCost {format_seconds(self.seconds)} · {where}>"
+
 
 @dataclass(frozen=True)
 class PlanCost:
     """Every step's time and bottleneck; the total, the running clock, the dominant level."""
 
     steps: tuple[StepCost, ...]
+
+    def __repr__(self) -> str:
+        """One line, not every step: '<PlanCost of 14 steps · 70.07 µs · bottleneck mostly …>'."""
+        level = self.bottleneck_level()
+        where = f"bottleneck mostly {LEVEL_WORDS[level]}" if level is not None else "nothing moved"
+        return (f"<PlanCost of {plural(len(self.steps), 'step')} · {format_seconds(self.seconds)} · "
+                f"{where}>")
 
     @property
     def seconds(self) -> float:

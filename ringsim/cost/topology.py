@@ -19,7 +19,8 @@ from ..core.checks import MAX_GPUS
 from ..core.errors import RingsimError
 from ..core.files import read_text
 from ..core.textout import printable
-from ..core.units import parse_bandwidth, parse_seconds
+from ..core.naming import plural
+from ..core.units import format_bandwidth, format_seconds, parse_bandwidth, parse_seconds
 
 LEVELS = ("inside", "across")
 LEVEL_WORDS = {"inside": "inside a node", "across": "across nodes"}
@@ -50,6 +51,14 @@ class Level:
     net_plugin_latency: float = 0.0      # across: the latency (s) a net plugin reports to NCCL
     net_latency: float | None = None     # across: the network's measured latency (s), for time
 
+    def __repr__(self) -> str:
+        """One line: '<Level inside: NVLink 4 via NVSwitch · α 470 ns, 450.00 GB/s>'."""
+        return f"<Level {self.key}: {self.name} · {self.figures()}>"
+
+    def figures(self) -> str:
+        """Latency and bandwidth as people write them: 'α 470 ns, 450.00 GB/s'."""
+        return f"α {format_seconds(self.alpha)}, {format_bandwidth(self.bandwidth)}"
+
     @property
     def beta(self) -> float:
         """Seconds per byte on one port (0 for an infinite bandwidth)."""
@@ -74,6 +83,20 @@ class Topology:
     measured: str = ""
     arch: str = DEFAULT_ARCH
     cpu: str = DEFAULT_CPU
+
+    def __repr__(self) -> str:
+        """One line, not the sources: '<Topology dgx-h100 · 8 GPUs per node · inside α 470 ns, …>'."""
+        return f"<Topology {self.summary()}>"
+
+    def summary(self) -> str:
+        """Its name, GPUs per node and each level's figures, on one line."""
+        if self.gpus_per_node is None:
+            shape = "one level"
+        else:
+            shape = f"{plural(self.gpus_per_node, 'GPU')} per node"
+        levels = "".join(f" · {key} {self.levels[key].figures()}"
+                         for key in LEVELS if key in self.levels)
+        return f"{self.name} · {shape}{levels}"
 
     @property
     def gamma(self) -> float:

@@ -11,6 +11,7 @@ import numpy as np
 from ..core.checks import check_count
 from ..core.errors import RingsimError
 from ..core.layout import Layout
+from ..core.naming import gpu_name, plural
 from ..core.plan import Plan, Step
 
 
@@ -71,6 +72,15 @@ class Ledger:
     def busiest(self) -> int:
         """The 0-based GPU that sent plus received the most (the lowest such GPU on ties)."""
         return int(np.argmax(self.sent + self.received)) if self.gpus else 0
+
+    def __repr__(self) -> str:
+        """One line, not the columns: '<Ledger of 4 GPUs · 6 steps · 48 elements in 24 messages · …>'."""
+        switches = f" and {plural(self.switches, 'switch')}" if self.switches else ""
+        busiest = self.busiest()
+        figures = (f" · busiest {gpu_name(busiest)} sent {int(self.sent[busiest]):,}, "
+                   f"received {int(self.received[busiest]):,}") if self.gpus else ""
+        return (f"<Ledger of {plural(self.gpus, 'GPU')}{switches} · {plural(self.steps, 'step')} · "
+                f"{plural(self.total, 'element')} in {plural(self.messages, 'message')}{figures}>")
 
     def links(self) -> dict[tuple[int, int], int]:
         """Elements moved on each directed link (src, dst), 0-based, links that were used."""

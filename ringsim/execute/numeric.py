@@ -19,6 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.layout import Layout
+from ..core.naming import plural
 from ..core.order import reductions
 from ..core.plan import COPY, Plan, Step
 
@@ -104,6 +105,12 @@ class NumericExecutor:
         self.buf = xp.zeros((self.segments * self.participants, layout.width), dtype=dtype)
         self._compiled: dict[int, Callable[[], None]] = {}
         self._reordered = False  # True once result() has put the buffers in result order
+
+    def __repr__(self) -> str:
+        """One line, not the buffers: '<NumericExecutor of ring · 8 GPUs · … per GPU · numpy>'."""
+        return (f"<{type(self).__name__} of {self.plan.algorithm} · {plural(self.plan.gpus, 'GPU')} · "
+                f"{plural(self.layout.elements, f'{self.buf.dtype} element')} per GPU · "
+                f"{getattr(self.xp, '__name__', type(self.buf).__module__)}>")
 
     def _row(self, gpu, segment):
         return buffer_row(self.participants, gpu, segment, self.segments)

@@ -7,7 +7,7 @@ from itertools import chain
 
 from ..core.checks import check_count
 from ..core.errors import RingsimError
-from ..core.naming import gpu_name, sum_label
+from ..core.naming import gpu_name, plural, sum_label
 from ..core.order import reductions
 from ..core.plan import Plan, Step
 
@@ -58,6 +58,29 @@ class SymbolicState:
         """True when the buffer holds the sum of every GPU's copy of the segment, each once."""
         held = self.held[gpu][segment]
         return len(held) == self.gpus and len(set(held)) == self.gpus
+
+    def __repr__(self) -> str:
+        """One line, not the labels: '<SymbolicState of 4 GPUs · … · 16 of 16 buffers hold the sum>'."""
+        switches = f" and {plural(self.switches, 'switch')}" if self.switches else ""
+        buffers, complete = self.gpus * self.segments, self._complete_buffers()
+        return (f"<SymbolicState of {plural(self.gpus, 'GPU')}{switches} · "
+                f"{plural(self.segments, 'segment')} each · {complete:,} of "
+                f"{plural(buffers, 'buffer')} {'holds' if complete == 1 else 'hold'} the sum>")
+
+    def _complete_buffers(self) -> int:
+        """How many of the GPUs' buffers hold their segment's full sum."""
+        # Copies share one tuple of contributors, so each distinct tuple is checked once: a
+        # finished all-reduce of G GPUs has S distinct tuples, not G·S.
+        checked: dict[int, bool] = {}
+        count = 0
+        for row in self.held[:self.gpus]:
+            for held in row:
+                complete = checked.get(id(held))
+                if complete is None:
+                    complete = len(held) == self.gpus and len(set(held)) == self.gpus
+                    checked[id(held)] = complete
+                count += complete
+        return count
 
     def apply(self, step: Step) -> None:
         """Carry out one step; every send reads the state before the step."""

@@ -202,6 +202,14 @@ class Simulation:
             self._problems[self.position] = found
         return self._problems[self.position]
 
+    def __repr__(self) -> str:
+        """One line: '<Simulation of ring · 4 GPUs · 8 elements per GPU · step 0 of 6>'."""
+        shown = option_text(self.plan)
+        name = self.plan.algorithm + (f" ({shown})" if shown else "")
+        return (f"<Simulation of {name} · {plural(self.plan.gpus, 'GPU')} · "
+                f"{plural(self.layout.elements, 'element')} per GPU · "
+                f"step {self.position:,} of {len(self.plan):,}>")
+
     def _repr_svg_(self) -> str | None:
         """Jupyter shows the simulation as the picture of where it is (with the figures extra)."""
         from ..figures.render import notebook_svg  # drawn only when a notebook asks

@@ -60,6 +60,55 @@ async def test_100x30_presentation_mode_shows_every_sentence_of_a_ring_step():
                 assert sentence in text, sentence
 
 
+async def test_100x30_presentation_mode_shows_the_whole_4_gpu_example_counters_included():
+    app = RingsimApp(present=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        rows = screen_rows(app)
+        view = app.screen.query_one("#view")
+        assert view.max_scroll_y == 0 and "segments" not in "\n".join(rows)
+        # Two rows a cell (label, transfer); the banner keeps its two lines and its rule.
+        assert {p.cell_height for p in app.screen.query(GpuPanel)} == {2}
+        assert rows[2].startswith("━━━") and rows[3].startswith("┏")
+        assert rows[4].split() == ["┃", "a₁", "┃┃", "a₁+b₁", "┃┃", "c₁", "┃┃", "d₁", "┃"]
+        assert rows[5].split() == ["┃", "→", "GPU2", "┃┃", "←", "GPU1", "+", "┃┃", "┃┃", "┃"]
+        # Every panel's bottom edge, with the GPU's sent and received counts.
+        edge = rows[12]
+        assert edge.count("┗") == 4 and edge.count("↑2 ↓2") == 4, edge
+        assert any(row.startswith(" busiest GPU1 ↑2 ↓2") for row in rows)
+        for sentence in app.sim.sentences():
+            assert sentence in "\n".join(rows)
+        # Eight GPUs: one row a cell, the arrow before the label, and every segment shows.
+        for _ in range(4):
+            await pilot.press("G")
+        await pilot.press("n")
+        await pilot.pause()
+        rows = screen_rows(app)
+        assert app.sim.plan.gpus == 8 and view.max_scroll_y == 0
+        assert {p.cell_height for p in app.screen.query(GpuPanel)} == {1}
+        assert "▼ segments" not in "\n".join(rows)
+        assert rows[4].split()[:4] == ["┃", "→", "a₁", "┃┃"]
+        assert rows[11].split()[:3] == ["┃", "←", "h₈+a₈"] and rows[12].count("↑1 ↓1") == 8
+
+
+async def test_presentation_mode_keeps_three_row_cells_where_they_fit():
+    app = RingsimApp(present=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        assert {p.cell_height for p in app.screen.query(GpuPanel)} == {3}
+        rows = screen_rows(app)
+        assert rows[2].strip() == "" and rows[3].startswith("━━━")  # the banner's blank line
+        assert sum(row.count("↑2 ↓2") for row in rows) == 4
+        for _ in range(4):  # 8 GPUs: three rows a cell would hide segment 8, two do not
+            await pilot.press("G")
+        await pilot.pause()
+        assert {p.cell_height for p in app.screen.query(GpuPanel)} == {2}
+        assert app.screen.query_one("#view").max_scroll_y == 0
+        assert "▼ segments" not in "\n".join(screen_rows(app))
+
+
 async def test_80x24_help_fits_and_lists_every_binding():
     from ringsim.tui.widgets.lesson_panel import LessonPanel
     app = RingsimApp()

@@ -158,8 +158,14 @@ class SimulatorScreen(Screen):
     def cell_rows(self, segments: int, height: int, load_row: bool = False) -> int:
         """Rows per segment cell: 2 (label, then note), or 1 on a short terminal where two
         rows per cell (and the panels' load row, when they have one) would not let the GPU
-        view show every segment."""
-        if height >= SHORT or self.has_class("-present"):
+        view show every segment. Presentation mode: 3 (a spacer row under the note) where the
+        view still shows every segment, its bottom edge and the legend, else 2 (4 GPUs on
+        100×30, 8 GPUs on 120×40), else 1 (8 GPUs on 100×30): the edge holds each GPU's sent
+        and received counts."""
+        if self.has_class("-present"):
+            room = self._view_rows(height) - 2 - load_row - (height >= SHORT)  # edges, legend
+            return next((rows for rows in (3, 2, 1) if rows * segments <= room), 2)
+        if height >= SHORT:
             return 2
         return 1 if 2 * segments + 2 + load_row > self._view_rows(height) else 2
 
@@ -167,13 +173,21 @@ class SimulatorScreen(Screen):
         """The most rows the GPU view may take on a terminal `height` rows tall (its CSS
         max-height, of the simulator's part of the screen)."""
         view, main = self.query_one("#view"), self.query_one("#main")
-        banner = 2 if height < SHORT else 3
-        part = height - banner - 1  # the banner and the footer
+        part = height - self._banner_rows(height) - 1  # the banner and the footer
         if main.styles.max_height is not None and main.styles.height is not None \
                 and main.styles.height.is_auto:
             part = int(main.styles.max_height.resolve(Size(self.size.width, part), self.size))
         limit = view.styles.max_height
         return part if limit is None else int(limit.resolve(Size(self.size.width, part), self.size))
+
+    def _banner_rows(self, height: int) -> int:
+        """The banner's rows as ringsim.tcss sizes it: two lines and a rule; presentation mode
+        adds a blank line where the terminal has rows to spare (COMPACT or more, or the heat
+        map's view, which is never -compact); no rule on short terminals."""
+        if height < SHORT:
+            return 2
+        spare = height >= COMPACT or self.has_class("-heat")
+        return 4 if self.has_class("-present") and spare else 3
 
     def _compact(self) -> bool:
         """Counters in four rows without bars: short terminals with the GPU panels on screen."""
@@ -233,7 +247,7 @@ class SimulatorScreen(Screen):
         hint = ""
         if not self.has_class("-heat") and view.max_scroll_y > 0 and self._grid_args is not None:
             segments = self._grid_args[0].plan.segments
-            rows = self._cell_rows if not self.has_class("-present") else 3
+            rows = self._cell_rows
             shown = max(0, (int(view.scroll_y) + view.scrollable_content_region.height - 1) // rows)
             if shown < segments:
                 keys = "↓ pgdn end" if focused is view else "tab to the GPU view, then ↓ pgdn end"

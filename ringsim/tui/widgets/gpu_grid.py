@@ -59,9 +59,12 @@ class GpuGrid(Horizontal):
     _load_row = False
 
     def on_resize(self) -> None:
-        """A new width may fit the load lines in the panels' edges, or no longer fit them."""
+        """A new width may fit the load lines in the panels' edges, or no longer fit them; and
+        the narrowest panel, which sets every panel's label width, may have changed."""
         if self._shown is not None and self.load_row(self._shown[0]) != self._load_row:
             self.show(*self._shown)
+        for panel in self.query(GpuPanel):
+            panel.refresh()
 
     async def build(self, gpus: int, segments: int | None = None) -> None:
         """Replace the panels when G or S changes (stepping only updates cells)."""
@@ -97,6 +100,7 @@ class GpuGrid(Horizontal):
             cells = []
             for j in range(segments):
                 complete = sim.symbolic.is_complete(g, j)
+                terms: tuple[str, ...] = ()
                 if numbers is not None:
                     row = numbers[g, offsets[j]:offsets[j + 1]]
                     text = " ".join(str(v) for v in row[:NUMBERS_SHOWN].tolist()) or "(empty)"
@@ -104,11 +108,13 @@ class GpuGrid(Horizontal):
                         text += " …"
                 else:
                     text = sim.symbolic.label(g, j, max_terms=max_terms)
+                    # Every term, so that the panel can shorten the sum to its own width.
+                    terms = tuple(sim.symbolic.label(g, j).split("+"))
                 if complete:
                     text += " ✓"
                 cells.append(CellView(text, _note(sent_to[g][j], came_from[g][j], ops.get((g, j), ""),
                                                         gpus, sim.plan.switches), complete,
-                                      bool(sent_to[g][j]), bool(came_from[g][j])))
+                                      bool(sent_to[g][j]), bool(came_from[g][j]), terms, max_terms))
             title = title_wordings(g, selected=g == selected, slow=slow.get(g),
                                    master=g == master, bottleneck=g in bottlenecks)
             panel.show(title, int(ledger.sent[g]), int(ledger.received[g]), cells,

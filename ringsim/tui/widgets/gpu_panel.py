@@ -16,11 +16,11 @@ from ..cell import CellView
 
 def one_row(cell: CellView, room: int) -> str:
     """A cell on one row: 'a₁+b₁  ← GPU1 +' where it fits, else the note's arrow and the label
-    ('← a₁+b₁'): the cell's colour and the transfer list say the rest."""
+    ('← a₁+b₁', a sum shortened to what is left): the cell's colour and the transfer list say the rest."""
     if not cell.note:
-        return cell.text
+        return cell.label(room)
     full = f"{cell.text}  {cell.note}"
-    return full if cell_len(full) <= room else f"{cell.note[0]} {cell.text}"
+    return full if cell_len(full) <= room else f"{cell.note[0]} {cell.label(room - 2)}"
 
 
 TITLE_FRAME = 6  # a border title's corners, edge marks and spaces: '┏━ GPU1 ━┓' on 10 columns
@@ -71,7 +71,7 @@ class GpuPanel(Widget):
         self.gpu = gpu
         self.gpus = gpus
         self.cells: list[CellView] = []
-        self.cell_height = 2  # label and note; 3 in presentation mode (a spacer line); 1 on short terminals
+        self.cell_height = 2  # label and note; 3 in presentation mode where it fits (a spacer line); 1 on short terminals
         self._styles: dict[str, Style] = {}  # per cell state; resolving CSS per line is slow
         self.border_title = gpu_name(gpu)
 
@@ -80,8 +80,9 @@ class GpuPanel(Widget):
              load_row: bool = False) -> None:
         """Title ('GPU1 · master', or its wordings longest first: `title_wordings`, the one
         that fits is shown), elements sent/received so far, and every cell, in `rows` rows per
-        cell (presentation mode: 3). The load goes in the bottom edge, or with `load_row` on a
-        row of its own under the cells (a narrow panel's edge has 4 columns: '↑0↓56' needs 5)."""
+        cell (`present`: 3 or 2, the text centred). The load goes in the bottom edge, or with
+        `load_row` on a row of its own under the cells (a narrow panel's edge has 4 columns:
+        '↑0↓56' needs 5)."""
         # Redraw only what changed (a step changes a few cells and the load line): setting a
         # border title repaints the whole panel, so it is set only when it differs.
         self._titles = (title,) if isinstance(title, str) else tuple(title)
@@ -93,9 +94,9 @@ class GpuPanel(Widget):
             self.border_title = Content(title)  # plain text: no markup in a GPU's title
         self.set_class(master, "-master")
         self.set_class(selected, "-selected")
-        height = 3 if present else rows
-        resized = height != self.cell_height or load_row != self.load_row
-        self.cell_height, self.load_row = height, load_row
+        height = rows
+        resized = height != self.cell_height or load_row != self.load_row or present != self.present
+        self.cell_height, self.load_row, self.present = height, load_row, present
         load = fitting(self._loads, self._load_room())
         old, self.cells = self.cells, cells
         if resized or len(old) != len(cells) or not self.size.height:
@@ -120,6 +121,7 @@ class GpuPanel(Widget):
     _title = ""
     _load = ""
     load_row = False  # the load on a row of its own under the cells, not in the bottom edge
+    present = False  # presentation mode: the cells' text centred
     _titles: tuple[str, ...] = ()
     _loads: tuple[str, ...] = ()
 
@@ -162,6 +164,14 @@ class GpuPanel(Widget):
             self._styles[name] = self.rich_style + self.get_component_rich_style(f"gpu-panel--{name}")
         return self._styles[name]
 
+    def _label_room(self) -> int:
+        """Columns a cell's label has: the narrowest panel's, so that a sum reads the same in
+        every panel (panels sharing the width differ by a column, and a sum shortened in one
+        but not its neighbour looked like two different sums)."""
+        widths = [p.content_region.width for p in (self.parent.children if self.parent else ())
+                  if isinstance(p, GpuPanel) and p.content_region.width]
+        return min(widths, default=self.content_region.width) - 1  # one column of margin
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self.gpus * self.cell_height + self.load_row
 
@@ -179,10 +189,13 @@ class GpuPanel(Widget):
         name = cell.state if cell.state != "plain" or segment % 2 == 0 else "plain-alt"
         style = self._style(name)
         room = width - 1  # one column of margin inside each cell
-        line = one_row(cell, room) if self.cell_height == 1 else (cell.text, cell.note, "")[row]
-        if cell_len(line) > room:
+        if self.cell_height == 1:
+            line = one_row(cell, self._label_room())
+        else:
+            line = cell.label(self._label_room()) if row == 0 else (cell.note, "")[row - 1]
+        if cell_len(line) > room:  # numbers and notes; a sum's label is shortened to fit above
             line = line[:max(room - 1, 0)] + "…"
-        if self.cell_height == 3:
+        if self.present:  # presentation mode centres the cells' text
             pad = max(room - cell_len(line), 0) // 2
             line = " " * pad + line
         return Strip([Segment(" " + line, style)]).adjust_cell_length(width, style)

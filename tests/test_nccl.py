@@ -324,6 +324,8 @@ def test_net_plugin_latency_is_an_across_field_with_a_zero_default_and_a_bound()
     for bad in ('"1s"', '"-5us"', '"fast"'):
         with pytest.raises(RingsimError, match="net_plugin_latency"):
             parse(base + across + f"net_plugin_latency = {bad}\n", "bad")
+    with pytest.raises(RingsimError, match=r"net_plugin_latency must be from 0 to 10ms, got 20\.00 ms$"):
+        parse(base + across + 'net_plugin_latency = "20ms"\n', "bad")
 
 
 def test_the_network_s_measured_latency_prices_the_call_nccl_chose_on_the_plugin_s():

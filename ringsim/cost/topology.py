@@ -335,7 +335,7 @@ def _level_rules(fields: dict, key: str, where: str) -> dict:
             if key != "across":
                 raise RingsimError(f"{what}: only the [across] level is a network")
             if not 0 <= fields[name] <= MAX_PLUGIN_LATENCY:
-                raise RingsimError(f"{what} must be from 0 to 10ms")
+                raise RingsimError(f"{what} must be from 0 to 10ms, got {format_seconds(fields[name])}")
     return fields
 
 

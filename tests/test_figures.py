@@ -379,3 +379,32 @@ def test_a_sweep_shows_itself_as_its_chart():
     # A terminal REPL prints the text repr: one line, not every estimate.
     assert repr(result).startswith("<Sweep of 8 GPUs on flat · 6 sizes, 1KiB to 1GiB · ")
     assert "\n" not in repr(result) and len(repr(result)) < 120
+
+
+@pytest.mark.parametrize("name", ["naive", "bidirectional-ring", "recursive-doubling", "ring"])
+def test_no_tag_hides_an_arrowhead(name):
+    # Two GPUs side by side sending to each other: a tag near each sender would sit on the
+    # other arrow's head, so each sits mid-gap and the second steps off the first.
+    from ringsim import Simulation
+    sim = Simulation.create(name, gpus=4, elements=8)
+    sim.step()
+    root = ET.fromstring(figure_svg(sim))
+    svg = "{http://www.w3.org/2000/svg}"
+    boxes, tips = [], []
+    for group in root.iter(f"{svg}g"):
+        if group.get("class") == "tag":
+            rect = group.find(f"{svg}rect")
+            boxes.append(tuple(float(rect.get(k)) for k in ("x", "y", "width", "height")))
+        if group.get("class") == "transfer":
+            head = [p for p in group.findall(f"{svg}path") if p.get("fill") not in (None, "none")]
+            corners = re.findall(r"(-?[\d.]+),(-?[\d.]+)", head[-1].get("d"))
+            # the middle of the arrowhead's triangle: covered, the head cannot be seen
+            tips.append((sum(float(x) for x, _ in corners) / len(corners),
+                         sum(float(y) for _, y in corners) / len(corners)))
+    assert boxes and tips
+    for x, y in tips:
+        assert not any(u - 1 < x < u + w + 1 and v - 1 < y < v + h + 1 for u, v, w, h in boxes), \
+            (name, (x, y), boxes)
+    for i, (x, y, w, h) in enumerate(boxes):
+        for (u, v, p, q) in boxes[i + 1:]:
+            assert x + w <= u or u + p <= x or y + h <= v or v + q <= y, (name, boxes)

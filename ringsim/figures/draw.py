@@ -184,13 +184,21 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
             at = max(0.5, 1 - reach) if y1 > y0 else min(0.5, reach)
         cw = text_width(word, 10) + 8
         placed = [] if placed is None else placed
-        for shift in (0.0, -0.15, 0.15, -0.3, 0.3):
+        # Both ways across a narrow gap: tags near each sender would cover the other arrow's
+        # head, so each sits mid-gap, and a second one steps off the first up or down.
+        narrow = both and abs(x1 - x0) < 3 * cw and abs(y1 - y0) < abs(x1 - x0)
+        if narrow:
+            at = 0.5
+        for shift in (0.0,) if narrow else (0.0, -0.15, 0.15, -0.3, 0.3):
             u = at if not shift else min(max(at + shift, 0.1), 0.9)
             mx = (1 - u) ** 2 * x0 + 2 * u * (1 - u) * cx + u * u * x1  # a point on the curve
             my = (1 - u) ** 2 * y0 + 2 * u * (1 - u) * cy + u * u * y1
             if corners is not None:  # on the run beside the columns, a third into the first gap
                 mx, my = corners[2][0], corners[2][1] + (GAP_Y / 3 if y1 > y0 else -GAP_Y / 3)
-            if not any(abs(mx - px) < (cw + pw) / 2 and abs(my - py) < 15 for px, py, pw in placed):
+            hit = [py for px, py, pw in placed if abs(mx - px) < (cw + pw) / 2 and abs(my - py) < 15]
+            if narrow and hit:
+                my = hit[0] + (16 if my >= hit[0] else -16)
+            if not hit:
                 break
         placed.append((mx, my, cw))
         tag = draw.Group(class_="tag", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op)

@@ -146,8 +146,10 @@ def test_cli_walk_compare_timeline_take_the_collective(capsys):
     out = capsys.readouterr().out
     assert "Every GPU holds its shard of the sum (GPU k: segment k): yes" in out
     assert "(G−1)·N = 12" in out
-    # Its first iteration is not the all-reduce's (GPU2 sends b₁ first): the walk says why.
-    assert "GPU2 sends b₁ to GPU3" in out.split("iteration 1 of 2")[1].splitlines()[1]
+    # Its first iteration is not the all-reduce's (GPU1 sends a₃, GPU2 b₁): the walk says why.
+    first = out.split("iteration 1 of 2")[1].split("iteration 2 of 2")[0].splitlines()[1:4]
+    assert [line.split(" to ")[0].strip() for line in first] == [
+        "GPU1 sends a₃", "GPU2 sends b₁", "GPU3 sends c₂"]
     assert "one segment earlier than the all-reduce's first phase, so that GPU k ends with " \
            "segment k" in out
     assert main(["walk", "--gpus", "3", "-n", "6"]) == 0

@@ -260,8 +260,11 @@ class _RingHalf(Collective):
         order = np.roll(np.arange(gpus), -1)  # position p holds GPU p+1, so GPU g ends owning segment g
         # The all-gather forwards the segment it got a step before: one position behind.
         iterations = ring_iterations(order[None, :], 0, 1, gather=self.lag == 1)
-        steps = tuple(Step.build(self.title, s, len(iterations), self.op, src, dst, first, last)
-                      for s, (src, dst, first, last) in enumerate(iterations, 1))
+        # Listed from GPU1 up, as the all-reduce lists its steps (the ring starts at GPU2).
+        listed = [tuple(np.asarray(a)[np.argsort(src, kind="stable")] for a in (src, dst, first, last))
+                  for src, dst, first, last in iterations]
+        steps = tuple(Step.build(self.title, s, len(listed), self.op, src, dst, first, last)
+                      for s, (src, dst, first, last) in enumerate(listed, 1))
         return Plan(f"ring-{self.name}", gpus, steps, {"collective": self.name})
 
     def closed_form(self, gpus: int, elements: int, algorithm: str = "ring",

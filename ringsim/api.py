@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .algorithms import make_plan, option_text, plan_closed_form
+from .algorithms import make_plan, named_with_options, plan_closed_form
 from .algorithms.collectives import ALL_GATHER, REDUCE_SCATTER
 from .execute.backend import array_module, make_executor, module_of
 from .core.checks import as_numeric_array
@@ -45,8 +45,7 @@ class AllReduceResult:
 def _one_line(result, data: str) -> str:
     """'<AllReduceResult of tree (chunks 4) · 8 GPUs · {data} · 14,000 elements moved in 9 steps>'."""
     plan, ledger = result.plan, result.ledger
-    shown = option_text(plan)
-    name = plan.algorithm + (f" ({shown})" if shown else "")
+    name = named_with_options(plan.algorithm, plan)
     return (f"<{type(result).__name__} of {name} · {plural(plan.gpus, 'GPU')} · {data} · "
             f"{plural(ledger.total, 'element')} moved in {plural(ledger.steps, 'step')}>")
 

@@ -152,6 +152,12 @@ def option_text(plan: Plan) -> str:
     return ", ".join(shown)
 
 
+def named_with_options(name: str, plan: Plan) -> str:
+    """`name` followed by the plan's options in brackets, where it has any: 'tree (chunks 4)'."""
+    shown = option_text(plan)
+    return f"{name} ({shown})" if shown else name
+
+
 def plan_nodes(plan: Plan) -> int | None:
     """How many nodes of consecutive GPUs the plan was made for, where its options say: M nodes
     (hierarchical), nodes of L GPUs (nccl-tree's chains), or the nodes of P GPUs of a rails:P

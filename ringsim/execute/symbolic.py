@@ -7,7 +7,7 @@ from itertools import chain
 
 from ..core.checks import check_count
 from ..core.errors import RingsimError
-from ..core.naming import gpu_name, plural, sum_label
+from ..core.naming import gpu_name, plural, sum_label, term
 from ..core.order import reductions
 from ..core.plan import Plan, Step
 
@@ -46,13 +46,21 @@ class SymbolicState:
         gpu, segment = self._where(gpu, segment)
         return self.held[gpu][segment]
 
-    def label(self, gpu: int, segment: int, *, max_terms: int = 0) -> str:
-        """What the buffer holds: 'd₄+a₄' in the order added; complete sums in GPU order."""
+    def _shown(self, gpu: int, segment: int) -> tuple[tuple[int, ...], int]:
+        """The contributors as labels list them (complete sums in GPU order), and the segment."""
         gpu, segment = self._where(gpu, segment)
         held = self.held[gpu][segment]
-        if self.is_complete(gpu, segment):
-            held = tuple(range(self.gpus))
+        return (tuple(range(self.gpus)) if self.is_complete(gpu, segment) else held), segment
+
+    def label(self, gpu: int, segment: int, *, max_terms: int = 0) -> str:
+        """What the buffer holds: 'd₄+a₄' in the order added; complete sums in GPU order."""
+        held, segment = self._shown(gpu, segment)
         return sum_label(held, segment, max_terms=max_terms)
+
+    def terms(self, gpu: int, segment: int) -> tuple[str, ...]:
+        """The label's terms, ('d₄', 'a₄'); none for an empty buffer (labelled '0')."""
+        held, segment = self._shown(gpu, segment)
+        return tuple(term(g, segment) for g in held)
 
     def is_complete(self, gpu: int, segment: int) -> bool:
         """True when the buffer holds the sum of every GPU's copy of the segment, each once."""

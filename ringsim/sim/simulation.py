@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms import make_plan, option_text
+from ..algorithms import make_plan, named_with_options
 from ..algorithms.collectives import ALL_REDUCE, Collective
 from ..core.checks import as_numeric_array, check_count, check_elements
 from ..core.errors import RingsimError
@@ -134,10 +134,7 @@ class Simulation:
     @property
     def title(self) -> str:
         """The plan's title and the scenario: 'Ring all-reduce · 4 GPUs · 8 elements per GPU'."""
-        name = self.collective.plan_title(self.plan)
-        shown = option_text(self.plan)
-        if shown:
-            name += f" ({shown})"
+        name = named_with_options(self.collective.plan_title(self.plan), self.plan)
         return (f"{name} · {plural(self.plan.gpus, 'GPU')} · "
                 f"{plural(self.layout.elements, 'element')} per GPU")
 
@@ -204,8 +201,7 @@ class Simulation:
 
     def __repr__(self) -> str:
         """One line: '<Simulation of ring · 4 GPUs · 8 elements per GPU · step 0 of 6>'."""
-        shown = option_text(self.plan)
-        name = self.plan.algorithm + (f" ({shown})" if shown else "")
+        name = named_with_options(self.plan.algorithm, self.plan)
         return (f"<Simulation of {name} · {plural(self.plan.gpus, 'GPU')} · "
                 f"{plural(self.layout.elements, 'element')} per GPU · "
                 f"step {self.position:,} of {len(self.plan):,}>")

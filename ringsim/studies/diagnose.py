@@ -664,6 +664,11 @@ def gdr_level(lines) -> str | None:
     return found
 
 
+# What NCCL's socket transport means for a run across nodes, and what to check.
+SOCKETS = ("through host memory and the kernel's network stack, not InfiniBand/RoCE verbs "
+           "(check NCCL_IB_HCA, the RDMA drivers and devices in the container, NCCL_IB_DISABLE)")
+
+
 def network_used(lines) -> str | None:
     """The network NCCL says it used ('IB', 'Socket', 'AWS Libfabric'), from its
     `Using network …` line; the last one where processes disagree is as good as any."""
@@ -690,18 +695,14 @@ def log_verdict(r: Report, crossing: dict[str, int], gdr: str | None = None,
     if not known and network is not None and network.lower() == "socket":
         # No whole ring to read, but NCCL said which network it chose: sockets settle it.
         return ("The NCCL lines show why the bandwidth-bound sizes fall short: NCCL chose its "
-                "TCP socket transport (Using network Socket), through host memory and the "
-                "kernel's network stack, not InfiniBand/RoCE verbs (check NCCL_IB_HCA, the RDMA "
-                "drivers and devices in the container, NCCL_IB_DISABLE)")
+                f"TCP socket transport (Using network Socket), {SOCKETS}")
     if not known:
         return None
     total = sum(known.values())
     names = ", ".join(f"{via} ({n})" for via, n in sorted(known.items(), key=lambda kv: -kv[1])[:3])
     if all("/SOCKET" in via.upper() for via in known):
         return (f"The log shows why the bandwidth-bound sizes fall short: all {total} hops that "
-                f"cross nodes use NCCL's TCP socket transport ({names}), through host memory and "
-                "the kernel's network stack, not InfiniBand/RoCE verbs (check NCCL_IB_HCA, the "
-                "RDMA drivers and devices in the container, NCCL_IB_DISABLE)")
+                f"cross nodes use NCCL's TCP socket transport ({names}), {SOCKETS}")
     if not any("GDRDMA" in via.upper() for via in known):
         said = (f"The log points at GPUDirect RDMA: none of the {total} hops that cross nodes "
                 f"({names}) carries /GDRDMA, which NCCL adds only when the NIC reads and writes "

@@ -189,9 +189,11 @@ class SimulatorScreen(Screen):
         spare = height >= COMPACT or self.has_class("-heat")
         return 4 if self.has_class("-present") and spare else 3
 
-    def _compact(self) -> bool:
-        """Counters in four rows without bars: short terminals with the GPU panels on screen."""
-        return self.size.height < COMPACT and not self.has_class("-heat")
+    def _compact(self, height: int | None = None) -> bool:
+        """Counters in four rows without bars: short terminals (this one, or `height` rows)
+        with the GPU panels on screen."""
+        height = self.size.height if height is None else height
+        return height < COMPACT and not self.has_class("-heat")
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
@@ -209,7 +211,7 @@ class SimulatorScreen(Screen):
         small = width < need_width or height < need_height
         self.set_class(width < NARROW, "-narrow")
         short = height < SHORT
-        compact = height < COMPACT and not self.has_class("-heat")
+        compact = self._compact(height)
         if compact != self.has_class("-compact") and self._sim is not None:
             self.query_one(Counters).show(self._sim, compact)
         self.set_class(short, "-short")

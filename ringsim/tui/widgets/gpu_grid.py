@@ -108,8 +108,7 @@ class GpuGrid(Horizontal):
                         text += " …"
                 else:
                     text = sim.symbolic.label(g, j, max_terms=max_terms)
-                    # Every term, so that the panel can shorten the sum to its own width.
-                    terms = tuple(sim.symbolic.label(g, j).split("+"))
+                    terms = sim.symbolic.terms(g, j)  # the panel shortens them to its width
                 if complete:
                     text += " ✓"
                 cells.append(CellView(text, _note(sent_to[g][j], came_from[g][j], ops.get((g, j), ""),

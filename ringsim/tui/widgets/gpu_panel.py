@@ -122,6 +122,7 @@ class GpuPanel(Widget):
     _load = ""
     load_row = False  # the load on a row of its own under the cells, not in the bottom edge
     present = False  # presentation mode: the cells' text centred
+    _label_width = 0  # the columns a cell's label has in this paint (_label_room)
     _titles: tuple[str, ...] = ()
     _loads: tuple[str, ...] = ()
 
@@ -172,6 +173,11 @@ class GpuPanel(Widget):
                   if isinstance(p, GpuPanel) and p.content_region.width]
         return min(widths, default=self.content_region.width) - 1  # one column of margin
 
+    def render_lines(self, crop):
+        # The label width looks at every sibling panel: once per paint, not once per line.
+        self._label_width = self._label_room()
+        return super().render_lines(crop)
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self.gpus * self.cell_height + self.load_row
 
@@ -190,9 +196,9 @@ class GpuPanel(Widget):
         style = self._style(name)
         room = width - 1  # one column of margin inside each cell
         if self.cell_height == 1:
-            line = one_row(cell, self._label_room())
+            line = one_row(cell, self._label_width)
         else:
-            line = cell.label(self._label_room()) if row == 0 else (cell.note, "")[row - 1]
+            line = cell.label(self._label_width) if row == 0 else (cell.note, "")[row - 1]
         if cell_len(line) > room:  # numbers and notes; a sum's label is shortened to fit above
             line = line[:max(room - 1, 0)] + "…"
         if self.present:  # presentation mode centres the cells' text

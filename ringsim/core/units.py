@@ -97,14 +97,16 @@ def parse_size(text: object, what: str = "size") -> int:
     return int(value)
 
 
-def parse_seconds(text: object, what: str = "latency") -> float:
-    """A duration in seconds: '0.5us', '5µs', '1.2ms', '0'."""
+def parse_seconds(text: object, what: str = "latency", most: Fraction | None = None) -> float:
+    """A duration in seconds: '0.5us', '5µs', '1.2ms', '0'; at most `most` where given."""
     number, unit = _split(text, what, "0.5us, 5µs or 1ms")
     if unit == "" and number != 0:
         raise RingsimError(f"{what} {text!r} needs a unit: s, ms, us (µs) or ns")
     if unit and unit not in SECONDS:
         raise RingsimError(f"{what}: unknown unit {unit!r} in {text!r}; use s, ms, us (µs) or ns")
     value = number * SECONDS.get(unit, 1)
+    if most is not None and not 0 <= value <= most:  # a field's own bound, named before the general one
+        raise RingsimError(f"{what} must be from 0 to {format_seconds(float(most), digits=0)}, got {echo(text)}")
     _within(value, 0, MAX_SECONDS, what, text, "s")
     return float(value)
 

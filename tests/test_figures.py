@@ -189,6 +189,28 @@ def test_channels_are_lanes_and_nodes_are_boxes():
     assert len(classed(nodes, "node")) == 2
 
 
+def test_small_nodes_stand_in_one_row_and_large_ones_one_below_another():
+    from ringsim.figures.frames import node_groups
+    from ringsim.figures.layout import layout
+    from ringsim.algorithms.spec import Shape
+
+    def rows(sim):
+        return layout(sim.plan, Shape.RING, 1, node_groups(sim.plan), 100).rows
+    # rails:2 on 8 GPUs: four nodes of two, side by side in one row, as wide as a slide.
+    assert rows(Simulation.create("ring", 8, ring_order="rails:2")) == ((0, 1, 2, 3, 4, 5, 6, 7),)
+    # Four nodes of four: 16 columns would not fit one row, so a node per row.
+    assert rows(Simulation.create("hierarchical", 16)) == ((0, 1, 2, 3), (4, 5, 6, 7),
+                                                          (8, 9, 10, 11), (12, 13, 14, 15))
+    # Each node's label is drawn after the arrows, haloed, so an arc between nodes never hides it.
+    svg = figure_svg(Simulation.create("hierarchical", 8, nodes=4), 2)
+    labels = classed(svg, "node-label")
+    assert [e.text for e in labels] == ["node 1", "node 2", "node 3", "node 4"]
+    assert all(e.get("paint-order") == "stroke" for e in labels)
+    order = [(e.get("class") or "").split() for e in ET.fromstring(svg).iter()]
+    last_arrow = max(i for i, c in enumerate(order) if "transfer" in c)
+    assert min(i for i, c in enumerate(order) if "node-label" in c) > last_arrow
+
+
 def test_nccl_trees_chains_sit_in_node_boxes_and_crossing_arrows_keep_their_tags_apart():
     sim = Simulation.create("nccl-tree", 16, gpus_per_node=4)
     assert len(classed(figure_svg(sim, 1), "node")) == 4  # a chain inside each node of four

@@ -272,7 +272,6 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
         node = draw.Group(class_="node", data_node=m + 1)
         node.append(draw.Rectangle(x, y, w, h, rx=10, fill="none", stroke=t.muted, stroke_width=1.2,
                                    stroke_dasharray="2 3"))
-        node.append(draw.Text(f"node {m + 1}", 11, x + 8, y - 6, fill=t.muted))
         body.append(node)
     sending, receiving = {}, {}
     for m in f.moves:
@@ -305,6 +304,9 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
         body.append(arrow)
     for tag in tags:  # above every arrow, so that no line crosses a tag
         body.append(tag)
+    for m, x, y, _w, _h in lay.boxes:  # above the arrows too, haloed: an arc between nodes crosses it
+        body.append(draw.Text(f"node {m + 1}", 11, x + 8, y - 6, fill=t.muted, stroke=t.background,
+                              stroke_width=3, paint_order="stroke", class_="node-label"))
     d.append(body)
     d.append(draw.Text(_counters(f), 12, 18, height - FOOTER + 20, fill=t.text, class_="counters"))
     _legend(d, f, t, height - FOOTER + 44, width)

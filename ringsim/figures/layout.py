@@ -101,14 +101,23 @@ def _wrap(row: list[int]) -> list[list[int]]:
     return [row[i:i + per] for i in range(0, len(row), per)]
 
 
+def _node_rows(nodes) -> list[list[int]]:
+    """Every node side by side in one row where all the GPUs fit in one (MAX_ROW), as racks
+    stand in a hall; otherwise one node per row, so that the arrows between nodes run
+    between rows and never bunch up in one gap."""
+    if sum(len(node) for node in nodes) <= MAX_ROW:
+        return [[g for node in nodes for g in node]]
+    return [r for node in nodes for r in _wrap(list(node))]
+
+
 def rows_for(plan: Plan, shape: Shape, lanes: int, nodes=()) -> tuple[list[list[int]], list[str]]:
     """The rows of GPUs and how each row aligns ('left', 'right', 'centre')."""
     g = plan.gpus
     if plan.switches and not nodes:  # a plan's switches (nvls) in a row of their own, above the GPUs
         rest = _wrap(list(range(g)))
         return [list(range(g, plan.participants)), *rest], ["centre"] * (1 + len(rest))
-    if nodes:  # a node's GPUs side by side in one row, the nodes one below another
-        rows = [r for node in nodes for r in _wrap(list(node))]
+    if nodes:  # a node's GPUs side by side; the nodes in one row or one below another
+        rows = _node_rows(nodes)
         return rows, ["left"] * len(rows)
     if shape is Shape.TREE:
         levels = tree_levels(tree_parents(plan, lanes))

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ringsim import RingsimError, Simulation, allreduce, closed_form
+from ringsim import RingsimError, Simulation, allreduce, closed_form, demo_gradients
 
 pytestmark = pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
 
@@ -33,6 +33,13 @@ pytestmark = pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDepre
     (lambda: Simulation.create().goto(7), "the step must be from 0 to 6, got 7"),
     (lambda: closed_form("ring", 0, 8), "the number of GPUs must be from 1"),
     (lambda: closed_form("ring", 4, -1), "elements per GPU must be at least 0, got -1"),
+    (lambda: demo_gradients(-1, 4), "the number of GPUs must be from 1 to 1,000,000, got -1"),
+    (lambda: demo_gradients(True, 4), "the number of GPUs must be a whole number, got True"),
+    (lambda: demo_gradients(4, 4.5), "elements per GPU must be a whole number, got 4.5"),
+    (lambda: demo_gradients(4, 4, seed=-1), "the seed must be from 0 to"),
+    # Refused by its size before a byte is allocated (8 TB here).
+    (lambda: demo_gradients(10**6, 10**6), "demo gradients of 1,000,000 GPUs with 1,000,000 "
+                                           "elements each would need about 8.0 TB of memory"),
 ])
 def test_bad_api_input_is_a_ringsim_error(call, message):
     with pytest.raises(RingsimError, match=message):

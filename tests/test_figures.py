@@ -430,3 +430,15 @@ def test_no_tag_hides_an_arrowhead(name):
     for i, (x, y, w, h) in enumerate(boxes):
         for (u, v, p, q) in boxes[i + 1:]:
             assert x + w <= u or u + p <= x or y + h <= v or v + q <= y, (name, boxes)
+
+
+def test_all_into_a_file_or_below_one_is_one_line_and_status_2(tmp_path, capsys):
+    from ringsim.cli import main
+    file = tmp_path / "taken.svg"
+    file.write_text("mine", encoding="utf-8")
+    assert main(["figure", "--all", str(file)]) == 2
+    err = capsys.readouterr().err  # long paths are shortened in the middle, as every file error does
+    assert err.startswith("ringsim: error: /") and err.endswith("taken.svg is not a folder\n")
+    assert main(["figure", "--all", str(file / "pictures")]) == 2
+    assert capsys.readouterr().err.endswith("taken.svg, which is a file\n")
+    assert file.read_text(encoding="utf-8") == "mine"

@@ -45,7 +45,8 @@ def test_a_reader_that_leaves_mid_output_ends_it_quietly_too():
     assert proc.stderr == ""
 
 
-@pytest.mark.parametrize("argv", [["walk"], ["walk", "--gpus", "40"], ["compare"]], ids=" ".join)
+@pytest.mark.parametrize("argv", [["walk"], ["walk", "--gpus", "40"], ["compare"], ["--help"],
+                                  ["--version"], ["walk", "--help"]], ids=" ".join)
 def test_a_full_disk_is_one_line_and_a_failure(argv):
     with open("/dev/full", "w") as full:
         proc = subprocess.run(ringsim(*argv), stdout=full, stderr=subprocess.PIPE, text=True,

@@ -12,7 +12,9 @@ from ringsim.core.units import (format_bytes, format_seconds, itemsize, parse_ba
 @pytest.mark.parametrize("text, value", [
     ("256MiB", 256 * 2**20), ("1GiB", 2**30), ("1GB", 10**9), ("4096", 4096), ("1KiB", 1024),
     ("1.5KiB", 1536), ("8Gb", 10**9), ("2 MB", 2 * 10**6), ("1e3B", 1000),
-    ("10000000000000000TiB", 10**16 * 2**40)])
+    ("10000000000000000TiB", 10**16 * 2**40),
+    # A bare letter is binary, as nccl-tests' -b 8 -e 8G and GNU dd read it.
+    ("64K", 2**16), ("64k", 2**16), ("8M", 2**23), ("8G", 2**33), ("1.5K", 1536), ("2T", 2**41)])
 def test_sizes_are_exact_bytes(text, value):
     assert parse_size(text) == value
 
@@ -49,3 +51,11 @@ def test_dtypes_and_formats():
         itemsize("float128")
     assert format_bytes(8 * 2**30) == "8GiB" and format_bytes(1000) == "1,000B"
     assert format_seconds(2.5e-6) == "2.50 µs" and format_seconds(0.0123) == "12.30 ms"
+
+
+def test_an_nccl_tests_size_range_reads_as_nccl_tests_does():
+    from ringsim.studies.sweep import parse_sizes
+    # all_reduce_perf -b 8 -e 8G -f 2 ends at 8 GiB, and -b 64K starts at 65,536 bytes.
+    sizes = parse_sizes("8..8G")
+    assert sizes[0] == 8 and sizes[-1] == 8 * 2**30 and len(sizes) == 31
+    assert parse_sizes("64K") == [65536]

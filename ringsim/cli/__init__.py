@@ -56,6 +56,15 @@ def _one_line_errors(parser: argparse.ArgumentParser) -> None:
     def error(message: str):
         parser.exit(2, f"{parser.prog}: error: {printable(message)}\n")
     parser.error = error
+    quiet = parser._print_message
+
+    def print_message(message: str, file=None) -> None:
+        # argparse drops a failed write; --help or --version into a full disk must say so.
+        if file is sys.stdout and message:
+            file.write(message)
+        else:
+            quiet(message, file)
+    parser._print_message = print_message
 
 
 def main(argv: list[str] | None = None) -> int:

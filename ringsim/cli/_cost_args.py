@@ -34,10 +34,11 @@ def add_cost_arguments(parser: argparse.ArgumentParser, *, size: bool = True) ->
                        metavar="M", help=NODES_TOPOLOGY)
     if size:
         group.add_argument("--size", default=None, metavar="S",
-                           help="bytes per GPU, with a unit: 256MiB, 1GB, 4096 (instead of "
-                                "--elements)")
-    group.add_argument("--dtype", default="float32", choices=list(DTYPES),
-                       help="element type, for the bytes per element (default: float32)")
+                           help="bytes per GPU, with a unit: 256MiB, 1GB, 4096, 64K (a bare "
+                                "letter is binary, as in nccl-tests) (instead of --elements)")
+    group.add_argument("--dtype", default="float32", choices=list(DTYPES), type=_dtype,
+                       help="element type, for the bytes per element (default: float32; "
+                            "nccl-tests' float, half, double also)")
     group.add_argument("--alpha", action="append", default=[], metavar="[LEVEL=]T",
                        help="latency per transfer, e.g. 0.5us; LEVEL inside or across sets one "
                             "level (default: every level)")
@@ -128,3 +129,13 @@ def nccl_release(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"ringsim has the tuning tables of NCCL {versions_text()}, not {text[:40]!r}")
     return given
+
+
+# nccl-tests' names for its -d types (float is 4 bytes there, as in C, not NumPy's float64).
+NCCL_TESTS_DTYPES = {"float": "float32", "half": "float16", "double": "float64", "int": "int32",
+                     "char": "int8"}
+
+
+def _dtype(text: str) -> str:
+    """A dtype as ringsim names it, from its own name or nccl-tests' (float is float32)."""
+    return NCCL_TESTS_DTYPES.get(text, text)

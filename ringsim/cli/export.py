@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 
 from ..core.errors import RingsimError
+from ..core.files import check_folder, make_folder
 from ..core.naming import plural
 from ..core.width import say
 from ..tui.scenario import MIN_SIZE, MIN_SIZE_PRESENT  # below them a slide only says the screen is too small
@@ -169,24 +170,9 @@ def check_screen(size: tuple[int, int], present: bool) -> None:
                            f"{need[0]}x{need[1]}{mode}")
 
 
-def make_folder(folder: Path) -> None:
-    """Create the folder (and its parents), or say in one line why it cannot be."""
-    for part in [folder, *folder.parents]:
-        if part.exists() or part.is_symlink():
-            if not part.is_dir():
-                what = "is not a folder" if part == folder else f"is inside {part}, which is a file"
-                raise RingsimError(f"{folder} {what}")
-            break
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise RingsimError(f"cannot create the folder {folder}: {error.strerror or error}") from None
-
-
 def run(args: argparse.Namespace) -> int:
     folder: Path = args.svg
-    if folder.exists() and not folder.is_dir():
-        raise RingsimError(f"{folder} is not a folder")
+    check_folder(folder)
     check_screen(args.size, args.present)
     app = make_app(args)  # every scenario check first: a refused run leaves no folder behind
     if args.png:

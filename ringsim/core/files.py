@@ -16,6 +16,7 @@ import sys
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from .errors import RingsimError
 from .textout import printable
@@ -213,3 +214,25 @@ def _umask() -> int:
     mask = os.umask(0o022)  # the only way to read it is to set it; set it back at once
     os.umask(mask)
     return mask
+
+
+def check_folder(folder: object) -> Path:
+    """The folder as a Path, refused in one line where it is a file or lies inside one."""
+    folder = Path(folder)
+    for part in [folder, *folder.parents]:
+        if part.exists() or part.is_symlink():
+            if not part.is_dir():
+                what = "is not a folder" if part == folder else f"is inside {_shown(part)}, which is a file"
+                raise RingsimError(f"{_shown(folder)} {what}")
+            break
+    return folder
+
+
+def make_folder(folder: object) -> Path:
+    """Create the folder (and its parents), or say in one line why it cannot be."""
+    folder = check_folder(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RingsimError(f"cannot create the folder {_shown(folder)}: {_reason(error)}") from None
+    return folder

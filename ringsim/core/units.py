@@ -4,7 +4,8 @@ One small parser instead of a units library: ringsim needs bytes, seconds and by
 second only, and sizes must stay exact integers (1e16 elements times 8 bytes overflows
 int64 and loses digits in a float). Decimal prefixes (k, M, G, T, P) are powers of 1000 and
 binary ones (Ki, Mi, Gi, Ti, Pi) powers of 1024, as in IEC 80000-13; "B" is a byte and "b"
-a bit, as NIC datasheets write 400 Gb/s.
+a bit, as NIC datasheets write 400 Gb/s. A size written with a bare prefix letter and no unit
+(64K, 8G) is binary, as nccl-tests' -b/-e and GNU dd read it: 8G is 8 GiB, 8GB is 8·10^9 bytes.
 
 Every quantity has a range, checked before any arithmetic (the exact reader would otherwise
 expand `1e999999999` into a billion digits, and a float past 1e308 is infinite):
@@ -25,6 +26,8 @@ from .errors import RingsimError
 
 PREFIXES = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
             "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50}
+BARE_PREFIXES = {"k": 2**10, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "P": 2**50,
+                 "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50}
 SECONDS = {"s": Fraction(1), "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6),
            "µs": Fraction(1, 10**6), "μs": Fraction(1, 10**6), "ns": Fraction(1, 10**9)}
 DTYPES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "float8": 1,
@@ -82,14 +85,17 @@ def _within(value: Fraction, low: int, high: int, what: str, text: object, unit:
 
 
 def parse_size(text: object, what: str = "size") -> int:
-    """A whole number of bytes: '256MiB', '1GB', '4096', '8Mb' (bits); exact, any size."""
+    """A whole number of bytes: '256MiB', '1GB', '4096', '8Mb' (bits), '64K' (KiB); exact."""
     number, unit = _split(text, what, "256MiB, 1GB or 4096")
     match = _BYTES.fullmatch(unit)
     if not match:
         raise RingsimError(f"{what}: unknown unit {unit!r} in {text!r}; use B, KiB, MiB, GiB, "
                            "kB, MB, GB (or b for bits)")
-    value = number * PREFIXES[match.group(1) or ""]
-    if match.group(2) == "b":
+    prefix, byte = match.group(1) or "", match.group(2)
+    # A bare letter (64K, 8G) is binary, as nccl-tests' -b/-e read it ("M=Mebibytes and
+    # G=Gibibytes", src/common.cu) and as GNU dd does; with a unit (64kB, 8GB) it is decimal.
+    value = number * (BARE_PREFIXES[prefix] if byte is None and prefix else PREFIXES[prefix])
+    if byte == "b":
         value /= 8
     if value.denominator != 1:
         raise RingsimError(f"{what} {echo(text)} is not a whole number of bytes")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..algorithms import ALGORITHMS, make_plan
+from ..core.files import make_folder
 from ..algorithms.collectives import ALL_REDUCE
 from ..sim.scenario import shown_elements
 from ..sim.simulation import Simulation
@@ -44,8 +45,7 @@ def pictures() -> dict[str, bytes]:
 
 def write_all(folder: str | Path) -> list[Path]:
     """Draw every picture into `folder` (created if missing); returns the paths written."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_folder(folder)
     written = []
     for name, data in pictures().items():
         target = check_target(folder / name)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..algorithms import make_plan, named_with_options
 from ..algorithms.collectives import ALL_REDUCE, Collective
-from ..core.checks import as_numeric_array, check_count, check_elements
+from ..core.checks import as_numeric_array, check_count, check_elements, check_gpus
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.layout import Layout
@@ -28,6 +28,10 @@ HELD_CACHE_ENTRIES = 1 << 22
 
 def demo_gradients(gpus: int, elements: int, xp: Any = np, seed: int = 0):
     """Small integer gradients (0..9) so that sums stay readable."""
+    gpus, elements = check_gpus(gpus), check_elements(elements)
+    seed = check_count(seed, "the seed", minimum=0, maximum=2**63 - 1)
+    check_memory(gpus * elements * np.dtype(np.int64).itemsize, f"demo gradients of {gpus:,} GPUs "
+                 f"with {elements:,} elements each", instead="pass fewer GPUs or elements", xp=xp)
     rng = np.random.default_rng(seed)
     return xp.asarray(rng.integers(0, 10, size=(gpus, elements), dtype=np.int64))
 

@@ -115,6 +115,27 @@ def test_bad_input_exits_2_with_one_line(argv, message, ringsim):
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and not out
 
 
+@pytest.mark.parametrize("gpu, named", [
+    ("NVIDIA B200", " include b200-8-ndr.toml in "),
+    ("NVIDIA GB200", " include gb200-4-nvl.toml, gb200-nvl72.toml in "),
+    ("NVIDIA GH200 480GB", ", each named for its machine, are in "),
+])
+def test_a_gpu_with_no_preset_is_pointed_at_the_published_system_files(gpu, named, tmp_path,
+                                                                        ringsim, monkeypatch):
+    from nccl_pastes import all_reduce_perf
+    paste = all_reduce_perf(tmp_path / "run.txt", {8: 20.0, 1 << 30: 5000.0}, gpu, ["n1"] * 8)
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    code, out, err = ringsim("diagnose", str(paste))
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1
+    assert f"{gpu}) matches no topology preset" in err
+    assert f"ringsim's published system files{named}ringsim/studies/published/systems: pass " in err
+    given = err.split("--topology ")[-1].strip()
+    if "NAME.toml" not in given:  # the file it names is one --topology takes
+        code, out, err = ringsim("diagnose", str(paste), "--topology", given, "--no-plot")
+        assert code == 0, err
+        assert f"on topology {Path(given).stem} (given with --topology)" in out
+
+
 def test_log_lines_in_the_paste_or_beside_it_name_the_links(ringsim, json_run):
     code, out, err = ringsim("diagnose", str(OUT / "eks_efa_t4_2node_mpirun.txt"), "--topology",
                              "ethernet-100g", "--no-plot")
@@ -172,12 +193,15 @@ def test_the_svg_is_never_written_over_a_file_diagnose_reads(tmp_path, ringsim):
     assert paste.read_bytes() == before and not (tmp_path / "plot.png").exists()
 
 
-@pytest.mark.parametrize("given, fraction", [("30%", 0.3), ("30", 0.3), ("0.5", 0.005),
-                                             ("0.5%", 0.005), ("1", 0.01), ("99.9", 0.999)])
-def test_the_tolerance_is_always_a_percentage(given, fraction, json_run, ringsim):
+@pytest.mark.parametrize("given, percent", [("30%", 30.0), ("30", 30.0), ("0.5", 0.5),
+                                            ("0.5%", 0.5), ("1", 1.0), ("99.9", 99.9)])
+def test_the_tolerance_is_always_a_percentage(given, percent, json_run, ringsim):
     paste = str(OUT / "a3mega_h100_2node_all_reduce.txt")
     sizes, summary = json_run(paste, "--tolerance", given)
-    assert summary["tolerance"] == fraction
+    # the JSON states it in --tolerance's own unit, so it can be given back as it reads
+    assert summary["tolerance_percent"] == percent and "tolerance" not in summary
+    again = json_run(paste, "--tolerance", str(summary["tolerance_percent"]))[1]
+    assert again["flagged_sizes"] == summary["flagged_sizes"]
     code, out, err = ringsim("diagnose", paste, "--tolerance", given, "--no-plot")
     shown = given if given.endswith("%") else given + "%"
     assert f"short of the model's by more than {shown}" in out

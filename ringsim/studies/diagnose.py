@@ -25,7 +25,8 @@ import numpy as np
 from ..core.errors import RingsimError
 from ..core.fit import theil_sen
 from ..core.units import format_bandwidth, format_bytes, format_seconds
-from . import peers
+from . import peers, slowsizes
+from .ncclrun import no_nvls, without_nvls
 from .nccltests import DTYPES, MAX_ROWS, TESTS, Output, Row, test_from_rows
 
 DEFAULT_TOLERANCE = 0.3
@@ -90,6 +91,7 @@ class SizeRow:
     protocol: str | None
     regime: str  # "latency" or "bandwidth"
     wrong: float | None
+    in_place_seconds: float | None = None  # nccl-tests' in-place time, where it printed one
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,9 @@ class Report:
     algo: str | None = None  # the NCCL_ALGO the model was held to (given, or in the paste)
     proto: str | None = None  # likewise NCCL_PROTO
     nccl: str | None = None  # the NCCL release whose tuning tables priced it (None: the model's own)
+    nvls_off: str | None = None  # the line saying NCCL ran without NVLS, which the model follows
+    in_place: dict | None = None  # where one of nccl-tests' two time columns is slower (slowsizes)
+    dips: list[int] = field(default_factory=list)  # flagged sizes slower than both neighbours
     gpus_per_process: int = 1  # GPUs one process drove (the header's nGpus), as modelled
     tuning: list[str] = field(default_factory=list)  # NCCL's own tuning output beside the model's
     tuning_record: dict = field(default_factory=dict)  # the same as JSON
@@ -149,13 +154,16 @@ class Report:
         return {"type": "summary", "source": self.source, "gpus": self.gpus, "nodes": self.nodes,
                 "gpu": self.gpu, "hosts": self.hosts, "topology": self.topology,
                 "topology_reason": self.topology_reason, "collective": self.collective,
-                "tolerance": self.tolerance, "measured_latency": self.measured.latency,
+                "tolerance_percent": round(self.tolerance * 100, 12),
+                "measured_latency": self.measured.latency,
                 "measured_fit_busbw": self.measured.busbw,
                 "model_latency": self.modelled.latency if self.modelled else None,
                 "model_fit_busbw": self.modelled.busbw if self.modelled else None,
                 "flagged_sizes": [r.bytes for r in self.rows if r.flag],
                 "ring_check": self.ring_check, "algo": self.algo, "proto": self.proto,
-                "nccl_tables": self.nccl, "gpus_per_process": self.gpus_per_process,
+                "nccl_tables": self.nccl, "nvls_off": self.nvls_off,
+                "in_place_check": self.in_place, "dips": self.dips,
+                "gpus_per_process": self.gpus_per_process,
                 "host_seconds": self.host_seconds,
                 "published_peers": [{"id": p.id, "hardware": p.hardware, "source": p.source,
                                      "gpus_per_process": p.gpus_per_process} for p in self.peers],
@@ -190,12 +198,27 @@ class Report:
         except RingsimError:
             return None
 
+    @property
+    def model_algo(self) -> str | None:
+        """The NCCL_ALGO the model runs: the one held to, less NVLS where the run had none."""
+        return without_nvls(self.algo) if self.nvls_off else self.algo
+
     def tuning_from(self, texts, topology) -> None:
         """Set NCCL's own tuning table and choices, from the log lines in `texts`, beside the
-        model's (nccltuning.beside_model)."""
+        model's (nccltuning.beside_model), and add to the verdict what NCCL's own numbers say
+        of the measured ones (nccltuning.expected_verdict)."""
         from . import nccltuning
         self.tuning, self.tuning_record = nccltuning.beside_model(
-            nccltuning.parse_all(texts), topology, self.gpus, self.collective, self.nccl, self.algo, self.proto)
+            nccltuning.parse_all(texts), topology, self.gpus, self.collective, self.nccl,
+            self.model_algo, self.proto, whole_report=True)
+        said = nccltuning.expected_verdict(
+            self, float(bus_factor(self.collective, self.gpus)),
+            percent(self.tolerance)) if self.tuning_record else None
+        if said:
+            # right after the bandwidth-bound sizes' sentence, whose shortfall it explains
+            at = next((i + 1 for i, v in enumerate(self.verdicts)
+                       if v.startswith("Bandwidth-bound")), len(self.verdicts))
+            self.verdicts.insert(at, said)
 
     def records(self) -> list[dict]:
         """One JSON object per size (with gpus, nodes, gpu and topology on each)."""
@@ -213,7 +236,25 @@ def preset_for(gpu: str | None, nodes: int, available: list[str]) -> tuple[str, 
     named = f"the header's GPU ({gpu})" if gpu else "the output names no GPU (no '# Rank' lines), so it"
     raise RingsimError(f"{named} matches no topology preset ({', '.join(available)}): give "
                        "--topology NAME or a .toml file describing the machine (`ringsim mpi "
-                       "--calibrate --write-topology FILE` measures one)")
+                       "--calibrate --write-topology FILE` measures one); " + _published_hint(gpu))
+
+
+def _published_hint(gpu: str | None) -> str:
+    """Where ringsim's published system files are, and how to pass one as --topology (the one
+    named for the header's GPU, where there is one)."""
+    import os
+    from pathlib import Path
+    folder = Path(str(peers.PUBLISHED.joinpath("systems")))
+    files = sorted(p.name for p in folder.glob("*.toml"))
+    relative = os.path.relpath(folder)
+    shown = str(folder) if relative.startswith("..") else relative
+    words = set(re.findall(r"[a-z0-9]+", (gpu or "").lower()))
+    fits = [name for name in files if name.split("-")[0] in words]
+    if fits:
+        return (f"ringsim's published system files include {', '.join(fits)} in {shown}: pass "
+                f"one as --topology {os.path.join(shown, fits[0])}")
+    return (f"ringsim's published system files, each named for its machine, are in {shown}: "
+            f"pass one as --topology {os.path.join(shown, 'NAME.toml')}")
 
 
 def scenario(output: Output, gpus: int | None, nodes: int | None) -> tuple[int, int, list[str]]:
@@ -281,11 +322,14 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
              nodes: int | None = None, collective: str | None = None,
              tolerance: float = DEFAULT_TOLERANCE, topology_reason: str = "",
              algo: str | None = None, proto: str | None = None,
-             nccl: str | None = None) -> Report:
+             nccl: str | None = None, ran: str | None = None,
+             nvls_off: str | None = None) -> Report:
     """Compare every measured size with `predict(topology, G, sizes, collective, algo, proto,
     dtype=…)`; algo and proto default to the NCCL_ALGO / NCCL_PROTO the paste shows; `nccl`,
     the release whose tuning tables price it (passed on as predict's `nccl=`), to the
-    release the model follows."""
+    release the model follows. `ran` and `nvls_off` are what the run's NCCL log says where
+    the paste does not: the release that ran, and its line saying NVLS was off (nccltests.
+    nvls_off), after which the model leaves NVLS and NVLSTree out as NCCL did."""
     if not 0 < tolerance < 1:
         raise RingsimError(f"the tolerance must be between 0 and 100%, got {percent(tolerance)}")
     gpus, nodes, notes = scenario(output, gpus, nodes)
@@ -307,7 +351,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     algo = algo if algo is not None else pasted.get("NCCL_ALGO")
     proto = proto if proto is not None else pasted.get("NCCL_PROTO")
     held = len(notes)  # what the paste's NCCL_ALGO/NCCL_PROTO did is said here, once priced
-    said = _release_note(output.nccl_version, nccl)
+    said = _release_note(output.nccl_version or ran, nccl)
     if said:
         notes.append(said)
     if nccl:
@@ -316,6 +360,11 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     if per_process > 1:
         predict = functools.partial(predict, gpus_per_process=per_process)
     predict = functools.partial(_all_sizes, predict)
+    nvls_off = output.nvls_off or nvls_off
+    if nvls_off:
+        # NCCL gives NVLS and NVLSTree no bandwidth once NVLS is off, whatever NCCL_ALGO says
+        # (tuning.cc), so every call the model prices leaves them out too.
+        predict = functools.partial(no_nvls, predict)
     predicted, algo, proto = _held(lambda a, p: predict(topology, gpus, [r.bytes for r in rows],
                                                         collective=collective, algo=a, proto=p,
                                                         dtype=dtype),
@@ -323,6 +372,10 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     kept = {"NCCL_ALGO": algo, "NCCL_PROTO": proto}
     notes[held:held] = [_held_note(name, value, kept[name] is not None, f"{collective} on {topology.name}")
                         for name, value in pasted.items()]
+    if nvls_off:
+        where = "the paste" if output.nvls_off else "the NCCL log"
+        notes.insert(held, f"{nvls_off} in {where}: NCCL ran without NVLS and NVLSTree, and so "
+                           "does the model")
     measured = fit_curve([r.bytes for r in rows], [r.seconds for r in rows], factor)
     if rows[0].bytes > SMALLEST_FOR_LATENCY:
         notes.append(f"the output starts at {format_bytes(rows[0].bytes)}: the fitted per-call "
@@ -357,12 +410,14 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         out_rows.append(SizeRow(row.bytes, row.count, row.dtype, row.seconds, bus, model.seconds,
                                 model.busbw, ratio, ratio is not None and ratio < 1 - tolerance,
                                 model.algorithm, model.protocol, split.regime(row.bytes, factor),
-                                row.wrong))
+                                row.wrong, row.in_place_seconds))
     report = Report(output.name, gpus, nodes, output.gpu_names[0] if output.gpu_names else None,
                     output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
                     measured, modelled, notes=notes, algo=algo, proto=proto, nccl=nccl,
-                    gpus_per_process=per_process)
-    if algo is None and nodes == 2 and gpus > nodes and any(r.flag for r in out_rows):
+                    gpus_per_process=per_process, nvls_off=nvls_off)
+    report.in_place = slowsizes.in_place_check(out_rows, tolerance)
+    report.dips = [r.bytes for r in slowsizes.dips(out_rows, tolerance)]
+    if algo is None and nodes == 2 and gpus > nodes and _not_rings(out_rows):
         report.ring_check = ring_check(out_rows, predict(topology, gpus, [r.bytes for r in rows],
                                                          collective=collective, algo="Ring",
                                                          proto=proto, dtype=dtype), tolerance)
@@ -373,6 +428,10 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         # The published runs let NCCL choose: a run held to one algorithm is not like them.
         notes.append(f"this run was held to {held_to}, and the published runs like it let NCCL "
                      "choose, so they are not set beside it")
+    elif found and nvls_off:
+        # Their machines may have run NVLS, which this one could not: not like it either.
+        notes.append("this run had no NVLS, and the published runs like it may have used it, so "
+                     "they are not set beside it")
     elif found:
         mine = {r.bytes: r.measured_seconds for r in out_rows}
         itself = [p for p in found if peers.same_run(p, mine)]
@@ -384,6 +443,12 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     report.verdicts = verdicts(report)
     report.checks = checks(report)
     return report
+
+
+def _not_rings(rows: list[SizeRow]) -> bool:
+    """Whether the model runs anything but rings at a flagged bandwidth-bound size: where it
+    runs rings already, holding it to NCCL_ALGO=Ring would change nothing."""
+    return any(r.flag and r.regime == "bandwidth" and r.algorithm != "Ring" for r in rows)
 
 
 def which_test(output: Output, gpus: int, notes: list[str]) -> str:
@@ -568,7 +633,15 @@ def verdicts(r: Report) -> list[str]:
                          "the switch fabric (rails, oversubscription)" if r.nodes > 1 else
                          " inside the node: the NVLink or PCIe rate, P2P off (data through host "
                          "memory), GPUs under different CPU sockets")
-                head += f". The links move less than modelled{where}"
+                if _in_place_fine(r):
+                    head += (". These are the out-of-place calls, which diagnose reads; the "
+                             "in-place calls beside them do not fall short (next)")
+                elif r.in_place and r.in_place["slower"] == "out-of-place":
+                    head += (". Out of place they are slower than in place (next), and in place "
+                             f"still short of the model, so the links may also move less than "
+                             f"modelled{where}")
+                else:
+                    head += f". The links move less than modelled{where}"
             elif above:
                 head += (". Measured exceeds the model: NCCL used a path the model does not price "
                          "(reduction in the switch: NVLink SHARP or CollNet; trees over two nodes) "
@@ -579,6 +652,11 @@ def verdicts(r: Report) -> list[str]:
             else:
                 head += ". The links deliver what the model expects"
         out.append(head)
+    if r.in_place:
+        out.append(slowsizes.in_place_verdict(r.in_place, tol))
+    dipped = slowsizes.dips_verdict(r.dips, sum(x.flag for x in r.rows), percent(tol))
+    if dipped:
+        out.append(dipped)
     if r.ring_check and r.ring_check["flagged"]:
         c = r.ring_check
         n, within = c["flagged"], c["within_ring"]
@@ -596,6 +674,12 @@ def verdicts(r: Report) -> list[str]:
     if r.peer_rows:
         out.append(peer_verdict(r))
     return out
+
+
+def _in_place_fine(r: Report) -> bool:
+    """Whether only the out-of-place calls fall short: in place the same sizes reach the model."""
+    return bool(r.in_place and r.in_place["slower"] == "out-of-place"
+                and r.in_place["in_place_as_modelled"])
 
 
 def peer_verdict(r: Report) -> str:
@@ -692,6 +776,8 @@ def log_verdict(r: Report, crossing: dict[str, int], gdr: str | None = None,
     known = {via: n for via, n in crossing.items() if via}
     if r.nodes < 2 or not rows or _median([x.ratio for x in rows]) >= 1 - r.tolerance:
         return None
+    if _in_place_fine(r):  # the same links move the in-place calls as modelled
+        return None
     if not known and network is not None and network.lower() == "socket":
         # No whole ring to read, but NCCL said which network it chose: sockets settle it.
         return ("The NCCL lines show why the bandwidth-bound sizes fall short: NCCL chose its "
@@ -740,7 +826,8 @@ def checks(r: Report) -> list[str]:
         out.append("run again with NCCL_DEBUG=INFO and read which transport every hop uses: "
                    "ringsim walk --nccl-log LOG (P2P/IPC and NET/IB/…/GDRDMA are the fast paths; "
                    "SHM, NET/Socket or NET/IB without GDRDMA go through host memory)")
-        if r.nodes == 2 and r.gpus > 2 and not r.ring_check:
+        if r.nodes == 2 and r.gpus > 2 and not r.ring_check and any(
+                x.flag and x.algorithm not in (None, "Ring") for x in r.rows):
             out.append("with two nodes NCCL picks trees, which can exceed the ring's bus bandwidth; "
                        "NCCL_ALGO=Ring makes the numbers easier to read (S. Jeaugey, NVIDIA/nccl "
                        "issue 307)")

@@ -49,6 +49,12 @@ _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
 # not part of a value.
 _ENV = re.compile(r"\b(NCCL_ALGO|NCCL_PROTO)(?:=| set by environment to |\s+to\s+)[\"']?"
                   r"([\^A-Za-z0-9_,:]+(?:;[\^A-Za-z0-9_,]+:[\^A-Za-z0-9_,:]+)*)")
+# NCCL's own word that NVLS (and so NVLSTree) is off: its echo of the setting (src/misc/param.cc,
+# `NCCL_NVLS_ENABLE set by environment to 0.`), the line ncclNvlsInit prints for every rank
+# (src/transport/nvls.cc, `NVLS multicast support is not available on dev 0`), or a command
+# line's `NCCL_NVLS_ENABLE=0`. Either way tuning.cc gives NVLS and NVLSTree no bandwidth.
+_NVLS_OFF = re.compile(r"\bNCCL_NVLS_ENABLE(?: set by environment to |=)[\"']?0+(?![\w.]*\d)"
+                       r"|\bNVLS multicast support is not available(?: on dev \d{1,4})?")
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,7 @@ class Output:
     tests_version: str | None = None
     avg_busbw: float | None = None
     env: dict[str, str] = field(default_factory=dict)  # NCCL_ALGO / NCCL_PROTO the paste shows
+    nvls_off: str | None = None  # the paste's line saying NVLS is off (nvls_off), as NCCL put it
     skipped: int = 0  # row-like lines cut or malformed
     past_limit: int = 0  # rows after the first MAX_ROWS, left out
     cut_lines: int = 0
@@ -133,6 +140,8 @@ def parse(text: Text) -> Output:
         if "NCCL_ALGO" in line or "NCCL_PROTO" in line:
             for name, value in _ENV.findall(line):
                 out.env.setdefault(name, shown(value, 40))
+        if out.nvls_off is None and "NVLS" in line:
+            out.nvls_off = nvls_off([line])
         if line.startswith("#"):
             _header(line, out, seen_ranks)
             continue
@@ -159,6 +168,15 @@ def parse(text: Text) -> Output:
         raise RingsimError(f"{text.name} holds {what}: paste the whole table printed by "
                            "all_reduce_perf (or another nccl-tests binary)")
     return out
+
+
+def nvls_off(lines) -> str | None:
+    """The first line that says NCCL ran without NVLS, in NCCL's words (_NVLS_OFF); None where
+    none does."""
+    for line in lines:
+        if "NVLS" in line and (m := _NVLS_OFF.search(line)):
+            return re.sub(r"[\"'.]", "", m.group(0))
+    return None
 
 
 def _header(line: str, out: Output, seen: dict[int, RankLine]) -> None:

@@ -19,6 +19,7 @@ NCCL is wrong, and the difference says which link or rule to look at.
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass, field
 
 from .textfile import LINE_PREFIX, NCCL_VERSION, Text
@@ -233,11 +234,13 @@ def distinct_choices(tuning: Tuning, func: str) -> list[Choice]:
 
 
 def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str | None,
-                 algo: str | None = None, proto: str | None = None) -> tuple[list[str], dict]:
+                 algo: str | None = None, proto: str | None = None,
+                 whole_report: bool = False) -> tuple[list[str], dict]:
     """NCCL's own tuning table and choices from its log beside ringsim's model of the run:
     lines for the report, and the same as JSON. The model takes release `nccl` where given,
     else the log's where ringsim carries it, else its own; and the run's NCCL_ALGO and
-    NCCL_PROTO (`algo`, `proto`) for its choices."""
+    NCCL_PROTO (`algo`, `proto`) for its choices. `whole_report`: the same release prices
+    the rest of the report, and the heading says so."""
     from ..cost.nccl import (FUNCTIONS, MAX_BYTES, nccl_choices, release, tuning_table,
                              versions)
     func = FUNCTIONS.get(collective)
@@ -247,6 +250,8 @@ def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str
     used = nccl or (ran if ran in versions() else versions()[0])
     release_words = (f"NCCL {used}'s tables, the release the log ran" if used == ran else
                      f"NCCL {used}'s tables; the log ran {ran or 'an unstated release'}")
+    if whole_report:
+        release_words += ", as in the rest of this report"
     lines, record = [], {"type": "nccl_tuning", "function": func, "model_tables": used,
                          "log_release": ran}
     if tuning.tables:
@@ -261,9 +266,12 @@ def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str
         for c in checks:
             lines.append(f"  {c.algorithm + '/' + c.protocol:>20}  {_cell(c.logged):>24}  "
                          f"{_cell(c.modelled):>24}{'' if c.agrees else '  ◀'}")
+        # A ◀ is either side's: NCCL may have found other links than the topology gives, or
+        # ringsim may read NCCL otherwise; the measured times tell which (expected_verdict).
         lines.append(f"  {agree} of {len(checks)} agree to the decimal NCCL prints"
-                     + ("" if agree == len(checks) else "; ◀ where ringsim's reading of this "
-                        "topology and NCCL's differ (docs/cost.md lists its deviations)")
+                     + ("" if agree == len(checks) else "; ◀ where they differ: NCCL found "
+                        "other links than the topology gives, or ringsim reads NCCL otherwise "
+                        "(docs/cost.md lists its deviations)")
                      + (f"; the first of the log's {len(tuning.tables)} tables"
                         if len(tuning.tables) > 1 else ""))
         record["cells"] = [{"algorithm": c.algorithm, "protocol": c.protocol,
@@ -299,3 +307,65 @@ def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str
 def _cell(cell: Cell) -> str:
     latency, bandwidth = cell
     return f"{latency:.1f} us / {bandwidth:.1f} GB/s" if bandwidth else "none"
+
+
+def expected(record: dict, smallest: int) -> dict | None:
+    """What NCCL's own table rates the algorithm and protocol it runs at the large sizes:
+    its logged choice at the largest size of at least `smallest` bytes, else the cell of its
+    table with the most bandwidth (what it runs once latency no longer counts); None where
+    the log has no such cell."""
+    cells = {(c["algorithm"], c["protocol"]): c for c in record.get("cells", [])}
+    picks = [p for p in record.get("choices", []) if p["bytes"] >= smallest]
+    if picks:
+        chosen = tuple(max(picks, key=lambda p: p["bytes"])["nccl"].split("/", 1))
+        at = max(p["bytes"] for p in picks)
+    else:
+        chosen = max(cells, key=lambda k: cells[k]["nccl_algbw"], default=None)
+        at = None
+    cell = cells.get(chosen)
+    if cell is None or not cell["nccl_algbw"]:
+        return None
+    return {"algorithm": "/".join(chosen), "at": at, "nccl_algbw": cell["nccl_algbw"],
+            "model_algbw": cell["model_algbw"]}
+
+
+def expected_verdict(report, factor: float, tolerance: str) -> str | None:
+    """Where ringsim's model expects far more bandwidth than was measured but NCCL's own table
+    in the log expected about what was measured: NCCL found less bandwidth on the machine than
+    the topology gives, and the sentence says where to look (None otherwise). `report` is a
+    diagnose.Report with its tuning record set, `factor` its busbw / algbw and `tolerance` its
+    tolerance in words."""
+    from ..core.units import format_bandwidth, format_bytes
+    rows = [x for x in report.rows if x.regime == "bandwidth" and x.ratio is not None]
+    tol = report.tolerance
+    if not rows or statistics.median(x.ratio for x in rows) >= 1 - tol:
+        return None
+    found = expected(report.tuning_record, rows[0].bytes)
+    if found is None:
+        return None
+    measured = report.measured.busbw
+    if not measured or measured == float("inf"):
+        measured = rows[-1].measured_busbw
+    theirs = found["nccl_algbw"] * factor
+    if abs(measured / theirs - 1) > tol:
+        return None
+    report.tuning_record["nccl_expected"] = {**found, "nccl_busbw": theirs,
+                                             "measured_busbw": measured}
+    which = (f"{found['algorithm']}, its choice at {format_bytes(found['at'])}"
+             if found["at"] else f"{found['algorithm']}, the fastest in its table")
+    said = (f"NCCL itself expected about this: its own table in the log rates {which}, at "
+            f"{format_bandwidth(found['nccl_algbw'])} algbw, {format_bandwidth(theirs)} busbw, "
+            f"and the run measured {format_bandwidth(measured)} ({measured / theirs:.0%} of "
+            f"it, within {tolerance})")
+    if found["model_algbw"] > found["nccl_algbw"] * (1 + tol):
+        said += (f"; topology {report.topology} gives the same cell "
+                 f"{format_bandwidth(found['model_algbw'])}, so NCCL found less bandwidth on "
+                 "this machine than the topology describes: a NIC linked at a lower rate, fewer "
+                 "NICs than GPUs, or GPUs that reach their NIC through PCIe switches or the CPU. "
+                 "Look there (ibstat for each NIC's rate, nvidia-smi topo -m, "
+                 "NCCL_DEBUG_SUBSYS=GRAPH for the bandwidths NCCL found), not at ringsim's "
+                 "model of NCCL")
+    else:
+        said += ("; ringsim's model picks another algorithm there, which NCCL rated lower or "
+                 "did not have on this machine (NVLS off or unavailable? NCCL_ALGO?)")
+    return said

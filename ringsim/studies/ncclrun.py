@@ -1,0 +1,53 @@
+"""How NCCL ran, as a paste or its log says, and what the model takes from it: the release
+whose tuning tables price the run, and NVLS left out where NCCL had it off."""
+
+from __future__ import annotations
+
+from .textfile import NCCL_VERSION
+
+NVLS_ALGOS = ("NVLS", "NVLSTree")  # what NCCL leaves out when NVLS is off (tuning.cc)
+
+
+def without_nvls(algo: str | None) -> str | None:
+    """An NCCL_ALGO setting less NVLS and NVLSTree, as NCCL runs it with NVLS off; the setting
+    as it was where that leaves nothing, or where ringsim cannot read it (the per-collective
+    form): the caller's or the paste's word then stands."""
+    if algo is None:
+        return "^" + ",".join(NVLS_ALGOS)
+    if ":" in algo or ";" in algo:
+        return algo
+    nvls = {a.lower() for a in NVLS_ALGOS}
+    kept = [p.strip() for p in algo.lstrip("^").split(",") if p.strip().lower() not in nvls]
+    if algo.startswith("^"):
+        return "^" + ",".join(kept + list(NVLS_ALGOS))
+    return ",".join(kept) if kept else algo
+
+
+def no_nvls(predict, *args, algo: str | None = None, **options):
+    """`predict` with NVLS and NVLSTree left out of its `algo` (without_nvls)."""
+    return predict(*args, algo=without_nvls(algo), **options)
+
+
+def run_release(version: str | None) -> str | None:
+    """The release whose tables price a run of NCCL `version` by default: that one, where
+    ringsim has its tables, else None (the release the model follows)."""
+    from ..cost.nccl import release, versions
+    if not version:
+        return None
+    ran = release(version)
+    return ran if ran in versions() else None
+
+
+def release_named(lines) -> str | None:
+    """The NCCL release the first `NCCL version 2.x.y` line among `lines` names, if any."""
+    for line in lines:
+        if m := NCCL_VERSION.search(line):
+            return m.group(1)
+    return None
+
+
+def has_tuning_output(texts) -> bool:
+    """Whether the texts hold NCCL's own tuning table or choice lines (nccltuning.parse_all)."""
+    from .nccltuning import parse_all
+    found = parse_all(texts)
+    return bool(found.tables or found.choices)

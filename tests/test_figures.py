@@ -255,7 +255,7 @@ def test_every_format_is_written(tmp_path):
     pdf = (tmp_path / "ring.pdf").read_bytes()
     assert pdf[:5] == b"%PDF-" and len(re.findall(rb"/Type\s*/Page\b", pdf)) == 7
     page = (tmp_path / "ring.html").read_text(encoding="utf-8")
-    assert page.count('class="frame"') == 7 and 'id="play"' in page and 'id="next"' in page
+    assert page.count('class="frame"') == 7 and 'data-part="play"' in page and 'data-part="next"' in page
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         f"ring{s}" for s in (".svg", ".png", ".pdf", ".gif", ".html"))  # no temporary files left
 
@@ -278,6 +278,16 @@ def test_the_pdf_deck_is_vector_and_searchable():
     assert "Reduce-scatter · iteration 1 of 3" in words and "d₄+a₄" in words and "a₁+b₁" in words
     one = pypdfium2.PdfDocument(render(sim, ".pdf", 2, size=parse_size("800x600")))
     assert len(one) == 1 and one[0].get_size() == (600.0, 450.0)
+
+
+def test_a_png_is_twice_the_natural_size_unless_dimensions_say_otherwise():
+    from PIL import Image
+    root = ET.fromstring(figure_svg(ring4(), 1))
+    natural = (float(root.get("width")), float(root.get("height")))
+    with Image.open(io.BytesIO(render(ring4(), ".png", 1))) as image:
+        assert image.size == (round(2 * natural[0]), round(2 * natural[1]))
+    with Image.open(io.BytesIO(render(ring4(), ".png", 1, size=parse_size(str(round(natural[0])))))) as image:
+        assert image.size == (round(natural[0]), round(natural[1]))
 
 
 def test_a_png_of_a_given_width(tmp_path):
@@ -442,3 +452,17 @@ def test_all_into_a_file_or_below_one_is_one_line_and_status_2(tmp_path, capsys)
     assert main(["figure", "--all", str(file / "pictures")]) == 2
     assert capsys.readouterr().err.endswith("taken.svg, which is a file\n")
     assert file.read_text(encoding="utf-8") == "mine"
+
+
+def test_the_html_player_keeps_to_itself_in_a_page_it_shares():
+    # A notebook shows the page inside its own: no id to clash with a second player, no style
+    # outside the player's class, and keys read by the player's own (focusable) element only.
+    from ringsim.figures.page import ROOT
+    page = render(ring4(), ".html").decode()
+    assert not re.search(r"\sid=", page)
+    style = re.search(r"<style>(.*?)</style>", page, re.DOTALL)[1]
+    selectors = [rule.split("{")[0].strip() for rule in style.split("}") if "{" in rule]
+    assert selectors and all(s.startswith(f".{ROOT}") for s in selectors), selectors
+    assert f'class="{ROOT}" tabindex="0"' in page
+    script = re.search(r"<script>(.*?)</script>", page, re.DOTALL)[1]
+    assert "document.addEventListener" not in script and "root.addEventListener('keydown'" in script

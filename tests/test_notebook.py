@@ -29,4 +29,4 @@ def test_the_notebook_runs_top_to_bottom(tmp_path):
     assert len(pictures) >= 7 and len(svgs) == len(pictures) + 1  # and the sweep's chart
     assert "<polyline" in svgs[-1]
     assert any("GPU1 sends a₁ to GPU2, where it is added to b₁" in o.get("text", "") for o in outputs)
-    assert any('id="play"' in o.get("data", {}).get("text/html", "") for o in outputs)
+    assert any('data-part="play"' in o.get("data", {}).get("text/html", "") for o in outputs)

@@ -40,7 +40,8 @@ def register(sub) -> None:
     parser.add_argument("--dimensions", default=None, metavar="W[xH]", dest="dimensions",
                         help="width (or width x height) in px of the picture shown, 64 to 4096, "
                              "for every kind of file; with both, the drawing is scaled to fit "
-                             "and centred (default: its natural size)")
+                             "and centred (default: its natural size; a .png twice that, sharp "
+                             "on a slide; --dimensions 1920x1080 makes a full-HD slide)")
     parser.add_argument("--size", dest="dimensions", help=argparse.SUPPRESS)
     parser.add_argument("--all", default=None, metavar="DIR",
                         help="draw every picture the README and docs show into DIR "

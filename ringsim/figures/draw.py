@@ -242,18 +242,61 @@ def _counters(f: Frame) -> str:
             f"{f.busiest_received:,}")
 
 
+BANNER_SIZE = 20       # the banner's font size when it fits on one line
+BANNER_WRAPPED = 17    # its two lines' size when it does not: both fit in the title block
+# DejaVu Sans Bold's advance widths (in ems), each class's widest but a few: an estimate that
+# errs wide, so that a banner said to fit does fit.
+_BOLD_WIDTHS = ((" ", 0.35), ("ijlIJ'", 0.38), ("ftr", 0.5), ("mwMW…", 1.1), ("+", 0.84),
+                ("₀₁₂₃₄₅₆₇₈₉", 0.44), ("0123456789", 0.7), ("abcdeghknopqsuvxyz", 0.72),
+                ("ABCDEFGHKLNOPQRSTUVXYZ", 0.85))
+_BOLD = {c: w for chars, w in _BOLD_WIDTHS for c in chars}
+
+
+def title_width(text: str, size: float) -> float:
+    """About how wide DejaVu Sans Bold sets `text` at `size` px (a little wide, never narrow
+    for the letters, digits and punctuation a banner uses)."""
+    return size * sum(_BOLD.get(c, 0.62 if c.isalpha() else 0.46) for c in text)
+
+
+def banner_lines(banner: str, room: float) -> tuple[float, list[str]]:
+    """The banner's font size and lines: one line at BANNER_SIZE where it fits in `room` px, else
+    two smaller ones broken where the sentence breaks (before a bracket, after a colon), so that
+    a long goal ('Done: every GPU holds its shard of the sum (GPU k: segment k)') is not cut."""
+    if title_width(banner, BANNER_SIZE) <= room:
+        return BANNER_SIZE, [banner]
+    breaks = [i for i in range(1, len(banner)) if banner[i] == " "]
+    bracket = [i for i in breaks if banner[i + 1] == "("]
+    colon = [i for i in breaks if banner[i - 1] == ":" and banner.count("(", 0, i) == banner.count(")", 0, i)]
+
+    def fits(i: int) -> bool:
+        return max(title_width(banner[:i], BANNER_WRAPPED), title_width(banner[i + 1:], BANNER_WRAPPED)) <= room
+    # Before a bracket, else after a colon outside brackets, else the most even break.
+    at = next((i for i in [*reversed(bracket), *reversed(colon)] if fits(i)), None)
+    if at is None:
+        at = min(breaks, key=lambda i: abs(2 * i - len(banner)), default=len(banner))
+    return BANNER_WRAPPED, [_clipped(banner[:at] + " ", BANNER_WRAPPED, room, title_width),
+                            _clipped(banner[at + 1:], BANNER_WRAPPED, room, title_width)]
+
+
 def _title(d, f: Frame, t: Theme, width: float) -> None:
     import drawsvg as draw
-    d.append(draw.Text(f.banner, 20, 18, 30, fill=t.text, font_weight="bold", class_="title"))
-    d.append(draw.Text(_clipped(f.title, 13, width - 36), 13, 18, 54, fill=t.muted,
+    size, lines = banner_lines(f.banner, width - 36)
+    if len(lines) == 1:
+        d.append(draw.Text(f.banner, size, 18, 30, fill=t.text, font_weight="bold", class_="title"))
+        subtitle_y = 54
+    else:  # two lines and the subtitle in the same 78 px as one line and the subtitle
+        d.append(draw.Text("\n".join(lines), size, 18, 25, line_height=1.25, fill=t.text,
+                           font_weight="bold", class_="title"))
+        subtitle_y = 68
+    d.append(draw.Text(_clipped(f.title, 13, width - 36), 13, 18, subtitle_y, fill=t.muted,
                        class_="subtitle"))
 
 
-def _clipped(text: str, size: float, room: float) -> str:
+def _clipped(text: str, size: float, room: float, measure=text_width) -> str:
     """The text, cut with '…' where it would run past `room` px (many rings' orders)."""
-    if text_width(text, size) <= room:
+    if measure(text, size) <= room:
         return text
-    while text and text_width(text + "…", size) > room:
+    while text and measure(text + "…", size) > room:
         text = text[:-1]
     return text.rstrip(" ,;·") + "…"
 

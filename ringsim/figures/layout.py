@@ -110,6 +110,15 @@ def _node_rows(nodes) -> list[list[int]]:
     return [r for node in nodes for r in _wrap(list(node))]
 
 
+def _chain_rows(chain: list[int]) -> tuple[list[list[int]], list[str]]:
+    """A tree with one GPU on each level (a chain, as inside a node) as a row, root first, so
+    that every hop is between neighbours; a long one snakes back along a second row, like a
+    ring, instead of standing as a column of one GPU per level."""
+    rows = _wrap(chain)
+    return ([row if r % 2 == 0 else row[::-1] for r, row in enumerate(rows)],
+            ["left" if r % 2 == 0 else "right" for r in range(len(rows))])
+
+
 def rows_for(plan: Plan, shape: Shape, lanes: int, nodes=()) -> tuple[list[list[int]], list[str]]:
     """The rows of GPUs and how each row aligns ('left', 'right', 'centre')."""
     g = plan.gpus
@@ -122,6 +131,8 @@ def rows_for(plan: Plan, shape: Shape, lanes: int, nodes=()) -> tuple[list[list[
     if shape is Shape.TREE:
         levels = tree_levels(tree_parents(plan, lanes))
         placed = {k for level in levels for k in level}
+        if len(levels) > 2 and len(placed) == g and all(len(level) == 1 for level in levels):
+            return _chain_rows([level[0] for level in levels])
         levels.append([k for k in range(g) if k not in placed])  # none, unless a plan loops
         rows = [r for level in levels if level for r in _wrap(level)]
         return rows, ["centre"] * len(rows)

@@ -19,6 +19,9 @@ STILL = (".svg", ".png")
 ANIMATED = (".gif", ".html", ".pdf")
 SUFFIXES = STILL + ANIMATED
 MIN_SIZE, MAX_SIZE = 64, 4096  # px, --dimensions' bounds
+# A .png without --dimensions has 2 pixels per CSS px: at 1, the 11–12 px captions lose strokes
+# (a 't' all but vanishes) and a projector blurs the picture as it enlarges it.
+PNG_SCALE = 2
 WHAT = "the figure"  # how errors name the file
 
 
@@ -63,7 +66,8 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
 def render(sim: Simulation, suffix: str, step: int | None = None, theme: str = "light",
            size: tuple[int, int] | None = None) -> bytes:
     """The bytes of the picture: one step for .svg/.png (default: step 1, or the start of an
-    empty plan), every step for .gif/.html/.pdf unless `step` picks one."""
+    empty plan), every step for .gif/.html/.pdf unless `step` picks one. A .png is twice the
+    picture's natural size (PNG_SCALE) unless `size` says otherwise."""
     background = find_theme(theme).background
     if suffix in STILL and step is None:
         step = min(1, len(sim.plan))
@@ -79,7 +83,8 @@ def render(sim: Simulation, suffix: str, step: int | None = None, theme: str = "
     if suffix == ".svg":
         return svgs[0].encode("utf-8")
     if suffix == ".png":
-        return typeset.png(svgs[0], sizes[0], background)
+        w, h = sizes[0] if size else (sizes[0][0] * PNG_SCALE, sizes[0][1] * PNG_SCALE)
+        return typeset.png(svgs[0], (w, h), background)
     if suffix == ".gif":
         return raster.gif(svgs, sizes, background)
     if suffix == ".pdf":

@@ -109,7 +109,10 @@ def test_counts_parse_exactly(text, value):
     ("4.0", "written with digits only"), ("1.5e3", "written with digits only"),
     ("four", "expected a whole number, got 'four'"), ("nan", "must be a whole number"), ("inf", "must be a whole number"),
     ("1e1000000000", "is too large"), ("9" * 100_000, r"is too large \(100000 digits\)"),
-    ("-1e3", "must be at least 0, got -1,000")], ids=lambda v: str(v)[:20])
+    ("-1e3", "must be at least 0, got -1,000"),
+    # Python's int() reads Arabic-Indic or full-width digits; the help offers 0-9 only.
+    ("١٢٣", "must be written with the digits 0-9"), ("１２", "must be written with the digits 0-9")],
+    ids=lambda v: str(v)[:20])
 def test_counts_written_otherwise_are_refused(text, message):
     with pytest.raises(RingsimError, match=message) as info:
         parse_count(text, "N", minimum=0)

@@ -48,7 +48,25 @@ def build_parser() -> argparse.ArgumentParser:
     for command in [parser, *sub.choices.values()]:
         command.formatter_class = FittingHelp
         _one_line_errors(command)
+        for action in command._actions:
+            if type(action) is argparse._StoreAction and action.option_strings:
+                action.__class__ = _StoreOnce
     return parser
+
+
+class _StoreOnce(argparse._StoreAction):
+    """An option that holds one value, refused when given twice: argparse would keep the last
+    one without a word (`--topology dgx-h100 --topology flat` is flat), a silent choice."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_options_given", {})
+        if self.dest in given:
+            first = given[self.dest]
+            twice = f"{first} is given twice" if first == option_string else \
+                f"{first} and {option_string} are the same option, given twice"
+            parser.error(f"{twice}: give it once")
+        given[self.dest] = option_string
+        super().__call__(parser, namespace, values, option_string)
 
 
 def _one_line_errors(parser: argparse.ArgumentParser) -> None:

@@ -63,6 +63,9 @@ def _per_level(values: list[str], parse, what: str) -> dict:
         elif key not in LEVELS:
             raise RingsimError(f"--{what}: the level before '=' must be inside or across, "
                                f"got {key!r}")
+        if key in out:  # two values for one level: refused rather than the last kept silently
+            level = "every level" if key is None else key
+            raise RingsimError(f"--{what} is given twice for {level}: give it once")
         out[key] = parse(value, f"--{what}")
     return out
 

@@ -55,6 +55,8 @@ def parse_count(text: str, what: str, *, minimum: int | None, maximum: int | Non
     number written with a decimal point (`4.0`, `1e16.0`) is refused, whatever its value.
     """
     stripped = text.strip()
+    if not stripped.isascii():  # int() would read other scripts' digits (٤ is 4) that the help never offers
+        raise RingsimError(f"{what} must be written with the digits 0-9, got {echo(text)}")
     digits = stripped.lstrip("+-").replace("_", "").lstrip("0")
     if digits.isdigit() and len(digits) > MAX_COUNT_DIGITS:
         raise RingsimError(f"{what} is too large ({len(digits)} digits), got {echo(text)}")

@@ -331,3 +331,19 @@ def test_nccl_saying_it_chose_sockets_settles_a_cross_node_shortfall(tmp_path, r
     paste.write_text(plain, encoding="utf-8")
     code, out, err = ringsim("diagnose", str(paste), "--no-plot")
     assert code == 0 and "socket transport" not in out
+
+
+@pytest.mark.parametrize("time, words", [
+    ("1e-30", "its time 1e-30 µs is not from 0.01 µs to 10^6 s"),
+    ("1e30", "its time 1e30 µs is not from 0.01 µs to 10^6 s"),
+    ("-100", "its time -100 µs is not from 0.01 µs to 10^6 s")])
+def test_a_time_no_run_could_print_is_refused_and_the_message_says_which_line(tmp_path, capsys, time, words):
+    # A time past what nccl-tests can print would make a busbw of 10^37 TB/s, or of nothing.
+    paste = tmp_path / "paste.txt"
+    paste.write_text("# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5\n"
+                     "#  Rank  0 Group  0 Pid 1 on host device  0 [0x07] NVIDIA H100 80GB HBM3\n"
+                     f"           8             2     float     sum      -1   {time}    0.00    0.00"
+                     "      0   10.0    0.00    0.00      0\n", encoding="utf-8")
+    assert main(["diagnose", str(paste), "--topology", "dgx-h100", "--gpus", "8"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"holds 1 row of nccl-tests' layout, none readable (at line 3: {words})\n")

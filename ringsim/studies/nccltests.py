@@ -27,7 +27,13 @@ REDOPS = {"sum", "prod", "max", "min", "avg", "mulsum", "none", "premulsum"}
 TESTS = {"all_reduce": "all-reduce", "all_gather": "all-gather", "reduce_scatter": "reduce-scatter",
          "broadcast": "broadcast", "reduce": "reduce", "alltoall": "all-to-all",
          "sendrecv": "sendrecv", "gather": "gather", "scatter": "scatter", "hypercube": "hypercube"}
-MAX_ROWS = 100_000
+# nccl-tests prints about 30 rows for -b 8 -e 8G -f 2; even a linear sweep (-i) of every KiB
+# to 8 MiB is 8,192. Past this many, rows are left out (and counted), so the model is priced
+# for at most this many sizes.
+MAX_ROWS = 10_000
+# nccl-tests prints a time in µs with two decimals, so 0.01 µs is the least it can show; a time
+# past a million seconds (ringsim's bound on every duration) is a garbled row, not a run.
+MIN_TIME_US, MAX_TIME_US = 0.01, 1e12
 # No GPU holds a petabyte: a larger size is a garbled row (and past what NCCL's model prices,
 # ringsim.cost.nccl.MAX_BYTES), so it is counted with the rows that cannot be read.
 MAX_SIZE = 1 << 50
@@ -99,6 +105,7 @@ class Output:
     env: dict[str, str] = field(default_factory=dict)  # NCCL_ALGO / NCCL_PROTO the paste shows
     nvls_off: str | None = None  # the paste's line saying NVLS is off (nvls_off), as NCCL put it
     skipped: int = 0  # row-like lines cut or malformed
+    first_skip: str = ""  # the first of them and why it was left out
     past_limit: int = 0  # rows after the first MAX_ROWS, left out
     cut_lines: int = 0
 
@@ -133,7 +140,7 @@ def parse(text: Text) -> Output:
     """The rows and header of nccl-tests output in `text`; RingsimError when it holds no row."""
     out = Output(text.name, cut_lines=text.cut_lines)
     seen_ranks: dict[int, RankLine] = {}
-    for raw in text.lines:
+    for number, raw in enumerate(text.lines, 1):
         line = _LEAD.sub("", _PREFIX.sub(" ", raw)).strip()
         if not line:
             continue
@@ -155,13 +162,17 @@ def parse(text: Text) -> Output:
         if len(tokens) < 4 or not tokens[0].isdigit():
             continue
         row = _row(tokens)
-        if row is None:
+        if isinstance(row, str):
             out.skipped += 1
+            out.first_skip = out.first_skip or f"line {number}: {row}"
         elif len(out.rows) < MAX_ROWS:
             out.rows.append(row)
         else:
             out.past_limit += 1
     out.ranks = sorted(seen_ranks.values(), key=lambda r: r.rank)
+    if not out.rows and out.skipped:
+        raise RingsimError(f"{text.name} holds {out.skipped:,} row{'s' * (out.skipped > 1)} of "
+                           f"nccl-tests' layout, none readable (at {out.first_skip})")
     if not out.rows:
         what = ("its header, but no rows of sizes and times" if out.ranks or out.gpus_per_process
                 else "no nccl-tests rows (lines of size, count, type, … time, algbw, busbw)")
@@ -208,10 +219,10 @@ def _number(token: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _row(tokens: list[str]) -> Row | None:
-    """A row from its tokens, or None for a row that is cut or does not fit any layout."""
+def _row(tokens: list[str]) -> Row | str:
+    """A row from its tokens, or why it cannot be read (cut, or fitting no layout)."""
     if len(tokens) < 7 or not tokens[1].isdigit() or tokens[2] not in DTYPES:
-        return None
+        return "it is cut short or its type is not one nccl-tests prints"
     rest = tokens[3:]
     redop = None
     if rest and rest[0] in REDOPS:
@@ -221,13 +232,17 @@ def _row(tokens: list[str]) -> Row | None:
     if len(rest) in (5, 9):
         root = int(rest[0]) if re.fullmatch(r"-?\d+", rest[0]) else None
         rest = rest[1:]
-    if len(rest) not in (4, 8) or int(tokens[0]) > MAX_SIZE:
-        return None
+    if len(rest) not in (4, 8):
+        return "its columns fit no nccl-tests layout"
+    if int(tokens[0]) > MAX_SIZE:
+        return f"its size {shown(tokens[0], 24)} is past 1 PiB"
     fields = [None if t == "N/A" else _number(t) for t in rest]
     time_us, alg, bus = fields[0], fields[1], fields[2]
-    if time_us is None or time_us <= 0 or any(v is not None and v < 0 for v in (alg, bus)):
-        return None
-    in_place = fields[4] if len(fields) == 8 and fields[4] and fields[4] > 0 else None
+    if time_us is None or not MIN_TIME_US <= time_us <= MAX_TIME_US:
+        return f"its time {shown(rest[0], 24)} µs is not from {MIN_TIME_US} µs to 10^6 s"
+    if any(v is not None and v < 0 for v in (alg, bus)):
+        return "its algbw or busbw is negative"
+    in_place = fields[4] if len(fields) == 8 and fields[4] and MIN_TIME_US <= fields[4] <= MAX_TIME_US else None
     return Row(int(tokens[0]), int(tokens[1]), tokens[2], redop, time_us * 1e-6,
                None if alg is None else alg * 1e9, None if bus is None else bus * 1e9,
                fields[3], None if in_place is None else in_place * 1e-6, root)

@@ -246,7 +246,7 @@ def test_rows_the_parser_could_not_read_or_keep_are_noted():
     out = output("a3mega_h100_2node_all_reduce.txt")
     report = study.diagnose(replace(out, skipped=1, past_limit=3), load("dgx-h100"), ring_model)
     assert "1 row cut short or unreadable left out" in report.notes
-    assert "3 rows after the first 100,000 left out (diagnose reads at most 100,000)" in report.notes
+    assert "3 rows after the first 10,000 left out (diagnose reads at most 10,000)" in report.notes
 
 
 def test_the_tolerance_is_printed_as_given():

@@ -311,11 +311,17 @@ def fit_curve(nbytes: list[int], seconds: list[float], factor: float) -> Curve:
     s = np.asarray(nbytes, dtype=float) * factor
     fastest = float(t.min())
     latency = float(np.median(t[t <= 1.5 * fastest]))
-    past = t > 4 * latency
+    return Curve(latency, fit_busbw(s, t, 4 * latency))
+
+
+def fit_busbw(bus_bytes, seconds, above: float) -> float | None:
+    """The bus bandwidth of the sizes slower than `above` seconds (Theil–Sen slope of time
+    over bus bytes); None where fewer than two are."""
+    past = seconds > above
     if past.sum() < 2:
-        return Curve(latency, None)
-    _, slope = theil_sen(s[past], t[past])
-    return Curve(latency, math.inf if slope == 0 else 1 / slope)
+        return None
+    _, slope = theil_sen(bus_bytes[past], seconds[past])
+    return math.inf if slope == 0 else 1 / slope
 
 
 def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
@@ -395,6 +401,12 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         probe = predict(topology, gpus, [least], collective=collective,
                         algo=algo, proto=proto, dtype=dtype)[0]
         modelled = Curve(probe.seconds, modelled.busbw if modelled else None)
+        if measured.busbw is None:
+            # The paste's smallest time stood in for the latency, so no size was 4× past it;
+            # past 4× the model's per-call latency the sizes are bytes, and they give the slope.
+            measured = Curve(measured.latency, fit_busbw(
+                np.asarray([r.bytes for r in rows], dtype=float) * factor,
+                np.asarray([r.seconds for r in rows], dtype=float), 4 * probe.seconds))
         split = Curve(probe.seconds, measured.busbw or modelled.busbw)
     if split.busbw is None:
         # Too few sizes to fit a bandwidth (one 1 GiB row, or -b 1G -e 8G): the model's bus

@@ -392,3 +392,12 @@ def test_the_notes_name_the_release_the_paste_ran_and_the_tables_the_model_used(
     direct = nccl_model()(load(str(A100PCIE_1HDR)), 2, [r.bytes for r in ran.rows], nccl="2.21.5")
     assert [r.predicted_seconds for r in ran.rows] == [p.seconds for p in direct]
     assert [r.predicted_seconds for r in ran.rows] != [r.predicted_seconds for r in own.rows]
+
+
+def test_a_paste_that_starts_past_the_latency_still_gets_a_measured_bandwidth():
+    # nccl issue 1435's excerpt starts at 16 MiB: its smallest time stands in for the latency,
+    # so no size is 4× past it; past 4× the model's per-call latency every size is bytes.
+    out = output("nccl1435_all_gather_bf16_excerpt.txt")
+    report = study.diagnose(out, load("dgx-h100"), nccl_model(), gpus=2, collective="all-gather")
+    assert report.measured.latency == pytest.approx(108.8e-6)
+    assert report.measured.busbw == pytest.approx(137.14e9, rel=1e-4)

@@ -33,6 +33,9 @@ DESCRIPTION = (
 
 # Above this many transfers the text report skips the comparison with other schedules.
 REPORT_TRANSFERS = 200_000
+# Elements per GPU at which every segment of any plan holds data, so that the closed forms
+# count every transfer and step the plan holds (their counts at the user's N may be fewer).
+COUNTING_ELEMENTS = 2 ** 40
 
 
 def _fault(parse):
@@ -91,8 +94,15 @@ def run(args: argparse.Namespace) -> int:
     faults = tuple(args.slow_gpu + args.slow_link + args.delay)
     check_timed(args.algorithm, model, gpus)  # a timeline is its time: none where it cannot run
     collective = COLLECTIVES[args.collective]
-    plan = collective.plan(gpus, args.algorithm, **_options(args),
-                           **node_option(args, model.topology, gpus))
+    options = {**_options(args), **node_option(args, model.topology, gpus)}
+    # The least the timeline could take, from the closed forms' counts: a plan too large to
+    # time is refused before it is built (building one can take seconds and gigabytes).
+    counts = collective.closed_form(gpus, COUNTING_ELEMENTS, args.algorithm, **options)
+    budget.check_counts(int(counts.messages.value), int(counts.steps.value), gpus,
+                        f"a timeline of {args.algorithm} on {gpus:,} GPUs"
+                        + (f", run {1 + len(faults):,} times for the faults' costs," if faults else ""),
+                        runs=1 + len(faults))
+    plan = collective.plan(gpus, args.algorithm, **options)
     if trace_path is not None:
         budget.check_trace(plan.transfer_count(), gpus)
     timeline = simulate(plan, elements, model, faults, runs=1 + len(faults))

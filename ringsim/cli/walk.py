@@ -45,6 +45,12 @@ from .tui import elements_follow_gpus
 ORDER = 10
 HELP = "print every iteration in words, then the ledger vs the formulas"
 MAX_VALUES_SHOWN = 20_000  # numbers --values prints in all, unless --force
+# --force's own ceiling: about 10 s and 100 MB of output (measured: 9.6 million numbers in
+# 9.6 s as float32 text), past which a walk is no longer something to read.
+MAX_VALUES_FORCED = 10_000_000
+# Printing one step's numbers holds each as a Python object and its text at once (measured:
+# 95 bytes a number for float64 JSON Lines, 56 as text), counted with the walk's memory.
+PRINT_BYTES_PER_VALUE = 100
 
 
 NUMPY_DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8")
@@ -90,7 +96,8 @@ def register(sub) -> None:
                              "floats with a float --dtype; at most "
                              f"{MAX_VALUES_SHOWN:,} numbers in all unless --force)")
     parser.add_argument("--force", action="store_true",
-                        help="print --values however many numbers that makes")
+                        help=f"print --values past {MAX_VALUES_SHOWN:,} numbers, up to "
+                             f"{MAX_VALUES_FORCED:,} and the memory they take")
     parser.add_argument("--json", action="store_true",
                         help="print JSON Lines: one object per step, then a summary")
     add_collective_argument(parser)
@@ -187,14 +194,17 @@ def run(args: argparse.Namespace) -> int:
     if elements is None:  # as tui and figure: 8, or one per segment where the plan has more
         elements = shown_elements(c.plan(gpus, args.algorithm, **dict(options_from_args(args))).segments)
     args.gpus, args.elements = gpus, elements
-    if args.values and not args.force:
+    if args.values:
         steps = int(c.closed_form(gpus, elements, args.algorithm,
                                   **dict(options_from_args(args))).steps)
         shown = gpus * elements * (steps + 1)
-        if shown > MAX_VALUES_SHOWN:
+        most = MAX_VALUES_FORCED if args.force else MAX_VALUES_SHOWN
+        if shown > most:
             raise RingsimError(f"--values would print {shown:,} numbers ({gpus} GPUs × "
                                f"{elements:,} elements, at the start and after each of "
-                               f"{steps:,} steps); at most {MAX_VALUES_SHOWN:,} without --force")
+                               f"{steps:,} steps); at most {most:,} "
+                               + ("even with --force: use fewer elements" if args.force
+                                  else "without --force"))
     sim = _simulation(args, model, c)
     timing = None
     # The same check as compare --time and the sweep: no time where the hardware cannot run it.
@@ -219,8 +229,9 @@ def _simulation(args: argparse.Namespace, model: CostModel | None, c: Collective
     dtype = np.dtype(args.dtype) if args.dtype in NUMPY_DTYPES else np.dtype(np.int64)
     layout = Layout(plan.segments, args.elements)
     instead = _compare_hint(args, args.gpus, args.elements, model is not None)
+    printing = args.gpus * args.elements * PRINT_BYTES_PER_VALUE if args.values else 0
     check_memory(simulation_bytes(plan, layout, dtype.itemsize,
-                                  symbolic=plan.gpus <= SYMBOLIC_MAX_GPUS),
+                                  symbolic=plan.gpus <= SYMBOLIC_MAX_GPUS) + printing,
                  f"a walk of {args.gpus:,} GPUs with {args.elements:,} elements each",
                  instead=instead, xp=xp)
     gradients = xp.asarray(_gradients(args.gpus, args.elements, dtype))

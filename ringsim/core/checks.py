@@ -55,7 +55,9 @@ def parse_count(text: str, what: str, *, minimum: int | None, maximum: int | Non
     number written with a decimal point (`4.0`, `1e16.0`) is refused, whatever its value.
     """
     stripped = text.strip()
-    if not stripped.isascii():  # int() would read other scripts' digits (٤ is 4) that the help never offers
+    # int() would also read other scripts' digits (an Arabic-Indic four is 4), which the help
+    # never offers: a count is written with 0-9 only.
+    if not stripped.isascii():
         raise RingsimError(f"{what} must be written with the digits 0-9, got {echo(text)}")
     digits = stripped.lstrip("+-").replace("_", "").lstrip("0")
     if digits.isdigit() and len(digits) > MAX_COUNT_DIGITS:

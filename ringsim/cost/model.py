@@ -19,12 +19,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..core.checks import check_count, check_timed_elements, echo
+from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..core.plan import Plan, Step
 from ..core.naming import plural
 from ..core.units import format_seconds, itemsize as dtype_itemsize
 from .ports import Port, step_seconds
-from .topology import LEVEL_WORDS, LEVELS, Level, Topology, load
+from .topology import (LEVEL_WORDS, LEVELS, Level, Topology, check_bandwidth, check_seconds,
+                       load)
+
+# Bytes per element: a kilobyte is far past any dtype (complex128 has 16), and keeps N·itemsize
+# for the largest N priced (2**62) a finite float.
+MAX_ITEMSIZE = 1024
 
 
 @dataclass(frozen=True)
@@ -34,16 +41,31 @@ class CostModel:
     topology: Topology = field(default_factory=load)
     itemsize: int = 4
 
+    def __post_init__(self) -> None:
+        """Refuse anything but a Topology and a whole number of bytes per element, in one line."""
+        if not isinstance(self.topology, Topology):
+            raise RingsimError(f"a CostModel's topology must be a Topology (or use CostModel.of "
+                               f"with a preset name), got {echo(self.topology)}")
+        object.__setattr__(self, "itemsize", check_count(
+            self.itemsize, "itemsize (bytes per element)", minimum=1, maximum=MAX_ITEMSIZE))
+
     @classmethod
     def of(cls, topology: Topology | str = "flat", dtype: str = "float32") -> "CostModel":
         """A model from a topology (or its preset name / TOML path) and a dtype name."""
         topo = load(topology) if isinstance(topology, str) else topology
+        if not isinstance(topo, Topology):
+            raise RingsimError(f"a topology is a preset name, a .toml path or a Topology, got "
+                               f"{echo(topology)}")
         return cls(topo, dtype_itemsize(dtype))
 
     @classmethod
     def flat(cls, alpha: float = 5e-6, bandwidth: float = 100e9,
              reduce_bandwidth: float = math.inf, itemsize: int = 4) -> "CostModel":
         """The textbook machine: one switch, one port per GPU (α in s, bandwidths in B/s)."""
+        # Checked here too so that the error names the argument as the caller wrote it.
+        alpha = check_seconds(alpha, "alpha")
+        bandwidth = check_bandwidth(bandwidth, "bandwidth")
+        reduce_bandwidth = check_bandwidth(reduce_bandwidth, "reduce_bandwidth")
         level = Level("inside", "one switch", alpha, bandwidth)
         return cls(Topology("flat", "Flat (textbook)", None, {"inside": level},
                             reduce_bandwidth), itemsize)
@@ -154,7 +176,13 @@ def price_step(step: Step, layout: Layout, model: CostModel, gpus: int | None = 
 
 def price(plan: Plan, elements: int, model: CostModel | None = None) -> PlanCost:
     """The modelled time of every step of a plan for N elements per GPU."""
-    model = model or CostModel()
+    if not isinstance(plan, Plan):
+        raise RingsimError(f"price needs a Plan (make_plan('ring', 8)), got {echo(plan)}")
+    elements = check_timed_elements(elements)
+    if model is None:
+        model = CostModel()
+    elif not isinstance(model, CostModel):
+        raise RingsimError(f"price needs a CostModel (CostModel.of('dgx-h100')), got {echo(model)}")
     model.topology.check_gpus(plan.gpus)
     layout = Layout(plan.segments, elements)
     gpus = plan.gpus if plan.switches else None

@@ -12,9 +12,11 @@ are listed in docs/cost.md ("NCCL's model").
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from ..core.checks import echo
 from ..core.errors import RingsimError
 from .nccl_graph import Graph, System, constants, graphs, log2i, system
 from .nccl_pipeline import fill_seconds, stages
@@ -430,8 +432,8 @@ def host_seconds(gpus_per_process: int) -> float:
 def check_per_process(topology: Topology, gpus: int, gpus_per_process: int) -> None:
     """A process drives GPUs of one node, and every process as many (nccl-tests' `-g`)."""
     per_node = min(gpus, topology.gpus_per_node or gpus)
-    if isinstance(gpus_per_process, bool) or not isinstance(gpus_per_process, int):
-        raise RingsimError("GPUs per process must be a whole number")
+    if isinstance(gpus_per_process, bool) or not isinstance(gpus_per_process, numbers.Integral):
+        raise RingsimError(f"GPUs per process must be a whole number, got {echo(gpus_per_process)}")
     if not 1 <= gpus_per_process <= per_node:
         raise RingsimError(f"GPUs per process must be from 1 to {per_node:,}: a process drives "
                            f"GPUs of one node, got {gpus_per_process:,}")
@@ -453,8 +455,9 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     processes that each drive `gpus_per_process` GPUs."""
     func = _function(collective)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
+    gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
     topo = _topology(topology, gpus)
-    _check_count(nbytes, "bytes", 0, MAX_BYTES)
+    nbytes = _check_count(nbytes, "bytes", 0, MAX_BYTES)
     check_per_process(topo, gpus, gpus_per_process)
     return _choose(_tuned(topo, gpus, nccl), func, algos, protos, proto is not None, nbytes,
                    host_seconds(gpus_per_process))
@@ -528,9 +531,13 @@ def _topology(topology, gpus: int) -> Topology:
     return topo
 
 
-def _check_count(value, what: str, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise RingsimError(f"{what} must be a whole number from {low:,} to {high:,}")
+def _check_count(value, what: str, low: int, high: int) -> int:
+    """`value` as an int: any integer type (numpy's too, as make_plan takes them), in range."""
+    whole = not isinstance(value, bool) and isinstance(value, numbers.Integral)
+    if not whole or not low <= value <= high:
+        shown = f"{int(value):,}" if whole else echo(value)
+        raise RingsimError(f"{what} must be a whole number from {low:,} to {high:,}, got {shown}")
+    return int(value)
 
 
 def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: str = "all-reduce",
@@ -540,10 +547,9 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
     a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
     func = _function(collective)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
-    _check_count(gpus, "gpus", 2, MAX_GPUS)
-    for n in sizes:
-        _check_count(n, "bytes", 0, MAX_BYTES)
-    topology.check_gpus(gpus)
+    gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
+    sizes = [_check_count(n, "bytes", 0, MAX_BYTES) for n in sizes]
+    topology = _topology(topology, gpus)
     check_per_process(topology, gpus, gpus_per_process)
     tuned, host = _tuned(topology, gpus, nccl), host_seconds(gpus_per_process)
     return [_choose(tuned, func, algos, protos, proto is not None, n, host) if n else None

@@ -10,18 +10,20 @@ GPU g (0-based) lives in node g // gpus_per_node, so the last node may be partly
 from __future__ import annotations
 
 import math
+import numbers
 import tomllib
 from fractions import Fraction
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
-from ..core.checks import MAX_GPUS
+from ..core.checks import MAX_GPUS, check_count, echo
 from ..core.errors import RingsimError
 from ..core.files import read_text
 from ..core.textout import printable
 from ..core.naming import plural
-from ..core.units import format_bandwidth, format_seconds, parse_bandwidth, parse_seconds
+from ..core.units import (MAX_BANDWIDTH, MAX_SECONDS, MIN_BANDWIDTH, format_bandwidth,
+                          format_seconds, parse_bandwidth, parse_seconds)
 
 LEVELS = ("inside", "across")
 LEVEL_WORDS = {"inside": "inside a node", "across": "across nodes"}
@@ -35,6 +37,48 @@ CPUS = ("intel", "amd", "arm", "power")
 DEFAULT_ARCH = "ampere"
 DEFAULT_CPU = "intel"
 DEFAULT_KIND = {"inside": "nvlink", "across": "network"}
+# A network's per-message latency is µs (aws-ofi-nccl reports 35 to 150 µs to NCCL); a
+# second would be a typing slip, not a network.
+MAX_NET_LATENCY = Fraction(1, 100)
+MAX_SWITCH_GPUS = 1024
+
+
+# Numbers given from Python get the ranges that text read by core/units.py gets, so a
+# Level or Topology built in code cannot price what a topology file would refuse (a NaN or
+# negative α or bandwidth turns every time into NaN or 0 without a word).
+def check_seconds(value: object, what: str, most: float = MAX_SECONDS) -> float:
+    """A duration in seconds given as a number: from 0 to `most` (MAX_SECONDS unless given)."""
+    seconds = _number(value, what, "seconds", "parse_seconds")
+    if not 0 <= seconds <= most:  # NaN fails both comparisons
+        raise RingsimError(f"{what} must be from 0 to {format_seconds(float(most), digits=0)}, "
+                           f"got {echo(value)}")
+    return float(seconds)
+
+
+def check_bandwidth(value: object, what: str) -> float:
+    """Bytes per second given as a number: from MIN_BANDWIDTH to MAX_BANDWIDTH, or inf (free)."""
+    rate = _number(value, what, "bytes per second", "parse_bandwidth")
+    if rate != math.inf and not MIN_BANDWIDTH <= rate <= MAX_BANDWIDTH:
+        raise RingsimError(f"{what} must be from {MIN_BANDWIDTH} to 10^18 B/s (or inf: free), "
+                           f"got {echo(value)}")
+    return float(rate)
+
+
+def _number(value: object, what: str, unit: str, reader: str):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        hint = f" (ringsim.core.units.{reader} reads text with a unit)" if isinstance(value, str) else ""
+        raise RingsimError(f"{what} must be a number of {unit}, got {echo(value)}{hint}")
+    return value
+
+
+def _check_text(value: object, what: str) -> None:
+    if not isinstance(value, str):
+        raise RingsimError(f"{what} must be text, got {echo(value)}")
+
+
+def _check_word(value: object, what: str, words: tuple) -> None:
+    if not isinstance(value, str) or value not in words:
+        raise RingsimError(f"{what} must be one of {', '.join(words)}, got {echo(value)}")
 
 
 @dataclass(frozen=True)
@@ -51,6 +95,32 @@ class Level:
     uplink: float | None = None          # PCIe: each switch's link to the CPU (B/s), shared
     net_plugin_latency: float = 0.0      # across: the latency (s) a net plugin reports to NCCL
     net_latency: float | None = None     # across: the network's measured latency (s), for time
+
+    def __post_init__(self) -> None:
+        """Refuse a field out of its range (the ranges of a topology file), in one line."""
+        _check_word(self.key, "a level's key", LEVELS)
+        where = f"the {self.key} level's"
+        _check_text(self.name, f"{where} name")
+        number = {"alpha": check_seconds(self.alpha, f"{where} alpha"),
+                  "bandwidth": check_bandwidth(self.bandwidth, f"{where} bandwidth"),
+                  "net_plugin_latency": check_seconds(self.net_plugin_latency,
+                                                      f"{where} net_plugin_latency",
+                                                      MAX_NET_LATENCY)}
+        if self.kind != "":
+            _check_word(self.kind, f"{where} kind", KINDS)
+        if not isinstance(self.in_network_reduction, bool):
+            raise RingsimError(f"{where} in_network_reduction must be True or False, got "
+                               f"{echo(self.in_network_reduction)}")
+        if self.gpus_per_switch is not None:
+            number["gpus_per_switch"] = check_count(self.gpus_per_switch, f"{where} gpus_per_switch",
+                                                    minimum=1, maximum=MAX_SWITCH_GPUS)
+        if self.uplink is not None:
+            number["uplink"] = check_bandwidth(self.uplink, f"{where} uplink")
+        if self.net_latency is not None:
+            number["net_latency"] = check_seconds(self.net_latency, f"{where} net_latency",
+                                                  MAX_NET_LATENCY)
+        for name, value in number.items():  # plain floats and ints, whatever numbers came in
+            object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:
         """One line: '<Level inside: NVLink 4 via NVSwitch · α 470 ns, 450.00 GB/s>'."""
@@ -84,6 +154,29 @@ class Topology:
     measured: str = ""
     arch: str = DEFAULT_ARCH
     cpu: str = DEFAULT_CPU
+
+    def __post_init__(self) -> None:
+        """Refuse a field out of its range (the ranges of a topology file), in one line."""
+        _check_text(self.name, "a topology's name")
+        where = f"topology {self.name[:MAX_NAME]!r}:"
+        for name in ("title", "sources", "measured"):
+            _check_text(getattr(self, name), f"{where} {name}")
+        if self.gpus_per_node is not None:
+            object.__setattr__(self, "gpus_per_node", check_count(
+                self.gpus_per_node, f"{where} gpus_per_node", minimum=1, maximum=MAX_GPUS))
+        if not isinstance(self.levels, dict) or not self.levels:
+            raise RingsimError(f"{where} levels must be a dict with an 'inside' or an 'across' "
+                               f"Level, got {echo(self.levels)}")
+        for key, level in self.levels.items():
+            if key not in LEVELS or not isinstance(level, Level) or level.key != key:
+                raise RingsimError(f"{where} levels must map 'inside' and 'across' to a Level "
+                                   f"of that key, got {echo(key)}: {echo(level)}")
+        if "across" in self.levels and self.gpus_per_node is None:
+            raise RingsimError(f"{where} an across level needs gpus_per_node")
+        object.__setattr__(self, "reduce_bandwidth",
+                           check_bandwidth(self.reduce_bandwidth, f"{where} reduce_bandwidth"))
+        _check_word(self.arch, f"{where} arch", ARCHS)
+        _check_word(self.cpu, f"{where} cpu", CPUS)
 
     def __repr__(self) -> str:
         """One line, not the sources: '<Topology dgx-h100 · 8 GPUs per node · inside α 470 ns, …>'."""
@@ -248,16 +341,13 @@ TOPOLOGY_FIELDS = {
     "arch": _one_of(*ARCHS),
     "cpu": _one_of(*CPUS),
 }
-# A network's per-message latency is µs (aws-ofi-nccl reports 35 to 150 µs to NCCL); a
-# second would be a typing slip, not a network.
-MAX_NET_LATENCY = Fraction(1, 100)
 LEVEL_FIELDS = {
     "name": _text(MAX_NAME),
     "alpha": _quantity(parse_seconds),
     "bandwidth": _quantity(parse_bandwidth),
     "kind": _one_of(*KINDS),
     "in_network_reduction": _flag,
-    "gpus_per_switch": _whole(1, 1024),
+    "gpus_per_switch": _whole(1, MAX_SWITCH_GPUS),
     "uplink": _quantity(parse_bandwidth),
     "net_plugin_latency": _quantity(lambda text, where: parse_seconds(text, where, MAX_NET_LATENCY)),
     "net_latency": _quantity(lambda text, where: parse_seconds(text, where, MAX_NET_LATENCY)),

@@ -54,7 +54,7 @@ def _rgb(colour: str) -> tuple[float, float, float]:
     return tuple(int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
 
 
-IN_ORDER_MAX_GPUS = 8  # up to here neighbours' hues are 45° or more apart in wheel order
+IN_ORDER_MAX_GPUS = 8  # up to here neighbours' hues are 45 degrees or more apart in wheel order
 
 
 @functools.cache

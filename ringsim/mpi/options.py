@@ -103,15 +103,70 @@ def elements_of(args: argparse.Namespace) -> int:
     return BENCH_ELEMENTS if (args.bench or args.calibrate) else 8
 
 
-def bytes_needed(args: argparse.Namespace, ranks: int, ranks_here: int) -> int:
-    """Memory a run takes on one machine holding `ranks_here` of the ranks (rank 0 among them).
+# What one rank's process holds before any data: Python with NumPy, mpi4py and ringsim
+# loaded (55 MiB resident measured per rank of `ringsim mpi --elements 8`).
+RANK_PROCESS_BYTES = 64 << 20
+WIDE_BYTES = 8  # a float element widened to float64 for the verdict's tolerance
 
-    Each rank holds its input, its result and up to one result's worth of receive space;
-    a narrated run's rank 0 also gathers every input and sums them once more in one process.
-    """
-    nbytes = elements_of(args) * np.dtype(args.dtype).itemsize
-    checking = 0 if (args.bench or args.calibrate) else (2 * ranks + 1) * nbytes
-    return 3 * nbytes * ranks_here + checking
+
+def receive_bytes(plan, elements: int, itemsize: int) -> np.ndarray:
+    """Per rank, the most it receives in one step (bytes): an upper bound of the receive space
+    the MPI executor allocates and keeps for the life of the process (executor._scratch)."""
+    from ..core.layout import Layout
+    layout = Layout(plan.segments, elements)
+    most = np.zeros(plan.gpus, np.int64)
+    for step in plan.steps:
+        if len(step) == 0:
+            continue
+        dst = np.asarray(step.dst, np.int64)
+        rank = np.where(dst < plan.gpus, dst, (dst - plan.gpus) % plan.gpus)  # executor.host
+        got = np.bincount(rank, weights=layout.spans(step.first, step.last), minlength=plan.gpus)
+        most = np.maximum(most, got.astype(np.int64))
+    return most * itemsize
+
+
+# What a run holds, from what story.py, bench.py, calibrate.py and executor.py allocate, in
+# units of one rank's buffer (b bytes; G ranks):
+#   every rank, for its whole life: its process (RANK_PROCESS_BYTES) and its receive space,
+#     which the executor keeps between calls (receive_bytes);
+#   then the larger of two moments of a narrated run:
+#   - the run: each rank's input, its result, MPI_Allreduce's result and the two byte copies
+#     compared with it (5b), and the buffers of the switches the ranks play (b each);
+#   - rank 0's check: its input, result and MPI's result (3b), every rank's input gathered
+#     (G·b), then the larger of the in-process all-reduce (execute.memory.allreduce_bytes)
+#     and what follows it: that run's (G, N) result kept (G·b) beside either a byte copy for
+#     the digest (b) or, for floats, the tolerance's float64 copy and |copy| of the gathered
+#     inputs and the float64 gaps (2G + 1 arrays of N float64). The other ranks then hold
+#     only their receive space.
+#   --bench and --calibrate hold the input, the result and one buffer more per rank
+#   (MPI_Allreduce's scratch, or calibrate's two arrays that time γ), with the receive space;
+#   calibrate runs every algorithm, so a rank may receive every other rank's buffer.
+# Measured (psutil, the ranks' summed resident memory at its peak) on 2 cores with 10^7
+# float32 per rank: 4 ranks of ring 1,379 MiB (estimate 1,400), naive 1,788 (1,820),
+# master 1,448 (1,591), 3 ranks of ring 1,080 (1,108); 4 ranks of 5·10^7: 5,868 (5,978).
+def bytes_needed(args: argparse.Namespace, ranks: int, ranks_here: int) -> int:
+    """Memory a run takes on one machine holding `ranks_here` of the ranks (rank 0 among them)."""
+    from ..algorithms import make_plan
+    from ..execute.memory import allreduce_bytes
+    from ..core.layout import Layout
+    elements = elements_of(args)
+    itemsize = np.dtype(args.dtype).itemsize
+    b = elements * itemsize
+    processes = ranks_here * RANK_PROCESS_BYTES
+    if args.calibrate:
+        return processes + ranks_here * (3 * b + (ranks - 1) * b)
+    plan = make_plan(args.algorithm, ranks, **({"master": args.master} if args.master is not None else {}))
+    receive = int(np.sort(receive_bytes(plan, elements, itemsize))[::-1][:ranks_here].sum())
+    if args.bench:
+        return processes + receive + ranks_here * 3 * b
+    run = ranks_here * 5 * b + plan.switches * b
+    # Two ranks add the same two numbers in either order, which IEEE arithmetic makes bitwise
+    # equal to MPI's sum: the float64 tolerance is computed only from three ranks on.
+    wide = 0 if np.dtype(args.dtype).kind != "f" or ranks < 3 else elements * WIDE_BYTES
+    after = ranks * b + max(b, (2 * ranks + 1) * wide)
+    check = (ranks + 3) * b + max(allreduce_bytes(plan, Layout(plan.segments, elements), itemsize),
+                                  after)
+    return processes + receive + max(run, check)
 
 
 def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None:
@@ -139,8 +194,18 @@ def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None
         if not args.calibrate:
             raise RingsimError("--write-topology writes what --calibrate measures; add --calibrate")
         check_topology_path(args.write_topology)
-    from .executor import check_memory
-    check_memory(bytes_needed(args, ranks, ranks_here))
+    check_memory_of(args, ranks, ranks_here)
+
+
+def check_memory_of(args: argparse.Namespace, ranks: int, ranks_here: int) -> None:
+    """Refuse a run whose ranks would need more than ringsim allows itself (execute.memory's
+    limit: half the memory available now, or RINGSIM_MEMORY_LIMIT), before any rank starts."""
+    from ..execute.memory import check_memory
+    what = f"{ranks:,} ranks of {elements_of(args):,} {args.dtype} elements"
+    instead = "try fewer --elements or ranks (ringsim walk shows the same plan without the data)"
+    # The processes alone come first: they need no plan, which is slow to build for many ranks.
+    check_memory(ranks_here * RANK_PROCESS_BYTES, what, instead=instead)
+    check_memory(bytes_needed(args, ranks, ranks_here), what, instead=instead)
 
 
 def check_topology_path(path: str) -> None:

@@ -63,15 +63,44 @@ def estimate(gpus: int, segments: int, widths: np.ndarray, step: np.ndarray,
     return Work(n, touches, cells, memory, seconds)
 
 
-def check(work: Work, what: str) -> None:
-    """Refuse, in one line naming what it would need, work past MAX_BYTES or MAX_SECONDS."""
+def check(work: Work, what: str, detail: str | None = None, least: bool = False) -> None:
+    """Refuse, in one line naming what it would need, work past MAX_BYTES or MAX_SECONDS
+    (`least`: the figures are the least the work could take, `detail` says what they count)."""
     if work.bytes <= MAX_BYTES and work.seconds <= MAX_SECONDS:
         return
+    if detail is None:
+        detail = (f"{work.transfers:,} transfers covering {work.touches:,} segments, "
+                  f"{work.cells:,} GPU segments kept")
     raise RingsimError(
-        f"{what} would take about {gib(work.bytes)} and {format_seconds(work.seconds)} "
-        f"({work.transfers:,} transfers covering {work.touches:,} segments, {work.cells:,} GPU "
-        f"segments kept); the limits are {gib(MAX_BYTES)} and "
+        f"{what} would take {'at least' if least else 'about'} {gib(work.bytes)} and "
+        f"{format_seconds(work.seconds)} ({detail}); the limits are {gib(MAX_BYTES)} and "
         f"{format_seconds(MAX_SECONDS)}: use fewer GPUs or compare --time for the lockstep total")
+
+
+# A step whose transfers all use distinct ports holds at most this many per GPU: every
+# transfer leaves a GPU's out port or arrives at a GPU's in port (a switch's transfers do one
+# of the two), and a GPU has one of each per level (two levels at most). A step with more
+# transfers shares a port, and the budget walks every transfer of it one at a time.
+DISTINCT_PER_GPU = 4
+
+
+def check_counts(transfers: int, steps: int, gpus: int, what: str, runs: int = 1) -> None:
+    """Refuse, before the plan is built, work that is past the limits at the least it could
+    take, from counts the closed forms give: a plan's transfers and steps, and G.
+
+    Every transfer covers a segment at least, every GPU keeps one at least, the busiest step
+    holds the average at least, and transfers past DISTINCT_PER_GPU·G in a step queue on
+    shared ports (the pigeonhole principle), so this never refuses what `estimate` allows.
+    """
+    shared = max(0, transfers - steps * DISTINCT_PER_GPU * gpus)
+    peak = -(-transfers // steps) if steps else 0
+    least = Work(transfers, transfers, gpus,
+                 gpus * BYTES_PER_CELL + peak * BYTES_PER_TOUCH + transfers * BYTES_PER_TRANSFER,
+                 # summed in the order `estimate` sums, so that rounding keeps this the lesser
+                 transfers * SECONDS_PER_TOUCH + shared * SECONDS_PER_WALKED
+                 + transfers * SECONDS_PER_TRANSFER)
+    check(least.times(runs), what, f"{transfers:,} transfers in {steps:,} "
+          f"{'step' if steps == 1 else 'steps'}, {shared:,} of them queued on shared ports", least=True)
 
 
 MAX_TRACE_BYTES = 256 << 20  # Perfetto loads files of this size; past it a trace is unreadable anyway

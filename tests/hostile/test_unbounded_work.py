@@ -14,7 +14,7 @@ from .conftest import bounded, refused
 
 @pytest.mark.parametrize("args, words", [
     (["timeline", "--gpus", "16384", "-a", "halving-doubling"], ["GiB", "GPU segments kept"]),
-    (["timeline", "-a", "naive", "--gpus", "2000"], ["477.3 GiB", "7,996,000,000 segments"]),
+    (["timeline", "-a", "naive", "--gpus", "2000"], ["at least", "3,998,000 transfers in 1 step"]),
     (["timeline", "-a", "naive", "--gpus", "500"], ["limits are 2.0 GiB and 30.00 s"]),
     (["timeline", "--gpus", "1000", "--trace", "t.json"], ["--trace would write", "1,998,000 transfers"]),
     (["timeline", *[f for i in range(3000) for f in ("--slow-gpu", f"{i % 8 + 1}:0.5")]],

@@ -128,8 +128,11 @@ def test_sweep_errors(tmp_path, capsys):
     assert err == ["ringsim: error: --svg writes SVG text: the file name must end in .svg, "
                    "not 'out.png'"]
     assert not (tmp_path / "out.png").exists()
-    assert main(["sweep", "--sizes", "1KiB..8GiB", "--dtype", "float64", "--sizes", "4,8"]) == 2
+    assert main(["sweep", "--dtype", "float64", "--sizes", "4,8"]) == 2
     assert "not a whole number of 8-byte elements" in capsys.readouterr().err
+    # One value given twice is refused, not the last kept silently.
+    assert main(["sweep", "--sizes", "1KiB..8GiB", "--sizes", "4,8"]) == 2
+    assert capsys.readouterr().err == "ringsim sweep: error: --sizes is given twice: give it once\n"
 
 
 def test_svg_writer_maps_decades_linearly():
@@ -206,3 +209,14 @@ def test_nccls_model_has_no_time_for_an_empty_call(capsys):
     assert main(["sweep", "-g", "8", "--sizes", "0,1KiB", "--json"]) == 0
     first = json.loads(capsys.readouterr().out.splitlines()[0])
     assert first["nccl"] is None and "discards" in first["nccl_note"]
+
+
+@pytest.mark.parametrize("sizes, words", [
+    ("8..8G:x1.01", "the factor after :x must be a whole number of at least 2 (nccl-tests' -f), got '1.01'"),
+    ("8..8G:x1", "the factor after :x must be a whole number of at least 2 (nccl-tests' -f), got '1'"),
+    ("1..1e30:x2", "sizes: NCCL's model prices 0 B to 1PiB per GPU, got "),
+    ("2PiB", "sizes: NCCL's model prices 0 B to 1PiB per GPU, got 2PiB")])
+def test_predict_names_what_is_wrong_with_its_sizes(capsys, sizes, words):
+    assert main(["predict", "--sizes", sizes]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1

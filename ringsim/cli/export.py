@@ -198,10 +198,19 @@ def run(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace, app, folder: Path, final: Path, ours: set[str]) -> int:
     """Draw every frame into `folder`, then replace the old frames of `final` (`ours`) with them."""
-    from ..tui.svg import screen_svg, svg_to_png
+    from ..tui.svg import screen_strips, screen_svg, svg_to_png
     written: list[Path] = []
     failed: list[OSError] = []
     cut: list[tuple[str, tuple[str, ...]]] = []  # frames whose boxes hold more than they show
+    # Cropped frames wait for the tallest: every frame of a deck takes its height, or a slide
+    # that fits its picture to the page would scale the GPUs differently from one to the next.
+    kept: list[tuple[Path, str, list, tuple[int, int]]] = []
+
+    def write(path: Path, svg: str) -> None:
+        path.write_text(svg, encoding="utf-8")
+        if args.png:
+            path.with_suffix(".png").write_bytes(svg_to_png(svg))
+        written.append(path)
 
     async def frames(pilot) -> None:
         await pilot.pause()  # the auto-pilot starts before the screen is mounted
@@ -218,14 +227,18 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path, ours: set[
                     app.simulator.say_more()
                     await pilot.pause()
                 path = folder / file_name(index, app.sim.current)
-                rows = app.simulator.crop_rows() if args.crop else None
-                svg = screen_svg(app, f"ringsim · {app.sim.banner}", rows)
-                path.write_text(svg, encoding="utf-8")
-                if args.png:
-                    path.with_suffix(".png").write_bytes(svg_to_png(svg))
-                written.append(path)
+                title = f"ringsim · {app.sim.banner}"
+                if args.crop:
+                    kept.append((path, title, screen_strips(app), app.simulator.crop_rows()))
+                else:
+                    write(path, screen_svg(app, title))
                 if app.simulator.cut:
                     cut.append((path.name, app.simulator.cut))
+            # The rows under a shorter frame's transfer list are the screen's own background.
+            tallest = max((end - first for *_, (first, end) in kept), default=0)
+            for path, title, strips, (first, _) in kept:
+                first = min(first, len(strips) - tallest)
+                write(path, screen_svg(app, title, (first, first + tallest), strips))
         except OSError as error:  # a full disk, a folder made read-only meanwhile
             failed.append(error)
         app.exit()

@@ -15,7 +15,7 @@ from ..core.formula import format_number
 from ..core.naming import gpu_name
 from ..core.units import format_seconds
 from .budget import ledger_cost
-from .words import Entry, model_key, model_line, ratio
+from .words import Entry, machine_flags, model_key, model_line, ratio
 
 FAULT_OPTIONS = ("slow_gpu", "slow_link", "delay")   # the command line's order
 TIMELINE_MAX_GPUS = 256  # event runs of larger rings belong to `ringsim timeline`, not a lesson
@@ -155,6 +155,22 @@ def _fastest(a) -> str:
     return min(found)[1]
 
 
+def _fault_flag(fault) -> str:
+    # A delay is written with its unit, as the command line reads it back.
+    if fault.kind == "delay":
+        return f"--delay {fault.gpus[0] + 1}:{fault.value * 1e6:g}us"
+    return fault.flag()
+
+
+def command(a) -> str:
+    """The `ringsim timeline` command line that prints the figure's numbers."""
+    s = a.scenario
+    parts = ["ringsim timeline"] + ([] if s.algorithm == "ring" else ["-a", s.algorithm])
+    parts += ["-g", str(s.gpus), "-n", str(s.elements)]
+    parts += [_fault_flag(f) for f in _faults(a)] + machine_flags(a)
+    return " ".join(parts)
+
+
 # --- why, for a learner who answered wrong ------------------------------------------------
 def _setting(a) -> str:
     faults = ", ".join(str(f) for f in _faults(a)) or "no faults"
@@ -219,6 +235,9 @@ def entries() -> dict:
         "timeline.alternatives": Entry(_alternatives_block, OPTIONS,
                                        "ring, double binary tree, two rings around the link, two "
                                        "channels: healthy, with the faults, stretch (a block)"),
+        "timeline.command": Entry(command, OPTIONS, "the `ringsim timeline` command line that prints "
+                                  "these figures: 'ringsim timeline -g 8 -n 16777216 --slow-link 1-2:0.5 "
+                                  "--reduce-bandwidth inf'"),
         "timeline.fastest": Entry(_fastest, OPTIONS, "the schedule that ends first with the faults: "
                                   "ring, tree, around or channels", _fastest_why),
     }

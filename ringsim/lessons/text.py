@@ -101,6 +101,54 @@ def plain(markdown: str, width: int = 80) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n")
 
 
+_CELL = re.compile(r"\S+(?: \S+)*")  # words joined by single spaces
+
+
+def _cells(line: str) -> list[tuple[int, int]]:
+    # Each cell of a table row as (first column, column after it), in terminal columns, not
+    # characters, so that a wide glyph or a combining mark cannot hide a misalignment.
+    from ..core.width import display_width
+    return [(display_width(line[:m.start()]), display_width(line[:m.end()])) for m in _CELL.finditer(line)]
+
+
+def misaligned(block: str) -> list[str]:
+    """The rows of a table in a code block whose cells sit a column off the header's: [] when aligned.
+
+    The first line is the header, a table when it has three cells or more. Under each header
+    cell, the row's first cell that starts there lines up when it starts where the header cell
+    starts or ends where it ends (numbers align right). Missing both by a single column, it was
+    meant to line up; a cell that starts before the header cell spans it and is not checked.
+    """
+    lines = [line for line in block.splitlines() if line.strip()]
+    head = _cells(lines[0]) if lines else []
+    if len(head) < 3:
+        return []
+
+    def off(row: list[tuple[int, int]]) -> bool:
+        for start, end in head:
+            under = next(((a, b) for a, b in row if start - 1 <= a < max(end, start + 2)), None)
+            if under and under[0] != start and under[1] != end \
+                    and (abs(under[0] - start) == 1 or abs(under[1] - end) == 1):
+                return True
+        return False
+    return [line for line in lines[1:] if off(_cells(line))]
+
+
+def fenced_blocks(markdown: str) -> list[str]:
+    """The text of every fenced code block in a lesson's Markdown."""
+    blocks, current, fence = [], [], None
+    for line in markdown.split("\n"):
+        match = _FENCE.match(line)
+        if fence is None and match:
+            fence, current = match.group(1), []
+        elif fence is not None and match and line.strip().startswith(fence):
+            blocks.append("\n".join(current))
+            fence = None
+        elif fence is not None:
+            current.append(line)
+    return blocks
+
+
 def _inline(line: str) -> str:
     """Inline Markdown removed: **bold**, *italic*, `code` (the words stay)."""
     line = re.sub(r"\*\*(.+?)\*\*", r"\1", line)

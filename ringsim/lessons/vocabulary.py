@@ -7,11 +7,12 @@ Question.explain() gives a learner who answered wrong.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from fractions import Fraction
 from typing import Callable
 
-from ..algorithms import ALGORITHMS, check_options, closed_form, option_names
+from ..algorithms import ALGORITHMS, check_options, closed_form, default_options, option_names
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
@@ -23,7 +24,7 @@ from . import buckets, faults, protocols, sharding
 from .budget import ledger_cost
 from .cache import Cache as _Cache
 from .text import plural
-from .words import Entry, check_training, model_key, model_line, small_number
+from .words import Entry, check_training, machine_flags, model_key, model_line, small_number
 
 LEDGER_MAX_GPUS = 1024     # ledgers of other scenarios come from real plans: keep them small
 SIMULATE_MAX_CELLS = 1_000_000  # G·N of another scenario that is simulated for its labels
@@ -340,9 +341,46 @@ def _ratio_why(kind: str) -> Callable:
     return why
 
 
-def substitute(text: str, gpus: int, elements: int) -> str:
-    """A formula with G and N replaced by their values: '2·(G−1)·N' → '2·(4−1)·8'."""
-    return text.replace("G", f"{gpus:,}").replace("N", f"{elements:,}")
+# The letters a closed form writes for a scenario's numbers, and the functions it calls.
+_OPTION_LETTERS = {"chunks": "C", "channels": "K", "nodes": "M"}
+_FUNCTIONS = {"min", "max", "lg", "log"}
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _letter(name: str) -> re.Pattern:
+    # A letter stands alone: not part of a word, nor of a subscripted name such as N₁.
+    return re.compile(rf"(?<![A-Za-z]){name}(?![A-Za-z₀-₉])")
+
+
+def letter_values(s, options: dict | None = None) -> dict[str, int]:
+    """The value of each letter a closed form may write: G, N and its options' C, K, M (L = G/M)."""
+    values = {"G": s.gpus, "N": s.elements}
+    options = default_options(s.algorithm) if options is None else options
+    for option, name in _OPTION_LETTERS.items():
+        if isinstance(options.get(option), int):
+            values[name] = options[option]
+    if "M" in values:
+        values["L"] = s.gpus // values["M"]
+    return values
+
+
+def substitute(text: str, values: dict[str, int]) -> str | None:
+    """A formula with its letters replaced by their values ('2·(G−1)·N' → '2·(4−1)·8'), or None.
+
+    None when the text holds a name with no value here (H, p2) or words: it cannot be worked out.
+    """
+    if any(w not in values and w not in _FUNCTIONS for w in _WORD.findall(text)):
+        return None
+    for name, value in values.items():
+        text = _letter(name).sub(f"{value:,}", text)
+    return text
+
+
+def _given(text: str, values: dict[str, int]) -> str:
+    # Only the letters the formula uses: 'G = 25', not 'G = 25 and N = 8' for 2·(G−1).
+    used = [name for name in values if _letter(name).search(text)] or ["G"]
+    parts = [f"{name} = {values[name]:,}" for name in used]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _formula_why(field: str) -> Callable:
@@ -353,9 +391,11 @@ def _formula_why(field: str) -> Callable:
     def why(a, value: str) -> str:
         s = a.scenario
         formula = getattr(a.closed(), field)
-        return (f"For {ALGORITHMS[s.algorithm].title}, {words} is {formula.text}; with G = {s.gpus:,} "
-                f"and N = {s.elements:,} that is {substitute(formula.text, s.gpus, s.elements)} = "
-                f"{_n(formula.value)}.")
+        values = letter_values(s)
+        worked = substitute(formula.text, values)
+        return (f"For {ALGORITHMS[s.algorithm].title}, {words} is {formula.text}; with "
+                f"{_given(formula.text, values)} that is "
+                + (f"{worked} = " if worked is not None else "") + f"{_n(formula.value)}.")
     return why
 
 
@@ -366,7 +406,10 @@ def _calc(a) -> str:
 def _calc_why(a, value: str) -> str:
     s = a.ctx.scenario
     expression = a.expr.indices[0].text.replace("//", "÷").replace("*", "·").replace("-", "−")
-    return f"{expression} with G = {s.gpus:,} and N = {s.elements:,} is {value}."
+    values = {"G": s.gpus, "N": s.elements}
+    if not any(_letter(name).search(expression) for name in values):
+        return f"{expression} is {value}."
+    return f"{expression} with {_given(expression, values)} is {value}."
 
 
 def _letters(a) -> str:
@@ -680,6 +723,9 @@ VOCABULARY: dict[str, Entry] = {
     "latency": Entry(_latency, _COST, "every all-reduce priced by the engine's α-β-γ model (a block)"),
     "latency.best": Entry(_best, _COST, "the fastest all-reduce in the engine's cost model", _best_why),
     "sweep": Entry(_sweep, ("gpus",) + _MODEL, "the fastest all-reduce from 1 KiB to 1 GiB per GPU (a block)"),
+    "machine.flags": Entry(lambda a: " ".join(machine_flags(a)), _MODEL,
+                           "the flags that give `ringsim sweep`, `overlap` or `timeline` the lessons' "
+                           "machine: '--reduce-bandwidth inf' on flat"),
     "train": Entry(_train_block, _TRAIN, "the training demo's report"),
     "precision.error": Entry(lambda a: small_number(_precision_run(a)[0]), _SCEN,
                              "largest error of a float32 all-reduce against the exact sum", _precision_why),

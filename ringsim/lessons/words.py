@@ -41,6 +41,30 @@ def model_line(a) -> str:
     return head + f", {topology}"
 
 
+def machine_flags(a) -> list[str]:
+    """The command-line flags that give `ringsim timeline`, `sweep` or `overlap` the figure's machine."""
+    # The command line's flat preset adds at a finite reduce bandwidth where the lessons' flat
+    # machine adds for free, so a lesson that names a command must name the flags that close
+    # the gap, or learners who run it get other numbers. Each flag is read off the two models.
+    from math import isclose
+    from ..cost.model import CostModel
+    from .costs import model_of
+    topology, _, _ = model_key(a)
+    ours, cli = model_of(*model_key(a)).topology, CostModel.of(topology).topology
+    flags = [] if topology == "flat" else ["--topology", topology]
+    for key, level in ours.levels.items():
+        theirs = cli.level(key)
+        name = f"{key}=" if len(ours.levels) > 1 else ""  # a level is named only where there are two
+        if not isclose(level.alpha, theirs.alpha, rel_tol=1e-9, abs_tol=0):
+            flags += ["--alpha", f"{name}{level.alpha * 1e6:g}us"]
+        if not isclose(level.bandwidth, theirs.bandwidth, rel_tol=1e-9):
+            flags += ["--bandwidth", f"{name}{level.bandwidth / 1e9:g}GB/s"]
+    if not isclose(ours.reduce_bandwidth, cli.reduce_bandwidth, rel_tol=1e-9):
+        flags += ["--reduce-bandwidth", "inf" if ours.reduce_bandwidth == float("inf")
+                  else f"{ours.reduce_bandwidth / 1e9:g}GB/s"]
+    return flags
+
+
 def check_training(epochs: int, gpus: int) -> None:
     """Refuse a training placeholder too long or too wide for a lesson to load."""
     if not 1 <= epochs <= TRAIN_MAX_EPOCHS:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..core.errors import RingsimError
 from ..core.units import format_bytes, format_seconds
-from ..cost.nccl import host_seconds, nccl_choices
+from ..cost.nccl import MAX_BYTES, host_seconds, nccl_choices
 from ..cost.topology import Topology, load
 from .sweep import parse_sizes
 
@@ -115,6 +115,9 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     type_name, width = TYPES[dtype]
     if any(isinstance(n, bool) or not isinstance(n, int) for n in sizes):
         raise RingsimError("sizes must be whole numbers of bytes")
+    if max(sizes) > MAX_BYTES or min(sizes) < 0:
+        raise RingsimError(f"sizes: NCCL's model prices 0 B to {format_bytes(MAX_BYTES)} per GPU, "
+                           f"got {format_bytes(max(sizes) if max(sizes) > MAX_BYTES else min(sizes))}")
     ranks = 1 if collective == "all-reduce" else gpus  # the count column is a share per GPU
     whole = [(n // width // ranks, n) if printed else nccl_tests_size(n, width, collective, gpus)
              for n in sizes]

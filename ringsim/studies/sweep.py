@@ -78,13 +78,31 @@ class Sweep:
                 f"{plural(len(self.algorithms), 'algorithm')} · "
                 f"{plural(len(self.crossovers), 'crossover')}>")
 
+    def options(self, name: str) -> dict:
+        """The options algorithm `name` was priced with: its defaults and the machine's nodes."""
+        from ..algorithms import default_options
+        return {**default_options(name), **machine_options(name, self.gpus, self.model)}
+
+    def label(self, name: str) -> str:
+        """The algorithm's title, with its chunk count where it takes one: 'Binary tree (C=1)'.
+
+        A pipelined schedule priced in one chunk is at its slowest; the label says so, where
+        a chart would otherwise rank it against schedules priced at their best.
+        """
+        from ..algorithms import ALGORITHMS
+        chunks = self.options(name).get("chunks")
+        title = ALGORITHMS[name].title
+        if chunks is None:
+            return title
+        # A title that ends in brackets takes the count inside them: one pair, not two.
+        return f"{title[:-1]}, C={chunks:,})" if title.endswith(")") else f"{title} (C={chunks:,})"
+
     def _repr_svg_(self) -> str | None:
         """Jupyter shows the sweep as the log-log chart of each algorithm's modelled time."""
-        from ..algorithms import ALGORITHMS
         from ..core.units import format_bytes, format_seconds
         from .svgplot import loglog_svg
-        series = {ALGORITHMS[n].title: [(float(p.nbytes), float(p.estimates[n].seconds))
-                                        for p in self.points] for n in self.algorithms}
+        series = {self.label(n): [(float(p.nbytes), float(p.estimates[n].seconds))
+                                  for p in self.points] for n in self.algorithms}
         ticks = [(float(p.nbytes), format_bytes(p.nbytes))
                  for p in self.points[::max(1, -(-len(self.points) // 6))]]
         try:
@@ -99,12 +117,14 @@ def parse_sizes(text: str) -> list[int]:
     """'1KiB..8GiB' (powers of two: every doubling), 'A..B:xF' (factor F), or 'A,B,C'."""
     if not isinstance(text, str) or not text.strip():
         raise RingsimError("--sizes: give a range such as 1KiB..8GiB or a list such as 1KiB,1MiB")
-    match = re.fullmatch(r"\s*([^.,:]+)\.\.([^.,:]+?)(?::x(\d+))?\s*", text)
+    match = re.fullmatch(r"\s*([^.,:]+)\.\.([^.,:]+?)(?::x(\S+))?\s*", text)
     if match:
         low, high = parse_size(match.group(1), "--sizes"), parse_size(match.group(2), "--sizes")
-        factor = int(match.group(3) or 2)
-        if factor < 2:
-            raise RingsimError("--sizes: the factor after :x must be at least 2")
+        written = match.group(3) or "2"
+        if not (written.isascii() and written.isdigit()) or len(written) > 6 or int(written) < 2:
+            raise RingsimError(f"--sizes: the factor after :x must be a whole number of at least 2 "
+                               f"(nccl-tests' -f), got {written[:20]!r}")
+        factor = int(written)
         if low < 1 or high < low:
             raise RingsimError(f"--sizes: the range {text!r} must go up from at least 1 byte")
         sizes = [low]

@@ -76,10 +76,17 @@ class _Rows:
             yield Segment.line()
 
 
-def screen_svg(app: App, title: str, rows: tuple[int, int] | None = None) -> str:
-    """The app's current screen as SVG; with `rows` (first, end) only those rows, no window frame."""
+def screen_strips(app: App) -> list[Strip]:
+    """The app's current screen, row by row (what App.export_screenshot renders too)."""
+    return app.screen._compositor.render_strips()
+
+
+def screen_svg(app: App, title: str, rows: tuple[int, int] | None = None,
+               strips: list[Strip] | None = None) -> str:
+    """The app's current screen as SVG (or `strips`, a screen kept from earlier); with `rows`
+    (first, end) only those rows, no window frame."""
     width, height = app.size
-    strips = app.screen._compositor.render_strips()  # what App.export_screenshot renders too
+    strips = screen_strips(app) if strips is None else strips
     first, end = rows if rows is not None else (0, height)
     strips = strips[first:end]
     console = Console(width=width, height=len(strips), file=io.StringIO(), force_terminal=True,

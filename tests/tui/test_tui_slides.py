@@ -133,3 +133,47 @@ def test_export_knows_the_tui_minimum():
     from ringsim.cli import export
     from ringsim.tui.screens import simulator
     assert (export.MIN_SIZE, export.MIN_SIZE_PRESENT) == (simulator.MIN_SIZE, simulator.MIN_SIZE_PRESENT)
+
+
+@pytest.mark.parametrize("argv", [["-g", "8"], ["-g", "8", "--present"], ["-g", "4", "--present"],
+                                  ["-g", "8", "--present", "--screen", "100x30"]])
+def test_ring_slides_at_the_documented_sizes_show_everything(tmp_path, capsys, argv):
+    # A slide cannot scroll: 8 GPUs at 120x40 keep every counter row (the blank row above
+    # the bars goes) and every sentence on one row (long sums cut as the cells cut them).
+    assert main(["export", "--svg", str(tmp_path), *argv]) == 0
+    assert "note:" not in capsys.readouterr().out
+    for path in sorted(tmp_path.glob("*.svg")):
+        text = _svg_text(path)
+        assert "more row" not in text and "more below" not in text, path.name
+
+
+def test_counters_give_up_no_more_than_the_rows_they_must(tmp_path):
+    # One row short, the counters drop their blank row and keep the busiest GPU's two rows.
+    assert main(["export", "--svg", str(tmp_path / "tall"), "-g", "8", "--present", "--screen", "120x60"]) == 0
+    assert main(["export", "--svg", str(tmp_path / "slide"), "-g", "8", "--present"]) == 0
+    tall = _svg_text(tmp_path / "tall" / "01-reduce-scatter-1.svg")
+    slide = _svg_text(tmp_path / "slide" / "01-reduce-scatter-1.svg")
+    for text in (tall, slide):
+        assert "busiest GPU1 sent" in text and "busiest GPU1 received" in text
+
+
+def test_long_sums_in_a_sentence_are_cut_as_the_cells_cut_them():
+    from ringsim.tui.widgets.transfer_list import shorten
+    line = "GPU1 sends (a₈+b₈+c₈+d₈+e₈+f₈+g₈+h₈) to GPU2, where it replaces (h₈+a₈+b₈)"
+    assert shorten(line, 80) == "GPU1 sends (a₈+…+h₈) to GPU2, where it replaces (h₈+a₈+b₈)"
+    assert shorten(line, 50) == "GPU1 sends (a₈+…+h₈) to GPU2, where it replaces (h₈+…+b₈)"
+    assert shorten("GPU1 sends a₁ to GPU2, where it is added to b₁", 10) == \
+        "GPU1 sends a₁ to GPU2, where it is added to b₁"
+
+
+def test_cropped_frames_of_one_export_share_the_tallest_height(tmp_path):
+    # The master's first frame holds one hint line, the others three sentences: cropped each
+    # to its own rows they would differ in height, and a deck would scale them differently.
+    import re
+    assert main(["export", "--svg", str(tmp_path), "--present", "--crop", "-a", "master"]) == 0
+    boxes = {path.name: re.search(r'viewBox="0 0 (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)"', path.read_text()).groups()
+             for path in sorted(tmp_path.glob("*.svg"))}
+    assert len(boxes) == 3 and len(set(boxes.values())) == 1, boxes
+    # The tallest frame is the one whose three sentences all show.
+    text = _svg_text(tmp_path / "01-reduce-to-gpu1.svg")
+    assert "more below" not in text and text.count("where they are added") == 3

@@ -14,7 +14,7 @@ from textual.widgets import Footer, Static
 from ...sim.simulation import Simulation
 from ..scenario import DETAIL_MAX_GPUS, MIN_SIZE, MIN_SIZE_PRESENT
 from ..state import Figures, ViewState
-from ..widgets.counters import Counters
+from ..widgets.counters import Counters, CountersBox
 from ..widgets.gpu_grid import GpuGrid
 from ..widgets.heat_map import HeatMap
 from ..widgets.lesson_panel import LessonPanel
@@ -71,7 +71,7 @@ class SimulatorScreen(Screen):
                     with VerticalScroll(id="transfers-box") as box:
                         box.border_title = "This iteration"
                         yield TransferList(id="transfers")
-                    with VerticalScroll(id="counters-box") as box:
+                    with CountersBox(id="counters-box") as box:
                         box.border_title = "Elements moved"
                         yield Counters(id="counters")
                     with VerticalScroll(id="timeline-box") as box:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.containers import VerticalScroll
 
 from ...core.formula import format_number
 from ...core.naming import gpu_name
@@ -31,18 +32,42 @@ class Counters(TextLines):
         self._draw()
 
     def on_resize(self) -> None:
-        self._draw()  # another width may need the short rows or shorter bars
+        self.redraw()  # another width may need the short rows or shorter bars
+
+    def redraw(self) -> None:
+        """Draw again for the widget's width and the rows its box shows now."""
+        self._draw()
+
+    def _room(self) -> int | None:
+        # The rows the box shows without scrolling (None before the first layout, and where
+        # the box may scroll: only a projector's or a slide's counters give up rows to fit).
+        screen = self.screen
+        if not (screen.has_class("-present") or screen.has_class("-slide")):
+            return None
+        box = self.parent
+        rows = box.scrollable_content_region.height if isinstance(box, VerticalScroll) else 0
+        return rows or None
 
     def _draw(self) -> None:
         if self._shown is None:
             return
         sim, compact = self._shown
+        room = self._room()
+        for level in (0, 1, 2):
+            text = self._rows_text(sim, compact, level)
+            if room is None or compact or len(text.plain.split("\n")) <= room:
+                break
+        self.show_text(text)
+
+    def _rows_text(self, sim: Simulation, compact: bool, level: int = 0) -> Text:
+        """The counters as text; level 1 leaves out the blank row above the bars, level 2 also
+        puts the busiest GPU's sent and received on one row when one formula gives both."""
         width = self.content_region.width or None
         ledger, formulas = sim.ledger(), sim.closed_form()
         g = sim.busiest_gpu()  # the GPU the targets belong to, not the busiest so far
         busiest = gpu_name(g)
         sent, received = format_number(ledger.sent[g]), format_number(ledger.received[g])
-        if compact and formulas.busiest_sent == formulas.busiest_received:
+        if (compact or level >= 2) and formulas.busiest_sent == formulas.busiest_received:
             pair = [(f"busiest {busiest}", f"↑{sent} ↓{received}",
                      [f"{form} each" for form in formulas.busiest_sent.forms()])]
         else:
@@ -66,8 +91,7 @@ class Counters(TextLines):
             text.append(f"of {shown}\n", style="cyan")
         if compact:
             text.right_crop(1)
-            self.show_text(text)
-            return
+            return text
 
         # One scale for every bar, the busiest GPU's share at the end: the master's overload
         # and the ring's even spread show at a glance.
@@ -77,7 +101,8 @@ class Counters(TextLines):
         label = len(gpu_name(sim.plan.gpus - 1))
         # Each row: label, two bars with their numbers, two spaces between them.
         bar = BAR if width is None else max(1, min(BAR, (width - label - 1 - 2 * (digits + 1) - 2) // 2))
-        text.append(f"\n{'':{label}} {'sent':<{bar + digits + 3}}received\n", style="dim")
+        text.append(("\n" if level == 0 else "") + f"{'':{label}} {'sent':<{bar + digits + 3}}received\n",
+                    style="dim")
         for g in range(sim.plan.gpus):
             text.append(gpu_name(g).ljust(label) + " ", style="bold")
             self._bar(text, sent[g], scale, digits, SENT, bar)
@@ -85,7 +110,7 @@ class Counters(TextLines):
             self._bar(text, received[g], scale, digits, RECEIVED, bar)
             text.append("\n")
         text.right_crop(1)
-        self.show_text(text)
+        return text
 
     @staticmethod
     def _bar(text: Text, value: int, scale: float, digits: int, colour: str, bar: int = BAR) -> None:
@@ -95,3 +120,11 @@ class Counters(TextLines):
         text.append(" " * filled, style=f"on {colour}")
         text.append(" " * (bar - filled), style="on grey23")
         text.append(f" {value:>{digits},}")
+
+
+class CountersBox(VerticalScroll):
+    """The counters' box: when it grows or shrinks, the counters fit themselves to its rows."""
+
+    def on_resize(self) -> None:
+        for counters in self.query(Counters):
+            counters.redraw()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual.content import Content
@@ -12,6 +14,21 @@ from ..sized import update_sized
 from ...sim.simulation import Simulation
 
 MAX_LINES = 200  # the naive flood at G=64 has 4,032 sentences; the rest is summarised in one line
+SUM = re.compile(r"\(([^()\s]+(?:\+[^()\s]+)+)\)")  # a sum in brackets: '(a₁+b₁+c₁)'
+
+
+def shorten(line: str, width: int) -> str:
+    """A sentence with its long sums cut to their first and last terms, as the GPU cells show
+    them ('(d₄+e₄+f₄+g₄+h₄+a₄)' → '(d₄+…+a₄)'): sums of four terms or more first, then of three
+    where the line is still wider than `width`."""
+    for fewest in (4, 3):
+        def cut(match: re.Match) -> str:
+            terms = match.group(1).split("+")
+            return match.group(0) if len(terms) < fewest else f"({terms[0]}+…+{terms[-1]})"
+        line = SUM.sub(cut, line)
+        if cell_len(line) <= width:
+            break
+    return line
 
 
 class TransferList(Static):
@@ -37,9 +54,24 @@ class TransferList(Static):
 
     _ends: tuple = (None, 0, [])
 
+    _fitted: tuple = (None, 0, None)
+
+    def _fit(self, lines: list[str], width: int) -> list[str]:
+        # On a slide, which cannot scroll, a sentence that would wrap shows its long sums cut
+        # short instead, so that 8 GPUs keep one row per sentence. On a terminal every sum
+        # stays whole: the list scrolls. The same list comes back for the same input, as the
+        # caches below key on it.
+        if width <= 0 or not self.screen.has_class("-slide") \
+                or all(cell_len(line) <= width for line in lines[:MAX_LINES]):
+            return lines
+        if self._fitted[0] is not lines or self._fitted[1] != width:
+            self._fitted = (lines, width, [line if cell_len(line) <= width else shorten(line, width)
+                                           for line in lines[:MAX_LINES]] + lines[MAX_LINES:])
+        return self._fitted[2]
+
     def show(self, sim: Simulation) -> None:
         """List the Simulation's sentences for the step carried out last."""
-        lines = sim.sentences()
+        lines = self._fit(sim.sentences(), self.content_size.width)
         self.lines = lines
         if not lines:
             hint = "Press → or n to carry out the first iteration." if not sim.done else \

@@ -372,3 +372,13 @@ def test_json_summary_counts_the_chains_that_tie(capsys):
     assert summary["critical_path_ties"] == 4 and len(summary["critical_path"]) == 6
     assert main(["timeline", "-g", "4", "-n", "16", "--slow-gpu", "2:0.5", "--json"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["critical_path_ties"] == 1
+
+
+@pytest.mark.parametrize("flag", ["--slow-link 1-2:0.5", "--slow-gpu 3:0.25", "--delay 2:100us",
+                                  "--delay 2:250ms", "--delay 4:3s", "--delay 1:0.002us"])
+def test_a_fault_writes_itself_as_the_command_line_reads_it(flag):
+    from ringsim.timeline import faults
+    option, text = flag.split()
+    fault = {"--slow-link": faults.slow_link, "--slow-gpu": faults.slow_gpu,
+             "--delay": faults.delay}[option](text)
+    assert fault.flag() == flag

@@ -155,19 +155,12 @@ def _fastest(a) -> str:
     return min(found)[1]
 
 
-def _fault_flag(fault) -> str:
-    # A delay is written with its unit, as the command line reads it back.
-    if fault.kind == "delay":
-        return f"--delay {fault.gpus[0] + 1}:{fault.value * 1e6:g}us"
-    return fault.flag()
-
-
 def command(a) -> str:
     """The `ringsim timeline` command line that prints the figure's numbers."""
     s = a.scenario
     parts = ["ringsim timeline"] + ([] if s.algorithm == "ring" else ["-a", s.algorithm])
     parts += ["-g", str(s.gpus), "-n", str(s.elements)]
-    parts += [_fault_flag(f) for f in _faults(a)] + machine_flags(a)
+    parts += [f.flag() for f in _faults(a)] + machine_flags(a)
     return " ".join(parts)
 
 

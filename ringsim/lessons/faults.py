@@ -158,7 +158,7 @@ def _fastest(a) -> str:
 def command(a) -> str:
     """The `ringsim timeline` command line that prints the figure's numbers."""
     s = a.scenario
-    parts = ["ringsim timeline"] + ([] if s.algorithm == "ring" else ["-a", s.algorithm])
+    parts = ["ringsim timeline", "-a", s.algorithm]  # named even where it is the default: plain to read
     parts += ["-g", str(s.gpus), "-n", str(s.elements)]
     parts += [f.flag() for f in _faults(a)] + machine_flags(a)
     return " ".join(parts)

@@ -269,12 +269,7 @@ def _cached_steps(plan: Plan, layout: Layout, rank: int) -> list[RankStep]:
 
 
 def check_memory(nbytes: int) -> None:
-    """Refuse, in one line, a buffer larger than the memory this machine has free."""
-    try:
-        with open("/proc/meminfo") as info:
-            free = next(int(line.split()[1]) * 1024 for line in info if line.startswith("MemAvailable:"))
-    except (OSError, StopIteration, ValueError):
-        return  # not Linux: nothing to read, let the allocation speak
-    if nbytes > free:
-        raise RingsimError(f"this needs {nbytes / 2**20:,.0f} MiB of memory but only "
-                           f"{free / 2**20:,.0f} MiB is free")
+    """Refuse, in one line, buffers larger than ringsim allows itself (as the simulator does:
+    half of the memory available now, or RINGSIM_MEMORY_LIMIT)."""
+    from ..execute.memory import check_memory as within_limit
+    within_limit(nbytes, "this rank's buffers", instead="use fewer elements or ranks")

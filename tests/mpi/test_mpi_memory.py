@@ -94,3 +94,14 @@ def test_the_cli_refuses_in_one_line_before_any_rank_starts():
                           "1.5 GB of memory, more than the 1.0 GB ringsim allows itself "
                           "(RINGSIM_MEMORY_LIMIT); try fewer --elements or ranks (ringsim walk "
                           "shows the same plan without the data)\n")
+
+
+def test_a_rank_holds_its_buffers_to_the_simulators_limit(monkeypatch):
+    # Each rank checks its own buffers as the simulator does: within RINGSIM_MEMORY_LIMIT (or
+    # half of what is available), not within all the memory free now.
+    from ringsim.mpi.executor import check_memory
+    monkeypatch.setenv("RINGSIM_MEMORY_LIMIT", "1MiB")
+    check_memory(2**20)
+    with pytest.raises(RingsimError, match=r"this rank's buffers would need about 2\.1 MB of memory, "
+                                           r"more than the 1\.0 MB ringsim allows itself"):
+        check_memory(2**21)

@@ -10,21 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
-import socket
-import subprocess
-import time
 
 import pytest
 
 pytest.importorskip("drawsvg", reason="the figures extra (drawsvg) is not installed")
 aiohttp = pytest.importorskip("aiohttp", reason="aiohttp (textual-serve's) is not installed")
 
+from devtools import CHROMIUM, DevTools, free_port, start_chromium, stop, tab  # noqa: E402
 from ringsim.algorithms.collectives import ALL_REDUCE  # noqa: E402
 from ringsim.figures.output import render  # noqa: E402
 from ringsim.sim.simulation import Simulation  # noqa: E402
 
-CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
 
 pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)"),
@@ -55,23 +51,11 @@ def _page(steps_of: int = 4, theme: str = "light") -> str:
     return render(Simulation(ALL_REDUCE.plan(steps_of, "ring"), 8), ".html", theme=theme).decode()
 
 
-class Browser:
-    """One headless Chromium tab, spoken to over DevTools."""
-
-    def __init__(self, ws) -> None:
-        self.ws, self.next_id = ws, 0
-
-    async def call(self, method: str, **params):
-        self.next_id += 1
-        await self.ws.send_json({"id": self.next_id, "method": method, "params": params})
-        while True:
-            message = json.loads((await asyncio.wait_for(self.ws.receive(), 30)).data)
-            if message.get("id") == self.next_id:
-                assert "error" not in message, (method, message)
-                return message["result"]
+class Browser(DevTools):
+    """The player's tab: values, keys by name, clicks on an element, the step counters."""
 
     async def value(self, expression: str):
-        return (await self.call("Runtime.evaluate", expression=expression, returnByValue=True))["result"].get("value")
+        return await self.evaluate(expression)
 
     async def press(self, key: str) -> None:
         text = {"text": key} if key == " " else {}
@@ -81,17 +65,10 @@ class Browser:
     async def click(self, selector: str) -> None:
         x, y = await self.value(f"(function () {{ var r = document.querySelector({json.dumps(selector)})"
                                 ".getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
-        for kind in ("mousePressed", "mouseReleased"):
-            await self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+        await self.click_at(x, y)
 
     async def counts(self) -> list[str]:
         return await self.value("[...document.querySelectorAll('[data-part=count]')].map(c => c.textContent)")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -100,41 +77,16 @@ def browse(tmp_path):
     def run(html: str, visit):
         page = tmp_path / "page.html"
         page.write_text(html, encoding="utf-8")
-        port = _free_port()
-        chromium = subprocess.Popen(
-            [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             f"--user-data-dir={tmp_path / 'profile'}", f"--remote-debugging-port={port}",
-             "--window-size=1280,900", "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        port = free_port()
+        chromium = start_chromium(port, tmp_path / "profile")
 
         async def session():
-            async with aiohttp.ClientSession() as http:
-                deadline = time.monotonic() + 30
-                while True:  # the DevTools endpoint comes up a moment after the process
-                    try:
-                        async with http.put(f"http://127.0.0.1:{port}/json/new?about:blank") as response:
-                            target = await response.json(content_type=None)
-                        break
-                    except aiohttp.ClientError:
-                        if time.monotonic() > deadline:
-                            raise
-                        await asyncio.sleep(0.3)
-                async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-                    browser = Browser(ws)
-                    await browser.call("Page.navigate", url=page.as_uri())
-                    deadline = time.monotonic() + 30
-                    while await browser.value("document.readyState") != "complete":
-                        assert time.monotonic() < deadline, "the page never loaded"
-                        await asyncio.sleep(0.1)
-                    return await visit(browser)
+            async with tab(page.as_uri(), port, Browser) as browser:
+                return await visit(browser)
         try:
             return asyncio.run(session())
         finally:
-            chromium.terminate()
-            try:
-                chromium.wait(10)
-            except subprocess.TimeoutExpired:
-                chromium.kill()
-                chromium.wait()
+            stop(chromium)
     return run
 
 

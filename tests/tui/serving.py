@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import socket
 import subprocess
 import sys
 import time
@@ -12,11 +11,7 @@ import urllib.request
 
 import numpy as np
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from devtools import free_port, stop  # noqa: F401 (the serve tests import them from here)
 
 
 @contextlib.contextmanager
@@ -40,16 +35,6 @@ def serving(*args: str, timeout: float = 30):
         yield port, page
     finally:
         stop(server)
-
-
-def stop(process: subprocess.Popen) -> None:
-    """Terminate a child process, killing it if it has not ended within 10 s."""
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def png_pixels(data: bytes) -> np.ndarray:

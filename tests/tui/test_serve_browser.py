@@ -12,20 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import json
 import os
-import shutil
-import subprocess
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from .serving import count_colour, free_port, png_pixels, serving, stop
+from devtools import CHROMIUM, DevTools, free_port, start_chromium, stop, tab
+from .serving import count_colour, png_pixels, serving
 
-CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
 
 # The cell colours of a sending and a receiving GPU cell, as ringsim.tcss sets them.
 PANEL_SENDING, PANEL_RECEIVING = "#8a4b00", "#6b1f7a"
@@ -39,47 +36,14 @@ pytestmark = [
 ]
 
 
-class DevTools:
-    """The few DevTools protocol calls the test needs, on one page's websocket."""
-
-    def __init__(self, ws) -> None:
-        self.ws, self.next_id = ws, 0
-        self.requests: list[str] = []  # every address the page asked for, websockets included
-        self.listeners = {"Network.requestWillBeSent": lambda p: self.requests.append(p["request"]["url"]),
-                          "Network.webSocketCreated": lambda p: self.requests.append(p["url"])}
-
-    async def _until(self, done) -> dict:
-        """Read messages (passing events to their listeners) until done(message); that message."""
-        while True:
-            message = json.loads((await asyncio.wait_for(self.ws.receive(), 30)).data)
-            if message.get("method") in self.listeners:
-                self.listeners[message["method"]](message["params"])
-            if done(message):
-                return message
-
-    async def call(self, method: str, **params):
-        self.next_id += 1
-        await self.ws.send_json({"id": self.next_id, "method": method, "params": params})
-        message = await self._until(lambda m: m.get("id") == self.next_id)
-        if "error" in message:
-            raise AssertionError(f"{method}: {message['error']}")
-        return message["result"]
-
-    async def open(self, url: str) -> None:
-        """Go to url and wait for the page's load event."""
-        await self.call("Page.navigate", url=url)
-        await self._until(lambda m: m.get("method") == "Page.loadEventFired")
-
-    async def evaluate(self, expression: str):
-        """The value of a JavaScript expression on the page."""
-        return (await self.call("Runtime.evaluate", expression=expression, returnByValue=True))["result"].get("value")
+class Served(DevTools):
+    """A served page's tab: screenshots, clicks at a point, and key presses as letters."""
 
     async def screenshot(self) -> bytes:
         return base64.b64decode((await self.call("Page.captureScreenshot", format="png"))["data"])
 
     async def click(self, x: int, y: int) -> None:
-        for kind in ("mousePressed", "mouseReleased"):
-            await self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+        await self.click_at(x, y)
 
     async def press(self, key: str) -> None:
         for kind in ("keyDown", "keyUp"):
@@ -87,7 +51,7 @@ class DevTools:
                             code=f"Key{key.upper()}", windowsVirtualKeyCode=ord(key.upper()))
 
 
-async def _until(devtools: DevTools, ready, timeout: float = 40) -> bytes:
+async def _until(devtools: Served, ready, timeout: float = 40) -> bytes:
     """Screenshots every 0.5 s until ready(pixels) holds; the last screenshot."""
     deadline = time.monotonic() + timeout
     while True:
@@ -97,30 +61,6 @@ async def _until(devtools: DevTools, ready, timeout: float = 40) -> bytes:
         await asyncio.sleep(0.5)
 
 
-@contextlib.asynccontextmanager
-async def _page(url: str, debug_port: int):
-    """A new Chromium tab at url, its DevTools session open, its page and network events on
-    from the first request."""
-    import aiohttp
-    async with aiohttp.ClientSession() as session:
-        deadline = time.monotonic() + 30
-        while True:  # Chromium's DevTools endpoint comes up a moment after the process
-            try:
-                async with session.put(f"http://127.0.0.1:{debug_port}/json/new?about:blank") as response:
-                    target = await response.json(content_type=None)
-                break
-            except aiohttp.ClientError:
-                if time.monotonic() > deadline:
-                    raise
-                await asyncio.sleep(0.3)
-        async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-            devtools = DevTools(ws)
-            await devtools.call("Page.enable")
-            await devtools.call("Network.enable")
-            await devtools.open(url)
-            yield devtools
-
-
 @pytest.fixture
 def browse(tmp_path):
     """browse(visit, *serve_args): `ringsim serve ARGS` opened in headless Chromium; returns the
@@ -128,14 +68,10 @@ def browse(tmp_path):
     def run(visit, *serve_args: str):
         debug_port = free_port()
         with serving(*serve_args) as (port, html):
-            browser = subprocess.Popen(
-                [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 f"--user-data-dir={tmp_path / 'profile'}", f"--remote-debugging-port={debug_port}",
-                 "--window-size=1280,900", "about:blank"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            browser = start_chromium(debug_port, tmp_path / "profile")
             try:
                 async def session():
-                    async with _page(f"http://127.0.0.1:{port}/", debug_port) as devtools:
+                    async with tab(f"http://127.0.0.1:{port}/", debug_port, Served) as devtools:
                         return await visit(devtools), devtools.requests
                 seen, requests = asyncio.run(session())
             finally:
@@ -147,7 +83,7 @@ def browse(tmp_path):
     return run
 
 
-async def _step_after_a_click(devtools: DevTools) -> dict:
+async def _step_after_a_click(devtools: Served) -> dict:
     # The start: the TUI has drawn (the page is no longer one colour).
     seen = {"start": await _until(devtools, _drawn)}
     await devtools.click(640, 700)  # focus the terminal (a blank part of the page)
@@ -209,7 +145,7 @@ def _footer_has_keys(pixels) -> bool:
     return len(np.unique(stripe, axis=0)) > 8
 
 
-async def _keys_without_a_click(devtools: DevTools) -> dict:
+async def _keys_without_a_click(devtools: Served) -> dict:
     seen = {}
     seen["start"] = await _until(devtools, lambda px: _drawn(px) and _footer_has_keys(px))
     seen["active"] = await devtools.evaluate("document.activeElement.className")

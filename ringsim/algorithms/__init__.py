@@ -26,6 +26,7 @@ from .spec import AlgorithmSpec
 ALGORITHMS: dict[str, AlgorithmSpec] = {m.SPEC.name: m.SPEC for m in (
     ring, master, naive, tree, double_tree, recursive_doubling, halving_doubling,
     bidirectional_ring, hierarchical, nccl_tree, nvls)}
+DEFAULT_ALGORITHM = "ring"  # what every command runs when -a is not given
 
 # A plan keeps its columns per transfer (about 40 bytes), and building one briefly needs a
 # few times that: 5,000,000 transfers stay well under 1 GB. Counts for any G come from

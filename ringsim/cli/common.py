@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..algorithms import ALGORITHMS
+from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM
 from ..execute.backend import BACKENDS, array_module
 from ..core.checks import MAX_GPUS, count_arg
 from ..sim.simulation import Simulation
@@ -23,7 +23,7 @@ NODES_TOPOLOGY = ("M nodes of the topology (dgx-h100, …): G = M × its GPUs pe
 def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, elements: int = 8,
                            backend: bool = True) -> None:
     """--algorithm, --gpus, --elements, --master (and --backend); defaults: the 4-GPU example."""
-    parser.add_argument("-a", "--algorithm", default="ring", choices=list(ALGORITHMS),
+    parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=list(ALGORITHMS),
                         help="all-reduce algorithm (default: ring)")
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=gpus, metavar="G",
                         help=f"number of GPUs (default: {gpus})")

@@ -43,6 +43,7 @@ _tflops = _ranged(0.001, 1e6, "a TFLOP/s figure")       # 1 GFLOP/s to 1 EFLOP/s
 
 
 def register(sub) -> None:
+    from ..algorithms import DEFAULT_ALGORITHM
     from ..algorithms.timing import timed_algorithms
     from ..training.models import MODELS
     parser = sub.add_parser("overlap", help=HELP, description=DESCRIPTION)
@@ -56,7 +57,7 @@ def register(sub) -> None:
                         help="bucket cap in MiB, as DDP's bucket_cap_mb (default: 25)")
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
                         help="data-parallel GPUs (default: 8, or --nodes × GPUs per node)")
-    parser.add_argument("-a", "--algorithm", default="ring", choices=timed_algorithms(),
+    parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=timed_algorithms(),
                         help="all-reduce algorithm for the buckets (default: ring)")
     # train's --batch is the global batch; this one is per GPU, so it has its own name
     # (DeepSpeed's train_micro_batch_size_per_gpu).

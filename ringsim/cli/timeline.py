@@ -7,7 +7,7 @@ import json
 import re
 
 from ..core.naming import plural
-from ..algorithms import ALGORITHMS
+from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM
 from ..core.errors import RingsimError
 from ..core.files import atomic_output, check_output
 from ..core.textout import printable
@@ -50,7 +50,7 @@ def _fault(parse):
 def register(sub) -> None:
     from ..timeline import faults
     parser = sub.add_parser("timeline", help=HELP, description=DESCRIPTION)
-    parser.add_argument("-a", "--algorithm", default="ring", choices=list(ALGORITHMS),
+    parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=list(ALGORITHMS),
                         help="all-reduce algorithm (default: ring)")
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
                         help="number of GPUs (default: 8, or --nodes × GPUs per node)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..algorithms import ALGORITHMS
+from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM
 from ..execute.backend import array_module
 from ..core.checks import count_arg
 from ..core.width import say
@@ -32,7 +32,7 @@ def register(sub) -> None:
                             "model trained on one GPU with the whole batch, and what the syncs moved.")
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=4, metavar="G",
                         help="number of simulated GPUs (default: 4)")
-    parser.add_argument("-a", "--algorithm", default="ring", choices=list(ALGORITHMS),
+    parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=list(ALGORITHMS),
                         help="all-reduce algorithm for the gradients (default: ring)")
     parser.add_argument("--master", type=master_arg, default=None, metavar="K",
                         help="the master GPU of the master algorithm, 1..G (default: 1)")

@@ -9,6 +9,7 @@ what each fault costs, the critical path, the Gantt strip and the other schedule
 
 from __future__ import annotations
 
+from ..algorithms import DEFAULT_ALGORITHM
 from ..core.errors import RingsimError
 from .cache import Cache
 from ..core.formula import format_number
@@ -158,7 +159,7 @@ def _fastest(a) -> str:
 def command(a) -> str:
     """The `ringsim timeline` command line that prints the figure's numbers."""
     s = a.scenario
-    parts = ["ringsim timeline", "-a", s.algorithm]  # named even where it is the default: plain to read
+    parts = ["ringsim timeline"] + ([] if s.algorithm == DEFAULT_ALGORITHM else ["-a", s.algorithm])
     parts += ["-g", str(s.gpus), "-n", str(s.elements)]
     parts += [f.flag() for f in _faults(a)] + machine_flags(a)
     return " ".join(parts)

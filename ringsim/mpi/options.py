@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..algorithms import ALGORITHMS, option_names
+from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM, option_names
 from ..core.checks import count_arg
 from ..core.errors import RingsimError
 
@@ -55,7 +55,7 @@ _elements = count_arg("the number of elements per GPU", minimum=0)
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Every option the ranks read (the launcher adds -n and passes the rest through)."""
-    parser.add_argument("-a", "--algorithm", default="ring", choices=list(ALGORITHMS),
+    parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=list(ALGORITHMS),
                         help="all-reduce algorithm (default: ring)")
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--elements", "-N", type=_elements, default=None, metavar="N",

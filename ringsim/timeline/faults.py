@@ -39,7 +39,7 @@ class Fault:
             where = f"{self.gpus[0] + 1}-{self.gpus[1] + 1}"
         else:
             where = f"{self.gpus[0] + 1}"
-        if self.kind == "delay":  # a duration needs its unit on the command line
+        if self.kind == "delay" and 0 <= self.value < float("inf"):  # a duration needs its unit
             scale, unit = next((m, u) for m, u in ((1e-6, "us"), (1e-3, "ms"), (1.0, "s"))
                                if self.value < m * 1000 or u == "s")
             return f"--delay {where}:{self.value / scale:.6g}{unit}"

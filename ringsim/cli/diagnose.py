@@ -268,7 +268,7 @@ NO_HOPS = ("the log given ({}) has no hop lines ('Channel 00/0 : 0[…] -> 1[…
 
 def text_lines(r) -> list[str]:
     """The report in words: the run, one line per size, the verdicts, what to check."""
-    from ..studies.diagnose import percent
+    from ..studies.diagnose import SMALLEST_FOR_LATENCY, percent
     where = f"{r.gpus} GPUs" + (f" on {r.nodes} nodes" if r.nodes > 1 else " in one node")
     held = " and ".join(f"{name}={value}" for name, value in (("NCCL_ALGO", r.algo),
                                                               ("NCCL_PROTO", r.proto)) if value)
@@ -290,7 +290,9 @@ def text_lines(r) -> list[str]:
                      f"{x.ratio:.2f}" if x.ratio is not None else "–", "◀" if x.flag else ""))
     lines += table([header, *body])
     lines.append("")
-    lines.append(f"Fitted to the measured curve: per-call latency {format_seconds(r.measured.latency)}"
+    # A paste that starts past the small sizes only bounds the latency (its smallest time).
+    at_most = "at most " if r.rows and r.rows[0].bytes > SMALLEST_FOR_LATENCY else ""
+    lines.append(f"Fitted to the measured curve: per-call latency {at_most}{format_seconds(r.measured.latency)}"
                  + (f", bus bandwidth {format_bandwidth(r.measured.busbw)}" if r.measured.busbw
                     and r.measured.busbw != math.inf else ", no size far enough past the latency "
                     "to fit a bandwidth"))

@@ -217,8 +217,12 @@ def test_nccls_own_table_expecting_what_the_model_does_leaves_the_verdict_alone(
 
 
 def test_the_run_release_is_the_first_the_lines_name_where_ringsim_has_its_tables():
-    assert ncclrun.release_named(["x NCCL INFO NCCL version 2.21.5+cuda12.4",
-                                "NCCL version 2.26.2"]) == "2.21.5"
-    assert ncclrun.release_named(["no banner here"]) is None
+    from ringsim.studies.nccltuning import parse_all
+    from ringsim.studies.textfile import Text
+
+    def named(*lines):
+        return parse_all([Text("log", lines, 0)]).version
+    assert named("x NCCL INFO NCCL version 2.21.5+cuda12.4", "NCCL version 2.26.2") == "2.21.5"
+    assert named("no banner here") is None
     assert ncclrun.run_release("2.21.5+cuda12.4") == "2.21.5"
     assert ncclrun.run_release("2.12.7+cuda11.4") is None  # ringsim has no tables of it

@@ -123,8 +123,9 @@ def _same_file(a: Path, b: Path) -> bool:
 def run(args: argparse.Namespace) -> int:
     from ..cost.topology import load, presets
     from ..studies import diagnose as study
-    from ..studies.ncclrun import has_tuning_output, release_named, run_release
+    from ..studies.ncclrun import run_release
     from ..studies.nccltests import nvls_off, parse
+    from ..studies.nccltuning import parse_all
     from ..studies.textfile import read_text
     tolerance = tolerance_from(args.tolerance)
     svg = None if args.svg is None else svg_target(args.svg, {"FILE": args.file,
@@ -139,26 +140,20 @@ def run(args: argparse.Namespace) -> int:
         name, reason = study.preset_for(gpu, len(output.hosts) or (args.nodes or 1), presets())
         topology = load(name)
     log_text = read_text(args.nccl_log, "NCCL_DEBUG=INFO log") if args.nccl_log else None
-    texts = [text] + ([log_text] if log_text is not None else [])
-    logged = release_named(log_text.lines) if log_text is not None else None
+    tuning = parse_all([text] + ([log_text] if log_text is not None else []))
     # One release prices every part of a report. Where NCCL's own tuning output is set beside
     # the model, that is the release which printed it (where ringsim has its tables), so that
     # NCCL's numbers and the model's differ only where the machine or ringsim's reading does;
     # elsewhere the release the model follows, the same yardstick whatever the run used.
-    nccl = args.nccl or (run_release(output.nccl_version or logged)
-                         if has_tuning_output(texts) else None)
+    nccl = args.nccl or (run_release(tuning.version) if tuning.tables or tuning.choices else None)
     # the model is imported only once the run itself has passed every check
     report = study.diagnose(output, topology, lambda *a, **k: _predict()(*a, **k),
                             gpus=args.gpus, nodes=args.nodes,
                             collective=args.collective, tolerance=tolerance,
                             topology_reason=reason, algo=args.algo, proto=args.proto,
-                            nccl=nccl, ran=logged,
+                            nccl=nccl, ran=tuning.version,
                             nvls_off=nvls_off(log_text.lines) if log_text is not None else None)
-    said_release = [n for n in report.notes if n.startswith(RELEASE_NOTES)]
-    report.tuning_from(texts, topology)
-    if report.tuning_record.get("cells"):
-        # the tuning block's heading names the release already: the notes need not again
-        report.notes = [n for n in report.notes if n not in said_release]
+    report.tuning_from(tuning, topology)
     links, crossing = _log_checks(text, log_text, report)
     if links:  # the log is at hand: say what it shows instead of asking for it
         report.checks = [c for c in report.checks if not c.startswith("run again with NCCL_DEBUG")]
@@ -255,9 +250,6 @@ def _predict():
                            "diagnose compares against") from None
     return functools.partial(predict, printed=True)
 
-
-# How the notes start where they name the release the model used (studies.diagnose._release_note).
-RELEASE_NOTES = ("the run used NCCL ", "the model uses NCCL ")
 
 # What to check next where a flagged run's --nccl-log has no hop lines to say it.
 NO_HOPS = ("the log given ({}) has no hop lines ('Channel 00/0 : 0[…] -> 1[…] via …'), which say "

@@ -132,6 +132,7 @@ class Report:
     proto: str | None = None  # likewise NCCL_PROTO
     nccl: str | None = None  # the NCCL release whose tuning tables priced it (None: the model's own)
     nvls_off: str | None = None  # the line saying NCCL ran without NVLS, which the model follows
+    release_note: str | None = None  # the note naming the NCCL release the model used, if any
     in_place: dict | None = None  # where one of nccl-tests' two time columns is slower (slowsizes)
     dips: list[int] = field(default_factory=list)  # flagged sizes slower than both neighbours
     gpus_per_process: int = 1  # GPUs one process drove (the header's nGpus), as modelled
@@ -203,14 +204,16 @@ class Report:
         """The NCCL_ALGO the model runs: the one held to, less NVLS where the run had none."""
         return without_nvls(self.algo) if self.nvls_off else self.algo
 
-    def tuning_from(self, texts, topology) -> None:
-        """Set NCCL's own tuning table and choices, from the log lines in `texts`, beside the
-        model's (nccltuning.beside_model), and add to the verdict what NCCL's own numbers say
-        of the measured ones (nccltuning.expected_verdict)."""
+    def tuning_from(self, tuning, topology) -> None:
+        """Set NCCL's own tuning table and choices (`tuning`, nccltuning.parse_all of the paste
+        and its log) beside the model's (nccltuning.beside_model), and add to the verdict what
+        NCCL's own numbers say of the measured ones (nccltuning.expected_verdict)."""
         from . import nccltuning
         self.tuning, self.tuning_record = nccltuning.beside_model(
-            nccltuning.parse_all(texts), topology, self.gpus, self.collective, self.nccl,
+            tuning, topology, self.gpus, self.collective, self.nccl,
             self.model_algo, self.proto, whole_report=True)
+        if self.tuning_record.get("cells") and self.release_note in self.notes:
+            self.notes.remove(self.release_note)  # the tuning block's heading names the release
         said = nccltuning.expected_verdict(
             self, float(bus_factor(self.collective, self.gpus)),
             percent(self.tolerance)) if self.tuning_record else None
@@ -357,9 +360,9 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     algo = algo if algo is not None else pasted.get("NCCL_ALGO")
     proto = proto if proto is not None else pasted.get("NCCL_PROTO")
     held = len(notes)  # what the paste's NCCL_ALGO/NCCL_PROTO did is said here, once priced
-    said = _release_note(output.nccl_version or ran, nccl)
-    if said:
-        notes.append(said)
+    release_note = _release_note(output.nccl_version or ran, nccl)
+    if release_note:
+        notes.append(release_note)
     if nccl:
         predict = functools.partial(predict, nccl=nccl)
     per_process = _per_process(output, topology, gpus, nodes, notes)
@@ -426,7 +429,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     report = Report(output.name, gpus, nodes, output.gpu_names[0] if output.gpu_names else None,
                     output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
                     measured, modelled, notes=notes, algo=algo, proto=proto, nccl=nccl,
-                    gpus_per_process=per_process, nvls_off=nvls_off)
+                    gpus_per_process=per_process, nvls_off=nvls_off, release_note=release_note)
     report.in_place = slowsizes.in_place_check(out_rows, tolerance)
     report.dips = [r.bytes for r in slowsizes.dips(out_rows, tolerance)]
     if algo is None and nodes == 2 and gpus > nodes and _not_rings(out_rows):

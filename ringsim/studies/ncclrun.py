@@ -3,8 +3,6 @@ whose tuning tables price the run, and NVLS left out where NCCL had it off."""
 
 from __future__ import annotations
 
-from .textfile import NCCL_VERSION
-
 NVLS_ALGOS = ("NVLS", "NVLSTree")  # what NCCL leaves out when NVLS is off (tuning.cc)
 
 
@@ -36,18 +34,3 @@ def run_release(version: str | None) -> str | None:
         return None
     ran = release(version)
     return ran if ran in versions() else None
-
-
-def release_named(lines) -> str | None:
-    """The NCCL release the first `NCCL version 2.x.y` line among `lines` names, if any."""
-    for line in lines:
-        if m := NCCL_VERSION.search(line):
-            return m.group(1)
-    return None
-
-
-def has_tuning_output(texts) -> bool:
-    """Whether the texts hold NCCL's own tuning table or choice lines (nccltuning.parse_all)."""
-    from .nccltuning import parse_all
-    found = parse_all(texts)
-    return bool(found.tables or found.choices)

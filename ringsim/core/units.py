@@ -17,6 +17,7 @@ sizes are from 0 to 10^30 bytes; durations from 0 to 1,000,000 s; bandwidths fro
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -189,3 +190,31 @@ def format_bytes(nbytes: int) -> str:
         if nbytes >= scale and nbytes % scale == 0:
             return f"{nbytes // scale:,}{unit}"
     return f"{nbytes:,}B"
+
+
+# Numbers given from Python get the ranges that text read here gets, so a
+# Level or Topology built in code cannot price what a topology file would refuse (a NaN or
+# negative α or bandwidth turns every time into NaN or 0 without a word).
+def check_seconds(value: object, what: str, most: float = MAX_SECONDS) -> float:
+    """A duration in seconds given as a number: from 0 to `most` (MAX_SECONDS unless given)."""
+    seconds = _number(value, what, "seconds", "parse_seconds")
+    if not 0 <= seconds <= most:  # NaN fails both comparisons
+        raise RingsimError(f"{what} must be from 0 to {format_seconds(float(most), digits=0)}, "
+                           f"got {echo(value)}")
+    return float(seconds)
+
+
+def check_bandwidth(value: object, what: str) -> float:
+    """Bytes per second given as a number: from MIN_BANDWIDTH to MAX_BANDWIDTH, or inf (free)."""
+    rate = _number(value, what, "bytes per second", "parse_bandwidth")
+    if rate != math.inf and not MIN_BANDWIDTH <= rate <= MAX_BANDWIDTH:
+        raise RingsimError(f"{what} must be from {MIN_BANDWIDTH} to 10^18 B/s (or inf: free), "
+                           f"got {echo(value)}")
+    return float(rate)
+
+
+def _number(value: object, what: str, unit: str, reader: str):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        hint = f" (ringsim.core.units.{reader} reads text with a unit)" if isinstance(value, str) else ""
+        raise RingsimError(f"{what} must be a number of {unit}, got {echo(value)}{hint}")
+    return value

@@ -24,10 +24,10 @@ from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..core.plan import Plan, Step
 from ..core.naming import plural
-from ..core.units import format_seconds, itemsize as dtype_itemsize
+from ..core.units import check_bandwidth, check_seconds, format_seconds
+from ..core.units import itemsize as dtype_itemsize
 from .ports import Port, step_seconds
-from .topology import (LEVEL_WORDS, LEVELS, Level, Topology, check_bandwidth, check_seconds,
-                       load)
+from .topology import LEVEL_WORDS, LEVELS, Level, Topology, load
 
 # Bytes per element: a kilobyte is far past any dtype (complex128 has 16), and keeps N·itemsize
 # for the largest N priced (2**62) a finite float.

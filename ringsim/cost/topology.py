@@ -10,7 +10,6 @@ GPU g (0-based) lives in node g // gpus_per_node, so the last node may be partly
 from __future__ import annotations
 
 import math
-import numbers
 import tomllib
 from fractions import Fraction
 from dataclasses import dataclass, replace
@@ -22,8 +21,8 @@ from ..core.errors import RingsimError
 from ..core.files import read_text
 from ..core.textout import printable
 from ..core.naming import plural
-from ..core.units import (MAX_BANDWIDTH, MAX_SECONDS, MIN_BANDWIDTH, format_bandwidth,
-                          format_seconds, parse_bandwidth, parse_seconds)
+from ..core.units import (check_bandwidth, check_seconds, format_bandwidth, format_seconds,
+                          parse_bandwidth, parse_seconds)
 
 LEVELS = ("inside", "across")
 LEVEL_WORDS = {"inside": "inside a node", "across": "across nodes"}
@@ -41,34 +40,6 @@ DEFAULT_KIND = {"inside": "nvlink", "across": "network"}
 # second would be a typing slip, not a network.
 MAX_NET_LATENCY = Fraction(1, 100)
 MAX_SWITCH_GPUS = 1024
-
-
-# Numbers given from Python get the ranges that text read by core/units.py gets, so a
-# Level or Topology built in code cannot price what a topology file would refuse (a NaN or
-# negative α or bandwidth turns every time into NaN or 0 without a word).
-def check_seconds(value: object, what: str, most: float = MAX_SECONDS) -> float:
-    """A duration in seconds given as a number: from 0 to `most` (MAX_SECONDS unless given)."""
-    seconds = _number(value, what, "seconds", "parse_seconds")
-    if not 0 <= seconds <= most:  # NaN fails both comparisons
-        raise RingsimError(f"{what} must be from 0 to {format_seconds(float(most), digits=0)}, "
-                           f"got {echo(value)}")
-    return float(seconds)
-
-
-def check_bandwidth(value: object, what: str) -> float:
-    """Bytes per second given as a number: from MIN_BANDWIDTH to MAX_BANDWIDTH, or inf (free)."""
-    rate = _number(value, what, "bytes per second", "parse_bandwidth")
-    if rate != math.inf and not MIN_BANDWIDTH <= rate <= MAX_BANDWIDTH:
-        raise RingsimError(f"{what} must be from {MIN_BANDWIDTH} to 10^18 B/s (or inf: free), "
-                           f"got {echo(value)}")
-    return float(rate)
-
-
-def _number(value: object, what: str, unit: str, reader: str):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        hint = f" (ringsim.core.units.{reader} reads text with a unit)" if isinstance(value, str) else ""
-        raise RingsimError(f"{what} must be a number of {unit}, got {echo(value)}{hint}")
-    return value
 
 
 def _check_text(value: object, what: str) -> None:

@@ -97,15 +97,16 @@ def _mixture(contributors: frozenset[int], gpus: int, t: Theme) -> str:
     mean = tuple(sum(p[i] for p in parts) / len(parts) for i in range(3))
     strength = 0.55 + 0.45 * len(parts) / gpus  # one GPU's own copy is its hue, lightened
     back = _rgb(t.background)
-    fill = tuple(b + (m - b) * strength for b, m in zip(back, mean))
+
+    def fill(strength: float) -> tuple[float, float, float]:
+        return tuple(b + (m - b) * strength for b, m in zip(back, mean))
     # A label is drawn on it in the theme's text colour: where a hue is too near the text's
     # lightness (yellow-greens under white text in the dark theme), it moves toward the
     # background until the label has WCAG's 4.5:1 contrast.
     text = _luminance(_rgb(t.text))
-    while _contrast(text, _luminance(fill)) < MIN_CONTRAST and strength > 0:
+    while _contrast(text, _luminance(fill(strength))) < MIN_CONTRAST and strength > 0:
         strength -= 0.02
-        fill = tuple(b + (m - b) * strength for b, m in zip(back, mean))
-    return _hex(fill)
+    return _hex(fill(strength))
 
 
 MIN_CONTRAST = 4.5  # WCAG AA for normal text: a label on a cell

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import RingsimError
+from ..core.naming import plural
 from ..core.units import format_seconds
 
 MAX_BYTES = 2 << 30        # working memory a timeline may take
@@ -99,8 +100,8 @@ def check_counts(transfers: int, steps: int, gpus: int, what: str, runs: int = 1
                  # summed in the order `estimate` sums, so that rounding keeps this the lesser
                  transfers * SECONDS_PER_TOUCH + shared * SECONDS_PER_WALKED
                  + transfers * SECONDS_PER_TRANSFER)
-    check(least.times(runs), what, f"{transfers:,} transfers in {steps:,} "
-          f"{'step' if steps == 1 else 'steps'}, {shared:,} of them queued on shared ports", least=True)
+    check(least.times(runs), what, f"{transfers:,} transfers in {plural(steps, 'step')}, "
+          f"{shared:,} of them queued on shared ports", least=True)
 
 
 MAX_TRACE_BYTES = 256 << 20  # Perfetto loads files of this size; past it a trace is unreadable anyway

@@ -192,3 +192,55 @@ def test_every_carried_release_prices_every_preset():
                                (B200, 16)):
             for size in (8, 1 << 20, BIG):
                 assert nccl_choice(topology, gpus, size, nccl=release).seconds > 0
+
+
+def test_an_all_reduce_ring_crossed_the_network_2_nnodes_times_until_2_23():
+    from ringsim.cost.nccl import tuning_table
+    # Two DGX H100s (16 ranks, Intel hosts, InfiniBand: the plugin adds no latency), Ring/LL.
+    # tuning.cc: baseLat 6.6 + (nsteps - nInterSteps) × max(hwLat NVLink 0.6, netOverhead 1.0)
+    # + nInterSteps × hwLat NET 2.7, with nsteps = 2 × 15 = 30.
+    # 2.21.5 (tuning.cc:161): nInterSteps = 2 × nNodes = 4.
+    assert tuning_table("dgx-h100", 16, "2.21.5")[("AllReduce", "Ring", "LL")][0] == (
+        pytest.approx(6.6 + 26 * 1.0 + 4 * 2.7))
+    # 2.25.1 (tuning.cc:322): nInterSteps = 2 × (nNodes - 1) = 2.
+    assert tuning_table("dgx-h100", 16, "2.25.1")[("AllReduce", "Ring", "LL")][0] == (
+        pytest.approx(6.6 + 28 * 1.0 + 2 * 2.7))
+    # an all-gather crosses nNodes - 1 = 1 boundary in both: 6.6 + 14 × 1.0 + 2.7
+    for release in ("2.21.5", "2.25.1"):
+        assert tuning_table("dgx-h100", 16, release)[("AllGather", "Ring", "LL")][0] == (
+            pytest.approx(6.6 + 14 * 1.0 + 2.7))
+
+
+def test_all_gather_had_the_ring_only_in_2_18_and_nvls_from_2_19():
+    from ringsim.cost.nccl import nccl_choice as choice, tuning_table
+    # tuning.cc at v2.18.6-1:168 skips every algorithm but Ring for AllGather; v2.19.3-1
+    # lets NVLS in. Eight H100s of one NVSwitch box:
+    assert tuning_table("dgx-h100", 8, "2.18.5")[("AllGather", "NVLS", "Simple")] == (0.0, 0.0)
+    assert tuning_table("dgx-h100", 8, "2.19.4")[("AllGather", "NVLS", "Simple")][1] > 0
+    assert choice("dgx-h100", 8, BIG, "all-gather", nccl="2.18.5").algorithm == "Ring"
+    with pytest.raises(RingsimError, match="no algorithm"):
+        choice("dgx-h100", 8, BIG, "all-gather", algo="NVLS", nccl="2.18.5")
+
+
+def test_broadcast_and_reduce_rows_are_the_ring_priced_one_hop():
+    from ringsim.cost.nccl import max_threads, tuning_table
+    # tuning.cc (v2.30.7-1:393-402): with sameChannels, baseLat + one hwLat of the link the
+    # ring starts on (the network's across nodes), and nRanks / nsteps = 1 (nsteps = nRanks).
+    two = tuning_table("dgx-h100", 16)
+    assert two[("Broadcast", "Ring", "LL")] == pytest.approx((6.6 + 2.7, 39.0))  # llMaxBw Intel N2
+    assert two[("Reduce", "Ring", "Simple")][0] == pytest.approx(8.4 + 14.0)
+    assert all(two[("Broadcast", a, p)] == (0.0, 0.0) for a in ("Tree", "NVLS", "PAT")
+               for p in ("LL", "LL128", "Simple"))
+    # 2.20.5's LL ring: a third of the rate for one node's broadcast, a quarter for its reduce
+    one = tuning_table("pcie-gen4", 4, "2.20.5")
+    assert one[("Broadcast", "Ring", "LL")][1] == pytest.approx(
+        one[("Reduce", "Ring", "LL")][1] * 4 / 3)
+    # threads (device.h): LL 512, LL128 640, Simple 512 (256 for a ring of at most 12 GB/s)
+    assert max_threads("dgx-h100", 8)[("Ring", "Simple")] == 512
+    assert max_threads("pcie-gen4", 4)[("Ring", "Simple")] == 512  # one channel of 24 GB/s
+    gen3 = parse('gpus_per_node = 4\narch = "volta"\n[inside]\nkind = "pcie"\n'
+                 'alpha = "1us"\nbandwidth = "15.75GB/s"\n', "gen3")  # NCCL rates it 12 GB/s
+    assert max_threads(gen3, 4)[("Ring", "Simple")] == 256
+    assert max_threads("dgx-h100", 8)[("NVLS", "Simple")] == 640
+    assert max_threads("dgx-h100", 8)[("PAT", "Simple")] == 0
+    assert ("PAT", "Simple") not in max_threads("dgx-h100", 8, "2.21.5")

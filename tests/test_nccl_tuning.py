@@ -7,20 +7,20 @@ those machines, so the model must print the same, cell for cell, to NCCL's one d
 """
 
 import json
+import re
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from ringsim.cli import main
-from ringsim.cost.nccl import nccl_choice, tuning_table
+from ringsim.cost.nccl import TABLE_FUNCTIONS, max_threads, nccl_choice, tuning_table
 from ringsim.cost.topology import presets
 from ringsim.studies import nccltuning, peers
 from ringsim.studies.textfile import Text
 
 DATA = Path(__file__).parent / "data"
 LOGS = tomllib.loads((DATA / "nccl_tuning.toml").read_text(encoding="utf-8"))["log"]
-MODELLED = ("AllGather", "ReduceScatter", "AllReduce")
 
 
 def _topology(name: str) -> str:
@@ -29,6 +29,11 @@ def _topology(name: str) -> str:
 
 def _as_log(text: str, prefix: str = "host:1:2 [0] NCCL INFO ") -> Text:
     return Text("log", tuple(prefix + line for line in text.splitlines() if line), 0)
+
+
+def _no_idle_latency(line: str) -> str:
+    """A printed table line with every cell of bandwidth 0 written 0.0/0.0."""
+    return re.sub(r"\s*-?\d+\.\d/   0\.0 \|", "     0.0/   0.0 |", line)
 
 
 def _ids(entry: dict) -> str:
@@ -40,15 +45,22 @@ def test_every_cell_of_nccls_printed_table_is_the_models(entry):
     logged = nccltuning.parse(_as_log(entry["table"]))
     assert len(logged.tables) == 1
     table = logged.tables[0]
-    # 7 algorithms × 3 protocols × the 3 functions ringsim models
-    assert len(table) == 63
+    # 7 algorithms × 3 protocols × NCCL's 5 functions
+    assert len(table) == 105
     modelled = tuning_table(_topology(entry["topology"]), entry["gpus"], entry["nccl"])
-    for func in MODELLED:
+    for func in TABLE_FUNCTIONS:
         for cell in nccltuning.compare(table, modelled, func):
             assert cell.agrees, (func, cell)
     # the table is not all zeros: the cells NCCL can run are there, and agree
     runnable = [c for c in nccltuning.compare(table, modelled, "AllReduce") if c.logged[1]]
     assert len(runnable) >= 6
+    # a broadcast and a reduce run on the ring only, one hop of latency and nRanks / nsteps = 1
+    assert [c.algorithm for c in nccltuning.compare(table, modelled, "Reduce")
+            if c.logged[1]] == ["Ring"] * 3
+    # the threads a channel runs with, every (algorithm, protocol), as NCCL printed them
+    assert len(logged.threads[0]) == 21
+    assert logged.threads[0] == max_threads(_topology(entry["topology"]), entry["gpus"],
+                                            entry["nccl"])
 
 
 @pytest.mark.parametrize("entry", LOGS, ids=_ids)
@@ -92,7 +104,7 @@ def test_the_old_one_header_form_and_trace_lines_parse():
 def test_a_second_communicator_starts_a_second_table_and_a_cut_row_keeps_its_cells():
     block = LOGS[0]["table"].splitlines()
     first = "\n".join(block)
-    cut = "\n".join(block[:5])[:-40]  # the first block, its AllReduce row cut mid-cell
+    cut = "\n".join(block[:8])[:-40]  # the first block, its AllReduce row cut mid-cell
     found = nccltuning.parse(_as_log(first + "\n" + cut))
     assert len(found.tables) == 2
     assert ("AllReduce", "Tree", "LL") in found.tables[1]
@@ -103,10 +115,16 @@ def test_predict_tuning_prints_the_table_nccl_would(capsys):
     assert main(["predict", "--tuning", "-g", "4", "--nccl", "2.29.2"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert "2.29.2" in out[0] and "4 GPUs in 1 node" in out[0]
-    printed = nccltuning.parse(_as_log("\n".join(out[1:]))).tables[0]
-    logged = nccltuning.parse(_as_log(LOGS[1]["table"])).tables[0]
-    assert set(printed) == {k for k in logged if k[0] in MODELLED}
-    for func in MODELLED:
+    # line for line NCCL's, but for the latency NCCL prints of a cell it has no bandwidth for
+    logged_lines = [line for line in LOGS[1]["table"].splitlines() if line]
+    assert [_no_idle_latency(line) for line in out[1:]] == [
+        _no_idle_latency(line) for line in logged_lines]
+    assert out[1:] != logged_lines  # NCCL prints CollNetDirect's 2.4/0.0; ringsim 0.0/0.0
+    printed_log = nccltuning.parse(_as_log("\n".join(out[1:])))
+    printed, logged_log = printed_log.tables[0], nccltuning.parse(_as_log(LOGS[1]["table"]))
+    logged = logged_log.tables[0]
+    assert set(printed) == set(logged) and printed_log.threads == logged_log.threads
+    for func in TABLE_FUNCTIONS:
         for cell in nccltuning.compare(logged, printed, func):
             assert cell.agrees, cell
             # where NCCL has bandwidth the print is the same to the digit
@@ -116,6 +134,7 @@ def test_predict_tuning_prints_the_table_nccl_would(capsys):
     ring = next(c for c in cells if (c["function"], c["algorithm"], c["protocol"])
                 == ("AllReduce", "Ring", "Simple"))
     assert ring["algbw"] == pytest.approx(240e9) and ring["latency"] == pytest.approx(28.8e-6)
+    assert ring["max_threads"] == 512 and len(cells) == 105
 
 
 def test_diagnose_sets_the_logs_table_and_choices_beside_the_model(tmp_path, capsys):
@@ -139,6 +158,7 @@ def test_diagnose_sets_the_logs_table_and_choices_beside_the_model(tmp_path, cap
     assert "NCCL's own model as its log printed it (AllReduce)" in out
     assert "NCCL 2.29.2's tables, the release the log ran" in out
     assert "7 of 7 agree to the decimal NCCL prints" in out
+    assert "Max NThreads: 21 of 21 the same" in out
     assert "6 of 6 sizes the same" in out
     assert main(["diagnose", str(paste), "--nccl-log", str(log), "--json"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -7,7 +7,7 @@ import json
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
-from ..cost.nccl import names, tuning_table, versions, versions_text
+from ..cost.nccl import max_threads, names, tuning_table, versions, versions_text
 from ..cost.topology import load, presets
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..studies.nccltuning import format_table
@@ -68,10 +68,12 @@ def register(sub) -> None:
                              "time (docs/cost.md)")
     parser.add_argument("--tuning", action="store_true",
                         help="print instead the tuning table NCCL itself prints at init with "
-                             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING (latency µs / algorithm "
-                             "bandwidth GB/s per algorithm and protocol; 0.0/0.0 where NCCL "
-                             "has no bandwidth, whose latency NCCL prints all the same), to set "
-                             "beside your log's; ringsim diagnose --nccl-log compares them")
+                             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING, row for row: Max "
+                             "NThreads, then latency µs / algorithm bandwidth GB/s per "
+                             "algorithm and protocol for Broadcast, Reduce, AllGather, "
+                             "ReduceScatter and AllReduce; 0.0/0.0 where NCCL has no bandwidth, "
+                             "whose latency NCCL prints all the same), to set beside your "
+                             "log's; ringsim diagnose --nccl-log compares them")
     parser.add_argument("--nccl-log", default=None, metavar="FILE",
                         help="with --tuning: an NCCL_DEBUG=INFO log of any program run with "
                              "NCCL_DEBUG_SUBSYS=INIT,TUNING ('-' for standard input); sets the "
@@ -90,7 +92,7 @@ def register(sub) -> None:
                              "and reduce-scatter, as nccl-tests prints it), type, seconds, algbw, "
                              "busbw (bytes/s), algorithm, protocol, channels, host_bound, fill; "
                              "seconds, algorithm and protocol null for an empty call (with "
-                             "--tuning: one per table cell)")
+                             "--tuning: one per table cell, with its max_threads)")
     parser.set_defaults(run=run)
 
 
@@ -183,10 +185,12 @@ def _tuning(args: argparse.Namespace, topology) -> int:
     if args.nccl_log is not None:
         return _beside_log(args, topology)
     tuned = tuning_table(topology, args.gpus, args.nccl, args.algo, args.proto)
+    threads = max_threads(topology, args.gpus, args.nccl)
     if args.json:
         for (func, algo, proto), (latency, bandwidth) in tuned.items():
             print(json.dumps({"function": func, "algorithm": algo, "protocol": proto,
-                              "latency": latency * 1e-6, "algbw": bandwidth * 1e9}))
+                              "latency": latency * 1e-6, "algbw": bandwidth * 1e9,
+                              "max_threads": threads[(algo, proto)]}))
         return 0
     say(f"# ringsim predict --tuning: NCCL {args.nccl or versions()[0]}'s tuning table as "
         f"NCCL would print it on {_where(topology, args.gpus)}: latency (us) / algorithm "
@@ -194,7 +198,7 @@ def _tuning(args: argparse.Namespace, topology) -> int:
     # NCCL prints three algorithms a block, 51 columns each beside the 15 of the names.
     limit = output_width()
     per = 3 if limit is None else max(1, min(3, (limit - 15) // 51))
-    print("\n".join(format_table(tuned, per=per)))
+    print("\n".join(format_table(tuned, per=per, threads=threads)))
     return 0
 
 

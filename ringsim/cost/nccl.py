@@ -59,6 +59,9 @@ PROTOCOLS = ("LL", "LL128", "Simple")
 # nccl-tests' collectives (ringsim's spelling) to NCCL's function names.
 FUNCTIONS = {"all-reduce": "AllReduce", "all-gather": "AllGather",
              "reduce-scatter": "ReduceScatter"}
+# The functions NCCL's tuning table prints, in its order (ncclFuncStr): the model prices the
+# collectives above; Broadcast and Reduce appear in the table only, as NCCL prints them.
+TABLE_FUNCTIONS = ("Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce")
 
 
 def names(kind: str) -> list[str]:
@@ -116,7 +119,7 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
                  and efficiency else math.inf)
     bus = nch * bw
     if algo == "Ring" and proto == "LL":
-        gather_one_node = sys.nodes == 1 and func != "AllReduce"
+        gather_one_node = sys.nodes == 1 and func not in ("AllReduce", "Reduce")
         bus = min(ll_max, bus * f["ring_ll_one_node_gather" if gather_one_node else "ring_ll"])
     if algo == "Ring" and proto == "LL128":
         factor = f["ring_ll128_one_gpu_per_node" if ppn < 2 else "ring_ll128"]
@@ -152,10 +155,18 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
     return bus
 
 
+def _steps(sys: System, func: str) -> int:
+    """A ring's steps for one call (tuning.cc's nsteps): 2 (nRanks - 1) for an all-reduce,
+    nRanks - 1 for an all-gather or reduce-scatter, nRanks for a broadcast or reduce."""
+    if func == "AllReduce":
+        return 2 * (sys.ranks - 1)
+    return sys.ranks - 1 if func in ("AllGather", "ReduceScatter") else sys.ranks
+
+
 def _bus_to_algorithm(sys: System, func: str, algo: str) -> float:
     """NCCL's ratio of algorithm to bus bandwidth: nRanks / nsteps for rings (and NVLS from
     2.28.3), 5/6 for NVLS before (and NVLSTree from 2.20), ½ for trees."""
-    steps = 2 * (sys.ranks - 1) if func == "AllReduce" else sys.ranks - 1
+    steps = _steps(sys, func)
     rule = sys.tables["rules"]["nvls_bandwidth"]
     if algo == "NVLSTree" and rule == "graph":
         return sys.tables["factors"]["nvlstree_graph"] * sys.nodes / (2 * (sys.nodes - 1))
@@ -238,8 +249,14 @@ def _latency(sys: System, func: str, algo: str, proto: str, measured: bool = Fal
     net = sys.net_measured if measured and sys.net_measured is not None else sys.net_latency
     inter += net * (2 if proto == "Simple" else 1)
     local = ranks // nodes
+    if algo == "Ring" and func in ("Broadcast", "Reduce"):
+        # A broadcast or reduce ring is priced one hop, the one of the link it starts on,
+        # when its channels all take the same path (the search's graph->sameChannels). The
+        # machines a topology file describes are uniform, so the search's first try, with
+        # identical channels, is taken to succeed (docs/cost.md, deviation 13).
+        return base + hw[sys.intra_kind if nodes == 1 else "network"]["Ring"][p]
     if algo == "Ring":
-        steps = 2 * (ranks - 1) if func == "AllReduce" else ranks - 1
+        steps = _steps(sys, func)
         overhead = 0.0
         if nodes > 1:
             # getNetOverhead: what posting a step to the network costs the host's CPU.
@@ -247,7 +264,11 @@ def _latency(sys: System, func: str, algo: str, proto: str, measured: bool = Fal
             overhead = table.get(sys.cpu, table["other"]) * (
                 c["factors"]["net_overhead_simple_multiplier"] if proto == "Simple" else 1.0)
         intra = max(intra, overhead)
-        crossing = 0 if nodes == 1 else (2 * (nodes - 1) if func == "AllReduce" else nodes - 1)
+        # The steps that cross a node boundary: 2 (nNodes - 1) for an all-reduce from 2.23,
+        # 2 nNodes before; nNodes - 1 for an all-gather or reduce-scatter.
+        per_node = tables["rules"]["ring_inter_steps"] == "nodes"
+        crossing = 0 if nodes == 1 else (
+            2 * (nodes if per_node else nodes - 1) if func == "AllReduce" else nodes - 1)
         return base + (steps - crossing) * intra + crossing * inter
     if algo == "Tree":
         return base + 2 * ((local - 1) * intra + log2i(nodes) * inter)
@@ -269,7 +290,10 @@ def _latency(sys: System, func: str, algo: str, proto: str, measured: bool = Fal
 
 def _allowed(sys: System, func: str, algo: str, proto: str) -> bool:
     """The (function, algorithm, protocol) triples NCCL tunes at all, and what it disables."""
-    if func != "AllReduce" and algo not in ("PAT", "Ring", "NVLS", "CollNetDirect"):
+    if func in ("Broadcast", "Reduce") and algo != "Ring":
+        return False
+    gather = sys.tables["rules"]["gather_algorithms"]
+    if func in ("AllGather", "ReduceScatter") and algo not in gather:
         return False
     if func == "AllReduce" and algo == "PAT":
         return False
@@ -359,16 +383,26 @@ def _run_channels(tuned: _Tuned, algo: str, proto: str, nbytes: int) -> int:
         return channels  # PAT's comm->maxThreads is never set (0), so its loop never runs
     t = tuned.sys.tables["threads"]
     threshold = t["threshold"][proto] * (tuned.sys.ranks if algo == "Ring" and proto == "LL" else 1)
-    threads = t["max_threads"][proto]
     if algo == "CollNetChain":
-        threshold, threads = t["collnet_threshold"], t["collnet_threads"]
-    elif algo == "Ring" and proto == "Simple":
-        ring = tuned.graphs["Ring"]
-        if ring.bw_intra * ring.channels <= t["pci_bw"]:
-            threads = t["ring_simple_small"]
+        threshold = t["collnet_threshold"]
+    threads = _max_threads(tuned, algo, proto)
     # `while (nBytes < nc * nt * threadThreshold) nc--` down to one channel: the largest nc
     # whose nc × nt × threshold bytes fit in the call.
     return max(1, min(channels, nbytes // (threads * threshold)))
+
+
+def _max_threads(tuned: _Tuned, algo: str, proto: str) -> int:
+    """comm->maxThreads (ncclTopoTuneModel): the threads a channel runs with, 0 where NCCL
+    sets none. A Simple ring gets fewer when its graph's channels × speed is at most PCI_BW."""
+    t = tuned.sys.tables["threads"]
+    if algo in ("Ring", "Tree"):
+        ring = tuned.graphs["Ring"]
+        if (algo, proto) == ("Ring", "Simple") and ring.bw_intra * ring.channels <= t["pci_bw"]:
+            return t["ring_simple_small"]
+        return t["max_threads"][proto]
+    if proto == "Simple" and algo in ("CollNetDirect", "CollNetChain", "NVLS", "NVLSTree"):
+        return t["nccl_max"]
+    return 0  # PAT's is never set
 
 
 def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int,
@@ -407,7 +441,7 @@ def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None 
     tuned = _tuned(_topology(topology, gpus), gpus, nccl)
     sys = tuned.sys
     table = {}
-    for func in FUNCTIONS.values():
+    for func in TABLE_FUNCTIONS:
         for a in ALGORITHMS:
             if a in sys.tables["rules"]["absent"]:
                 continue  # that release's table has no such column
@@ -421,6 +455,14 @@ def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None 
                     cell = (_latency(sys, func, a, p), bw)
                 table[(func, a, p)] = cell
     return table
+
+
+def max_threads(topology, gpus: int, nccl: str | None = None) -> dict[tuple[str, str], int]:
+    """NCCL's comm->maxThreads for every (algorithm, protocol) of the release's table, as it
+    prints them in the 'Max NThreads' row: the threads one channel runs with, 0 for none."""
+    tuned = _tuned(_topology(topology, gpus), gpus, nccl)
+    return {(a, p): _max_threads(tuned, a, p) for a in ALGORITHMS
+            if a not in tuned.sys.tables["rules"]["absent"] for p in PROTOCOLS}
 
 
 def host_seconds(gpus_per_process: int) -> float:

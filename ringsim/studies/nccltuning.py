@@ -173,15 +173,19 @@ def algorithms(table: dict) -> list[str]:
 
 
 def format_table(table: dict[tuple[str, str, str], Cell], funcs=FUNCS,
-                 per: int = 3) -> list[str]:
+                 per: int = 3, threads: dict[tuple[str, str], int] | None = None) -> list[str]:
     """The table in NCCL's own layout (blocks of three algorithms, or `per`), for the
-    functions given."""
+    functions given, with the 'Max NThreads' row where `threads` are given."""
     algos = algorithms(table)
     out = []
     for start in range(0, len(algos), per):
         block = algos[start:start + per]
         out.append("  Algorithm   |" + "".join(f" {'':>14}   {a:>14}   {'':>14} |" for a in block))
-        out.append("  Protocol    |" + "".join(f" {p:>14} |" for _ in block for p in PROTOS))
+        # NCCL names the protocols three times in every block, a last short block too.
+        out.append("  Protocol    |" + "".join(f" {p:>14} |" for _ in range(per) for p in PROTOS))
+        if threads is not None:
+            out.append(" Max NThreads |" + "".join(f" {threads.get((a, p), 0):>14} |"
+                                                 for a in block for p in PROTOS))
         for func in funcs:
             if not any((func, a, p) in table for a in block for p in PROTOS):
                 continue
@@ -241,8 +245,8 @@ def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str
     else the log's where ringsim carries it, else its own; and the run's NCCL_ALGO and
     NCCL_PROTO (`algo`, `proto`) for its choices. `whole_report`: the same release prices
     the rest of the report, and the heading says so."""
-    from ..cost.nccl import (FUNCTIONS, MAX_BYTES, nccl_choices, release, tuning_table,
-                             versions)
+    from ..cost.nccl import (FUNCTIONS, MAX_BYTES, max_threads, nccl_choices, release,
+                             tuning_table, versions)
     func = FUNCTIONS.get(collective)
     if func is None or not (tuning.tables or tuning.choices):
         return [], {}
@@ -274,6 +278,16 @@ def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str
                         "(docs/cost.md lists its deviations)")
                      + (f"; the first of the log's {len(tuning.tables)} tables"
                         if len(tuning.tables) > 1 else ""))
+        logged_threads = tuning.threads[0] if tuning.threads else {}
+        if logged_threads:
+            model_threads = max_threads(topology, gpus, used)
+            differ = sorted(f"{a}/{p} {n} (ringsim {model_threads.get((a, p), 0)})"
+                            for (a, p), n in logged_threads.items()
+                            if model_threads.get((a, p), 0) != n)
+            lines.append(f"  Max NThreads: {len(logged_threads) - len(differ)} of "
+                         f"{len(logged_threads)} the same"
+                         + (f"; NCCL's differ at {', '.join(differ[:4])}" if differ else ""))
+            record["threads_same"] = not differ
         record["cells"] = [{"algorithm": c.algorithm, "protocol": c.protocol,
                             "nccl_latency": c.logged[0] * 1e-6, "nccl_algbw": c.logged[1] * 1e9,
                             "model_latency": c.modelled[0] * 1e-6,

@@ -144,15 +144,17 @@ def receive_bytes(plan, elements: int, itemsize: int) -> np.ndarray:
 # Measured (psutil, the ranks' summed resident memory at its peak) on 2 cores with 10^7
 # float32 per rank: 4 ranks of ring 1,379 MiB (estimate 1,400), naive 1,788 (1,820),
 # master 1,448 (1,591), 3 ranks of ring 1,080 (1,108); 4 ranks of 5·10^7: 5,868 (5,978).
-def bytes_needed(args: argparse.Namespace, ranks: int, ranks_here: int) -> int:
-    """Memory a run takes on one machine holding `ranks_here` of the ranks (rank 0 among them)."""
+def bytes_needed(args: argparse.Namespace, ranks: int, ranks_here: int,
+                 running: bool = False) -> int:
+    """Memory a run takes on one machine holding `ranks_here` of the ranks (rank 0 among them);
+    `running`: the ranks' processes exist already, and only what they will allocate counts."""
     from ..algorithms import make_plan
     from ..execute.memory import allreduce_bytes
     from ..core.layout import Layout
     elements = elements_of(args)
     itemsize = np.dtype(args.dtype).itemsize
     b = elements * itemsize
-    processes = ranks_here * RANK_PROCESS_BYTES
+    processes = 0 if running else ranks_here * RANK_PROCESS_BYTES
     if args.calibrate:
         return processes + ranks_here * (3 * b + (ranks - 1) * b)
     plan = make_plan(args.algorithm, ranks, **({"master": args.master} if args.master is not None else {}))
@@ -169,8 +171,11 @@ def bytes_needed(args: argparse.Namespace, ranks: int, ranks_here: int) -> int:
     return processes + receive + max(run, check)
 
 
-def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None:
-    """Refuse, in one line, what cannot run: one rank, no elements, a kill outside the plan."""
+def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1,
+              running: bool = False) -> None:
+    """Refuse, in one line, what cannot run: one rank, no elements, a kill outside the plan,
+    more memory than the `ranks_here` ranks on one machine may take (`running`: as checked
+    by ranks already started, whose processes are already in memory)."""
     if ranks < 2:
         raise RingsimError(f"an MPI all-reduce needs at least 2 ranks, got {ranks}: with one rank "
                            "there is nothing to send (try --ranks 4)")
@@ -194,18 +199,22 @@ def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1) -> None
         if not args.calibrate:
             raise RingsimError("--write-topology writes what --calibrate measures; add --calibrate")
         check_topology_path(args.write_topology)
-    check_memory_of(args, ranks, ranks_here)
+    check_memory_of(args, ranks, ranks_here, running)
 
 
-def check_memory_of(args: argparse.Namespace, ranks: int, ranks_here: int) -> None:
+def check_memory_of(args: argparse.Namespace, ranks: int, ranks_here: int,
+                    running: bool = False) -> None:
     """Refuse a run whose ranks would need more than ringsim allows itself (execute.memory's
-    limit: half the memory available now, or RINGSIM_MEMORY_LIMIT), before any rank starts."""
+    limit: half the memory available now, or RINGSIM_MEMORY_LIMIT), before any rank runs."""
     from ..execute.memory import check_memory
     what = f"{ranks:,} ranks of {elements_of(args):,} {args.dtype} elements"
+    if ranks_here < ranks:
+        what += f" ({ranks_here:,} of them on this machine)"
     instead = "try fewer --elements or ranks (ringsim walk shows the same plan without the data)"
     # The processes alone come first: they need no plan, which is slow to build for many ranks.
-    check_memory(ranks_here * RANK_PROCESS_BYTES, what, instead=instead)
-    check_memory(bytes_needed(args, ranks, ranks_here), what, instead=instead)
+    if not running:
+        check_memory(ranks_here * RANK_PROCESS_BYTES, what, instead=instead)
+    check_memory(bytes_needed(args, ranks, ranks_here, running), what, instead=instead)
 
 
 def check_topology_path(path: str) -> None:

@@ -38,6 +38,27 @@ def _backstop(limit: float) -> None:
     threading.Thread(target=guard, name="ringsim-backstop", daemon=True).start()
 
 
+def ranks_on_this_node(comm, MPI) -> int:
+    """How many of the communicator's ranks share this rank's machine (and its memory)."""
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    try:
+        return node.Get_size()
+    finally:
+        node.Free()
+
+
+def _refusal(args: argparse.Namespace, comm, MPI) -> str | None:
+    """Why the run cannot go ahead, the same on every rank, or None. Each rank checks the
+    memory of all the ranks on its machine, since they share it; every rank then learns of
+    any refusal, so that none is left waiting for one that has stopped."""
+    try:
+        check_run(args, comm.Get_size(), ranks_on_this_node(comm, MPI), running=True)
+        mine = None
+    except RingsimError as error:
+        mine = str(error)
+    return next((found for found in comm.allgather(mine) if found), None)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse, run this rank's part, report from rank 0; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m ringsim.mpi",
@@ -55,11 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     # MPICH's hydra signals survivors with SIGUSR1 when a rank dies; ringsim finds the rank itself.
     if hasattr(signal, "SIGUSR1"):
         signal.signal(signal.SIGUSR1, signal.SIG_IGN)
-    try:
-        check_run(args, size)
-    except RingsimError as error:
+    refused = _refusal(args, comm, MPI)
+    if refused is not None:
         if rank == 0:
-            print(f"{PROG}: error: {error}", file=sys.stderr)
+            print(f"{PROG}: error: {refused}", file=sys.stderr)
         return 2
     _backstop(3 * args.timeout + 30)
     from .watch import RankFailedError

@@ -16,6 +16,8 @@ from ringsim.algorithms import make_plan
 from ringsim.core.errors import RingsimError
 from ringsim.mpi.options import add_run_arguments, bytes_needed, check_run, receive_bytes
 
+from .conftest import launch
+
 MiB = 2 ** 20
 
 
@@ -105,3 +107,23 @@ def test_a_rank_holds_its_buffers_to_the_simulators_limit(monkeypatch):
     with pytest.raises(RingsimError, match=r"this rank's buffers would need about 2\.1 MB of memory, "
                                            r"more than the 1\.0 MB ringsim allows itself"):
         check_memory(2**21)
+
+
+def test_ranks_started_by_mpiexec_check_the_memory_of_every_rank_on_their_machine(mpiexec,
+                                                                                  monkeypatch):
+    # Four ranks on this machine share its memory: a limit that one rank's share fits under
+    # but the four ranks' together do not is refused by every rank, in one line from rank 0,
+    # before any buffer is allocated.
+    args = parsed("--elements", "2e6")
+    alone, together = (bytes_needed(args, 4, here, running=True) for here in (1, 4))
+    limit = (alone + together) // 2
+    assert alone < limit < together
+    monkeypatch.setenv(memory.LIMIT_VARIABLE, f"{limit}B")
+    run = launch(mpiexec, 4, ["-m", "ringsim.mpi", "--elements", "2e6"])
+    assert run.returncode != 0
+    assert run.stdout == ""
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("ringsim: error: 4 ranks of 2,000,000 float32 elements would need "
+                               "about ")
+    assert "ringsim allows itself (RINGSIM_MEMORY_LIMIT)" in lines[0]

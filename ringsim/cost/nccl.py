@@ -447,7 +447,11 @@ def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None 
                 continue  # that release's table has no such column
             for p in PROTOCOLS:
                 cell = (0.0, 0.0)
-                if _allowed(sys, func, a, p):
+                # From 2.28.3 NCCL skips NVLS and NVLSTree outright without two channels,
+                # leaving the latency unset too.
+                no_nvls = (a in ("NVLS", "NVLSTree") and tuned.graphs[a].channels < 2
+                           and sys.tables["rules"]["nvls_bandwidth"] == "efficiency")
+                if _allowed(sys, func, a, p) and not no_nvls:
                     bw = _bus_bandwidth(sys, tuned.graphs[a], func, a, p)
                     if (p == "LL128" and proto is None and not _ll128_default(sys)) or (
                             a not in algos or p not in protos):

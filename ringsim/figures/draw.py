@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from ..core.naming import gpu_name, plural, term
 from .cells import LABEL_SIZE, columns, text_width
 from .frames import MAX_TERMS, Frame, Move
-from .layout import CELL_H, GAP_X, GAP_Y, HEADER_H, Layout
+from .layout import GAP_X, GAP_Y, Layout, around_slots
+from .routes import beside, route, spread_ends
 from .theme import Theme, gpu_colour, lane_colour
 
 DETAILED_MAX_GPUS = 16
@@ -54,92 +55,9 @@ def _head(x0: float, y0: float, x1: float, y1: float, size: float = 9.0) -> list
     return [x1, y1, bx - uy * size * 0.5, by + ux * size * 0.5, bx + uy * size * 0.5, by - ux * size * 0.5]
 
 
-def _route(lay: Layout, m: Move, repeat: int, count: int = 1,
-           fan: tuple[float | None, float | None] = (None, None)
-           ) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
-    """Start, control point and end of a transfer's arrow (a quadratic curve); `repeat` of
-    `count` arrows on the same hop. `fan` places the start and the end across the column
-    (from its centre, in px) where many arrows leave or reach one GPU or switch."""
-    a, b, w, h = m.src, m.dst, lay.width, lay.height
-    ra, ia = lay.row_of(a)
-    rb, ib = lay.row_of(b)
-    ax, bx = lay.x[a], lay.x[b]
-    if ra == rb and abs(ia - ib) == 1:  # side by side: level with the segments it moves
-        ym = lay.y[a] + HEADER_H + CELL_H * ((m.first + m.last) / 2 + 0.5)
-        ym += -3 if bx > ax else 3
-        start = (ax + w, ym) if bx > ax else (ax, ym)
-        end = (bx, ym) if bx > ax else (bx + w, ym)
-        return start, ((start[0] + end[0]) / 2, ym), end
-    if ra == rb:  # the same row, further apart: an arc above (rightwards) or below (leftwards)
-        up = bx > ax
-        rise = min(118.0, 34 + 20 * abs(ia - ib)) + 9 * repeat
-        edge = lay.y[a] if up else lay.y[a] + h
-        sx, ex = ax + w / 2 + (8 if up else -8), bx + w / 2 + (-8 if up else 8)
-        return (sx, edge), ((sx + ex) / 2, edge - rise if up else edge + rise), (ex, edge)
-    # A pair sending both ways: two lines side by side; many lanes on one hop (NCCL's
-    # channels) close together, so that every line stays over its own column.
-    apart = 16.0 if count <= 2 else min(16.0, (w / 2 - 4) / (count - 1))
-    shift = (-10 if a < b else 10) + (apart if a < b else -apart) * repeat
-    down = lay.y[b] > lay.y[a]
-    out_dx, in_dx = fan
-    start = (ax + w / 2 + (shift if out_dx is None else out_dx + 6 * repeat), lay.y[a] + h if down else lay.y[a])
-    end = (bx + w / 2 + (shift if in_dx is None else in_dx + 6 * repeat), lay.y[b] if down else lay.y[b] + h)
-    return start, ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2), end
-
-
-def _beside(lay: Layout, m: Move, repeat: int) -> list[tuple[float, float]] | None:
-    """The corners of an arrow between two columns one above the other with rows between them
-    (a ring across nodes closing its loop): it runs down the gap beside the columns, so that it
-    is neither hidden behind the rows between nor laid over the arrows from row to row. None
-    for any other arrow."""
-    a, b, w, h = m.src, m.dst, lay.width, lay.height
-    ra, rb = lay.row_of(a)[0], lay.row_of(b)[0]
-    if abs(ra - rb) < 2 or abs(lay.x[a] - lay.x[b]) > 0.5:
-        return None
-    # Only in a grid (a column at the same place in every row between): there the run beside
-    # the columns lies in the gap between two of them. Else it goes behind (draw_frame).
-    for row in lay.rows[min(ra, rb) + 1:max(ra, rb)]:
-        if not any(abs(lay.x[k] - lay.x[a]) < 0.5 for k in row):
-            return None
-    x = lay.x[a] + w - 14 - 5 * repeat  # where it leaves and enters the columns
-    side = lay.x[a] + w + 7 + 3 * repeat  # outside the column's frame, inside a node's box
-    if lay.y[b] > lay.y[a]:  # down: from the bottom of one to the top of the other
-        y0, y1 = lay.y[a] + h, lay.y[b]
-        return [(x, y0), (x, y0 + 12), (side, y0 + 12), (side, y1 - 12), (x, y1 - 12), (x, y1)]
-    y0, y1 = lay.y[a], lay.y[b] + h
-    return [(x, y0), (x, y0 - 12), (side, y0 - 12), (side, y1 + 12), (x, y1 + 12), (x, y1)]
-
-
-FAN_MIN = 3  # arrows into (or out of) one column from another row before their ends spread out
-
-
-def _fans(moves, lay: Layout) -> dict[tuple[int, int], tuple[float | None, float | None]]:
-    """Where each hop between rows leaves and reaches its columns, when three or more arrows
-    share a column (a master, a tree's root, a switch): spread across its width in the order
-    of the columns at their other ends, so that no two arrowheads sit on one another."""
-    into: dict[int, set[int]] = {}
-    out_of: dict[int, set[int]] = {}
-    for m in moves:
-        if lay.row_of(m.src)[0] != lay.row_of(m.dst)[0]:
-            into.setdefault(m.dst, set()).add(m.src)
-            out_of.setdefault(m.src, set()).add(m.dst)
-
-    def places(ends: set[int]) -> dict[int, float]:
-        if len(ends) < FAN_MIN:
-            return {}
-        order = sorted(ends, key=lambda k: lay.x[k])
-        room = lay.width - 16
-        return {k: -room / 2 + room * i / (len(order) - 1) for i, k in enumerate(order)}
-
-    spread_in = {dst: places(srcs) for dst, srcs in into.items()}
-    spread_out = {src: places(dsts) for src, dsts in out_of.items()}
-    return {(m.src, m.dst): (spread_out.get(m.src, {}).get(m.dst), spread_in.get(m.dst, {}).get(m.src))
-            for m in moves}
-
-
 def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: bool, both: bool,
               count: int = 1, fan: tuple[float | None, float | None] = (None, None),
-              behind: bool = False, placed: list | None = None):
+              behind: bool = False, placed: list | None = None, slot: int = 0):
     """The transfer's arrow, and its add/copy tag (drawn later, above every arrow) or None.
     An arrow `behind` the columns (to a row beyond the next) gets its tag in the lowest gap.
     `placed` holds the tags drawn so far (centre and width): one that would cover another
@@ -149,19 +67,16 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
     g = draw.Group(class_="transfer", data_src=m.src + 1, data_dst=m.dst + 1, data_op=m.op,
                    data_first=m.first + 1, data_last=m.last + 1, data_sent=m.sent)
     g.append(draw.Title(m.sentence))
-    corners = _beside(lay, m, repeat)
-    if corners is None:
-        (x0, y0), (cx, cy), (x1, y1) = _route(lay, m, repeat, count, fan)
-    else:
-        (x0, y0), (cx, cy), (x1, y1) = corners[0], corners[-2], corners[-1]
+    r = route(lay, m, repeat, count, fan, both, slot)
+    (x0, y0), (cx, cy), (x1, y1) = r.points[0], r.points[-2], r.points[-1]
     # End the line where the arrowhead starts, so that a dashed line does not blunt the tip.
     hx, hy = x1 - cx, y1 - cy
     n = max((hx * hx + hy * hy) ** 0.5, 1e-9)
     lx, ly = x1 - hx / n * 7, y1 - hy / n * 7
-    if corners is None:
+    if r.curved:
         path = f"M{x0:.1f},{y0:.1f} Q{cx:.1f},{cy:.1f} {lx:.1f},{ly:.1f}"
     else:
-        path = "M" + " L".join(f"{px:.1f},{py:.1f}" for px, py in [*corners[:-1], (lx, ly)])
+        path = "M" + " L".join(f"{px:.1f},{py:.1f}" for px, py in [*r.points[:-1], (lx, ly)])
     if chip:  # a few arrows: a halo keeps each readable where it crosses cells
         g.append(draw.Raw(f'<path d="{path}" fill="none" stroke="{t.halo}" stroke-width="5.5" '
                           'stroke-linecap="round" stroke-opacity="0.85"/>'))
@@ -179,6 +94,8 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
         at = 0.5 + (0.2 if repeat % 2 else -0.2) if repeat else 0.5
         if both:
             at = 0.25  # each near its own sender
+        if not r.curved:  # lines: where the route puts it, lanes on one hop apart along it
+            at = r.tag_at + ((0.2 if repeat % 2 else -0.2) if repeat else 0.0)
         if behind:  # in the gap beside the lower end's row, which no shorter arrow crosses
             reach = GAP_Y / 2 / max(abs(y1 - y0), 1.0)
             at = max(0.5, 1 - reach) if y1 > y0 else min(0.5, reach)
@@ -186,15 +103,12 @@ def _transfer(m: Move, lay: Layout, t: Theme, repeat: int, lanes: int, chip: boo
         placed = [] if placed is None else placed
         # Both ways across a narrow gap: tags near each sender would cover the other arrow's
         # head, so each sits mid-gap, and a second one steps off the first up or down.
-        narrow = both and abs(x1 - x0) < 3 * cw and abs(y1 - y0) < abs(x1 - x0)
+        narrow = r.curved and both and abs(x1 - x0) < 3 * cw and abs(y1 - y0) < abs(x1 - x0)
         if narrow:
             at = 0.5
         for shift in (0.0,) if narrow else (0.0, -0.15, 0.15, -0.3, 0.3):
             u = at if not shift else min(max(at + shift, 0.1), 0.9)
-            mx = (1 - u) ** 2 * x0 + 2 * u * (1 - u) * cx + u * u * x1  # a point on the curve
-            my = (1 - u) ** 2 * y0 + 2 * u * (1 - u) * cy + u * u * y1
-            if corners is not None:  # on the run beside the columns, a third into the first gap
-                mx, my = corners[2][0], corners[2][1] + (GAP_Y / 3 if y1 > y0 else -GAP_Y / 3)
+            mx, my = r.at(u)
             hit = [py for px, py, pw in placed if abs(mx - px) < (cw + pw) / 2 and abs(my - py) < 15]
             if narrow and hit:
                 my = hit[0] + (16 if my >= hit[0] else -16)
@@ -327,16 +241,17 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
     pairs = set(hops)
     tags, placed = [], []
     chips = len(f.moves) <= MAX_CHIPS and GAP_X >= 40
-    fans = _fans(f.moves, lay)
+    fans = spread_ends(f.moves, lay)
     # An arrow to a row beyond the next is drawn under the columns, so it passes behind the
     # row between (a star's centre sending to its second row) instead of across its labels.
     behind, front = [], []
-    for m in f.moves:
+    slots = around_slots(lay, [(m.src, m.dst) for m in f.moves])
+    for m, slot in zip(f.moves, slots):
         repeat = seen.get((m.src, m.dst), 0)
         seen[(m.src, m.dst)] = repeat + 1
-        skips = abs(lay.row_of(m.src)[0] - lay.row_of(m.dst)[0]) > 1 and _beside(lay, m, 0) is None
+        skips = abs(lay.row_of(m.src)[0] - lay.row_of(m.dst)[0]) > 1 and beside(lay, m, 0) is None
         arrow, tag = _transfer(m, lay, t, repeat, f.lanes, chips, (m.dst, m.src) in pairs,
-                               hops[(m.src, m.dst)], fans[(m.src, m.dst)], skips, placed)
+                               hops[(m.src, m.dst)], fans[(m.src, m.dst)], skips, placed, slot or 0)
         (behind if skips else front).append(arrow)
         if tag is not None:
             tags.append(tag)

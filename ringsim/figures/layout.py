@@ -28,6 +28,16 @@ GAP_X = 58         # between columns of a row: room for an arrow
 GAP_Y = 96         # between rows: room for arrows and arcs
 MARGIN = 28
 ARC_ROOM = 64      # above the first row and below the last: arcs between distant columns
+NODE_PAD = 14      # a node's box above and below its columns
+NODE_SIDE = 22     # and beside them: room for an arrow around the node's ends
+SIDE_ROOM = 12     # beside rows that snake back: room for an arrow around their ends
+# Arrows around the outside (a ring closing its loop): from the cells to the first one, and
+# between one and the next beside a column, below a row, and beside a ring's turn (where
+# their tags sit, so these are a tag's width apart).
+SIDE_OUT = 12
+LEG_GAP = 5
+LEVEL_GAP = 6
+TURN_GAP = 20
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,11 @@ class Layout:
     boxes: tuple[tuple[int, float, float, float, float], ...]  # node, x, y, w, h
     right: float       # the drawing's extent
     bottom: float
+    aligns: tuple[str, ...] = ()   # each row's alignment: 'left', 'right' or 'centre'
+    node_of: tuple[int, ...] = ()  # each GPU's node (-1: none)
+    # Which arrows go around the outside: 'rows' (a ring: between the two ends of a row, and
+    # at the turns where rows snake back), 'turns' (a chain: only at its turns), '' (none).
+    loops: str = ""
 
     def row_of(self, gpu: int) -> tuple[int, int]:
         """(row, place in the row) of a GPU."""
@@ -54,6 +69,60 @@ class Layout:
         """True when the two GPUs sit side by side in one row."""
         (ra, ia), (rb, ib) = self.row_of(a), self.row_of(b)
         return ra == rb and abs(ia - ib) == 1
+
+    def outer_sides(self, a: int, b: int) -> tuple[str, str] | None:
+        """The sides ('left', 'right') by which an arrow from a to b goes around the outside, or None."""
+        if not self.loops:
+            return None
+        (ra, ia), (rb, ib) = self.row_of(a), self.row_of(b)
+        # The two ends of a ring's row, or of one node's part of it.
+        if ra == rb and abs(ia - ib) > 1 and self.loops == "rows":
+            row, lo, hi = self.rows[ra], min(ia, ib), max(ia, ib)
+            node = self.node_of[a] if len(self.node_of) > max(a, b) else -1
+            same = node >= 0 and self.node_of[b] == node
+
+            def outside(i: int) -> bool:
+                return i < 0 or i >= len(row) or (same and self.node_of[row[i]] != node)
+            if not (outside(lo - 1) and outside(hi + 1)):
+                return None
+            return ("left", "right") if ia < ib else ("right", "left")
+        # A turn: the ends of two rows that snake back, one above the other.
+        if abs(ra - rb) != 1 or abs(self.x[a] - self.x[b]) > 0.5 or len(self.aligns) != len(self.rows):
+            return None
+        if {self.aligns[ra], self.aligns[rb]} != {"left", "right"}:
+            return None
+        shared = self._ends(a) & self._ends(b)
+        return (next(iter(shared)),) * 2 if len(shared) == 1 else None
+
+    def _ends(self, gpu: int) -> set[str]:
+        r, i = self.row_of(gpu)
+        return ({"left"} if i == 0 else set()) | ({"right"} if i == len(self.rows[r]) - 1 else set())
+
+
+def around_slots(lay: Layout, hops: list[tuple[int, int]]) -> list[int | None]:
+    """Each hop's place among one step's arrows around the outside (0: nearest; None: not around)."""
+    found = []
+    for n, (a, b) in enumerate(hops):
+        sides = lay.outer_sides(a, b)
+        if sides is None:
+            continue
+        if sides[0] != sides[1]:  # around a row: below it going left, above going right
+            key = ("row", lay.row_of(a)[0], sides[0])
+            lo, hi = sorted((lay.x[a], lay.x[b]))
+            hi += lay.width
+        else:  # along a ring's turn
+            key = ("turn", sides[0], lay.x[a])
+            lo, hi = sorted((lay.y[a], lay.y[b]))
+            hi += lay.height
+        found.append(((hi - lo, a > b, a, b, n), key, lo, hi))
+    slots: list[int | None] = [None] * len(hops)
+    taken: list[tuple[tuple, float, float, int]] = []
+    for order, key, lo, hi in sorted(found):  # the shortest nearest, so that none crosses another
+        used = {s for k, l, h, s in taken if k == key and l < hi and lo < h}
+        slot = next(s for s in range(len(used) + 1) if s not in used)
+        taken.append((key, lo, hi, slot))
+        slots[order[-1]] = slot
+    return slots
 
 
 def ring_order(plan: Plan) -> list[int]:
@@ -162,13 +231,55 @@ def _arc_rows(plan: Plan, where: dict[int, tuple[int, int]]) -> set[int]:
 
 def layout(plan: Plan, shape: Shape, lanes: int, nodes, cell_width: float) -> Layout:
     """Positions of every GPU's column for this plan, its columns `cell_width` wide."""
+    lay = _placed(plan, shape, lanes, nodes, cell_width, NODE_SIDE, SIDE_ROOM)
+    # Room beside the columns for every arrow around the outside at once (many rings' lanes).
+    rows_most = turns_most = 0
+    for step in plan.steps:
+        hops = list(zip(step.src.tolist(), step.dst.tolist()))
+        for (a, b), slot in zip(hops, around_slots(lay, hops)):
+            if slot is not None:
+                sides = lay.outer_sides(a, b)
+                if sides[0] != sides[1]:
+                    rows_most = max(rows_most, slot)
+                else:
+                    turns_most = max(turns_most, slot)
+    if rows_most or turns_most:
+        lay = _placed(plan, shape, lanes, nodes, cell_width, NODE_SIDE + LEG_GAP * rows_most,
+                      SIDE_ROOM + max(TURN_GAP * turns_most, LEG_GAP * rows_most))
+    return lay
+
+
+def _placed(plan: Plan, shape: Shape, lanes: int, nodes, cell_width: float, node_side: float,
+            side_room: float) -> Layout:
+    """The layout with `node_side` px in a node's box beside its columns, and `side_room` px
+    more beside rows that snake back."""
     rows, aligns = rows_for(plan, shape, lanes, nodes)
     rows = [r for r in rows if r]
     aligns = aligns[:len(rows)]
     height = HEADER_H + CELL_H * plan.segments
-    widest = max(len(r) for r in rows)
-    span = widest * cell_width + (widest - 1) * GAP_X
-    node_pad = 14 if nodes else 0
+    node_of = [-1] * plan.participants
+    for m, members in enumerate(nodes):
+        for k in members:
+            node_of[k] = m
+    node_pad = NODE_PAD if nodes else 0
+    node_side = node_side if nodes else 0
+    # Two nodes' boxes in one row stay as far apart as with NODE_PAD beside their columns.
+    apart = 2 * (node_side - NODE_PAD) if nodes else 0
+
+    def places(row: list[int]) -> list[float]:
+        out = [0.0]
+        for i in range(1, len(row)):
+            step = cell_width + GAP_X + (apart if node_of[row[i]] != node_of[row[i - 1]] else 0)
+            out.append(out[-1] + step)
+        return out
+    offsets = [places(row) for row in rows]
+    span = max(o[-1] + cell_width for o in offsets)
+    chain = shape is Shape.TREE and "centre" not in aligns  # a chain laid out as rows
+    loops = "rows" if shape is Shape.RING else "turns" if chain else ""
+    # A ring's second row runs back under its first: arrows turn around the rows' ends.
+    snake = bool(loops) and any({aligns[r], aligns[r + 1]} == {"left", "right"}
+                                for r in range(len(rows) - 1))
+    side = node_side + (side_room if snake else 0)
     where = {k: (r, i) for r, row in enumerate(rows) for i, k in enumerate(row)}
     arcs = _arc_rows(plan, where)
     above = ARC_ROOM if 0 in arcs else 0
@@ -177,24 +288,24 @@ def layout(plan: Plan, shape: Shape, lanes: int, nodes, cell_width: float) -> La
     y = [0.0] * plan.participants
     top = MARGIN + above + node_pad
     row_top = top
-    for r, (row, align) in enumerate(zip(rows, aligns)):
+    for r, (row, align, offset) in enumerate(zip(rows, aligns, offsets)):
         if r:  # arcs below the row above and above this one share the gap: widen it
             row_top += height + GAP_Y + 2 * node_pad + (ARC_ROOM // 2 if {r - 1, r} <= arcs else 0)
-        used = len(row) * cell_width + (len(row) - 1) * GAP_X
-        start = MARGIN + node_pad + {"left": 0.0, "right": span - used, "centre": (span - used) / 2}[align]
-        for i, gpu in enumerate(row):
-            x[gpu] = start + i * (cell_width + GAP_X)
+        used = offset[-1] + cell_width
+        start = MARGIN + side + {"left": 0.0, "right": span - used, "centre": (span - used) / 2}[align]
+        for gpu, dx in zip(row, offset):
+            x[gpu] = start + dx
             y[gpu] = row_top
     boxes = []
     for m, members in enumerate(nodes):
         for row in rows:
             inside = [k for k in row if k in members]
             if inside:
-                x0 = min(x[k] for k in inside) - node_pad
-                x1 = max(x[k] for k in inside) + cell_width + node_pad
+                x0 = min(x[k] for k in inside) - node_side
+                x1 = max(x[k] for k in inside) + cell_width + node_side
                 y0 = y[inside[0]] - node_pad
                 boxes.append((m, x0, y0, x1 - x0, height + 2 * node_pad))
-    right = MARGIN + 2 * node_pad + span + MARGIN
+    right = MARGIN + 2 * side + span + MARGIN
     bottom = row_top + height + node_pad + below + MARGIN
     return Layout(tuple(x), tuple(y), cell_width, height, tuple(tuple(r) for r in rows),
-                  tuple(boxes), right, bottom)
+                  tuple(boxes), right, bottom, tuple(aligns), tuple(node_of), loops)

@@ -147,6 +147,23 @@ def test_ring_slides_at_the_documented_sizes_show_everything(tmp_path, capsys, a
         assert "more row" not in text and "more below" not in text, path.name
 
 
+def test_16_gpu_slides_in_presentation_mode_show_every_counter_row(tmp_path, capsys):
+    # Beside the heat map the counters take the rows they need; the transfer list scrolls.
+    assert main(["export", "--svg", str(tmp_path), "-g", "16", "--present"]) == 0
+    assert "counter row" not in capsys.readouterr().out
+    for path in sorted(tmp_path.glob("*.svg")):
+        assert "more row" not in _svg_text(path), path.name
+
+
+def test_slides_count_the_sentences_of_a_list_as_tall_as_its_text(tmp_path):
+    # At 100x30 the transfer list beside the heat map takes its own height: its title counts
+    # what that height leaves out, not what the start's one-line hint left out.
+    assert main(["export", "--svg", str(tmp_path), "-g", "16", "--present", "--screen", "100x30"]) == 0
+    text = _svg_text(tmp_path / "01-reduce-scatter-1.svg")
+    drawn = sum(sentence in text for sentence in Simulation.create("ring", 16, 16).sentences(0))
+    assert 0 < drawn < 16 and f"This iteration · {16 - drawn} more below" in text
+
+
 def test_counters_give_up_no_more_than_the_rows_they_must(tmp_path):
     # One row short, the counters drop their blank row and keep the busiest GPU's two rows.
     assert main(["export", "--svg", str(tmp_path / "tall"), "-g", "8", "--present", "--screen", "120x60"]) == 0

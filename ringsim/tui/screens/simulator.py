@@ -91,6 +91,8 @@ class SimulatorScreen(Screen):
         self.ready = True
         for box in ("#view", "#transfers-box", "#counters-box"):
             self.watch(self.query_one(box), "scroll_y", self._scrolled, init=False)
+        # A box as tall as its text settles a layout pass after the text: count again then.
+        self.screen_layout_refresh_signal.subscribe(self, lambda _: self.say_more())
         await self.app.screen_ready()
 
     def _scrolled(self, old: float, new: float) -> None:
@@ -182,11 +184,11 @@ class SimulatorScreen(Screen):
 
     def _banner_rows(self, height: int) -> int:
         """The banner's rows as ringsim.tcss sizes it: two lines and a rule; presentation mode
-        adds a blank line where the terminal has rows to spare (COMPACT or more, or the heat
-        map's view, which is never -compact); no rule on short terminals."""
+        adds a blank line where the GPU panels have rows to spare (COMPACT or more; never
+        beside the heat map, whose counters need the row); no rule on short terminals."""
         if height < SHORT:
             return 2
-        spare = height >= COMPACT or self.has_class("-heat")
+        spare = height >= COMPACT and not self.has_class("-heat")
         return 4 if self.has_class("-present") and spare else 3
 
     def _compact(self, height: int | None = None) -> bool:
@@ -197,6 +199,8 @@ class SimulatorScreen(Screen):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
+        # The counters' box may grow to more rows now, though its own size is the same.
+        self.call_after_refresh(self.query_one(Counters).redraw)
         self.call_after_refresh(self.say_more)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 
 from ...core.formula import format_number
 from ...core.naming import gpu_name
@@ -45,8 +46,18 @@ class Counters(TextLines):
         if not (screen.has_class("-present") or screen.has_class("-slide")):
             return None
         box = self.parent
-        rows = box.scrollable_content_region.height if isinstance(box, VerticalScroll) else 0
-        return rows or None
+        if not isinstance(box, VerticalScroll):
+            return None
+        rows = box.scrollable_content_region.height
+        height, limit, column = box.styles.height, box.styles.max_height, box.parent
+        if height is not None and height.is_auto and limit is not None and isinstance(column, Widget):
+            # A box as tall as the counters (beside the heat map): the rows it may grow to,
+            # not the rows the last text took.
+            if not column.content_region.height:
+                return None
+            cap = int(limit.resolve(column.content_region.size, screen.size))
+            rows = min(cap, column.content_region.height) - box.styles.gutter.height
+        return max(rows, 0) or None
 
     def _draw(self) -> None:
         if self._shown is None:

@@ -244,3 +244,235 @@ def test_broadcast_and_reduce_rows_are_the_ring_priced_one_hop():
     assert max_threads("dgx-h100", 8)[("NVLS", "Simple")] == 640
     assert max_threads("dgx-h100", 8)[("PAT", "Simple")] == 0
     assert ("PAT", "Simple") not in max_threads("dgx-h100", 8, "2.21.5")
+
+
+# Machines the audit of each release worked through, written out here: NVLink SHARP inside
+# (in_network_reduction), `across` the NIC per GPU (InfiniBand SHARP where it reduces).
+def _machine(gpus_per_node: int, arch: str, nvlink: str, nic: str, sharp: bool = False):
+    return parse(f'gpus_per_node = {gpus_per_node}\narch = "{arch}"\n'
+                 f'[inside]\nkind = "nvlink"\nin_network_reduction = true\nalpha = "0.47us"\n'
+                 f'bandwidth = "{nvlink}"\n[across]\nkind = "network"\n'
+                 f'in_network_reduction = {str(sharp).lower()}\nalpha = "2.7us"\n'
+                 f'bandwidth = "{nic}"\n', "audit")
+
+
+NVL72 = peers.system_file("gb200-nvl72")
+
+
+def test_nvls_all_gather_ran_on_at_most_32_gpus_of_a_node_from_nccl_2_25_1():
+    # enqueue.cc v2.25.1-1:1610 skips NVLS for all-gather and reduce-scatter where nRanks >
+    # NCCL_MAX_NVLS_ARITY, v2.30.7-1:2004-2005 where localRanks > it (device.h v2.25.1-1:180:
+    # 32); v2.21.5-1:1505 skips them only across nodes. tuning.cc still prices the cell.
+    from ringsim.cost.nccl import tuning_table
+    max_nvls_arity = 32
+    for release in ("2.25.1", "2.27.7", None):
+        assert tuning_table(NVL72, 72, release)[("AllGather", "NVLS", "Simple")][1] > 0
+        for collective in ("all-gather", "reduce-scatter"):
+            assert nccl_choice(NVL72, max_nvls_arity, 1 << 20, collective,
+                               nccl=release).algorithm == "NVLS"
+            for gpus in (max_nvls_arity + 1, 72):
+                assert nccl_choice(NVL72, gpus, 1 << 20, collective, nccl=release) == (
+                    nccl_choice(NVL72, gpus, 1 << 20, collective, algo="^NVLS", nccl=release))
+        with pytest.raises(RingsimError, match="no algorithm"):
+            nccl_choice(NVL72, 72, 1 << 20, "all-gather", algo="NVLS", nccl=release)
+        # an all-reduce keeps NVLS on all 72
+        assert nccl_choice(NVL72, 72, 1 << 20, nccl=release).algorithm == "NVLS"
+    assert nccl_choice(NVL72, 72, 1 << 20, "all-gather", nccl="2.21.5").algorithm == "NVLS"
+
+
+def test_one_gpu_per_node_trees_kept_085_in_every_release():
+    # tuning.cc v2.18.3-1:183 (v2.21.5-1:185, v2.25.1-1:260): busBw *= .85 where the tree
+    # graph's pattern is NCCL_TOPO_PATTERN_TREE, which search.cc v2.18.3-1:832 (v2.21.5-1:897)
+    # sets with one GPU in the node; 2.26.2 (v2.26.2-1:261) reads comm->maxTreePattern.
+    # Four 100 GbE nodes: the tree graph is 1 channel at 12 GB/s across (4 nodes: bwInter);
+    # Tree/Simple all-reduce = min(12 x .92, perChMaxTreeBw 17.8) x .85 x 1/2 = 4.692 GB/s.
+    from ringsim.cost.nccl import tuning_table, versions
+    expected = min(1 * 12.0 * 0.92, 1 * 17.8) * 0.85 * 0.5
+    for release in versions():
+        assert tuning_table("ethernet-100g", 4, release)[
+            ("AllReduce", "Tree", "Simple")][1] == pytest.approx(expected)
+    # 16 nodes, 2.21.5: with the 0.85 the trees lose 256 KiB to Ring/LL, 512 KiB to Ring/LL128
+    # and 8 MiB to Ring/Simple.
+    for size, pick in ((256 << 10, ("Ring", "LL")), (512 << 10, ("Ring", "LL128")),
+                       (8 << 20, ("Ring", "Simple"))):
+        choice = nccl_choice("ethernet-100g", 16, size, nccl="2.21.5")
+        assert (choice.algorithm, choice.protocol) == pick
+
+
+def test_nvls_all_gather_kept_5_6_of_its_bus_bandwidth_until_nccl_2_23():
+    # tuning.cc v2.19.3-1:196-201 converts every algorithm's bus bandwidth (NVLS: 5.0/6.0);
+    # v2.21.5-1:213 exempts CollNetDirect's all-gather and reduce-scatter only; v2.25.1-1:289
+    # (as v2.23.4-1:221) every algorithm but the ring's. Eight H100s: the NVLS graph has 8
+    # heads at 40 GB/s inside, 60 across (one node): 8 x min(40, 60) = 320 GB/s of bus bandwidth.
+    from ringsim.cost.nccl import tuning_table
+    bus = 8 * min(40.0, 60.0)
+    for release, ratio in (("2.19.3", 5 / 6), ("2.20.5", 5 / 6), ("2.21.5", 5 / 6),
+                           ("2.25.1", 1.0), ("2.26.2", 1.0)):
+        table = tuning_table("dgx-h100", 8, release)
+        for func in ("AllGather", "ReduceScatter"):
+            assert table[(func, "NVLS", "Simple")][1] == pytest.approx(bus * ratio)
+    # So 2.19.4 runs a 4 MiB all-gather on the ring (LL128), not on NVLS.
+    for collective in ("all-gather", "reduce-scatter"):
+        choice = nccl_choice("dgx-h100", 8, 4 << 20, collective, nccl="2.19.4")
+        assert (choice.algorithm, choice.protocol) == ("Ring", "LL128")
+
+
+def test_nccl_2_27_priced_nvls_all_gather_by_its_own_formula():
+    # tuning.cc v2.27.3-1:267-274 (to v2.27.7-1): an all-reduce takes min(bwIntra, bwInter),
+    # an all-gather or reduce-scatter min(bwIntra x (ppn - 1) / ppn, bwInter x 0.9), with no
+    # bus-to-algorithm ratio (v2.27.3-1:321). Eight H100s: 8 heads, 40 GB/s inside, 60 across.
+    from ringsim.cost.nccl import tuning_table
+    heads, intra, inter, ppn = 8, 40.0, 60.0, 8
+    for release in ("2.27.3", "2.27.7"):
+        table = tuning_table("dgx-h100", 8, release)
+        assert table[("AllGather", "NVLS", "Simple")][1] == pytest.approx(
+            heads * min(intra * (ppn - 1) / ppn, inter * 0.9))  # 280
+        assert table[("AllReduce", "NVLS", "Simple")][1] == pytest.approx(
+            heads * min(intra, inter) * 5 / 6)
+    assert tuning_table("dgx-h100", 8, "2.26.2")[("AllGather", "NVLS", "Simple")][1] == (
+        pytest.approx(heads * min(intra, inter)))  # 320
+
+
+def test_nvls_needed_three_gpus_in_a_node_until_nccl_2_28_7():
+    # transport/nvls.cc v2.27.7-1:160 (v2.18.3-1:239, v2.28.3-1:160): `gpuCount <= 2` leaves
+    # nvlsSupport 0, so init.cc (v2.27.7-1:888) searches no NVLS graph: the cell keeps its
+    # latency (hwLat NVLink NVLS 25 us) with no bandwidth, and from 2.28.3 tuning.cc skips it
+    # (fewer than two channels). v2.28.7-1:161: `gpuCount < 2`. Two H100s under 2.28.7: 2
+    # heads at 60 GB/s: min(60 x nvlsEfficiency .85 x (2 - 1) / 2 x 2, 60) x 2 heads x 2 / 2.
+    from ringsim.cost.nccl import tuning_table
+    assert tuning_table("dgx-h100", 2, "2.27.7")[("AllReduce", "NVLS", "Simple")] == (
+        pytest.approx((25.0, 0.0)))
+    assert tuning_table("dgx-h100", 2, "2.28.3")[("AllReduce", "NVLS", "Simple")] == (0.0, 0.0)
+    assert tuning_table("dgx-h100", 2, "2.28.7")[("AllReduce", "NVLS", "Simple")][1] == (
+        pytest.approx(min(60 * 0.85 * (2 - 1) / 2 * 2, 60) * 2 * 2 / 2))
+    # Two H100s per node on 400 Gb/s: no NVLSTree before 2.28.7, and the rings keep their
+    # 2 x 4 graph channels rather than NVLS's 16 in 2.25.1.
+    pairs = _machine(2, "hopper", "450GB/s", "400Gb/s")
+    for release, has in (("2.21.5", False), ("2.27.7", False), ("2.28.7", True)):
+        cell = tuning_table(pairs, 4, release)[("AllReduce", "NVLSTree", "Simple")]
+        assert (cell[1] > 0) == has
+    assert nccl_choice(pairs, 4, BIG, algo="Ring", nccl="2.25.1").channels == 2 * 4
+
+
+def test_ll128_was_off_by_default_for_blackwell_up_to_nccl_2_21():
+    # tuning.cc v2.21.5-1:311-316: `switch (minCompCap) { case 70: case 80: case 90: ...
+    # default: pEnable &= 0; }`; v2.25.1-1:435-436 add `case 100:` and `case 120:`. A B200 is
+    # compute capability 10.0, so 2.21.5 leaves LL128 off (NCCL_PROTO=LL128 still turns it on).
+    from ringsim.cost.nccl import tuning_table
+    old, new = tuning_table(B200, 16, "2.21.5"), tuning_table(B200, 16, "2.25.1")
+    for algo in ("Tree", "Ring"):
+        assert old[("AllReduce", algo, "LL128")][1] == 0.0
+        assert old[("AllReduce", algo, "LL128")][0] > 0
+    # 2.25.1, two nodes: min(min(8 x 48 x .92, 8 x perChMaxTreeBw 82.8) x 120/128, 8 x
+    # perChMaxTreeLL128Bw 73.4) x 1/2
+    assert new[("AllReduce", "Tree", "LL128")][1] == pytest.approx(
+        min(min(8 * 48 * 0.92, 8 * 82.8) * 120 / 128, 8 * 73.4) / 2)
+    assert nccl_choice(B200, 16, 256 << 10, nccl="2.21.5").protocol != "LL128"
+    assert nccl_choice(B200, 16, 256 << 10, nccl="2.25.1").protocol == "LL128"
+    assert nccl_choice(B200, 16, 256 << 10, proto="LL128", nccl="2.21.5").protocol == "LL128"
+
+
+def test_collnet_adds_half_the_channels_before_the_second_doubling():
+    # connect.cc v2.30.7-1:466-468 (v2.18.3-1:397-399, v2.25.1-1:458-460): with CollNet, where
+    # the CollNetChain graph is faster inside than across and a node has more than one GPU,
+    # nChannels + nChannels / 2; then v2.30.7-1:481 doubles again across nodes while the
+    # ring's bwIntra > 45 and nChannels < 16. Six B200s per node, 400 Gb/s NICs: the ring
+    # graph has 6 channels at 48 GB/s, the CollNetChain graph 86 GB/s inside, 48 across.
+    ring = 6
+    plain = 2 * ring
+    plain = 2 * plain if plain < 16 else plain      # 24
+    sharp = 2 * ring + (2 * ring) // 2              # 18
+    sharp = 2 * sharp if sharp < 16 else sharp      # 18: not doubled
+    for nic_sharp, channels in ((False, plain), (True, sharp)):
+        machine = _machine(6, "blackwell", "900GB/s", "400Gb/s", sharp=nic_sharp)
+        assert nccl_choice(machine, 12, BIG, algo="Ring", proto="Simple").channels == channels
+    # DGX H100s with 200 Gb/s SHARP NICs, 16 GPUs: 8 ring channels at 24 GB/s, CollNetChain
+    # 45 inside, 24 across: 2 x 8 + 8 = 24 channels. A 16 KiB Ring/Simple all-reduce: 16384 /
+    # (24 x 16) = 42 bytes < 64, so no ring plateau: 8.4 + 28 x max(3.4, 3 x 1.0) + 2 x 14 us.
+    dgx = _machine(8, "hopper", "450GB/s", "200Gb/s", sharp=True)
+    assert nccl_choice(dgx, 16, BIG, algo="Ring", proto="Simple").channels == 24
+    small = nccl_choice(dgx, 16, 16384, algo="Ring", proto="Simple")
+    assert small.latency * 1e6 == pytest.approx(8.4 + 28 * max(3.4, 3 * 1.0) + 2 * 14.0)
+
+
+def test_collnet_with_more_than_8_gpus_in_a_node_by_release():
+    # init.cc v2.21.5-1:1197-1199: more than NCCL_MAX_DIRECT_ARITY + 1 (device.h: 7 + 1) GPUs
+    # in a node turn CollNet off, and with it NVLS across nodes (tuning.cc v2.21.5-1:287-290).
+    # From 2.25.1 tuning.cc prices both CollNet cells; enqueue.cc v2.25.1-1:1606 skips
+    # CollNetDirect, v2.28.3-1:1784 CollNetChain too. Two NVL72 racks joined by SHARP NICs.
+    from ringsim.cost.nccl import tuning_table
+    racks = _machine(72, "blackwell", "900GB/s", "400Gb/s", sharp=True)
+    old = tuning_table(racks, 144, "2.21.5")
+    for algo in ("CollNetDirect", "CollNetChain", "NVLS"):
+        assert old[("AllReduce", algo, "Simple")] == (0.0, 0.0)
+    # 2.25.1, CollNetChain: 2 x (72 - 1) x hwLat NVLink 2.8 + hwLat NET 30 us; the graph's 15
+    # channels x 48 GB/s inside x 1/2.
+    assert tuning_table(racks, 144, "2.25.1")[("AllReduce", "CollNetChain", "Simple")] == (
+        pytest.approx((2 * 71 * 2.8 + 30.0, 15 * 48.0 * 0.5)))
+    assert nccl_choice(racks, 144, BIG, algo="CollNetChain", nccl="2.25.1").seconds > 0
+    assert nccl_choice(racks, 144, BIG, algo="CollNetChain", nccl="2.27.7").seconds > 0
+    for release in ("2.25.1", None):
+        with pytest.raises(RingsimError, match="no algorithm"):
+            nccl_choice(racks, 144, BIG, algo="CollNetDirect", nccl=release)
+    assert tuning_table(racks, 144)[("AllReduce", "CollNetChain", "Simple")][1] > 0
+    with pytest.raises(RingsimError, match="no algorithm"):
+        nccl_choice(racks, 144, BIG, algo="CollNetChain")
+
+
+def test_nccl_2_20_and_2_21_judged_the_ring_plateau_on_the_raised_channels():
+    # connect.cc v2.21.5-1:472-479 (v2.20.5-1:471-475): collChannels = nChannels, then
+    # nChannels is raised to nvlsChannels (16); enqueue.cc v2.21.5-1:1568 starts from
+    # collChannels, tuning.cc v2.21.5-1:438 tests the plateau on nChannels. Two nodes of four
+    # H100s on 200 Gb/s: the ring graph has 4 channels at 24 GB/s, so collChannels = 8.
+    quads = _machine(4, "hopper", "450GB/s", "200Gb/s")
+    nvls_channels, coll_channels = 16, 2 * 4
+    assert nccl_choice(quads, 8, BIG, algo="Ring", proto="Simple", nccl="2.21.5").channels == (
+        coll_channels)
+    # 4 KiB: 4096 / (16 x 8) = 32 bytes < 64: no x 1.4. 2.21.5's ring latency: 8.4 + (14 -
+    # 2 nNodes) x max(3.4, 3 x 1.0) + 2 nNodes x 14 us.
+    assert 4096 // (nvls_channels * 8) < 64 <= 4096 // (coll_channels * 8)
+    for release in ("2.20.5", "2.21.5"):
+        small = nccl_choice(quads, 8, 4096, algo="Ring", proto="Simple", nccl=release)
+        assert small.latency * 1e6 == pytest.approx(8.4 + 10 * 3.4 + 4 * 14.0)
+
+
+def test_hoppers_second_channel_doubling_wanted_compute_capability_9_0_up_to_2_21():
+    # connect.cc v2.19.3-1:410 (v2.18.3-1:405, v2.21.5-1:457): `comm->minCompCap == 90 &&
+    # nNodes > 1 && ring bwIntra > 45.0 && 2*nChannels <= MAXCHANNELS (32)`; v2.25.1-1:466:
+    # `>= 90`. Two nodes, ring graph 8 channels at 48 GB/s: an H100 gets 2 x 2 x 8, a B200
+    # (compute capability 10.0) 2 x 8.
+    assert nccl_choice("dgx-h100", 16, BIG, algo="Ring", nccl="2.19.4").channels == 32
+    assert nccl_choice(B200, 16, BIG, algo="Ring", nccl="2.19.4").channels == 16
+    for release in ("2.18.6", "2.19.4"):
+        assert nccl_choice("dgx-h100", 16, BIG, "all-gather", nccl=release).channels == 32
+        assert nccl_choice(B200, 16, BIG, "all-gather", nccl=release).channels == 16
+
+
+def test_multi_node_nvls_all_gather_was_priced_but_never_run_until_nccl_2_27_3():
+    # tuning.cc zeroes NVLS all-gather and reduce-scatter across nodes only from
+    # v2.27.3-1:299-318 (no CollNet plugin with them); before, with CollNet on (v2.25.1-1:
+    # 413-416) it prices them, and enqueue.cc v2.25.1-1:1610 (v2.19.3-1:1172) never runs them.
+    # Two DGX H100s with SHARP: NVLS graph 8 heads at 40 inside, 48 across; latency hwLat
+    # NVLink NVLS 25 (23 in 2.19) + NET 18 us.
+    from ringsim.cost.nccl import tuning_table
+    sharp = peers.system_file("h100-ndr-sharp")
+    bus = 8 * min(40.0, 48.0)
+    for release, latency, ratio in (("2.19.4", 23.0 + 18.0, 5 / 6), ("2.21.5", 25.0 + 18.0, 5 / 6),
+                                    ("2.25.1", 25.0 + 18.0, 1.0), ("2.26.2", 25.0 + 18.0, 1.0)):
+        cell = tuning_table(sharp, 16, release)[("AllGather", "NVLS", "Simple")]
+        assert cell == pytest.approx((latency, bus * ratio))
+        with pytest.raises(RingsimError, match="no algorithm"):
+            nccl_choice(sharp, 16, BIG, "all-gather", algo="NVLS", nccl=release)
+    assert tuning_table(sharp, 16, "2.27.3")[("AllGather", "NVLS", "Simple")][1] == 0.0
+
+
+def test_calls_under_64_bytes_took_the_first_tree_correction_until_nccl_2_22():
+    # utils.h v2.21.5-1:46-50: log2i(0) = 0, so tuning.cc v2.21.5-1:434-435 multiplies a
+    # 32-byte Tree call by treeCorrectionFactor[Simple][0] = .9 as a 64-byte one; from 2.22.3
+    # log2Down(0) = -1 (bitops.h v2.22.3-1:130-131) and `logSize >= 0` skips it.
+    first = 0.9
+    for release, ratio in (("2.21.5", 1.0), ("2.18.6", 1.0), ("2.25.1", 1 / first)):
+        tiny = nccl_choice("dgx-a100", 16, 32, algo="Tree", proto="Simple", nccl=release)
+        line = nccl_choice("dgx-a100", 16, 64, algo="Tree", proto="Simple", nccl=release)
+        assert tiny.channels == line.channels == 1
+        assert tiny.bandwidth == pytest.approx(line.bandwidth * ratio)

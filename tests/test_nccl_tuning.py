@@ -193,15 +193,17 @@ def test_a_hostile_log_stays_bounded():
     assert max(c.nbytes for c in found.choices) == nccltuning.MAX_SIZES - 1
 
 
-def test_one_gpu_per_node_trees_keep_085_from_2_26_and_pat_prices_with_the_trees_graph():
+def test_one_gpu_per_node_trees_keep_085_and_pat_prices_with_the_trees_graph():
     # Two GB10s, one GPU each, 200 Gb/s: the ring's graph is 1 channel at 24 GB/s and the
     # tree's raises its speed inside to 45.1 (under twice the 24 across, search.cc). tuning.cc:
-    # Tree/Simple = 45.1 × 0.92 (all-reduce) × 0.85 (NCCL_TOPO_PATTERN_TREE, 2.26.2 on) × ½;
+    # Tree/Simple = 45.1 × 0.92 (all-reduce) × 0.85 (NCCL_TOPO_PATTERN_TREE, which search.cc
+    # gives every graph but the ring's with one GPU per node: v2.25.1-1:995) × ½;
     # PAT (all-gather) = the tree's 45.1 × 0.75, with no bus-to-algorithm ratio.
     pair = peers.system_file("gb10-pair")
     new, old = tuning_table(pair, 2, "2.29.7"), tuning_table(pair, 2, "2.25.1")
     assert new[("AllReduce", "Tree", "Simple")][1] == pytest.approx(45.1 * 0.92 * 0.85 / 2)
-    assert old[("AllReduce", "Tree", "Simple")][1] == pytest.approx(45.0 * 0.92 / 2)
+    # 2.25.1 (tuning.cc:260: graphs[a]->pattern == NCCL_TOPO_PATTERN_TREE) and its speeds
+    assert old[("AllReduce", "Tree", "Simple")][1] == pytest.approx(45.0 * 0.92 * 0.85 / 2)
     assert new[("AllGather", "PAT", "Simple")][1] == pytest.approx(45.1 * 0.75)
     assert new[("AllReduce", "Ring", "Simple")][1] == pytest.approx(24.0)
 

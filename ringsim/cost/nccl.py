@@ -131,10 +131,11 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
     if algo == "Tree" and proto == "LL128":
         bus = min(bus * (f["tree_ll128_one_node"] if sys.nodes == 1 else f["tree_ll128_nodes"]),
                   nch * caps["per_channel_tree_ll128"][a][n2])
-    if algo == "Tree" and c["rules"]["tree_pattern_derate"] and sys.ranks == sys.nodes:
+    if algo == "Tree" and sys.ranks == sys.nodes:
         # With one GPU per node the search can only build NCCL_TOPO_PATTERN_TREE (search.cc),
-        # whose trees NCCL prices at 0.85; with more, which pattern it settles on depends on
-        # the PCIe paths between GPUs and NICs, which a topology file does not describe.
+        # whose trees NCCL prices at 0.85 (the tree graph's pattern up to 2.25.1, the largest
+        # over the ranks from 2.26.2); with more, which pattern it settles on depends on the
+        # PCIe paths between GPUs and NICs, which a topology file does not describe.
         bus *= f["tree_pattern_tree"]
     if algo == "PAT":
         bus *= f["pat"]
@@ -148,9 +149,12 @@ def _bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) 
         bus /= factor
         if sys.arch in ("hopper", "blackwell"):
             bus *= f["collnet_direct_hopper"]
-    if algo == "NVLS" and func != "AllReduce" and sys.nodes > 1:
+    gather = func in ("AllGather", "ReduceScatter")
+    if algo == "NVLS" and gather and sys.nodes > 1 and c["rules"]["nvls_gather_nodes_zeroed"]:
+        # From 2.27.3 without a CollNet plugin that has them (deviation 4); before, tuning.cc
+        # prices them and enqueue.cc never runs them (_runs).
         return 0.0
-    if not (algo != "Ring" and func != "AllReduce"):
+    if not gather or algo in c["rules"]["gather_bus_to_algorithm"]:
         bus *= _bus_to_algorithm(sys, func, algo)
     return bus
 
@@ -184,6 +188,10 @@ def _nvls_speeds(sys: System, graph: Graph, func: str, algo: str) -> tuple[float
         return bw, bw
     if sys.tables["rules"]["nvls_bandwidth"] == "min":
         # Before 2.28.3: the graph's speeds; NVLSTree beyond two nodes halves the one across.
+        if algo == "NVLS" and func != "AllReduce" and sys.tables["rules"]["nvls_gather_speeds"]:
+            # 2.27: an all-gather or reduce-scatter leaves out the GPU's own share inside.
+            return (graph.bw_intra * (sys.ppn - 1) / sys.ppn,
+                    graph.bw_inter * sys.tables["factors"]["nvls_gather_inter"])
         halve = algo == "NVLSTree" and sys.nodes > 2
         return graph.bw_intra, graph.bw_inter / (2 if halve else 1)
     nch = graph.channels
@@ -305,15 +313,31 @@ def _allowed(sys: System, func: str, algo: str, proto: str) -> bool:
         return False
     if not sys.collnet and (algo.startswith("CollNet") or (algo == "NVLS" and sys.nodes > 1)):
         return False
-    # enqueue.cc: CollNet runs with at most NCCL_MAX_DIRECT_ARITY + 1 GPUs per node.
-    arity = sys.tables["channels"]["direct_max_arity"]
-    if algo.startswith("CollNet") and math.ceil(sys.ppn) > arity + 1:
+    return True
+
+
+def _runs(sys: System, func: str, algo: str) -> bool:
+    """Whether enqueue.cc considers an algorithm tuning.cc priced: its choice skips some."""
+    local = math.ceil(sys.ppn)  # comm->maxLocalRanks, comm->localRanks
+    limits, rules = sys.tables["channels"], sys.tables["rules"]
+    gather = func in ("AllGather", "ReduceScatter")
+    if algo == "NVLS" and gather and (
+            sys.nodes > 1 or (rules["nvls_gather_arity"] and local > limits["nvls_max_arity"])):
+        return False  # "now we only support single-node NVLS allgather and reducescatter"
+    # CollNetDirect runs with at most NCCL_MAX_DIRECT_ARITY + 1 GPUs per node, and from
+    # 2.28.3 CollNetChain too (up to 2.21.5 init.cc turned CollNet off there: system()).
+    arity = limits["direct_max_arity"] + 1
+    if algo == "CollNetDirect" and local > arity:
+        return False
+    if algo == "CollNetChain" and local > arity and rules["collnet_arity"] == "both":
         return False
     return True
 
 
 def _ll128_default(sys: System) -> bool:
-    """LL128 is on by default only where every path inside a node is NVLink (or there is none)."""
+    """LL128's default: the release's GPUs, with every path inside a node NVLink (or none)."""
+    if sys.arch not in sys.tables["rules"]["ll128_archs"]:
+        return False
     return sys.intra_kind == "nvlink" or sys.ranks == sys.nodes
 
 
@@ -350,25 +374,39 @@ def _nvls_channels(tuned: _Tuned) -> int:
     return channels
 
 
-def _comm_channels(tuned: _Tuned, algo: str) -> int:
-    """Channels NCCL runs the algorithm on: rings and trees are doubled when connected (and
-    from 2.22.3 to 2.27.7 raised to NVLS's channels where NVLS runs); NVLS runs on
-    nvlsChannels; CollNetDirect on its heads."""
+def _connected(tuned: _Tuned) -> tuple[int, int]:
+    """connect.cc's comm->collChannels and comm->nChannels (raised to nvlsChannels)."""
     sys = tuned.sys
-    limits = sys.tables["channels"]
+    limits, rules = sys.tables["channels"], sys.tables["rules"]
+    ring, chain = tuned.graphs["Ring"], tuned.graphs["CollNetChain"]
+    # The ring graph's channels connected twice; with CollNet half as many again; on Hopper
+    # and later across nodes twice again (before 2.25.1 Hopper only: minCompCap == 90).
+    channels = min(limits["max"], 2 * ring.channels)
+    if sys.collnet and chain.channels and chain.bw_intra > chain.bw_inter and sys.ranks > sys.nodes:
+        # "Add more channels to saturate intra-node bandwidth, except the 1 PPN case"
+        channels = min(limits["max"], channels + channels // limits["collnet_add_divisor"])
+    if (sys.arch in rules["comm_double_archs"] and sys.nodes > 1
+            and ring.bw_intra > limits["comm_double_above"]
+            and channels < limits["comm_double_below"]):
+        channels = min(limits["max"], 2 * channels)
+    # collChannels is taken here; from 2.20.5 to 2.27.7 comm->nChannels is then raised to
+    # nvlsChannels where NVLS runs.
+    raised = channels
+    if rules["comm_nvls_raise"] != "none" and tuned.graphs["NVLS"].channels:
+        raised = min(limits["max"], max(channels, _nvls_channels(tuned)))
+    return channels, raised
+
+
+def _comm_channels(tuned: _Tuned, algo: str) -> int:
+    """Channels an algorithm starts from: nvlsChannels, CollNetDirect's heads, or connect.cc's."""
     if algo in ("NVLS", "NVLSTree"):
         return _nvls_channels(tuned)
     if algo == "CollNetDirect":
         return tuned.graphs[algo].channels
-    ring = tuned.graphs["Ring"]
-    channels = min(limits["max"], 2 * ring.channels)
-    if (sys.arch in ("hopper", "blackwell") and sys.nodes > 1
-            and ring.bw_intra > limits["comm_double_above"]
-            and channels < limits["comm_double_below"]):
-        channels = min(limits["max"], 2 * channels)
-    if sys.tables["rules"]["rings_take_nvls_channels"] and tuned.graphs["NVLS"].channels:
-        channels = min(limits["max"], max(channels, _nvls_channels(tuned)))
-    return channels
+    # Ring and Tree start from the raised count from 2.22.3 (enqueue.cc: comm->nChannels),
+    # from collChannels in 2.20.5 and 2.21.5.
+    start, raised = _connected(tuned)
+    return raised if tuned.sys.tables["rules"]["comm_nvls_raise"] == "rings" else start
 
 
 def _run_channels(tuned: _Tuned, algo: str, proto: str, nbytes: int) -> int:
@@ -416,14 +454,14 @@ def _seconds(tuned: _Tuned, func: str, algo: str, proto: str, nbytes: int,
         return math.inf, 0.0, 0.0
     lat = _latency(sys, func, algo, proto, measured)
     c = sys.tables
-    log_size = log2i(nbytes >> 6) if nbytes >> 6 else -1
+    log_size = log2i(nbytes >> 6) if nbytes >> 6 else c["rules"]["log_size_of_zero"]
     if algo == "Tree" and func == "AllReduce" and 0 <= log_size < 23:
         bw *= c["tree_correction"][proto][log_size]
     if (algo == "NVLSTree" and func == "AllReduce" and 0 <= log_size < 24
             and c["rules"]["nvlstree_correction"] and sys.arch == "blackwell" and sys.x86):
         bw *= c["tree_correction"][proto][log_size]
     if (algo == "Ring" and proto == "Simple" and sys.nodes > 1 and func == "AllReduce"
-            and nbytes // (_comm_channels(tuned, "Ring") * sys.ranks)
+            and nbytes // (_connected(tuned)[1] * sys.ranks)
             >= c["factors"]["ring_plateau_min_bytes"]):
         lat *= c["factors"]["ring_plateau_volta" if sys.arch == "volta" else "ring_plateau"]
     micro = lat + nbytes / (1000 * bw)
@@ -517,6 +555,8 @@ def _choose(tuned: _Tuned, func: str, algos: set, protos: set, proto_given: bool
             continue
         for p in names("protocols"):
             if p not in protos or not _allowed(tuned.sys, func, a, p):
+                continue
+            if not _runs(tuned.sys, func, a):
                 continue
             if a in tuned.sys.tables["rules"]["absent"]:
                 continue  # an algorithm that release did not have

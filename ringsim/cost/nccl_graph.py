@@ -124,6 +124,12 @@ def system(topology: Topology, gpus: int, nccl: str | None = None) -> System:
     if across is not None and nodes > 1:
         net_bw = _nccl_rate(across.bandwidth, across.kind or "network", topology.arch, nccl)
         collnet = across.in_network_reduction
+        tables = constants(nccl)
+        if (tables["rules"]["collnet_arity"] == "off"
+                and ppn > tables["channels"]["direct_max_arity"] + 1):
+            # init.cc up to 2.21.5: "CollNet currently only supports up to 8 GPUs per node,
+            # disabling CollNet", before the channels are connected and the model tuned.
+            collnet = False
         # search.cc sets a graph's latencyInter to the NIC's latency, which topo.cc reads
         # from the plugin's props->latency through an integer attribute (xmlInitAttrInt, since
         # 2.24): whole µs. One node's graphs cross no NIC.
@@ -279,7 +285,10 @@ def graphs(sys: System) -> dict[str, Graph]:
     found = {"Ring": ring, "Tree": tree, "PAT": tree, "CollNetChain": NONE,
              "CollNetDirect": NONE, "NVLS": NONE, "NVLSTree": NONE}
     ppn = max(1, round(sys.ppn))
-    if sys.nvls and sys.arch in ("hopper", "blackwell"):
+    # transport/nvls.cc: NVLS needs nvls_min_gpus GPUs in the node (3 before 2.28.7); without
+    # them init.cc searches no NVLS graph.
+    if (sys.nvls and sys.arch in ("hopper", "blackwell")
+            and ppn >= sys.tables["rules"]["nvls_min_gpus"]):
         heads = min(limits["nvls_max_arity"], ppn)
         nvls = search(sys, PATTERN_NVLS, heads, fixed=heads if sys.nodes == 1 else None)
         found["NVLS"] = found["NVLSTree"] = nvls

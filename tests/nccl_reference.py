@@ -1,0 +1,398 @@
+"""NCCL's tuner re-read from its source at each carried release, to diff ringsim's model against.
+
+Written from NVIDIA/nccl at each tag (git show vX.Y.Z-1:path), one branch per release where the
+source changed, independently of the formulas in ringsim/cost/nccl.py: src/graph/tuning.cc
+(ncclTopoTuneModel's table and enable logic, ncclTopoGetAlgoTime), src/graph/connect.cc
+(comm->nChannels and collChannels), src/transport/nvls.cc (nvlsSupport, nvlsChannels),
+src/init.cc (which graphs are searched, collNetSupport) and src/enqueue.cc (the choice's
+filters and topoGetAlgoInfo's channel cut). The factors tuning.cc writes into its formulas are
+written here as the source writes them.
+
+What it takes from ringsim as input, since ringsim documents it as its own reading of the
+machine: the System (NCCL's link rates, docs/cost.md deviation 2), the graph ringsim's search
+finds for each pattern (the search is deviation 1; which graphs NCCL searches at all is decided
+here), and the tables of nccl_constants.toml (baseLat, hwLat, the per-channel caps, llMaxBws,
+nvlsEfficiency, treeCorrectionFactor), which were compared cell by cell with each tag's
+tuning.cc. It reads the topology file itself for whether the network reduces (CollNet).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ringsim.cost.nccl import ALGORITHMS, FUNCTIONS, PROTOCOLS, TABLE_FUNCTIONS
+from ringsim.cost.nccl_graph import (NONE, PATTERN_NVLS, PATTERN_RING, PATTERN_TREE,
+                                     constants, log2i, search, system)
+from ringsim.cost.topology import load
+
+OWN = "2.30.7"  # the release ringsim's own tables are
+
+
+def version(release: str) -> tuple[int, ...]:
+    """A release as a comparable tuple: '2.21.5' -> (2, 21, 5)."""
+    return tuple(int(x) for x in release.split("."))
+
+
+def _cc(arch: str) -> int:
+    """The compute capability NCCL compares (minCompCap), for ringsim's GPU generations."""
+    return {"volta": 70, "ampere": 80, "hopper": 90, "blackwell": 100}[arch]
+
+
+class Reference:
+    """NCCL's table, channels and choice for one machine, GPU count and release."""
+
+    def __init__(self, topology, gpus: int, release: str):
+        topo = load(topology) if isinstance(topology, str) else topology
+        self.v = v = version(release)
+        key = None if release == OWN else release
+        self.c = constants(key)
+        self.sys = sys = system(topo, gpus, key)
+        self.nodes, self.ranks = sys.nodes, sys.ranks
+        self.ppn = sys.ranks / sys.nodes          # tuning.cc's float ppn
+        self.local = math.ceil(self.ppn)          # comm->localRanks, maxLocalRanks
+        self.cc = _cc(sys.arch)
+        self.max_channels = 32 if v < (2, 25) else 64   # MAXCHANNELS (device.h)
+        self._graphs(topo)
+        self._connect()
+        self.table = self._tune()
+
+    def _graphs(self, topo) -> None:
+        """init.cc and nvls.cc: which graphs NCCL searches, and nvlsSupport, collNetSupport."""
+        sys, v = self.sys, self.v
+        ring = search(sys, PATTERN_RING, self.max_channels // 2)
+        tree = NONE
+        if ring.channels:
+            tree = search(sys, PATTERN_TREE, ring.channels, fixed=ring.channels)
+        # nvls.cc: gpuCount <= 2 (before 2.28.7) or < 2 turns NVLS off; it needs an NVSwitch
+        # that reduces (NVLink SHARP) and compute capability 9.0 or more.
+        few = self.local <= 2 if v < (2, 28, 7) else self.local < 2
+        nvls = NONE
+        if sys.nvls and self.cc >= 90 and not few:
+            heads = min(32, self.local)  # NCCL_MAX_NVLS_ARITY
+            nvls = search(sys, PATTERN_NVLS, heads, fixed=heads if self.nodes == 1 else None)
+        self.nvls_support = nvls.channels > 0
+        # init.cc: collNetSupport needs the network to reduce and two nodes (the node
+        # threshold); up to 2.21 more than NCCL_MAX_DIRECT_ARITY + 1 (8) GPUs in a node turn
+        # it off (v2.21.5-1:1197-1199).
+        across = topo.levels.get("across")
+        collnet = bool(across is not None and across.in_network_reduction and self.nodes > 1)
+        if v < (2, 22) and self.local > 8:
+            collnet = False
+        chain = direct = NONE
+        if collnet and ring.channels:
+            chain = search(sys, PATTERN_TREE, ring.channels, fixed=ring.channels)
+            if sys.nvswitch:
+                direct = search(sys, PATTERN_TREE, min(8, self.local))
+        self.collnet = collnet and chain.channels > 0
+        self.graphs = {"Tree": tree, "Ring": ring, "CollNetDirect": direct,
+                       "CollNetChain": chain, "NVLS": nvls, "NVLSTree": nvls, "PAT": tree}
+
+    def _connect(self) -> None:
+        """connect.cc and nvls.cc: collChannels, comm->nChannels and nvlsChannels."""
+        v, sys, g = self.v, self.sys, self.graphs
+        n = min(self.max_channels, 2 * g["Ring"].channels)
+        chain = g["CollNetChain"]
+        if self.collnet and chain.bw_intra > chain.bw_inter and self.ranks > self.nodes:
+            n = min(self.max_channels, n + n // 2)
+        hopper = self.cc == 90 if v < (2, 25) else self.cc >= 90
+        room = 2 * n <= self.max_channels if v < (2, 20) else n < 16
+        if hopper and self.nodes > 1 and g["Ring"].bw_intra > 45.0 and room:
+            n = 2 * n
+        self.coll_channels = n
+        nvls = 0
+        if self.nvls_support:
+            if v < (2, 25):
+                nvls = 16                                   # NCCL_NVLS_NCHANNELS
+            elif v < (2, 27):
+                nvls = 32 if self.cc >= 100 else 16         # NVLS_NCHANNELS_SM100, _SM90
+            elif self.cc >= 100:
+                nvls = 32 if self.nodes > 1 else 24         # _SM100, _SM100_NVL
+                if v >= (2, 30, 3) and self.nodes > 1:      # ncclNvlsTreeSm100Tuning
+                    nic = sys.net_bw
+                    if self.nodes == 2 and nic >= 48:
+                        nvls = 32
+                    elif nic >= 96:
+                        nvls = 24 if self.local <= 8 else 32
+                    elif nic >= 48:
+                        nvls = 24
+            else:
+                nvls = 16
+        self.nvls_channels = nvls
+        # From 2.20.5 to 2.27.7 comm->nChannels is raised to nvlsChannels; 2.20.5 and 2.21.5
+        # start Ring and Tree from collChannels, 2.22.3 on from comm->nChannels.
+        self.n_channels = max(n, nvls) if (2, 20) <= v < (2, 28) and nvls else n
+        self.start_channels = n if (2, 20) <= v < (2, 22) else self.n_channels
+
+    def _ll128(self) -> bool:
+        """LL128 on by default: NVLink inside (docs/cost.md deviation 3), and the GPU."""
+        v, cc = self.v, self.cc
+        if v < (2, 25):
+            listed = cc in (70, 80, 90)
+        elif v < (2, 27, 3):
+            listed = cc in (70, 80, 90, 100, 120)
+        else:
+            listed = cc >= 70
+        return listed and (self.sys.intra_kind == "nvlink" or self.ranks == self.nodes)
+
+    def _tune(self) -> dict:
+        """tuning.cc, ncclTopoTuneModel: (latency us, algorithm GB/s) for every cell."""
+        v, c, sys, g = self.v, self.c, self.sys, self.graphs
+        nodes, ranks, ppn = self.nodes, self.ranks, self.ppn
+        ai = c["caps"]["arch_index"][sys.arch]
+        i2 = nodes - 1 if nodes <= 2 else 2
+        i1 = ai if nodes == 1 else (1 if sys.cpu == "amd" else 0)
+        caps = c["caps"]
+        ll_max = caps["ll_max_bw"][i1][i2]
+        ch_tree = caps["per_channel_tree"][ai][i2]
+        ch_ring128 = caps["per_channel_ring_ll128"][ai][i2]
+        ch_tree128 = caps["per_channel_tree_ll128"][ai][i2]
+        ch_nvlstree = caps["per_channel_nvls_tree"][ai][i2]
+        eff = caps["nvls_efficiency"][ai]
+        hw = {k: {a: list(c["hw_latency"][k][a]) for a in ALGORITHMS}
+              for k in ("nvlink", "pcie", "network")}
+        if sys.cpu == "power":
+            hw["pcie"]["Tree"][2] = hw["pcie"]["Ring"][2]
+        base = c["base_latency"]
+        intra_kind = sys.intra_kind
+        lat_inter = sys.net_latency if nodes > 1 else 0.0
+        out = {}
+        for coll in TABLE_FUNCTIONS:
+            gather = coll in ("AllGather", "ReduceScatter")
+            nsteps = 2 * (ranks - 1) if coll == "AllReduce" else (ranks - 1 if gather else ranks)
+            for a in ALGORITHMS:
+                for p in PROTOCOLS:
+                    out[(coll, a, p)] = (0.0, 0.0)
+                if a == "PAT" and v < (2, 23):
+                    continue
+                if coll in ("Broadcast", "Reduce") and a != "Ring":
+                    continue
+                if gather:
+                    tuned = (["Ring"] if v < (2, 19) else ["Ring", "NVLS"] if v < (2, 20)
+                             else ["Ring", "NVLS", "CollNetDirect"] if v < (2, 23)
+                             else ["Ring", "NVLS", "CollNetDirect", "PAT"])
+                    if a not in tuned:
+                        continue
+                if coll == "AllReduce" and a == "PAT":
+                    continue
+                graph = g[a]
+                nch = graph.channels
+                for pi, p in enumerate(PROTOCOLS):
+                    if a in ("NVLS", "NVLSTree") and p != "Simple":
+                        continue
+                    if a == "PAT" and (p != "Simple" or nodes != ranks):
+                        continue
+                    if a in ("NVLS", "NVLSTree") and v >= (2, 28) and nch < 2:
+                        continue  # v2.28.3-1: `if (graphs[a]->nChannels < 2) continue;`
+                    collnet = a.startswith("CollNet")
+                    bw = graph.bw_intra if nodes <= 2 or collnet else graph.bw_inter
+                    if a in ("NVLS", "NVLSTree") and v >= (2, 28):
+                        intra = graph.bw_intra * eff * (nch - 1) / nch
+                        intra *= 2.0 if coll == "AllReduce" else (ppn - 1) / ppn
+                        inter = graph.bw_inter * (2 if nodes <= 2 and a == "NVLSTree" else 1)
+                        bw = min(intra, inter, ch_nvlstree if a == "NVLSTree" else math.inf)
+                    elif a == "NVLS" and v >= (2, 19):
+                        if v >= (2, 27) and coll != "AllReduce":
+                            bw = min(graph.bw_intra * (ppn - 1.0) / ppn, graph.bw_inter * 0.9)
+                        else:
+                            bw = min(graph.bw_intra, graph.bw_inter)
+                    elif a == "NVLSTree" and v >= (2, 19):
+                        across = graph.bw_inter if nodes <= 2 else graph.bw_inter / 2
+                        bw = min(graph.bw_intra, across)
+                    bus = nch * bw
+                    if a == "Ring" and p == "LL":
+                        if v < (2, 21):
+                            f = 0.25 if (nodes > 1 or coll in ("AllReduce", "Reduce")) else 1 / 3
+                        else:
+                            f = 0.5
+                        bus = min(ll_max, bus * f)
+                    if a == "Ring" and p == "LL128":
+                        f = (0.7 if ppn < 2 else 0.92) if v < (2, 23) else 0.92
+                        bus = min(bus * f, nch * ch_ring128)
+                    if a == "Tree" and (coll == "AllReduce" or v < (2, 23)):
+                        bus = min(bus * 0.92, nch * ch_tree)
+                    if a == "Tree" and p == "LL":
+                        bus = min(bus / 3.8, ll_max)
+                    if a == "Tree" and p == "LL128":
+                        bus = min(bus * (7 / 9 if nodes == 1 else 120 / 128), nch * ch_tree128)
+                    if a == "Tree" and ranks == nodes:
+                        bus *= 0.85  # one GPU per node: NCCL_TOPO_PATTERN_TREE (search.cc)
+                    if a == "PAT":
+                        bus *= 0.85 if v < (2, 24) else 0.75
+                    if collnet and p != "Simple":
+                        bus = 0.0
+                    if a == "CollNetDirect" and p == "Simple":
+                        if gather:
+                            bus = 0.0  # no CollNet plugin with iallgather (deviation 4)
+                        elif nch:
+                            factor = ppn / nch
+                            factor -= (factor - 1) / 2
+                            bus /= factor
+                            if self.cc >= 90:
+                                bus *= 0.85
+                    if v >= (2, 27) and a in ("NVLS", "CollNetDirect") and gather and nodes > 1:
+                        bus = 0.0
+                    # "Convert bus BW to algorithm BW"
+                    if v < (2, 20):
+                        convert = True
+                    elif v < (2, 23):
+                        convert = not (a == "CollNetDirect" and gather)
+                    else:
+                        convert = not (a != "Ring" and gather)
+                    if convert:
+                        if a == "Ring":
+                            bus *= ranks / nsteps
+                        elif a == "NVLS" or (a == "NVLSTree" and v >= (2, 19)):
+                            bus *= ranks / nsteps if v >= (2, 28) else 5 / 6
+                        elif a == "NVLSTree":
+                            bus *= 0.7 * nodes / (2 * (nodes - 1)) if nodes > 1 else 0.0
+                        else:
+                            bus *= 0.5
+                    out[(coll, a, p)] = (self._latency(coll, a, p, pi, nsteps, base, hw,
+                                                       intra_kind, lat_inter), bus)
+                    if not self._enabled(a, p):
+                        out[(coll, a, p)] = (out[(coll, a, p)][0], 0.0)
+        return out
+
+    def _latency(self, coll, a, p, pi, nsteps, base, hw, intra_kind, lat_inter) -> float:
+        """tuning.cc: one cell's comm->latencies (us)."""
+        v, nodes, ranks = self.v, self.nodes, self.ranks
+        lat = base[a][pi]
+        intra = hw[intra_kind][a][pi]
+        inter = hw["network"]["Tree" if v >= (2, 23) and ranks == nodes else a][pi]
+        inter += lat_inter * (2 if p == "Simple" else 1)
+        local = ranks // nodes
+        if a == "Ring":
+            if coll in ("Broadcast", "Reduce"):
+                return lat + hw[intra_kind if nodes == 1 else "network"]["Ring"][pi]
+            overhead = 0.0
+            if nodes > 1:
+                overhead = {"amd": 2.0}.get(self.sys.cpu, 1.0) * (3 if p == "Simple" else 1)
+            intra = max(intra, overhead)
+            # nInterSteps: 2 nNodes for an all-reduce before 2.23, 2 (nNodes - 1) since
+            if coll != "AllReduce":
+                crossing = nodes - 1
+            elif nodes == 1:
+                crossing = 0
+            else:
+                crossing = 2 * nodes if v < (2, 23) else 2 * (nodes - 1)
+            return lat + (nsteps - crossing) * intra + crossing * inter
+        if a == "Tree":
+            return lat + 2 * ((local - 1) * intra + log2i(nodes) * inter)
+        if a == "CollNetDirect":
+            arity = 0.5 if v < (2, 19) else 0.4
+            return lat + 2 * (min(1, local - 1) * intra + (local - 1) * arity) + inter
+        if a == "CollNetChain":
+            return lat + 2 * (local - 1) * intra + inter
+        if a == "NVLS":
+            if v < (2, 19):
+                return lat + (hw["network"]["NVLS"][pi] if nodes > 1 else 0.0)
+            return intra + (inter if nodes > 1 else 0.0)
+        if a == "NVLSTree":
+            if v < (2, 19):
+                return lat + 2 * (nodes - 1) * hw["network"]["NVLSTree"][pi]
+            return lat + intra + 2 * log2i(nodes) * inter
+        # PAT, all-gather and reduce-scatter
+        if v < (2, 28):
+            return 8 + log2i(nodes) * (inter / 3.5) + ranks * 2.8
+        return lat + log2i(nodes) * (inter / 3.5) + ranks * 2.8
+
+    def _enabled(self, a: str, p: str) -> bool:
+        """tuning.cc's protoEnable (LL128's default) and algoEnable."""
+        if p == "LL128" and not self._ll128():
+            return False
+        if a == "NVLSTree" and self.nodes == 1:
+            return False
+        if not self.collnet and (a.startswith("CollNet") or (a == "NVLS" and self.nodes > 1)):
+            return False
+        if a == "CollNetDirect" and not self.sys.nvswitch:
+            return False
+        return True
+
+    def _runs(self, func: str, a: str) -> bool:
+        """enqueue.cc (updateCollCostTable, topoGetAlgoInfo): the algorithms the choice tries."""
+        v, gather = self.v, func in ("AllGather", "ReduceScatter")
+        if a.startswith("CollNet") and not self.collnet:
+            return False
+        if a == "CollNetDirect" and self.local > 8 and v >= (2, 25):
+            return False
+        if a == "CollNetChain" and self.local > 8 and v >= (2, 28):
+            return False
+        if a in ("NVLS", "NVLSTree") and not self.nvls_support:
+            return False
+        if a == "NVLS" and not self.collnet and self.nodes > 1:
+            return False
+        if a == "NVLS" and gather and self.nodes > 1 and v < (2, 27):
+            return False
+        if a == "NVLS" and gather and self.local > 32 and v >= (2, 25):
+            return False
+        return True
+
+    def choice(self, nbytes: int, collective: str, algo: str | None = None,
+               proto: str | None = None) -> tuple | None:
+        """NCCL's (algorithm, protocol, channels, latency us, GB/s, uncut channels), or None."""
+        v, c, sys = self.v, self.c, self.sys
+        func = FUNCTIONS[collective]
+        best = None
+        for a in ALGORITHMS:
+            if not self._runs(func, a) or algo not in (None, a):
+                continue
+            for p in PROTOCOLS:
+                if proto not in (None, p):
+                    continue
+                lat, bw = self.table[(func, a, p)]
+                if bw <= 0:
+                    continue
+                if v < (2, 22):
+                    log_size = log2i(nbytes >> 6)  # utils.h log2i(0) = 0
+                else:
+                    log_size = log2i(nbytes >> 6) if nbytes >> 6 else -1  # log2Down(0) = -1
+                if a == "Tree" and (func == "AllReduce" or v < (2, 23)) and 0 <= log_size < 23:
+                    bw *= c["tree_correction"][p][log_size]
+                if (a == "NVLSTree" and func == "AllReduce" and v >= (2, 29, 2)
+                        and 0 <= log_size < 24 and self.cc >= 100
+                        and sys.cpu in ("intel", "amd")):
+                    bw *= c["tree_correction"][p][log_size]
+                if (a == "Ring" and p == "Simple" and self.nodes > 1 and func == "AllReduce"
+                        and nbytes // (self.n_channels * self.ranks) >= 64):
+                    lat *= 1.9 if self.cc < 80 else 1.4  # "Plateau effect of ring"
+                time = lat + nbytes / (1000 * bw)
+                if best is None or time < best[0]:
+                    best = (time, a, p, lat, bw)
+        if best is None:
+            return None
+        _, a, p, lat, bw = best
+        return a, p, self._channels(a, p, nbytes), lat, bw, self._full(a)
+
+    def _full(self, a: str) -> int | None:
+        """The channels an algorithm has before topoGetAlgoInfo cuts them for a small call."""
+        if a in ("NVLS", "NVLSTree"):
+            return self.nvls_channels
+        return None if a == "CollNetDirect" else self.start_channels
+
+    def _channels(self, a: str, p: str, nbytes: int) -> int | None:
+        """enqueue.cc, topoGetAlgoInfo: the channels a call runs on."""
+        if a in ("NVLS", "NVLSTree"):
+            nc = self.nvls_channels
+            if a == "NVLS" and self.nodes > 1 and self.v >= (2, 28):
+                nc = min(nc, self.n_channels)
+            return nc
+        if a == "CollNetDirect":
+            return None
+        nc = self._full(a)
+        threshold = {"LL": 8, "LL128": 8, "Simple": 64}[p]
+        if a == "Ring" and p == "LL":
+            threshold *= self.ranks
+        if a == "CollNetChain" and p == "Simple":
+            threshold = 512
+        if a == "PAT":
+            threads = 0  # comm->maxThreads is never set for PAT
+        elif a == "CollNetChain":
+            threads = 640  # NCCL_MAX_NTHREADS
+        else:
+            threads = {"LL": 512, "LL128": 640, "Simple": 512}[p]
+            ring = self.graphs["Ring"]
+            if a == "Ring" and p == "Simple" and ring.bw_intra * ring.channels <= 12:
+                threads = 256  # PCI_BW
+        while nbytes < nc * threads * threshold and nc >= 2:
+            nc -= 1
+        return nc

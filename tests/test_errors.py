@@ -93,3 +93,18 @@ def test_plans_that_no_executor_could_run_are_refused():
         Plan("custom", 3, (Step.build("x", 1, 1, "reduce", [0, 2], [1, 1], [0, 1], [1, 2]),))
     with pytest.raises(RingsimError, match="unknown transfer op"):
         Step.build("x", 1, 1, "multiply", [0], [1], [0])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["walk", "--alpha", "-1us"], "--alpha: cannot read '-1us'"),
+    (["walk", "--bandwidth", "-5GB/s"], "--bandwidth: cannot read '-5GB/s'"),
+    (["predict", "--sizes", "-1KiB"], "--sizes: cannot read '-1KiB'"),
+])
+def test_a_negative_quantity_with_a_unit_reaches_its_options_own_check(argv, message, capsys):
+    # argparse alone would say "expected one argument", as if the value were missing
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    # a plain negative number and a flag after an option stay argparse's to read
+    assert main(["walk", "-g", "-4"]) == 2
+    assert "got -4" in capsys.readouterr().err

@@ -13,6 +13,7 @@ import importlib
 import io
 import os
 import pkgutil
+import re
 import sys
 
 from ..core.errors import RingsimError
@@ -116,8 +117,28 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+# A negative quantity with a unit ('-1us', '-5GB/s'): argparse takes a word that starts with
+# '-' and is not a plain number for an option, and would say the option before it lacks its
+# value. Joined to that option ('--alpha=-1us') it reaches the option's own check instead.
+_NEGATIVE_WITH_UNIT = re.compile(r"-\.?\d[\w.+/%-]*[A-Za-z%/][\w.+/%-]*")
+
+
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """argv with each negative quantity that has a unit joined to the long option before it."""
+    out: list[str] = []
+    for word in argv:
+        before = out[-1] if out else ""
+        if (_NEGATIVE_WITH_UNIT.fullmatch(word) and before.startswith("--")
+                and "=" not in before and before != "--"):
+            out[-1] = f"{before}={word}"
+        else:
+            out.append(word)
+    return out
+
+
 def _run(argv: list[str] | None) -> int:
     parser = build_parser()
+    argv = _join_negative_values(sys.argv[1:] if argv is None else list(argv))
     try:
         args = parser.parse_args(argv)
         if args.command is None:

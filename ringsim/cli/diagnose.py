@@ -137,8 +137,10 @@ def run(args: argparse.Namespace) -> int:
     if args.topology:
         topology, reason = load(args.topology), "given with --topology"
     else:
-        name, reason = study.preset_for(gpu, len(output.hosts) or (args.nodes or 1), presets())
+        nodes = len(output.hosts) or (args.nodes or 1)
+        name, reason = study.preset_for(gpu, nodes, presets())
         topology = load(name)
+        reason += study.assumed_network(topology, nodes)
     log_text = read_text(args.nccl_log, "NCCL_DEBUG=INFO log") if args.nccl_log else None
     tuning = parse_all([text] + ([log_text] if log_text is not None else []))
     # One release prices every part of a report. Where NCCL's own tuning output is set beside

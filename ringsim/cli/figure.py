@@ -27,7 +27,8 @@ def register(sub) -> None:
         description=HELP + ". GPUs are columns of segment cells coloured by whose gradients "
         "they hold (a complete sum in full colour), an arrow per transfer marked add or copy. "
         "Example: ringsim figure ring.gif (the 4-GPU example, animated); ringsim figure "
-        "tree.svg -a tree -g 8 --step 2; ringsim figure --all docs/figures.")
+        "tree.svg -a tree -g 8 --step 2; ringsim figure --all docs/figures. Needs the "
+        "figures extra: pip install '.[figures]' from a clone of ringsim.")
     parser.add_argument("output", nargs="?", metavar="FILE",
                         help="the file to write: .svg, .png, .pdf, .gif or .html")
     parser.add_argument("--step", type=int, default=None, metavar="K",

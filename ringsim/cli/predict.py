@@ -88,11 +88,14 @@ def register(sub) -> None:
                              "there are, and the model over their median; the runs are listed "
                              "with their addresses under the table")
     parser.add_argument("--json", action="store_true",
-                        help="one JSON object per size: bytes, count (per GPU for all-gather "
-                             "and reduce-scatter, as nccl-tests prints it), type, seconds, algbw, "
-                             "busbw (bytes/s), algorithm, protocol, channels, host_bound, fill; "
-                             "seconds, algorithm and protocol null for an empty call (with "
-                             "--tuning: one per table cell, with its max_threads)")
+                        help="one JSON object per size: bytes, requested_bytes (the size "
+                             "asked for, before nccl-tests rounds it down), count (per GPU for "
+                             "all-gather and reduce-scatter, as nccl-tests prints it), type, "
+                             "seconds, algbw, busbw (bytes/s), algorithm, protocol, channels, "
+                             "host_bound, fill (seconds the first step takes to cross the "
+                             "pipeline, included in seconds); seconds, algorithm and protocol "
+                             "null for an empty call (with --tuning: one per table cell, with "
+                             "its max_threads)")
     parser.set_defaults(run=run)
 
 

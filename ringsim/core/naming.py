@@ -64,5 +64,7 @@ def plural_word(count: int, word: str) -> str:
 
 
 def segment_range(letter_of: str, count: int) -> str:
-    """'a₁…a₄' for four segments, 'a₁' for one: the labels GPU1's segments carry."""
+    """'a₁…a₄' for four segments, 'a₁, a₂' for two, 'a₁' for one: the labels GPU1's segments carry."""
+    if count == 2:
+        return f"{letter_of}{subscript(1)}, {letter_of}{subscript(2)}"
     return f"{letter_of}{subscript(1)}" + (f"…{letter_of}{subscript(count)}" if count > 1 else "")

@@ -13,6 +13,7 @@ import numpy as np
 from ..algorithms import ALGORITHMS
 from ..execute.backend import array_module, to_numpy
 from ..core.errors import RingsimError
+from ..core.naming import plural
 from ..api import allreduce as in_process
 from ..core.formula import format_number
 from ..core.units import format_seconds
@@ -168,7 +169,7 @@ class Report:
         shared = f"; {g} ranks share {cores} cores" if g > cores and self.facts["nodes"] == 1 else ""
         return [f"{title} over MPI · {g} ranks · {n:,} {self.args.dtype} elements per rank "
                 f"({bytes_text(n * self.itemsize)})",
-                f"{library} · mpi4py {mpi4py.__version__} · {self.facts['nodes']} node(s){shared}",
+                f"{library} · mpi4py {mpi4py.__version__} · {plural(self.facts['nodes'], 'node')}{shared}",
                 f"Messages: {self.done.transport}. Rank r plays GPU r+1"
                 f"{self._switch_players()}; times are the slowest rank's, each step started "
                 "together (a barrier between steps)."]

@@ -17,7 +17,7 @@ def held(state: SymbolicState, gpu: int, first: int, last: int, max_terms: int =
         return f"({text})" if parens and "+" in text else text
     if first == last:
         return one(first)
-    return f"{one(first)}…{one(last)}"
+    return f"{one(first)}{', ' if last == first + 1 else '…'}{one(last)}"
 
 
 def sentence(t: Transfer, state: SymbolicState, elements: int | None = None, max_terms: int = 6,

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..core.errors import RingsimError
 from ..core.fit import theil_sen
+from ..core.naming import plural
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from . import peers, slowsizes
 from .ncclrun import no_nvls, without_nvls
@@ -242,6 +243,16 @@ def preset_for(gpu: str | None, nodes: int, available: list[str]) -> tuple[str, 
                        "--calibrate --write-topology FILE` measures one); " + _published_hint(gpu))
 
 
+def assumed_network(topology, nodes: int) -> str:
+    """What a preset guessed from the GPU's name takes the network to be, where the run
+    crosses nodes ('' on one node): the GPU says nothing of the network, so it is said."""
+    if nodes < 2 or "across" not in topology.levels:
+        return ""
+    across = topology.levels["across"]
+    return (f", whose network is {across.name} for each GPU; give --topology if yours "
+            "differs")
+
+
 def _published_hint(gpu: str | None) -> str:
     """Where ringsim's published system files are, and how to pass one as --topology (the one
     named for the header's GPU, where there is one)."""
@@ -347,12 +358,12 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     notes += more
     per_node = gpus // nodes
     if topology.gpus_per_node not in (None, per_node) and nodes > 1:
-        raise RingsimError(f"topology {topology.name} has {topology.gpus_per_node} GPUs per node "
-                           f"but the run has {per_node} per node on {nodes} nodes: give a "
-                           f"topology with gpus_per_node = {per_node}")
+        raise RingsimError(f"topology {topology.name} has {plural(topology.gpus_per_node, 'GPU')} "
+                           f"per node but the run has {per_node} per node on {nodes} nodes: give "
+                           f"a topology with gpus_per_node = {per_node}")
     if topology.nodes(gpus) != nodes:
-        notes.append(f"topology {topology.name} places {gpus} GPUs in {topology.nodes(gpus)} "
-                     f"node(s); the run used {nodes}")
+        notes.append(f"topology {topology.name} places {gpus} GPUs in "
+                     f"{plural(topology.nodes(gpus), 'node')}; the run used {nodes}")
     factor = float(bus_factor(collective, gpus))
     dtype = rows[0].dtype
     pasted = {name: output.env[name] for name, given in (("NCCL_ALGO", algo), ("NCCL_PROTO", proto))
@@ -541,7 +552,7 @@ def _per_process(output: Output, topology, gpus: int, nodes: int, notes: list[st
         check_per_process(topology, gpus, n)
     except RingsimError:
         notes.append(f"the header's nGpus {n} (GPUs one process drove) does not fit {gpus} GPUs "
-                     f"in {nodes} node(s): the host's time to issue each call is not modelled")
+                     f"in {plural(nodes, 'node')}: the host's time to issue each call is not modelled")
         return 1
     notes.append(f"one process drove {n} GPUs (nGpus {n}): one thread issues each call to all "
                  f"of them, so the model holds every call to at least "

@@ -144,3 +144,113 @@ def test_communication_survives_a_step_of_astronomical_compute():
     expected = math.fsum(estimate("ring", 8, b.elements, cost).seconds for b in step.buckets)
     assert step.communication_seconds == pytest.approx(expected, rel=1e-12)
     assert step.communication_seconds > 0.1
+
+
+# --- the ring's layout: --ring-order / --channels, and NCCL's rails beside the plain ring ----
+
+def _overlap_json(capsys, *extra):
+    assert main(["overlap", "--model", "resnet-50", "--topology", "dgx-h100", "--nodes", "2",
+                 "--json", *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_ring_order_prices_every_bucket_on_the_rails(capsys):
+    cost = CostModel.of("dgx-h100")
+    data = _overlap_json(capsys, "--ring-order", "rails:8")
+    assert data["gpus"] == 16 and data["options"] == {"ring_order": "rails:8"}
+    assert data["rails"] is None  # the layout was given: no note
+    each = [estimate("ring", 16, b["elements"], cost, ring_order="rails:8").seconds
+            for b in data["buckets"]]
+    assert data["communication_seconds"] == pytest.approx(math.fsum(each), rel=1e-12)
+    for b, seconds in zip(data["buckets"], each):
+        assert b["end"] - b["start"] == pytest.approx(seconds, rel=1e-9)
+    plain = _overlap_json(capsys)
+    assert plain["options"] == {}
+    ring = math.fsum(estimate("ring", 16, b["elements"], cost).seconds for b in plain["buckets"])
+    assert plain["communication_seconds"] == pytest.approx(ring, rel=1e-12)
+    assert data["communication_seconds"] < plain["communication_seconds"] / 3
+
+
+def test_the_note_gives_the_rails_ring_on_the_same_buckets(capsys):
+    from ringsim.core.units import format_seconds
+    cost = CostModel.of("dgx-h100")
+    plain = _overlap_json(capsys)
+    rails = _overlap_json(capsys, "--ring-order", "rails:8")
+    note = plain["rails"]
+    assert note["ring_order"] == "rails:8"
+    expected = math.fsum(estimate("ring", 16, b["elements"], cost, ring_order="rails:8").seconds
+                         for b in plain["buckets"])
+    assert note["communication_seconds"] == pytest.approx(expected, rel=1e-12)
+    for key in ("communication_seconds", "exposed_seconds", "step_seconds"):
+        assert note[key] == rails[key]
+    step = simulate(resnet_50(), 16, cost, options={"ring_order": "rails:8"})
+    assert note["exposed_seconds"] == step.exposed_seconds
+    assert main(["overlap", "--model", "resnet-50", "--topology", "dgx-h100", "--nodes", "2"]) == 0
+    out = capsys.readouterr().out
+    assert ", ring all-reduce each, one stream" in out
+    (line,) = [x for x in out.splitlines() if "one per NIC" in x]
+    assert (f"--ring-order rails:8 gives {format_seconds(note['communication_seconds'])} of "
+            f"communication, {format_seconds(note['exposed_seconds'])} exposed, step "
+            f"{format_seconds(note['step_seconds'])}.") in line
+    assert main(["overlap", "--model", "resnet-50", "--topology", "dgx-h100", "--nodes", "2",
+                 "--ring-order", "rails:8"]) == 0
+    out = capsys.readouterr().out
+    assert ", ring all-reduce (ring order rails:8) each, one stream" in out
+    assert "one per NIC" not in out
+    assert f"Communication {format_seconds(note['communication_seconds'])}:" in out
+
+
+@pytest.mark.parametrize("flags", [
+    ["--topology", "dgx-h100", "-g", "8"],                          # one node: the same ring
+    ["--gpus", "16"],                                               # flat: no nodes
+    ["--topology", "dgx-h100", "--nodes", "2", "-a", "hierarchical"],
+    ["--topology", "dgx-h100", "--nodes", "2", "--channels", "2"],  # a layout was given
+])
+def test_no_note_where_nccl_lays_out_nothing_else(capsys, flags):
+    assert main(["overlap", "--model", "resnet-50", "--json", *flags]) == 0
+    assert json.loads(capsys.readouterr().out)["rails"] is None
+
+
+def test_channels_reach_the_estimate(capsys):
+    cost = CostModel.of("dgx-h100")
+    data = _overlap_json(capsys, "--channels", "4")
+    assert data["options"] == {"channels": 4}
+    expected = math.fsum(estimate("ring", 16, b["elements"], cost, channels=4).seconds
+                         for b in data["buckets"])
+    assert data["communication_seconds"] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["-a", "tree", "--ring-order", "rails:8"], "tree takes --chunks, not --ring-order (--ring-order is for ring)"),
+    (["--chunks", "2"], "ring takes --channels, --ring-order, not --chunks "
+                        "(--chunks is for tree, double-tree, nccl-tree, nvls)"),
+    (["-a", "hierarchical", "--channels", "2"], "hierarchical takes --nodes, not --channels "
+                                                "(--channels is for ring)"),
+])
+def test_an_option_the_algorithm_does_not_take_is_refused_in_one_line(capsys, flags, message):
+    from ringsim.algorithms import check_options
+    assert main(["overlap", "--model", "resnet-50", "--topology", "dgx-h100", "--nodes", "2",
+                 *flags]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == f"ringsim: error: {message}\n"
+    # the registry's own words, which compare, walk and timeline print
+    name = flags[flags.index("-a") + 1] if "-a" in flags else "ring"
+    option = flags[-2].lstrip("-").replace("-", "_")
+    with pytest.raises(RingsimError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        check_options(name, 16, {option: flags[-1]})
+
+
+def test_an_empty_layer_spec_and_a_huge_micro_batch_are_refused_in_one_line(capsys):
+    from ringsim.cli import main
+    assert main(["overlap", "--layers", ""]) == 2
+    assert "--layers is empty" in capsys.readouterr().err
+    assert main(["overlap", "--micro-batch", "1e12"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "the micro-batch must be from 1 to 1,000,000,000" in err and len(err.splitlines()) == 1
+    # counts take the 1e3 form as every other count does: 1,000 samples, not 1
+    import json
+    runs = []
+    for batch in ("1e3", "1000"):
+        assert main(["overlap", "--model", "resnet-50", "--micro-batch", batch, "--json"]) == 0
+        runs.append(json.loads(capsys.readouterr().out.splitlines()[0])["forward_seconds"])
+    assert runs[0] == runs[1] > 0

@@ -13,7 +13,7 @@ from ringsim.cli import main
 from ringsim.core.layout import Layout
 from ringsim.execute.ledger import measure
 from ringsim.core.units import parse_params
-from ringsim.training.zero import memory, paper_memory, step
+from ringsim.training.zero import STAGES, memory, paper_memory, step
 from ringsim.training.zero_train import train_zero
 
 
@@ -77,3 +77,89 @@ def test_cli_zero_json_and_train(capsys):
     assert "bit for bit: yes" in capsys.readouterr().out
     assert main(["train", "--zero", "2", "--no-sync"]) == 2
     assert main(["zero", "--params", "lots"]) == 2
+
+
+# --- the ring's layout: --ring-order / --channels, and NCCL's rails beside the plain ring ----
+
+def _zero_json(capsys, *flags):
+    assert main(["zero", "--params", "7.5B", "--topology", "dgx-h100", "--nodes", "8", "--json",
+                 *flags]) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def test_ring_order_prices_the_stages_on_the_rails(capsys):
+    from ringsim.algorithms.timing import estimate
+    from ringsim.cost.model import CostModel
+    cost = CostModel.of("dgx-h100", "float16")
+    psi = 7_500_000_000
+    rows = _zero_json(capsys, "--ring-order", "rails:8")
+    allreduce = estimate("ring", 64, psi, cost, ring_order="rails:8").seconds
+    assert [r["options"] for r in rows] == [{"ring_order": "rails:8"}] * 4
+    assert all(r["rails"] is None and r["gpus"] == 64 for r in rows)
+    for r in rows[:3]:  # stages 0-2: a reduce-scatter and an all-gather, one all-reduce's work
+        assert r["seconds"] == pytest.approx(allreduce, rel=1e-12)
+    gather = step(3, psi, 64, cost, {"ring_order": "rails:8"}).seconds - allreduce
+    assert rows[3]["seconds"] == pytest.approx(allreduce + gather, rel=1e-12)
+    assert 0.4 * allreduce < gather < 0.6 * allreduce
+    plain = _zero_json(capsys)
+    assert plain[0]["seconds"] == pytest.approx(estimate("ring", 64, psi, cost).seconds, rel=1e-12)
+    assert plain[0]["seconds"] > 5 * rows[0]["seconds"]
+    # the note's figures are the rails run's, stage by stage
+    assert [p["rails"] for p in plain] == [{"ring_order": "rails:8", "seconds": r["seconds"]}
+                                           for r in rows]
+
+
+@pytest.mark.parametrize("options", [{"ring_order": "rails:8"}, {"channels": 3},
+                                     {"channels": 2, "ring_order": "1,3,2,4,5,6,7,8,9,10,11,12,13,14,15,16"}])
+def test_phases_against_the_priced_plan(options):
+    """Independent of the closed forms: the ring all-reduce's plan priced step by step, its
+    first G-1 steps the reduce-scatter, the last G-1 the all-gather."""
+    from ringsim.algorithms import make_plan
+    from ringsim.cost.model import CostModel, price
+    cost = CostModel.of("dgx-h100", "float16")
+    for psi in (1000, 1_234_567):
+        steps = price(make_plan("ring", 16, **options), psi, cost).steps
+        rs = sum(s.seconds for s in steps[:15])
+        ag = sum(s.seconds for s in steps[15:])
+        assert C.REDUCE_SCATTER.seconds(16, psi, cost, **options).seconds == pytest.approx(rs, rel=1e-9)
+        assert C.ALL_GATHER.seconds(16, psi, cost, **options).seconds == pytest.approx(ag, rel=1e-9)
+        assert step(3, psi, 16, cost, options).seconds == pytest.approx(rs + 2 * ag, rel=1e-9)
+
+
+def test_no_options_keep_the_collectives_own_times():
+    from ringsim.cost.model import CostModel
+    cost = CostModel.of("dgx-h100", "float16")
+    for stage in STAGES:
+        plain = step(stage, 1_000_003, 24, cost)
+        assert step(stage, 1_000_003, 24, cost, {}).seconds == plain.seconds
+        assert step(stage, 1_000_003, 24, cost, {"channels": 1}).seconds == plain.seconds
+
+
+def test_the_note_says_what_the_rails_give(capsys):
+    from ringsim.core.units import format_seconds
+    rows = _zero_json(capsys, "--ring-order", "rails:8")
+    assert main(["zero", "--params", "7.5B", "--topology", "dgx-h100", "--nodes", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "Time: the ring's collectives (one ring, GPUs in order 1, 2, …, 64)" in out
+    (line,) = [x for x in out.splitlines() if "one per NIC" in x]
+    assert line.endswith("--ring-order rails:8 gives " + ", ".join(
+        f"stage {r['stage']} {format_seconds(r['seconds'])}" for r in rows) + ".")
+    assert main(["zero", "--params", "7.5B", "--topology", "dgx-h100", "--nodes", "8", "--stage", "3",
+                 "--ring-order", "rails:8"]) == 0
+    out = capsys.readouterr().out
+    assert "Time: the ring's collectives (ring order rails:8)" in out and "one per NIC" not in out
+    assert f"  {format_seconds(rows[3]['seconds'])}  " in out
+    for flags in (["--gpus", "64"], ["--topology", "dgx-h100", "-g", "8"]):  # no nodes, one node
+        assert main(["zero", "--params", "7.5B", "--json", *flags]) == 0
+        assert all(json.loads(x)["rails"] is None for x in capsys.readouterr().out.splitlines())
+
+
+@pytest.mark.parametrize("flag, value, users", [("--chunks", "2", "tree, double-tree, nccl-tree, nvls"),
+                                                ("--tree-parents", "0,1", "nccl-tree"),
+                                                ("--gpus-per-node", "8", "nccl-tree")])
+def test_zero_refuses_another_algorithms_option_in_one_line(capsys, flag, value, users):
+    assert main(["zero", "--params", "7B", "--topology", "dgx-h100", "--nodes", "2", flag, value]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (f"ringsim: error: ring takes --channels, --ring-order, not {flag} "
+                            f"({flag} is for {users})\n")

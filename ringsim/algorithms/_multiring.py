@@ -198,8 +198,9 @@ def transfers(gpus: int, channels: int) -> int:
     return 2 * (gpus - 1) * channels * gpus
 
 
-def seconds(gpus: int, elements: int, model, orders):
-    """α-β-γ time of K rings side by side, no plan (`orders` as for `closed_form`).
+def seconds(gpus: int, elements: int, model, orders, gathers=(False, True)):
+    """α-β-γ time of K rings side by side, no plan (`orders` as for `closed_form`); `gathers`
+    names the phases priced (False: the reduce-scatter, True: the all-gather), both by default.
 
     On one level with K·G dividing N every step moves N/(K·G) per ring on each port:
     2(G−1)·(K·α + N/G·β) + (G−1)·N/G·γ, the textbook ring's bandwidth terms with K·α per step.
@@ -212,7 +213,7 @@ def seconds(gpus: int, elements: int, model, orders):
     channels = len(orders)
     q, r = divmod(elements, channels * gpus)
     rings = [Ring(gpus, 1, c * gpus) for c in range(channels)]
-    for gather in (False, True):
+    for gather in gathers:
         step = flat_phase(model, rings, q, r, not gather, True) if one_level(model, gpus) else None
         if step is not None:
             clock.add(*step, count=gpus - 1)

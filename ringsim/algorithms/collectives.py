@@ -231,6 +231,10 @@ class AllReduce(Collective):
                    for gpu in bitwise_strays(values) if gpu not in off])
 
 
+# The ring's options a half takes for its time (not its plan): its rings, laid out as given.
+RING_TIME_OPTIONS = ("channels", "ring_order")
+
+
 class _RingHalf(Collective):
     """A collective the ring builds as one of its halves: G−1 steps, every GPU sending one
     segment to the next in each; the ring's figures in closed form."""
@@ -285,13 +289,23 @@ class _RingHalf(Collective):
         """The α-β(-γ) time in O(G), equal to pricing the plan.
 
         Every step sends every segment once, one per GPU to the next; a step lasts as long as
-        the largest segment on the slower level (+ b·γ at the receiver when it reduces).
+        the largest segment on the slower level (+ b·γ at the receiver when it reduces). With
+        the ring's options (channels, ring_order: as NCCL lays its rings out) this half of the
+        ring all-reduce on those rings, so that the two halves add up to the all-reduce's time;
+        plans and counts stay the single ring's.
         """
-        self._check(algorithm, options)
+        ring_options = {k: v for k, v in options.items() if k in RING_TIME_OPTIONS}
+        self._check(algorithm, {k: v for k, v in options.items() if k not in ring_options})
         g = check_gpus(gpus)
         model.topology.check_gpus(g)
         if g < 2:
             return Estimate(0.0, None)
+        if any(v is not None for v in ring_options.values()):
+            from . import ring
+            on_rings = ring.phase_seconds(g, check_timed_elements(elements), model,
+                                          self.lag == 1, **ring_options)
+            if on_rings is not None:
+                return on_rings
         q, r = divmod(check_timed_elements(elements), g)
         sizes = (q * model.itemsize, (q + 1) * model.itemsize)
         gpu = np.arange(g)

@@ -115,6 +115,17 @@ def closed_form(gpus: int, elements: int, channels: int = 1, ring_order=None) ->
 CHUNK = 1 << 16  # steps counted at a time (ring.seconds across nodes)
 
 
+def phase_seconds(gpus: int, elements: int, model, gather: bool, channels: int = 1,
+                  ring_order=None):
+    """One phase of the all-reduce on K rings side by side (the all-gather with `gather`, else
+    the reduce-scatter): with both phases, `seconds`; None for the single ring in GPU order,
+    which ringsim.algorithms.collectives prices on its own."""
+    if not _several(gpus, channels, ring_order):
+        return None
+    opts = check_options(gpus, channels, ring_order)
+    return _multiring.seconds(gpus, elements, model, _rings(gpus, **opts), gathers=(gather,))
+
+
 def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None):
     """α-β-γ time: 2·(G−1) steps, each as long as its slowest transfer to the next GPU.
 

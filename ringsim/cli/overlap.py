@@ -6,13 +6,14 @@ import argparse
 import json
 import math
 
+from ..core.checks import count_arg
 from ..core.naming import plural
 from ..core.errors import RingsimError
 from ..core.files import atomic_output, check_output
 from ..core.textout import printable
 from ..core.width import say
 from ._cost_args import MODEL_HELP, add_cost_arguments, gpus_from_args, model_from_args
-from .common import gpus_arg
+from .common import add_option_arguments, gpus_arg, options_from_args
 
 ORDER = 38
 HELP = "overlap gradient all-reduces with the backward pass, as DDP's buckets do; sweep bucket sizes"
@@ -21,7 +22,10 @@ DESCRIPTION = (
     "--tflops); DDP packs gradients into buckets in reverse layer order (a 1 MiB first bucket, "
     "then --bucket-mb, 25 MiB by default) and all-reduces each bucket, in order on one stream, "
     "once its gradients are ready. Reports the step time, the communication left exposed after "
-    "the backward pass, and the best bucket size of a sweep. " + MODEL_HELP)
+    "the backward pass, and the best bucket size of a sweep. The ring is the textbook's, GPUs in "
+    "order 1, 2, …, G, unless --ring-order or --channels lay it out otherwise; on several nodes "
+    "it also prints what NCCL's layout, one ring per NIC (--ring-order rails:P), would take. "
+    + MODEL_HELP)
 
 
 def _ranged(low: float, high: float, what: str):
@@ -61,7 +65,8 @@ def register(sub) -> None:
                         help="all-reduce algorithm for the buckets (default: ring)")
     # train's --batch is the global batch; this one is per GPU, so it has its own name
     # (DeepSpeed's train_micro_batch_size_per_gpu).
-    parser.add_argument("--micro-batch", dest="batch", type=int, default=None, metavar="B",
+    parser.add_argument("--micro-batch", dest="batch", default=None, metavar="B",
+                        type=count_arg("the micro-batch", minimum=1, maximum=1_000_000_000),
                         help="samples per GPU (default: the preset's: one 4,096-token sequence "
                              "for llama-7b, 64 images for resnet-50, 1 for --layers)")
     parser.add_argument("--tflops", type=_tflops, default=400.0, metavar="F",
@@ -73,6 +78,7 @@ def register(sub) -> None:
                         help="write the step as Chrome/Perfetto trace JSON (compute and "
                              "communication tracks)")
     add_cost_arguments(parser, size=False)
+    add_option_arguments(parser, nodes=False)  # --nodes is the topology's (add_cost_arguments)
     parser.set_defaults(run=run)
 
 
@@ -80,23 +86,59 @@ def _mb(value: float) -> str:
     return "one bucket" if math.isinf(value) else f"{value:g} MiB"
 
 
+def given_options(args: argparse.Namespace) -> dict:
+    """The algorithm options given, as users write them; --nodes is the topology's, not one."""
+    return {k: v for k, v in options_from_args(args) if k != "nodes"}
+
+
+def option_words(options: dict) -> str:
+    """The options given, in words as compare's rows name them: 'ring order rails:8'."""
+    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in options.items())
+
+
+def priced(algorithm: str, options: dict) -> str:
+    """What was priced, in words: 'ring all-reduce (ring order rails:8)'."""
+    words = option_words(options)
+    return f"{algorithm} all-reduce" + (f" ({words})" if words else "")
+
+
+def nccl_rails(algorithm: str, options: dict, gpus: int, cost) -> str | None:
+    """'rails:P' where the plain ring is priced on several nodes, NCCL's layout differs from it
+    and none of the ring's layout options was given; None elsewhere."""
+    from ..algorithms import option_names
+    from ..studies.compare import rails_order
+    # rails:P is a ring order: it applies to the algorithm that takes one, laid out by default
+    if "ring_order" not in option_names(algorithm) or {"ring_order", "channels"} & set(options):
+        return None
+    return rails_order(gpus, cost)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..training.models import model as preset, parse_layers
     from ..training.overlap import FIRST_BUCKET_BYTES, MIB, SWEEP_MB, best, simulate, sweep
     from ..core.units import format_seconds
-    from ..algorithms.timing import check_timed
+    from ..algorithms import check_options
+    from ..algorithms.timing import check_timed, machine_options
     trace_path = None if args.trace is None else check_output(args.trace, "--trace")
     cost = model_from_args(args)
     gpus = gpus_from_args(args, cost.topology, 8)
     check_timed(args.algorithm, cost, gpus)
-    net = parse_layers(args.layers) if args.layers else preset(args.model or "llama-7b")
+    given = given_options(args)
+    # An option the algorithm does not take is refused here, in the one line walk and timeline give.
+    check_options(args.algorithm, gpus, {**machine_options(args.algorithm, gpus, cost), **given})
+    net = parse_layers(args.layers) if args.layers is not None else preset(args.model or "llama-7b")
     if args.batch is not None and not 1 <= args.batch <= 10**9:
         raise RingsimError(f"--micro-batch must be from 1 to 1,000,000,000 samples, got {args.batch}")
-    options = {"flops": args.tflops * 1e12, "batch": args.batch, "algorithm": args.algorithm}
+    options = {"flops": args.tflops * 1e12, "batch": args.batch, "algorithm": args.algorithm,
+               "options": given}
     step = simulate(net, gpus, cost, bucket_mb=args.bucket_mb, **options)
     sizes = sorted(set(SWEEP_MB) | {args.bucket_mb})
     runs = sweep(net, gpus, cost, sizes, **options)
     winner = best(runs)
+    rails = nccl_rails(args.algorithm, given, gpus, cost)
+    # The same buckets with NCCL's layout: the same simulation, the ring laid out one per NIC.
+    nccl = None if rails is None else simulate(net, gpus, cost, bucket_mb=args.bucket_mb,
+                                               **{**options, "options": {"ring_order": rails}})
     if trace_path is not None:
         from ..training.overlap import trace_events
         from ..timeline.trace import write_events
@@ -105,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({
             "model": net.name, "params": net.params, "layers": len(net.layers), "gpus": gpus,
-            "topology": cost.topology.name, "algorithm": args.algorithm, "bucket_mb": args.bucket_mb,
+            "topology": cost.topology.name, "algorithm": args.algorithm, "options": given,
+            "bucket_mb": args.bucket_mb,
             "step_seconds": step.step_seconds, "exposed_seconds": step.exposed_seconds,
             "communication_seconds": step.communication_seconds,
             "forward_seconds": step.forward_seconds, "backward_seconds": step.backward_seconds,
@@ -114,14 +157,19 @@ def run(args: argparse.Namespace) -> int:
             "sweep": [{"bucket_mb": None if math.isinf(o.bucket_mb) else o.bucket_mb,
                        "buckets": len(o.buckets), "step_seconds": o.step_seconds,
                        "exposed_seconds": o.exposed_seconds} for o in runs],
-            "best_bucket_mb": None if math.isinf(winner.bucket_mb) else winner.bucket_mb}))
+            "best_bucket_mb": None if math.isinf(winner.bucket_mb) else winner.bucket_mb,
+            # NCCL's layout of the same buckets, where the plain ring on several nodes was priced
+            "rails": None if nccl is None else {
+                "ring_order": rails, "step_seconds": nccl.step_seconds,
+                "exposed_seconds": nccl.exposed_seconds,
+                "communication_seconds": nccl.communication_seconds}}))
         return 0
     batch = net.batch if args.batch is None else args.batch
     say(f"Overlap · {net.title}: {net.params:,} parameters in {plural(len(net.layers), 'layer')} · "
         f"{batch:,} × {net.sample} per GPU · {plural(gpus, 'GPU')} · {cost.topology.name}")
     say(f"Gradients of {cost.itemsize} bytes; buckets of {_mb(args.bucket_mb)} (the first "
         f"{FIRST_BUCKET_BYTES // MIB} MiB, as DDP): {plural(len(step.buckets), 'bucket')}"
-        f", {args.algorithm} all-reduce each, one stream")
+        f", {priced(args.algorithm, given)} each, one stream")
     say(f"Forward {format_seconds(step.forward_seconds)}, backward "
         f"{format_seconds(step.backward_seconds)} at {args.tflops:g} TFLOP/s")
     hidden = step.communication_seconds - step.exposed_seconds
@@ -130,7 +178,13 @@ def run(args: argparse.Namespace) -> int:
         f"{format_seconds(step.exposed_seconds)} exposed")
     serial = step.forward_seconds + step.backward_seconds + step.communication_seconds
     say(f"Step time {format_seconds(step.step_seconds)} (without overlap: "
-        f"{format_seconds(serial)})\n")
+        f"{format_seconds(serial)})")
+    if nccl is not None:
+        say(f"The plain ring leaves each node through one NIC; NCCL lays its rings out one per "
+            f"NIC: --ring-order {rails} gives {format_seconds(nccl.communication_seconds)} of "
+            f"communication, {format_seconds(nccl.exposed_seconds)} exposed, step "
+            f"{format_seconds(nccl.step_seconds)}.")
+    say()
     say("Bucket size sweep:")
     say(f"  {'bucket':>10}  {'buckets':>7}  {'step':>10}  {'exposed':>10}")
     for o in runs:

@@ -9,7 +9,7 @@ from ..core.naming import plural
 from ..core.errors import RingsimError
 from ..core.width import say, table
 from ._cost_args import add_cost_arguments, gpus_from_args, model_from_args
-from .common import gpus_arg
+from .common import add_option_arguments, gpus_arg
 
 ORDER = 37
 HELP = "ZeRO stages 0-3 (FSDP): per training step, what each GPU sends, how long, what it keeps"
@@ -18,7 +18,9 @@ DESCRIPTION = (
     "parameters, 2 of fp16 gradients and 12 of Adam state per parameter; stage 1 shards the "
     "Adam state, stage 2 the gradients too, stage 3 (FSDP's full shard) the parameters too. "
     "Stages 0-2 move 2Ψ per GPU per step, stage 3 moves 3Ψ. Times from the α-β-γ model, "
-    "fp16 elements by default.")
+    "fp16 elements by default, on the ring: one ring in GPU order 1, 2, …, G unless "
+    "--ring-order or --channels lay it out otherwise; on several nodes it also prints what "
+    "NCCL's layout, one ring per NIC (--ring-order rails:P), would take.")
 
 
 def _gb(nbytes: int) -> str:
@@ -52,33 +54,51 @@ def register(sub) -> None:
             action.default = "float16"
             action.help = ("element type of the gradients and parameters sent, for the bytes per "
                            "element (default: float16, as mixed-precision training sends)")
+    add_option_arguments(parser, nodes=False)  # the ring's options; --nodes is the topology's
     parser.set_defaults(run=run)
+
+
+def _first_last(gpus: int) -> str:
+    """'1, 2, …, 64' (or all of them when there are three or fewer)."""
+    return ", ".join(str(g) for g in range(1, gpus + 1)) if gpus <= 3 else f"1, 2, …, {gpus}"
 
 
 def run(args: argparse.Namespace) -> int:
     from ..core.units import format_seconds
-    from ..training.zero import STAGE_NAMES, STAGES, paper_memory, step
+    from ..training.zero import STAGE_NAMES, STAGES, paper_memory, ring_options, step
+    from .overlap import given_options, nccl_rails, option_words
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 64)
+    given = ring_options(gpus, given_options(args))  # refuses another algorithm's option
     stages = STAGES if args.stage is None else (args.stage,)
-    steps = [step(s, args.params, gpus, model) for s in stages]
+    steps = [step(s, args.params, gpus, model, given) for s in stages]
+    rails = nccl_rails("ring", given, gpus, model)
+    # The same stages with NCCL's layout of the ring, one ring per NIC.
+    nccl = None if rails is None else [step(s, args.params, gpus, model, {"ring_order": rails})
+                                       for s in stages]
     if args.json:
-        for z in steps:
+        for k, z in enumerate(steps):
             print(json.dumps({
                 "stage": z.stage, "params": z.params, "gpus": z.gpus, "topology": model.topology.name,
+                "algorithm": "ring", "options": given,
                 "collectives": [{"collective": c.name, "moves": what} for c, what in z.collectives],
                 "elements_sent_per_gpu": z.sent, "elements_received_per_gpu": z.received,
                 "paper_elements_per_gpu": z.paper_elements, "seconds": z.seconds,
                 "memory_bytes_per_gpu": z.memory.total,
                 "memory": {"parameters": z.memory.parameters, "gradients": z.memory.gradients,
                            "optimizer": z.memory.optimizer},
-                "paper_memory_bytes_per_gpu": float(paper_memory(z.stage, z.params, gpus))}))
+                "paper_memory_bytes_per_gpu": float(paper_memory(z.stage, z.params, gpus)),
+                # NCCL's layout of the ring, where the plain ring on several nodes was priced
+                "rails": None if nccl is None else {"ring_order": rails,
+                                                    "seconds": nccl[k].seconds}}))
         return 0
     psi = args.params
     say(f"ZeRO per training step · Ψ = {psi:,} parameters · {plural(gpus, 'GPU')} · {model.topology.name}, "
         f"{model.itemsize}-byte elements on the wire")
     say("Memory: fp16 parameters 2Ψ, fp16 gradients 2Ψ, Adam states 12Ψ bytes (fp32 copy, "
-        "momentum, variance), sharded by stage.\n")
+        "momentum, variance), sharded by stage.")
+    layout = option_words(given) or f"one ring, GPUs in order {_first_last(gpus)}"
+    say(f"Time: the ring's collectives ({layout}), one after another.\n")
     header = ("stage", "sends per GPU", "× Ψ", "time", "parameters", "gradients", "Adam states",
               "memory per GPU")
     rows = [(str(z.stage), f"{z.sent:,}", f"{z.sent / psi:.3f}",
@@ -92,4 +112,9 @@ def run(args: argparse.Namespace) -> int:
         say(f"Stage {z.stage} ({STAGE_NAMES[z.stage]}): {moves}.")
     say(f"\nThe paper rounds each collective to Ψ per GPU (stages 0-2: 2Ψ, stage 3: 3Ψ = 1.5×); "
         f"a ring moves (G−1)/G of that, {gpus - 1}/{gpus} here.")
+    if nccl is not None:
+        times = ", ".join(("" if len(nccl) == 1 else f"stage {z.stage} ") + format_seconds(z.seconds)
+                          for z in nccl)
+        say(f"The plain ring leaves each node through one NIC; NCCL lays its rings out one per "
+            f"NIC: --ring-order {rails} gives {times}.")
     return 0

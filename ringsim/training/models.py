@@ -106,6 +106,8 @@ def parse_layers(spec: str, flops_per_param: float = 2.0) -> Model:
     Each layer is one tensor; its forward costs `flops_per_param` FLOPs per parameter per sample.
     """
     from ..core.units import parse_params
+    if not str(spec).strip():
+        raise RingsimError("--layers is empty: give the layers' sizes, e.g. 131M,32x202M,131M")
     layers = []
     for item in str(spec).split(","):
         item = item.strip()

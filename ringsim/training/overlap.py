@@ -21,7 +21,8 @@ assigns parameters, so a bucket may end inside a layer; as in DDP's Reducer
 (torch/csrc/distributed/c10d/reducer.cpp: `mark_variable_ready` counts a bucket's pending
 gradients, `mark_bucket_ready` launches buckets in order once that count reaches zero) a
 bucket is ready when all its gradients are. An all-reduce of b elements takes the cost
-model's closed-form time for the algorithm (ringsim/cost/model.py). The events run on the
+model's closed-form time for the algorithm with its options (ringsim/algorithms/timing.py
+`estimate`; the plain ring unless ring_order= lays it out otherwise, as NCCL's rails:P). The events run on the
 timeline's engine. A step is the forward pass, the backward pass, and whatever
 communication is still running after it (exposed); the optimizer step is left out.
 """
@@ -138,15 +139,25 @@ def tensor_ready(model: Model, layer_ends: list[float], forward: list[float]) ->
 
 
 def simulate(model: Model, gpus: int, cost: CostModel, *, bucket_mb: float = DEFAULT_BUCKET_MB,
-             flops: float = DEFAULT_FLOPS, batch: int | None = None, algorithm: str = "ring") -> Overlap:
-    """One step of `model` with DDP buckets of `bucket_mb` MiB on G GPUs (a batch of samples per GPU)."""
+             flops: float = DEFAULT_FLOPS, batch: int | None = None, algorithm: str = "ring",
+             options: dict | None = None) -> Overlap:
+    """One step of `model` with DDP buckets of `bucket_mb` MiB on G GPUs (a batch of samples per GPU).
+
+    `options` are the algorithm's own, as users give them (ring_order="rails:8", channels=4);
+    on a topology with nodes the hierarchical ring's nodes are the machine's.
+    """
     batch = model.batch if batch is None else batch
     forward = [layer.flops * batch / flops for layer in model.layers]
     forward_total = math.fsum(forward)
     tensors = _tensors(model)
     buckets = _assign(model, bucket_mb * MIB, cost.itemsize, FIRST_BUCKET_BYTES)
-    nodes = machine_options(algorithm, gpus, cost)  # the hierarchical ring on the machine's nodes
-    seconds = [estimate(algorithm, gpus, elements, cost, **nodes).seconds for _, _, elements in buckets]
+    # The hierarchical ring on the machine's nodes, then the options given.
+    given = {**machine_options(algorithm, gpus, cost),
+             **{k: v for k, v in (options or {}).items() if v is not None}}
+    # Priced once per distinct bucket size: most buckets of a model hold the same elements.
+    price = {n: estimate(algorithm, gpus, n, cost, **given).seconds
+             for n in sorted({elements for _, _, elements in buckets})}
+    seconds = [price[elements] for _, _, elements in buckets]
     # The backward pass, last layer first, each layer 2 × its forward.
     layer_end = [0.0] * len(model.layers)
     now = forward_total

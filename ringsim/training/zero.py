@@ -14,6 +14,12 @@ FULL_SHARD is stage 3 and SHARD_GRAD_OP stage 2 (torch.distributed.fsdp.Sharding
 
 The paper's Ψ per collective is the ring's (G−1)/G·Ψ rounded up; ringsim counts the ring's
 exact elements, with GPU g's shard being segment g of Layout(G, Ψ).
+
+Times are the ring's: one ring, GPUs in order 1, 2, ..., G, by default. With the ring's options
+(channels=K, ring_order='rails:P' as NCCL lays its rings out one per NIC) each reduce-scatter
+or all-gather is priced as that phase of the ring all-reduce on those rings, so that a
+reduce-scatter and an all-gather together take what `estimate('ring', ...)` gives the
+all-reduce; the element counts stay the single ring's.
 """
 
 from __future__ import annotations
@@ -95,8 +101,21 @@ def paper_memory(stage: int, params: int, gpus: int) -> Fraction:
             3: 16 * psi / nd}[stage]
 
 
-def step(stage: int, params: int, gpus: int, model=None) -> ZeroStep:
-    """One training step of ZeRO `stage` for Ψ = `params` on G GPUs (time when a CostModel is given)."""
+def ring_options(gpus: int, options: dict | None) -> dict:
+    """The ring's options as users give them (channels=, ring_order=), checked; {} for none.
+
+    Another algorithm's option is refused in the one line `ringsim compare` and `timeline`
+    give ('ring takes --channels, --ring-order, not --chunks ...')."""
+    from ..algorithms import check_options
+    given = {k: v for k, v in (options or {}).items() if v is not None}
+    if given:
+        check_options(ALL_REDUCE.algorithms[0], gpus, given)
+    return given
+
+
+def step(stage: int, params: int, gpus: int, model=None, options: dict | None = None) -> ZeroStep:
+    """One training step of ZeRO `stage` for Ψ = `params` on G GPUs (time when a CostModel is
+    given, on the ring with `options`: channels=, ring_order= as users give them)."""
     if stage not in STAGES:
         raise RingsimError(f"the ZeRO stage must be 0, 1, 2 or 3, got {stage!r}")
     gpus = check_gpus(gpus)
@@ -104,6 +123,8 @@ def step(stage: int, params: int, gpus: int, model=None) -> ZeroStep:
     if params > 10**15:
         raise RingsimError(f"--params {params:,} is more than 10^15 parameters")
     plan = COLLECTIVES[stage]
+    given = ring_options(gpus, options)
+    prices: dict = {}  # each kind of collective priced once (stage 3 runs two all-gathers)
     sent = [0] * gpus
     received = [0] * gpus
     seconds = 0.0 if model is not None else None
@@ -113,6 +134,8 @@ def step(stage: int, params: int, gpus: int, model=None) -> ZeroStep:
         sent = [a + b for a, b in zip(sent, s)]
         received = [a + b for a, b in zip(received, r)]
         if model is not None:
-            seconds += part.seconds(gpus, params, model).seconds
+            if part.name not in prices:
+                prices[part.name] = part.seconds(gpus, params, model, **given).seconds
+            seconds += prices[part.name]
     return ZeroStep(stage, gpus, params, plan, max(sent), max(received),
                     memory(stage, params, gpus), seconds)

@@ -165,3 +165,11 @@ def test_cli_walk_compare_timeline_take_the_collective(capsys):
     assert len(lines) == 13 and lines[-1]["collective"] == "reduce-scatter"
     assert main(["walk", "--collective", "all-gather", "-a", "tree"]) == 2
     assert capsys.readouterr().err.startswith("ringsim: error: all-gather is built for the ring only")
+
+
+def test_compare_refuses_an_algorithm_option_for_a_half_instead_of_ignoring_it(capsys):
+    from ringsim.cli import main
+    for option in (["--ring-order", "rails:4"], ["--chunks", "2"], ["--channels", "2"]):
+        assert main(["compare", "--collective", "all-gather", "-g", "8", *option]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "takes no options" in err and len(err.splitlines()) == 1

@@ -254,3 +254,15 @@ def test_an_empty_layer_spec_and_a_huge_micro_batch_are_refused_in_one_line(caps
         assert main(["overlap", "--model", "resnet-50", "--micro-batch", batch, "--json"]) == 0
         runs.append(json.loads(capsys.readouterr().out.splitlines()[0])["forward_seconds"])
     assert runs[0] == runs[1] > 0
+
+
+def test_a_tie_for_the_best_bucket_is_named_as_a_range(capsys):
+    from ringsim.cli import main
+    assert main(["overlap", "--model", "resnet-50", "-a", "halving-doubling"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.strip().endswith(("ms", "µs", "best"))
+            and line.strip()[0].isdigit()]
+    steps = {f"{r[0]} {r[1]}": r[3] for r in rows}
+    # 2 to 25 MiB print the same step; the sentence names that range, not one size
+    assert steps["2 MiB"] == steps["25 MiB"] != steps["1 MiB"]
+    assert "Best bucket size: 25 MiB (from 2 MiB to 25 MiB the step is the same" in out

@@ -191,8 +191,22 @@ def run(args: argparse.Namespace) -> int:
         mark = "  ← best" if o is winner else ""
         say(f"  {_mb(o.bucket_mb):>10}  {len(o.buckets):>7}  {format_seconds(o.step_seconds):>10}  "
             f"{format_seconds(o.exposed_seconds):>10}{mark}")
-    say(f"\nBest bucket size: {_mb(winner.bucket_mb)}. Small buckets pay α per all-reduce; large "
-        f"ones start late and leave the last all-reduce exposed.")
+    # Sizes whose step is the winner's to within a part in a thousand (what the table shows)
+    # are named with it, so that a tie is not read as one best size.
+    def same(o) -> bool:
+        return abs(o.step_seconds - winner.step_seconds) <= 1e-3 * winner.step_seconds
+    at = runs.index(winner)
+    lo, hi = at, at
+    while lo > 0 and same(runs[lo - 1]):
+        lo -= 1
+    while hi + 1 < len(runs) and same(runs[hi + 1]):
+        hi += 1
+    tied = [o.bucket_mb for o in runs[lo:hi + 1]]
+    best = (_mb(winner.bucket_mb) if len(tied) == 1 else
+            f"{_mb(winner.bucket_mb)} (from {_mb(min(tied))} to {_mb(max(tied))} the step is the "
+            "same to a part in a thousand; the largest launches the fewest all-reduces)")
+    say(f"\nBest bucket size: {best}. Small buckets pay α per all-reduce; large ones start late "
+        f"and leave the last all-reduce exposed.")
     if trace_path is not None:
         say(f"Trace written to {printable(trace_path)} (open it in ui.perfetto.dev or chrome://tracing).")
     return 0

@@ -238,13 +238,11 @@ def test_sweep_crossovers_equal_bisection_over_every_algorithm(gpus, topo):
     """Crossovers found comparing every algorithm at each probe: the same sizes and names."""
     model = MODELS[topo]
     result = sweep(gpus, parse_sizes("1KiB..1GiB"), model)
-    names = result.algorithms
+    names = result.columns
 
-    from ringsim.algorithms.timing import machine_options
-
-    def best(elements):  # priced as the sweep prices them: on the machine's nodes
-        times = {name: estimate(name, gpus, elements, model, **machine_options(name, gpus, model)).seconds
-                 for name in names}
+    def best(elements):  # priced as the sweep prices each column: its algorithm and options
+        times = {name: estimate(result.algorithm(name), gpus, elements, model,
+                                **result.options(name)).seconds for name in names}
         return min(names, key=times.__getitem__)
 
     expected = []

@@ -73,3 +73,34 @@ def test_lesson_10_names_the_sweep_command_that_prints_its_times(capsys):
     times = [float(t) for t in re.findall(r"([\d.]+) ms", row)]
     assert round(times[0], 1) == float(ring)        # the first column is the ring
     assert float(seconds) in [round(t, 1) for t in times] and busbw in row and best in row
+
+
+def _rails_paragraph(lesson: str) -> str:
+    return " ".join(lesson.split("NCCL applies the same idea")[1].split("algbw and busbw")[0].split())
+
+
+def test_lesson_10_names_the_commands_that_print_the_rails_ring(capsys):
+    lesson = _lesson(capsys, 10)
+    text = _rails_paragraph(lesson)
+    found = re.search(r"at 1 GiB ([\d.]+) ms \(busbw ([\d.]+ GB/s)\).*?At 32 MiB .*?: ([\d.]+) µs "
+                      r"against halving-doubling's ([\d.]+) µs", text)
+    assert found, text
+    big, busbw, rails_32, hd_32 = found.groups()
+    # The sweep it names: the 1GiB and 32MiB rows of the column 'ring rails:8'.
+    cli = _run(capsys, _named_command(text, "sweep"))
+    heads = re.split(r"\s{2,}", next(line for line in cli.splitlines()
+                                     if line.lstrip().startswith("size") and "fastest" in line).strip())
+    rows = {cells[0]: cells for cells in (re.split(r"\s{2,}", line.strip())
+                                          for line in cli.splitlines() if "ms" in line or "µs" in line)}
+    column = heads.index("ring rails:8")
+    assert round(float(rows["1GiB"][column].split()[0]), 1) == float(big)
+    assert rows["1GiB"][heads.index("fastest textbook")] == "ring rails:8"
+    assert rows["1GiB"][heads.index("its busbw")] == busbw
+    assert round(float(rows["32MiB"][column].split()[0]), 1) == float(rails_32)
+    assert round(float(rows["32MiB"][heads.index("halving-doubling*")].split()[0]), 1) == float(hd_32)
+    # The compare it names: its row 'Ring all-reduce, ring order rails:8', ranked first.
+    cli = _run(capsys, _named_command(text, "compare"))
+    row = next(line for line in cli.splitlines() if line.startswith("Ring all-reduce, ring order rails:8 ")
+               and "GB/s" in line)
+    time, _, _, rank = re.search(r"  ([\d.]+) ms\s+([\d.]+ GB/s)\s+([\d.]+ GB/s)\s+(\d+)  ", row).groups()
+    assert round(float(time), 1) == float(big) and busbw in row and rank == "1"

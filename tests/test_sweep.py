@@ -34,7 +34,8 @@ def test_crossover_is_exact_to_the_element():
     assert result.points[0].best != result.points[-1].best and result.crossovers
     for cross in result.crossovers:
         n = cross.nbytes // 4
-        times = lambda n: {a: estimate(a, 64, n, model).seconds for a in (cross.before, cross.after)}  # noqa
+        times = lambda n: {a: estimate(result.algorithm(a), 64, n, model, **result.options(a)).seconds  # noqa
+                           for a in (cross.before, cross.after)}
         before, at = times(n - 1), times(n)
         assert before[cross.before] <= before[cross.after] and at[cross.after] < at[cross.before]
 
@@ -153,14 +154,16 @@ def test_without_plotext_the_table_and_one_line(monkeypatch, capsys):
         "(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)")
 
 
-# 11 series: NCCL's model and every algorithm but NVLS (no switch here adds).
+# 12 series: NCCL's model, every algorithm but NVLS (no switch here adds), and the ring as
+# NCCL lays out its channels on the two nodes (one ring per NIC).
 EVERY_SERIES = ["sweep", "--topology", "dgx-h100", "--nodes", "2", "--sizes", "1KiB..1GiB:x16"]
+RAILS_SERIES = "Ring all-reduce, ring order rails:8"
 
 
 def _series_names(every: bool = False) -> list[str]:
     from ringsim.algorithms import ALGORITHMS
     return ["NCCL's model"] + [spec.title for spec in ALGORITHMS.values()
-                               if every or spec.name != "nvls"]
+                               if every or spec.name != "nvls"] + [RAILS_SERIES]
 
 
 def test_every_terminal_series_has_its_own_marker_in_unicode_and_ascii(capsys):
@@ -177,7 +180,7 @@ def test_every_terminal_series_has_its_own_marker_in_unicode_and_ascii(capsys):
         shown = ascii_form(legend) if text is not out else legend
         markers = [re.search(rf"(\S) {re.escape(name)}", shown).group(1)
                    for name in _series_names()]
-        assert len(set(markers)) == len(markers) == 11, markers
+        assert len(set(markers)) == len(markers) == 12, markers
 
 
 def test_every_svg_series_has_its_own_colour_and_dash(tmp_path):
@@ -190,7 +193,7 @@ def test_every_svg_series_has_its_own_colour_and_dash(tmp_path):
     lines = root.findall(f"{ns}polyline")
     drawn = [(l.get("stroke"), l.get("stroke-dasharray")) for l in lines]
     assert [l.get("data-series") for l in lines] == _series_names()
-    assert len(set(drawn)) == len(drawn) == 11, drawn
+    assert len(set(drawn)) == len(drawn) == 12, drawn
     # The legend draws each series' stroke as its line does.
     keys = [(l.get("stroke"), l.get("stroke-dasharray")) for l in root.findall(f"{ns}line")
             if l.get("stroke-width") == "3"]
@@ -220,3 +223,114 @@ def test_predict_names_what_is_wrong_with_its_sizes(capsys, sizes, words):
     assert main(["predict", "--sizes", sizes]) == 2
     err = capsys.readouterr().err
     assert words in err and err.count("\n") == 1
+
+
+# --- the ring as NCCL lays out its channels (one ring per NIC) beside the one ring ----------
+
+DGX = CostModel(load("dgx-h100"), 4)  # what --topology dgx-h100 builds: float32
+
+
+def _rails_row(gpus: int, elements: int):
+    from ringsim.studies.compare import compare
+    (row,) = [r for r in compare(gpus, elements, DGX) if r.as_nccl]
+    return row
+
+
+def test_on_eight_dgx_nodes_the_fastest_at_1gib_is_the_rails_ring_compare_prices():
+    result = sweep(64, parse_sizes("1KiB..8GiB"), DGX)
+    top = next(p for p in result.points if p.nbytes == 2**30)
+    row = _rails_row(64, top.elements)
+    assert result.rails == "rails:8" and top.best == "ring rails:8"
+    # The same time compare --time ranks first, to the last bit, and the same label.
+    assert top.estimates[top.best].seconds == row.timing.estimate.seconds
+    assert row.timing.rank == 1 and result.title(top.best) == row.label
+    assert result.algorithm(top.best) == "ring" and result.options(top.best)["ring_order"] == "rails:8"
+    # It beats the textbook's best schedule there, which the table still prices.
+    assert top.estimates[top.best].seconds < top.estimates["halving-doubling"].seconds
+
+
+def test_the_sweep_table_names_the_rails_ring_fastest_with_compares_time(capsys):
+    from ringsim.core.units import format_bandwidth, format_seconds
+    assert main(["sweep", "--topology", "dgx-h100", "--nodes", "8", "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("size") and "fastest" in line)
+    heads = re.split(r"\s{2,}", header.strip())
+    assert heads[:3] == ["size", "ring", "ring rails:8"]  # beside the one ring it lays out otherwise
+    row = next(line for line in lines if line.lstrip().startswith("1GiB "))
+    cells = re.split(r"\s{2,}", row.strip())
+    compared = _rails_row(64, 2**28).timing
+    assert cells[heads.index("fastest textbook")] == "ring rails:8"
+    assert cells[heads.index("ring rails:8")] == format_seconds(compared.estimate.seconds) == "5.92 ms"
+    assert cells[heads.index("its busbw")] == format_bandwidth(compared.busbw)
+    # The sentence under the table says what the column is, and gives figures at the one size
+    # it names, the largest, where the fastest other column is halving-doubling.
+    tail = " ".join(out.split("Crossover: ")[-1].split("\n", 1)[1].split())
+    top = sweep(64, [8 * 2**30], DGX).points[0]
+    rails = top.estimates["ring rails:8"].seconds
+    assert tail.startswith("ring rails:8 is the ring as NCCL lays out its channels: 8 rings")
+    assert tail.endswith(f"(--ring-order rails:8), the ring takes {format_seconds(rails)} at 8GiB "
+                         f"(busbw {format_bandwidth(top.busbw('ring rails:8', 64))}), against "
+                         f"{format_seconds(top.estimates['halving-doubling'].seconds)} for "
+                         f"halving-doubling, the fastest other column there.")
+    assert min(top.estimates[n].seconds for n in sweep(64, [8 * 2**30], DGX).algorithms) == \
+        top.estimates["halving-doubling"].seconds
+
+
+def test_the_plain_rings_column_is_the_one_ring_as_before(capsys):
+    from ringsim.core.units import format_seconds
+    sizes = parse_sizes("1KiB..8GiB")
+    result, without = sweep(64, sizes, DGX), sweep(64, sizes, DGX, rails=False)
+    assert without.rails is None and without.columns == without.algorithms == result.algorithms
+    for point, before in zip(result.points, without.points):
+        # One ring in GPU order, priced as the engine prices the ring with no options.
+        assert point.estimates["ring"].seconds == estimate("ring", 64, point.elements, DGX).seconds
+        assert {n: e.seconds for n, e in before.estimates.items()} == \
+            {n: point.estimates[n].seconds for n in result.algorithms}
+    assert main(["sweep", "--topology", "dgx-h100", "--nodes", "8", "--no-plot"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.lstrip().startswith("1GiB "))
+    assert re.split(r"\s{2,}", row.strip())[1] == format_seconds(
+        estimate("ring", 64, 2**28, DGX).seconds) == "43.58 ms"
+
+
+def test_crossovers_to_the_rails_ring_are_exact_to_the_element():
+    result = sweep(64, parse_sizes("1KiB..8GiB"), DGX)
+    assert [(c.before, c.after) for c in result.crossovers] == [
+        ("recursive-doubling", "halving-doubling"), ("halving-doubling", "ring rails:8")]
+
+    def seconds(column: str, elements: int) -> float:  # priced apart from the sweep
+        if column == "ring rails:8":
+            return estimate("ring", 64, elements, DGX, ring_order="rails:8").seconds
+        return estimate(column, 64, elements, DGX).seconds
+    cross = result.crossovers[-1]
+    n = cross.nbytes // 4
+    assert seconds("ring rails:8", n) < seconds("halving-doubling", n)
+    assert seconds("ring rails:8", n - 1) >= seconds("halving-doubling", n - 1)
+
+
+def test_the_rails_ring_only_where_nccls_layout_differs_from_one_ring(capsys):
+    # One node (dgx-h100 at 8 GPUs), no nodes (flat), or a chosen list of algorithms: no column.
+    for gpus, model in ((8, DGX), (64, CostModel(load("flat"), 4))):
+        assert sweep(gpus, [2**20], model).rails is None
+    assert sweep(64, [2**20], DGX, algorithms=["ring", "tree"]).columns == ("ring", "tree")
+    assert main(["sweep", "--topology", "dgx-h100", "-g", "8", "--no-plot"]) == 0
+    assert "rails" not in capsys.readouterr().out
+    # --json: the column by its name, with the algorithm and ring order compare --json gives.
+    assert main(["sweep", "--topology", "dgx-h100", "--nodes", "2", "--sizes", "1GiB", "--json"]) == 0
+    (size,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    entry = size["algorithms"]["ring rails:8"]
+    assert size["best"] == "ring rails:8" and entry["nccl_name"] == "Ring"
+    assert entry["algorithm"] == "ring" and entry["options"] == {"ring_order": "rails:8"}
+    assert entry["seconds"] == _rails_row(16, 2**28).timing.estimate.seconds
+
+
+def test_above_its_limit_the_rails_column_is_left_out_with_a_reason(capsys):
+    from ringsim.studies.sweep import RAILS_SWEEP_LIMIT
+    gpus = 2 * RAILS_SWEEP_LIMIT // 8
+    result = sweep(gpus, [2**20], DGX)
+    assert result.rails is None and result.columns == result.algorithms
+    assert f"left out above {RAILS_SWEEP_LIMIT // 8:,} GPUs" in result.rails_note
+    assert sweep(RAILS_SWEEP_LIMIT // 8, [2**20], DGX).rails == "rails:8"
+    assert main(["sweep", "--topology", "dgx-h100", "-g", str(gpus), "--sizes", "1MiB", "--no-plot"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert result.rails_note + "." in out and "ring rails:8 is the ring" not in out

@@ -35,3 +35,20 @@ def test_the_chart_legend_shows_the_labels():
     for name in result.algorithms:
         assert result.label(name).replace("&", "&amp;") in svg
     assert "(C=1)" in svg
+
+
+def test_the_rails_ring_is_labelled_as_the_ring_with_its_order_as_compare_labels_it():
+    from ringsim.cost.model import CostModel
+    from ringsim.cost.topology import load
+    from ringsim.studies.compare import compare
+    model = CostModel(load("dgx-h100"), 4)
+    result = sweep(16, [2 ** k for k in range(10, 31, 4)], model)
+    (row,) = [r for r in compare(16, 1024, model) if r.as_nccl]
+    assert result.columns[-1] == "ring rails:8" and result.label("ring rails:8") == row.label
+    assert row.label == "Ring all-reduce, ring order rails:8"
+    # The chart draws it under that label, beside the one ring's own line.
+    svg = result._repr_svg_()
+    assert row.label in svg and ">Ring all-reduce<" in svg
+    for point in result.points:
+        again = estimate("ring", 16, point.elements, model, **result.options("ring rails:8"))
+        assert again.seconds == point.estimates["ring rails:8"].seconds

@@ -9,6 +9,7 @@ transfers; each ring follows the walkthrough's rule on its positions. (Patarasuk
 from __future__ import annotations
 
 import numbers
+from functools import lru_cache
 from fractions import Fraction
 
 import numpy as np
@@ -29,6 +30,22 @@ def parse_orders(ring_order, gpus: int) -> tuple[tuple[int, ...], ...] | None:
     """Ring orders as users write them — '1,3,2,4;1,2,3,4' or [[1,3,2,4], …] or [1,3,2,4] — 1-based, checked."""
     if ring_order is None:
         return None
+    if isinstance(ring_order, tuple) and all(isinstance(ring, tuple) for ring in ring_order):
+        # Orders already parsed come back again and again (a sweep prices rails at every
+        # size): checked once per distinct orders and G.
+        try:
+            return _checked(ring_order, gpus)
+        except TypeError:  # something unhashable inside: checked, and refused, below
+            pass
+    return _parse(ring_order, gpus)
+
+
+@lru_cache(maxsize=32)
+def _checked(orders: tuple, gpus: int) -> tuple[tuple[int, ...], ...]:
+    return _parse(orders, gpus)
+
+
+def _parse(ring_order, gpus: int) -> tuple[tuple[int, ...], ...]:
     if isinstance(ring_order, str) and ring_order.strip().lower().startswith("rails"):
         return rail_orders(ring_order.strip(), gpus)
     if isinstance(ring_order, str):
@@ -54,15 +71,27 @@ def parse_orders(ring_order, gpus: int) -> tuple[tuple[int, ...], ...] | None:
         parsed = [list(ring) for ring in items]
     if not parsed:
         raise RingsimError("--ring-order needs at least one ring")
+    every = np.arange(1, gpus + 1)
     for number, ring in enumerate(parsed, 1):
-        wrong = next((x for x in ring if isinstance(x, bool) or not isinstance(x, numbers.Integral)), ring)
-        if wrong is not ring:
-            raise RingsimError(f"ring order {number} must hold whole GPU numbers (int), got "
-                               f"{type(wrong).__name__} {str(wrong)[:20]}")
-        if sorted(int(x) for x in ring) != list(range(1, gpus + 1)):
+        # Whole numbers in C first (rails at thousands of GPUs are checked again and again);
+        # the element-by-element look only finds what to name in the error.
+        try:
+            row = np.asarray(ring) if len(ring) == gpus else None
+        except ValueError:  # ragged: a list inside, found by the look below
+            row = None
+        whole = row is not None and row.dtype.kind in "iu" and not any(x is True or x is False
+                                                                      for x in ring)
+        if not whole:
+            wrong = next((x for x in ring if isinstance(x, bool) or not isinstance(x, numbers.Integral)), ring)
+            if wrong is not ring:
+                raise RingsimError(f"ring order {number} must hold whole GPU numbers (int), got "
+                                   f"{type(wrong).__name__} {str(wrong)[:20]}")
+        if not whole or not np.array_equal(np.sort(row), every):
             shown = ",".join(str(x) for x in ring)
             raise RingsimError(f"ring order {number} must list each of GPU1..GPU{gpus} once "
                                f"(1..{gpus}), got {shown[:80]}")
+    if all(isinstance(ring, tuple) for ring in parsed) and isinstance(ring_order, tuple):
+        return ring_order  # already a checked tuple of tuples of ints
     return tuple(tuple(int(x) for x in ring) for ring in parsed)
 
 

@@ -8,13 +8,13 @@ import math
 import os
 import sys
 from ..core.naming import plural
-from ..cost.model import algbw, busbw
+from ..cost.model import algbw
 from ..core.errors import RingsimError
 from ..core.files import check_output, write_text
 from ..core.textout import printable
 from ..core.width import output_width, say, table, wrap
 from ..cost.nccl import EMPTY_CALL
-from ..studies.sweep import Sweep, parse_sizes, sweep
+from ..studies.sweep import Sweep, parse_sizes, rails_column, sweep
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, gpus_from_args,
                          model_from_args)
@@ -82,18 +82,17 @@ def _svg_name(name: str) -> str:
 
 
 def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
-    from ..algorithms import ALGORITHMS
     out = {}
     if result.nccl:  # NCCL's own tuning model first, so the legend names it before the textbook
         out[NCCL_SERIES] = [
             (float(p.nbytes), float(c.seconds if metric == "time" else result.nccl_busbw(i) or 0))
             for i, (p, c) in enumerate(zip(result.points, result.nccl)) if c is not None]
-    for name in result.algorithms:
+    for name in result.columns:  # the rails ring last, so the others keep their styles
         values = []
         for p in result.points:
             y = p.estimates[name].seconds if metric == "time" else p.busbw(name, result.gpus)
             values.append((float(p.nbytes), float(y or 0.0)))
-        out[ALGORITHMS[name].title] = values
+        out[result.title(name)] = values
     return out
 
 
@@ -182,20 +181,31 @@ def _write_svg(result: Sweep, path: str, metric: str) -> None:
     write_text(path, "--svg", text)
 
 
+def _table_columns(result: Sweep) -> tuple[str, ...]:
+    """The table's columns: the rails ring right after the plain ring it lays out otherwise."""
+    columns = list(result.algorithms)
+    if result.rails:
+        rails = rails_column(result.rails)
+        columns.insert(columns.index(result.algorithm(rails)) + 1, rails)
+    return tuple(columns)
+
+
 def _print_table(result: Sweep) -> None:
     from ..algorithms import ALGORITHMS
     topo = result.model.topology
     say(f"All-reduce over {plural(result.gpus, 'GPU')} on {topo.title} "
         f"({result.model.itemsize}-byte elements)\n")
-    names = result.algorithms
-    mark = {n: "" if ALGORITHMS[n].nccl_name else "*" for n in names}
+    names = _table_columns(result)
+    # A column named by its algorithm ('ring'), or by its ring order too ('ring rails:8').
+    mark = {n: "" if ALGORITHMS[result.algorithm(n)].nccl_name else "*" for n in names}
+    heads = {n: (ALGORITHMS[n].name if n in ALGORITHMS else n) + mark[n] for n in names}
     nccl = bool(result.nccl)
     say("Textbook α-β-γ model, one column per algorithm (* not in NCCL; compare --time says "
         "which MPI libraries run them, where any does)" + (
             f"; NCCL's model: what NCCL's own tuning would run ({_nccl_version()})." if nccl
             else f". NCCL's model: none here ({result.nccl_note})."), most=100)
     print()
-    header = ("size", *(ALGORITHMS[n].name + mark[n] for n in names), "fastest textbook",
+    header = ("size", *(heads[n] for n in names), "fastest textbook",
               "its busbw") + (("NCCL's model", "NCCL's pick") if nccl else ())
     body = [(format_bytes(p.nbytes), *(format_seconds(p.estimates[n].seconds) for n in names),
              p.best + mark[p.best], format_bandwidth(p.busbw(p.best, result.gpus)))
@@ -203,8 +213,7 @@ def _print_table(result: Sweep) -> None:
             for i, p in enumerate(result.points)]
     print("\n".join(table([header, *body])))
     say("\nbusbw per algorithm (nccl-tests: algbw·2(G−1)/G):")
-    header = ("size", *(ALGORITHMS[n].name + mark[n] for n in names)) + \
-        (("NCCL's model",) if nccl else ())
+    header = ("size", *(heads[n] for n in names)) + (("NCCL's model",) if nccl else ())
     body = [(format_bytes(p.nbytes), *(format_bandwidth(p.busbw(n, result.gpus)) for n in names))
             + ((_bandwidth(result.nccl_busbw(i)),) if nccl else ())
             for i, p in enumerate(result.points)]
@@ -214,7 +223,7 @@ def _print_table(result: Sweep) -> None:
         best = result.points[0].best if result.points else "—"
         say(f"No crossover: {best} is the fastest at every size swept.")
     for c in result.crossovers:
-        say(f"Crossover: {ALGORITHMS[c.after].title} overtakes {ALGORITHMS[c.before].title} "
+        say(f"Crossover: {result.title(c.after)} overtakes {result.title(c.before)} "
             f"at {c.nbytes:,} bytes per GPU ({_approx_bytes(c.nbytes)}).")
     _print_rails(result)
 
@@ -230,21 +239,25 @@ def _pick(choice) -> str:
 
 
 def _print_rails(result: Sweep) -> None:
-    """On several nodes: the ring as NCCL lays out its channels, at the largest size swept."""
-    from ..studies.compare import rails_ring
-    if not result.points:
+    """On several nodes: what the rails ring's column is, and its time at the largest size
+    beside the fastest other column there."""
+    if result.rails_note:
+        say(f"{result.rails_note}.", most=100)
+    if not result.rails or not result.points:
         return
+    per_node = result.model.topology.gpus_per_node
+    column = rails_column(result.rails)
     top = result.points[-1]
-    rails = rails_ring(result.gpus, top.nbytes // result.model.itemsize, result.model)
-    if rails is None:
-        return
-    per_node, est = rails
-    bus = busbw(algbw(top.nbytes, est.seconds), result.gpus)
-    say(f"The ring column is one ring through one NIC per node boundary. As NCCL's channels, "
-        f"one ring per NIC (--ring-order rails:{per_node}), the ring takes "
-        f"{format_seconds(est.seconds)} at {format_bytes(top.nbytes)} (busbw "
-        f"{format_bandwidth(bus)}), against {format_seconds(top.estimates[top.best].seconds)} "
-        f"for {top.best}.", most=100)
+    rails = top.estimates[column]
+    other = min(result.algorithms, key=lambda name: top.estimates[name].seconds)
+    say(f"{column} is the ring as NCCL lays out its channels: {per_node} rings at once, each "
+        f"crossing between nodes through a different GPU's NIC (compare --time's row "
+        f"'{result.title(column)}'); the ring column is one ring, which crosses each node "
+        f"boundary through one NIC while the node's other NICs idle. As NCCL's channels "
+        f"(--ring-order {result.rails}), the ring takes {format_seconds(rails.seconds)} at "
+        f"{format_bytes(top.nbytes)} (busbw {format_bandwidth(top.busbw(column, result.gpus))}), "
+        f"against {format_seconds(top.estimates[other].seconds)} for {other}, the fastest "
+        f"other column there.", most=100)
 
 
 def _approx_bytes(nbytes: int) -> str:
@@ -274,6 +287,13 @@ def _nccl_json(result: Sweep, index: int) -> dict:
     return {"nccl": {**choice.to_json(), "algbw": alg, "busbw": result.nccl_busbw(index)}}
 
 
+def _layout_json(result: Sweep, column: str) -> dict:
+    """For the rails ring: its algorithm and ring order, as compare --json names them."""
+    if column == result.algorithm(column):
+        return {}
+    return {"algorithm": result.algorithm(column), "options": {"ring_order": result.rails}}
+
+
 def _print_json(result: Sweep) -> None:
     from ..algorithms import ALGORITHMS
     for index, p in enumerate(result.points):
@@ -283,8 +303,9 @@ def _print_json(result: Sweep) -> None:
             "algorithms": {n: {"seconds": p.estimates[n].seconds, "algbw": p.algbw(n),
                                "busbw": p.busbw(n, result.gpus),
                                "bottleneck": p.estimates[n].describe(result.model.topology),
-                               "nccl_name": ALGORITHMS[n].nccl_name}
-                           for n in result.algorithms},
+                               "nccl_name": ALGORITHMS[result.algorithm(n)].nccl_name,
+                               **_layout_json(result, n)}
+                           for n in result.columns},
             **_nccl_json(result, index)}))
     for c in result.crossovers:
         print(json.dumps({"type": "crossover", "before": c.before, "after": c.after,

@@ -3,7 +3,9 @@
 Nothing is modelled here: each all-reduce is priced by `ringsim.cost.model` on a `CostModel`
 (flat: the textbook machine of Thakur, Rabenseifner & Gropp, IJHPCA 2005; or a preset such
 as dgx-h100 with its nodes), through the algorithm's closed-form time hook
-(`algorithms.timing.estimate`), which equals its plan priced step by step.
+(`algorithms.timing.estimate`), which equals its plan priced step by step. On several nodes
+the ring is priced a second time as NCCL lays out its channels, one ring per NIC (the row
+`ring_rails`, compare's row 'ring order rails:P', priced by ringsim.studies.compare).
 Bandwidths are nccl-tests' (doc/PERFORMANCE.md): algbw = S/t, busbw = algbw·2(G−1)/G.
 """
 
@@ -24,6 +26,9 @@ GPUS_PER_NODE = 8              # hierarchical on a flat machine: nodes of 8, as 
 
 # Placeholder keys (latency.KEY, latencies.KEY) for every algorithm the engine registers.
 ROW_KEYS = {name.replace("-", "_"): algorithm(name).title for name in ALGORITHMS}
+# The row of the ring laid out as NCCL's channels (ring order rails:P), where the machine has nodes.
+RAILS_KEY = "ring_rails"
+RAILS_TITLE = "the ring laid out as NCCL's channels, one ring per NIC (ring order rails:P)"
 
 
 @dataclass(frozen=True)
@@ -41,10 +46,18 @@ class Cost:
     bottleneck: str | None
 
     @property
+    def label(self) -> str:
+        """The name a learner gives: the algorithm's, with its ring order for the rails ring:
+        'ring rails:8'."""
+        order = self.options.get("ring_order")
+        return f"{self.name} {order}" if order else self.name
+
+    @property
     def short(self) -> str:
-        """The algorithm's name with its options: 'tree (C=64)'."""
-        extra = ", ".join(f"{'C' if k == 'chunks' else 'M'}={v}" for k, v in self.options.items())
-        return f"{self.name} ({extra})" if extra else self.name
+        """The label with its options: 'tree (C=64)', 'ring rails:8'."""
+        extra = ", ".join(f"{'C' if k == 'chunks' else 'M'}={v}" for k, v in self.options.items()
+                          if k != "ring_order")
+        return f"{self.label} ({extra})" if extra else self.label
 
     @property
     def time(self) -> str:
@@ -88,11 +101,19 @@ def _names(only: str | None) -> list[str]:
     return [name for name in ALGORITHMS if only is None or name.replace("-", "_") == only]
 
 
+def _level(est, model: cost.CostModel) -> str | None:
+    """The level that bounds an estimate, as the lessons' tables name it."""
+    if est.level is None:
+        return None
+    return est.describe(model.topology).split(" (")[0] if model.topology.gpus_per_node else "links"
+
+
 def cost_rows(gpus: int, elements: int, model: cost.CostModel | None = None,
               only: str | None = None) -> list[Cost]:
-    """Every engine algorithm's time for G GPUs and N float32 elements per GPU, in registry order.
+    """Every engine algorithm's time for G GPUs and N float32 elements per GPU, in registry
+    order, then the ring as NCCL's channels where the machine has nodes (RAILS_KEY).
 
-    `only` (a row key such as 'halving_doubling') prices that algorithm alone.
+    `only` (a row key such as 'halving_doubling') prices that row alone.
     """
     model = model or model_of()
     rows = []
@@ -104,24 +125,46 @@ def cost_rows(gpus: int, elements: int, model: cost.CostModel | None = None,
             continue
         est = estimate(name, gpus, elements, model, **options)
         steps = int(closed_form(name, gpus, elements, **options).steps.value)
-        level = None if est.level is None else (est.describe(model.topology).split(" (")[0]
-                                                if model.topology.gpus_per_node else "links")
         rows.append(Cost(name.replace("-", "_"), name, algorithm(name).title, options, steps,
-                         est.seconds, elements * BYTES_PER_ELEMENT, gpus, level))
+                         est.seconds, elements * BYTES_PER_ELEMENT, gpus, _level(est, model)))
+    if only in (None, RAILS_KEY):
+        rails = _rails_row(gpus, elements, model)
+        rows += [rails] if rails is not None else []
     return rows
+
+
+def _rails_row(gpus: int, elements: int, model: cost.CostModel) -> Cost | None:
+    """The ring as compare's extra row prices it: one ring per NIC (None on one node)."""
+    from ..studies.compare import rails_order, rails_ring
+    found = rails_ring(gpus, elements, model)
+    if found is None:
+        return None
+    options = {"ring_order": rails_order(gpus, model)}
+    steps = int(closed_form("ring", gpus, elements, **options).steps.value)
+    title = f"{algorithm('ring').title}, ring order {options['ring_order']}"
+    return Cost(RAILS_KEY, "ring", title, options, steps, found[1].seconds,
+                elements * BYTES_PER_ELEMENT, gpus, _level(found[1], model))
+
+
+def seconds(name: str, gpus: int, elements: int, model: cost.CostModel) -> float:
+    """One row's time: an algorithm's name or row key ('halving-doubling', 'ring_rails')."""
+    if name.replace("-", "_") == RAILS_KEY:
+        from ..studies.compare import rails_ring
+        return rails_ring(gpus, elements, model)[1].seconds
+    name = name.replace("_", "-")
+    return estimate(name, gpus, elements, model, **options_for(name, gpus, elements, model)).seconds
 
 
 def overtake(before: str, after: str, low: int, high: int, gpus: int,
              model: cost.CostModel) -> int:
     """The fewest elements in (low, high] at which `after` is faster than `before` (bisection).
 
+    Either is an algorithm's name or a row key (RAILS_KEY for the ring as NCCL's channels).
     As ringsim.studies.sweep finds its crossovers and NCCL's tuner switches where modelled times cross
     (src/graph/tuning.cc); `after` must be faster at `high` and not at `low`.
     """
     def faster(n: int) -> bool:
-        times = [estimate(name, gpus, n, model, **options_for(name, gpus, n, model)).seconds
-                 for name in (before, after)]
-        return times[1] < times[0]
+        return seconds(after, gpus, n, model) < seconds(before, gpus, n, model)
     while high - low > 1:
         middle = (low + high) // 2
         low, high = (low, middle) if faster(middle) else (middle, high)

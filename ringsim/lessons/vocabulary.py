@@ -455,7 +455,7 @@ def _cost_rows(a, only: str | None = None) -> list:
         model = costs.model_of(topology, alpha, gbps)
         rows = costs.cost_rows(g, n, model, only=only)
         if not rows:
-            raise RingsimError(f"{a.expr.head!r}: {only} does not apply at G = {g:,}")
+            raise RingsimError(f"{a.expr.head!r}: {only} does not apply at G = {g:,} on {topology}")
         return rows
     return _COSTS.get_or(key, make)
 
@@ -536,15 +536,15 @@ def _latency_why(key: str) -> Callable:
 
 def _best(a) -> str:
     from .costs import best
-    return best(_cost_rows(a)).name
+    return best(_cost_rows(a)).label
 
 
 def _best_why(a, value: str) -> str:
     from .costs import best
     rows = _cost_rows(a)
     # Only the winner is named: the runner-up may be the answer to the next question.
-    return (f"The engine's cost model priced all {len(rows)} all-reduces from their plans; the fastest "
-            f"takes {best(rows).time}. {model_line(a)}.")
+    return (f"The engine's cost model priced every all-reduce this machine can run ({len(rows)}) "
+            f"from their plans; the fastest takes {best(rows).time}. {model_line(a)}.")
 
 
 def _sweep(a) -> str:
@@ -563,14 +563,14 @@ def _sweep(a) -> str:
         sub = _Sub(a, nbytes // 4)
         rows = _cost_rows(sub)
         top = best(rows)
-        tops.append((nbytes // 4, top.name))
-        ring = {r.name: r for r in rows}["ring"]  # the table sets the ring beside the best
+        tops.append((nbytes // 4, top))
+        ring = {r.key: r for r in rows}["ring"]  # the table sets the one ring beside the best
         lines.append(f"  {format_size(nbytes):>8}  {top.short:<22}  {top.time:>10}  "
                      f"{format_bandwidth(top.busbw):>11}  {ring.time:>10}")
     for (low, first), (high, then) in zip(tops, tops[1:]):
-        if first != then:
-            n = overtake(first, then, low, high, g, costs.model_of(topology, alpha, gbps))
-            lines.append(f"  {then} overtakes {first} from {_n(n * 4)} bytes per GPU")
+        if first.key != then.key:  # rows by key: the ring as NCCL's channels is a row of its own
+            n = overtake(first.key, then.key, low, high, g, costs.model_of(topology, alpha, gbps))
+            lines.append(f"  {then.label} overtakes {first.label} from {_n(n * 4)} bytes per GPU")
     return "\n".join(lines)
 
 
@@ -759,13 +759,13 @@ for _field_name in ("total", "busiest_sent", "busiest_received", "steps", "messa
 
 
 def _register_latency_rows() -> None:
-    from .costs import ROW_KEYS
-    for key, name in ROW_KEYS.items():
+    from .costs import RAILS_KEY, RAILS_TITLE, ROW_KEYS
+    for key, name in {**ROW_KEYS, RAILS_KEY: RAILS_TITLE}.items():
         VOCABULARY[f"latency.{key}"] = Entry(_latency_row(key), _COST,
                                              f"modelled time of {name}", _latency_why(key))
         VOCABULARY[f"latencies.{key}"] = Entry(_latencies_row(key), _COST,
                                                f"steps (latencies in a row) of {name}", _latencies_why(key))
-        if "chunks" in option_names(key.replace("_", "-")):
+        if key in ROW_KEYS and "chunks" in option_names(key.replace("_", "-")):
             VOCABULARY[f"chunks.{key}"] = Entry(_chunks_row(key), _COST,
                                                 f"the chunks C the lessons pipeline {name} in", _chunks_why(key))
         VOCABULARY[f"busbw.{key}"] = Entry(_busbw_row(key, "busbw"), _COST,

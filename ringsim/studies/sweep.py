@@ -4,6 +4,10 @@ Like nccl-tests' all_reduce_perf -b 1K -e 8G -f 2, but from closed forms on a mo
 topology. A crossover is where the fastest algorithm changes between two swept sizes; its
 exact size (to the element) is found by bisection over the closed forms, as NCCL's tuner
 switches between tree and ring where their modelled times cross (src/graph/tuning.cc).
+
+On several nodes the ring is priced twice: as one ring (its registry column) and as NCCL lays
+out its channels, one ring per NIC ('ring rails:P', compare's extra row), which may be the
+fastest.
 """
 
 from __future__ import annotations
@@ -13,17 +17,27 @@ from dataclasses import dataclass
 
 from ..core.checks import check_gpus
 from ..algorithms.timing import estimate, machine_options, timed_algorithms
-from ..cost.model import CostModel, algbw, busbw
+from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..cost.nccl import NcclChoice, nccl_choices
 from ..core.errors import RingsimError
 from ..core.units import parse_size
+from .compare import rails_order, rails_ring
 
 MAX_SIZES = 200
+# Ring positions (rings x GPUs) the rails ring is priced over, once per size and per bisection
+# probe: above this the sweep leaves that column out, to stay within about 2 s (16,384 GPUs in
+# nodes of 8: 1.8 s measured on one core); compare prices it at one size up to its own limit.
+RAILS_SWEEP_LIMIT = 131_072
+
+
+def rails_column(order: str) -> str:
+    """The column of the ring laid out as NCCL's channels: 'ring rails:8' for order 'rails:8'."""
+    return f"ring {order}"
 
 
 @dataclass(frozen=True)
 class Point:
-    """One size: each algorithm's estimate, and the fastest (registry order breaks ties)."""
+    """One size: each column's estimate, and the fastest (column order breaks ties)."""
 
     nbytes: int
     elements: int
@@ -61,6 +75,26 @@ class Sweep:
     # NCCL discards before choosing anything: src/enqueue.cc, taskAppend).
     nccl: tuple[NcclChoice | None, ...] = ()
     nccl_note: str = ""  # why NCCL's model has no answer here, when it has none
+    # 'rails:P' where the ring was also priced as NCCL lays out its channels (one ring per
+    # NIC, compare's extra row), its column 'ring rails:P' after the algorithms; None elsewhere.
+    rails: str | None = None
+    rails_note: str = ""  # why the rails ring has no column where NCCL's layout has one
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every priced column: the algorithms, then 'ring rails:P' where the ring has it."""
+        return self.algorithms + ((rails_column(self.rails),) if self.rails else ())
+
+    def algorithm(self, column: str) -> str:
+        """The registered algorithm a column runs: 'ring' for 'ring rails:8'."""
+        return "ring" if self.rails and column == rails_column(self.rails) else column
+
+    def title(self, column: str) -> str:
+        """A column's title: the algorithm's, with its ring order for the rails ring."""
+        from ..algorithms import ALGORITHMS
+        title = ALGORITHMS[self.algorithm(column)].title
+        # As compare labels its row: 'Ring all-reduce, ring order rails:8'.
+        return title if column == self.algorithm(column) else f"{title}, ring order {self.rails}"
 
     def nccl_busbw(self, index: int) -> float | None:
         """nccl-tests' all-reduce busbw of NCCL's model's pick at point `index`."""
@@ -79,19 +113,22 @@ class Sweep:
                 f"{plural(len(self.crossovers), 'crossover')}>")
 
     def options(self, name: str) -> dict:
-        """The options algorithm `name` was priced with: its defaults and the machine's nodes."""
+        """The options column `name` was priced with: its defaults, the machine's nodes, and
+        the rails ring's order."""
         from ..algorithms import default_options
-        return {**default_options(name), **machine_options(name, self.gpus, self.model)}
+        algorithm = self.algorithm(name)
+        layout = {"ring_order": self.rails} if algorithm != name else {}
+        return {**default_options(algorithm), **machine_options(algorithm, self.gpus, self.model),
+                **layout}
 
     def label(self, name: str) -> str:
-        """The algorithm's title, with its chunk count where it takes one: 'Binary tree (C=1)'.
+        """The column's title, with its chunk count where it takes one: 'Binary tree (C=1)'.
 
         A pipelined schedule priced in one chunk is at its slowest; the label says so, where
         a chart would otherwise rank it against schedules priced at their best.
         """
-        from ..algorithms import ALGORITHMS
         chunks = self.options(name).get("chunks")
-        title = ALGORITHMS[name].title
+        title = self.title(name)
         if chunks is None:
             return title
         # A title that ends in brackets takes the count inside them: one pair, not two.
@@ -102,7 +139,7 @@ class Sweep:
         from ..core.units import format_bytes, format_seconds
         from .svgplot import loglog_svg
         series = {self.label(n): [(float(p.nbytes), float(p.estimates[n].seconds))
-                                  for p in self.points] for n in self.algorithms}
+                                  for p in self.points] for n in self.columns}
         ticks = [(float(p.nbytes), format_bytes(p.nbytes))
                  for p in self.points[::max(1, -(-len(self.points) // 6))]]
         try:
@@ -137,32 +174,51 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
-def _point(gpus: int, nbytes: int, model: CostModel, names: tuple[str, ...]) -> Point:
+def _estimate(name: str, gpus: int, elements: int, model: CostModel, rails: str | None) -> Estimate:
+    """One column's time: an algorithm on the machine's nodes, or the ring as compare's rails row."""
+    if rails is not None and name == rails_column(rails):
+        return rails_ring(gpus, elements, model)[1]
+    return estimate(name, gpus, elements, model, **machine_options(name, gpus, model))
+
+
+def _point(gpus: int, nbytes: int, model: CostModel, names: tuple[str, ...],
+           rails: str | None) -> Point:
     elements = nbytes // model.itemsize
-    estimates = {name: estimate(name, gpus, elements, model, **machine_options(name, gpus, model))
-                 for name in names}
+    estimates = {name: _estimate(name, gpus, elements, model, rails) for name in names}
     best = min(names, key=lambda name: estimates[name].seconds)
     return Point(nbytes, elements, estimates, best)
 
 
-def _best(gpus: int, elements: int, model: CostModel, names: tuple[str, ...]) -> str:
-    times = {name: estimate(name, gpus, elements, model, **machine_options(name, gpus, model)).seconds
-             for name in names}
+def _best(gpus: int, elements: int, model: CostModel, names: tuple[str, ...],
+          rails: str | None) -> str:
+    times = {name: _estimate(name, gpus, elements, model, rails).seconds for name in names}
     return min(names, key=times.__getitem__)
 
 
 def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
-          algorithms: list[str] | None = None) -> Sweep:
-    """Time every algorithm that has a closed-form time at each size (bytes per GPU)."""
+          algorithms: list[str] | None = None, rails: bool = True) -> Sweep:
+    """Time every algorithm that has a closed-form time at each size (bytes per GPU); with
+    every algorithm, the ring as NCCL lays out its channels too where that differs from one
+    ring (compare's extra row; rails=False leaves it out)."""
     model = model or CostModel()
     gpus = check_gpus(gpus)
     model.topology.check_gpus(gpus)
-    names = tuple(algorithms or timed_algorithms(model, gpus))
+    algorithm_names = tuple(algorithms or timed_algorithms(model, gpus))
+    # The ring as NCCL runs it on several nodes: compare's extra row, priced by the same code.
+    order = rails_order(gpus, model) if rails and not algorithms else None
+    rails_note = ""
+    if order and model.topology.gpus_per_node * gpus > RAILS_SWEEP_LIMIT:
+        rails_note = (f"{rails_column(order)} (the ring as NCCL's channels, one ring per NIC) is "
+                      f"left out above {RAILS_SWEEP_LIMIT // model.topology.gpus_per_node:,} GPUs, "
+                      f"where pricing it at every size and probe takes too long; compare --time "
+                      f"prices it at one size")
+        order = None
+    names = algorithm_names + ((rails_column(order),) if order else ())
     for nbytes in sizes:
         if nbytes % model.itemsize:
             raise RingsimError(f"size {nbytes:,} bytes is not a whole number of "
                                f"{model.itemsize}-byte elements")
-    points = tuple(_point(gpus, n, model, names) for n in sizes)
+    points = tuple(_point(gpus, n, model, names, order) for n in sizes)
     crossovers = []
     for left, right in zip(points, points[1:]):
         if left.estimates[right.best].seconds <= left.estimates[left.best].seconds:
@@ -176,14 +232,15 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
         low, high = left.elements, right.elements
         while high - low > 1:
             middle = (low + high) // 2
-            if _best(gpus, middle, model, rivals) == left.best:
+            if _best(gpus, middle, model, rivals, order) == left.best:
                 low = middle
             else:
                 high = middle
-        after = _best(gpus, high, model, rivals)
+        after = _best(gpus, high, model, rivals, order)
         crossovers.append(Crossover(left.best, after, high * model.itemsize))
     nccl, note = _nccl(gpus, sizes, model)
-    return Sweep(gpus, model, names, points, tuple(crossovers), nccl, note)
+    return Sweep(gpus, model, algorithm_names, points, tuple(crossovers), nccl, note, order,
+                 rails_note)
 
 
 def _nccl(gpus: int, sizes: list[int], model: CostModel) -> tuple[tuple, str]:

@@ -23,7 +23,7 @@ from ..sweeps import SweepView
 # One colour per algorithm (registry order), the same in the plot and in the legend under it.
 COLOURS = [(255, 159, 28), (46, 204, 113), (231, 76, 60), (52, 152, 219), (155, 89, 182),
            (241, 196, 15), (26, 188, 156), (236, 112, 160), (149, 165, 166), (160, 82, 45),
-           (128, 128, 255)]
+           (128, 128, 255), (173, 216, 230)]  # the last for the ring as NCCL's channels
 MARK = (255, 255, 255)  # the scenario's size
 NCCL = (118, 185, 0)  # NCCL's own model's line, apart from the textbook algorithms'
 INSTALL = "No plot: install textual-plotext (pip install '.[plot]' from a clone of ringsim)."
@@ -50,7 +50,7 @@ def decades(values: list[float]) -> list[float]:
 def series(view: SweepView, metric: str) -> dict[str, list[tuple[float, float]]]:
     """(bytes, seconds or busbw) per algorithm name, the engine's figures, zeros left out."""
     out = {}
-    for name in view.sweep.algorithms:
+    for name in view.sweep.columns:  # the algorithms, and the ring as NCCL's channels
         points = []
         for p in view.sweep.points:
             y = p.estimates[name].seconds if metric == "time" else p.busbw(name, view.sweep.gpus)
@@ -136,14 +136,15 @@ class SweepPanel(Vertical):
     @staticmethod
     def _legend(view: SweepView, metric: str, algorithm: str) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
-        for index, name in enumerate(view.sweep.algorithms):
+        columns = view.sweep.columns
+        for index, name in enumerate(columns):
             mark = "▸" if name == algorithm else " "
             text.append(f"{mark}━━ ", _hex(COLOURS[index % len(COLOURS)]))
-            star = "" if ALGORITHMS[name].nccl_name else "*"
+            star = "" if ALGORITHMS[view.sweep.algorithm(name)].nccl_name else "*"
             text.append(f"{name + star:<20}", "bold" if name == algorithm else "")
             if index % 2:
                 text.append("\n")
-        text.append("\n" if len(view.sweep.algorithms) % 2 else "")
+        text.append("\n" if len(columns) % 2 else "")
         text.append(" * not in NCCL   ", "dim")
         if view.sweep.nccl:
             text.append("━━ ", _hex(NCCL))

@@ -200,7 +200,7 @@ def test_seed_sentences_in_each_algorithms_language():
     hd = ringsim.Simulation.create("halving-doubling", 4, 8)
     hd.step()
     assert hd.banner == "Recursive halving · iteration 1 of 2"
-    assert hd.sentences()[0] == "GPU1 and GPU2 swap halves: GPU1 sends a₃…a₄ to GPU2, where they are added to b₃…b₄"
+    assert hd.sentences()[0] == "GPU1 and GPU2 swap halves: GPU1 sends a₃, a₄ to GPU2, where they are added to b₃, b₄"
     rd = ringsim.Simulation.create("recursive-doubling", 3, 3)
     rd.step()
     assert rd.banner == "Fold in the extra GPUs · iteration 1 of 1"

@@ -99,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
         "momentum, variance), sharded by stage.")
     layout = option_words(given) or f"one ring, GPUs in order {_first_last(gpus)}"
     say(f"Time: the ring's collectives ({layout}), one after another.\n")
-    header = ("stage", "sends per GPU", "× Ψ", "time", "parameters", "gradients", "Adam states",
-              "memory per GPU")
+    header = ("stage", "elements sent per GPU", "× Ψ", "time", "parameters", "gradients",
+              "Adam states", "memory per GPU")
     rows = [(str(z.stage), f"{z.sent:,}", f"{z.sent / psi:.3f}",
              "—" if z.seconds is None else format_seconds(z.seconds),
              _gb(z.memory.parameters), _gb(z.memory.gradients),

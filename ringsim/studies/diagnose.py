@@ -687,9 +687,10 @@ def verdicts(r: Report) -> list[str]:
         c = r.ring_check
         n, within = c["flagged"], c["within_ring"]
         head = (f"Held to rings (NCCL_ALGO=Ring) the model expects up to "
-                f"{format_bandwidth(c['ring_busbw'])}; of the {n} flagged bandwidth-bound "
-                f"size{'s' * (n > 1)}, {within} reach{'es' * (within == 1)} it within {percent(tol)} "
-                f"(median {c['median_ratio']:.0%})")
+                f"{format_bandwidth(c['ring_busbw'])}; {within} of the {n} flagged "
+                f"bandwidth-bound size{'s' * (n > 1)} come{'s' * (within == 1)} within {percent(tol)} "
+                f"of the rings' busbw at that size (they reach {c['median_ratio']:.0%} of it, "
+                "median)")
         if within == n:
             head += (": nccl-tests does not print which algorithm ran, and on two nodes NCCL's "
                      "trees can beat the ring's bus bandwidth, so this run may simply have used "

@@ -91,7 +91,7 @@ class ChainTree:
             b = np.full(gpu.shape, -1, np.int64)
         else:
             a, b = first(left), first(right)
-        h0, hl, hr = self.node_height(rank), self.node_height(left), self.node_height(right)
+        h0, hl = self.node_height(rank), self.node_height(left)
         if per >= 2:
             h1 = np.where(left >= 0, np.maximum(per - 2, 1 + hl), per - 2)
             height = np.where(i >= 2, per - 1 - i, np.where(i == 1, h1, h0))

@@ -178,7 +178,7 @@ def closed_form(gpus: int, elements: int, trees: list[_btree.Tree], chunks: int,
         formula("2·(G−1)·N", 2 * (gpus - 1) * elements),
         formula(busiest, best),
         formula(busiest, best),
-        formula(f"C + 2·⌈log₂G⌉ − 1" if gpus > 1 else "0", steps),
+        formula("C + 2·⌈log₂G⌉ − 1" if gpus > 1 else "0", steps),
         formula(f"2·(G−1)·min(N,{per_tree})", messages),
         who, who,
     )

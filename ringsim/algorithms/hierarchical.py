@@ -106,7 +106,7 @@ def closed_form(gpus: int, elements: int, nodes=None) -> ClosedForm:
     """
     m, per = _shape(gpus, nodes)
     q, r, moved, cands, sent, received = _counts_at(gpus, elements, m, per)
-    inside, across = Ring(per, m, 0), Ring(m, 1, 0)
+    inside = Ring(per, m, 0)
     # Every segment lies in one inside block and in one across ring: the across rings' long
     # segments are r in all, and with q = 0 exactly the r long segments travel across.
     total = q * gpus * moved + m * inside.long_sent_total(r) + (2 * (m - 1) * r if m >= 2 else 0)

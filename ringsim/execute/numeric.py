@@ -310,7 +310,7 @@ class NumericExecutor:
         each buffer's arrivals are added in the order `order.reductions` gives, and a sum
         that several buffers need (the naive flood, a swap) is computed once for all of them.
         """
-        g, buf, xp = self.plan.gpus, self.buf, self.xp
+        buf, xp = self.buf, self.xp
         classes = self._classes()
         after = classes.copy()
         orders, copies = reductions(step)

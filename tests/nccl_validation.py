@@ -14,7 +14,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from ringsim.cost.nccl import nccl_choice, versions  # noqa: E402
+from ringsim.cost.nccl import nccl_choice  # noqa: E402
+from ringsim.cost.nccl_tuner import versions  # noqa: E402
 from ringsim.studies import peers  # noqa: E402
 from ringsim.studies.diagnose import DEFAULT_TOLERANCE  # noqa: E402
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from ringsim.core.errors import RingsimError
-from ringsim.cost.nccl import nccl_choice, versions
+from ringsim.cost.nccl import nccl_choice
+from ringsim.cost.nccl_tuner import versions
 from ringsim.cost.topology import load, parse
 from ringsim.studies import peers
 from ringsim.studies.predict import predict

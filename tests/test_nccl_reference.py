@@ -7,7 +7,8 @@ import pytest
 from nccl_reference import OWN, Reference
 
 from ringsim.core.errors import RingsimError
-from ringsim.cost.nccl import ALGORITHMS, nccl_choices, tuning_table, versions
+from ringsim.cost.nccl import ALGORITHMS, nccl_choices, tuning_table
+from ringsim.cost.nccl_tuner import versions
 from ringsim.cost.topology import load, parse
 from ringsim.studies import peers
 

@@ -185,7 +185,7 @@ def test_blackwells_ring_ll128_cap_by_release():
 
 
 def test_every_carried_release_prices_every_preset():
-    from ringsim.cost.nccl import versions
+    from ringsim.cost.nccl_tuner import versions
     assert {"2.18.5", "2.19.4", "2.28.9", "2.29.7", "2.30.4"} <= set(versions())
     for release in versions():
         for topology, gpus in (("dgx-h100", 16), ("dgx-a100", 16), ("pcie-gen4", 8),
@@ -286,7 +286,8 @@ def test_one_gpu_per_node_trees_kept_085_in_every_release():
     # sets with one GPU in the node; 2.26.2 (v2.26.2-1:261) reads comm->maxTreePattern.
     # Four 100 GbE nodes: the tree graph is 1 channel at 12 GB/s across (4 nodes: bwInter);
     # Tree/Simple all-reduce = min(12 x .92, perChMaxTreeBw 17.8) x .85 x 1/2 = 4.692 GB/s.
-    from ringsim.cost.nccl import tuning_table, versions
+    from ringsim.cost.nccl import tuning_table
+    from ringsim.cost.nccl_tuner import versions
     expected = min(1 * 12.0 * 0.92, 1 * 17.8) * 0.85 * 0.5
     for release in versions():
         assert tuning_table("ethernet-100g", 4, release)[

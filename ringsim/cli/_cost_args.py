@@ -126,7 +126,7 @@ def elements_from_args(args: argparse.Namespace, size: int, default: int) -> int
 def nccl_release(text: str) -> str:
     """--nccl VERSION: an NCCL release whose tuning tables ringsim carries ('2.21.5', or as
     NCCL prints it, '2.21.5-1+cuda12.4')."""
-    from ..cost.nccl import release, versions, versions_text
+    from ..cost.nccl_tuner import release, versions, versions_text
     given = release(text[:40]) if len(text) <= 40 else text[:40]
     if given not in versions():
         raise argparse.ArgumentTypeError(

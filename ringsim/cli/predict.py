@@ -7,7 +7,8 @@ import json
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
-from ..cost.nccl import max_threads, names, tuning_table, versions, versions_text
+from ..cost.nccl import max_threads, names, tuning_table
+from ..cost.nccl_tuner import versions, versions_text
 from ..cost.topology import load, presets
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..studies.nccltuning import format_table

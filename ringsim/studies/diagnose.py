@@ -563,7 +563,7 @@ def _per_process(output: Output, topology, gpus: int, nodes: int, notes: list[st
 
 def _release_note(version: str | None, nccl: str | None) -> str | None:
     """What the notes say of the release the paste ran, beside the tables the model used."""
-    from ..cost.nccl import release, versions, versions_text
+    from ..cost.nccl_tuner import release, versions, versions_text
     known = versions()
     used = nccl or known[0]
     if not version:

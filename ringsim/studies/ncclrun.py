@@ -29,7 +29,7 @@ def no_nvls(predict, *args, algo: str | None = None, **options):
 def run_release(version: str | None) -> str | None:
     """The release whose tables price a run of NCCL `version` by default: that one, where
     ringsim has its tables, else None (the release the model follows)."""
-    from ..cost.nccl import release, versions
+    from ..cost.nccl_tuner import release, versions
     if not version:
         return None
     ran = release(version)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ringsim.cli import main
-from ringsim.cost.nccl import nccl_choices, release, versions
+from ringsim.cost.nccl import nccl_choices
+from ringsim.cost.nccl_tuner import release, versions
 from ringsim.cost.topology import load
 from ringsim.studies.predict import predict
 

@@ -1,0 +1,118 @@
+"""The channels and threads NCCL runs an algorithm on: connect.cc's comm->nChannels (the ring
+graph connected twice, CollNet's extra half, Hopper's doubling, the raise to NVLS's channels),
+transport/nvls.cc's nvlsChannels, and enqueue.cc's topoGetAlgoInfo, which runs a small call on
+fewer channels than NCCL tuned for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .nccl_graph import System, graphs, system
+from .nccl_tuner import carried_release
+from .topology import Topology
+
+
+@dataclass(frozen=True)
+class Tuned:
+    """One machine as a release of NCCL tunes it: what it sees, its searched graphs, the release."""
+
+    sys: System
+    graphs: dict
+    nccl: str | None = None
+
+
+def tune(topology: Topology, gpus: int, nccl: str | None = None) -> Tuned:
+    """G GPUs on a topology as release `nccl` (None: the model's own) sees and searches them."""
+    release = carried_release(nccl)  # an unknown version is an error before any work
+    sys = system(topology, gpus, release)
+    return Tuned(sys, graphs(sys), release)
+
+
+def nvls_channels(tuned: Tuned) -> int:
+    """comm->nvlsChannels: NVLS_NCHANNELS by architecture and nodes, and from 2.30.3 on
+    Blackwell across nodes what ncclNvlsTreeSm100Tuning (transport/nvls.cc) picks from the
+    NIC's rate and the GPUs per node."""
+    sys = tuned.sys
+    limits = sys.tables["channels"]
+    table = limits["nvls_channels_nodes" if sys.nodes > 1 else "nvls_channels"]
+    channels = table.get(sys.arch, tuned.graphs["NVLS"].channels)
+    if sys.tables["rules"]["sm100_nvls_tuning"] and sys.arch == "blackwell" and sys.nodes > 1:
+        t = limits["sm100_tuning"]
+        ppn = sys.ranks // sys.nodes  # comm->minLocalRanks
+        if sys.nodes == 2 and sys.net_bw >= t["nic"]:
+            channels = t["two_nodes"]
+        elif sys.net_bw >= t["fast_nic"]:
+            channels = t["fewer"] if ppn <= t["few_gpus"] else t["two_nodes"]
+        elif sys.net_bw >= t["nic"]:
+            channels = t["fewer"]
+    return channels
+
+
+def connected(tuned: Tuned) -> tuple[int, int]:
+    """connect.cc's comm->collChannels and comm->nChannels (raised to nvlsChannels)."""
+    sys = tuned.sys
+    limits, rules = sys.tables["channels"], sys.tables["rules"]
+    ring, chain = tuned.graphs["Ring"], tuned.graphs["CollNetChain"]
+    # The ring graph's channels connected twice; with CollNet half as many again; on Hopper
+    # and later across nodes twice again (before 2.25.1 Hopper only: minCompCap == 90).
+    channels = min(limits["max"], 2 * ring.channels)
+    if sys.collnet and chain.channels and chain.bw_intra > chain.bw_inter and sys.ranks > sys.nodes:
+        # "Add more channels to saturate intra-node bandwidth, except the 1 PPN case"
+        channels = min(limits["max"], channels + channels // limits["collnet_add_divisor"])
+    if (sys.arch in rules["comm_double_archs"] and sys.nodes > 1
+            and ring.bw_intra > limits["comm_double_above"]
+            and channels < limits["comm_double_below"]):
+        channels = min(limits["max"], 2 * channels)
+    # collChannels is taken here; from 2.20.5 to 2.27.7 comm->nChannels is then raised to
+    # nvlsChannels where NVLS runs.
+    raised = channels
+    if rules["comm_nvls_raise"] != "none" and tuned.graphs["NVLS"].channels:
+        raised = min(limits["max"], max(channels, nvls_channels(tuned)))
+    return channels, raised
+
+
+def comm_channels(tuned: Tuned, algo: str) -> int:
+    """Channels an algorithm starts from: nvlsChannels, CollNetDirect's heads, or connect.cc's."""
+    if algo in ("NVLS", "NVLSTree"):
+        return nvls_channels(tuned)
+    if algo == "CollNetDirect":
+        return tuned.graphs[algo].channels
+    # Ring and Tree start from the raised count from 2.22.3 (enqueue.cc: comm->nChannels),
+    # from collChannels in 2.20.5 and 2.21.5.
+    start, raised = connected(tuned)
+    return raised if tuned.sys.tables["rules"]["comm_nvls_raise"] == "rings" else start
+
+
+def run_channels(tuned: Tuned, algo: str, proto: str, nbytes: int) -> int:
+    """The channels NCCL launches one call on (topoGetAlgoInfo in enqueue.cc): rings, trees
+    and CollNetChain drop a channel while the call is under channels × threads × threshold
+    bytes; NVLS runs on nvlsChannels (across nodes at most the communicator's channels);
+    CollNetDirect on its heads (ringsim does not shrink it)."""
+    channels = comm_channels(tuned, algo)
+    if algo == "NVLS" and tuned.sys.nodes > 1 and tuned.sys.tables["rules"]["nvls_across_capped"]:
+        return min(channels, comm_channels(tuned, "Ring"))
+    if algo in ("NVLS", "NVLSTree", "CollNetDirect", "PAT"):
+        return channels  # PAT's comm->maxThreads is never set (0), so its loop never runs
+    t = tuned.sys.tables["threads"]
+    threshold = t["threshold"][proto] * (tuned.sys.ranks if algo == "Ring" and proto == "LL" else 1)
+    if algo == "CollNetChain":
+        threshold = t["collnet_threshold"]
+    threads = channel_threads(tuned, algo, proto)
+    # `while (nBytes < nc * nt * threadThreshold) nc--` down to one channel: the largest nc
+    # whose nc × nt × threshold bytes fit in the call.
+    return max(1, min(channels, nbytes // (threads * threshold)))
+
+
+def channel_threads(tuned: Tuned, algo: str, proto: str) -> int:
+    """comm->maxThreads (ncclTopoTuneModel): the threads a channel runs with, 0 where NCCL
+    sets none. A Simple ring gets fewer when its graph's channels × speed is at most PCI_BW."""
+    t = tuned.sys.tables["threads"]
+    if algo in ("Ring", "Tree"):
+        ring = tuned.graphs["Ring"]
+        if (algo, proto) == ("Ring", "Simple") and ring.bw_intra * ring.channels <= t["pci_bw"]:
+            return t["ring_simple_small"]
+        return t["max_threads"][proto]
+    if proto == "Simple" and algo in ("CollNetDirect", "CollNetChain", "NVLS", "NVLSTree"):
+        return t["nccl_max"]
+    return 0  # PAT's is never set

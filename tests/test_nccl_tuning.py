@@ -251,3 +251,19 @@ def test_a_log_run_with_nccl_algo_is_set_beside_the_model_held_to_it(tmp_path, c
     assert "3 of 3 agree" in capsys.readouterr().out
     assert main(["predict", "--tuning", "--nccl-log", str(log), "-g", "4"]) == 0
     assert "3 of 7 agree" in capsys.readouterr().out
+
+
+def test_predict_reads_nvls_off_in_a_log_as_diagnose_does(capsys):
+    # The made-up half-network log says "NVLS multicast support is not available": NCCL ran
+    # without NVLS and NVLSTree, so the model's choices and cells leave them out too.
+    log = DATA / "nccl_outputs" / "synthetic" / "h100_2node_half_network_tuning.log"
+    assert main(["predict", "--tuning", "--nccl-log", str(log), "--topology", "dgx-h100",
+                 "-g", "16"]) == 0
+    out = capsys.readouterr().out
+    assert "1 of 1 sizes the same" in out and "NVLSTree" not in out.split("Note:")[0]
+    assert "NCCL ran without NVLS and NVLSTree, and so does the model" in out
+    assert main(["predict", "--tuning", "--nccl-log", str(log), "--topology", "dgx-h100",
+                 "-g", "16", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["nvls_off"].startswith("NVLS multicast support is not available")
+    assert all(p["same"] for p in record["choices"])

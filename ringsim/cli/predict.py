@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
                     "runs": mark.systems, "model_over_median": mark.ratio}
             print(json.dumps(record))
         return 0
-    tables = f" (NCCL {args.nccl}'s tuning tables)" if args.nccl else ""
+    tables = f" (NCCL {args.nccl or versions()[0]}'s tuning tables)"
     say(f"# ringsim predict: NCCL's model of {args.collective} on "
         f"{_where(topology, args.gpus)}{tables}", hang="#   ")
     header = ("size", "count", "type", "time", "algbw", "busbw", "algorithm", "protocol",
@@ -209,18 +209,25 @@ def _tuning(args: argparse.Namespace, topology) -> int:
 def _beside_log(args: argparse.Namespace, topology) -> int:
     from ..studies import nccltuning
     from ..studies.textfile import read_text
+    from ..studies.ncclrun import without_nvls
+    from ..studies.nccltests import nvls_off
     text = read_text(args.nccl_log, "NCCL_DEBUG=INFO log")
+    # Where the log says NCCL ran without NVLS the model leaves it out too, as diagnose does.
+    off = nvls_off(text.lines)
+    algo = without_nvls(args.algo) if off else args.algo
     lines, record = nccltuning.beside_model(nccltuning.parse(text), topology, args.gpus,
-                                            args.collective, args.nccl, args.algo, args.proto)
+                                            args.collective, args.nccl, algo, args.proto)
     if not lines:
         raise RingsimError(f"{text.name} shows no tuning table and no 'Bytes -> Algo' lines: "
                            "run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING")
     if args.json:
-        print(json.dumps(record))
+        print(json.dumps({**record, "nvls_off": off}))
         return 0
     say(f"# ringsim predict --tuning --nccl-log {text.name}: {args.collective} on "
         f"{_where(topology, args.gpus)}", hang="#   ")
     say("\n".join(lines))
+    if off:
+        say(f"Note: {off} in the NCCL log: NCCL ran without NVLS and NVLSTree, and so does the model")
     return 0
 
 

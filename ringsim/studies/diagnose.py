@@ -640,7 +640,12 @@ def verdicts(r: Report) -> list[str]:
                          "NCCL_PROTO)" + (", or network latency on the hops that cross nodes"
                                           if r.nodes > 1 else ""))
             elif above:
-                head += ". Calls are cheaper than modelled: the topology's α is too pessimistic"
+                head += (". Calls are cheaper than modelled: NCCL's model takes its latencies from "
+                         "its own tables, not the topology's α; across nodes the file's "
+                         "net_latency (or net_plugin_latency, added to every hop that crosses "
+                         "nodes) may be set higher than the network's" if r.nodes > 1 else
+                         ". Calls are cheaper than modelled: NCCL's model takes its latencies "
+                         "from its own tables, not the topology's α")
             elif host_set:
                 head += (f". The per-call cost is as modelled: the host's, one thread issuing "
                          f"each call to {r.gpus_per_process} GPUs")
@@ -849,7 +854,21 @@ def checks(r: Report) -> list[str]:
         out.append(f"#wrong is not 0 at {len(wrong)} size{'s' * (len(wrong) > 1)} (from "
                    f"{format_bytes(wrong[0])}): the results were corrupted; fix that before any "
                    "timing (driver, GPUDirect RDMA, NVIDIA/nccl issue 133)")
-    if any(x.flag for x in r.rows):
+    flagged = sum(x.flag for x in r.rows)
+    # The verdicts' own next steps first, where they explain the flagged sizes.
+    if _in_place_fine(r):
+        out.append("run it again with a larger -w (warm-up iterations), then with "
+                   "NCCL_LOCAL_REGISTER=0 and with NCCL_NVLS_ENABLE=0: the out-of-place calls "
+                   "alone fall short, so their output buffer, not the links, is the question")
+    dipped = r.dips and 2 * len(r.dips) >= flagged
+    if dipped:
+        out.append("run it again with more iterations (nccl-tests -n 100 -w 20) and check for "
+                   "other jobs on the same nodes and switches: the flagged sizes are dips")
+    c = r.ring_check
+    if c and c["flagged"] and c["within_ring"] == c["flagged"]:
+        out.append("run it again with NCCL_ALGO=Ring: held to rings the model expects what was "
+                   "measured, so this run may simply have used rings")
+    if flagged and not (_in_place_fine(r) or dipped):
         out.append("run again with NCCL_DEBUG=INFO and read which transport every hop uses: "
                    "ringsim walk --nccl-log LOG (P2P/IPC and NET/IB/…/GDRDMA are the fast paths; "
                    "SHM, NET/Socket or NET/IB without GDRDMA go through host memory)")

@@ -191,7 +191,7 @@ def test_the_note_gives_the_rails_ring_on_the_same_buckets(capsys):
     (line,) = [x for x in out.splitlines() if "one per NIC" in x]
     assert (f"--ring-order rails:8 gives {format_seconds(note['communication_seconds'])} of "
             f"communication, {format_seconds(note['exposed_seconds'])} exposed, step "
-            f"{format_seconds(note['step_seconds'])}.") in line
+            f"{format_seconds(note['step_seconds'])};") in line
     assert main(["overlap", "--model", "resnet-50", "--topology", "dgx-h100", "--nodes", "2",
                  "--ring-order", "rails:8"]) == 0
     out = capsys.readouterr().out
@@ -266,3 +266,22 @@ def test_a_tie_for_the_best_bucket_is_named_as_a_range(capsys):
     # 2 to 25 MiB print the same step; the sentence names that range, not one size
     assert steps["2 MiB"] == steps["25 MiB"] != steps["1 MiB"]
     assert "Best bucket size: 25 MiB (from 2 MiB to 25 MiB the step is the same" in out
+
+
+def test_the_rails_note_gives_the_best_bucket_of_the_rails_layout(capsys):
+    import json
+    from ringsim.cli import main
+    from ringsim.cost.model import CostModel
+    from ringsim.training.models import model as preset
+    from ringsim.training.overlap import SWEEP_MB, best, sweep
+    argv = ["overlap", "--model", "llama-7b", "--topology", "dgx-h100", "--nodes", "2"]
+    assert main([*argv, "--json"]) == 0
+    rails = json.loads(capsys.readouterr().out)["rails"]
+    cost = CostModel.of("dgx-h100", "float32")
+    runs = sweep(preset("llama-7b"), 16, cost, sorted(set(SWEEP_MB) | {25.0}),
+                 algorithm="ring", options={"ring_order": "rails:8"}, flops=400e12, batch=None)
+    expected = best(runs)
+    assert rails["best_bucket_mb"] == expected.bucket_mb
+    assert rails["best_step_seconds"] == expected.step_seconds
+    assert main(argv) == 0
+    assert f"the best is buckets of {int(expected.bucket_mb)} MiB (step" in capsys.readouterr().out

@@ -137,8 +137,11 @@ def run(args: argparse.Namespace) -> int:
     winner = best(runs)
     rails = nccl_rails(args.algorithm, given, gpus, cost)
     # The same buckets with NCCL's layout: the same simulation, the ring laid out one per NIC.
+    laid_out = {**options, "options": {"ring_order": rails}}
     nccl = None if rails is None else simulate(net, gpus, cost, bucket_mb=args.bucket_mb,
-                                               **{**options, "options": {"ring_order": rails}})
+                                               **laid_out)
+    # and its own best bucket: the advice differs with the layout
+    nccl_best = None if rails is None else best(sweep(net, gpus, cost, sizes, **laid_out))
     if trace_path is not None:
         from ..training.overlap import trace_events
         from ..timeline.trace import write_events
@@ -162,7 +165,9 @@ def run(args: argparse.Namespace) -> int:
             "rails": None if nccl is None else {
                 "ring_order": rails, "step_seconds": nccl.step_seconds,
                 "exposed_seconds": nccl.exposed_seconds,
-                "communication_seconds": nccl.communication_seconds}}))
+                "communication_seconds": nccl.communication_seconds,
+                "best_bucket_mb": None if math.isinf(nccl_best.bucket_mb) else nccl_best.bucket_mb,
+                "best_step_seconds": nccl_best.step_seconds}}))
         return 0
     batch = net.batch if args.batch is None else args.batch
     say(f"Overlap · {net.title}: {net.params:,} parameters in {plural(len(net.layers), 'layer')} · "
@@ -183,7 +188,10 @@ def run(args: argparse.Namespace) -> int:
         say(f"The plain ring leaves each node through one NIC; NCCL lays its rings out one per "
             f"NIC: --ring-order {rails} gives {format_seconds(nccl.communication_seconds)} of "
             f"communication, {format_seconds(nccl.exposed_seconds)} exposed, step "
-            f"{format_seconds(nccl.step_seconds)}.")
+            f"{format_seconds(nccl.step_seconds)}; laid out so, the best is "
+            + ("one bucket for the whole model" if math.isinf(nccl_best.bucket_mb) else
+               f"buckets of {_mb(nccl_best.bucket_mb)}")
+            + f" (step {format_seconds(nccl_best.step_seconds)}).")
     say()
     say("Bucket size sweep:")
     say(f"  {'bucket':>10}  {'buckets':>7}  {'step':>10}  {'exposed':>10}")

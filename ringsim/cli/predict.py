@@ -33,8 +33,13 @@ def register(sub) -> None:
                              "(default: dgx-h100)")
     parser.add_argument("-g", "--gpus", type=count_arg("the number of GPUs", minimum=2,
                                                        maximum=MAX_GPUS),
-                        default=8, metavar="G", help="number of GPUs, 2 to 1,000,000 "
-                        "(default: 8), filling nodes in order")
+                        default=None, metavar="G", help="number of GPUs, 2 to 1,000,000 "
+                        "(default: 8, or --nodes × the topology's GPUs per node), filling nodes "
+                        "in order")
+    parser.add_argument("--nodes", type=count_arg("the number of nodes", minimum=None),
+                        default=None, metavar="M",
+                        help="M nodes of the topology's GPUs per node: G = M × GPUs per node "
+                             "(with --gpus, the two must agree)")
     parser.add_argument("--sizes", default="8B..8GiB", metavar="A..B",
                         help="bytes per GPU as nccl-tests' size column: a range A..B doubling "
                              "each time (-b A -e B -f 2; the default 8B..8GiB), A..B:xF for a "
@@ -108,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
         raise RingsimError("--published sets all_reduce_perf runs beside the model's times: "
                            "it takes neither --tuning nor another --collective")
     topology = load(args.topology)
+    from ._cost_args import gpus_from_args
+    args.gpus = gpus_from_args(args, topology, 8)
     if args.tuning:
         return _tuning(args, topology)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,

@@ -49,3 +49,13 @@ def test_a_release_whose_tables_are_another_s_prices_as_that_one():
     assert same == [c.seconds for c in nccl_choices(topo, 16, sizes, nccl="2.27.7")]
     assert same != [c.seconds for c in nccl_choices(topo, 16, sizes)]
     assert {"2.26.2", "2.27.7", "2.28.3"} <= set(versions()) and "2.17.1" not in versions()
+
+
+def test_predict_takes_nodes_as_compare_and_sweep_do(capsys):
+    from ringsim.cli import main
+    assert main(["predict", "--topology", "dgx-h100", "--nodes", "2", "--sizes", "1GiB", "--json"]) == 0
+    by_nodes = capsys.readouterr().out
+    assert main(["predict", "--topology", "dgx-h100", "-g", "16", "--sizes", "1GiB", "--json"]) == 0
+    assert capsys.readouterr().out == by_nodes
+    assert main(["predict", "--nodes", "2", "-g", "8"]) == 2
+    assert "--gpus 8 disagrees with --nodes 2 × 8 GPUs per node = 16" in capsys.readouterr().err

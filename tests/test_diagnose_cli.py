@@ -351,3 +351,16 @@ def test_a_time_no_run_could_print_is_refused_and_the_message_says_which_line(tm
     assert main(["diagnose", str(paste), "--topology", "dgx-h100", "--gpus", "8"]) == 2
     err = capsys.readouterr().err
     assert err.endswith(f"holds 1 row of nccl-tests' layout, none readable (at line 3: {words})\n")
+
+
+def test_a_log_whose_rings_are_cut_short_still_lets_the_run_be_read(ringsim):
+    # NCCL cuts each ring list at 128 characters; a log pasted from an issue often has no hop
+    # lines to complete them. The run is still diagnosed, with a note, not refused.
+    code, out, err = ringsim(
+        "diagnose", str(OUT / "nccl1453_h100_3node_bracket_prefix_excerpt.txt"), "--gpus", "24",
+        "--nodes", "3", "--topology", "dgx-h100", "--nccl-log",
+        str(OUT.parent / "nccl_logs" / "nccl1453_h100_3node_channels_excerpt.log"), "--no-plot")
+    assert code == 0, err
+    assert "Bandwidth-bound sizes" in out
+    assert "Note: --nccl-log: NCCL printed only the first 20 ranks of channel 05's ring" in out
+    assert "the rings' transports are left out" in out

@@ -198,6 +198,11 @@ def _log_checks(text, log_text, report) -> tuple[list[str], dict[str, int]]:
         if log is None:
             return [], {}
     except RingsimError as error:
+        if log_text and "printed only the first" in str(error):
+            # A log pasted from an issue or a chat often has its ring lists cut: the run can
+            # still be read, without the hops' transports.
+            report.notes.append(f"--nccl-log: {error}; the rings' transports are left out")
+            return [], {}
         if log_text and not (report.tuning and "shows no rings" in str(error)):
             raise
         if log_text:
@@ -284,9 +289,13 @@ def text_lines(r) -> list[str]:
                      f"{x.ratio:.2f}" if x.ratio is not None else "–", "◀" if x.flag else ""))
     lines += table([header, *body])
     lines.append("")
-    # A paste that starts past the small sizes only bounds the latency (its smallest time).
+    # A paste that starts past the small sizes only bounds the latency (its smallest time),
+    # and one with no latency-bound size at all says nothing of it.
     at_most = "at most " if r.rows and r.rows[0].bytes > SMALLEST_FOR_LATENCY else ""
-    lines.append(f"Fitted to the measured curve: per-call latency {at_most}{format_seconds(r.measured.latency)}"
+    latency = (f"per-call latency {at_most}{format_seconds(r.measured.latency)}"
+               if any(x.regime == "latency" for x in r.rows) else
+               "per-call latency not measured (every size is bandwidth-bound; run from -b 8)")
+    lines.append(f"Fitted to the measured curve: {latency}"
                  + (f", bus bandwidth {format_bandwidth(r.measured.busbw)}" if r.measured.busbw
                     and r.measured.busbw != math.inf else ", no size far enough past the latency "
                     "to fit a bandwidth"))

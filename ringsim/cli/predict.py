@@ -99,7 +99,9 @@ def register(sub) -> None:
                              "all-gather and reduce-scatter, as nccl-tests prints it), type, "
                              "seconds, algbw, busbw (bytes/s), algorithm, protocol, channels, "
                              "host_bound, fill (seconds the first step takes to cross the "
-                             "pipeline, included in seconds); seconds, algorithm and protocol "
+                             "pipeline, included in seconds), and what produced it: topology, "
+                             "gpus, nodes, collective, nccl (the release whose tables priced "
+                             "it); seconds, algorithm and protocol "
                              "null for an empty call (with --tuning: one per table cell, with "
                              "its max_threads)")
     parser.set_defaults(run=run)
@@ -122,8 +124,11 @@ def run(args: argparse.Namespace) -> int:
     found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process) if args.published
                      else ([], {}))
     if args.json:
+        # each line says what produced it, so that a saved file can be traced back
+        made = {"topology": topology.name, "gpus": args.gpus, "nodes": topology.nodes(args.gpus),
+                "collective": args.collective, "nccl": args.nccl or versions()[0]}
         for row in rows:
-            record = row.to_json()
+            record = {**row.to_json(), **made}
             if args.published:
                 mark = beside.get(row.bytes)
                 record["published"] = None if mark is None else {

@@ -169,6 +169,19 @@ def run(args: argparse.Namespace) -> int:
                           comment="#", strip=False)))
     if args.published:
         print("\n".join(_published_lines(topology, args.gpus, found, args.gpus_per_process)))
+    elif args.collective == "all-reduce":
+        # NCCL's model is the tuner's reading, not a measurement: say where measured runs of
+        # machines like this one can be set beside it.
+        from ..studies import peers
+        found = peers.peers(topology, args.gpus, topology.nodes(args.gpus), args.gpus_per_process)
+        if found:
+            say(f"# {len(found)} published healthy all_reduce_perf "
+                f"run{'s' * (len(found) > 1)} on machines like this one: --published sets "
+                "their median time beside each size (NCCL's model is faster than them at mid "
+                "sizes across nodes; docs/cost.md)" if topology.nodes(args.gpus) > 1 else
+                f"# {len(found)} published healthy all_reduce_perf "
+                f"run{'s' * (len(found) > 1)} on machines like this one: --published sets "
+                "their median time beside each size", hang="#   ")
     return 0
 
 

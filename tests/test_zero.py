@@ -163,3 +163,19 @@ def test_zero_refuses_another_algorithms_option_in_one_line(capsys, flag, value,
     assert captured.out == ""
     assert captured.err == (f"ringsim: error: ring takes --channels, --ring-order, not {flag} "
                             f"({flag} is for {users})\n")
+
+
+def test_gpu_memory_names_the_stages_whose_states_do_not_fit(capsys):
+    import json
+    from ringsim.cli import main
+    argv = ["zero", "--params", "7B", "--topology", "dgx-h100", "--nodes", "8"]
+    assert main([*argv, "--gpu-memory", "80GB", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    # 16 bytes per parameter unsharded (2 + 2 + 12): 112 GB at stage 0, sharded below 80 GB after
+    assert [(r["stage"], r["fits"]) for r in rows] == [(0, False), (1, True), (2, True), (3, True)]
+    assert all(r["fits"] == (r["memory_bytes_per_gpu"] <= 80e9) for r in rows)
+    assert main([*argv, "--gpu-memory", "80GB"]) == 0
+    assert "Stage 0 does not fit 80.00 GB per GPU" in capsys.readouterr().out
+    assert main([*argv, "--gpu-memory", "1e400"]) == 2
+    assert main([*argv, "--gpu-memory", "10kB"]) == 2
+    assert "from 1MB to 100TB" in capsys.readouterr().err

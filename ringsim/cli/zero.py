@@ -47,6 +47,10 @@ def register(sub) -> None:
                         help="model parameters Ψ: 7B, 7.5B, 125M, 1.3e9")
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
                         help="data-parallel GPUs N_d (default: 64, or --nodes × GPUs per node)")
+    parser.add_argument("--gpu-memory", default=None, metavar="M", type=_memory,
+                        help="each GPU's memory, e.g. 80GB for an H100 (a topology does not say "
+                             "it): the stages whose states do not fit are named (activations "
+                             "and buffers come on top)")
     parser.add_argument("--json", action="store_true", help="one JSON object per stage")
     add_cost_arguments(parser, size=False)
     for action in parser._actions:  # the shared --dtype help names float32; ZeRO moves fp16
@@ -56,6 +60,18 @@ def register(sub) -> None:
                            "element (default: float16, as mixed-precision training sends)")
     add_option_arguments(parser, nodes=False)  # the ring's options; --nodes is the topology's
     parser.set_defaults(run=run)
+
+
+def _memory(text: str) -> int:
+    """--gpu-memory as bytes: 80GB, 141GB, 192GiB; from 1 MB to 100 TB."""
+    from ..core.units import parse_size
+    try:
+        nbytes = parse_size(text, "the GPU's memory")
+    except RingsimError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if not 10**6 <= nbytes <= 10**14:
+        raise argparse.ArgumentTypeError(f"the GPU's memory must be from 1MB to 100TB, got {text}")
+    return nbytes
 
 
 def _first_last(gpus: int) -> str:
@@ -88,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
                 "memory": {"parameters": z.memory.parameters, "gradients": z.memory.gradients,
                            "optimizer": z.memory.optimizer},
                 "paper_memory_bytes_per_gpu": float(paper_memory(z.stage, z.params, gpus)),
+                "fits": None if args.gpu_memory is None else z.memory.total <= args.gpu_memory,
                 # NCCL's layout of the ring, where the plain ring on several nodes was priced
                 "rails": None if nccl is None else {"ring_order": rails,
                                                     "seconds": nccl[k].seconds}}))
@@ -112,6 +129,13 @@ def run(args: argparse.Namespace) -> int:
         say(f"Stage {z.stage} ({STAGE_NAMES[z.stage]}): {moves}.")
     say(f"\nThe paper rounds each collective to Ψ per GPU (stages 0-2: 2Ψ, stage 3: 3Ψ = 1.5×); "
         f"a ring moves (G−1)/G of that, {gpus - 1}/{gpus} here.")
+    if args.gpu_memory is not None:
+        over = [z.stage for z in steps if z.memory.total > args.gpu_memory]
+        where = f"{_gb(args.gpu_memory)} per GPU"
+        say(("Every stage's states fit " + where if not over else
+             f"Stage{'s' * (len(over) > 1)} {', '.join(map(str, over))} do"
+             f"{'es' * (len(over) == 1)} not fit {where}")
+            + ", before activations, buffers and fragmentation.")
     if nccl is not None:
         times = ", ".join(("" if len(nccl) == 1 else f"stage {z.stage} ") + format_seconds(z.seconds)
                           for z in nccl)

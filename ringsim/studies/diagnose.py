@@ -596,6 +596,11 @@ def ring_check(rows: list[SizeRow], ring, tolerance: float) -> dict:
             "ring_busbw": max((p.busbw for p in ring if p.busbw), default=None)}
 
 
+def rings_explain(check: dict | None) -> bool:
+    """Whether every flagged bandwidth-bound size reaches the model held to rings (ring_check)."""
+    return bool(check and check["flagged"] and check["within_ring"] == check["flagged"])
+
+
 def _median(values: list[float]) -> float | None:
     return float(np.median(values)) if values else None
 
@@ -696,7 +701,7 @@ def verdicts(r: Report) -> list[str]:
                 f"bandwidth-bound size{'s' * (n > 1)} come{'s' * (within == 1)} within {percent(tol)} "
                 f"of the rings' busbw at that size (they reach {c['median_ratio']:.0%} of it, "
                 "median)")
-        if within == n:
+        if rings_explain(c):
             head += (": nccl-tests does not print which algorithm ran, and on two nodes NCCL's "
                      "trees can beat the ring's bus bandwidth, so this run may simply have used "
                      "rings; run it again with NCCL_ALGO=Ring to compare like with like")
@@ -860,12 +865,12 @@ def checks(r: Report) -> list[str]:
         out.append("run it again with a larger -w (warm-up iterations), then with "
                    "NCCL_LOCAL_REGISTER=0 and with NCCL_NVLS_ENABLE=0: the out-of-place calls "
                    "alone fall short, so their output buffer, not the links, is the question")
-    dipped = r.dips and 2 * len(r.dips) >= flagged
+    dipped = slowsizes.mostly_dips(r.dips, flagged)
     if dipped:
         out.append("run it again with more iterations (nccl-tests -n 100 -w 20) and check for "
                    "other jobs on the same nodes and switches: the flagged sizes are dips")
     c = r.ring_check
-    if c and c["flagged"] and c["within_ring"] == c["flagged"]:
+    if rings_explain(c):
         out.append("run it again with NCCL_ALGO=Ring: held to rings the model expects what was "
                    "measured, so this run may simply have used rings")
     if flagged and not (_in_place_fine(r) or dipped):

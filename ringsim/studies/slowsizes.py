@@ -91,9 +91,14 @@ def dips(rows, tolerance: float) -> list:
     return found
 
 
+def mostly_dips(found: list[int], flagged: int) -> bool:
+    """Whether the dips are most of the flagged sizes: then they, not the links, are the story."""
+    return bool(found) and 2 * len(found) >= flagged
+
+
 def dips_verdict(found: list[int], flagged: int, tolerance: str) -> str | None:
     """One sentence where the dips are most of the flagged sizes (None where they are not)."""
-    if not found or 2 * len(found) < flagged:
+    if not mostly_dips(found, flagged):
         return None
     n = len(found)
     return (f"{n} of the {flagged} flagged size{'s' * (flagged > 1)} ({_sizes(found)}) "

@@ -13,7 +13,8 @@ machine: the System (NCCL's link rates, docs/cost.md deviation 2), the graph rin
 finds for each pattern (the search is deviation 1; which graphs NCCL searches at all is decided
 here), and the tables of nccl_constants.toml (baseLat, hwLat, the per-channel caps, llMaxBws,
 nvlsEfficiency, treeCorrectionFactor), which were compared cell by cell with each tag's
-tuning.cc. It reads the topology file itself for whether the network reduces (CollNet).
+tuning.cc. It reads the topology file itself for whether the network reduces (CollNet) and
+for the latency a net plugin reports (topo.cc).
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ class Reference:
         self.local = math.ceil(self.ppn)          # comm->localRanks, maxLocalRanks
         self.cc = _cc(sys.arch)
         self.max_channels = 32 if v < (2, 25) else 64   # MAXCHANNELS (device.h)
+        # search.cc copies the NIC's latency into a graph's latencyInter; topo.cc stores the
+        # plugin's props->latency with xmlInitAttrInt from 2.24.3 (v2.24.3-1:1170: whole us)
+        # and with xmlInitAttrFloat, "%f", before (v2.23.4-1:798). One node crosses no NIC.
+        across = topo.levels.get("across")
+        plugin = across.net_plugin_latency * 1e6 if across is not None and self.nodes > 1 else 0.0
+        self.lat_inter = float(math.floor(plugin + 1e-6)) if v >= (2, 24) else round(plugin, 6)
         self._graphs(topo)
         self._connect()
         self.table = self._tune()
@@ -67,16 +74,19 @@ class Reference:
         # that reduces (NVLink SHARP) and compute capability 9.0 or more.
         few = self.local <= 2 if v < (2, 28, 7) else self.local < 2
         nvls = NONE
-        if sys.nvls and self.cc >= 90 and not few:
+        nvls_searched = sys.nvls and self.cc >= 90 and not few
+        if nvls_searched:
             heads = min(32, self.local)  # NCCL_MAX_NVLS_ARITY
             nvls = search(sys, PATTERN_NVLS, heads, fixed=heads if self.nodes == 1 else None)
         self.nvls_support = nvls.channels > 0
         # init.cc: collNetSupport needs the network to reduce and two nodes (the node
-        # threshold); up to 2.21 more than NCCL_MAX_DIRECT_ARITY + 1 (8) GPUs in a node turn
-        # it off (v2.21.5-1:1197-1199).
+        # threshold); up to 2.22.3 more than NCCL_MAX_DIRECT_ARITY + 1 (8) GPUs in a node turn
+        # it off (v2.21.5-1:1197-1199, v2.22.3-1:1036-1039). Both checks come after the
+        # search: CollNet's graphs are searched wherever the network reduces.
         across = topo.levels.get("across")
-        collnet = bool(across is not None and across.in_network_reduction and self.nodes > 1)
-        if v < (2, 22) and self.local > 8:
+        reduces = bool(across is not None and across.in_network_reduction)
+        collnet = reduces and self.nodes > 1
+        if v < (2, 23) and self.local > 8:
             collnet = False
         chain = direct = NONE
         if collnet and ring.channels:
@@ -86,6 +96,12 @@ class Reference:
         self.collnet = collnet and chain.channels > 0
         self.graphs = {"Tree": tree, "Ring": ring, "CollNetDirect": direct,
                        "CollNetChain": chain, "NVLS": nvls, "NVLSTree": nvls, "PAT": tree}
+        # A graph init.cc does not search keeps the zeros it was set to (memset from 2.19.3;
+        # 2.18 leaves it unset, taken as zeroed here): its typeIntra is not LINK_NVL and its
+        # latencyInter 0.
+        self.searched = {"Tree": True, "Ring": True, "PAT": True, "CollNetDirect": reduces,
+                         "CollNetChain": reduces, "NVLS": nvls_searched,
+                         "NVLSTree": nvls_searched}
 
     def _connect(self) -> None:
         """connect.cc and nvls.cc: collChannels, comm->nChannels and nvlsChannels."""
@@ -153,8 +169,6 @@ class Reference:
         if sys.cpu == "power":
             hw["pcie"]["Tree"][2] = hw["pcie"]["Ring"][2]
         base = c["base_latency"]
-        intra_kind = sys.intra_kind
-        lat_inter = sys.net_latency if nodes > 1 else 0.0
         out = {}
         for coll in TABLE_FUNCTIONS:
             gather = coll in ("AllGather", "ReduceScatter")
@@ -247,6 +261,10 @@ class Reference:
                             bus *= 0.7 * nodes / (2 * (nodes - 1)) if nodes > 1 else 0.0
                         else:
                             bus *= 0.5
+                    # tuning.cc: intraHw[a] = graphs[a]->typeIntra == LINK_NVL ? NVLINK : PCI
+                    searched = self.searched[a]
+                    intra_kind = sys.intra_kind if searched else "pcie"
+                    lat_inter = self.lat_inter if searched else 0.0
                     out[(coll, a, p)] = (self._latency(coll, a, p, pi, nsteps, base, hw,
                                                        intra_kind, lat_inter), bus)
                     if not self._enabled(a, p):
@@ -313,8 +331,8 @@ class Reference:
         v, gather = self.v, func in ("AllGather", "ReduceScatter")
         if a.startswith("CollNet") and not self.collnet:
             return False
-        if a == "CollNetDirect" and self.local > 8 and v >= (2, 25):
-            return False
+        if a == "CollNetDirect" and self.local > 8 and v >= (2, 23):
+            return False  # v2.23.4-1:1793 (up to 2.22.3 init.cc turned CollNet off)
         if a == "CollNetChain" and self.local > 8 and v >= (2, 28):
             return False
         if a in ("NVLS", "NVLSTree") and not self.nvls_support:

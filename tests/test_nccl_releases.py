@@ -186,7 +186,8 @@ def test_blackwells_ring_ll128_cap_by_release():
 
 def test_every_carried_release_prices_every_preset():
     from ringsim.cost.nccl_tuner import versions
-    assert {"2.18.5", "2.19.4", "2.28.9", "2.29.7", "2.30.4"} <= set(versions())
+    assert {"2.18.5", "2.19.4", "2.22.3", "2.23.4", "2.24.3", "2.28.9", "2.29.7",
+            "2.30.4"} <= set(versions())
     for release in versions():
         for topology, gpus in (("dgx-h100", 16), ("dgx-a100", 16), ("pcie-gen4", 8),
                                (B200, 16)):
@@ -248,12 +249,13 @@ def test_broadcast_and_reduce_rows_are_the_ring_priced_one_hop():
 
 # Machines the audit of each release worked through, written out here: NVLink SHARP inside
 # (in_network_reduction), `across` the NIC per GPU (InfiniBand SHARP where it reduces).
-def _machine(gpus_per_node: int, arch: str, nvlink: str, nic: str, sharp: bool = False):
+def _machine(gpus_per_node: int, arch: str, nvlink: str, nic: str, sharp: bool = False,
+             plugin: str = "0us"):
     return parse(f'gpus_per_node = {gpus_per_node}\narch = "{arch}"\n'
                  f'[inside]\nkind = "nvlink"\nin_network_reduction = true\nalpha = "0.47us"\n'
                  f'bandwidth = "{nvlink}"\n[across]\nkind = "network"\n'
                  f'in_network_reduction = {str(sharp).lower()}\nalpha = "2.7us"\n'
-                 f'bandwidth = "{nic}"\n', "audit")
+                 f'bandwidth = "{nic}"\nnet_plugin_latency = "{plugin}"\n', "audit")
 
 
 NVL72 = peers.system_file("gb200-nvl72")
@@ -336,13 +338,17 @@ def test_nccl_2_27_priced_nvls_all_gather_by_its_own_formula():
 
 def test_nvls_needed_three_gpus_in_a_node_until_nccl_2_28_7():
     # transport/nvls.cc v2.27.7-1:160 (v2.18.3-1:239, v2.28.3-1:160): `gpuCount <= 2` leaves
-    # nvlsSupport 0, so init.cc (v2.27.7-1:888) searches no NVLS graph: the cell keeps its
-    # latency (hwLat NVLink NVLS 25 us) with no bandwidth, and from 2.28.3 tuning.cc skips it
-    # (fewer than two channels). v2.28.7-1:161: `gpuCount < 2`. Two H100s under 2.28.7: 2
-    # heads at 60 GB/s: min(60 x nvlsEfficiency .85 x (2 - 1) / 2 x 2, 60) x 2 heads x 2 / 2.
+    # nvlsSupport 0, so init.cc (v2.27.7-1:883-890) leaves the NVLS graph zeroed, unsearched:
+    # tuning.cc v2.27.7-1:246 `intraHw[a] = graphs[a]->typeIntra == LINK_NVL ? NCCL_HW_NVLINK :
+    # NCCL_HW_PCI` reads the PCIe row, `/* NVLS */ { 0, 0, 0 }` (:151), so the cell prints
+    # 0.0/0.0 (as NCCL 2.27.7 did for the NVLink pair of A100s in tests/data/nccl_tuning.toml),
+    # and from 2.28.3 tuning.cc skips it (fewer than two channels). v2.28.7-1:161: `gpuCount
+    # < 2`. Two H100s under 2.28.7: 2 heads at 60 GB/s: min(60 x nvlsEfficiency .85 x (2 - 1)
+    # / 2 x 2, 60) x 2 heads x 2 / 2.
     from ringsim.cost.nccl import tuning_table
-    assert tuning_table("dgx-h100", 2, "2.27.7")[("AllReduce", "NVLS", "Simple")] == (
-        pytest.approx((25.0, 0.0)))
+    assert tuning_table("dgx-h100", 2, "2.27.7")[("AllReduce", "NVLS", "Simple")] == (0.0, 0.0)
+    # With NVLS (eight GPUs) the same cell has the NVLink hop, 25 us.
+    assert tuning_table("dgx-h100", 8, "2.27.7")[("AllReduce", "NVLS", "Simple")][0] == 25.0
     assert tuning_table("dgx-h100", 2, "2.28.3")[("AllReduce", "NVLS", "Simple")] == (0.0, 0.0)
     assert tuning_table("dgx-h100", 2, "2.28.7")[("AllReduce", "NVLS", "Simple")][1] == (
         pytest.approx(min(60 * 0.85 * (2 - 1) / 2 * 2, 60) * 2 * 2 / 2))
@@ -403,9 +409,22 @@ def test_collnet_with_more_than_8_gpus_in_a_node_by_release():
     # CollNetDirect, v2.28.3-1:1784 CollNetChain too. Two NVL72 racks joined by SHARP NICs.
     from ringsim.cost.nccl import tuning_table
     racks = _machine(72, "blackwell", "900GB/s", "400Gb/s", sharp=True)
-    old = tuning_table(racks, 144, "2.21.5")
-    for algo in ("CollNetDirect", "CollNetChain", "NVLS"):
-        assert old[("AllReduce", algo, "Simple")] == (0.0, 0.0)
+    for release in ("2.21.5", "2.22.3"):  # init.cc v2.22.3-1:1036-1039 as v2.21.5-1
+        old = tuning_table(racks, 144, release)
+        for algo in ("CollNetDirect", "CollNetChain", "NVLS"):
+            assert old[("AllReduce", algo, "Simple")][1] == 0.0
+        # The check comes after init.cc searched CollNet's graph (v2.21.5-1:1068-1070), so
+        # tuning.cc v2.21.5-1:225-252 still prints its latency, on the NVLink row:
+        # CollNetDirect 2 x (min(1, 71) x 3.7 + 71 x 0.4) + 31 us.
+        assert old[("AllReduce", "CollNetDirect", "Simple")][0] == pytest.approx(
+            2 * (3.7 + 71 * 0.4) + 31.0)
+        with pytest.raises(RingsimError, match="no algorithm"):
+            nccl_choice(racks, 144, BIG, algo="CollNetChain", nccl=release)
+    # 2.23.4 keeps CollNet on (its init.cc has no such check) and enqueue.cc v2.23.4-1:1793
+    # skips CollNetDirect only: `comm->maxLocalRanks > NCCL_MAX_DIRECT_ARITY+1`.
+    assert nccl_choice(racks, 144, BIG, algo="CollNetChain", nccl="2.23.4").seconds > 0
+    with pytest.raises(RingsimError, match="no algorithm"):
+        nccl_choice(racks, 144, BIG, algo="CollNetDirect", nccl="2.23.4")
     # 2.25.1, CollNetChain: 2 x (72 - 1) x hwLat NVLink 2.8 + hwLat NET 30 us; the graph's 15
     # channels x 48 GB/s inside x 1/2.
     assert tuning_table(racks, 144, "2.25.1")[("AllReduce", "CollNetChain", "Simple")] == (
@@ -472,8 +491,75 @@ def test_calls_under_64_bytes_took_the_first_tree_correction_until_nccl_2_22():
     # 32-byte Tree call by treeCorrectionFactor[Simple][0] = .9 as a 64-byte one; from 2.22.3
     # log2Down(0) = -1 (bitops.h v2.22.3-1:130-131) and `logSize >= 0` skips it.
     first = 0.9
-    for release, ratio in (("2.21.5", 1.0), ("2.18.6", 1.0), ("2.25.1", 1 / first)):
+    for release, ratio in (("2.21.5", 1.0), ("2.18.6", 1.0), ("2.22.3", 1 / first),
+                           ("2.25.1", 1 / first)):
         tiny = nccl_choice("dgx-a100", 16, 32, algo="Tree", proto="Simple", nccl=release)
         line = nccl_choice("dgx-a100", 16, 64, algo="Tree", proto="Simple", nccl=release)
         assert tiny.channels == line.channels == 1
         assert tiny.bandwidth == pytest.approx(line.bandwidth * ratio)
+
+
+def test_nccl_2_22_3_kept_2_21_5s_tables_and_ran_rings_on_nvls_channels():
+    from ringsim.cost.nccl import tuning_table
+    # Two DGX H100s, Tree/Simple all-reduce latency. tuning.cc v2.22.3-1:57 `{  6.8, 14.0,
+    # 0 }, ...  // Tree, Ring`, :67 NVLink Tree `{ .6, 1.25, 28 }`, :75 NET Tree `{ 5.0, 8.5,
+    # 28 }`, :249-250 `2 * ((nRanks/nNodes-1) * intraLat + log2i(nNodes) * interLat)`:
+    # 0 + 2 x (7 x 28 + 1 x 28) = 448 us, as 2.21.5; v2.23.4-1:57, 67, 75 (8.4; 4.0; 14):
+    # 8.4 + 2 x (7 x 4 + 1 x 14) = 92.4 us.
+    for release, expected in (("2.21.5", 2 * (7 * 28 + 28)), ("2.22.3", 2 * (7 * 28 + 28)),
+                              ("2.23.4", 8.4 + 2 * (7 * 4.0 + 14.0))):
+        assert tuning_table("dgx-h100", 16, release)[("AllReduce", "Tree", "Simple")][0] == (
+            pytest.approx(expected))
+    # enqueue.cc v2.22.3-1:1617 `int nc = comm->nChannels;`, which connect.cc v2.22.3-1:493-494
+    # raised to nvlsChannels (16) after collChannels (:487); v2.21.5-1:1568 started from
+    # `comm->collChannels`. Two nodes of four H100s: ring graph 4 channels, so 8 against 16.
+    quads = _machine(4, "hopper", "450GB/s", "200Gb/s")
+    for release, channels in (("2.21.5", 8), ("2.22.3", 16)):
+        for algo in ("Ring", "Tree"):
+            assert nccl_choice(quads, 8, BIG, algo=algo, proto="Simple",
+                               nccl=release).channels == channels
+
+
+def test_nccl_2_23_4_added_pat_and_priced_one_gpu_per_node_with_the_tree_row():
+    from ringsim.cost.nccl import tuning_table
+    # Four 100 GbE nodes, one GPU each: the tree graph (PAT's) is 1 channel at 12 GB/s.
+    # tuning.cc v2.23.4-1:193 `if (a == NCCL_ALGO_PAT) busBw *= .85;`, and no bus-to-algorithm
+    # ratio for an all-gather but the ring's: 12 x .85 = 10.2 GB/s; v2.24.3-1:256 `.75`: 9.0.
+    # Latency :278-280 `8 + log2i(nNodes) * (interLat/3.5) + nRanks * 2.8` with :236 `interLat =
+    # ppn == 1 ? hwLat[NCCL_HW_NET][NCCL_ALGO_TREE][p]` (14 us): 8 + 2 x 4 + 4 x 2.8 = 27.2.
+    pat = {r: tuning_table("ethernet-100g", 4, r).get(("AllGather", "PAT", "Simple"))
+           for r in ("2.22.3", "2.23.4", "2.24.3")}
+    assert pat["2.22.3"] is None  # no PAT column before 2.23
+    assert pat["2.23.4"] == pytest.approx((8 + 2 * 14.0 / 3.5 + 4 * 2.8, 12 * 0.85))
+    assert pat["2.24.3"] == pytest.approx((8 + 2 * 14.0 / 3.5 + 4 * 2.8, 12 * 0.75))
+    # Ring/LL all-reduce: v2.23.4-1:258 `nInterSteps = ... 2*(nNodes-1)`, all 6 steps at the
+    # Tree row's network hop 5.0: 6.6 + 6 x 5.0 = 36.6 us. v2.22.3-1:159 `2*nNodes` (8) steps
+    # at the ring's 2.7, the other 6 - 8 at max(hwLat PCIe Ring LL 1.0, netOverhead 1.0):
+    # 6.6 - 2 x 1.0 + 8 x 2.7 = 26.2 us. Ring/LL128: 12 x 0.92 (v2.23.4-1:188; 0.7 with one
+    # GPU per node in v2.22.3-1:179) x nRanks / nsteps 4 / 6.
+    old = tuning_table("ethernet-100g", 4, "2.22.3")
+    new = tuning_table("ethernet-100g", 4, "2.23.4")
+    assert old[("AllReduce", "Ring", "LL")][0] == pytest.approx(6.6 - 2 * 1.0 + 8 * 2.7)
+    assert new[("AllReduce", "Ring", "LL")][0] == pytest.approx(6.6 + 6 * 5.0)
+    assert old[("AllReduce", "Ring", "LL128")][1] == pytest.approx(12 * 0.7 * 4 / 6)
+    assert new[("AllReduce", "Ring", "LL128")][1] == pytest.approx(12 * 0.92 * 4 / 6)
+
+
+def test_nccl_2_24_3_kept_the_plugins_latency_in_whole_us_and_had_no_blackwell():
+    from ringsim.cost.nccl import tuning_table
+    # A plugin that reports 2.5 us: topo.cc v2.23.4-1:798 `xmlInitAttrFloat(netNode, "latency",
+    # props.latency)` keeps 2.5, v2.24.3-1:1170 `xmlInitAttrInt(...)` keeps 2. Two nodes of
+    # eight H100s, Ring/Simple all-gather: 8.4 + 14 x max(3.4, 3 x 1.0) + 1 x (14 + 2 x that),
+    # the plugin's latency added twice with Simple (tuning.cc v2.24.3-1:295-298).
+    plugin = _machine(8, "hopper", "450GB/s", "400Gb/s", plugin="2.5us")
+    for release, latency in (("2.23.4", 2.5), ("2.24.3", 2.0), ("2.25.1", 2.0)):
+        assert tuning_table(plugin, 16, release)[("AllGather", "Ring", "Simple")][0] == (
+            pytest.approx(8.4 + 14 * 3.4 + 14.0 + 2 * latency))
+    # A B200 (compute capability 10.0): v2.24.3-1:210 stops compCapIndex at Hopper and :429-430
+    # leave LL128 off (`default: pEnable &= 0`); v2.25.1-1:435-436 add `case 100:`. Two B200
+    # nodes, Ring/LL128 all-reduce: 8 graph channels at 48 GB/s x 0.92, capped at 8 x 36.7
+    # (Hopper's perChMaxRingLL128Bw) in 2.24.3 but zeroed, 8 x 73.4 in 2.25.1, x 16 / 30.
+    old, new = tuning_table(B200, 16, "2.24.3"), tuning_table(B200, 16, "2.25.1")
+    assert old[("AllReduce", "Ring", "LL128")][1] == 0.0
+    assert new[("AllReduce", "Ring", "LL128")][1] == pytest.approx(
+        min(8 * 48 * 0.92, 8 * 73.4) * 16 / 30)

@@ -48,7 +48,8 @@ def compare_one(args: argparse.Namespace, c: Collective) -> int:
         record.update(topology=model.topology.name, seconds=est.seconds, algbw=alg,
                       busbw=None if alg is None else alg * float(factor),
                       bottleneck=est.describe(model.topology))
-        pick = nccl_for(model, gpus, elements * model.itemsize, c.name)
+        pick = nccl_for(model, gpus, elements * model.itemsize, c.name,
+                        getattr(args, "nccl", None))  # compare's --nccl
         record["nccl"] = pick.to_json() if isinstance(pick, NcclChoice) else None
     if args.json:
         print(json.dumps(record))
@@ -67,5 +68,6 @@ def compare_one(args: argparse.Namespace, c: Collective) -> int:
             f"busbw {format_bandwidth(record['busbw'])} (busbw = algbw·{c.factor_text} "
             f"= algbw·{format_number(Fraction(factor))}, nccl-tests' factor for {c.name}); "
             f"bottleneck: {record['bottleneck']}")
-        say("\n" + nccl_line(pick, elements * model.itemsize, float(factor)) + ".")
+        say("\n" + nccl_line(pick, elements * model.itemsize, float(factor),
+                             getattr(args, "nccl", None)) + ".")
     return 0

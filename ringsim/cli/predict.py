@@ -8,13 +8,13 @@ import json
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
 from ..cost.nccl import max_threads, names, tuning_table
-from ..cost.nccl_tuner import versions, versions_text
-from ..cost.topology import load, presets
+from ..cost.nccl_tuner import versions
+from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..studies.nccltuning import format_table
 from ..studies.predict import (BUS_FACTORS, TYPES, empty_note, host_note, predict,
-                                rounding_note)
-from ._cost_args import nccl_release
+                                rooted_note, rounding_note)
+from ._cost_args import add_nccl_argument
 
 ORDER = 26
 HELP = "predict all_reduce_perf's table on a system with NCCL's own tuning model"
@@ -52,19 +52,19 @@ def register(sub) -> None:
     parser.add_argument("--algo", default=None, metavar="NAME",
                         help="restrict NCCL's choice as NCCL_ALGO does: "
                              f"{', '.join(names('algorithms'))}, a comma list, or ^NAME to "
-                             "exclude (any case)")
+                             "exclude (any case); broadcast and reduce run on Ring only, so "
+                             "a choice without Ring is refused for them")
     parser.add_argument("--proto", default=None, metavar="NAME",
                         help="restrict the protocol as NCCL_PROTO does: "
                              f"{', '.join(names('protocols'))}, a comma list or ^NAME")
     parser.add_argument("--collective", default="all-reduce", choices=tuple(BUS_FACTORS),
-                        help="all-reduce (all_reduce_perf, the default), all-gather or "
-                             "reduce-scatter")
+                        help="all-reduce (all_reduce_perf, the default), all-gather, "
+                             "reduce-scatter, broadcast (broadcast_perf) or reduce "
+                             "(reduce_perf); NCCL runs the last two on the ring only, and "
+                             "nccl-tests prints their busbw equal to algbw")
     parser.add_argument("--dtype", default="float", choices=tuple(TYPES),
                         help="element type, as nccl-tests' -d (default: float)")
-    parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
-                        help="the NCCL release whose tuning tables price each call: "
-                             f"{versions_text()} (default: {versions()[0]}, the release "
-                             "the model follows)")
+    add_nccl_argument(parser)
     parser.add_argument("--gpus-per-process", type=count_arg("GPUs per process", minimum=1,
                                                              maximum=MAX_GPUS),
                         default=1, metavar="N",
@@ -114,8 +114,8 @@ def run(args: argparse.Namespace) -> int:
     if args.published and (args.tuning or args.collective != "all-reduce"):
         raise RingsimError("--published sets all_reduce_perf runs beside the model's times: "
                            "it takes neither --tuning nor another --collective")
-    topology = load(args.topology)
-    from ._cost_args import gpus_from_args
+    from ._cost_args import gpus_from_args, load_topology
+    topology = load_topology(args.topology)
     args.gpus = gpus_from_args(args, topology, 8)
     if args.tuning:
         return _tuning(args, topology)
@@ -143,8 +143,8 @@ def run(args: argparse.Namespace) -> int:
               "channels")
     units = ("(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "")
     widths = (12, 12, 8, 10, 8, 8, 14, 9, 9)
-    for note in (rounding_note(rows, args.collective, args.gpus), empty_note(rows),
-                 host_note(rows, args.gpus_per_process)):
+    for note in (rooted_note(args.collective), rounding_note(rows, args.collective, args.gpus),
+                 empty_note(rows), host_note(rows, args.gpus_per_process)):
         if note:
             say(note, hang="#   ")
     if args.published:

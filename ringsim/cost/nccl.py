@@ -22,12 +22,16 @@ from .nccl_channels import Tuned, channel_threads, comm_channels, connected, run
 from .nccl_graph import Graph, constants, log2i
 from .nccl_pipeline import fill_seconds, stages
 from .nccl_tuner import (ALGORITHMS, FUNCTIONS, PROTOCOLS, TABLE_FUNCTIONS, allowed,
-                         bus_bandwidth, bus_to_algorithm, latency, ll128_default, names,
-                         nvls_speeds, runs)
+                         bus_bandwidth, bus_to_algorithm, graph_searched, latency,
+                         ll128_default, names, nvls_speeds, priced, runs)
 from .topology import Topology, load
 
 MAX_GPUS = 1_000_000  # core/checks.py's bound, as every command has
 MAX_BYTES = 1 << 50
+# The functions ncclTopoTuneModel (src/graph/tuning.cc) tunes on the ring only: it skips
+# every other algorithm for them, so NCCL picks among the ring's three protocols.
+RING_ONLY = ("Broadcast", "Reduce")
+RING = "Ring"
 
 
 @dataclass(frozen=True)
@@ -77,12 +81,19 @@ def _pick(given, kind: str, flag: str) -> set[str]:
     return set(valid) - chosen if exclude else chosen
 
 
-def _function(collective: str) -> str:
+def _function(collective: str, algo: str | None = None) -> str:
+    """NCCL's function for a collective; an `algo` (NCCL_ALGO) that leaves out every
+    algorithm NCCL tunes for it is refused."""
     table = FUNCTIONS
     if not isinstance(collective, str) or collective not in table:
         raise RingsimError(f"unknown collective {str(collective)[:40]!r}; choose one of "
                            f"{', '.join(table)}")
-    return table[collective]
+    func = table[collective]
+    if func in RING_ONLY and algo is not None and RING not in _pick(algo, "algorithms", "--algo"):
+        # NCCL itself stops such a call ("No algorithm/protocol available"), whatever the size.
+        raise RingsimError(f"--algo {algo.strip()[:40]}: NCCL tunes only {RING} for {collective} "
+                           f"(src/graph/tuning.cc); give --algo {RING} or leave --algo out")
+    return func
 
 
 
@@ -121,10 +132,12 @@ def _seconds(tuned: Tuned, func: str, algo: str, proto: str, nbytes: int,
 def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None = None,
                  proto: str | None = None) -> dict[tuple[str, str, str], tuple[float, float]]:
     """NCCL's comm->latencies (µs) and comm->bandwidths (GB/s of algorithm bandwidth) for every
-    (function, algorithm, protocol) ringsim models, as NCCL prints them at init with
-    NCCL_DEBUG_SUBSYS=TUNING; (0, 0) where NCCL cannot run it, and a latency with bandwidth 0
-    where it could but has no channels for it, leaves LL128 off by default, or NCCL_ALGO /
-    NCCL_PROTO (`algo`, `proto`) leave it out."""
+    (function, algorithm, protocol) of the release's table, as NCCL prints them at init with
+    NCCL_DEBUG_SUBSYS=TUNING: (0, 0) where its loop skips the cell; elsewhere the latency it
+    computes, with bandwidth 0 where it then has none: the algorithm is off (CollNet without
+    a network that reduces, NVLSTree on one node, NVLS across nodes without CollNet), its graph
+    has no channels, LL128 is off by default, or NCCL_ALGO / NCCL_PROTO (`algo`, `proto`)
+    leave it out."""
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     tuned = tune(_topology(topology, gpus), gpus, nccl)
     sys = tuned.sys
@@ -133,18 +146,15 @@ def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None 
         for a in ALGORITHMS:
             if a in sys.tables["rules"]["absent"]:
                 continue  # that release's table has no such column
+            graph = tuned.graphs[a]
             for p in PROTOCOLS:
                 cell = (0.0, 0.0)
-                # From 2.28.3 NCCL skips NVLS and NVLSTree outright without two channels,
-                # leaving the latency unset too.
-                no_nvls = (a in ("NVLS", "NVLSTree") and tuned.graphs[a].channels < 2
-                           and sys.tables["rules"]["nvls_bandwidth"] == "efficiency")
-                if allowed(sys, func, a, p) and not no_nvls:
-                    bw = bus_bandwidth(sys, tuned.graphs[a], func, a, p)
-                    if (p == "LL128" and proto is None and not ll128_default(sys)) or (
-                            a not in algos or p not in protos):
-                        bw = 0.0
-                    cell = (latency(sys, func, a, p), bw)
+                if priced(sys, graph, func, a, p):
+                    bw = 0.0
+                    if allowed(sys, func, a, p) and a in algos and p in protos and not (
+                            p == "LL128" and proto is None and not ll128_default(sys)):
+                        bw = bus_bandwidth(sys, graph, func, a, p)
+                    cell = (latency(sys, func, a, p, searched=graph_searched(sys, a)), bw)
                 table[(func, a, p)] = cell
     return table
 
@@ -186,8 +196,9 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     """NCCL's fastest (algorithm, protocol) for one call of `nbytes` per GPU (nccl-tests'
     `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`, with the latency
     tables of NCCL release `nccl` (one of versions(); None: the model's own), issued by
-    processes that each drive `gpus_per_process` GPUs."""
-    func = _function(collective)
+    processes that each drive `gpus_per_process` GPUs. `collective`: all-reduce, all-gather,
+    reduce-scatter, broadcast or reduce (the last two on the ring only, as NCCL tunes them)."""
+    func = _function(collective, algo)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
     topo = _topology(topology, gpus)
@@ -281,7 +292,7 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
                  nccl: str | None = None, gpus_per_process: int = 1) -> list[NcclChoice | None]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints); None for
     a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
-    func = _function(collective)
+    func = _function(collective, algo)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
     sizes = [_check_count(n, "bytes", 0, MAX_BYTES) for n in sizes]

@@ -70,6 +70,9 @@ class System:
     net_measured: float | None = None  # µs the network measurably takes, where the file says
     cpu: str = "intel"       # the host CPU (NCCL's cpuArch and cpuVendor): intel, amd, arm, power
     nccl: str | None = None  # the NCCL release whose tuner reads it (None: the model's own)
+    # The network reduces, so init.cc searches CollNet's graphs, before it checks the nodes
+    # and the GPUs per node that may turn CollNet off (collnet).
+    collnet_searched: bool = False
 
     @property
     def tables(self) -> dict:
@@ -121,6 +124,7 @@ def system(topology: Topology, gpus: int, nccl: str | None = None) -> System:
         if inside.gpus_per_switch is not None and ppn > inside.gpus_per_switch:
             uplink = _nccl_rate(inside.uplink, "pcie", topology.arch, nccl)
     net_bw, collnet, net_latency, measured = 0.0, False, 0.0, None
+    searched = across is not None and across.in_network_reduction
     if across is not None and nodes > 1:
         net_bw = _nccl_rate(across.bandwidth, across.kind or "network", topology.arch, nccl)
         collnet = across.in_network_reduction
@@ -131,13 +135,15 @@ def system(topology: Topology, gpus: int, nccl: str | None = None) -> System:
             # disabling CollNet", before the channels are connected and the model tuned.
             collnet = False
         # search.cc sets a graph's latencyInter to the NIC's latency, which topo.cc reads
-        # from the plugin's props->latency through an integer attribute (xmlInitAttrInt, since
-        # 2.24): whole µs. One node's graphs cross no NIC.
-        net_latency = float(math.floor(across.net_plugin_latency * 1e6 + 1e-6))
+        # from the plugin's props->latency through an integer attribute from 2.24.3 (whole
+        # µs), a "%f" one before (to the millionth). One node's graphs cross no NIC.
+        micro = across.net_plugin_latency * 1e6
+        whole = constants(nccl)["rules"]["net_latency_whole"]
+        net_latency = float(math.floor(micro + 1e-6)) if whole else round(micro, 6)
         if across.net_latency is not None:
             measured = across.net_latency * 1e6
     return System(topology.arch, gpus, nodes, intra_kind, intra_bw, net_bw, nvswitch, nvls,
-                  collnet, uplink, net_latency, measured, topology.cpu, nccl)
+                  collnet, uplink, net_latency, measured, topology.cpu, nccl, searched)
 
 
 @dataclass(frozen=True)
@@ -275,6 +281,15 @@ def _intra_fits(sys: System, speed: float, pattern: int) -> int:
     return count
 
 
+def nvls_searched(sys: System) -> bool:
+    """Whether init.cc searches the NVLS graph (NVLS and NVLSTree share it): nvlsSupport."""
+    # transport/nvls.cc: NVLS needs an NVSwitch that reduces, a Hopper or later GPU and
+    # nvls_min_gpus GPUs in the node (3 before 2.28.7).
+    ppn = max(1, round(sys.ppn))
+    return (sys.nvls and sys.arch in ("hopper", "blackwell")
+            and ppn >= sys.tables["rules"]["nvls_min_gpus"])
+
+
 def graphs(sys: System) -> dict[str, Graph]:
     """Every algorithm's graph, keyed by NCCL's algorithm names (NONE where it has none)."""
     limits = sys.tables["channels"]
@@ -285,10 +300,7 @@ def graphs(sys: System) -> dict[str, Graph]:
     found = {"Ring": ring, "Tree": tree, "PAT": tree, "CollNetChain": NONE,
              "CollNetDirect": NONE, "NVLS": NONE, "NVLSTree": NONE}
     ppn = max(1, round(sys.ppn))
-    # transport/nvls.cc: NVLS needs nvls_min_gpus GPUs in the node (3 before 2.28.7); without
-    # them init.cc searches no NVLS graph.
-    if (sys.nvls and sys.arch in ("hopper", "blackwell")
-            and ppn >= sys.tables["rules"]["nvls_min_gpus"]):
+    if nvls_searched(sys):
         heads = min(limits["nvls_max_arity"], ppn)
         nvls = search(sys, PATTERN_NVLS, heads, fixed=heads if sys.nodes == 1 else None)
         found["NVLS"] = found["NVLSTree"] = nvls

@@ -11,8 +11,7 @@ import math
 from functools import lru_cache
 
 from ..core.errors import RingsimError
-from .nccl_graph import Graph, System, constants, log2i
-
+from .nccl_graph import Graph, System, constants, log2i, nvls_searched
 
 # NCCL's names (ncclAlgoStr, ncclProtoStr in src/device/ and tuning.cc), as NCCL_ALGO and
 # NCCL_PROTO spell them, in NCCL's order: the columns of nccl_constants.toml follow it.
@@ -20,9 +19,9 @@ ALGORITHMS = ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree
 PROTOCOLS = ("LL", "LL128", "Simple")
 # nccl-tests' collectives (ringsim's spelling) to NCCL's function names.
 FUNCTIONS = {"all-reduce": "AllReduce", "all-gather": "AllGather",
-             "reduce-scatter": "ReduceScatter"}
-# The functions NCCL's tuning table prints, in its order (ncclFuncStr): the model prices the
-# collectives above; Broadcast and Reduce appear in the table only, as NCCL prints them.
+             "reduce-scatter": "ReduceScatter", "broadcast": "Broadcast", "reduce": "Reduce"}
+# The functions NCCL's tuning table prints, in its order (ncclFuncStr); the model prices a
+# call of each (Broadcast and Reduce on the ring only, the one algorithm NCCL tunes for them).
 TABLE_FUNCTIONS = ("Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce")
 
 
@@ -174,15 +173,31 @@ def carried_release(nccl: str | None) -> str | None:
     return nccl
 
 
-def latency(sys: System, func: str, algo: str, proto: str, measured: bool = False) -> float:
+def graph_searched(sys: System, algo: str) -> bool:
+    """Whether init.cc searched the algorithm's graph: the ring's and the tree's always,
+    CollNet's where the network reduces, NVLS's where the node has NVLS."""
+    if algo.startswith("CollNet"):
+        return sys.collnet_searched
+    if algo in ("NVLS", "NVLSTree"):
+        return nvls_searched(sys)
+    return True
+
+
+def latency(sys: System, func: str, algo: str, proto: str, measured: bool = False,
+            searched: bool = True) -> float:
     """NCCL's per-call latency (µs): baseLat + the steps × hwLat of ncclTopoTuneModel; with
-    `measured`, the network's measured latency stands where NCCL adds the plugin's figure."""
+    `measured`, the network's measured latency stands where NCCL adds the plugin's figure;
+    `searched` False prices a graph init.cc never searched, as NCCL prints it."""
     c = tables = sys.tables
     p = names("protocols").index(proto)
     hw = tables["hw_latency"]
     base = tables["base_latency"][algo][p]
-    intra = hw[sys.intra_kind][algo][p]
-    if sys.cpu == "power" and algo == "Tree" and proto == "Simple" and sys.intra_kind == "pcie":
+    # A graph init.cc does not search stays zeroed: its link type is not NVLink, so tuning.cc
+    # reads the PCIe row, and it crosses no NIC, so no plugin latency is added. (2.18 leaves
+    # such a graph unset rather than zeroed; ringsim prices it as zeroed.)
+    kind = sys.intra_kind if searched else "pcie"
+    intra = hw[kind][algo][p]
+    if sys.cpu == "power" and algo == "Tree" and proto == "Simple" and kind == "pcie":
         intra = hw["pcie"]["Ring"][p]  # NCCL favours trees on POWER hosts with the ring's PCIe hop
     ppn, nodes, ranks = sys.ppn, sys.nodes, sys.ranks
     tree_row = ppn == 1 and tables["rules"]["ppn1_tree_network_row"]
@@ -191,6 +206,7 @@ def latency(sys: System, func: str, algo: str, proto: str, measured: bool = Fals
     # network hop, and once more with Simple for the flush that ends a receive; a measured
     # latency takes the plugin's place there when the call is priced.
     net = sys.net_measured if measured and sys.net_measured is not None else sys.net_latency
+    net = net if searched else 0.0
     inter += net * (2 if proto == "Simple" else 1)
     local = ranks // nodes
     if algo == "Ring" and func in ("Broadcast", "Reduce"):
@@ -198,7 +214,7 @@ def latency(sys: System, func: str, algo: str, proto: str, measured: bool = Fals
         # when its channels all take the same path (the search's graph->sameChannels). The
         # machines a topology file describes are uniform, so the search's first try, with
         # identical channels, is taken to succeed (docs/cost.md, deviation 13).
-        return base + hw[sys.intra_kind if nodes == 1 else "network"]["Ring"][p]
+        return base + hw[kind if nodes == 1 else "network"]["Ring"][p]
     if algo == "Ring":
         steps = ring_steps(sys, func)
         overhead = 0.0
@@ -232,24 +248,40 @@ def latency(sys: System, func: str, algo: str, proto: str, measured: bool = Fals
     return base + log2i(nodes) * (inter / 3.5) + ranks * 2.8  # PAT
 
 
-def allowed(sys: System, func: str, algo: str, proto: str) -> bool:
-    """The (function, algorithm, protocol) triples NCCL tunes at all, and what it disables."""
+def _looped(sys: System, func: str, algo: str, proto: str) -> bool:
+    """Whether ncclTopoTuneModel's loop over functions, algorithms and protocols reaches a
+    cell at all, by the tests that need no graph."""
     if func in ("Broadcast", "Reduce") and algo != "Ring":
         return False
-    gather = sys.tables["rules"]["gather_algorithms"]
-    if func in ("AllGather", "ReduceScatter") and algo not in gather:
+    if func in ("AllGather", "ReduceScatter") and algo not in sys.tables["rules"]["gather_algorithms"]:
         return False
     if func == "AllReduce" and algo == "PAT":
         return False
     if algo in ("NVLS", "NVLSTree") and proto != "Simple":
         return False
-    if algo == "PAT" and (proto != "Simple" or sys.nodes != sys.ranks):
-        return False  # PAT runs one GPU per node, with Simple only
+    return not (algo == "PAT" and (proto != "Simple" or sys.nodes != sys.ranks))  # ncclPatEnable
+
+
+def priced(sys: System, graph: Graph, func: str, algo: str, proto: str) -> bool:
+    """Whether the release's ncclTopoTuneModel reaches a cell's latency: the cells its loop
+    over functions, algorithms and protocols does not skip. It prints a latency there even
+    where it then zeroes the bandwidth (allowed() says where it keeps it)."""
+    rules = sys.tables["rules"]
+    if algo in rules["absent"] or not _looped(sys, func, algo, proto):
+        return False
+    # From 2.28.3 (with nvlsEfficiency) the loop skips NVLS and NVLSTree with fewer than two
+    # channels: "NVLS/NVLStree needs at least 2 channels".
+    return not (algo in ("NVLS", "NVLSTree") and graph.channels < 2
+                and rules["nvls_bandwidth"] == "efficiency")
+
+
+def allowed(sys: System, func: str, algo: str, proto: str) -> bool:
+    """The (function, algorithm, protocol) triples NCCL tunes at all, and what it disables."""
+    if not _looped(sys, func, algo, proto):
+        return False
     if algo == "NVLSTree" and sys.nodes == 1:
         return False
-    if not sys.collnet and (algo.startswith("CollNet") or (algo == "NVLS" and sys.nodes > 1)):
-        return False
-    return True
+    return sys.collnet or not (algo.startswith("CollNet") or (algo == "NVLS" and sys.nodes > 1))
 
 
 def runs(sys: System, func: str, algo: str) -> bool:

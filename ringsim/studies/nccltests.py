@@ -27,6 +27,11 @@ REDOPS = {"sum", "prod", "max", "min", "avg", "mulsum", "none", "premulsum"}
 TESTS = {"all_reduce": "all-reduce", "all_gather": "all-gather", "reduce_scatter": "reduce-scatter",
          "broadcast": "broadcast", "reduce": "reduce", "alltoall": "all-to-all",
          "sendrecv": "sendrecv", "gather": "gather", "scatter": "scatter", "hypercube": "hypercube"}
+# The tests whose count column is each rank's share of the size (count x type size x ranks =
+# size; the others print the count of the whole buffer), and the rooted ones, which print the
+# root they ran (-r, 0 by default) where the others print -1 (test_from_rows).
+SHARE_COUNT = ("all-gather", "reduce-scatter", "all-to-all", "gather", "scatter")
+ROOTED = ("broadcast", "reduce", "gather", "scatter")
 # nccl-tests prints about 30 rows for -b 8 -e 8G -f 2; even a linear sweep (-i) of every KiB
 # to 8 MiB is 8,192. Past this many, rows are left out (and counted), so the model is priced
 # for at most this many sizes.

@@ -1,5 +1,5 @@
-"""What nccl-tests' all_reduce_perf (and all_gather_perf, reduce_scatter_perf) should print:
-NCCL's model of each size, in nccl-tests' own columns."""
+"""What nccl-tests' all_reduce_perf (and all_gather_perf, reduce_scatter_perf, broadcast_perf,
+reduce_perf) should print: NCCL's model of each size, in nccl-tests' own columns."""
 
 from __future__ import annotations
 
@@ -9,12 +9,18 @@ from ..core.errors import RingsimError
 from ..core.units import format_bytes, format_seconds
 from ..cost.nccl import MAX_BYTES, host_seconds, nccl_choices
 from ..cost.topology import Topology, load
+from .nccltests import ROOTED, SHARE_COUNT
 from .sweep import parse_sizes
 
 # nccl-tests doc/PERFORMANCE.md: busbw = algbw × factor, the bytes each GPU's link carries.
+# A broadcast or reduce moves the buffer once along the ring, so its factor is 1: nccl-tests
+# src/broadcast.cu, BroadcastGetBw (lines 34-40, `double factor = 1;`) and src/reduce.cu,
+# ReduceGetBw (lines 36-40, `*busBw = baseBw;`), at nccl-tests 2.19.6 (a0b82b2).
 BUS_FACTORS = {"all-reduce": lambda n: 2 * (n - 1) / n,
                "all-gather": lambda n: (n - 1) / n,
-               "reduce-scatter": lambda n: (n - 1) / n}
+               "reduce-scatter": lambda n: (n - 1) / n,
+               "broadcast": lambda n: 1.0,
+               "reduce": lambda n: 1.0}
 # nccl-tests' type names (its -d option) and ringsim's, with their bytes per element.
 TYPES = {"float": ("float", 4), "float32": ("float", 4), "half": ("half", 2),
          "float16": ("half", 2), "bfloat16": ("bfloat16", 2), "double": ("double", 8),
@@ -71,15 +77,17 @@ def per_rank(width: int) -> int:
 def nccl_tests_size(nbytes: int, width: int, collective: str, gpus: int) -> tuple[int, int]:
     """(count, bytes) that nccl-tests prints and times for a size (its -b/-e/-f value).
 
-    all_reduce_perf: whole elements (whole_elements). all_gather_perf and reduce_scatter_perf
-    split the count among the ranks: each GPU's share is count / nranks, rounded down to a
-    multiple of 16 bytes, the count column prints that share and the size column the whole
-    buffer, share × nranks × wordSize (src/all_gather.cu, src/reduce_scatter.cu,
-    *GetCollByteCount: base = (count/nranks) & ~(16/eltSize - 1); src/common.cu, setupArgs
-    and the max(sendBytes, expectedBytes) it prints; nccl-tests 2.13.12 on, where earlier
-    releases rounded the share to a multiple of 4 elements, the same for 4-byte types)."""
+    all_reduce_perf, broadcast_perf and reduce_perf: whole elements (whole_elements), the
+    buffer NCCL is given (src/broadcast.cu, src/reduce.cu: sendcount = recvcount = count).
+    all_gather_perf and reduce_scatter_perf split the count among the ranks: each GPU's share
+    is count / nranks, rounded down to a multiple of 16 bytes, the count column prints that
+    share and the size column the whole buffer, share × nranks × wordSize (src/all_gather.cu,
+    src/reduce_scatter.cu, *GetCollByteCount: base = (count/nranks) & ~(16/eltSize - 1);
+    src/common.cu, setupArgs and the max(sendBytes, expectedBytes) it prints; nccl-tests
+    2.13.12 on, where earlier releases rounded the share to a multiple of 4 elements, the same
+    for 4-byte types)."""
     count, whole = whole_elements(nbytes, width)
-    if collective == "all-reduce":
+    if collective not in SHARE_COUNT:
         return count, whole
     align = per_rank(width)
     share = count // gpus // align * align
@@ -118,7 +126,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     if max(sizes) > MAX_BYTES or min(sizes) < 0:
         raise RingsimError(f"sizes: NCCL's model prices 0 B to {format_bytes(MAX_BYTES)} per GPU, "
                            f"got {format_bytes(max(sizes) if max(sizes) > MAX_BYTES else min(sizes))}")
-    ranks = 1 if collective == "all-reduce" else gpus  # the count column is a share per GPU
+    ranks = gpus if collective in SHARE_COUNT else 1  # the count column is a share per GPU
     whole = [(n // width // ranks, n) if printed else nccl_tests_size(n, width, collective, gpus)
              for n in sizes]
     choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto,
@@ -164,7 +172,7 @@ def rounding_note(rows: list[PredictRow], collective: str = "all-reduce",
     width = dict(TYPES.values())[dtype]  # nccl-tests' name → bytes per element
     named = ", ".join(f"{r.requested:,} B → {r.bytes:,} B" for r in rounded[:MAX_NAMED])
     more = f" and {len(rounded) - MAX_NAMED:,} more" if len(rounded) > MAX_NAMED else ""
-    if collective == "all-reduce":
+    if collective not in SHARE_COUNT:
         which = (("a size that is not", "was") if len(rounded) == 1 else
                  (f"{len(rounded):,} sizes that are not", "were"))
         return (f"# {which[0]} whole {dtype} elements ({width} B each) {which[1]} rounded "
@@ -175,6 +183,16 @@ def rounding_note(rows: list[PredictRow], collective: str = "all-reduce",
             f"share (the count column) is size / wordSize / {gpus:,} GPUs, rounded down to a "
             f"multiple of {align} {dtype} element{'s' * (align > 1)} ({align * width} B), and "
             f"the size column holds all {gpus:,} shares: {named}{more}")
+
+
+def rooted_note(collective: str) -> str | None:
+    """One comment line for broadcast and reduce: the ring only, busbw = algbw (None for the
+    other collectives)."""
+    if collective not in ROOTED:
+        return None
+    return (f"# NCCL tunes {collective} on the ring only (src/graph/tuning.cc), so it picks Ring "
+            f"with LL, LL128 or Simple; busbw = algbw, as {collective}_perf prints it; every "
+            "root (-r) is priced alike, as NCCL's model does")
 
 
 def empty_note(rows: list[PredictRow]) -> str | None:

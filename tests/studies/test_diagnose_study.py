@@ -197,19 +197,18 @@ def test_a_paste_that_does_not_name_its_test_is_read_by_its_columns():
         study.diagnose(whole, load("pcie-gen4"), nccl_model(), gpus=2)
 
 
-@pytest.mark.parametrize("redop, count, test", [("sum", 2, "reduce_perf's"), ("none", 2, "broadcast_perf's"),
-                                                ("none", 1, "gather_perf or scatter_perf's")])
+@pytest.mark.parametrize("redop, count, test", [("none", 1, "gather_perf or scatter_perf's")])
 def test_a_rooted_test_is_refused_in_one_line(redop, count, test):
-    # reduce_perf prints root 0 (nccl-tests' -r default) and all the elements as count; the model
-    # prices no rooted collective, so the paste is refused rather than read as an all-reduce.
+    # gather_perf prints root 0 (nccl-tests' -r default) and each rank's share as count; the model
+    # prices no gather, so the paste is refused rather than read as an all-reduce.
     out = output("nccl1435_all_gather_bf16_excerpt.txt")
     rooted = replace(out, rows=[replace(r, redop=redop, root=0, count=r.count * count)
                                 for r in out.rows])
     with pytest.raises(RingsimError, match=f"its rows \\(redop {redop}, root 0\\) are {test}: "
                                            "NCCL's model prices all_reduce_perf"):
         study.diagnose(rooted, load("pcie-gen4"), nccl_model(), gpus=2)
-    named = replace(out, collective="reduce")
-    with pytest.raises(RingsimError, match="is the output of reduce_perf: NCCL's model prices"):
+    named = replace(out, collective="all-to-all")
+    with pytest.raises(RingsimError, match="is the output of alltoall_perf: NCCL's model prices"):
         study.diagnose(named, load("pcie-gen4"), nccl_model(), gpus=2)
 
 

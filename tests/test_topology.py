@@ -59,3 +59,102 @@ def test_unknown_topology():
         load("dgx-h900")
     with pytest.raises(RingsimError, match="cannot read topology file"):
         load("/nonexistent/x.toml")
+
+
+def _network(name: str, across: str, inside: str = "450GB/s") -> str:
+    return (f'gpus_per_node = 8\n[inside]\nalpha = "1us"\nbandwidth = "{inside}"\n'
+            f'[across]\nname = "{name}"\nalpha = "3us"\nbandwidth = "{across}"\n')
+
+
+def test_a_network_rate_written_in_bytes_for_bits_is_refused_in_one_line():
+    # The name says 200 Gb/s; "200GB/s" is eight times that, 1.6 Tb/s.
+    with pytest.raises(RingsimError) as caught:
+        parse(_network("200 Gb/s per GPU", "200GB/s"), "slip")
+    assert str(caught.value) == (
+        'topology slip: [across] bandwidth "200GB/s" is 1.6 Tb/s per GPU, 8 times the 200 Gb/s '
+        'its name says: B is bytes, b bits, so write "200Gb/s"')
+
+
+@pytest.mark.parametrize("rate, shown, hint", [
+    ("200000Gb/s", "200 Tb/s", "check the number and its unit"),
+    ("300GB/s", "2.4 Tb/s", "if 300 Gb/s was meant, write it with b (bits), not B (bytes)"),
+    ("1.7Tb/s", "1.7 Tb/s", "if 212.5 Gb/s was meant, write it with b (bits), not B (bytes)"),
+])
+def test_a_network_faster_than_any_nic_is_refused_naming_the_level_and_the_value(rate, shown, hint):
+    with pytest.raises(RingsimError) as caught:
+        parse(_network("my network", rate, inside="900GB/s"), "fast")
+    assert str(caught.value) == (
+        f'topology fast: [across] bandwidth "{rate}" is {shown} per GPU, faster than any network a '
+        f'GPU has (at most 1.6 Tb/s, 200.00 GB/s each way); {hint}')
+
+
+@pytest.mark.parametrize("rate", ["1.6Tb/s", "200GB/s", "inf"])
+def test_the_bound_itself_and_a_free_network_are_taken(rate):
+    topo = parse(_network("two ConnectX-8", rate), "edge")  # a name that states no rate
+    assert topo.level("across").bandwidth in (200e9, float("inf")) and topo.doubts() == []
+
+
+def test_a_network_faster_than_the_node_is_a_one_line_warning_not_an_error(tmp_path, capsys):
+    from ringsim.cli import main
+    topo = parse(_network("InfiniBand NDR 400 Gb/s", "400Gb/s", inside="31.5GB/s"), "pcie-box")
+    assert topo.doubts() == [
+        "topology pcie-box: its network ([across], 50.00 GB/s = 400 Gb/s per GPU) is faster than "
+        "the link inside a node ([inside], 31.50 GB/s); some PCIe servers are built so, elsewhere "
+        "check the units (Gb/s is bits, GB/s bytes)"]
+    path = tmp_path / "pcie-box.toml"
+    path.write_text(_network("InfiniBand NDR 400 Gb/s", "400Gb/s", inside="31.5GB/s"))
+    for argv in (["compare", "--time"], ["zero", "--params", "7B"], ["timeline"],
+                 ["predict", "--sizes", "1MiB"]):
+        assert main([*argv, "--topology", str(path), "-g", "16"]) == 0, argv
+        err = capsys.readouterr().err
+        assert err == f"ringsim: warning: {topo.doubts()[0]}\n", argv
+    # One GPU per node uses no inside level: nothing to compare with.
+    one = parse('gpus_per_node = 1\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n'
+                '[across]\nalpha = "3us"\nbandwidth = "400Gb/s"\n', "one")
+    assert one.doubts() == []
+
+
+def test_every_shipped_topology_loads_without_a_doubt():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    files = [str(p) for folder in ("ringsim/studies/published/systems", "tests/data/topologies")
+             for p in sorted((root / folder).glob("*.toml"))]
+    assert len(files) >= 15
+    for name in [*presets(), *files]:
+        assert load(name).doubts() == [], name
+
+
+def test_a_word_field_echoes_the_value_it_read_escaped():
+    with pytest.raises(RingsimError) as caught:
+        parse('arch = "pascal"\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n', "old")
+    assert str(caught.value) == ("topology old: arch must be one of volta, ampere, hopper, "
+                                 "blackwell, got 'pascal'")
+    # Text a file holds reaches the terminal as repr writes it: the escape character as \x1b.
+    with pytest.raises(RingsimError) as caught:
+        parse('cpu = "\\u001b[2J"\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n', "ansi")
+    assert str(caught.value).endswith("got '\\x1b[2J'") and "\x1b" not in str(caught.value)
+
+
+def test_gpu_memory_is_read_as_zero_reads_it_and_the_presets_of_known_gpus_give_it():
+    topo = parse('gpu_memory = "141GB"\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n', "m")
+    assert topo.gpu_memory == 141 * 10**9
+    assert parse('[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n', "none").gpu_memory is None
+    for text, words in (('"10kB"', "from 1MB to 100TB, got '10kB'"), ('"200TB"', "from 1MB to 100TB"),
+                        ("80", "text with a unit in quotes")):
+        with pytest.raises(RingsimError, match=words) as caught:
+            parse(f'gpu_memory = {text}\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n', "bad")
+        assert str(caught.value).startswith("topology bad: gpu_memory")
+    memory = {name: load(name).gpu_memory for name in presets()}
+    assert memory == {"flat": None, "ethernet-100g": None, "dgx-a100": 80e9, "dgx-h100": 80e9,
+                      "dgx-h200": 141e9, "pcie-gen4": 80e9, "pcie-switches": 24e9}
+    for name, size in memory.items():
+        if size is not None:  # each preset that gives it says where the figure comes from
+            line = load(name).sources.split("GPU memory: ")[1].split(")")[0]
+            assert line.startswith(f"{size / 1e9:.0f} GB") and "(NVIDIA " in line, name
+
+
+def test_a_topology_built_in_python_checks_its_gpu_memory():
+    from dataclasses import replace
+    with pytest.raises(RingsimError, match="gpu_memory must be from"):
+        replace(load("dgx-h100"), gpu_memory=10)
+    assert replace(load("flat"), gpu_memory=80 * 10**9).gpu_memory == 80 * 10**9

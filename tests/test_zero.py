@@ -179,3 +179,40 @@ def test_gpu_memory_names_the_stages_whose_states_do_not_fit(capsys):
     assert main([*argv, "--gpu-memory", "1e400"]) == 2
     assert main([*argv, "--gpu-memory", "10kB"]) == 2
     assert "from 1MB to 100TB" in capsys.readouterr().err
+
+
+def test_the_topologys_gpu_memory_gives_the_verdict_where_gpu_memory_is_not_given(capsys, tmp_path):
+    import json
+    from ringsim.cli import main
+    argv = ["zero", "--params", "7B", "--topology", "dgx-h100", "--nodes", "8"]
+    assert main([*argv, "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    # dgx-h100's GPUs have 80 GB: 112 GB of states at stage 0, sharded below it after
+    assert [(r["stage"], r["fits"]) for r in rows] == [(0, False), (1, True), (2, True), (3, True)]
+    assert {(r["gpu_memory_bytes"], r["gpu_memory_from"]) for r in rows} == {(80 * 10**9, "topology")}
+    assert main(argv) == 0
+    assert ("Stage 0 does not fit 80.00 GB per GPU (topology dgx-h100's gpu_memory; --gpu-memory "
+            "sets another), before activations") in capsys.readouterr().out
+    # The option still wins, and says whose figure it replaced.
+    assert main([*argv, "--gpu-memory", "120GB", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert all(r["fits"] and r["gpu_memory_bytes"] == 120 * 10**9 and r["gpu_memory_from"] == "option"
+               for r in rows)
+    assert main([*argv, "--gpu-memory", "120GB"]) == 0
+    assert ("Every stage's states fit 120.00 GB per GPU (--gpu-memory, in place of 80.00 GB from "
+            "topology dgx-h100)") in capsys.readouterr().out
+    # A topology that gives none (flat): no verdict, as before.
+    assert main(["zero", "--params", "7B", "--json", "--stage", "0"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert (row["fits"], row["gpu_memory_bytes"], row["gpu_memory_from"]) == (None, None, None)
+    # A file's gpu_memory is read as --gpu-memory is, with the same bounds.
+    path = tmp_path / "small.toml"
+    path.write_text('gpu_memory = "24GiB"\n[inside]\nalpha = "1us"\nbandwidth = "100GB/s"\n')
+    assert main(["zero", "--params", "2B", "-g", "8", "--topology", str(path)]) == 0
+    # 24 GiB = 25.77 GB; 2B parameters keep 32 GB of states unsharded, 11 GB at stage 1
+    assert "Stage 0 does not fit 25.77 GB per GPU (topology small's gpu_memory" in \
+        capsys.readouterr().out
+    path.write_text('gpu_memory = "10kB"\n[inside]\nalpha = "1us"\nbandwidth = "100GB/s"\n')
+    assert main(["zero", "--params", "1.3B", "--topology", str(path)]) == 2
+    assert capsys.readouterr().err == ("ringsim: error: topology small: gpu_memory must be from "
+                                       "1MB to 100TB, got '10kB'\n")

@@ -33,9 +33,6 @@ DESCRIPTION = (
 
 # Above this many transfers the text report skips the comparison with other schedules.
 REPORT_TRANSFERS = 200_000
-# Elements per GPU at which every segment of any plan holds data, so that the closed forms
-# count every transfer and step the plan holds (their counts at the user's N may be fewer).
-COUNTING_ELEMENTS = 2 ** 40
 
 
 def _fault(parse):
@@ -97,11 +94,13 @@ def run(args: argparse.Namespace) -> int:
     options = {**_options(args), **node_option(args, model.topology, gpus)}
     # The least the timeline could take, from the closed forms' counts: a plan too large to
     # time is refused before it is built (building one can take seconds and gigabytes).
-    counts = collective.closed_form(gpus, COUNTING_ELEMENTS, args.algorithm, **options)
+    # Counted at the run's N: the timeline leaves out transfers that carry nothing at N.
+    counts = collective.closed_form(gpus, elements, args.algorithm, **options)
     budget.check_counts(int(counts.messages.value), int(counts.steps.value), gpus,
                         f"a timeline of {args.algorithm} on {gpus:,} GPUs"
                         + (f", run {1 + len(faults):,} times for the faults' costs," if faults else ""),
-                        runs=1 + len(faults))
+                        runs=1 + len(faults),
+                        per_gpu=budget.distinct_per_gpu(model.topology, gpus, ALGORITHMS[args.algorithm]))
     plan = collective.plan(gpus, args.algorithm, **options)
     if trace_path is not None:
         budget.check_trace(plan.transfer_count(), gpus)

@@ -48,9 +48,10 @@ def register(sub) -> None:
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
                         help="data-parallel GPUs N_d (default: 64, or --nodes × GPUs per node)")
     parser.add_argument("--gpu-memory", default=None, metavar="M", type=_memory,
-                        help="each GPU's memory, e.g. 80GB for an H100 (a topology does not say "
-                             "it): the stages whose states do not fit are named (activations "
-                             "and buffers come on top)")
+                        help="each GPU's memory, e.g. 80GB for an H100 (default: the topology's "
+                             "gpu_memory, which the presets of known GPUs give, such as 80GB "
+                             "for dgx-h100): the stages whose states do not fit are named "
+                             "(activations and buffers come on top)")
     parser.add_argument("--json", action="store_true", help="one JSON object per stage")
     add_cost_arguments(parser, size=False)
     for action in parser._actions:  # the shared --dtype help names float32; ZeRO moves fp16
@@ -63,15 +64,26 @@ def register(sub) -> None:
 
 
 def _memory(text: str) -> int:
-    """--gpu-memory as bytes: 80GB, 141GB, 192GiB; from 1 MB to 100 TB."""
-    from ..core.units import parse_size
+    """--gpu-memory as bytes: 80GB, 141GB, 192GiB; from 1 MB to 100 TB, as a topology's gpu_memory."""
+    from ..cost.topology import parse_gpu_memory
     try:
-        nbytes = parse_size(text, "the GPU's memory")
+        return parse_gpu_memory(text)
     except RingsimError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-    if not 10**6 <= nbytes <= 10**14:
-        raise argparse.ArgumentTypeError(f"the GPU's memory must be from 1MB to 100TB, got {text}")
-    return nbytes
+
+
+def _gpu_memory(args: argparse.Namespace, topology) -> tuple[int | None, str]:
+    """The memory each GPU has, in bytes (None where neither says), and where it comes from:
+    --gpu-memory, else the topology's gpu_memory."""
+    if args.gpu_memory is not None:
+        if topology.gpu_memory is None or topology.gpu_memory == args.gpu_memory:
+            return args.gpu_memory, "--gpu-memory"
+        return args.gpu_memory, (f"--gpu-memory, in place of {_gb(topology.gpu_memory)} from "
+                                 f"topology {topology.name}")
+    if topology.gpu_memory is not None:
+        return topology.gpu_memory, (f"topology {topology.name}'s gpu_memory; --gpu-memory sets "
+                                     "another")
+    return None, ""
 
 
 def _first_last(gpus: int) -> str:
@@ -88,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     given = ring_options(gpus, given_options(args))  # refuses another algorithm's option
     stages = STAGES if args.stage is None else (args.stage,)
     steps = [step(s, args.params, gpus, model, given) for s in stages]
+    memory, memory_from = _gpu_memory(args, model.topology)
     rails = nccl_rails("ring", given, gpus, model)
     # The same stages with NCCL's layout of the ring, one ring per NIC.
     nccl = None if rails is None else [step(s, args.params, gpus, model, {"ring_order": rails})
@@ -104,7 +117,10 @@ def run(args: argparse.Namespace) -> int:
                 "memory": {"parameters": z.memory.parameters, "gradients": z.memory.gradients,
                            "optimizer": z.memory.optimizer},
                 "paper_memory_bytes_per_gpu": float(paper_memory(z.stage, z.params, gpus)),
-                "fits": None if args.gpu_memory is None else z.memory.total <= args.gpu_memory,
+                "fits": None if memory is None else z.memory.total <= memory,
+                "gpu_memory_bytes": memory,
+                "gpu_memory_from": None if memory is None else
+                ("option" if args.gpu_memory is not None else "topology"),
                 # NCCL's layout of the ring, where the plain ring on several nodes was priced
                 "rails": None if nccl is None else {"ring_order": rails,
                                                     "seconds": nccl[k].seconds}}))
@@ -129,9 +145,9 @@ def run(args: argparse.Namespace) -> int:
         say(f"Stage {z.stage} ({STAGE_NAMES[z.stage]}): {moves}.")
     say(f"\nThe paper rounds each collective to Ψ per GPU (stages 0-2: 2Ψ, stage 3: 3Ψ = 1.5×); "
         f"a ring moves (G−1)/G of that, {gpus - 1}/{gpus} here.")
-    if args.gpu_memory is not None:
-        over = [z.stage for z in steps if z.memory.total > args.gpu_memory]
-        where = f"{_gb(args.gpu_memory)} per GPU"
+    if memory is not None:
+        over = [z.stage for z in steps if z.memory.total > memory]
+        where = f"{_gb(memory)} per GPU ({memory_from})"
         say(("Every stage's states fit " + where if not over else
              f"Stage{'s' * (len(over) > 1)} {', '.join(map(str, over))} do"
              f"{'es' * (len(over) == 1)} not fit {where}")

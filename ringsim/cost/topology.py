@@ -10,6 +10,7 @@ GPU g (0-based) lives in node g // gpus_per_node, so the last node may be partly
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from fractions import Fraction
 from dataclasses import dataclass, replace
@@ -22,7 +23,7 @@ from ..core.files import read_text
 from ..core.textout import printable
 from ..core.naming import plural
 from ..core.units import (check_bandwidth, check_seconds, format_bandwidth, format_seconds,
-                          parse_bandwidth, parse_seconds)
+                          parse_bandwidth, parse_seconds, parse_size)
 
 LEVELS = ("inside", "across")
 LEVEL_WORDS = {"inside": "inside a node", "across": "across nodes"}
@@ -40,6 +41,13 @@ DEFAULT_KIND = {"inside": "nvlink", "across": "network"}
 # second would be a typing slip, not a network.
 MAX_NET_LATENCY = Fraction(1, 100)
 MAX_SWITCH_GPUS = 1024
+# The most network one GPU has, per direction: 1.6 Tb/s, twice the fastest NIC sold, NVIDIA's
+# ConnectX-8 SuperNIC at 800 Gb/s (its datasheet; one per GPU in GB300 NVL72), and as much
+# as four 400 Gb/s NICs give one GPU (studies/published/systems/h100-1gpu-4nic.toml). A
+# file's network above it is a unit slip (GB/s for Gb/s is 8 times too fast), not a NIC.
+MAX_NETWORK_BANDWIDTH = 1.6e12 / 8
+# Each GPU's memory, as `ringsim zero --gpu-memory` takes it: 1 MB to 100 TB.
+MIN_GPU_MEMORY, MAX_GPU_MEMORY = 10**6, 10**14
 
 
 def _check_text(value: object, what: str) -> None:
@@ -50,6 +58,28 @@ def _check_text(value: object, what: str) -> None:
 def _check_word(value: object, what: str, words: tuple) -> None:
     if not isinstance(value, str) or value not in words:
         raise RingsimError(f"{what} must be one of {', '.join(words)}, got {echo(value)}")
+
+
+def parse_gpu_memory(text: object, what: str = "the GPU's memory") -> int:
+    """A GPU's memory in bytes, from text with a unit: '80GB', '141GB', '192GiB'; 1 MB to 100 TB."""
+    nbytes = parse_size(text, what)
+    if not MIN_GPU_MEMORY <= nbytes <= MAX_GPU_MEMORY:
+        raise RingsimError(f"{what} must be from 1MB to 100TB, got {echo(text)}")
+    return nbytes
+
+
+def _bits(rate: float) -> str:
+    """Bytes per second as network cards are sold, in bits: '1.6 Tb/s', '400 Gb/s'."""
+    bits = rate * 8
+    for unit, scale in (("Tb/s", 1e12), ("Gb/s", 1e9), ("Mb/s", 1e6)):
+        if bits >= scale:
+            return f"{bits / scale:,.4g} {unit}"
+    return f"{bits:,.4g} b/s"
+
+
+# A rate a level's name states in bits per second: "InfiniBand NDR 400 Gb/s", "100 GbE".
+_NAMED_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*([MGT])(?:b/s|bps|bE)")
+_RATE_PREFIX = {"M": 1e6, "G": 1e9, "T": 1e12}
 
 
 @dataclass(frozen=True)
@@ -125,6 +155,7 @@ class Topology:
     measured: str = ""
     arch: str = DEFAULT_ARCH
     cpu: str = DEFAULT_CPU
+    gpu_memory: int | None = None  # bytes of memory each GPU has, where the file says
 
     def __post_init__(self) -> None:
         """Refuse a field out of its range (the ranges of a topology file), in one line."""
@@ -148,6 +179,10 @@ class Topology:
                            check_bandwidth(self.reduce_bandwidth, f"{where} reduce_bandwidth"))
         _check_word(self.arch, f"{where} arch", ARCHS)
         _check_word(self.cpu, f"{where} cpu", CPUS)
+        if self.gpu_memory is not None:
+            object.__setattr__(self, "gpu_memory", check_count(
+                self.gpu_memory, f"{where} gpu_memory", minimum=MIN_GPU_MEMORY,
+                maximum=MAX_GPU_MEMORY))
 
     def __repr__(self) -> str:
         """One line, not the sources: '<Topology dgx-h100 · 8 GPUs per node · inside α 470 ns, …>'."""
@@ -196,6 +231,18 @@ class Topology:
             self.level("across")
         if gpus > 1 and (self.gpus_per_node is None or self.gpus_per_node > 1):
             self.level("inside")
+
+    def doubts(self) -> list[str]:
+        """What looks wrong but may be right, one line each: a network faster than the link
+        inside a node (some PCIe servers are built so; elsewhere it is a slip)."""
+        inside, across = self.levels.get("inside"), self.levels.get("across")
+        if inside is None or across is None or self.gpus_per_node == 1 \
+                or math.isinf(across.bandwidth) or across.bandwidth <= inside.bandwidth:
+            return []
+        return [f"topology {self.name}: its network ([across], {format_bandwidth(across.bandwidth)} "
+                f"= {_bits(across.bandwidth)} per GPU) is faster than the link inside a node "
+                f"([inside], {format_bandwidth(inside.bandwidth)}); some PCIe servers are built "
+                f"so, elsewhere check the units (Gb/s is bits, GB/s bytes)"]
 
     def with_overrides(self, alpha: dict | None = None, bandwidth: dict | None = None,
                        reduce_bandwidth: float | None = None) -> "Topology":
@@ -280,7 +327,8 @@ def _one_of(*words: str):
     """One of the given words."""
     def check(value, where: str):
         if value not in words or not isinstance(value, str):
-            raise RingsimError(f"{where} must be one of {', '.join(words)}")
+            # echo: the value as repr writes it, so a file's text reaches the terminal escaped
+            raise RingsimError(f"{where} must be one of {', '.join(words)}, got {echo(value)}")
         return value
     return check
 
@@ -311,6 +359,7 @@ TOPOLOGY_FIELDS = {
     "measured": _text(20_000, lines=True),
     "arch": _one_of(*ARCHS),
     "cpu": _one_of(*CPUS),
+    "gpu_memory": _quantity(parse_gpu_memory),
 }
 LEVEL_FIELDS = {
     "name": _text(MAX_NAME),
@@ -374,6 +423,8 @@ def parse(text: str, name: str) -> Topology:
         if missing:
             raise RingsimError(f"{where}: [{key}] needs {missing[0]} (e.g. alpha = \"1us\", "
                                f"bandwidth = \"450GB/s\")")
+        if key == "across":
+            _check_network(fields, table["bandwidth"], f"{where}: [{key}] bandwidth")
         levels[key] = Level(key, **{"name": key, **_level_rules(fields, key, where)})
     if not levels:
         raise RingsimError(f"{where}: needs an [inside] or an [across] level")
@@ -398,3 +449,24 @@ def _level_rules(fields: dict, key: str, where: str) -> dict:
         if name in fields and key != "across":
             raise RingsimError(f"{where}: [{key}] {name}: only the [across] level is a network")
     return fields
+
+
+def _check_network(fields: dict, text: str, where: str) -> None:
+    """Refuse a network rate no NIC gives a GPU (above MAX_NETWORK_BANDWIDTH), and one that is
+    eight times the rate the level's name states: bytes written for bits."""
+    rate, shown = fields["bandwidth"], printable(text)[:40]
+    if math.isinf(rate):
+        return  # inf says a free network on purpose, as reduce_bandwidth = "inf" does
+    named = [float(number) * _RATE_PREFIX[prefix] / 8
+             for number, prefix in _NAMED_RATE.findall(fields.get("name", ""))]
+    slipped = next((n for n in named if math.isclose(rate, 8 * n, rel_tol=1e-9)), None)
+    if slipped is not None:
+        raise RingsimError(f"{where} \"{shown}\" is {_bits(rate)} per GPU, 8 times the "
+                           f"{_bits(slipped)} its name says: B is bytes, b bits, so write "
+                           f"\"{_bits(slipped).replace(' ', '')}\"")
+    if rate > MAX_NETWORK_BANDWIDTH:
+        hint = (f"; if {_bits(rate / 8)} was meant, write it with b (bits), not B (bytes)"
+                if rate / 8 <= MAX_NETWORK_BANDWIDTH else "; check the number and its unit")
+        raise RingsimError(f"{where} \"{shown}\" is {_bits(rate)} per GPU, faster than any "
+                           f"network a GPU has (at most {_bits(MAX_NETWORK_BANDWIDTH)}, "
+                           f"{format_bandwidth(MAX_NETWORK_BANDWIDTH)} each way){hint}")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..algorithms.spec import AlgorithmSpec, Shape
 from ..core.errors import RingsimError
 from ..core.naming import plural
 from ..core.units import format_seconds
@@ -78,22 +79,46 @@ def check(work: Work, what: str, detail: str | None = None, least: bool = False)
         f"{format_seconds(MAX_SECONDS)}: use fewer GPUs or compare --time for the lockstep total")
 
 
-# A step whose transfers all use distinct ports holds at most this many per GPU: every
-# transfer leaves a GPU's out port or arrives at a GPU's in port (a switch's transfers do one
-# of the two), and a GPU has one of each per level (two levels at most). A step with more
-# transfers shares a port, and the budget walks every transfer of it one at a time.
+# On any topology, a step whose transfers all use distinct ports holds at most this many per
+# GPU: every transfer leaves a GPU's out port or arrives at a GPU's in port (a switch's
+# transfers do one of the two), and a GPU has one of each per level (two levels at most). A
+# step with more transfers shares a port, and the budget walks every transfer of it one at a
+# time. `distinct_per_gpu` gives the smaller figure of one run.
 DISTINCT_PER_GPU = 4
 
 
-def check_counts(transfers: int, steps: int, gpus: int, what: str, runs: int = 1) -> None:
+def distinct_per_gpu(topology, gpus: int, spec: AlgorithmSpec) -> int:
+    """The most transfers per GPU a step of this run can hold with no port serving two of
+    them: G GPUs on the topology, the plan of the algorithm `spec` describes.
+
+    Without a switch every transfer leaves a GPU's out port on its level, and a GPU has one
+    out port per level the run uses (across only where it fills more than one node). A
+    switch has a port facing each GPU, so its transfers to the GPUs leave from ports of
+    their own: twice as many."""
+    levels = 2 if topology.nodes(gpus) > 1 else 1
+    return levels * (2 if spec.shape is Shape.SWITCH else 1)
+
+
+def check_counts(transfers: int, steps: int, gpus: int, what: str, runs: int = 1,
+                 per_gpu: int = DISTINCT_PER_GPU) -> None:
     """Refuse, before the plan is built, work that is past the limits at the least it could
-    take, from counts the closed forms give: a plan's transfers and steps, and G.
+    take, from counts the closed forms give: a plan's transfers and steps, and G; `per_gpu`
+    is `distinct_per_gpu` of the run's topology and plan, where the caller knows them.
 
     Every transfer covers a segment at least, every GPU keeps one at least, the busiest step
-    holds the average at least, and transfers past DISTINCT_PER_GPU·G in a step queue on
-    shared ports (the pigeonhole principle), so this never refuses what `estimate` allows.
+    holds the average at least, and transfers past per_gpu·G in a step queue on shared ports
+    (the pigeonhole principle), so this never refuses what `estimate` allows.
     """
-    shared = max(0, transfers - steps * DISTINCT_PER_GPU * gpus)
+    # The bound that holds on any topology first: a plan refused on every topology is refused
+    # with the same figures on each. The run's own ports then refuse plans that only they
+    # show too large (each GPU sending to both neighbours on one level, say).
+    for capacity in sorted({DISTINCT_PER_GPU, min(per_gpu, DISTINCT_PER_GPU)}, reverse=True):
+        _check_least(transfers, steps, gpus, capacity, what, runs)
+
+
+def _check_least(transfers: int, steps: int, gpus: int, per_gpu: int, what: str, runs: int) -> None:
+    """check_counts with transfers past per_gpu·G in a step counted as queued."""
+    shared = max(0, transfers - steps * per_gpu * gpus)
     peak = -(-transfers // steps) if steps else 0
     least = Work(transfers, transfers, gpus,
                  gpus * BYTES_PER_CELL + peak * BYTES_PER_TOUCH + transfers * BYTES_PER_TRANSFER,

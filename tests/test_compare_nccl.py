@@ -65,11 +65,11 @@ def test_who_runs_each_row_comes_from_its_spec(capsys):
                  "--size", "1MiB"]) == 0
     table = capsys.readouterr().out.split("Textbook α-β-γ model")[1]
     header = next(line for line in table.splitlines() if line.startswith("algorithm "))
-    at = header.index("in NCCL")
+    at = header.index("NCCL's name")
     for r in (r for r in textbook if r["seconds"] is not None):  # untimed rows are told below it
         spec = ALGORITHMS[r["algorithm"]]
         line = next(line for line in table.splitlines() if line.startswith(spec.title + " "))
-        assert line[at:].split("  ")[0].strip() == (spec.nccl_name or "no")
+        assert line[at:].split("  ")[0].strip() == (spec.nccl_name or "none")
     # the sentence under the table: who runs each schedule NCCL lacks, grouped by library
     flat = " ".join(table.split())
     sentence = flat[flat.index("Not in NCCL: ") + len("Not in NCCL: "):flat.index(" (their source")]
@@ -219,3 +219,94 @@ def test_nccls_model_has_no_time_for_an_empty_call(capsys):
     assert "NCCL would run" not in out and "an empty call, which NCCL discards" in out
     assert main(["walk", "--time", "-n", "0"]) == 0
     assert "no answer here: an empty call, which NCCL discards" in capsys.readouterr().out
+
+
+def _predict_seconds(capsys, release, *argv):
+    assert main(["predict", "--json", *argv] + (["--nccl", release] if release else [])) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    return row["seconds"]
+
+
+@pytest.mark.parametrize("release", [None, "2.21.5", "2.18.3"])
+def test_compare_and_sweep_price_nccls_row_with_the_release_predict_prices(capsys, release):
+    # The same call priced three ways: predict's row, compare's NCCL record, sweep's NCCL cell.
+    machine = ["--topology", "dgx-h100", "--nodes", "2"]
+    given = ["--nccl", release] if release else []
+    want = _predict_seconds(capsys, release, *machine, "--size", "1GiB")
+    rows = _json(capsys, *machine, "--size", "1GiB", *given)
+    (nccl,) = [r for r in rows if r.get("model") == "nccl"]
+    assert nccl["nccl"]["seconds"] == want
+    assert nccl["nccl_version"] == (release or "2.30.7-1")
+    assert main(["sweep", "--json", *machine, "--sizes", "1GiB", *given]) == 0
+    size = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert size["nccl"]["seconds"] == want and size["nccl_version"] == (release or "2.30.7-1")
+    # and the release is what changes it: 2.21.5's tables price this call otherwise
+    if release == "2.21.5":
+        assert want != _predict_seconds(capsys, None, *machine, "--size", "1GiB")
+
+
+def test_the_release_is_named_where_nccls_row_is_labelled(capsys):
+    machine = ["--topology", "dgx-h100", "--nodes", "2"]
+    assert main(["compare", "--time", *machine, "--size", "1GiB", "--nccl", "2.21.5"]) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    seconds = _predict_seconds(capsys, "2.21.5", *machine, "--size", "1GiB")
+    assert (f"NCCL's model (NCCL 2.21.5's own tuning, docs/cost.md): NCCL would run NVLSTree, "
+            f"protocol Simple, on 16 channels: {format_seconds(seconds)}") in flat
+    assert "ringsim predict --nccl 2.21.5 shows it over sizes." in flat
+    # NCCL's form of a release ('2.21.5-1+cuda12.4', as its logs print it) is the release
+    assert main(["compare", "--time", *machine, "--size", "1GiB",
+                 "--nccl", "2.21.5-1+cuda12.4"]) == 0
+    assert "(NCCL 2.21.5's own tuning" in capsys.readouterr().out
+    assert main(["sweep", "--no-plot", *machine, "--sizes", "1KiB,1GiB", "--nccl", "2.21.5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if "NCCL's pick" in line)
+    assert header.split()[-5:] == ["NCCL", "2.21.5's", "model", "NCCL's", "pick"]
+    row = next(line for line in lines if line.split()[:1] == ["1GiB"] and "×" in line)
+    assert format_seconds(seconds) in row
+    busbw = next(line for line in lines if line.lstrip().startswith("size") and
+                 "NCCL's pick" not in line and "NCCL" in line)
+    assert busbw.rstrip().endswith("NCCL 2.21.5's model")
+    # without --nccl the labels name the model's own release
+    assert main(["sweep", "--no-plot", *machine, "--sizes", "1GiB"]) == 0
+    out = capsys.readouterr().out
+    assert "NCCL 2.30.7-1" in out and "2.21.5" not in out
+
+
+@pytest.mark.parametrize("command", [["compare", "--time"], ["sweep", "--no-plot"],
+                                     ["compare", "--collective", "all-gather", "--time"]])
+def test_a_release_ringsim_lacks_is_one_line_as_predicts(capsys, command):
+    assert main(["predict", "--nccl", "2.99.1"]) == 2
+    (want,) = capsys.readouterr().err.strip().splitlines()
+    assert main([*command, "--nccl", "2.99.1"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"ringsim {command[0]}: error: argument --nccl: ringsim has the "
+                           "tuning tables of NCCL ")
+    assert line.split(": error: ")[1] == want.split(": error: ")[1]
+
+
+def test_the_one_algorithm_collectives_price_nccl_with_the_release_too(capsys):
+    argv = ["--collective", "all-gather", "--topology", "dgx-h100", "-g", "8", "--size", "1MiB"]
+    for release in ("2.21.5", None):
+        given = ["--nccl", release] if release else []
+        assert main(["compare", "--json", *argv, *given]) == 0
+        record = json.loads(capsys.readouterr().out)
+        want = nccl_choice("dgx-h100", 8, 2**20, "all-gather", nccl=release)
+        assert record["nccl"]["seconds"] == want.seconds
+
+
+def test_the_nccl_name_column_says_the_time_is_the_textbooks(capsys):
+    # A textbook row that NCCL names (its Tree) keeps the textbook's time, not NCCL's model's.
+    assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "2",
+                 "--size", "1GiB"]) == 0
+    out = capsys.readouterr().out
+    assert "in NCCL  " not in out
+    flat = " ".join(out.split())
+    assert ("NCCL's name: what NCCL calls the schedule, timed here by the textbook model "
+            "(NCCL's own time is above):") in flat
+    table = out.split("Textbook α-β-γ model")[1].splitlines()
+    tree = next(line for line in table if line.startswith("NCCL tree (chain + 2 trees) "))
+    from ringsim.algorithms.timing import machine_options
+    model = CostModel.of("dgx-h100", "float32")
+    textbook = estimate("nccl-tree", 16, 2**28, model, **machine_options("nccl-tree", 16, model))
+    assert tree.split()[6:8] == format_seconds(textbook.seconds).split()
+    assert " Tree " in tree

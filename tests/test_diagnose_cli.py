@@ -313,7 +313,7 @@ def test_the_terminal_plot_tells_measured_from_modelled_without_colour(ringsim):
     assert code == 0, err
     legend = out.rstrip().splitlines()[-1]
     assert legend.split() == ["•", "measured", "busbw", "+", "NCCL", "model", "(dgx-h100)"]
-    plot = out[out.index("busbw (GB/s) over size"):]
+    plot = out[out.index("busbw over size"):]
     assert "•" in plot and "+" in plot and "⢕" not in plot
 
 
@@ -364,3 +364,88 @@ def test_a_log_whose_rings_are_cut_short_still_lets_the_run_be_read(ringsim):
     assert "Bandwidth-bound sizes" in out
     assert "Note: --nccl-log: NCCL printed only the first 20 ranks of channel 05's ring" in out
     assert "the rings' transports are left out" in out
+
+
+# Microsoft SuperBench's test data (tests/data/nccl_outputs/README.md): broadcast_perf and
+# reduce_perf -g 8 on one node of 8 A100-SXM4-40GB; neither output names its test.
+ROOTED_RUNS = {"broadcast": OUT / "superbench_a100x8_g8_broadcast.txt",
+               "reduce": OUT / "superbench_a100x8_g8_reduce.txt"}
+
+
+def _printed(path: Path) -> list[tuple[int, float, float]]:
+    """(bytes, out-of-place seconds, busbw GB/s) of each row above 0 B, as the file prints them."""
+    rows = []
+    for line in path.read_text().splitlines():
+        fields = line.split()
+        if fields and fields[0].isdigit() and int(fields[0]) > 0:
+            # ... time algbw busbw error, out of place then in place
+            rows.append((int(fields[0]), float(fields[-8]) * 1e-6, float(fields[-6])))
+    return rows
+
+
+@pytest.mark.parametrize("collective", ["broadcast", "reduce"])
+def test_broadcast_and_reduce_perf_are_read_with_busbw_equal_to_algbw(collective, json_run):
+    path = ROOTED_RUNS[collective]
+    sizes, summary = json_run(str(path))
+    printed = _printed(path)
+    assert (summary["collective"], summary["gpus"], summary["nodes"], summary["gpus_per_process"],
+            summary["topology"]) == (collective, 8, 1, 8, "dgx-a100")
+    # the two 0-byte rows (-b 1 rounds 1 and 2 bytes down to no float) are left out
+    assert [s["bytes"] for s in sizes] == [b for b, _, _ in printed] == [4 << i for i in range(32)]
+    # busbw = algbw (factor 1): size / time, and the file's own busbw column (to its 2 decimals
+    # and the time's 4 digits)
+    for s, (nbytes, seconds, busbw) in zip(sizes, printed):
+        assert s["measured_seconds"] == pytest.approx(seconds)
+        assert s["measured_busbw"] == pytest.approx(nbytes / seconds)
+        assert s["measured_busbw"] / 1e9 == pytest.approx(busbw, rel=1e-3, abs=0.006)
+        assert s["algorithm"] == "Ring" and s["predicted_busbw"] == pytest.approx(
+            s["bytes"] / s["predicted_seconds"])
+    assert [v.split(" (")[0] for v in summary["verdicts"]] == ["Latency-bound sizes",
+                                                               "Bandwidth-bound sizes"]
+    assert summary["flagged_sizes"] == [s["bytes"] for s in sizes if s["flag"]]
+    assert any(n.startswith("the output does not name its test: its rows have root 0") and
+               n.endswith(f"so it is taken as {collective}_perf (give --collective)")
+               for n in summary["notes"])
+    assert summary["published_peers"] == []  # the published runs are all_reduce_perf's
+
+
+def test_a_named_or_given_test_is_taken_as_it_is(tmp_path, json_run):
+    named = tmp_path / "named.txt"
+    named.write_text("mpirun -np 1 ./build/broadcast_perf -b 1 -e 8G -f 2 -g 8\n"
+                     + ROOTED_RUNS["broadcast"].read_text())
+    _, summary = json_run(str(named))
+    assert summary["collective"] == "broadcast"
+    assert not any("does not name its test" in n for n in summary["notes"])
+    sizes, summary = json_run(str(ROOTED_RUNS["reduce"]), "--collective", "reduce")
+    assert summary["collective"] == "reduce"
+    assert not any("does not name its test" in n for n in summary["notes"])
+    # read as an all-reduce, the same times give 2(n-1)/n = 1.75 times the busbw
+    as_all_reduce, _ = json_run(str(ROOTED_RUNS["reduce"]), "--collective", "all-reduce")
+    assert [a["measured_busbw"] for a in as_all_reduce] == pytest.approx(
+        [1.75 * s["measured_busbw"] for s in sizes])
+
+
+def test_a_rooted_run_held_to_another_algorithm_than_the_ring_is_refused(ringsim):
+    code, out, err = ringsim("diagnose", str(ROOTED_RUNS["reduce"]), "--algo", "Tree")
+    assert code == 2 and not out
+    assert err.strip() == ("ringsim: error: --algo Tree: NCCL tunes only Ring for reduce "
+                           "(src/graph/tuning.cc); give --algo Ring or leave --algo out")
+
+
+def test_a_paste_that_gives_neither_g_nor_the_gpu_asks_for_both_in_one_line(ringsim, monkeypatch):
+    # The excerpt has no '# Rank' lines: neither how many GPUs ran nor which GPU they were.
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    paste = "tests/data/nccl_outputs/nccl1453_h100_3node_bracket_prefix_excerpt.txt"
+    code, out, err = ringsim("diagnose", paste)
+    assert code == 2 and not out and len(err.splitlines()) == 1
+    assert err.startswith(f"ringsim: error: {paste} has no '# Rank … on HOST device …' lines, so "
+                          "the number of GPUs is unknown: give --gpus G (and --nodes M); it names "
+                          "no GPU either, so it matches no topology preset (flat, dgx-a100, ")
+    assert "): give --topology NAME or a .toml file describing the machine" in err
+    # Given both, it runs; given one, the other alone is asked for, as before.
+    assert ringsim("diagnose", paste, "-g", "24", "--nodes", "3", "--topology", "dgx-h100",
+                   "--no-plot")[0] == 0
+    code, _, err = ringsim("diagnose", paste, "--topology", "dgx-h100")
+    assert code == 2 and err.rstrip().endswith("the number of GPUs is unknown: give --gpus G (and --nodes M)")
+    code, _, err = ringsim("diagnose", paste, "-g", "24", "--nodes", "3")
+    assert code == 2 and "--gpus" not in err and "matches no topology preset" in err

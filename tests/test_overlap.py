@@ -285,3 +285,37 @@ def test_the_rails_note_gives_the_best_bucket_of_the_rails_layout(capsys):
     assert rails["best_step_seconds"] == expected.step_seconds
     assert main(argv) == 0
     assert f"the best is buckets of {int(expected.bucket_mb)} MiB (step" in capsys.readouterr().out
+
+
+def test_the_uncapped_row_says_no_cap_and_why_it_has_two_buckets(capsys):
+    # DDP closes its first bucket at 1 MiB whatever bucket_cap_mb is, so "no cap" is two
+    # buckets for a model above 1 MiB; the row must not call itself one bucket.
+    assert main(["overlap", "--layers", "4x10M", "--gpus", "4", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    uncapped = next(r for r in data["sweep"] if r["bucket_mb"] is None)
+    assert uncapped["buckets"] == 2
+    assert main(["overlap", "--layers", "4x10M", "--gpus", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "one bucket" not in out.split("Bucket size sweep:")[1].split("Best")[0]
+    row = next(line for line in out.splitlines() if line.strip().startswith("no cap "))
+    assert row.split()[:3] == ["no", "cap", "2"]
+    assert ("  no cap: bucket_cap_mb without a limit; DDP's first bucket of 1 MiB, then one "
+            "for the rest (2 buckets)") in out
+    # A model that fits the first bucket is one bucket indeed, and is said so.
+    assert main(["overlap", "--layers", "100K,100K", "--gpus", "4"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.strip().startswith("no cap "))
+    assert row.split()[2] == "1"
+    assert "  no cap: bucket_cap_mb without a limit; the whole model in one bucket\n" in out
+
+
+def test_the_rails_note_names_the_uncapped_best_as_two_buckets(capsys):
+    # ResNet-50 on two DGX H100 laid out as NCCL's rings: the best is no cap, two buckets.
+    argv = ["overlap", "--model", "resnet-50", "--topology", "dgx-h100", "--nodes", "2"]
+    assert main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rails"]["best_bucket_mb"] is None
+    assert main(argv) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    assert ("laid out so, the best is no bucket cap (DDP's first bucket of 1 MiB, then one for "
+            "the rest; step ") in flat
+    assert "one bucket for the whole model" not in flat

@@ -334,3 +334,16 @@ def test_above_its_limit_the_rails_column_is_left_out_with_a_reason(capsys):
     assert main(["sweep", "--topology", "dgx-h100", "-g", str(gpus), "--sizes", "1MiB", "--no-plot"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert result.rails_note + "." in out and "ring rails:8 is the ring" not in out
+
+
+def test_an_older_release_names_nccls_curve_and_the_title(capsys):
+    pytest.importorskip("plotext")
+    argv = ["sweep", "--topology", "dgx-h100", "--nodes", "2", "--sizes", "1KiB..1GiB:x32"]
+    assert main([*argv, "--nccl", "2.21.5", "--plot", "busbw"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    bottom = next(i for i, line in enumerate(lines) if "└" in line)
+    assert "• NCCL 2.21.5's model" in "\n".join(lines[bottom + 1:])
+    assert any("textbook vs NCCL 2.21.5's model" in line for line in lines[:bottom])
+    top = next(i for i, line in enumerate(lines) if "┌" in line)
+    labels = [line.split("┤")[0].strip() for line in lines[top:bottom + 1] if "┤" in line]
+    assert len(labels) >= 3 and all(ROUND.fullmatch(label) for label in labels), labels

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..core.checks import check_count, check_gpus, count_arg
 from ..cost.model import CostModel
 from ..core.errors import RingsimError
+from ..core.textout import printable
 from ..cost.topology import LEVELS, Topology, load, presets
 from ..core.units import DTYPES, itemsize, parse_bandwidth, parse_seconds, parse_size
 from .common import NODES_TOPOLOGY
@@ -49,9 +51,10 @@ def add_cost_arguments(parser: argparse.ArgumentParser, *, size: bool = True) ->
 
 
 def uses_cost(args: argparse.Namespace) -> bool:
-    """True when any time-model option was given."""
+    """True when any time-model option (or an NCCL release to price with) was given."""
     return any([args.topology, args.nodes, getattr(args, "size", None), args.alpha,
-                args.bandwidth, args.reduce_bandwidth, args.dtype != "float32"])
+                args.bandwidth, args.reduce_bandwidth, args.dtype != "float32",
+                getattr(args, "nccl", None)])
 
 
 def _per_level(values: list[str], parse, what: str) -> dict:
@@ -70,9 +73,28 @@ def _per_level(values: list[str], parse, what: str) -> dict:
     return out
 
 
+def warn(message: str) -> None:
+    """One line on stderr, as errors are said but as a warning: the run goes on."""
+    from . import PROG
+    if sys.stderr is not None:
+        try:
+            print(f"{PROG}: warning: {printable(message)}", file=sys.stderr, flush=True)
+        except (OSError, ValueError):  # stderr closed or full: the warning is lost, not the run
+            pass
+
+
+def load_topology(name: str) -> Topology:
+    """The preset or file `name` names; what in it looks wrong but may be right
+    (Topology.doubts) is said as a warning, one line each."""
+    topology = load(name)
+    for doubt in topology.doubts():
+        warn(doubt)
+    return topology
+
+
 def topology_from_args(args: argparse.Namespace) -> Topology:
     """The topology the options name, with --alpha/--bandwidth/--reduce-bandwidth applied."""
-    topo = load(args.topology or "flat")
+    topo = load_topology(args.topology or "flat")
     reduce = None
     if args.reduce_bandwidth is not None:
         reduce = parse_bandwidth(args.reduce_bandwidth, "--reduce-bandwidth")
@@ -132,6 +154,15 @@ def nccl_release(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"ringsim has the tuning tables of NCCL {versions_text()}, not {text[:40]!r}")
     return given
+
+
+def add_nccl_argument(parser: argparse.ArgumentParser, priced: str = "each call") -> None:
+    """--nccl VERSION: the NCCL release whose tables price NCCL's model (`priced`: what of it)."""
+    from ..cost.nccl_tuner import versions, versions_text
+    parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
+                        help=f"the NCCL release whose tuning tables price {priced}: "
+                             f"{versions_text()} (default: {versions()[0]}, the release "
+                             "the model follows)")
 
 
 # nccl-tests' names for its -d types (float is 4 bytes there, as in C, not NumPy's float64).

@@ -1,7 +1,9 @@
 """What the terminal plots of sweep and diagnose share: a character and a colour per series,
-and the legend under the plot."""
+round ticks on the log y axis, and the legend under the plot."""
 
 from __future__ import annotations
+
+import math
 
 from ..core.width import display_width
 
@@ -32,3 +34,16 @@ def legend_rows(legend: list[tuple[str, str]], limit: int | None) -> list[str]:
     return ["  " + "".join(shown + " " * (width - display_width(plain))
                            for plain, shown in legend[i:i + per]).rstrip()
             for i in range(0, len(legend), per)]
+
+
+def round_yticks(plt, values: list[float], metric: str, scale: float = 1.0) -> None:
+    """Put a plotext log y axis's ticks at powers of ten ('10 µs', '100 GB/s'), spanning the
+    values; `scale` turns a value into seconds or bytes per second (1e9 for GB/s)."""
+    from ..studies.ticks import decade_ticks, tick_label
+    # Left to plotext, a log axis is labelled at evenly spaced logs, values like 36.3129
+    # that no reader can round in their head.
+    marks = decade_ticks(values)
+    if marks:
+        # plotext takes a log axis's limits as logs
+        plt.ylim(math.log10(marks[0]), math.log10(marks[-1]))
+        plt.yticks(marks, [tick_label(v * scale, metric) for v in marks])

@@ -10,16 +10,15 @@ from ..algorithms import ALGORITHMS
 from ..algorithms.timing import unavailable
 from ..core.naming import plural
 from ..studies.compare import Row, compare
-from ..studies.whose import nccl_for
+from ..studies.whose import nccl_for, nccl_release, nccl_version
 from ..cost.model import algbw, busbw
 from ..cost.nccl import NcclChoice
-from ..cost.nccl_graph import constants
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..core.width import say, table, wrap
-from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
-                         gpus_from_args, model_from_args, uses_cost)
+from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, add_nccl_argument,
+                         elements_from_args, gpus_from_args, model_from_args, uses_cost)
 from ..algorithms.collectives import collective
 from ._collective import add_collective_argument, compare_one
 from ._numerics_view import add_numerics_arguments, run_numerics
@@ -48,6 +47,7 @@ def register(sub) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object per algorithm")
     add_collective_argument(parser)
     add_cost_arguments(parser)
+    add_nccl_argument(parser, "NCCL's model's row (implies --time)")
     add_option_arguments(parser, nodes=False)  # --nodes is the topology's (add_cost_arguments)
     add_numerics_arguments(parser)
     parser.set_defaults(run=run)
@@ -81,29 +81,26 @@ def run(args: argparse.Namespace) -> int:
     # --nodes here is the topology's (G = M × GPUs per node), not an algorithm option
     options = {k: v for k, v in options_from_args(args) if k != "nodes"}
     rows = compare(gpus, elements, model, options)
-    pick = _nccl(gpus, elements, model) if model is not None else None
+    pick = nccl_for(model, gpus, elements * model.itemsize, nccl=args.nccl) \
+        if model is not None else None
     if args.json:  # the textbook rows first, as before; NCCL's model's pick last
         for r in rows:
             print(json.dumps(_record(r, gpus, elements, model)))
         if isinstance(pick, NcclChoice):
-            print(json.dumps(_nccl_record(pick, gpus, elements, model)))
+            print(json.dumps(_nccl_record(pick, gpus, elements, model, args.nccl)))
         return 0
     _print_counts(rows, gpus, elements)
     if model is not None:
-        _print_times(rows, gpus, elements, model, pick)
+        _print_times(rows, gpus, elements, model, pick, args.nccl)
     return 0
 
 
-def _nccl(gpus: int, elements: int, model) -> NcclChoice | str | None:
-    """NCCL's model's pick, or the one line saying why it has none here."""
-    return nccl_for(model, gpus, elements * model.itemsize)
-
-
-def _nccl_record(pick: NcclChoice, gpus: int, elements: int, model) -> dict:
+def _nccl_record(pick: NcclChoice, gpus: int, elements: int, model, nccl: str | None) -> dict:
     nbytes = elements * model.itemsize
     alg = algbw(nbytes, pick.seconds)
+    version = nccl_version(nccl).removeprefix("NCCL ")
     # NCCL's names sit under "nccl", apart from the textbook rows' "algorithm" (ringsim's names)
-    return {"model": "nccl", "nccl_version": constants()["version"]["nccl"], "gpus": gpus,
+    return {"model": "nccl", "nccl_version": version, "gpus": gpus,
             "elements": elements, "topology": model.topology.name, "bytes_per_gpu": nbytes,
             "nccl": {**pick.to_json(), "algbw": alg, "busbw": busbw(alg, gpus)}}
 
@@ -157,7 +154,8 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
             + (f": {sent}." if sent.uneven else f"; the ring's load per GPU is {sent}."))
 
 
-def _print_times(rows: list[Row], gpus: int, elements: int, model, pick) -> None:
+def _print_times(rows: list[Row], gpus: int, elements: int, model, pick,
+                 nccl: str | None) -> None:
     topo = model.topology
     nbytes = elements * model.itemsize
     where = f"{topo.name} · {plural(gpus, 'GPU')}"
@@ -167,14 +165,18 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model, pick) -> None
     say(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
         f"({model.itemsize}-byte elements)")
     say(topo.describe() + "\n")
-    _print_nccl(pick, gpus, nbytes)
-    say("\nTextbook α-β-γ model (what the lessons teach), every schedule ringsim builds:\n")
+    _print_nccl(pick, gpus, nbytes, nccl)
+    # A row's times are the textbook model's even where NCCL has the schedule: the column
+    # names NCCL's algorithm, so that its time is not read as NCCL's (that is the line above).
+    say("\nTextbook α-β-γ model (what the lessons teach), every schedule ringsim builds; "
+        "NCCL's name: what NCCL calls the schedule, timed here by the textbook model (NCCL's "
+        "own time is above):\n", most=100)
     timed = sorted((r for r in rows if r.timing), key=lambda r: r.timing.rank)
     body = [(r.label, format_seconds(r.timing.estimate.seconds), format_bandwidth(r.timing.algbw),
              format_bandwidth(r.timing.busbw), str(r.timing.rank),
-             ALGORITHMS[r.algorithm].nccl_name or "no", r.timing.estimate.describe(topo))
+             ALGORITHMS[r.algorithm].nccl_name or "none", r.timing.estimate.describe(topo))
             for r in timed]
-    _table(("algorithm", "time", "algbw", "busbw", "rank", "in NCCL", "bottleneck"), body,
+    _table(("algorithm", "time", "algbw", "busbw", "rank", "NCCL's name", "bottleneck"), body,
            left=(0, 5))
     for r in rows:
         if r.timing is None:
@@ -188,24 +190,25 @@ def _wrap(text: str) -> str:
     return wrap(text, most=100)
 
 
-def _print_nccl(pick, gpus: int, nbytes: int) -> None:
-    version = constants()["version"]["nccl"]
+def _print_nccl(pick, gpus: int, nbytes: int, nccl: str | None) -> None:
+    version = nccl_version(nccl)
     if pick is None:
-        say(f"NCCL's model (NCCL {version}'s own tuning): one GPU, NCCL sends nothing.")
+        say(f"NCCL's model ({version}'s own tuning): one GPU, NCCL sends nothing.")
         return
     if not isinstance(pick, NcclChoice):
-        print(_wrap(f"NCCL's model (NCCL {version}'s own tuning): no answer here: {pick}"))
+        print(_wrap(f"NCCL's model ({version}'s own tuning): no answer here: {pick}"))
         return
     alg = algbw(nbytes, pick.seconds)
     print(_wrap(
-        f"NCCL's model (NCCL {version}'s own tuning, docs/cost.md): NCCL would run "
+        f"NCCL's model ({version}'s own tuning, docs/cost.md): NCCL would run "
         f"{pick.algorithm}, protocol {pick.protocol}, on {plural(pick.channels, 'channel')}: "
         f"{format_seconds(pick.seconds)} (algbw {format_bandwidth(alg)}, busbw "
         f"{format_bandwidth(busbw(alg, gpus))}), {format_seconds(pick.latency)} fixed per call "
         f"plus the bytes at {format_bandwidth(pick.bandwidth)}"
         + (f", plus {format_seconds(pick.fill)} for its first step to cross the pipeline"
            if pick.fill > 0 else "")
-        + ". ringsim predict shows it over sizes."))
+        + ". ringsim predict" + (f" --nccl {nccl}" if nccl_release(nccl) else "")
+        + " shows it over sizes."))
 
 
 def _print_relation(timed: list[Row], pick) -> None:

@@ -16,8 +16,8 @@ from ..core.files import check_output, write_text
 from ..core.textout import json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..core.width import fill_width, output_width, say, table, wrap
-from ._cost_args import nccl_release
-from ._plot import legend_entry, legend_rows, series_style
+from ._cost_args import load_topology, nccl_release
+from ._plot import legend_entry, legend_rows, round_yticks, series_style
 
 ORDER = 45
 HELP = "read nccl-tests output (all_reduce_perf …): measured vs NCCL's model per size, and why"
@@ -32,7 +32,8 @@ DESCRIPTION = (
     "GPUs per process, GPU architecture, links inside a node, network rate per GPU and latency, "
     "healthy by their sources' word): their fastest, median and slowest time per size, and yours over "
     "their median.")
-COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter")  # the ones NCCL's model prices
+# the ones NCCL's model prices
+COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduce")
 
 
 def register(sub) -> None:
@@ -133,9 +134,11 @@ def run(args: argparse.Namespace) -> int:
     text = read_text(args.file, "nccl-tests output")
     output = parse(text)
     gpu = output.gpu_names[0] if output.gpu_names else None
-    study.scenario(output, args.gpus, args.nodes)  # G and M first: the preset needs M
+    # Every input the paste cannot give, asked for at once; then G and M (the preset needs M).
+    study.check_inputs(output, args.gpus, bool(args.topology), presets())
+    study.scenario(output, args.gpus, args.nodes)
     if args.topology:
-        topology, reason = load(args.topology), "given with --topology"
+        topology, reason = load_topology(args.topology), "given with --topology"
     else:
         nodes = len(output.hosts) or (args.nodes or 1)
         name, reason = study.preset_for(gpu, nodes, presets())
@@ -354,7 +357,8 @@ def terminal_plot(r, colour: bool) -> str:
             legend.insert(0, legend_entry(number, name, colour))
     ticks = r.ticks()
     plt.xticks([x for x, _ in ticks], [label for _, label in ticks])
-    plt.title(f"busbw (GB/s) over size, {r.gpus} GPUs, {r.topology}")
+    round_yticks(plt, [y for values in r.series().values() for _, y in values], "busbw", 1e9)
+    plt.title(f"busbw over size, {r.gpus} GPUs, {r.topology}")
     drawing = plt.build()
     plt.clear_figure()
     if not colour:

@@ -83,7 +83,18 @@ def register(sub) -> None:
 
 
 def _mb(value: float) -> str:
-    return "one bucket" if math.isinf(value) else f"{value:g} MiB"
+    """A bucket cap as the sweep names it: '25 MiB', or 'no cap' (bucket_cap_mb unbounded)."""
+    # Not "one bucket": DDP closes its first bucket at 1 MiB whatever the cap, so with no cap
+    # there are two (the note under the sweep says so).
+    return "no cap" if math.isinf(value) else f"{value:g} MiB"
+
+
+def _uncapped(step) -> str:
+    """What DDP does with no cap: its first 1 MiB bucket, then one bucket for the rest."""
+    from ..training.overlap import FIRST_BUCKET_BYTES, MIB
+    if len(step.buckets) == 1:  # a model of at most 1 MiB fits the first bucket
+        return "the whole model in one bucket"
+    return f"DDP's first bucket of {FIRST_BUCKET_BYTES // MIB} MiB, then one for the rest"
 
 
 def given_options(args: argparse.Namespace) -> dict:
@@ -189,12 +200,12 @@ def run(args: argparse.Namespace) -> int:
             f"NIC: --ring-order {rails} gives {format_seconds(nccl.communication_seconds)} of "
             f"communication, {format_seconds(nccl.exposed_seconds)} exposed, step "
             f"{format_seconds(nccl.step_seconds)}; laid out so, the best is "
-            + ("one bucket for the whole model" if math.isinf(nccl_best.bucket_mb) else
-               f"buckets of {_mb(nccl_best.bucket_mb)}")
-            + f" (step {format_seconds(nccl_best.step_seconds)}).")
+            + (f"no bucket cap ({_uncapped(nccl_best)}; step " if math.isinf(nccl_best.bucket_mb)
+               else f"buckets of {_mb(nccl_best.bucket_mb)} (step ")
+            + f"{format_seconds(nccl_best.step_seconds)}).")
     say()
     say("Bucket size sweep:")
-    say(f"  {'bucket':>10}  {'buckets':>7}  {'step':>10}  {'exposed':>10}")
+    say(f"  {'bucket cap':>10}  {'buckets':>7}  {'step':>10}  {'exposed':>10}")
     for o in runs:
         mark = "  ← best" if o is winner else ""
         say(f"  {_mb(o.bucket_mb):>10}  {len(o.buckets):>7}  {format_seconds(o.step_seconds):>10}  "
@@ -213,6 +224,11 @@ def run(args: argparse.Namespace) -> int:
     best = (_mb(winner.bucket_mb) if len(tied) == 1 else
             f"{_mb(winner.bucket_mb)} (from {_mb(min(tied))} to {_mb(max(tied))} the step is the "
             "same to a part in a thousand; the largest launches the fewest all-reduces)")
+    uncapped = next((o for o in runs if math.isinf(o.bucket_mb)), None)
+    if uncapped is not None:
+        count = len(uncapped.buckets)
+        say(f"  no cap: bucket_cap_mb without a limit; {_uncapped(uncapped)}"
+            + (f" ({plural(count, 'bucket')})" if count > 1 else ""))
     say(f"\nBest bucket size: {best}. Small buckets pay α per all-reduce; large ones start late "
         f"and leave the last all-reduce exposed.")
     if trace_path is not None:

@@ -16,9 +16,10 @@ from ..core.width import output_width, say, table, wrap
 from ..cost.nccl import EMPTY_CALL
 from ..studies.sweep import Sweep, parse_sizes, rails_column, sweep
 from ..core.units import format_bandwidth, format_bytes, format_seconds
-from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, gpus_from_args,
-                         model_from_args)
-from ._plot import legend_entry, legend_rows, series_style
+from ..studies.whose import nccl_model, nccl_release, nccl_version
+from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, add_nccl_argument,
+                         gpus_from_args, model_from_args)
+from ._plot import legend_entry, legend_rows, round_yticks, series_style
 from .common import gpus_arg
 
 ORDER = 25
@@ -46,6 +47,7 @@ def register(sub) -> None:
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per size, then one per crossover")
     add_cost_arguments(parser, size=False)
+    add_nccl_argument(parser, "NCCL's model's column")
     parser.set_defaults(run=run)
 
 
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     gpus = gpus_from_args(args, model.topology, 64)
     sizes = parse_sizes(args.sizes)
     svg_path = None if args.svg is None else _svg_name(args.svg)
-    result = sweep(gpus, sizes, model)
+    result = sweep(gpus, sizes, model, nccl=args.nccl)
     if svg_path is not None:
         if not _plottable(result, args.plot):
             raise RingsimError(f"--svg: {_nothing_to_plot(result, args.plot)}")
@@ -84,7 +86,7 @@ def _svg_name(name: str) -> str:
 def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
     out = {}
     if result.nccl:  # NCCL's own tuning model first, so the legend names it before the textbook
-        out[NCCL_SERIES] = [
+        out[nccl_model(result.nccl_release)] = [
             (float(p.nbytes), float(c.seconds if metric == "time" else result.nccl_busbw(i) or 0))
             for i, (p, c) in enumerate(zip(result.points, result.nccl)) if c is not None]
     for name in result.columns:  # the rails ring last, so the others keep their styles
@@ -96,13 +98,11 @@ def _series(result: Sweep, metric: str) -> dict[str, list[tuple[float, float]]]:
     return out
 
 
-NCCL_SERIES = "NCCL's model"
-
-
 def _plottable(result: Sweep, metric: str, textbook_only: bool = False) -> bool:
     """True when some point has a positive size and a positive, finite value (log axes)."""
     return any(0 < x and 0 < y < math.inf for name, values in _series(result, metric).items()
-               if not (textbook_only and name == NCCL_SERIES) for x, y in values)
+               if not (textbook_only and name == nccl_model(result.nccl_release))
+               for x, y in values)
 
 
 def _nothing_to_plot(result: Sweep, metric: str) -> str:
@@ -115,7 +115,7 @@ def _nothing_to_plot(result: Sweep, metric: str) -> str:
 
 def _title(result: Sweep, metric: str, room: int = 70) -> str:
     what = "modelled time" if metric == "time" else "busbw"
-    whose = "textbook vs NCCL's model" if result.nccl else "textbook α-β-γ"
+    whose = f"textbook vs {nccl_model(result.nccl_release)}" if result.nccl else "textbook α-β-γ"
     title = f"All-reduce {what}, {result.gpus:,} GPUs, {result.model.topology.name}"
     # plotext drops a title wider than its canvas (about 72 columns at 80)
     return f"{title}: {whose}" if len(title) + len(whose) <= room else title
@@ -133,7 +133,6 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
         import plotext as plt
     except ImportError:
         return wrap("(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)")
-    from ..studies.ticks import decade_ticks, tick_label
     if not _plottable(result, metric):
         return wrap(f"(no plot: {_nothing_to_plot(result, metric)})")
     limit = output_width()
@@ -155,10 +154,7 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
             legend.insert(0, legend_entry(number, name, colour))
     ticks = [(x, label) for x, label in _xticks(result) if x > 0]  # log axes start above 0
     plt.xticks([x for x, _ in ticks], [label for _, label in ticks])
-    marks = decade_ticks(ys)
-    if marks:
-        plt.ylim(math.log10(marks[0]), math.log10(marks[-1]))  # plotext takes log limits on a log axis
-        plt.yticks(marks, [tick_label(v, metric) for v in marks])
+    round_yticks(plt, ys, metric)
     plt.title(_title(result, metric, 70 if limit is None else min(100, limit) - 10))
     plt.xlabel("bytes per GPU")
     plt.ylabel("time" if metric == "time" else "busbw")
@@ -202,18 +198,21 @@ def _print_table(result: Sweep) -> None:
     nccl = bool(result.nccl)
     say("Textbook α-β-γ model, one column per algorithm (* not in NCCL; compare --time says "
         "which MPI libraries run them, where any does)" + (
-            f"; NCCL's model: what NCCL's own tuning would run ({_nccl_version()})." if nccl
+            f"; {nccl_model(result.nccl_release)}: what {_whose(result)} own tuning would "
+            "run" + ("" if nccl_release(result.nccl_release) else f" ({nccl_version()})") + "."
+            if nccl
             else f". NCCL's model: none here ({result.nccl_note})."), most=100)
     print()
     header = ("size", *(heads[n] for n in names), "fastest textbook",
-              "its busbw") + (("NCCL's model", "NCCL's pick") if nccl else ())
+              "its busbw") + ((nccl_model(result.nccl_release), "NCCL's pick") if nccl else ())
     body = [(format_bytes(p.nbytes), *(format_seconds(p.estimates[n].seconds) for n in names),
              p.best + mark[p.best], format_bandwidth(p.busbw(p.best, result.gpus)))
             + (_nccl_cells(result.nccl[i]) if nccl else ())
             for i, p in enumerate(result.points)]
     print("\n".join(table([header, *body])))
     say("\nbusbw per algorithm (nccl-tests: algbw·2(G−1)/G):")
-    header = ("size", *(heads[n] for n in names)) + (("NCCL's model",) if nccl else ())
+    header = ("size", *(heads[n] for n in names)) + ((nccl_model(result.nccl_release),)
+                                                     if nccl else ())
     body = [(format_bytes(p.nbytes), *(format_bandwidth(p.busbw(n, result.gpus)) for n in names))
             + ((_bandwidth(result.nccl_busbw(i)),) if nccl else ())
             for i, p in enumerate(result.points)]
@@ -228,9 +227,10 @@ def _print_table(result: Sweep) -> None:
     _print_rails(result)
 
 
-def _nccl_version() -> str:
-    from ..cost.nccl_graph import constants
-    return "NCCL " + constants()["version"]["nccl"]
+def _whose(result: Sweep) -> str:
+    """Whose tuning NCCL's column is: "NCCL's", or "NCCL 2.21.5's" where --nccl chose a release."""
+    release = nccl_release(result.nccl_release)
+    return "NCCL's" if release is None else f"NCCL {release}'s"
 
 
 def _pick(choice) -> str:
@@ -284,7 +284,9 @@ def _nccl_json(result: Sweep, index: int) -> dict:
     if choice is None:
         return {"nccl": None, "nccl_note": EMPTY_CALL}
     alg = algbw(result.points[index].nbytes, choice.seconds)
-    return {"nccl": {**choice.to_json(), "algbw": alg, "busbw": result.nccl_busbw(index)}}
+    # the release whose tables priced it, as compare --json names it
+    return {"nccl": {**choice.to_json(), "algbw": alg, "busbw": result.nccl_busbw(index)},
+            "nccl_version": nccl_version(result.nccl_release).removeprefix("NCCL ")}
 
 
 def _layout_json(result: Sweep, column: str) -> dict:

@@ -3,7 +3,7 @@
 Every figure is `ringsim.training.overlap.simulate` (or its `sweep`) on a preset model (ringsim.training.models,
 ResNet-50 unless model= names another) at the figure's G on the lessons' machine
 (ringsim.lessons.costs.model_of), with bucket_mb= MiB buckets (DDP's default unless named;
-bucket_mb=inf: one bucket for the whole model).
+bucket_mb=inf: no cap, which DDP still splits after its first 1 MiB bucket).
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ def sweep(a) -> list:
 
 
 def mib(value: float) -> str:
-    """A bucket size as the sweep names it: '25' (MiB) or 'one bucket'."""
-    return "one bucket" if math.isinf(value) else f"{value:g}"
+    """A bucket size as the sweep names it: '25' (MiB) or 'no cap' (two buckets still: DDP's
+    first closes at 1 MiB)."""
+    return "no cap" if math.isinf(value) else f"{value:g}"
 
 
 def _best(a) -> str:
@@ -91,7 +92,7 @@ def _sweep_block(a) -> str:
 
 def _setting(a, buckets: bool = True) -> str:
     net, _, mb, _ = _setup(a)
-    size = ", one bucket" if math.isinf(mb) else f", buckets of {mb:g} MiB"
+    size = ", no bucket cap" if math.isinf(mb) else f", buckets of {mb:g} MiB"
     return f"{net.title} on {a.scenario.gpus:,} GPUs{size if buckets else ''}; " \
            f"{model_line(a).split(', ', 2)[-1]}"
 
@@ -155,14 +156,14 @@ def entries() -> dict:
                               "forward + backward + exposed communication", _step_why),
         "overlap.serial": Entry(lambda a: format_seconds(_serial(a)), OPTIONS,
                                 "the step without overlap: forward + backward + all communication"),
-        "overlap.best": Entry(_best, OPTIONS, "the sweep's best bucket size: '25 MiB' or 'one bucket'",
+        "overlap.best": Entry(_best, OPTIONS, "the sweep's best bucket size: '25 MiB' or 'no cap'",
                               _best_why),
         "overlap.sweep": Entry(_sweep_block, OPTIONS, "the step at every bucket size (a block)"),
     }
 
 
 def check_bucket(value: str) -> float:
-    """A bucket_mb= option: a positive number of MiB, or inf for one bucket."""
+    """A bucket_mb= option: a positive number of MiB, or inf for no cap."""
     try:
         number = float(value)
     except ValueError:

@@ -28,7 +28,8 @@ from ..core.naming import plural
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from . import peers, slowsizes
 from .ncclrun import no_nvls, without_nvls
-from .nccltests import DTYPES, MAX_ROWS, TESTS, Output, Row, test_from_rows
+from .nccltests import (DTYPES, MAX_ROWS, ROOTED, SHARE_COUNT, TESTS, Output, Row,
+                        test_from_rows)
 
 DEFAULT_TOLERANCE = 0.3
 # Below this size every NCCL all-reduce is dominated by its per-call cost (LL's range); a paste
@@ -51,7 +52,7 @@ _GDR_LEVEL = re.compile(r"\bNCCL_NET_GDR_LEVEL(?:( set by environment to )|=)([A
 # "… Using network Socket", "… Using network AWS Libfabric" (src/init.cc, ncclNetInit).
 _NETWORK = re.compile(r"\bNCCL INFO Using network ([A-Za-z][\w ]{0,40}?)\s*$")
 # The collectives NCCL's model prices (studies.predict), and the nccl-tests binary of each test.
-PRICED = ("all-reduce", "all-gather", "reduce-scatter")
+PRICED = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduce")
 PERF = {name: f"{binary}_perf" for binary, name in TESTS.items()}
 PERF["gather"] = "gather_perf or scatter_perf"  # the rows of the two look alike
 PREDICT_AT_ONCE = 1000  # predict prices at most this many sizes a call
@@ -232,15 +233,42 @@ class Report:
 
 def preset_for(gpu: str | None, nodes: int, available: list[str]) -> tuple[str, str]:
     """The preset that models the header's GPU, and why; a one-line error when none fits."""
+    found = _preset(gpu, available)
+    if found is not None:
+        return found, f"the header's GPU is {gpu}: preset {found}"
+    named = f"the header's GPU ({gpu})" if gpu else "the output names no GPU (no '# Rank' lines), so it"
+    raise RingsimError(f"{named} matches no topology preset ({', '.join(available)}): "
+                       + _topology_request(gpu))
+
+
+def _preset(gpu: str | None, available: list[str]) -> str | None:
+    """The preset that models a GPU of this name, None where none does."""
     name = (gpu or "").upper()
     for key, preset in GPU_PRESETS:
         whole = re.search(rf"(?<![A-Z0-9]){key}(?![A-Z0-9])", name)
         if whole and not any(word in name for word in NOT_SXM) and preset in available:
-            return preset, f"the header's GPU is {gpu}: preset {preset}"
-    named = f"the header's GPU ({gpu})" if gpu else "the output names no GPU (no '# Rank' lines), so it"
-    raise RingsimError(f"{named} matches no topology preset ({', '.join(available)}): give "
-                       "--topology NAME or a .toml file describing the machine (`ringsim mpi "
-                       "--calibrate --write-topology FILE` measures one); " + _published_hint(gpu))
+            return preset
+    return None
+
+
+def _topology_request(gpu: str | None) -> str:
+    """What to give in place of a preset: --topology, and where the published system files are."""
+    return ("give --topology NAME or a .toml file describing the machine (`ringsim mpi "
+            "--calibrate --write-topology FILE` measures one); " + _published_hint(gpu))
+
+
+def check_inputs(output: Output, gpus: int | None, topology_given: bool, available: list[str]) -> None:
+    """Refuse in one line a run that lacks both its number of GPUs and its machine: both are
+    known missing from the parse, so both are asked for at once (one missing alone is asked
+    for by `scenario` or `preset_for`)."""
+    gpu = output.gpu_names[0] if output.gpu_names else None
+    if gpus is not None or output.gpus is not None or topology_given \
+            or _preset(gpu, available) is not None:
+        return
+    named = f"its GPU ({gpu})" if gpu else "it names no GPU either, so it"
+    raise RingsimError(f"{output.name} has no '# Rank … on HOST device …' lines, so the number "
+                       f"of GPUs is unknown: give --gpus G (and --nodes M); {named} matches no "
+                       f"topology preset ({', '.join(available)}): " + _topology_request(gpu))
 
 
 def assumed_network(topology, nodes: int) -> str:
@@ -411,7 +439,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         # split needs: one element, or for all-gather and reduce-scatter a share of 16 bytes
         # per GPU (fewer is rounded down to an empty call, which NCCL discards).
         width = DTYPES.get(dtype, 4)
-        least = width if collective == "all-reduce" else max(width, 16) * gpus
+        least = max(width, 16) * gpus if collective in SHARE_COUNT else width
         probe = predict(topology, gpus, [least], collective=collective,
                         algo=algo, proto=proto, dtype=dtype)[0]
         modelled = Curve(probe.seconds, modelled.busbw if modelled else None)
@@ -490,7 +518,7 @@ def which_test(output: Output, gpus: int, notes: list[str]) -> str:
         what = (f"is the output of {perf}" if named else f"does not name its test, and its rows "
                 f"(redop {first.redop}, root {first.root}) are {perf}'s")
         raise RingsimError(f"{output.name} {what}: NCCL's model prices "
-                           "all_reduce_perf, all_gather_perf and reduce_scatter_perf only")
+                           f"{', '.join(PERF[c] for c in PRICED[:-1])} and {PERF[PRICED[-1]]} only")
     if named:
         return named
     if seen is None and output.rows and all(r.redop in (None, "none") for r in output.rows):
@@ -503,6 +531,15 @@ def which_test(output: Output, gpus: int, notes: list[str]) -> str:
         notes.append(f"the output does not name its test: its count column is each rank's share "
                      f"of the size (count × type size × {gpus} ranks = size), so it is taken as "
                      f"{PERF[seen]}{also} (give --collective)")
+        return seen
+    if seen in ROOTED:
+        # only the rooted tests print a root of 0 or more, and a reduce's redop tells it from a
+        # broadcast (nccltests.test_from_rows)
+        first = output.rows[0]
+        what = f"redop {first.redop}" if seen == "reduce" else "no reduction"
+        notes.append(f"the output does not name its test: its rows have root {first.root}, the "
+                     f"whole size's count and {what}, so it is taken as {PERF[seen]} (give "
+                     "--collective)")
         return seen
     notes.append("the output does not name its test: taken as all_reduce_perf (give --collective)")
     return "all-reduce"

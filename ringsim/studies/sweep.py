@@ -19,6 +19,7 @@ from ..core.checks import check_gpus
 from ..algorithms.timing import estimate, machine_options, timed_algorithms
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..cost.nccl import NcclChoice, nccl_choices
+from ..cost.nccl_tuner import carried_release
 from ..core.errors import RingsimError
 from ..core.units import parse_size
 from .compare import rails_order, rails_ring
@@ -79,6 +80,7 @@ class Sweep:
     # NIC, compare's extra row), its column 'ring rails:P' after the algorithms; None elsewhere.
     rails: str | None = None
     rails_note: str = ""  # why the rails ring has no column where NCCL's layout has one
+    nccl_release: str | None = None  # the release whose tables priced `nccl` (None: the model's)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -196,12 +198,15 @@ def _best(gpus: int, elements: int, model: CostModel, names: tuple[str, ...],
 
 
 def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
-          algorithms: list[str] | None = None, rails: bool = True) -> Sweep:
+          algorithms: list[str] | None = None, rails: bool = True,
+          nccl: str | None = None) -> Sweep:
     """Time every algorithm that has a closed-form time at each size (bytes per GPU); with
     every algorithm, the ring as NCCL lays out its channels too where that differs from one
-    ring (compare's extra row; rails=False leaves it out)."""
+    ring (compare's extra row; rails=False leaves it out); NCCL's model with the tuning
+    tables of release `nccl` (None: the model's own)."""
     model = model or CostModel()
     gpus = check_gpus(gpus)
+    carried_release(nccl)  # a release ringsim lacks is refused here, not left as the note
     model.topology.check_gpus(gpus)
     algorithm_names = tuple(algorithms or timed_algorithms(model, gpus))
     # The ring as NCCL runs it on several nodes: compare's extra row, priced by the same code.
@@ -238,17 +243,18 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
                 high = middle
         after = _best(gpus, high, model, rivals, order)
         crossovers.append(Crossover(left.best, after, high * model.itemsize))
-    nccl, note = _nccl(gpus, sizes, model)
-    return Sweep(gpus, model, algorithm_names, points, tuple(crossovers), nccl, note, order,
-                 rails_note)
+    picks, note = _nccl(gpus, sizes, model, nccl)
+    return Sweep(gpus, model, algorithm_names, points, tuple(crossovers), picks, note, order,
+                 rails_note, nccl)
 
 
-def _nccl(gpus: int, sizes: list[int], model: CostModel) -> tuple[tuple, str]:
+def _nccl(gpus: int, sizes: list[int], model: CostModel,
+          nccl: str | None) -> tuple[tuple, str]:
     """NCCL's model at every size (tuned once), or why it has no answer (one GPU, say)."""
     if gpus < 2:
         return (), "one GPU: NCCL sends nothing"
     try:
-        return tuple(nccl_choices(model.topology, gpus, list(sizes))), ""
+        return tuple(nccl_choices(model.topology, gpus, list(sizes), nccl=nccl)), ""
     except RingsimError as error:
         return (), str(error)
 

@@ -10,31 +10,49 @@ from ..core.units import format_bandwidth, format_seconds
 from ..cost.model import CostModel, algbw
 from ..cost.nccl import EMPTY_CALL, NcclChoice, nccl_choice
 from ..cost.nccl_graph import constants
+from ..cost.nccl_tuner import carried_release
 
 
-def nccl_version() -> str:
-    """The NCCL release whose tuning constants the model reads: 'NCCL 2.30.7-1'."""
-    return "NCCL " + constants()["version"]["nccl"]
+def nccl_release(nccl: str | None = None) -> str | None:
+    """The release given, or None where it is the model's own (whose labels name no release)."""
+    from ..cost.nccl_tuner import versions
+    return None if nccl is None or nccl == versions()[0] else nccl
 
 
-def nccl_for(model: CostModel, gpus: int, nbytes: int,
-             collective: str = "all-reduce") -> NcclChoice | str | None:
-    """NCCL's model's pick for one call; None for one GPU (NCCL sends nothing), or the one
-    line saying why the model has no answer on this topology."""
+def nccl_version(nccl: str | None = None) -> str:
+    """The NCCL release whose tuning constants price the model: 'NCCL 2.30.7-1' (the model's
+    own, as its constants name it) or the older release given, 'NCCL 2.21.5'."""
+    return "NCCL " + (nccl_release(nccl) or constants()["version"]["nccl"])
+
+
+def nccl_model(nccl: str | None = None) -> str:
+    """The name of NCCL's model's row or column: "NCCL's model", or "NCCL 2.21.5's model"
+    where an older release's tables price it."""
+    release = nccl_release(nccl)
+    return "NCCL's model" if release is None else f"NCCL {release}'s model"
+
+
+def nccl_for(model: CostModel, gpus: int, nbytes: int, collective: str = "all-reduce",
+             nccl: str | None = None) -> NcclChoice | str | None:
+    """NCCL's model's pick for one call, with the tuning tables of release `nccl` (None: the
+    model's own); None for one GPU (NCCL sends nothing), or the one line saying why the
+    model has no answer on this topology."""
+    carried_release(nccl)  # a release ringsim lacks is refused, not given as the model's answer
     if gpus < 2:
         return None
     if nbytes == 0:
         return EMPTY_CALL
     try:
-        return nccl_choice(model.topology, gpus, nbytes, collective)
+        return nccl_choice(model.topology, gpus, nbytes, collective, nccl=nccl)
     except RingsimError as error:
         return str(error)
 
 
-def nccl_line(pick: NcclChoice | str | None, nbytes: int, bus_factor: float) -> str:
+def nccl_line(pick: NcclChoice | str | None, nbytes: int, bus_factor: float,
+              nccl: str | None = None) -> str:
     """'NCCL's model (NCCL 2.30.7-1's tuning): NCCL would run Tree, protocol LL, on 16
     channels: 27.60 µs (algbw …, busbw …)', or why there is no such line."""
-    head = f"NCCL's model ({nccl_version()}'s own tuning)"
+    head = f"NCCL's model ({nccl_version(nccl)}'s own tuning)"
     if pick is None:
         return f"{head}: one GPU, NCCL sends nothing"
     if not isinstance(pick, NcclChoice):

@@ -43,6 +43,7 @@ DEFAULT_BUCKET_MB = 25         # DistributedDataParallel(bucket_cap_mb=25)
 # Achieved FLOP/s per GPU: an H100 SXM at about 40% of its 989 TFLOP/s dense BF16 peak
 # (NVIDIA H100 datasheet), a model-FLOPs utilisation large training runs report.
 DEFAULT_FLOPS = 400e12
+# Bucket caps in MiB; math.inf is no cap (two buckets still: the first closes at 1 MiB).
 SWEEP_MB = (1, 2, 5, 10, 25, 50, 100, 250, 1000, math.inf)
 
 
@@ -199,7 +200,8 @@ def simulate(model: Model, gpus: int, cost: CostModel, *, bucket_mb: float = DEF
 
 
 def sweep(model: Model, gpus: int, cost: CostModel, sizes=SWEEP_MB, **options) -> list[Overlap]:
-    """The step at every bucket size of the sweep (math.inf: one bucket for the whole model)."""
+    """The step at every bucket size of the sweep (math.inf: no cap, which DDP still splits
+    into its first 1 MiB bucket and one bucket for the rest)."""
     return [simulate(model, gpus, cost, bucket_mb=mb, **options) for mb in sizes]
 
 

@@ -13,8 +13,9 @@ machine: the System (NCCL's link rates, docs/cost.md deviation 2), the graph rin
 finds for each pattern (the search is deviation 1; which graphs NCCL searches at all is decided
 here), and the tables of nccl_constants.toml (baseLat, hwLat, the per-channel caps, llMaxBws,
 nvlsEfficiency, treeCorrectionFactor), which were compared cell by cell with each tag's
-tuning.cc. It reads the topology file itself for whether the network reduces (CollNet) and
-for the latency a net plugin reports (topo.cc).
+tuning.cc. It reads the topology file itself for whether the network reduces (CollNet), for
+the latency a net plugin reports (topo.cc) and for each GPU's path to its NIC (nic_path: the
+graphs' typeInter, numbered as each tag's topo.h numbers PATH_*).
 """
 
 from __future__ import annotations
@@ -59,9 +60,18 @@ class Reference:
         across = topo.levels.get("across")
         plugin = across.net_plugin_latency * 1e6 if across is not None and self.nodes > 1 else 0.0
         self.lat_inter = float(math.floor(plugin + 1e-6)) if v >= (2, 24) else round(plugin, 6)
+        self.path = self._paths()
+        nic = (across.nic_path if across is not None else None) or "pxb"
+        if nic not in self.path:
+            nic = "phb"  # no PATH_P2C before 2.27.3: C2C, then the CPU's PCI link, is PATH_PHB
+        # search.cc starts typeInter at the GPUs' best path to a NET (ncclTopoGetGpuMinPath),
+        # which with every GPU alike is their NIC's; with one node it stays at PATH_PIX.
+        self.type_inter = self.path[nic] if self.nodes > 1 else self.path["pix"]
         self._graphs(topo)
         self._connect()
-        self.table = self._tune()
+        self._tune()
+        self._tables: dict = {}
+        self.table = self.tuned()
 
     def _graphs(self, topo) -> None:
         """init.cc and nvls.cc: which graphs NCCL searches, and nvlsSupport, collNetSupport."""
@@ -139,8 +149,23 @@ class Reference:
         self.n_channels = max(n, nvls) if (2, 20) <= v < (2, 28) and nvls else n
         self.start_channels = n if (2, 20) <= v < (2, 22) else self.n_channels
 
-    def _ll128(self) -> bool:
-        """LL128 on by default: NVLink inside (docs/cost.md deviation 3), and the GPU."""
+    def _paths(self) -> dict:
+        """topo.h (graph.h from 2.30): the PATH_* numbers of the types a GPU-NIC path can be."""
+        v = self.v
+        if v < (2, 26):
+            return {"pix": 3, "pxb": 4, "pxn": 5, "phb": 6, "sys": 7}
+        if v < (2, 27, 3):
+            return {"pix": 4, "pxb": 5, "pxn": 6, "phb": 7, "sys": 8}  # PATH_C2C is 3
+        if v < (2, 27, 5):
+            return {"pix": 4, "pxb": 5, "pxn": 6, "p2c": 7, "phb": 8, "sys": 9}
+        return {"pix": 4, "pxb": 5, "p2c": 6, "pxn": 7, "phb": 8, "sys": 9}
+
+    def _ll128(self, a: str) -> bool:
+        """LL128 on by default: NVLink inside (docs/cost.md deviation 3), the GPU, and the graph's
+        typeInter: `typeInter <= PATH_PXB || (minCompCap >= 90 && typeInter <= PATH_PXN)` up to
+        2.26 (v2.26.6-1 tuning.cc:429), PATH_P2C in PXN's place in 2.27.3 (v2.27.3-1:460,
+        NCCL_LL128_C2C 1), and from 2.27.5 `typeInter <= PATH_PXN` from 9.0, PATH_PXB below
+        (v2.27.5-1:459-464)."""
         v, cc = self.v, self.cc
         if v < (2, 25):
             listed = cc in (70, 80, 90)
@@ -148,10 +173,19 @@ class Reference:
             listed = cc in (70, 80, 90, 100, 120)
         else:
             listed = cc >= 70
-        return listed and (self.sys.intra_kind == "nvlink" or self.ranks == self.nodes)
+        # A graph init.cc never searched stays zeroed: typeInter 0, PATH_LOC.
+        inter, path = (self.type_inter if self.searched[a] else 0), self.path
+        if v < (2, 27, 3):
+            near = inter <= path["pxb"] or (cc >= 90 and inter <= path["pxn"])
+        elif v < (2, 27, 5):
+            near = inter <= path["pxb"] or (cc >= 90 and inter <= path["p2c"])
+        else:
+            near = inter <= (path["pxn"] if cc >= 90 else path["pxb"])
+        return listed and near and (self.sys.intra_kind == "nvlink" or self.ranks == self.nodes)
 
-    def _tune(self) -> dict:
-        """tuning.cc, ncclTopoTuneModel: (latency us, algorithm GB/s) for every cell."""
+    def _tune(self) -> None:
+        """tuning.cc, ncclTopoTuneModel: (latency us, algorithm GB/s) for every cell, before
+        any algorithm or protocol is turned off (self.raw)."""
         v, c, sys, g = self.v, self.c, self.sys, self.graphs
         nodes, ranks, ppn = self.nodes, self.ranks, self.ppn
         ai = c["caps"]["arch_index"][sys.arch]
@@ -267,9 +301,7 @@ class Reference:
                     lat_inter = self.lat_inter if searched else 0.0
                     out[(coll, a, p)] = (self._latency(coll, a, p, pi, nsteps, base, hw,
                                                        intra_kind, lat_inter), bus)
-                    if not self._enabled(a, p):
-                        out[(coll, a, p)] = (out[(coll, a, p)][0], 0.0)
-        return out
+        self.raw = out
 
     def _latency(self, coll, a, p, pi, nsteps, base, hw, intra_kind, lat_inter) -> float:
         """tuning.cc: one cell's comm->latencies (us)."""
@@ -314,17 +346,70 @@ class Reference:
             return 8 + log2i(nodes) * (inter / 3.5) + ranks * 2.8
         return lat + log2i(nodes) * (inter / 3.5) + ranks * 2.8
 
-    def _enabled(self, a: str, p: str) -> bool:
-        """tuning.cc's protoEnable (LL128's default) and algoEnable."""
-        if p == "LL128" and not self._ll128():
-            return False
-        if a == "NVLSTree" and self.nodes == 1:
-            return False
-        if not self.collnet and (a.startswith("CollNet") or (a == "NVLS" and self.nodes > 1)):
-            return False
-        if a == "CollNetDirect" and not self.sys.nvswitch:
-            return False
-        return True
+    def _parse(self, text: str | None, names: list[str], default: dict) -> dict:
+        """tuning.cc's parseList for NCCL_ALGO / NCCL_PROTO: a comma list, any case, '^' to
+        turn the named ones off; a name the release does not have is ignored."""
+        if text is None:
+            return dict(default)
+        off = text.startswith("^")
+        chosen = {t.strip().lower() for t in text.lstrip("^").split(",")}
+        return {n: int((n.lower() in chosen) != off) for n in names}
+
+    def _algo_enable(self, algo: str | None) -> dict:
+        """algoEnable after NCCL_ALGO and tuning.cc's own switches."""
+        v, nodes = self.v, self.nodes
+        names = [a for a in ALGORITHMS if a != "PAT" or v >= (2, 23)]
+        on = self._parse(algo, names, {a: 1 for a in names})
+        on.setdefault("PAT", 0)
+        if nodes == 1:
+            on["NVLSTree"] = 0
+        if not self.collnet:
+            on["CollNetDirect"] = on["CollNetChain"] = 0
+            if nodes > 1:
+                on["NVLS"] = 0
+            # "If user has hard set NCCL_ALGO=COLLNET, ignore it" (v2.18.3-1:267-272 to
+            # v2.23.4-1:310-314; gone from v2.24.3-1:407-411)
+            if v < (2, 24) and not any(on[a] for a in ("Ring", "Tree", "NVLS", "NVLSTree")):
+                on["Ring"] = on["Tree"] = 1
+        if not self.sys.nvswitch:
+            on["CollNetDirect"] = 0
+        return on
+
+    def tuned(self, algo: str | None = None, proto: str | None = None) -> dict:
+        """comm->bandwidths as tuning.cc prints them under NCCL_ALGO / NCCL_PROTO, and the
+        ring's backup (comm->ringbdw, 2.19.3 to 2.23.4) in self.ring_backup."""
+        key = (algo, proto)
+        if key in self._tables:
+            self.ring_backup = self._tables[key][1]
+            return self._tables[key][0]
+        v = self.v
+        algo_on = self._algo_enable(algo)
+        proto_on = self._parse(proto, list(PROTOCOLS), {"LL": 1, "LL128": 2, "Simple": 1})
+        out, backup = {}, {}
+        for (coll, a, p), (lat, bw) in self.raw.items():
+            enable = proto_on[p]
+            if enable == 2:
+                enable = int(self._ll128(a))
+            if a == "Ring":
+                # v2.19.3-1:204 keeps it before any switch; v2.22.3-1:318 zeroes it where the
+                # protocol is off
+                backup[(coll, p)] = bw if enable or v < (2, 22) else 0.0
+            if not enable:
+                bw = 0.0
+            # v2.18.3-1:296: "Never disable ring for non-allreduce operations"
+            kept = v < (2, 19) and a == "Ring" and coll != "AllReduce"
+            if not algo_on[a] and not kept:
+                bw = 0.0
+            out[(coll, a, p)] = (lat, bw)
+        if (2, 19) <= v < (2, 24):
+            for coll in TABLE_FUNCTIONS:
+                if not any(out[(coll, a, p)][1] for a in ALGORITHMS for p in PROTOCOLS):
+                    # "at least set ring algo available" (v2.19.3-1:303-318), before the print
+                    for p in PROTOCOLS:
+                        out[(coll, "Ring", p)] = (out[(coll, "Ring", p)][0], backup[(coll, p)])
+        self._tables[key] = (out, backup)
+        self.ring_backup = backup
+        return out
 
     def _runs(self, func: str, a: str) -> bool:
         """enqueue.cc (updateCollCostTable, topoGetAlgoInfo): the algorithms the choice tries."""
@@ -350,14 +435,17 @@ class Reference:
         """NCCL's (algorithm, protocol, channels, latency us, GB/s, uncut channels), or None."""
         v, c, sys = self.v, self.c, self.sys
         func = FUNCTIONS[collective]
-        best = None
+        table = self.tuned(algo, proto)
+        best = backup = None
         for a in ALGORITHMS:
-            if not self._runs(func, a) or algo not in (None, a):
+            if not self._runs(func, a):
                 continue
             for p in PROTOCOLS:
-                if proto not in (None, p):
-                    continue
-                lat, bw = self.table[(func, a, p)]
+                lat, bw = table[(func, a, p)]
+                fallback = False
+                if a == "Ring" and bw == 0 and (2, 19) <= v < (2, 24):
+                    # ncclTopoGetAlgoTime: "try back up RING algorithm" (v2.19.3-1:404-411)
+                    bw, fallback = self.ring_backup[(func, p)], True
                 if bw <= 0:
                     continue
                 if v < (2, 22):
@@ -374,8 +462,14 @@ class Reference:
                         and nbytes // (self.n_channels * self.ranks) >= 64):
                     lat *= 1.9 if self.cc < 80 else 1.4  # "Plateau effect of ring"
                 time = lat + nbytes / (1000 * bw)
-                if best is None or time < best[0]:
+                if fallback:
+                    if backup is None or time < backup[0]:
+                        backup = (time, a, p, lat, bw)
+                elif best is None or time < best[0]:
                     best = (time, a, p, lat, bw)
+        # enqueue.cc: the backup only where nothing else is left (v2.19.3-1:1194-1201); from
+        # 2.24.3 "no algorithm/protocol available"
+        best = best or backup
         if best is None:
             return None
         _, a, p, lat, bw = best

@@ -219,8 +219,11 @@ def test_all_gather_had_the_ring_only_in_2_18_and_nvls_from_2_19():
     assert tuning_table("dgx-h100", 8, "2.18.5")[("AllGather", "NVLS", "Simple")] == (0.0, 0.0)
     assert tuning_table("dgx-h100", 8, "2.19.4")[("AllGather", "NVLS", "Simple")][1] > 0
     assert choice("dgx-h100", 8, BIG, "all-gather", nccl="2.18.5").algorithm == "Ring"
-    with pytest.raises(RingsimError, match="no algorithm"):
-        choice("dgx-h100", 8, BIG, "all-gather", algo="NVLS", nccl="2.18.5")
+    # and NCCL_ALGO=NVLS leaves 2.18 its ring (v2.18.6-1:296-297: "Never disable ring for
+    # non-allreduce operations", `if (a == NCCL_ALGO_RING && c != ncclFuncAllReduce) continue;`)
+    assert choice("dgx-h100", 8, BIG, "all-gather", algo="NVLS",
+                  nccl="2.18.5").algorithm == "Ring"
+    assert choice("dgx-h100", 8, BIG, "all-gather", algo="NVLS").algorithm == "NVLS"
 
 
 def test_broadcast_and_reduce_rows_are_the_ring_priced_one_hop():
@@ -418,13 +421,17 @@ def test_collnet_with_more_than_8_gpus_in_a_node_by_release():
         # CollNetDirect 2 x (min(1, 71) x 3.7 + 71 x 0.4) + 31 us.
         assert old[("AllReduce", "CollNetDirect", "Simple")][0] == pytest.approx(
             2 * (3.7 + 71 * 0.4) + 31.0)
-        with pytest.raises(RingsimError, match="no algorithm"):
-            nccl_choice(racks, 144, BIG, algo="CollNetChain", nccl=release)
+        # With CollNet off, NCCL_ALGO=CollNetChain names none of Ring, Tree and NVLSTree, so
+        # tuning.cc v2.21.5-1:291-296 turns Ring and Tree back on: "If user has hard set
+        # NCCL_ALGO=COLLNET, ignore it".
+        assert nccl_choice(racks, 144, BIG, algo="CollNetChain",
+                           nccl=release).algorithm in ("Ring", "Tree")
     # 2.23.4 keeps CollNet on (its init.cc has no such check) and enqueue.cc v2.23.4-1:1793
-    # skips CollNetDirect only: `comm->maxLocalRanks > NCCL_MAX_DIRECT_ARITY+1`.
+    # skips CollNetDirect only: `comm->maxLocalRanks > NCCL_MAX_DIRECT_ARITY+1`. NCCL_ALGO=
+    # CollNetDirect then leaves the call nothing it runs, and enqueue.cc (v2.23.4-1:1846-1853)
+    # takes the ring's backup bandwidth (tuning.cc v2.23.4-1:446-450, comm->ringbdw).
     assert nccl_choice(racks, 144, BIG, algo="CollNetChain", nccl="2.23.4").seconds > 0
-    with pytest.raises(RingsimError, match="no algorithm"):
-        nccl_choice(racks, 144, BIG, algo="CollNetDirect", nccl="2.23.4")
+    assert nccl_choice(racks, 144, BIG, algo="CollNetDirect", nccl="2.23.4").algorithm == "Ring"
     # 2.25.1, CollNetChain: 2 x (72 - 1) x hwLat NVLink 2.8 + hwLat NET 30 us; the graph's 15
     # channels x 48 GB/s inside x 1/2.
     assert tuning_table(racks, 144, "2.25.1")[("AllReduce", "CollNetChain", "Simple")] == (
@@ -481,8 +488,14 @@ def test_multi_node_nvls_all_gather_was_priced_but_never_run_until_nccl_2_27_3()
                                     ("2.25.1", 25.0 + 18.0, 1.0), ("2.26.2", 25.0 + 18.0, 1.0)):
         cell = tuning_table(sharp, 16, release)[("AllGather", "NVLS", "Simple")]
         assert cell == pytest.approx((latency, bus * ratio))
-        with pytest.raises(RingsimError, match="no algorithm"):
-            nccl_choice(sharp, 16, BIG, "all-gather", algo="NVLS", nccl=release)
+        if release < "2.24":
+            # the table has NVLS, so tuning.cc restores nothing, but enqueue.cc falls back
+            # to the ring's backup bandwidth (v2.19.3-1:1194-1201)
+            assert nccl_choice(sharp, 16, BIG, "all-gather", algo="NVLS",
+                               nccl=release).algorithm == "Ring"
+        else:
+            with pytest.raises(RingsimError, match="no algorithm"):
+                nccl_choice(sharp, 16, BIG, "all-gather", algo="NVLS", nccl=release)
     assert tuning_table(sharp, 16, "2.27.3")[("AllGather", "NVLS", "Simple")][1] == 0.0
 
 
@@ -563,3 +576,150 @@ def test_nccl_2_24_3_kept_the_plugins_latency_in_whole_us_and_had_no_blackwell()
     assert old[("AllReduce", "Ring", "LL128")][1] == 0.0
     assert new[("AllReduce", "Ring", "LL128")][1] == pytest.approx(
         min(8 * 48 * 0.92, 8 * 73.4) * 16 / 30)
+
+
+def _far(topology, path: str, cpu: str | None = None):
+    """A topology whose GPUs reach their NIC by `path` (nic_path), on another host CPU."""
+    topo = load(topology) if isinstance(topology, str) else topology
+    across = replace(topo.level("across"), nic_path=path)
+    return replace(topo, levels={**topo.levels, "across": across}, cpu=cpu or topo.cpu)
+
+
+def test_ll128_across_nodes_needs_a_near_nic_in_every_release():
+    from ringsim.cost.nccl import tuning_table
+    # tuning.cc v2.18.6-1:285 (to v2.26.6-1:429): `pEnable &= (graphs[a]->typeInter <=
+    # PATH_PXB || (minCompCap >= 90 && graphs[a]->typeInter <= PATH_PXN));` PHB and SYS are
+    # past both. Two DGX A100 nodes: the ring's LL128 is 8 channels x 24 GB/s x 0.92, capped
+    # at 8 x 20 (perChMaxRingLL128Bws, Ampere, two nodes), x nRanks / nsteps = 16 / 30.
+    for release in ("2.18.6", "2.24.3", None):
+        near = tuning_table(_far("dgx-a100", "pix"), 16, release)
+        assert near[("AllReduce", "Ring", "LL128")][1] == pytest.approx(8 * 20.0 * 16 / 30)
+        assert tuning_table("dgx-a100", 16, release) == near  # pxb, the default, as pix
+        for path in ("phb", "sys"):
+            far = tuning_table(_far("dgx-a100", path), 16, release)
+            ring128 = ("AllReduce", "Ring", "LL128")
+            assert far[ring128] == (near[ring128][0], 0.0)
+            assert far[("AllReduce", "Tree", "LL128")][1] == 0.0
+    # One node crosses no NIC: search.cc leaves typeInter at PATH_PIX, LL128 stays on.
+    one = tuning_table(_far("dgx-h100", "sys"), 8)
+    assert one[("AllReduce", "Ring", "LL128")][1] > 0
+    # Hopper with PHB: past PATH_PXN too, in every release (v2.30.7-1:522).
+    for release in ("2.21.5", "2.27.3", None):
+        assert tuning_table(_far("dgx-h100", "phb"), 16, release)[
+            ("AllReduce", "Ring", "LL128")][1] == 0.0
+    assert nccl_choice(_far("dgx-h100", "phb"), 16, 1 << 20).protocol != "LL128"
+
+
+def test_a_nic_behind_a_grace_cpu_is_p2c_from_nccl_2_27_3_and_phb_before():
+    from ringsim.cost.nccl import tuning_table
+    # Hopper GPUs one per node whose NIC hangs off their Grace CPU (C2C, then PCIe). 2.26:
+    # topo.h has PATH_C2C (3) but no P2C, so paths.cc's path through the CPU's PCI link is
+    # PATH_PHB (7): LL128 off. v2.27.3-1:460: `typeInter <= (ncclParamLl128C2c() ? PATH_P2C :
+    # PATH_PXN)` with NCCL_LL128_C2C 1 (v2.27.3-1:211) and P2C 7 after PXN 6: on. v2.27.5-1:
+    # 461: `typeInter <= PATH_PXN` with P2C 6 before PXN 7: on.
+    grace = _far(peers.system_file("h100-1gpu-4nic"), "p2c", "arm")
+    cells = {r: tuning_table(grace, 4, r)[("AllReduce", "Ring", "LL128")][1]
+             for r in ("2.26.6", "2.27.3", "2.27.5", None)}
+    assert cells["2.26.6"] == 0.0
+    assert cells["2.27.3"] > 0 and cells["2.27.5"] > 0 and cells[None] > 0
+    # the same path is no slower than a PCIe switch's: only LL128's default moves
+    assert tuning_table(grace, 4)[("AllReduce", "Ring", "Simple")] == tuning_table(
+        _far(peers.system_file("h100-1gpu-4nic"), "pxb", "arm"), 4)[("AllReduce", "Ring", "Simple")]
+
+
+def test_a_nic_on_the_other_socket_runs_no_faster_than_the_cpus_link():
+    from pathlib import Path
+
+    from ringsim.cost.nccl import tuning_table
+    # NVIDIA/nccl-tests issue 293: one A100 PCIe and one 200 Gb/s HDR NIC per node, two AMD
+    # EPYC sockets, the NIC on the other socket (SYS). topo.cc ncclTopoGetInterCpuBw: AMD_BW
+    # 16 GB/s (topo.h v2.21.5-1:21), so the GPU's path to the NIC is 16 GB/s, not the NIC's 25.
+    # search.cc tries Ampere's speeds from the first at most 16: 15 GB/s, 1 channel (16 / 15),
+    # and cannot raise it (18 > 16). Ring/Simple all-reduce: 1 x 15 x nRanks / nsteps (2 / 2).
+    file = Path(__file__).parent / "data" / "topologies" / "a100pcie-1hdr.toml"
+    bought = load(str(file))
+    across = _far(bought, "sys", "amd")
+    assert tuning_table(bought, 2, "2.21.5")[("AllReduce", "Ring", "Simple")][1] == 24.0
+    assert tuning_table(across, 2, "2.21.5")[("AllReduce", "Ring", "Simple")][1] == 15.0
+    # The log of that run: "2 coll channels" (connect.cc: the ring graph's 1 channel, twice).
+    assert nccl_choice(across, 2, BIG, nccl="2.21.5").channels == 2
+    # LL128 is off there (SYS is past PATH_PXB for compute capability 8.0)
+    assert tuning_table(across, 2, "2.21.5")[("AllReduce", "Ring", "LL128")][1] == 0.0
+    # 2.18 had no AMD_BW: ncclTopoGetInterCpuBw left LOC_BW (v2.18.6-1 topo.cc:63), so only
+    # LL128 moves there. An Intel host's link is rated SKL_QPI_BW, 10 GB/s: 1 x 10.
+    assert tuning_table(across, 2, "2.18.6")[("AllReduce", "Ring", "Simple")][1] == 24.0
+    intel = _far(bought, "sys", "intel")
+    assert tuning_table(intel, 2, "2.21.5")[("AllReduce", "Ring", "Simple")][1] == 10.0
+    # PHB keeps the NIC's rate: ringsim has no PCIe rate for the path (docs/cost.md, deviation 3)
+    assert tuning_table(_far(bought, "phb", "intel"), 2, "2.21.5")[
+        ("AllReduce", "Ring", "Simple")][1] == 24.0
+
+
+def test_eight_gpus_share_one_link_between_the_sockets():
+    # Two DGX H100 nodes (Intel) with every NIC on the other socket: each channel crosses the
+    # CPUs' link once each way, SKL_QPI_BW 10 GB/s for all of them. search.cc from the first
+    # Hopper speed at most 10: 6 GB/s x 1; 3 x 3 = 9 (3 / 6 > 0.49); 2.4 x 4 = 9.6; 1.2 x 8 =
+    # 9.6 (no better); 0.24 / 2.4 < 0.49 ends it; 3.0 would fit only 3 channels, so no raise.
+    from ringsim.cost.nccl_graph import graphs, system
+    ring = graphs(system(_far("dgx-h100", "sys"), 16))["Ring"]
+    assert (ring.channels, ring.bw_intra, ring.bw_inter) == (4, 2.4, 2.4)
+
+
+def test_a_function_left_no_algorithm_falls_back_to_the_ring_from_2_19_3_to_2_23_4():
+    from ringsim.cost.nccl import tuning_table
+    # NCCL_ALGO=Tree leaves Broadcast nothing (tuning.cc tunes it on the ring only). Eight
+    # H100s: ring graph 12 channels x 30 GB/s; Simple 360, LL min(llMaxBw 141.0, 360 x 0.5),
+    # LL128 min(360 x 0.92, 12 x 36.7), all x nRanks / nsteps = 1.
+    ring = {"LL": 141.0, "LL128": 360 * 0.92, "Simple": 360.0}
+    for release in ("2.19.3", "2.21.5", "2.22.3", "2.23.4"):
+        if release == "2.19.3":  # LL: a third of the rate, llMaxBw 87.7 on one Hopper node
+            ring["LL"] = min(87.7, 360 / 3)
+        else:
+            ring["LL"] = 141.0
+        # v2.23.4-1:341-356, before the table is printed: "at least set ring algo available"
+        table = tuning_table("dgx-h100", 8, release, algo="Tree")
+        for p, bw in ring.items():
+            assert table[("Broadcast", "Ring", p)][1] == pytest.approx(bw)
+        assert table[("AllReduce", "Ring", "Simple")][1] == 0.0  # Tree has it there
+        assert nccl_choice("dgx-h100", 8, BIG, "broadcast", algo="Tree",
+                           nccl=release).algorithm == "Ring"
+    # With NCCL_PROTO=Simple too: comm->ringbdw keeps every protocol up to 2.21.5 (it is taken
+    # before any switch, v2.21.5-1:223), and from 2.22.3 is zeroed where the protocol is off
+    # (v2.22.3-1:318: `if (a == NCCL_ALGO_RING && pEnable == 0) comm->ringbdw[c][p] = 0;`).
+    old = tuning_table("dgx-h100", 8, "2.21.5", algo="Tree", proto="Simple")
+    new = tuning_table("dgx-h100", 8, "2.22.3", algo="Tree", proto="Simple")
+    assert old[("Broadcast", "Ring", "LL")][1] == pytest.approx(141.0)
+    assert new[("Broadcast", "Ring", "LL")][1] == 0.0
+    assert new[("Broadcast", "Ring", "Simple")][1] == pytest.approx(360.0)
+    small = nccl_choice("dgx-h100", 8, 4096, "broadcast", algo="Tree", proto="Simple",
+                        nccl="2.21.5")
+    assert small.protocol == "LL"  # NCCL_PROTO did not hold the ring it fell back to
+    # 2.24.3 and later: no fallback, enqueue.cc fails ("no algorithm/protocol available")
+    later = tuning_table("dgx-h100", 8, "2.24.3", algo="Tree")
+    assert later[("Broadcast", "Ring", "Simple")][1] == 0.0
+    for release in ("2.24.3", None):
+        with pytest.raises(RingsimError, match="NCCL tunes only Ring for broadcast"):
+            nccl_choice("dgx-h100", 8, BIG, "broadcast", algo="Tree", nccl=release)
+
+
+def test_nccl_algo_naming_nothing_nccl_can_run_turned_ring_and_tree_back_on_up_to_2_23_4():
+    from ringsim.cost.nccl import tuning_table
+    # tuning.cc v2.23.4-1:306-314: without CollNet, CollNet's algorithms (and NVLS across
+    # nodes) are turned off, and if that leaves none of Ring, Tree, NVLS and NVLSTree on, Ring
+    # and Tree are turned back on. NCCL_ALGO=PAT on an all-reduce (which PAT does not run):
+    for release in ("2.18.6", "2.21.5", "2.23.4"):
+        table = tuning_table("dgx-h100", 16, release, algo="PAT")
+        assert table == tuning_table("dgx-h100", 16, release, algo="Ring,Tree")
+        pick = nccl_choice("dgx-h100", 16, 4096, algo="PAT", nccl=release)
+        assert pick == nccl_choice("dgx-h100", 16, 4096, algo="Ring,Tree", nccl=release)
+        assert pick.algorithm == "Tree"
+    # v2.24.3-1:402-416 turns them off per function and puts nothing back
+    for release in ("2.24.3", None):
+        with pytest.raises(RingsimError, match="no algorithm"):
+            nccl_choice("dgx-h100", 16, 4096, algo="PAT", nccl=release)
+    # With CollNet on there is no switch back: NCCL_ALGO=PAT leaves AllReduce nothing, and
+    # 2.23.4 falls back to the ring alone (v2.23.4-1:341-356); 2.18 fails the call.
+    sharp = peers.system_file("h100-ndr-sharp")
+    assert nccl_choice(sharp, 16, 4096, algo="PAT", nccl="2.23.4").algorithm == "Ring"
+    with pytest.raises(RingsimError, match="no algorithm"):
+        nccl_choice(sharp, 16, 4096, algo="PAT", nccl="2.18.6")

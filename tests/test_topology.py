@@ -158,3 +158,41 @@ def test_a_topology_built_in_python_checks_its_gpu_memory():
     with pytest.raises(RingsimError, match="gpu_memory must be from"):
         replace(load("dgx-h100"), gpu_memory=10)
     assert replace(load("flat"), gpu_memory=80 * 10**9).gpu_memory == 80 * 10**9
+
+
+NIC = 'gpus_per_node = 2\n[inside]\nalpha = "1us"\nbandwidth = "100GB/s"\n' \
+      '[across]\nalpha = "2us"\nbandwidth = "200Gb/s"\n'
+
+
+def test_nic_path_is_an_across_field_read_as_pxb_where_absent():
+    assert parse(NIC, "near").level("across").nic_path is None  # NCCL's model reads it as pxb
+    for path in ("pix", "pxb", "p2c", "phb", "sys"):
+        assert parse(NIC + f'nic_path = "{path}"\n', path).level("across").nic_path == path
+    # every preset keeps the default: none states its NIC's path
+    assert all(load(name).levels.get("across") is None
+               or load(name).level("across").nic_path is None for name in presets())
+
+
+@pytest.mark.parametrize("value, shown", [('"PHB"', "'PHB'"), ('"c2c"', "'c2c'"), ("3", "3"),
+                                          ('"\\u001b[2J"', "'\\x1b[2J'")])
+def test_an_unknown_nic_path_is_one_line_that_echoes_it_and_names_the_valid_ones(value, shown):
+    with pytest.raises(RingsimError) as caught:
+        parse(NIC + f"nic_path = {value}\n", "bad")
+    message = str(caught.value)
+    assert message == ("topology bad: [across] nic_path must be one of pix, pxb, p2c, phb, sys, "
+                       f"got {shown}")
+    assert "\n" not in message and "\x1b" not in message
+
+
+def test_nic_path_on_the_inside_level_is_refused_in_a_file_and_in_python():
+    inside = NIC.replace('bandwidth = "100GB/s"\n', 'bandwidth = "100GB/s"\nnic_path = "pxb"\n', 1)
+    with pytest.raises(RingsimError, match=r"^topology bad: \[inside\] nic_path: a GPU's path to "
+                                           r"its NIC is the network's: give it in \[across\]$"):
+        parse(inside, "bad")
+    from ringsim.cost.topology import Level
+    with pytest.raises(RingsimError, match="the inside level's nic_path: a GPU's path"):
+        Level("inside", "x", 1e-6, 1e9, nic_path="phb")
+    with pytest.raises(RingsimError, match="nic_path must be one of pix, pxb, p2c, phb, sys, "
+                                           "got 'far'"):
+        Level("across", "x", 1e-6, 1e9, nic_path="far")
+    assert Level("across", "x", 1e-6, 1e9, nic_path="sys").nic_path == "sys"

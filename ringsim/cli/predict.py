@@ -7,7 +7,7 @@ import json
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
-from ..cost.nccl import max_threads, names, tuning_table
+from ..cost.nccl import algo_note, max_threads, names, tuning_table
 from ..cost.nccl_tuner import versions
 from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
@@ -143,7 +143,9 @@ def run(args: argparse.Namespace) -> int:
               "channels")
     units = ("(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "")
     widths = (12, 12, 8, 10, 8, 8, 14, 9, 9)
-    for note in (rooted_note(args.collective), rounding_note(rows, args.collective, args.gpus),
+    for note in (rooted_note(args.collective),
+                 algo_note(topology, args.gpus, args.collective, args.algo, args.proto, args.nccl),
+                 rounding_note(rows, args.collective, args.gpus),
                  empty_note(rows), host_note(rows, args.gpus_per_process)):
         if note:
             say(note, hang="#   ")

@@ -21,9 +21,10 @@ from ..core.errors import RingsimError
 from .nccl_channels import Tuned, channel_threads, comm_channels, connected, run_channels, tune
 from .nccl_graph import Graph, constants, log2i
 from .nccl_pipeline import fill_seconds, stages
-from .nccl_tuner import (ALGORITHMS, FUNCTIONS, PROTOCOLS, TABLE_FUNCTIONS, allowed,
-                         bus_bandwidth, bus_to_algorithm, graph_searched, latency,
-                         ll128_default, names, nvls_speeds, priced, runs)
+from .nccl_tuner import (ALGORITHMS, FUNCTIONS, PROTOCOLS, TABLE_FUNCTIONS, algorithm_on,
+                         allowed, bus_bandwidth, bus_to_algorithm, carried, carried_release,
+                         enabled_algorithms, graph_searched, latency, names, nvls_speeds,
+                         priced, protocol_on, ring_fallback, ring_restored, runs)
 from .topology import Topology, load
 
 MAX_GPUS = 1_000_000  # core/checks.py's bound, as every command has
@@ -81,27 +82,76 @@ def _pick(given, kind: str, flag: str) -> set[str]:
     return set(valid) - chosen if exclude else chosen
 
 
-def _function(collective: str, algo: str | None = None) -> str:
+def _function(collective: str, algo: str | None = None, nccl: str | None = None) -> str:
     """NCCL's function for a collective; an `algo` (NCCL_ALGO) that leaves out every
-    algorithm NCCL tunes for it is refused."""
+    algorithm NCCL tunes for it is refused where release `nccl` refuses the call."""
     table = FUNCTIONS
     if not isinstance(collective, str) or collective not in table:
         raise RingsimError(f"unknown collective {str(collective)[:40]!r}; choose one of "
                            f"{', '.join(table)}")
     func = table[collective]
-    if func in RING_ONLY and algo is not None and RING not in _pick(algo, "algorithms", "--algo"):
-        # NCCL itself stops such a call ("No algorithm/protocol available"), whatever the size.
+    if (func in RING_ONLY and algo is not None and RING not in _pick(algo, "algorithms", "--algo")
+            and not ring_restored(constants(carried_release(nccl)))):
+        # From 2.24.3 NCCL stops such a call ("no algorithm/protocol available", enqueue.cc),
+        # whatever the size; the releases before ran the ring all the same.
         raise RingsimError(f"--algo {algo.strip()[:40]}: NCCL tunes only {RING} for {collective} "
                            f"(src/graph/tuning.cc); give --algo {RING} or leave --algo out")
     return func
 
 
+def _candidates(tuned: Tuned, func: str, algos: set, protos: set,
+                proto_given: bool) -> tuple[list[tuple[str, str]], bool]:
+    """The (algorithm, protocol) pairs NCCL's choice weighs for one function under NCCL_ALGO
+    (`algos`) and NCCL_PROTO (`protos`, `proto_given` where set), and whether they are the
+    ring the release fell back to because nothing else was left (enqueue.cc's backup, and
+    tuning.cc's "at least set ring algo available", 2.19.3 to 2.23.4)."""
+    sys = tuned.sys
+    on = enabled_algorithms(sys, algos)
+    pairs = []
+    for a in names("algorithms"):
+        if (a in sys.tables["rules"]["absent"] or not algorithm_on(sys, func, a, on)
+                or not runs(sys, func, a)):
+            continue  # an algorithm the release lacks, NCCL_ALGO leaves out or enqueue.cc skips
+        pairs += [(a, p) for p in names("protocols")
+                  if allowed(sys, func, a, p) and protocol_on(sys, p, protos, proto_given)
+                  and bus_bandwidth(sys, tuned.graphs[a], func, a, p) > 0]
+    if pairs:
+        return pairs, False
+    ring = tuned.graphs[RING]
+    return [(RING, p) for p in ring_fallback(sys, protos, proto_given)
+            if bus_bandwidth(sys, ring, func, RING, p) > 0], True
 
 
-
-
-
-
+def algo_note(topology, gpus: int, collective: str = "all-reduce", algo: str | None = None,
+              proto: str | None = None, nccl: str | None = None) -> str | None:
+    """One comment line where release `nccl` does not run what `algo` (NCCL_ALGO) asks for a
+    collective but an algorithm it puts back itself (None where it runs what was asked)."""
+    if algo is None:
+        return None
+    func = _function(collective, algo, nccl)
+    algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
+    tuned = tune(_topology(topology, gpus), gpus, nccl)
+    sys = tuned.sys
+    release = f"NCCL {nccl or carried()[0]}"
+    asked = f"--algo {algo.strip()[:40]}"
+    pairs, fallback = _candidates(tuned, func, algos, protos, proto is not None)
+    if fallback and pairs:
+        kept = sorted({p for _, p in pairs}, key=PROTOCOLS.index)
+        listed = kept[0] if len(kept) == 1 else f"{', '.join(kept[:-1])} and {kept[-1]}"
+        return (f"# {asked} leaves {release} no algorithm for {collective}: it falls back to "
+                f"{RING} with {listed}, the ring's bandwidth it kept aside (comm->ringbdw: "
+                "src/graph/tuning.cc, \"at least set ring algo available\", and enqueue.cc), "
+                "and so does the model; NCCL 2.24.3 and later refuse the call")
+    on = enabled_algorithms(sys, algos)
+    if on != algos and any(a not in algos for a, _ in pairs):
+        return (f"# {asked} leaves {release} none of Ring, Tree, NVLS and NVLSTree, and without "
+                "CollNet its src/graph/tuning.cc turns Ring and Tree back on (\"If user has hard "
+                "set NCCL_ALGO=COLLNET, ignore it\"), and so does the model")
+    if any(a not in on for a, _ in pairs):
+        return (f"# {release} never takes {RING} from {collective} whatever {asked} says "
+                "(src/graph/tuning.cc: \"Never disable ring for non-allreduce operations\"), "
+                "and so does the model")
+    return None
 
 
 def _seconds(tuned: Tuned, func: str, algo: str, proto: str, nbytes: int,
@@ -137,10 +187,12 @@ def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None 
     computes, with bandwidth 0 where it then has none: the algorithm is off (CollNet without
     a network that reduces, NVLSTree on one node, NVLS across nodes without CollNet), its graph
     has no channels, LL128 is off by default, or NCCL_ALGO / NCCL_PROTO (`algo`, `proto`)
-    leave it out."""
+    leave it out; up to 2.23.4 a function they leave nothing shows the ring NCCL falls back
+    to, and in 2.18 the ring of every function but AllReduce stays whatever `algo` says."""
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     tuned = tune(_topology(topology, gpus), gpus, nccl)
     sys = tuned.sys
+    algos = enabled_algorithms(sys, algos)
     table = {}
     for func in TABLE_FUNCTIONS:
         for a in ALGORITHMS:
@@ -151,11 +203,18 @@ def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None 
                 cell = (0.0, 0.0)
                 if priced(sys, graph, func, a, p):
                     bw = 0.0
-                    if allowed(sys, func, a, p) and a in algos and p in protos and not (
-                            p == "LL128" and proto is None and not ll128_default(sys)):
+                    if (allowed(sys, func, a, p) and algorithm_on(sys, func, a, algos)
+                            and protocol_on(sys, p, protos, proto is not None)):
                         bw = bus_bandwidth(sys, graph, func, a, p)
                     cell = (latency(sys, func, a, p, searched=graph_searched(sys, a)), bw)
                 table[(func, a, p)] = cell
+        if not any(bw for (f, _, _), (_, bw) in table.items() if f == func):
+            # Up to 2.23.4 tuning.cc gives a function left without bandwidth the ring's back
+            # (comm->ringbdw) before it prints the table.
+            for p in ring_fallback(sys, protos, proto is not None):
+                lat = table[(func, RING, p)][0]
+                ring = bus_bandwidth(sys, tuned.graphs[RING], func, RING, p)
+                table[(func, RING, p)] = (lat, ring)
     return table
 
 
@@ -198,7 +257,7 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     tables of NCCL release `nccl` (one of versions(); None: the model's own), issued by
     processes that each drive `gpus_per_process` GPUs. `collective`: all-reduce, all-gather,
     reduce-scatter, broadcast or reduce (the last two on the ring only, as NCCL tunes them)."""
-    func = _function(collective, algo)
+    func = _function(collective, algo, nccl)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
     topo = _topology(topology, gpus)
@@ -211,21 +270,10 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
 def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
             nbytes: int, host: float = 0.0) -> NcclChoice:
     best = None
-    for a in names("algorithms"):
-        if a not in algos:
-            continue
-        for p in names("protocols"):
-            if p not in protos or not allowed(tuned.sys, func, a, p):
-                continue
-            if not runs(tuned.sys, func, a):
-                continue
-            if a in tuned.sys.tables["rules"]["absent"]:
-                continue  # an algorithm that release did not have
-            if p == "LL128" and not proto_given and not ll128_default(tuned.sys):
-                continue
-            seconds, lat, bw = _seconds(tuned, func, a, p, nbytes)
-            if best is None or seconds < best[0]:
-                best = (seconds, a, p, lat, bw)
+    for a, p in _candidates(tuned, func, algos, protos, proto_given)[0]:
+        seconds, lat, bw = _seconds(tuned, func, a, p, nbytes)
+        if best is None or seconds < best[0]:
+            best = (seconds, a, p, lat, bw)
     if best is None or not math.isfinite(best[0]):
         raise RingsimError("NCCL has no algorithm and protocol for this on that topology with "
                            "the --algo/--proto given")
@@ -243,10 +291,20 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
         seconds, lat, bw = _seconds(tuned, func, a, p, nbytes, graph, measured)
     # NCCL's model prices the pipeline at its steady rate from the first byte; the call also
     # waits for its first step to cross it (nccl_pipeline.py). NCCL's choice does not weigh it.
-    fill = _fill(tuned, func, a, p, nbytes, run, graph, bw)
+    fill = _fill(tuned, func, a, p, nbytes, run, graph, bw) + _ring_hops(tuned, func, p, measured)
     # Calls are issued back to back while the GPUs run the ones before, so a call takes as
     # long as the slower of the two; NCCL's choice does not weigh the host either.
     return NcclChoice(a, p, run, max(seconds + fill, host), lat, bw, host, fill)
+
+
+def _ring_hops(tuned: Tuned, func: str, proto: str, measured: bool) -> float:
+    """Seconds a broadcast or reduce spends on the ring's other hops, which NCCL's model
+    leaves out: it prices one hop (deviation 13), while the data passes every GPU in turn,
+    nRanks - 1 hops, as its all-gather ring's latency counts them."""
+    if func not in RING_ONLY:
+        return 0.0
+    hops = latency(tuned.sys, "AllGather", RING, proto, measured)
+    return max(0.0, hops - latency(tuned.sys, func, RING, proto, measured)) * 1e-6
 
 
 def _fill(tuned: Tuned, func: str, algo: str, proto: str, nbytes: int, run: int,
@@ -292,7 +350,7 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
                  nccl: str | None = None, gpus_per_process: int = 1) -> list[NcclChoice | None]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints); None for
     a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
-    func = _function(collective, algo)
+    func = _function(collective, algo, nccl)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
     sizes = [_check_count(n, "bytes", 0, MAX_BYTES) for n in sizes]

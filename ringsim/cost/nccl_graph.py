@@ -17,7 +17,7 @@ from functools import lru_cache
 from importlib import resources
 import tomllib
 
-from .topology import DEFAULT_KIND, Topology
+from .topology import DEFAULT_KIND, DEFAULT_NIC_PATH, Topology
 
 
 def log2i(n: int) -> int:
@@ -73,6 +73,12 @@ class System:
     # The network reduces, so init.cc searches CollNet's graphs, before it checks the nodes
     # and the GPUs per node that may turn CollNet off (collnet).
     collnet_searched: bool = False
+    # The graphs' typeInter across nodes: each GPU's path to its NIC as the release names it
+    # (pix, pxb, p2c, phb or sys; nic_path in the topology file).
+    type_inter: str = DEFAULT_NIC_PATH
+    # GB/s of the CPUs' interconnect that every channel crosses each way when the NIC is on the
+    # other socket (NCCL's rate for the host CPU), None where the path does not cross it.
+    cpu_link: float | None = None
 
     @property
     def tables(self) -> dict:
@@ -124,6 +130,7 @@ def system(topology: Topology, gpus: int, nccl: str | None = None) -> System:
         if inside.gpus_per_switch is not None and ppn > inside.gpus_per_switch:
             uplink = _nccl_rate(inside.uplink, "pcie", topology.arch, nccl)
     net_bw, collnet, net_latency, measured = 0.0, False, 0.0, None
+    type_inter, cpu_link = DEFAULT_NIC_PATH, None
     searched = across is not None and across.in_network_reduction
     if across is not None and nodes > 1:
         net_bw = _nccl_rate(across.bandwidth, across.kind or "network", topology.arch, nccl)
@@ -142,8 +149,16 @@ def system(topology: Topology, gpus: int, nccl: str | None = None) -> System:
         net_latency = float(math.floor(micro + 1e-6)) if whole else round(micro, 6)
         if across.net_latency is not None:
             measured = across.net_latency * 1e6
+        type_inter = across.nic_path or DEFAULT_NIC_PATH
+        if type_inter not in tables["rules"]["path_order"]:
+            # Before 2.27.3 NCCL has no PATH_P2C: a GPU reaching a NIC under its CPU over C2C
+            # has the CPU's root complex on the path, which paths.cc calls PHB.
+            type_inter = "phb"
+        if type_inter == "sys":
+            cpu_link = tables["link_rates"]["cpu_interconnect"][topology.cpu]
     return System(topology.arch, gpus, nodes, intra_kind, intra_bw, net_bw, nvswitch, nvls,
-                  collnet, uplink, net_latency, measured, topology.cpu, nccl, searched)
+                  collnet, uplink, net_latency, measured, topology.cpu, nccl, searched,
+                  type_inter, cpu_link)
 
 
 @dataclass(frozen=True)
@@ -168,8 +183,18 @@ def _fits(sys: System, speed: float, pattern: int) -> int:
     if ppn > 1:
         counts.append(_intra_fits(sys, speed, pattern))
     if sys.nodes > 1:
-        counts.append(ppn * math.floor(sys.net_bw / speed + 1e-9))
+        counts.append(_nic_fits(sys, speed))
     return min(counts) if counts else 0
+
+
+def _nic_fits(sys: System, speed: float) -> int:
+    """Channels a node's NICs hold at one speed: one NIC per GPU, and where the NICs sit on
+    the other socket, as many as the CPUs' interconnect carries (each channel crosses it once
+    each way, entering the node through one NIC and leaving through another)."""
+    count = max(1, round(sys.ppn)) * math.floor(sys.net_bw / speed + 1e-9)
+    if sys.cpu_link is not None:
+        count = min(count, math.floor(sys.cpu_link / speed + 1e-9))
+    return count
 
 
 def _speeds(sys: System) -> list[float]:
@@ -180,7 +205,8 @@ def _max_bw(sys: System) -> float:
     """NCCL's system maxBw: the fastest single path a channel can take."""
     paths = [sys.intra_bw] if sys.ranks > sys.nodes else []
     if sys.nodes > 1:
-        paths.append(sys.net_bw)
+        # A GPU's path to its NIC is as fast as its slowest link (paths.cc).
+        paths.append(min(sys.net_bw, sys.cpu_link if sys.cpu_link is not None else math.inf))
     return min(paths) if paths else 0.0
 
 
@@ -244,8 +270,7 @@ def _raise(sys: System, pattern: int, n: int, bw_intra: float, bw_inter: float,
     elif pattern == PATTERN_NVLS and rules["search_nvls_raises"] == "across":
         # NVLS raises the speed across (the multicast) while it stays under twice the speed inside.
         for v in reversed(higher):
-            nics = max(1, round(sys.ppn)) * math.floor(sys.net_bw / v + 1e-9)
-            if v >= 2 * bw_intra or (sys.nodes > 1 and nics < n):
+            if v >= 2 * bw_intra or (sys.nodes > 1 and _nic_fits(sys, v) < n):
                 break
             bw_inter = v
     else:

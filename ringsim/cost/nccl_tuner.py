@@ -302,8 +302,61 @@ def runs(sys: System, func: str, algo: str) -> bool:
     return True
 
 
-def ll128_default(sys: System) -> bool:
-    """LL128's default: the release's GPUs, with every path inside a node NVLink (or none)."""
-    if sys.arch not in sys.tables["rules"]["ll128_archs"]:
+def enabled_algorithms(sys: System, algos: set[str]) -> set[str]:
+    """NCCL_ALGO's algorithms as the release's tuning.cc enables them: up to 2.23.4, without
+    CollNet, a set that names none of Ring, Tree, NVLS and NVLSTree gets Ring and Tree back."""
+    if not sys.tables["rules"]["collnet_reenables"] or sys.collnet:
+        return set(algos)
+    # tuning.cc turns NVLSTree off on one node and NVLS across nodes without CollNet before it
+    # looks: "If user has hard set NCCL_ALGO=COLLNET, ignore it".
+    left = set(algos) & {"Ring", "Tree", "NVLS" if sys.nodes == 1 else "NVLSTree"}
+    return set(algos) if left else set(algos) | {"Ring", "Tree"}
+
+
+def algorithm_on(sys: System, func: str, algo: str, algos: set[str]) -> bool:
+    """Whether NCCL_ALGO (`algos`, as enabled_algorithms gives them) leaves an algorithm its
+    bandwidth for a function: 2.18 never takes the ring from any function but AllReduce."""
+    if algo in algos:
+        return True
+    return (algo == "Ring" and func != "AllReduce"
+            and sys.tables["rules"]["ring_kept_beyond_all_reduce"])
+
+
+def protocol_on(sys: System, proto: str, protos: set[str], proto_given: bool) -> bool:
+    """Whether NCCL_PROTO (`protos`, `proto_given` where it was set) and LL128's default leave
+    a protocol on: LL128 named by NCCL_PROTO runs whatever its default."""
+    if proto not in protos:
         return False
-    return sys.intra_kind == "nvlink" or sys.ranks == sys.nodes
+    return proto != "LL128" or proto_given or ll128_default(sys)
+
+
+def ring_fallback(sys: System, protos: set[str], proto_given: bool) -> list[str]:
+    """The ring's protocols the release restores (comm->ringbdw) for a function NCCL_ALGO left
+    no bandwidth: none (2.18, and 2.24.3 on, which fail the call), all three (2.19.3 to
+    2.21.5) or those NCCL_PROTO and LL128's default leave on (2.22.3 to 2.23.4)."""
+    rule = sys.tables["rules"]["ring_fallback"]
+    if rule == "none":
+        return []
+    return [p for p in PROTOCOLS if rule == "all" or protocol_on(sys, p, protos, proto_given)]
+
+
+def ring_restored(tables: dict) -> bool:
+    """Whether a release runs the ring where NCCL_ALGO leaves a function nothing (up to
+    2.23.4: it falls back to it, or in 2.18 never takes it away)."""
+    rules = tables["rules"]
+    return rules["ring_fallback"] != "none" or rules["ring_kept_beyond_all_reduce"]
+
+
+def ll128_default(sys: System) -> bool:
+    """LL128's default: the release's GPUs, with every path inside a node NVLink (or none),
+    and across nodes a NIC close enough to each GPU (the graphs' typeInter)."""
+    rules = sys.tables["rules"]
+    if sys.arch not in rules["ll128_archs"]:
+        return False
+    if sys.intra_kind != "nvlink" and sys.ranks != sys.nodes:
+        return False
+    if sys.nodes == 1:
+        return True  # one node's graphs cross no NIC: search.cc leaves typeInter at PATH_PIX
+    order = rules["path_order"]
+    limit = rules["ll128_inter_sm90" if sys.arch in ("hopper", "blackwell") else "ll128_inter"]
+    return order.index(sys.type_inter) <= order.index(limit)

@@ -37,6 +37,13 @@ CPUS = ("intel", "amd", "arm", "power")
 DEFAULT_ARCH = "ampere"
 DEFAULT_CPU = "intel"
 DEFAULT_KIND = {"inside": "nvlink", "across": "network"}
+# The path from each GPU to its NIC, as NCCL names it (topo.h's PATH_PIX ... PATH_SYS, lower
+# case): through at most one PCIe switch, through several, over the GPU's C2C link to the CPU
+# the NIC hangs off (Grace), through the CPU's root complex, across the CPUs' interconnect.
+# NCCL turns LL128 off across nodes on the far ones, and a path across the CPUs is no faster
+# than their link. A file that does not say is read as "pxb", a NIC beside its GPU.
+NIC_PATHS = ("pix", "pxb", "p2c", "phb", "sys")
+DEFAULT_NIC_PATH = "pxb"
 # A network's per-message latency is µs (aws-ofi-nccl reports 35 to 150 µs to NCCL); a
 # second would be a typing slip, not a network.
 MAX_NET_LATENCY = Fraction(1, 100)
@@ -96,6 +103,7 @@ class Level:
     uplink: float | None = None          # PCIe: each switch's link to the CPU (B/s), shared
     net_plugin_latency: float = 0.0      # across: the latency (s) a net plugin reports to NCCL
     net_latency: float | None = None     # across: the network's measured latency (s), for time
+    nic_path: str | None = None          # across: each GPU's path to its NIC (None reads as pxb)
 
     def __post_init__(self) -> None:
         """Refuse a field out of its range (the ranges of a topology file), in one line."""
@@ -120,6 +128,10 @@ class Level:
         if self.net_latency is not None:
             number["net_latency"] = check_seconds(self.net_latency, f"{where} net_latency",
                                                   MAX_NET_LATENCY)
+        if self.nic_path is not None:
+            _check_word(self.nic_path, f"{where} nic_path", NIC_PATHS)
+            if self.key != "across":
+                raise RingsimError(f"{where} nic_path: {NIC_PATH_ACROSS}")
         for name, value in number.items():  # plain floats and ints, whatever numbers came in
             object.__setattr__(self, name, value)
 
@@ -371,7 +383,10 @@ LEVEL_FIELDS = {
     "uplink": _quantity(parse_bandwidth),
     "net_plugin_latency": _quantity(lambda text, where: parse_seconds(text, where, MAX_NET_LATENCY)),
     "net_latency": _quantity(lambda text, where: parse_seconds(text, where, MAX_NET_LATENCY)),
+    "nic_path": _one_of(*NIC_PATHS),
 }
+# Why an [inside] level may not name a NIC path (the file's and the API's message alike).
+NIC_PATH_ACROSS = "a GPU's path to its NIC is the network's: give it in [across]"
 LEVEL_NEEDS = ("alpha", "bandwidth")
 
 
@@ -448,6 +463,8 @@ def _level_rules(fields: dict, key: str, where: str) -> dict:
     for name in ("net_plugin_latency", "net_latency"):
         if name in fields and key != "across":
             raise RingsimError(f"{where}: [{key}] {name}: only the [across] level is a network")
+    if "nic_path" in fields and key != "across":
+        raise RingsimError(f"{where}: [{key}] nic_path: {NIC_PATH_ACROSS}")
     return fields
 
 

@@ -44,8 +44,10 @@ def test_the_time_is_nccls_latency_plus_bytes_over_its_ring_bandwidth(collective
     assert (lat, bw) == pytest.approx((11.8, 360.0))  # 8.4 + one NVLink hop of 3.4; 24 × 15
     pick = nccl_choice("dgx-h100", 8, 8 << 30, collective)
     assert (pick.algorithm, pick.protocol, pick.channels) == ("Ring", "Simple", 24)
-    assert pick.seconds == pytest.approx((lat + (8 << 30) / (1000 * bw)) * 1e-6)
-    assert pick.fill == 0.0 and pick.latency == pytest.approx(11.8e-6)
+    # NCCL prices one hop; the data crosses all 7 of the ring's hops, so the call's time adds
+    # the other 6 NVLink hops of 3.4 µs (the all-gather ring's 8.4 + 7 × 3.4 = 32.2 µs).
+    assert pick.fill == pytest.approx(6 * 3.4e-6) and pick.latency == pytest.approx(11.8e-6)
+    assert pick.seconds == pytest.approx((lat + (8 << 30) / (1000 * bw)) * 1e-6 + pick.fill)
     # 4 KiB: LL, cut to one channel (4 KiB < 2 × 512 threads × 8 B × 8 ranks)
     small = nccl_choice("dgx-h100", 8, 4096, collective)
     assert (small.algorithm, small.protocol, small.channels) == ("Ring", "LL", 1)
@@ -96,11 +98,74 @@ def test_every_choice_is_the_reference_reading_of_nccl(name, gpus):
 
 @pytest.mark.parametrize("algo", ["Tree", "nvls", "^ring", "tree,NVLS"])
 @pytest.mark.parametrize("collective", ROOTED)
-def test_an_algorithm_set_without_the_ring_is_refused(algo, collective):
+@pytest.mark.parametrize("release", [None, "2.24.3"])
+def test_an_algorithm_set_without_the_ring_is_refused(algo, collective, release):
+    # from 2.24.3 enqueue.cc fails such a call: "no algorithm/protocol available"
     with pytest.raises(RingsimError, match=f"NCCL tunes only Ring for {collective}"):
-        nccl_choice("dgx-h100", 8, 1 << 20, collective, algo=algo)
+        nccl_choice("dgx-h100", 8, 1 << 20, collective, algo=algo, nccl=release)
     with pytest.raises(RingsimError, match=f"NCCL tunes only Ring for {collective}"):
-        predict("dgx-h100", 8, [0], collective, algo=algo)  # even where no call is made
+        predict("dgx-h100", 8, [0], collective, algo=algo, nccl=release)  # even with no call
+
+
+@pytest.mark.parametrize("algo", ["Tree", "nvls", "^ring", "tree,NVLS"])
+@pytest.mark.parametrize("collective", ROOTED)
+@pytest.mark.parametrize("release", ["2.18.6", "2.19.3", "2.21.5", "2.22.3", "2.23.4"])
+def test_releases_up_to_2_23_4_run_the_ring_where_the_set_leaves_it_out(algo, collective,
+                                                                      release):
+    # 2.19.3 to 2.23.4: tuning.cc "at least set ring algo available"; 2.18: "Never disable ring
+    # for non-allreduce operations". With LL128 on by default on H100s, the ring's three
+    # protocols are the ones NCCL_ALGO unset gives, so the pick is the same.
+    for size in (4096, 1 << 20, 1 << 30):
+        pick = nccl_choice("dgx-h100", 8, size, collective, algo=algo, nccl=release)
+        assert pick == nccl_choice("dgx-h100", 8, size, collective, nccl=release)
+        assert pick.algorithm == "Ring"
+
+
+def test_predict_says_when_nccl_falls_back_to_the_ring(capsys):
+    argv = ["predict", "--nccl", "2.23.4", "--collective", "broadcast", "--algo", "tree", "-g", "8",
+            "--sizes", "4KiB,1GiB"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert ("# --algo tree leaves NCCL 2.23.4 no algorithm for broadcast: it falls back to Ring "
+            "with LL, LL128 and Simple") in out
+    assert "NCCL 2.24.3 and later refuse the call" in out
+    assert [r[6:8] for r in _rows(out)] == [["Ring", "LL"], ["Ring", "Simple"]]
+    argv[2] = "2.24.3"
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("ringsim: error: --algo tree: NCCL tunes only Ring for broadcast "
+                           "(src/graph/tuning.cc); give --algo Ring or leave --algo out")
+    # 2.18 never took the ring from a broadcast
+    argv[2] = "2.18.6"
+    assert main(argv) == 0
+    assert "# NCCL 2.18.6 never takes Ring from broadcast whatever --algo tree says" in \
+        capsys.readouterr().out
+    # without --algo, or with the ring in it, no such line
+    assert main(["predict", "--nccl", "2.23.4", "--collective", "broadcast", "--algo", "ring,tree",
+                 "--sizes", "4KiB"]) == 0
+    assert "falls back" not in capsys.readouterr().out
+
+
+def test_pat_on_an_all_reduce_runs_ring_and_tree_up_to_2_23_4_and_is_refused_since(capsys):
+    # NCCL_ALGO=PAT on an all-reduce (PAT runs all-gather and reduce-scatter only): without
+    # CollNet, tuning.cc up to 2.23.4 turns Ring and Tree back on ("If user has hard set
+    # NCCL_ALGO=COLLNET, ignore it"); on one node of eight H100s the ring wins at every size.
+    assert main(["predict", "--nccl", "2.23.4", "--algo", "pat", "-g", "8",
+                 "--sizes", "4KiB,1MiB,1GiB"]) == 0
+    out = capsys.readouterr().out
+    assert "turns Ring and Tree back on" in out
+    assert {r[6] for r in _rows(out)} == {"Ring"}
+    picks = nccl_choices("dgx-h100", 8, [4096, 1 << 20, 1 << 30], algo="PAT", nccl="2.23.4")
+    assert picks == nccl_choices("dgx-h100", 8, [4096, 1 << 20, 1 << 30], algo="Ring,Tree",
+                                 nccl="2.23.4")
+    assert main(["predict", "--nccl", "2.24.3", "--algo", "pat", "-g", "8"]) == 2
+    assert "NCCL has no algorithm and protocol" in capsys.readouterr().err
+    # the reference, NCCL's tuner re-read from its source, picks the same
+    ref = Reference("dgx-h100", 8, "2.23.4")
+    for size, pick in zip([4096, 1 << 20, 1 << 30], picks):
+        assert ref.choice(size, "all-reduce", "PAT")[:3] == (pick.algorithm, pick.protocol,
+                                                             pick.channels)
+    assert Reference("dgx-h100", 8, "2.24.3").choice(4096, "all-reduce", "PAT") is None
 
 
 @pytest.mark.parametrize("algo", ["Ring", "ring,tree", "^NVLS"])
@@ -120,7 +185,7 @@ def test_the_table_prints_what_broadcast_perf_would(capsys):
     assert [r[:3] for r in rows] == [["4", "1", "float"], ["4096", "1024", "float"],
                                      ["8589934592", "2147483648", "float"]]
     assert all(r[4] == r[5] and r[6] == "Ring" for r in rows)  # algbw = busbw, the ring
-    assert rows[-1][3:] == ["23873", "359.82", "359.82", "Ring", "Simple", "24"]
+    assert rows[-1][3:] == ["23893", "359.51", "359.51", "Ring", "Simple", "24"]
 
 
 def test_json_names_the_collective_and_keeps_busbw_equal_to_algbw(capsys):

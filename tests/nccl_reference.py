@@ -14,13 +14,15 @@ finds for each pattern (the search is deviation 1; which graphs NCCL searches at
 here), and the tables of nccl_constants.toml (baseLat, hwLat, the per-channel caps, llMaxBws,
 nvlsEfficiency, treeCorrectionFactor), which were compared cell by cell with each tag's
 tuning.cc. It reads the topology file itself for whether the network reduces (CollNet), for
-the latency a net plugin reports (topo.cc) and for each GPU's path to its NIC (nic_path: the
-graphs' typeInter, numbered as each tag's topo.h numbers PATH_*).
+the latency a net plugin reports (topo.cc), for each GPU's path to its NIC (nic_path: the
+graphs' typeInter, numbered as each tag's topo.h numbers PATH_*) and, where that path crosses
+the sockets, for the rate topo.cc gives the CPUs' link (the file's cpu, Intel by generation).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from ringsim.cost.nccl import ALGORITHMS, FUNCTIONS, PROTOCOLS, TABLE_FUNCTIONS
 from ringsim.cost.nccl_graph import (NONE, PATTERN_NVLS, PATTERN_RING, PATTERN_TREE,
@@ -33,6 +35,31 @@ OWN = "2.30.7"  # the release ringsim's own tables are
 def version(release: str) -> tuple[int, ...]:
     """A release as a comparable tuple: '2.21.5' -> (2, 21, 5)."""
     return tuple(int(x) for x in release.split("."))
+
+
+# The CPU model number NCCL reads (cpuid: family 6) for each Intel value of a topology file's
+# cpu: Broadwell-EP 0x4F, Skylake-SP 0x55 (a plain "intel" is taken as Skylake), Sapphire
+# Rapids 0x8F, Emerald Rapids 0xCF.
+INTEL_MODELS = {"intel": 0x55, "intel-broadwell": 0x4F, "intel-skylake": 0x55,
+                "intel-sapphire-rapids": 0x8F, "intel-emerald-rapids": 0xCF}
+
+
+def inter_cpu_bw(cpu: str, v: tuple[int, ...]) -> float:
+    """topo.cc, ncclTopoGetInterCpuBw, at release v (topo.h's rates, GB/s): POWER P9_BW 32,
+    ARM ARM_BW 6, AMD AMD_BW 16 from 2.19.3 (v2.18.6-1:54-71 has no AMD branch: LOC_BW 5000),
+    Intel by model: from 2.26.2 ERP_QPI_BW 40 (model >= 0xCF), SRP_QPI_BW 22 (>= 0x8F),
+    SKL_QPI_BW 10 (>= 0x55), else BDW_QPI_BW 6 (v2.26.2-1:80-85, 519-523); before, SKL_QPI_BW
+    10 from 0x55, else QPI_BW 6 (v2.25.1-1:80, 514)."""
+    if cpu == "power":
+        return 32.0
+    if cpu == "arm":
+        return 6.0
+    if cpu == "amd":
+        return 16.0 if v >= (2, 19) else 5000.0
+    model = INTEL_MODELS[cpu]
+    if v >= (2, 26, 2):
+        return 40.0 if model >= 0xCF else 22.0 if model >= 0x8F else 10.0 if model >= 0x55 else 6.0
+    return 10.0 if model >= 0x55 else 6.0
 
 
 def _cc(arch: str) -> int:
@@ -67,6 +94,11 @@ class Reference:
         # search.cc starts typeInter at the GPUs' best path to a NET (ncclTopoGetGpuMinPath),
         # which with every GPU alike is their NIC's; with one node it stays at PATH_PIX.
         self.type_inter = self.path[nic] if self.nodes > 1 else self.path["pix"]
+        # A path across the sockets is no faster than the CPUs' link (paths.cc), which every
+        # channel of the node crosses: its rate is topo.cc's, read here at each tag; the search
+        # (ringsim's, deviation 1) runs on it.
+        link = inter_cpu_bw(topo.cpu, v) if nic == "sys" and self.nodes > 1 else None
+        self.sys = sys = replace(sys, cpu_link=link)
         self._graphs(topo)
         self._connect()
         self._tune()

@@ -236,10 +236,10 @@ def test_compare_and_sweep_price_nccls_row_with_the_release_predict_prices(capsy
     rows = _json(capsys, *machine, "--size", "1GiB", *given)
     (nccl,) = [r for r in rows if r.get("model") == "nccl"]
     assert nccl["nccl"]["seconds"] == want
-    assert nccl["nccl_version"] == (release or "2.30.7-1")
+    assert nccl["nccl_version"] == (release or "2.30.7")
     assert main(["sweep", "--json", *machine, "--sizes", "1GiB", *given]) == 0
     size = json.loads(capsys.readouterr().out.splitlines()[0])
-    assert size["nccl"]["seconds"] == want and size["nccl_version"] == (release or "2.30.7-1")
+    assert size["nccl"]["seconds"] == want and size["nccl_version"] == (release or "2.30.7")
     # and the release is what changes it: 2.21.5's tables price this call otherwise
     if release == "2.21.5":
         assert want != _predict_seconds(capsys, None, *machine, "--size", "1GiB")
@@ -269,7 +269,7 @@ def test_the_release_is_named_where_nccls_row_is_labelled(capsys):
     # without --nccl the labels name the model's own release
     assert main(["sweep", "--no-plot", *machine, "--sizes", "1GiB"]) == 0
     out = capsys.readouterr().out
-    assert "NCCL 2.30.7-1" in out and "2.21.5" not in out
+    assert "NCCL 2.30.7" in out and "2.30.7-1" not in out and "2.21.5" not in out
 
 
 @pytest.mark.parametrize("command", [["compare", "--time"], ["sweep", "--no-plot"],
@@ -310,3 +310,79 @@ def test_the_nccl_name_column_says_the_time_is_the_textbooks(capsys):
     textbook = estimate("nccl-tree", 16, 2**28, model, **machine_options("nccl-tree", 16, model))
     assert tree.split()[6:8] == format_seconds(textbook.seconds).split()
     assert " Tree " in tree
+
+
+def _far_file(tmp_path, path: str, cpu: str | None = None):
+    """dgx-h100's file with its NICs at `path` (nic_path) and, where given, another cpu."""
+    from pathlib import Path
+
+    import ringsim
+    text = (Path(ringsim.__file__).parent / "cost" / "topologies" / "dgx-h100.toml").read_text()
+    text = text.replace("[across]\n", f'[across]\nnic_path = "{path}"\n')
+    if cpu:
+        text = text.replace('cpu = "intel-sapphire-rapids"', f'cpu = "{cpu}"')
+    file = tmp_path / f"far-{path}.toml"
+    file.write_text(text)
+    return str(file)
+
+
+def test_compare_says_both_the_nics_rate_and_the_socket_links_cap(capsys, tmp_path):
+    far = _far_file(tmp_path, "sys", "intel")
+    assert main(["compare", "--time", "--topology", far, "--nodes", "2", "--size", "1GiB",
+                 "--nccl", "2.22.3"]) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    assert ("across nodes: InfiniBand NDR 400 Gb/s, α = 2.70 µs, 50.00 GB/s per GPU per direction "
+            "(the NIC's rate; NCCL's model: every channel of a node shares the 10.00 GB/s link "
+            "between its CPU sockets, nic_path sys)") in flat
+    assert ("Note: nic_path sys: each GPU's NIC is on the other CPU socket, so NCCL 2.22.3 turns "
+            "LL128 off across nodes (src/graph/tuning.cc), and every channel of a node crosses "
+            "the link between the sockets, which they share: 10 GB/s each way, NCCL 2.22.3's "
+            "SKL_QPI_BW for cpu = \"intel\"") in flat
+    # the preset's own CPU, Sapphire Rapids, at the model's release: 22 GB/s
+    assert main(["compare", "--time", "--topology", _far_file(tmp_path, "sys"), "--nodes", "2",
+                 "--size", "1GiB"]) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    assert "shares the 22.00 GB/s link between its CPU sockets" in flat
+    assert "22 GB/s each way, NCCL 2.30.7's SRP_QPI_BW for cpu = \"intel-sapphire-rapids\"" in flat
+    # behind the CPU: LL128 off, the NIC's rate kept, so the line claims no cap
+    assert main(["compare", "--time", "--topology", _far_file(tmp_path, "phb"), "--nodes", "2",
+                 "--size", "1GiB"]) == 0
+    out = capsys.readouterr().out
+    assert "50.00 GB/s per GPU per direction\n" in out and "CPU sockets" not in out
+    assert "Note: nic_path phb: each GPU reaches its NIC through its CPU's root complex" in out
+    # on the preset itself (NICs by the GPUs), none of it
+    assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "2"]) == 0
+    assert "nic_path" not in capsys.readouterr().out
+
+
+def test_predict_says_once_what_a_far_nic_does(capsys, tmp_path):
+    far = _far_file(tmp_path, "sys")
+    assert main(["predict", "--topology", far, "--nodes", "2", "--sizes", "1MiB"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    notes = [line for line in lines if "nic_path" in line]
+    assert len(notes) == 1 and notes[0] == lines[1]
+    assert notes[0] == ("# nic_path sys: each GPU's NIC is on the other CPU socket, so NCCL 2.30.7 "
+                        "turns LL128 off across nodes (src/graph/tuning.cc), and every channel of "
+                        "a node crosses the link between the sockets, which they share: 22 GB/s "
+                        "each way, NCCL 2.30.7's SRP_QPI_BW for cpu = \"intel-sapphire-rapids\" "
+                        "(src/graph/topo.cc, ncclTopoGetInterCpuBw)")
+    # one node: no NIC, no note
+    assert main(["predict", "--topology", far, "--sizes", "1MiB"]) == 0
+    assert "nic_path" not in capsys.readouterr().out
+
+
+def test_the_models_own_release_is_spelled_as_every_other_release(capsys):
+    # 2.30.7 as predict, diagnose and --nccl write it, not its git tag's 2.30.7-1
+    machine = ["--topology", "dgx-h100", "--nodes", "2", "--size", "1GiB"]
+    assert main(["compare", "--time", *machine]) == 0
+    out = capsys.readouterr().out
+    assert "NCCL's model (NCCL 2.30.7's own tuning" in out and "2.30.7-1" not in out
+    assert main(["predict", "--topology", "dgx-h100", "--nodes", "2", "--sizes", "1GiB"]) == 0
+    assert "(NCCL 2.30.7's tuning tables)" in capsys.readouterr().out
+
+
+def test_too_many_nodes_are_named_by_the_option_given(capsys):
+    assert main(["predict", "--nodes", "125001"]) == 2
+    assert capsys.readouterr().err == ("ringsim: error: --nodes 125,001 × 8 GPUs per node is "
+                                       "1,000,008 GPUs; at most 1,000,000\n")
+    assert main(["predict", "--nodes", "125000", "--sizes", "1GiB"]) == 0

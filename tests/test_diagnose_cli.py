@@ -120,7 +120,8 @@ def test_bad_input_exits_2_with_one_line(argv, message, ringsim):
 @pytest.mark.parametrize("gpu, named", [
     ("NVIDIA B200", " include b200-8-ndr.toml in "),
     ("NVIDIA GB200", " include gb200-4-nvl.toml, gb200-nvl72.toml in "),
-    ("NVIDIA GH200 480GB", ", each named for its machine, are in "),
+    ("NVIDIA GH200 480GB", " include gh200-4-slingshot.toml in "),
+    ("NVIDIA L40S", ", each named for its machine, are in "),
 ])
 def test_a_gpu_with_no_preset_is_pointed_at_the_published_system_files(gpu, named, tmp_path,
                                                                         ringsim, monkeypatch):
@@ -419,10 +420,55 @@ def test_a_named_or_given_test_is_taken_as_it_is(tmp_path, json_run):
     sizes, summary = json_run(str(ROOTED_RUNS["reduce"]), "--collective", "reduce")
     assert summary["collective"] == "reduce"
     assert not any("does not name its test" in n for n in summary["notes"])
-    # read as an all-reduce, the same times give 2(n-1)/n = 1.75 times the busbw
-    as_all_reduce, _ = json_run(str(ROOTED_RUNS["reduce"]), "--collective", "all-reduce")
-    assert [a["measured_busbw"] for a in as_all_reduce] == pytest.approx(
-        [1.75 * s["measured_busbw"] for s in sizes])
+
+
+@pytest.mark.parametrize("paste, given, said", [
+    # the columns say broadcast (root 0, the whole size's count; this layout has no redop)
+    ("superbench_a100x8_g8_broadcast.txt", "all-reduce",
+     "'s rows (root 0, the whole size's count) are broadcast_perf's, and --collective "
+     "all-reduce says all_reduce_perf"),
+    ("superbench_a100x8_g8_reduce.txt", "all-reduce",
+     "'s rows (redop sum, root 0, the whole size's count) are reduce_perf's, and --collective "
+     "all-reduce says all_reduce_perf"),
+    # the reverse: an all-reduce's rows (redop sum, root -1) read as a broadcast
+    ("a3mega_h100_2node_all_reduce.txt", "broadcast",
+     " is the output of all_reduce_perf and --collective broadcast says broadcast_perf"),
+])
+def test_a_collective_the_pastes_own_columns_contradict_is_refused_in_one_line(
+        ringsim, paste, given, said):
+    code, out, err = ringsim("diagnose", str(OUT / paste), "--collective", given, "--no-plot")
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"ringsim: error: {OUT / paste}{said}")
+
+
+def test_an_all_reduce_that_does_not_name_its_test_is_not_read_as_a_broadcast(ringsim, tmp_path):
+    # a3mega's all_reduce_perf without the lines that name it: its redop and root columns tell
+    unnamed = tmp_path / "unnamed.txt"
+    unnamed.write_text("\n".join(line for line in (OUT / "a3mega_h100_2node_all_reduce.txt")
+                                 .read_text().splitlines() if "all_reduce" not in line) + "\n")
+    code, out, err = ringsim("diagnose", str(unnamed), "--collective", "broadcast", "--no-plot")
+    assert code == 2 and not out
+    assert err.strip() == (f"ringsim: error: {unnamed}'s rows (redop sum, root -1, the whole "
+                           "size's count) are all_reduce_perf's, and --collective broadcast says "
+                           "broadcast_perf: give the --collective that ran, or leave it out to "
+                           "take the one the rows show")
+    code, out, err = ringsim("diagnose", str(unnamed), "--collective", "all-reduce", "--no-plot")
+    assert code == 0 and "all-reduce, 16 GPUs on 2 nodes" in out
+
+
+def test_a_root_that_is_no_rank_of_the_run_is_noted(json_run, tmp_path):
+    # broadcast_perf prints the root it ran (-r); 99999 is none of this run's 8 ranks
+    text = ROOTED_RUNS["broadcast"].read_text().splitlines()
+    rows = [line.replace("   float       0 ", "   float   99999 ", 1) for line in text]
+    assert rows != text
+    odd = tmp_path / "root.txt"
+    odd.write_text("\n".join(rows) + "\n")
+    _, summary = json_run(str(odd))
+    assert summary["collective"] == "broadcast"
+    assert ("the rows' root 99,999 is not one of the run's 8 ranks (0 to 7); every root is "
+            "priced alike, as NCCL's model does") in summary["notes"]
+    _, summary = json_run(str(ROOTED_RUNS["broadcast"]))
+    assert not any("is not one of the run's" in n for n in summary["notes"])
 
 
 def test_a_rooted_run_held_to_another_algorithm_than_the_ring_is_refused(ringsim):
@@ -449,3 +495,31 @@ def test_a_paste_that_gives_neither_g_nor_the_gpu_asks_for_both_in_one_line(ring
     assert code == 2 and err.rstrip().endswith("the number of GPUs is unknown: give --gpus G (and --nodes M)")
     code, _, err = ringsim("diagnose", paste, "-g", "24", "--nodes", "3")
     assert code == 2 and "--gpus" not in err and "matches no topology preset" in err
+
+
+def test_a_nic_on_the_other_socket_is_named_among_the_causes_and_said_when_the_file_gives_it(
+        ringsim, tmp_path):
+    # NVIDIA/nccl-tests issue 293: one A100 PCIe and one HDR NIC per node on different AMD
+    # sockets. On the machine as bought (NIC beside the GPU) the bandwidth-bound sizes fall
+    # short, and the causes to look at include a NIC on the other socket.
+    paste = OUT / "nccltests293_a100pcie_2node_nps1_gdr_across_sockets.txt"
+    bought = Path(__file__).parent / "data" / "topologies" / "a100pcie-1hdr.toml"
+    code, out, err = ringsim("diagnose", str(paste), "--topology", str(bought), "--no-plot")
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert ("The links move less than modelled across nodes: the NIC rate, fewer NICs than GPUs "
+            "(the model gives each GPU its own), a NIC on the other CPU socket (nic_path = \"sys\" "
+            "in the topology's [across] prices it), GPUDirect RDMA off") in flat
+    assert "Note: nic_path" not in out
+    # the file saying so: one note says what the model then does, and with what rate
+    far = tmp_path / "across.toml"
+    far.write_text(bought.read_text().replace('[across]\n', '[across]\nnic_path = "SYS"\n')
+                   .replace('arch = "ampere"\n', 'arch = "ampere"\ncpu = "amd"\n'))
+    code, out, err = ringsim("diagnose", str(paste), "--topology", str(far), "--no-plot")
+    assert code == 0, err
+    notes = [line for line in out.splitlines() if line.startswith("Note: nic_path")]
+    assert notes == ["Note: nic_path sys: each GPU's NIC is on the other CPU socket, so NCCL "
+                     "2.30.7 turns LL128 off across nodes (src/graph/tuning.cc), and every channel "
+                     "of a node crosses the link between the sockets, which they share: 16 GB/s "
+                     "each way, NCCL 2.30.7's AMD_BW for cpu = \"amd\" (src/graph/topo.cc, "
+                     "ncclTopoGetInterCpuBw)"]

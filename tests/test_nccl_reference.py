@@ -29,7 +29,7 @@ def _machine(gpus_per_node: int, arch: str, nvlink: str, nic: str, sharp: bool =
 # channels; on one node, CollNet's graphs searched and then turned off), NVL72 racks with
 # SHARP (CollNet with more than 8 GPUs in a node) and a plugin reporting 2.5 us (whole us from
 # 2.24.3); GPUs whose NIC is far (nic_path): A100s, H100s and B200s with the NIC behind the CPU
-# or on the other socket of an Intel or AMD host, a GH200-like node whose NIC hangs off its
+# or on the other socket of an Intel (Skylake, Sapphire Rapids, Emerald Rapids) or AMD host, a GH200-like node whose NIC hangs off its
 # Grace CPU (P2C from 2.27.3, PHB before), and PCIe A100s with one GPU per node across sockets.
 BUILT = {"h100x2-400g": _machine(2, "hopper", "450GB/s", "400Gb/s"),
          "h100x4-200g": _machine(4, "hopper", "450GB/s", "200Gb/s"),
@@ -40,6 +40,10 @@ BUILT = {"h100x2-400g": _machine(2, "hopper", "450GB/s", "400Gb/s"),
          "a100-pix": _machine(8, "ampere", "300GB/s", "200Gb/s", path="pix", cpu="amd"),
          "h100-phb": _machine(8, "hopper", "450GB/s", "400Gb/s", path="phb"),
          "h100-sys": _machine(8, "hopper", "450GB/s", "400Gb/s", path="sys"),
+         "h100-sys-srp": _machine(8, "hopper", "450GB/s", "400Gb/s", path="sys",
+                                  cpu="intel-sapphire-rapids"),
+         "b200-sys-emr": _machine(8, "blackwell", "900GB/s", "400Gb/s", path="sys",
+                                  cpu="intel-emerald-rapids"),
          "b200-sys-amd": _machine(8, "blackwell", "900GB/s", "400Gb/s", path="sys", cpu="amd"),
          "gh200-p2c": _machine(1, "hopper", "450GB/s", "400Gb/s", path="p2c", cpu="arm"),
          "a100pcie-sys": _machine(1, "ampere", "31.5GB/s", "200Gb/s", path="sys", cpu="amd",
@@ -51,7 +55,8 @@ MACHINES = [("dgx-h100", 8), ("dgx-h100", 16), ("dgx-a100", 16), ("pcie-gen4", 4
             ("gb200-nvl72", 72), ("h100x2-400g", 4), ("h100x4-200g", 8),
             ("h100-200g-sharp", 8), ("h100-200g-sharp", 16), ("nvl72-sharp", 144),
             ("h100-plugin-2.5us", 16), ("a100-phb", 16), ("a100-pix", 16), ("h100-phb", 16),
-            ("h100-sys", 16), ("h100-sys", 8), ("b200-sys-amd", 32), ("gh200-p2c", 4),
+            ("h100-sys", 16), ("h100-sys", 8), ("h100-sys-srp", 16), ("b200-sys-emr", 16),
+            ("b200-sys-amd", 32), ("gh200-p2c", 4),
             ("a100pcie-sys", 2)]
 SIZES = [32, 4096, 256 << 10, 4 << 20, 256 << 20, 8 << 30]
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "broadcast")
@@ -118,3 +123,17 @@ def test_every_cell_and_choice_is_nccls_at_every_release(name, gpus):
                                       got + (pick.latency * 1e6, pick.bandwidth / 1e9)))
     unexplained = [f for f in found if (name, gpus, f[0], f[1]) not in DOCUMENTED]
     assert not unexplained, unexplained[:5]
+
+
+def test_the_socket_link_is_topo_ccs_rate_for_every_cpu_at_every_release():
+    from nccl_reference import INTEL_MODELS, inter_cpu_bw, version
+
+    from ringsim.cost.nccl_graph import system
+    from ringsim.cost.topology import CPUS
+    assert set(INTEL_MODELS) | {"amd", "arm", "power"} == set(CPUS)
+    for release in versions():
+        key = None if release == OWN else release
+        for cpu in CPUS:
+            topo = parse(_machine(8, "hopper", "450GB/s", "400Gb/s", path="sys", cpu=cpu), cpu)
+            assert system(topo, 16, key).cpu_link == inter_cpu_bw(cpu, version(release)), (
+                release, cpu)

@@ -139,9 +139,14 @@ def test_the_cpu_is_a_top_level_field_with_intel_by_default():
     base = 'gpus_per_node = 8\n[inside]\nalpha = "1us"\nbandwidth = "300GB/s"\n'
     assert parse(base, "t").cpu == "intel"
     assert parse('cpu = "amd"\n' + base, "t").cpu == "amd"
-    with pytest.raises(RingsimError, match="cpu must be one of intel, amd, arm, power"):
+    with pytest.raises(RingsimError, match="cpu must be one of intel, intel-broadwell, "
+                       "intel-skylake, intel-sapphire-rapids, intel-emerald-rapids, amd, arm, "
+                       "power, got 'sparc'"):
         parse('cpu = "sparc"\n' + base, "t")
-    assert load("dgx-a100").cpu == "amd" and load("dgx-h100").cpu == "intel"
+    # The presets whose sources name their CPUs: DGX A100's AMD EPYC 7742, DGX H100's and
+    # DGX H200's Intel Xeon Platinum 8480C, a Sapphire Rapids.
+    assert load("dgx-a100").cpu == "amd"
+    assert load("dgx-h100").cpu == load("dgx-h200").cpu == "intel-sapphire-rapids"
 
 
 def test_nccl_2_18_priced_nvls_from_a_base_latency_and_its_own_ratios():
@@ -661,8 +666,66 @@ def test_eight_gpus_share_one_link_between_the_sockets():
     # Hopper speed at most 10: 6 GB/s x 1; 3 x 3 = 9 (3 / 6 > 0.49); 2.4 x 4 = 9.6; 1.2 x 8 =
     # 9.6 (no better); 0.24 / 2.4 < 0.49 ends it; 3.0 would fit only 3 channels, so no raise.
     from ringsim.cost.nccl_graph import graphs, system
-    ring = graphs(system(_far("dgx-h100", "sys"), 16))["Ring"]
+    ring = graphs(system(_far("dgx-h100", "sys", "intel"), 16))["Ring"]
     assert (ring.channels, ring.bw_intra, ring.bw_inter) == (4, 2.4, 2.4)
+    # The preset's own Sapphire Rapids from 2.26.2: SRP_QPI_BW 22 GB/s. Hopper's speeds from
+    # the first at most 22: 22 x 1; 20, 17.5, 15 and 12 fit one channel too (no better); 6 /
+    # 22 < 0.49 ends it: one channel at 22.
+    ring = graphs(system(_far("dgx-h100", "sys"), 16))["Ring"]
+    assert (ring.channels, ring.bw_intra, ring.bw_inter) == (1, 22.0, 22.0)
+    # 2.25.1's topo.cc knew no Sapphire Rapids: SKL_QPI_BW, as a Skylake.
+    ring = graphs(system(_far("dgx-h100", "sys"), 16, "2.25.1"))["Ring"]
+    assert (ring.channels, ring.bw_intra, ring.bw_inter) == (4, 2.4, 2.4)
+
+
+# topo.cc's ncclTopoGetInterCpuBw and topo.h at each tag, by the file's cpu (GB/s).
+SOCKET_LINKS = {
+    "2.18.3": {"intel": 10.0, "intel-broadwell": 6.0, "intel-skylake": 10.0,
+               "intel-sapphire-rapids": 10.0, "intel-emerald-rapids": 10.0, "amd": 5000.0,
+               "arm": 6.0, "power": 32.0},
+    "2.25.1": {"intel": 10.0, "intel-broadwell": 6.0, "intel-skylake": 10.0,
+               "intel-sapphire-rapids": 10.0, "intel-emerald-rapids": 10.0, "amd": 16.0,
+               "arm": 6.0, "power": 32.0},
+    "2.26.2": {"intel": 10.0, "intel-broadwell": 6.0, "intel-skylake": 10.0,
+               "intel-sapphire-rapids": 22.0, "intel-emerald-rapids": 40.0, "amd": 16.0,
+               "arm": 6.0, "power": 32.0},
+}
+
+
+@pytest.mark.parametrize("release", [None, "2.30.4", "2.28.3", "2.27.3", "2.26.6", "2.26.2",
+                                     "2.25.1", "2.24.3", "2.22.3", "2.21.5", "2.19.3", "2.18.6"])
+def test_the_socket_link_is_rated_by_the_intel_generation_as_each_release_rates_it(release):
+    # v2.26.2-1 topo.cc:80-85 (ncclTopoAddCpu 519-523: model 0xCF and up ERP, 0x8F SRP, 0x55
+    # SKL, else BDW); v2.25.1-1 topo.cc:80 (SKL from 0x55, else QPI_BW 6); v2.18.6-1 without
+    # AMD_BW (LOC_BW 5000).
+    from ringsim.cost.nccl_graph import system
+    number = tuple(int(x) for x in (release or "2.30.7").split("."))
+    row = SOCKET_LINKS["2.26.2" if number >= (2, 26, 2) else "2.25.1" if number >= (2, 19)
+                       else "2.18.3"]
+    for cpu, rate in row.items():
+        sys = system(_far("dgx-h100", "sys", cpu), 16, release)
+        assert sys.cpu_link == rate, (cpu, release)
+        # every other rule reads the vendor: an Intel generation is Intel
+        assert sys.cpu == ("intel" if cpu.startswith("intel") else cpu)
+    # a NIC near its GPU crosses no socket link, whatever the CPU
+    assert system(_far("dgx-h100", "pxb", "intel-emerald-rapids"), 16, release).cpu_link is None
+
+
+def test_an_intel_generation_changes_only_the_socket_link_not_the_tuning_elsewhere():
+    from ringsim.cost.nccl import tuning_table
+    # LL's cap, the network's overhead per step and Blackwell's NVLSTree correction read
+    # cpuVendor, which is Intel for every generation: near NICs, every table is plain intel's.
+    for cpu in ("intel-broadwell", "intel-skylake", "intel-sapphire-rapids",
+                "intel-emerald-rapids"):
+        for machine, gpus in (("dgx-h100", 16), ("dgx-a100", 16)):
+            assert tuning_table(_far(machine, "pxb", cpu), gpus) == tuning_table(
+                _far(machine, "pxb", "intel"), gpus)
+    # across the sockets the generation sets the cap: 40 GB/s lets Emerald Rapids' rings run
+    # faster than Skylake's 10
+    slow = tuning_table(_far("dgx-h100", "sys", "intel"), 16)[("AllReduce", "Ring", "Simple")]
+    fast = tuning_table(_far("dgx-h100", "sys", "intel-emerald-rapids"), 16)[
+        ("AllReduce", "Ring", "Simple")]
+    assert fast[1] > 3 * slow[1]
 
 
 def test_a_function_left_no_algorithm_falls_back_to_the_ring_from_2_19_3_to_2_23_4():
@@ -723,3 +786,95 @@ def test_nccl_algo_naming_nothing_nccl_can_run_turned_ring_and_tree_back_on_up_t
     assert nccl_choice(sharp, 16, 4096, algo="PAT", nccl="2.23.4").algorithm == "Ring"
     with pytest.raises(RingsimError, match="no algorithm"):
         nccl_choice(sharp, 16, 4096, algo="PAT", nccl="2.18.6")
+
+
+INTEL = ("intel", "intel-broadwell", "intel-skylake", "intel-sapphire-rapids",
+         "intel-emerald-rapids")
+
+
+@pytest.mark.parametrize("cpu", INTEL)
+def test_on_a_shared_socket_link_a_larger_call_never_takes_less_time(cpu):
+    # Two DGX H100 nodes with every NIC across the CPUs' link: the graph's per-channel speed
+    # is each channel's share of that link (4 channels x 2.4 GB/s of Skylake's 10). A call
+    # cut to one channel has the whole link to itself, up to that channel's own speed (24 GB/s
+    # where nothing is shared), so from 16 KiB to 1 MiB the time only grows with the size.
+    from ringsim.cost.nccl import nccl_choices
+    from ringsim.cost.nccl_tuner import versions
+    sizes = [16 << 10 << k for k in range(7)]
+    for release in versions():
+        key = None if release == versions()[0] else release
+        for algo in (None, "Ring", "Tree"):
+            for collective in ("all-reduce", "all-gather", "broadcast"):
+                if collective != "all-reduce" and algo == "Tree":
+                    continue  # NCCL tunes trees for all-reduce only
+                times = [c.seconds for c in nccl_choices(_far("dgx-h100", "sys", cpu), 16, sizes,
+                                                         collective, algo=algo, nccl=key)]
+                assert times == sorted(times), (release, algo, collective, times)
+
+
+def test_a_call_cut_to_one_channel_gets_the_whole_shared_link():
+    # The audit's case: Ring/LL at 64 KiB on one of the 8 channels. NCCL's own estimate for the
+    # call (its --tuning cell, AllReduce Ring LL: 40.0 us, 2.56 GB/s of algorithm bandwidth =
+    # min(llMaxBw 39.0, 4 x 2.4 x 0.5) x 16 / 30) is 40.0 + 65536 B / 2.56 GB/s = 65.6 us; the
+    # lone channel moves what all eight would, so the model's time is that, not 2.0 times it.
+    from ringsim.cost.nccl import tuning_table
+    sys_path = _far("dgx-h100", "sys", "intel")
+    lat, bw = tuning_table(sys_path, 16)[("AllReduce", "Ring", "LL")]
+    assert (lat, bw) == (pytest.approx(40.0), pytest.approx(4 * 2.4 * 0.5 * 16 / 30))
+    pick = nccl_choice(sys_path, 16, 65536, algo="Ring")
+    assert (pick.algorithm, pick.protocol, pick.channels) == ("Ring", "LL", 1)
+    assert pick.seconds == pytest.approx((40.0 + 65536 / (1000 * bw)) * 1e-6)
+    # where nothing is shared each channel keeps its speed: a call on 1 of the 16 rings of the
+    # preset's near NICs moves a sixteenth of what all 16 do
+    near = nccl_choice(_far("dgx-h100", "pxb", "intel"), 16, 65536, algo="Ring")
+    full = tuning_table(_far("dgx-h100", "pxb", "intel"), 16)[("AllReduce", "Ring", "LL")]
+    assert near.channels == 1 and near.bandwidth < full[1] * 1e9
+
+
+def test_a_far_nic_is_said_once_with_the_socket_links_rate_and_its_source():
+    from ringsim.cost.nccl import path_note
+    note = path_note(_far("dgx-h100", "sys"), 16)
+    assert note == ("nic_path sys: each GPU's NIC is on the other CPU socket, so NCCL 2.30.7 "
+                    "turns LL128 off across nodes (src/graph/tuning.cc), and every channel of a "
+                    "node crosses the link between the sockets, which they share: 22 GB/s each "
+                    "way, NCCL 2.30.7's SRP_QPI_BW for cpu = \"intel-sapphire-rapids\" "
+                    "(src/graph/topo.cc, ncclTopoGetInterCpuBw)")
+    # before 2.26.2 the same CPU is a Skylake to topo.cc
+    assert ("10 GB/s each way, NCCL 2.25.1's SKL_QPI_BW for cpu = \"intel-sapphire-rapids\" "
+            "(src/graph/topo.cc, ncclTopoGetInterCpuBw); later releases rate it 22 GB/s "
+            "(SRP_QPI_BW)") in path_note(_far("dgx-h100", "sys"), 16, "2.25.1")
+    # a plain intel says which rate it took and how to name the generation
+    assert "a plain \"intel\" names no generation and is rated as a Skylake" in path_note(
+        _far("dgx-h100", "sys", "intel"), 16)
+    assert path_note(_far("dgx-a100", "phb"), 16) == (
+        "nic_path phb: each GPU reaches its NIC through its CPU's root complex, so NCCL 2.30.7 "
+        "turns LL128 off across nodes (src/graph/tuning.cc); the NIC keeps its rate")
+    # a Grace GPU's C2C path is PHB to a release without PATH_P2C
+    grace = _far(peers.system_file("h100-1gpu-4nic"), "p2c", "arm")
+    assert path_note(grace, 4, "2.26.6").startswith("nic_path p2c (which NCCL 2.26.6 names phb)")
+    assert path_note(grace, 4) is None
+    # one node crosses no NIC; a near NIC changes nothing
+    assert path_note(_far("dgx-h100", "sys"), 8) is None and path_note("dgx-h100", 16) is None
+
+
+def test_an_algorithm_nccl_turns_off_is_named_with_the_reason():
+    from ringsim.cost.nccl import algo_note
+    # tuning.cc v2.23.4-1:305-314: NVLS is off across nodes without CollNet, which leaves
+    # NCCL_ALGO=NVLS none of Ring, Tree, NVLS and NVLSTree, so Ring and Tree come back
+    note = algo_note("dgx-h100", 16, "all-gather", "NVLS", nccl="2.23.4")
+    assert note.startswith("# --algo NVLS: NCCL 2.23.4 runs none of what it names here (NVLS "
+                           "runs across nodes only with CollNet, on a network that reduces, "
+                           "in_network_reduction = true in [across]); with none of Ring, Tree, "
+                           "NVLS and NVLSTree left and no CollNet, its src/graph/tuning.cc turns "
+                           "Ring and Tree back on")
+    # from 2.24.3 nothing comes back: the refusal says why CollNet has nothing
+    with pytest.raises(RingsimError) as caught:
+        nccl_choice("dgx-h100", 16, 1 << 20, algo="CollNetDirect", nccl="2.24.3")
+    assert str(caught.value) == (
+        "NCCL has no algorithm and protocol for this on that topology with the --algo/--proto "
+        "given: CollNetDirect needs at least two nodes and a network that reduces, InfiniBand "
+        "SHARP, which a topology file states with in_network_reduction = true in [across]")
+    with pytest.raises(RingsimError, match="NVLSTree needs more than one node$"):
+        nccl_choice("dgx-h100", 8, 1 << 20, algo="NVLSTree")
+    with pytest.raises(RingsimError, match="NVLS needs Hopper or later GPUs on an NVSwitch"):
+        nccl_choice("dgx-a100", 8, 1 << 20, algo="NVLS")

@@ -220,10 +220,27 @@ def test_a_run_a_little_faster_than_a_published_one_is_never_the_longest(tmp_pat
     assert ", never longer than the slowest of them" in summary["verdicts"][-1]
 
 
-def test_other_collectives_have_no_published_runs_to_stand_beside(capsys):
+def test_other_collectives_have_no_published_runs_to_stand_beside(capsys, tmp_path):
+    # a3mega's machine has published all-reduce runs like it; the same rows printed as
+    # all_gather_perf prints them (no reduction, each rank's share as count) are an all-gather,
+    # which none of them measured.
     code, out, err = _run(capsys, "diagnose", str(OUT / "a3mega_h100_2node_all_reduce.txt"),
-                          "--json", "--collective", "all-gather")
+                          "--json")
+    assert json.loads(out.splitlines()[-1])["published_peers"]
+    rows = []
+    for line in (OUT / "a3mega_h100_2node_all_reduce.txt").read_text().splitlines():
+        parts = line.split()
+        if "all_reduce" in line or (len(parts) >= 13 and parts[0].isdigit()
+                                    and int(parts[1]) % 16):
+            continue
+        if len(parts) >= 13 and parts[0].isdigit():
+            line = "  ".join([parts[0], str(int(parts[1]) // 16), parts[2], "none", *parts[4:]])
+        rows.append(line)
+    gather = tmp_path / "all_gather.txt"
+    gather.write_text("\n".join(rows) + "\n")
+    code, out, err = _run(capsys, "diagnose", str(gather), "--json")
     summary = json.loads(out.splitlines()[-1])
+    assert summary["collective"] == "all-gather"
     assert summary["published_peers"] == [] and summary["published_sizes"] == []
 
 
@@ -310,3 +327,54 @@ def test_the_published_runs_median_is_given_per_regime(tmp_path, capsys):
     assert parts, verdict
     assert 0.8 < float(parts[1]) < 1.25 and 1.6 < float(parts[3]) < 2.4
     assert int(parts[2]) + int(parts[4]) == 32
+
+
+def _across(topo, **changes):
+    from dataclasses import replace
+    return replace(topo, levels={**topo.levels,
+                                 "across": replace(topo.level("across"), **changes)})
+
+
+def test_a_nic_behind_the_cpu_or_across_the_sockets_is_like_no_published_near_nic_run():
+    # The published two-node Hopper runs all have NICs by their GPUs (their files say no
+    # nic_path): a file whose NICs sit behind the CPU or on the other socket is not like them,
+    # and neither is a network of no finite rate.
+    near = {p.id for p in peers.peers(load("dgx-h100"), 16, 2)}
+    assert len(near) == 7
+    assert {p.id for p in peers.peers(_across(load("dgx-h100"), nic_path="pix"), 16, 2)} == near
+    for path in ("phb", "sys", "p2c"):
+        assert peers.peers(_across(load("dgx-h100"), nic_path=path), 16, 2) == []
+    assert peers.peers(_across(load("dgx-h100"), bandwidth=float("inf")), 16, 2) == []
+    # on one node no NIC is crossed: the path does not matter
+    assert peers.peers(_across(load("dgx-h100"), nic_path="sys"), 8, 1) == peers.peers(
+        load("dgx-h100"), 8, 1)
+    assert peers.likeness(_across(load("dgx-h100"), nic_path="sys"), 2).endswith(
+        "400 Gb/s of network per GPU, each GPU's NIC on the other CPU socket (nic_path sys)")
+    assert "a network of no finite rate (inf)" in peers.likeness(
+        _across(load("dgx-h100"), bandwidth=float("inf")), 2)
+
+
+def test_predicts_last_line_says_what_the_published_medians_say_of_the_model(capsys, tmp_path):
+    code, out, err = _run(capsys, "predict", "--topology", "dgx-h100", "--nodes", "2",
+                          "--sizes", "1MiB,1GiB")
+    assert code == 0, err
+    rows = {int(r.split()[0]): float(r.split()[3]) for r in out.splitlines() if r[:1] == " "}
+    beside = {m.bytes: m for m in peers.beside([(n, t / 1e6) for n, t in rows.items()],
+                                              peers.peers(load("dgx-h100"), 16, 2))}
+    low, high = sorted(beside[n].ratio for n in rows)
+    assert out.splitlines()[-1] == (
+        "# 7 published healthy all_reduce_perf runs on machines like this one: --published sets "
+        f"their median time beside each size (the model's time is {low:.2f} to {high:.2f} times "
+        "their median at the 2 sizes they measured)")
+    # NICs on the other socket: no published run is like it, so no line claims one
+    far = tmp_path / "far.toml"
+    far.write_text((Path(peers.__file__).parents[1] / "cost" / "topologies" / "dgx-h100.toml")
+                   .read_text().replace('[across]\n', '[across]\nnic_path = "sys"\n'))
+    code, out, err = _run(capsys, "predict", "--topology", str(far), "--nodes", "2")
+    assert code == 0 and "published" not in out.splitlines()[-1]
+    code, out, err = _run(capsys, "predict", "--topology", str(far), "--nodes", "2",
+                          "--published", "--sizes", "1MiB")
+    assert out.splitlines()[-1].startswith("# no published all_reduce_perf run matches dgx-h100, 16 "
+                                           "GPUs in 2 nodes (Hopper GPUs, NVLink inside a node, "
+                                           "400 Gb/s of network per GPU, each GPU's NIC on the "
+                                           "other CPU socket (nic_path sys))")

@@ -78,7 +78,12 @@ def test_a_network_rate_written_in_bytes_for_bits_is_refused_in_one_line():
 @pytest.mark.parametrize("rate, shown, hint", [
     ("200000Gb/s", "200 Tb/s", "check the number and its unit"),
     ("300GB/s", "2.4 Tb/s", "if 300 Gb/s was meant, write it with b (bits), not B (bytes)"),
-    ("1.7Tb/s", "1.7 Tb/s", "if 212.5 Gb/s was meant, write it with b (bits), not B (bytes)"),
+    # Written in bits already: no hint to write it in bits.
+    ("1.7Tb/s", "1.7 Tb/s", "check the number and its unit"),
+    ("2Tb/s", "2 Tb/s", "check the number and its unit"),
+    # Just past the bound: as many digits as show that it is past it.
+    ("1.6000001Tb/s", "1.6000001 Tb/s", "check the number and its unit"),
+    ("200.001GB/s", "1.60001 Tb/s", "if 200 Gb/s was meant, write it with b (bits), not B (bytes)"),
 ])
 def test_a_network_faster_than_any_nic_is_refused_naming_the_level_and_the_value(rate, shown, hint):
     with pytest.raises(RingsimError) as caught:
@@ -173,7 +178,14 @@ def test_nic_path_is_an_across_field_read_as_pxb_where_absent():
                or load(name).level("across").nic_path is None for name in presets())
 
 
-@pytest.mark.parametrize("value, shown", [('"PHB"', "'PHB'"), ('"c2c"', "'c2c'"), ("3", "3"),
+def test_nic_path_is_read_in_any_case_as_nvidia_smi_and_nccl_print_it():
+    for written, path in (("SYS", "sys"), ("PIX", "pix"), ("Phb", "phb"), ("P2C", "p2c")):
+        assert parse(NIC + f'nic_path = "{written}"\n', "upper").level("across").nic_path == path
+    from ringsim.cost.topology import Level
+    assert Level("across", "x", 1e-6, 1e9, nic_path="SYS").nic_path == "sys"
+
+
+@pytest.mark.parametrize("value, shown", [('"PCH"', "'PCH'"), ('"c2c"', "'c2c'"), ("3", "3"),
                                           ('"\\u001b[2J"', "'\\x1b[2J'")])
 def test_an_unknown_nic_path_is_one_line_that_echoes_it_and_names_the_valid_ones(value, shown):
     with pytest.raises(RingsimError) as caught:
@@ -196,3 +208,55 @@ def test_nic_path_on_the_inside_level_is_refused_in_a_file_and_in_python():
                                            "got 'far'"):
         Level("across", "x", 1e-6, 1e9, nic_path="far")
     assert Level("across", "x", 1e-6, 1e9, nic_path="sys").nic_path == "sys"
+
+
+def test_memory_in_bits_is_refused_and_the_memory_example_is_a_memory():
+    base = '\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n'
+    for text, fix in (('"80Gb"', "80GB"), ('"141 Gb"', "141GB"), ('"1Tb"', "1TB"),
+                      ('"512Mb"', "512MB")):
+        with pytest.raises(RingsimError) as caught:
+            parse(f"gpu_memory = {text}{base}", "bits")
+        assert str(caught.value) == (f"topology bits: gpu_memory {text.replace(chr(34), chr(39))} "
+                                     f"is in bits (b); memory is counted in bytes: write {fix}")
+    with pytest.raises(RingsimError) as caught:
+        parse(f"gpu_memory = 80{base}", "bare")
+    assert str(caught.value) == ('topology bare: gpu_memory must be text with a unit in quotes, '
+                                 'e.g. "80GB", got a number')
+    # each quantity's example is of its own kind
+    with pytest.raises(RingsimError, match=r'alpha must be text with a unit in quotes, e\.g\. "5us"'):
+        parse('[inside]\nalpha = 5\nbandwidth = "1GB/s"\n', "t")
+    with pytest.raises(RingsimError, match=r'bandwidth must be text with a unit in quotes, '
+                                           r'e\.g\. "450GB/s"'):
+        parse('[inside]\nalpha = "5us"\nbandwidth = 1\n', "t")
+
+
+@pytest.mark.parametrize("name", ["100 Gb/s", "100Gbps", "100 Gbit/s", "100 Gbits/s", "RoCE 100Gb",
+                                  "100 GbE", "100GbE", "100G Ethernet", "Ethernet 100G",
+                                  "100 Gb/sec"])
+def test_a_rate_eight_times_the_named_one_is_refused_however_the_name_spells_bits(name):
+    with pytest.raises(RingsimError) as caught:
+        parse(_network(name, "100GB/s"), "slip")
+    assert str(caught.value) == (
+        'topology slip: [across] bandwidth "100GB/s" is 800 Gb/s per GPU, 8 times the 100 Gb/s '
+        'its name says: B is bytes, b bits, so write "100Gb/s"')
+    assert parse(_network(name, "100Gb/s"), "right").level("across").bandwidth == 12.5e9
+
+
+@pytest.mark.parametrize("name", ["100GB/s link", "PCIe 4.0 16 GT/s", "H100 NDR", "8x A100 GPUs",
+                                  "3.2 GHz hosts"])
+def test_a_name_that_states_no_rate_in_bits_raises_no_alarm(name):
+    assert parse(_network(name, "100GB/s", inside="900GB/s"), "ok").level("across").bandwidth == 1e11
+
+
+def test_no_shipped_or_test_topology_file_trips_the_checks():
+    from pathlib import Path
+
+    from ringsim.studies import peers
+    root = Path(__file__).resolve().parent
+    files = [*sorted((root / "data" / "topologies").glob("*.toml")),
+             *sorted(Path(peers.system_file("x")).parent.glob("*.toml"))]
+    assert len(files) > 10
+    for path in files:
+        load(str(path))  # raises on a false alarm
+    for name in presets():
+        load(name)

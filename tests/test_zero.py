@@ -216,3 +216,44 @@ def test_the_topologys_gpu_memory_gives_the_verdict_where_gpu_memory_is_not_give
     assert main(["zero", "--params", "1.3B", "--topology", str(path)]) == 2
     assert capsys.readouterr().err == ("ringsim: error: topology small: gpu_memory must be from "
                                        "1MB to 100TB, got '10kB'\n")
+
+
+def test_memory_written_in_bits_is_refused_not_read_as_an_eighth(capsys, tmp_path):
+    # 80Gb is 10 GB: a typo for 80GB that would name every stage as not fitting
+    assert main(["zero", "--params", "70B", "--topology", "dgx-h100", "--nodes", "2",
+                 "--gpu-memory", "80Gb"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("--gpu-memory '80Gb' is in bits (b); memory is counted in bytes: write "
+                        "80GB\n") and len(err.splitlines()) == 1
+    path = tmp_path / "gm.toml"
+    path.write_text('gpu_memory = "80Gb"\ngpus_per_node = 8\n[inside]\nalpha = "1us"\n'
+                    'bandwidth = "100GB/s"\n')
+    assert main(["zero", "--params", "70B", "--topology", str(path), "--stage", "3"]) == 2
+    assert capsys.readouterr().err == ("ringsim: error: topology gm: gpu_memory '80Gb' is in "
+                                       "bits (b); memory is counted in bytes: write 80GB\n")
+
+
+@pytest.mark.parametrize("rate", ["500GB/s", "inf", "4Tb/s"])
+def test_a_what_if_network_rate_on_the_command_line_is_taken_as_given(capsys, rate):
+    # --bandwidth is a what-if (its help says so): any rate, inf for latency alone, no warning
+    from ringsim.core.units import parse_bandwidth
+    argv = ["zero", "--params", "7B", "--topology", "dgx-h100", "--nodes", "2", "--stage", "1",
+            "--json", "--bandwidth", f"across={rate}"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and json.loads(out)["seconds"] > 0
+    assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "2", "--size", "1GiB",
+                 "--bandwidth", f"across={rate}"]) == 0
+    out, err = capsys.readouterr()
+    shown = "inf" if rate == "inf" else f"{parse_bandwidth(rate) / 1e9:.2f} GB/s"
+    assert err == "" and f"2.70 µs, {shown} per GPU per direction" in out
+
+
+def test_the_bandwidth_help_says_it_is_a_what_if():
+    import argparse
+
+    from ringsim.cli._cost_args import add_cost_arguments
+    parser = argparse.ArgumentParser()
+    add_cost_arguments(parser)
+    action = next(a for a in parser._actions if a.dest == "bandwidth")
+    assert "not checked against real NICs" in action.help and "inf" in action.help

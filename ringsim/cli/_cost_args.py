@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.checks import check_count, check_gpus, count_arg
+from ..core.checks import MAX_GPUS, check_count, check_gpus, count_arg
 from ..cost.model import CostModel
 from ..core.errors import RingsimError
 from ..core.textout import printable
@@ -45,7 +45,11 @@ def add_cost_arguments(parser: argparse.ArgumentParser, *, size: bool = True) ->
                        help="latency per transfer, e.g. 0.5us; LEVEL inside or across sets one "
                             "level (default: every level)")
     group.add_argument("--bandwidth", action="append", default=[], metavar="[LEVEL=]B",
-                       help="port bandwidth per direction, e.g. 450GB/s or 400Gb/s")
+                       help="port bandwidth per direction, e.g. 450GB/s or 400Gb/s (b is bits), "
+                            "or inf to see latency alone; LEVEL inside or across sets one level "
+                            "(default: every level). A what-if: any rate is taken as given, "
+                            "not checked against real NICs as a topology file's [across] "
+                            "bandwidth is")
     group.add_argument("--reduce-bandwidth", default=None, metavar="B",
                        help="bytes a GPU reduces per second, e.g. 1TB/s, or inf (γ = 0)")
 
@@ -118,6 +122,9 @@ def gpus_from_args(args: argparse.Namespace, topology: Topology, default: int) -
     except ValueError:
         raise RingsimError(f"--nodes must be a whole number, got {args.nodes!r}") from None
     nodes = check_count(nodes, "the number of nodes", minimum=1)
+    if nodes * topology.gpus_per_node > MAX_GPUS:  # named by the option given, not by G
+        raise RingsimError(f"--nodes {nodes:,} × {topology.gpus_per_node:,} GPUs per node is "
+                           f"{nodes * topology.gpus_per_node:,} GPUs; at most {MAX_GPUS:,}")
     gpus = check_gpus(nodes * topology.gpus_per_node)
     if args.gpus is not None and args.gpus != gpus:
         raise RingsimError(f"--gpus {args.gpus} disagrees with --nodes {nodes} × "

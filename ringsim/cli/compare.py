@@ -12,7 +12,7 @@ from ..core.naming import plural
 from ..studies.compare import Row, compare
 from ..studies.whose import nccl_for, nccl_release, nccl_version
 from ..cost.model import algbw, busbw
-from ..cost.nccl import NcclChoice
+from ..cost.nccl import NcclChoice, path_note, socket_cap
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.units import format_bandwidth, format_bytes, format_seconds
@@ -164,8 +164,18 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model, pick,
         where += f" in {plural(nodes, 'node')}"
     say(f"\nModelled time on {where} · {format_bytes(nbytes)} per GPU "
         f"({model.itemsize}-byte elements)")
-    say(topo.describe() + "\n")
+    far, cap = None, None
+    if isinstance(pick, NcclChoice) and topo.nodes(gpus) > 1:
+        far, cap = path_note(topo, gpus, nccl), socket_cap(topo, gpus, nccl)
+    # The textbook rows price the NIC's rate; NCCL's model caps a node whose NICs sit across
+    # its CPU sockets below it, so the line says both.
+    besides = {"across": f"(the NIC's rate; NCCL's model: every channel of a node shares the "
+                         f"{format_bandwidth(cap)} link between its CPU sockets, nic_path sys)"
+               } if cap else None
+    say(topo.describe(besides) + "\n")
     _print_nccl(pick, gpus, nbytes, nccl)
+    if far:
+        say(f"Note: {far}.", most=100)
     # A row's times are the textbook model's even where NCCL has the schedule: the column
     # names NCCL's algorithm, so that its time is not read as NCCL's (that is the line above).
     say("\nTextbook α-β-γ model (what the lessons teach), every schedule ringsim builds; "

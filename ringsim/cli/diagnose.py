@@ -29,7 +29,8 @@ DESCRIPTION = (
     "and a flag where measured falls short by more than --tolerance; the verdict fits a per-call "
     "latency and a bus bandwidth to the measured curve and sets them beside the model's. An "
     "all-reduce is also set beside the published runs on machines like it (the same number of GPUs and nodes, "
-    "GPUs per process, GPU architecture, links inside a node, network rate per GPU and latency, "
+    "GPUs per process, GPU architecture, links inside a node, network rate per GPU, latency and "
+    "GPU-to-NIC path, "
     "healthy by their sources' word): their fastest, median and slowest time per size, and yours over "
     "their median.")
 # the ones NCCL's model prices

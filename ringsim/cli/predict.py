@@ -7,7 +7,7 @@ import json
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
-from ..cost.nccl import algo_note, max_threads, names, tuning_table
+from ..cost.nccl import algo_note, max_threads, names, path_note, tuning_table
 from ..cost.nccl_tuner import versions
 from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
@@ -90,7 +90,8 @@ def register(sub) -> None:
                         help="all-reduce only: beside each size, the median time of the "
                              "published all_reduce_perf runs on machines like the topology "
                              "(the same number of GPUs and nodes, GPU architecture, links inside a node, "
-                             "network rate per GPU and latency; healthy by their sources' word), how many "
+                             "network rate per GPU, latency and GPU-to-NIC path; healthy by their "
+                             "sources' word), how many "
                              "there are, and the model over their median; the runs are listed "
                              "with their addresses under the table")
     parser.add_argument("--json", action="store_true",
@@ -143,8 +144,10 @@ def run(args: argparse.Namespace) -> int:
               "channels")
     units = ("(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "")
     widths = (12, 12, 8, 10, 8, 8, 14, 9, 9)
+    far = path_note(topology, args.gpus, args.nccl)
     for note in (rooted_note(args.collective),
                  algo_note(topology, args.gpus, args.collective, args.algo, args.proto, args.nccl),
+                 far and f"# {far}",
                  rounding_note(rows, args.collective, args.gpus),
                  empty_note(rows), host_note(rows, args.gpus_per_process)):
         if note:
@@ -174,17 +177,25 @@ def run(args: argparse.Namespace) -> int:
     elif args.collective == "all-reduce":
         # NCCL's model is the tuner's reading, not a measurement: say where measured runs of
         # machines like this one can be set beside it.
-        from ..studies import peers
-        found = peers.peers(topology, args.gpus, topology.nodes(args.gpus), args.gpus_per_process)
+        found, beside = _published(topology, args.gpus, rows, args.gpus_per_process)
         if found:
             say(f"# {len(found)} published healthy all_reduce_perf "
                 f"run{'s' * (len(found) > 1)} on machines like this one: --published sets "
-                "their median time beside each size (NCCL's model is faster than them at mid "
-                "sizes across nodes; docs/cost.md)" if topology.nodes(args.gpus) > 1 else
-                f"# {len(found)} published healthy all_reduce_perf "
-                f"run{'s' * (len(found) > 1)} on machines like this one: --published sets "
-                "their median time beside each size", hang="#   ")
+                f"their median time beside each size{_against(beside.values())}", hang="#   ")
     return 0
+
+
+def _against(marks) -> str:
+    """' (the model's time is 0.55 to 1.02 times their median at the 23 sizes they measured)':
+    what the published runs' medians say of the model's times, from the numbers ('' where
+    they share no size with the table)."""
+    ratios = sorted(m.ratio for m in marks)
+    if not ratios:
+        return ""
+    low, high = f"{ratios[0]:.2f}", f"{ratios[-1]:.2f}"
+    times = f"{low} times" if low == high else f"{low} to {high} times"
+    where = "the size" if len(ratios) == 1 else f"the {len(ratios):,} sizes"
+    return f" (the model's time is {times} their median at {where} they measured)"
 
 
 def _published(topology, gpus: int, rows, gpus_per_process: int = 1) -> tuple[list, dict]:

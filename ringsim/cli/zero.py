@@ -67,7 +67,7 @@ def _memory(text: str) -> int:
     """--gpu-memory as bytes: 80GB, 141GB, 192GiB; from 1 MB to 100 TB, as a topology's gpu_memory."""
     from ..cost.topology import parse_gpu_memory
     try:
-        return parse_gpu_memory(text)
+        return parse_gpu_memory(text, "--gpu-memory")
     except RingsimError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 

@@ -104,6 +104,19 @@ def parse_size(text: object, what: str = "size") -> int:
     return int(value)
 
 
+def parse_memory(text: object, what: str = "memory") -> int:
+    """Bytes of memory: '80GB', '141GB', '192GiB', 64G (GiB), as parse_size reads them, but
+    never in bits: memory is sold and counted in bytes, so '80Gb' is a slip for 80GB."""
+    number, unit = _split(text, what, "80GB or 192GiB")
+    match = _BYTES.fullmatch(unit)
+    if match and match.group(2) == "b":
+        shown = echo(text)
+        number_text = str(text).strip()[:len(str(text).strip()) - len(unit)].strip()
+        raise RingsimError(f"{what} {shown} is in bits (b); memory is counted in bytes: write "
+                           f"{number_text}{match.group(1) or ''}B")
+    return parse_size(text, what)
+
+
 def parse_seconds(text: object, what: str = "latency", most: Fraction | None = None) -> float:
     """A duration in seconds: '0.5us', '5µs', '1.2ms', '0'; at most `most` where given."""
     number, unit = _split(text, what, "0.5us, 5µs or 1ms")

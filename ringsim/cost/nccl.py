@@ -15,11 +15,12 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ..core.checks import echo
 from ..core.errors import RingsimError
 from .nccl_channels import Tuned, channel_threads, comm_channels, connected, run_channels, tune
-from .nccl_graph import Graph, constants, log2i
+from .nccl_graph import Graph, System, constants, graphs, log2i
 from .nccl_pipeline import fill_seconds, stages
 from .nccl_tuner import (ALGORITHMS, FUNCTIONS, PROTOCOLS, TABLE_FUNCTIONS, algorithm_on,
                          allowed, bus_bandwidth, bus_to_algorithm, carried, carried_release,
@@ -144,14 +145,55 @@ def algo_note(topology, gpus: int, collective: str = "all-reduce", algo: str | N
                 "and so does the model; NCCL 2.24.3 and later refuse the call")
     on = enabled_algorithms(sys, algos)
     if on != algos and any(a not in algos for a, _ in pairs):
-        return (f"# {asked} leaves {release} none of Ring, Tree, NVLS and NVLSTree, and without "
-                "CollNet its src/graph/tuning.cc turns Ring and Tree back on (\"If user has hard "
-                "set NCCL_ALGO=COLLNET, ignore it\"), and so does the model")
+        why = "; ".join(_off_reasons(sys, algos)) or "it runs none of them here"
+        return (f"# {asked}: {release} runs none of what it names here ({why}); with none of "
+                "Ring, Tree, NVLS and NVLSTree left and no CollNet, its src/graph/tuning.cc "
+                "turns Ring and Tree back on (\"If user has hard set NCCL_ALGO=COLLNET, ignore "
+                "it\"), and so does the model")
     if any(a not in on for a, _ in pairs):
         return (f"# {release} never takes {RING} from {collective} whatever {asked} says "
                 "(src/graph/tuning.cc: \"Never disable ring for non-allreduce operations\"), "
                 "and so does the model")
     return None
+
+
+def _off_reasons(sys, algos: set, func: str | None = None) -> list[str]:
+    """Why NCCL gives each of `algos` no bandwidth on this machine, where a topology file says
+    it (one clause each; nothing for an algorithm that runs, or one off for another reason)."""
+    reasons = []
+    collnet = sorted(a for a in algos if a.startswith("CollNet"))
+    if collnet and not sys.collnet:
+        reasons.append(f"{' and '.join(collnet)} need{'s' * (len(collnet) == 1)} at least two "
+                       "nodes and a network that reduces, InfiniBand SHARP, which a topology "
+                       "file states with in_network_reduction = true in [across]")
+    if "NVLS" in algos:
+        if not sys.nvls or sys.arch not in ("hopper", "blackwell"):
+            reasons.append("NVLS needs Hopper or later GPUs on an NVSwitch that reduces, "
+                           "in_network_reduction = true in [inside]")
+        elif sys.nodes > 1 and not sys.collnet:
+            reasons.append("NVLS runs across nodes only with CollNet, on a network that "
+                           "reduces, in_network_reduction = true in [across]")
+    if "NVLSTree" in algos:
+        if sys.nodes == 1:
+            reasons.append("NVLSTree needs more than one node")
+        elif not sys.nvls or sys.arch not in ("hopper", "blackwell"):
+            reasons.append("NVLSTree needs Hopper or later GPUs on an NVSwitch that reduces, "
+                           "in_network_reduction = true in [inside]")
+    if "PAT" in algos and func in (None, "AllGather", "ReduceScatter") and sys.ranks != sys.nodes:
+        reasons.append("PAT runs only with one GPU per node")
+    if func is not None:
+        # the release's tuning.cc has no cell for the function at all (Tree's all-gather)
+        said = " ".join(reasons)
+        idle = [a for a in names("algorithms") if a in algos and f"{a} " not in said
+                and a not in sys.tables["rules"]["absent"] and not any(
+                    allowed(sys, func, a, p) or _looped_any(sys, func, a) for p in PROTOCOLS)]
+        reasons += [f"{a} runs no {func} in this release's src/graph/tuning.cc" for a in idle]
+    return reasons
+
+
+def _looped_any(sys, func: str, algo: str) -> bool:
+    """Whether the release's tuning loop prices the function with the algorithm at all."""
+    return any(priced(sys, Graph(1, 1.0, 1.0), func, algo, p) for p in PROTOCOLS)
 
 
 def _seconds(tuned: Tuned, func: str, algo: str, proto: str, nbytes: int,
@@ -226,6 +268,45 @@ def max_threads(topology, gpus: int, nccl: str | None = None) -> dict[tuple[str,
             if a not in tuned.sys.tables["rules"]["absent"] for p in PROTOCOLS}
 
 
+def path_note(topology, gpus: int, nccl: str | None = None) -> str | None:
+    """One line (no leading '#') on what a far NIC does to NCCL's model across nodes: with
+    nic_path phb or sys LL128 is off, and with sys every channel of a node shares the link
+    between its CPU sockets, whose rate, and its source in NCCL, it names; None on one node
+    or with a NIC near its GPU."""
+    topo = _topology(topology, gpus)
+    tuned = tune(topo, gpus, nccl)
+    sys = tuned.sys
+    if sys.nodes < 2 or sys.type_inter not in ("phb", "sys"):
+        return None
+    release = f"NCCL {nccl or carried()[0]}"
+    given = topo.level("across").nic_path
+    named = f"nic_path {given}" + (f" (which {release} names phb)" if given != sys.type_inter
+                                    else "")
+    ll128 = f"{release} turns LL128 off across nodes (src/graph/tuning.cc)"
+    if sys.type_inter == "phb":
+        return (f"{named}: each GPU reaches its NIC through its CPU's root complex, so {ll128}; "
+                "the NIC keeps its rate")
+    source = sys.tables["link_rates"]["cpu_link_names"][topo.cpu]
+    newest = constants()["link_rates"]
+    later = ""
+    if newest["cpu_interconnect"][topo.cpu] != sys.cpu_link:
+        later = (f"; later releases rate it {newest['cpu_interconnect'][topo.cpu]:g} GB/s "
+                 f"({newest['cpu_link_names'][topo.cpu]})")
+    plain = ("; a plain \"intel\" names no generation and is rated as a Skylake: give cpu = "
+             "\"intel-sapphire-rapids\" or another, docs/cost.md" if topo.cpu == "intel" else "")
+    return (f"{named}: each GPU's NIC is on the other CPU socket, so {ll128}, and every channel "
+            f"of a node crosses the link between the sockets, which they share: "
+            f"{sys.cpu_link:g} GB/s each way, {release}'s {source} for cpu = \"{topo.cpu}\" "
+            f"(src/graph/topo.cc, ncclTopoGetInterCpuBw){later}{plain}")
+
+
+def socket_cap(topology, gpus: int, nccl: str | None = None) -> float | None:
+    """The rate (B/s each way) of the link between CPU sockets that caps a node's channels in
+    NCCL's model (nic_path sys across nodes), None where nothing caps them so."""
+    tuned = tune(_topology(topology, gpus), gpus, nccl)
+    return None if tuned.sys.cpu_link is None else tuned.sys.cpu_link * 1e9
+
+
 def host_seconds(gpus_per_process: int) -> float:
     """Seconds one thread needs to issue a call to the GPUs it drives (nccl-tests' `-g`):
     ringsim's estimate, not NCCL's model (nccl_constants.toml, [host])."""
@@ -275,16 +356,16 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
         if best is None or seconds < best[0]:
             best = (seconds, a, p, lat, bw)
     if best is None or not math.isfinite(best[0]):
+        why = _off_reasons(tuned.sys, algos, func)
         raise RingsimError("NCCL has no algorithm and protocol for this on that topology with "
-                           "the --algo/--proto given")
+                           "the --algo/--proto given" + (f": {'; '.join(why)}" if why else ""))
     seconds, a, p, lat, bw = best
     # NCCL picks on its model, which counts every channel; the call then runs on the channels
     # topoGetAlgoInfo leaves it. Its time is NCCL's own bandwidth formula for that share of
-    # the graph's channels (each channel keeps its speed; caps on the total still apply).
+    # the graph's channels (run_graph: each channel keeps its speed, or on a link the
+    # channels share, the whole link up to their own speed; caps on the total still apply).
     full, run = comm_channels(tuned, a), run_channels(tuned, a, p, nbytes)
-    graph = tuned.graphs[a]
-    if run < full:
-        graph = replace(graph, channels=graph.channels * run / full)
+    graph = run_graph(tuned, a, run) if run < full else tuned.graphs[a]
     measured = tuned.sys.net_measured is not None
     if run < full or measured:
         # NCCL chose on what the plugin reports; the call takes what the network measures.
@@ -295,6 +376,39 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
     # Calls are issued back to back while the GPUs run the ones before, so a call takes as
     # long as the slower of the two; NCCL's choice does not weigh the host either.
     return NcclChoice(a, p, run, max(seconds + fill, host), lat, bw, host, fill)
+
+
+def run_graph(tuned: Tuned, algo: str, run: int) -> Graph:
+    """The graph a call on `run` of an algorithm's channels is priced with: that share of the
+    searched graph's channels, each at the graph's speed. Where the node's channels share one
+    link, the CPUs' link that a NIC on the other socket puts on every path (System.cpu_link),
+    the graph's speed is each channel's share of that link, not what a channel moves: each
+    channel is its own connection, and the link is shared only by the channels that run. So
+    the channels that run have the whole link, up to their own speed (what as many channels
+    move where nothing is shared): min(run channels x own speed, the link's total as the graph
+    shares it)."""
+    graph = tuned.graphs[algo]
+    share = graph.channels * run / comm_channels(tuned, algo)
+    cut = replace(graph, channels=share)
+    if tuned.sys.cpu_link is None or share <= 0:
+        return cut
+    alone = _unshared(tuned.sys)
+    own = alone.graphs[algo]
+    own_share = own.channels * run / max(1, comm_channels(alone, algo))
+
+    def speed(mine: float, theirs: float) -> float:
+        # per channel of the share: at least the share's own, at most the whole graph's total
+        total = min(own_share * theirs, graph.channels * mine)
+        return max(mine, total / share)
+
+    return Graph(share, speed(graph.bw_intra, own.bw_intra), speed(graph.bw_inter, own.bw_inter))
+
+
+@lru_cache(maxsize=64)
+def _unshared(sys: System) -> Tuned:
+    """The same machine with no link its channels share (its NICs beside its GPUs' CPU)."""
+    free = replace(sys, cpu_link=None)
+    return Tuned(free, graphs(free), sys.nccl)
 
 
 def _ring_hops(tuned: Tuned, func: str, proto: str, measured: bool) -> float:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from importlib import resources
 import tomllib
 
-from .topology import DEFAULT_KIND, DEFAULT_NIC_PATH, Topology
+from .topology import DEFAULT_KIND, DEFAULT_NIC_PATH, Topology, cpu_vendor
 
 
 def log2i(n: int) -> int:
@@ -156,9 +156,10 @@ def system(topology: Topology, gpus: int, nccl: str | None = None) -> System:
             type_inter = "phb"
         if type_inter == "sys":
             cpu_link = tables["link_rates"]["cpu_interconnect"][topology.cpu]
+    # Every rule but the socket link's rate reads the vendor: an Intel generation is Intel.
     return System(topology.arch, gpus, nodes, intra_kind, intra_bw, net_bw, nvswitch, nvls,
-                  collnet, uplink, net_latency, measured, topology.cpu, nccl, searched,
-                  type_inter, cpu_link)
+                  collnet, uplink, net_latency, measured, cpu_vendor(topology.cpu), nccl,
+                  searched, type_inter, cpu_link)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from ..core.files import read_text
 from ..core.textout import printable
 from ..core.naming import plural
 from ..core.units import (check_bandwidth, check_seconds, format_bandwidth, format_seconds,
-                          parse_bandwidth, parse_seconds, parse_size)
+                          parse_bandwidth, parse_memory, parse_seconds)
 
 LEVELS = ("inside", "across")
 LEVEL_WORDS = {"inside": "inside a node", "across": "across nodes"}
@@ -32,8 +32,15 @@ LEVEL_WORDS = {"inside": "inside a node", "across": "across nodes"}
 ARCHS = ("volta", "ampere", "hopper", "blackwell")
 KINDS = ("nvlink", "pcie", "network")
 # The host CPU, as NCCL tells them apart (its cpuArch and cpuVendor): a few of its constants
-# differ by CPU, such as the cost of posting to the network and LL's cap across nodes.
-CPUS = ("intel", "amd", "arm", "power")
+# differ by CPU, such as the cost of posting to the network and LL's cap across nodes. An
+# Intel host may also name its generation, which NCCL reads from the CPU's model number to
+# rate the link between two sockets (topo.cc, ncclTopoGetInterCpuBw): Broadwell and older,
+# Skylake to Ice Lake, Sapphire Rapids (and Granite Rapids, whose model number NCCL counts
+# with it), Emerald Rapids. Plain "intel" is rated as Skylake; every Intel value is Intel to
+# all of NCCL's other rules.
+INTEL_GENERATIONS = ("intel-broadwell", "intel-skylake", "intel-sapphire-rapids",
+                     "intel-emerald-rapids")
+CPUS = ("intel", *INTEL_GENERATIONS, "amd", "arm", "power")
 DEFAULT_ARCH = "ampere"
 DEFAULT_CPU = "intel"
 DEFAULT_KIND = {"inside": "nvlink", "across": "network"}
@@ -67,25 +74,43 @@ def _check_word(value: object, what: str, words: tuple) -> None:
         raise RingsimError(f"{what} must be one of {', '.join(words)}, got {echo(value)}")
 
 
+def cpu_vendor(cpu: str) -> str:
+    """The CPU as NCCL's rules other than the socket link read it: 'intel-skylake' is 'intel'."""
+    return "intel" if cpu.startswith("intel") else cpu
+
+
 def parse_gpu_memory(text: object, what: str = "the GPU's memory") -> int:
     """A GPU's memory in bytes, from text with a unit: '80GB', '141GB', '192GiB'; 1 MB to 100 TB."""
-    nbytes = parse_size(text, what)
+    nbytes = parse_memory(text, what)
     if not MIN_GPU_MEMORY <= nbytes <= MAX_GPU_MEMORY:
         raise RingsimError(f"{what} must be from 1MB to 100TB, got {echo(text)}")
     return nbytes
 
 
-def _bits(rate: float) -> str:
+def _bits(rate: float, digits: int = 4) -> str:
     """Bytes per second as network cards are sold, in bits: '1.6 Tb/s', '400 Gb/s'."""
     bits = rate * 8
     for unit, scale in (("Tb/s", 1e12), ("Gb/s", 1e9), ("Mb/s", 1e6)):
         if bits >= scale:
-            return f"{bits / scale:,.4g} {unit}"
-    return f"{bits:,.4g} b/s"
+            return f"{bits / scale:,.{digits}g} {unit}"
+    return f"{bits:,.{digits}g} b/s"
 
 
-# A rate a level's name states in bits per second: "InfiniBand NDR 400 Gb/s", "100 GbE".
-_NAMED_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*([MGT])(?:b/s|bps|bE)")
+def _bits_apart(rate: float, other: float) -> str:
+    """`rate` in bits with as many digits as it takes not to read as `other` ('1.6000001 Tb/s'
+    beside '1.6 Tb/s'), so that a message never says a rate is above a limit it prints alike."""
+    for digits in range(4, 16):
+        if _bits(rate, digits) != _bits(other, digits):
+            return _bits(rate, digits)
+    return _bits(rate, 16)
+
+
+# A rate a level's name states in bits per second, as NIC and switch makers write it:
+# "InfiniBand NDR 400 Gb/s", "400Gbps", "100 Gbit/s", "RoCE 100Gb", "100 GbE", "100G
+# Ethernet". A prefix with b is bits; a bare prefix (100G) is how Ethernet names its rates;
+# B (bytes) and anything else after the prefix (GT/s, GHz, GiB) is no network rate.
+_NAMED_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*([MGT])"
+                         r"(?:b(?:its?)?(?:/s(?:ec)?|ps)?|bE)?(?![A-Za-z/])")
 _RATE_PREFIX = {"M": 1e6, "G": 1e9, "T": 1e12}
 
 
@@ -129,6 +154,8 @@ class Level:
             number["net_latency"] = check_seconds(self.net_latency, f"{where} net_latency",
                                                   MAX_NET_LATENCY)
         if self.nic_path is not None:
+            if isinstance(self.nic_path, str):  # SYS as nvidia-smi prints it is sys
+                object.__setattr__(self, "nic_path", self.nic_path.lower())
             _check_word(self.nic_path, f"{where} nic_path", NIC_PATHS)
             if self.key != "across":
                 raise RingsimError(f"{where} nic_path: {NIC_PATH_ACROSS}")
@@ -271,8 +298,9 @@ class Topology:
             changed = replace(changed, reduce_bandwidth=reduce_bandwidth)
         return changed
 
-    def describe(self) -> str:
-        """One line per level: what it is, α and bandwidth; then the reduce bandwidth."""
+    def describe(self, besides: dict | None = None) -> str:
+        """One line per level: what it is, α and bandwidth (and what `besides` adds to the line
+        of a level key: a cap NCCL's model puts on it); then the reduce bandwidth."""
         from ..core.units import format_bandwidth, format_seconds
         lines = [f"{self.title}" + (f", {self.gpus_per_node} GPU{'s' * (self.gpus_per_node > 1)} "
                                    "per node" if self.gpus_per_node else "")]
@@ -281,7 +309,8 @@ class Topology:
                 lv = self.levels[key]
                 lines.append(f"  {LEVEL_WORDS[key] if self.gpus_per_node else 'every link'}: "
                              f"{lv.name}, α = {format_seconds(lv.alpha)}, "
-                             f"{format_bandwidth(lv.bandwidth)} per GPU per direction")
+                             f"{format_bandwidth(lv.bandwidth)} per GPU per direction"
+                             + (f" {(besides or {})[key]}" if (besides or {}).get(key) else ""))
         lines.append(f"  reduce: {format_bandwidth(self.reduce_bandwidth)} per GPU")
         return "\n".join(lines)
 
@@ -352,38 +381,51 @@ def _flag(value, where: str) -> bool:
     return value
 
 
-def _quantity(parse):
-    """Text with a unit, read by the shared unit parser ('5us', '450GB/s')."""
+def _quantity(parse, example: str):
+    """Text with a unit, read by the shared unit parser; `example` is one such text of the
+    field's own kind ('"5us"', '"450GB/s"', '"80GB"')."""
     def check(value, where: str):
         if not isinstance(value, str):
-            raise RingsimError(f"{where} must be text with a unit in quotes, e.g. \"5us\" or "
-                               f"\"450GB/s\", got a {_toml_type(value)}")
+            raise RingsimError(f"{where} must be text with a unit in quotes, e.g. {example}, "
+                               f"got a {_toml_type(value)}")
         return parse(value, where)
     return check
+
+
+def _nic_path(value, where: str) -> str:
+    """One of NIC_PATHS in any case: nvidia-smi topo -m and NCCL's logs print them as PIX, SYS."""
+    if not isinstance(value, str) or value.lower() not in NIC_PATHS:
+        raise RingsimError(f"{where} must be one of {', '.join(NIC_PATHS)}, got {echo(value)}")
+    return value.lower()
+
+
+SECONDS_EXAMPLE, RATE_EXAMPLE = '"5us"', '"450GB/s"'
 
 
 TOPOLOGY_FIELDS = {
     "name": _text(MAX_NAME),
     "title": _text(200),
     "gpus_per_node": _whole(1, MAX_GPUS),
-    "reduce_bandwidth": _quantity(parse_bandwidth),
+    "reduce_bandwidth": _quantity(parse_bandwidth, '"1TB/s" or "inf"'),
     "sources": _text(20_000, lines=True),
     "measured": _text(20_000, lines=True),
     "arch": _one_of(*ARCHS),
     "cpu": _one_of(*CPUS),
-    "gpu_memory": _quantity(parse_gpu_memory),
+    "gpu_memory": _quantity(parse_gpu_memory, '"80GB"'),
 }
 LEVEL_FIELDS = {
     "name": _text(MAX_NAME),
-    "alpha": _quantity(parse_seconds),
-    "bandwidth": _quantity(parse_bandwidth),
+    "alpha": _quantity(parse_seconds, SECONDS_EXAMPLE),
+    "bandwidth": _quantity(parse_bandwidth, RATE_EXAMPLE),
     "kind": _one_of(*KINDS),
     "in_network_reduction": _flag,
     "gpus_per_switch": _whole(1, MAX_SWITCH_GPUS),
-    "uplink": _quantity(parse_bandwidth),
-    "net_plugin_latency": _quantity(lambda text, where: parse_seconds(text, where, MAX_NET_LATENCY)),
-    "net_latency": _quantity(lambda text, where: parse_seconds(text, where, MAX_NET_LATENCY)),
-    "nic_path": _one_of(*NIC_PATHS),
+    "uplink": _quantity(parse_bandwidth, '"31.5GB/s"'),
+    "net_plugin_latency": _quantity(lambda text, where: parse_seconds(text, where, MAX_NET_LATENCY),
+                                    '"75us"'),
+    "net_latency": _quantity(lambda text, where: parse_seconds(text, where, MAX_NET_LATENCY),
+                             SECONDS_EXAMPLE),
+    "nic_path": _nic_path,
 }
 # Why an [inside] level may not name a NIC path (the file's and the API's message alike).
 NIC_PATH_ACROSS = "a GPU's path to its NIC is the network's: give it in [across]"
@@ -482,8 +524,13 @@ def _check_network(fields: dict, text: str, where: str) -> None:
                            f"{_bits(slipped)} its name says: B is bytes, b bits, so write "
                            f"\"{_bits(slipped).replace(' ', '')}\"")
     if rate > MAX_NETWORK_BANDWIDTH:
+        # The b-for-B hint only where the rate was written in bytes: one written in bits
+        # already is too fast as it stands.
+        in_bytes = re.search(r"B(/s|ps)\s*$", text.strip()) is not None
         hint = (f"; if {_bits(rate / 8)} was meant, write it with b (bits), not B (bytes)"
-                if rate / 8 <= MAX_NETWORK_BANDWIDTH else "; check the number and its unit")
-        raise RingsimError(f"{where} \"{shown}\" is {_bits(rate)} per GPU, faster than any "
-                           f"network a GPU has (at most {_bits(MAX_NETWORK_BANDWIDTH)}, "
+                if in_bytes and rate / 8 <= MAX_NETWORK_BANDWIDTH else
+                "; check the number and its unit")
+        raise RingsimError(f"{where} \"{shown}\" is {_bits_apart(rate, MAX_NETWORK_BANDWIDTH)} "
+                           f"per GPU, faster than any network a GPU has (at most "
+                           f"{_bits(MAX_NETWORK_BANDWIDTH)}, "
                            f"{format_bandwidth(MAX_NETWORK_BANDWIDTH)} each way){hint}")

@@ -32,8 +32,8 @@ def _choice(a, nbytes: int | None = None, proto: str | None = None):
 
 
 def _version(a) -> str:
-    from ..cost.nccl_graph import constants
-    return constants()["version"]["nccl"]
+    from ..cost.nccl_tuner import versions
+    return versions()[0]  # spelled as --nccl takes it, as every command prints it
 
 
 def _factor(name: str):

@@ -8,8 +8,8 @@ protocol NCCL's tuner picks, and their time). A size is flagged when it reaches 
 t(S) ≈ L + S·f/B — a per-call latency L (the flat start of the curve) and a bus bandwidth B
 (Theil–Sen slope of the sizes well past L) — and the model's curve the same way, so that the
 verdict can say which regime falls short: the latency-bound sizes (launch, proxy, network
-latency) or the bandwidth-bound ones (link or NIC rate, fewer NICs than GPUs, no GPUDirect
-RDMA, PCIe or CPU links).
+latency) or the bandwidth-bound ones (link or NIC rate, fewer NICs than GPUs, a NIC on the
+other CPU socket, no GPUDirect RDMA, PCIe or CPU links).
 """
 
 from __future__ import annotations
@@ -381,7 +381,10 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     if not 0 < tolerance < 1:
         raise RingsimError(f"the tolerance must be between 0 and 100%, got {percent(tolerance)}")
     gpus, nodes, notes = scenario(output, gpus, nodes)
+    if collective is not None:
+        check_collective(output, gpus, collective)
     collective = collective or which_test(output, gpus, notes)
+    notes += _root_notes(output, gpus, collective)
     rows, more = measured_rows(output)
     notes += more
     per_node = gpus // nodes
@@ -418,6 +421,10 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                                                         dtype=dtype),
                                    algo, proto, pasted)
     kept = {"NCCL_ALGO": algo, "NCCL_PROTO": proto}
+    from ..cost.nccl import path_note  # the model is imported once the paste has passed
+    far = path_note(topology, gpus, nccl)
+    if far:  # what a NIC far from its GPU does to the model, said where the table is read
+        notes.append(far)
     notes[held:held] = [_held_note(name, value, kept[name] is not None, f"{collective} on {topology.name}")
                         for name, value in pasted.items()]
     if nvls_off:
@@ -505,6 +512,72 @@ def _not_rings(rows: list[SizeRow]) -> bool:
     return any(r.flag and r.regime == "bandwidth" and r.algorithm != "Ring" for r in rows)
 
 
+# What each test's rows print (nccltests.test_from_rows): whether its redop column reduces,
+# whether its root column holds a rank, and whether its count is the whole size's.
+SHOWS = {"all-reduce": (True, False, True), "all-gather": (False, False, False),
+         "reduce-scatter": (True, False, False), "broadcast": (False, True, True),
+         "reduce": (True, True, True)}
+
+
+def _columns(output: Output, gpus: int) -> dict[str, tuple[bool, str]]:
+    """What the rows' own columns show where every row agrees: 'redop' (reduces?), 'root'
+    (a rank?) and 'count' (the whole size's?, read only beside a redop or root column, as
+    nccl-tests has printed it since it added them), each with its words; a column the layout
+    lacks, or whose rows disagree, shows nothing."""
+    rows = [r for r in output.rows if r.bytes > 0]
+    shown: dict[str, tuple[bool, str]] = {}
+    redops = {r.redop for r in rows if r.redop is not None}
+    if len(redops) == 1 or (redops and "none" not in redops):
+        op = sorted(redops)[0]
+        shown["redop"] = (op != "none", f"redop {op}" if op != "none" else "no reduction")
+    roots = {r.root for r in rows if r.root is not None}
+    if roots and len({root >= 0 for root in roots}) == 1:
+        root = min(roots)
+        shown["root"] = (root >= 0, f"root {root}")
+    typed = [r for r in rows if r.dtype in DTYPES]
+    if typed and shown:  # a layout with a redop or root column: today's count column
+        whole = all(r.count * DTYPES[r.dtype] == r.bytes for r in typed)
+        share = all(r.count * DTYPES[r.dtype] * gpus == r.bytes for r in typed)
+        if whole != share:
+            shown["count"] = (whole, "the whole size's count" if whole else
+                              f"a count of each rank's share (count x type size x {gpus} = size)")
+    return shown
+
+
+def check_collective(output: Output, gpus: int, collective: str) -> None:
+    """Refuse, in one line, a --collective that the paste itself contradicts: the test it
+    names, or its redop, root and count columns (SHOWS), where they tell. A paste whose
+    columns cannot tell (no root or redop column) takes the flag as it is."""
+    flag, perf = f"--collective {collective}", PERF[collective]
+    named = output.collective
+    if named is not None and named != collective:
+        raise RingsimError(f"{output.name} is the output of {PERF.get(named, named)} and {flag} "
+                           f"says {perf}: leave --collective out, or give the test that ran")
+    shown = _columns(output, gpus)
+    wants = dict(zip(("redop", "root", "count"), SHOWS[collective]))
+    if all(value == wants[name] for name, (value, _) in shown.items()):
+        return
+    seen = test_from_rows(output.rows, gpus)
+    said = ", ".join(words for _, words in shown.values())
+    if seen is None:
+        raise RingsimError(f"{output.name}'s rows ({said}) are not {perf}'s, which {flag} says: "
+                           "give the --collective that ran")
+    raise RingsimError(f"{output.name}'s rows ({said}) are {PERF.get(seen, seen)}'s, and {flag} "
+                       f"says {perf}: give the --collective that ran, or leave it out to take "
+                       "the one the rows show")
+
+
+def _root_notes(output: Output, gpus: int, collective: str) -> list[str]:
+    """A note where a rooted test's root column names no rank of the run (0 to G-1)."""
+    if collective not in ROOTED:
+        return []
+    roots = sorted({r.root for r in output.rows if r.root is not None and r.root >= gpus})
+    if not roots:
+        return []
+    return [f"the rows' root {roots[0]:,} is not one of the run's {gpus:,} ranks (0 to "
+            f"{gpus - 1:,}); every root is priced alike, as NCCL's model does"]
+
+
 def which_test(output: Output, gpus: int, notes: list[str]) -> str:
     """The collective the output ran: the test it names, else the one its rows' columns show
     (nccltests.test_from_rows), else all-reduce; a note says which was taken, and a test the
@@ -524,8 +597,11 @@ def which_test(output: Output, gpus: int, notes: list[str]) -> str:
     if seen is None and output.rows and all(r.redop in (None, "none") for r in output.rows):
         # all_reduce_perf always reduces; nccl-tests prints "none" for the tests that do not
         # (all_gather_perf, broadcast_perf, alltoall_perf), so all-reduce cannot be assumed
+        count = _columns(output, gpus).get("count")
+        odd = ("" if count is not None else "; its count column fits neither the whole size nor "
+               "a rank's share of it")
         raise RingsimError(f"{output.name} does not name its test and its rows' redop is "
-                           "'none', so it is not all_reduce_perf: give --collective")
+                           f"'none', so it is not all_reduce_perf{odd}: give --collective")
     if seen in ("reduce-scatter", "all-gather"):
         also = "" if seen == "reduce-scatter" else "; alltoall_perf prints the same columns"
         notes.append(f"the output does not name its test: its count column is each rank's share "
@@ -702,8 +778,10 @@ def verdicts(r: Report) -> list[str]:
                     head += f" vs {format_bandwidth(bw_p)} modelled ({bw_m / bw_p:.0%})"
             if short:
                 where = (" across nodes: the NIC rate, fewer NICs than GPUs (the model gives each "
-                         "GPU its own), GPUDirect RDMA off (data staged through host memory), "
-                         "the switch fabric (rails, oversubscription)" if r.nodes > 1 else
+                         "GPU its own), a NIC on the other CPU socket (nic_path = \"sys\" in the "
+                         "topology's [across] prices it), GPUDirect RDMA off (data staged "
+                         "through host memory), the switch fabric (rails, oversubscription)"
+                         if r.nodes > 1 else
                          " inside the node: the NVLink or PCIe rate, P2P off (data through host "
                          "memory), GPUs under different CPU sockets")
                 if _in_place_fine(r):

@@ -9,6 +9,7 @@ question the model cannot answer alone: how do machines like mine measure?
 
 from __future__ import annotations
 
+import math
 import statistics
 import textwrap
 import tomllib
@@ -17,7 +18,7 @@ from functools import lru_cache
 from importlib import resources
 
 from ..core.units import format_seconds
-from ..cost.topology import DEFAULT_KIND, Topology, load, parse, presets
+from ..cost.topology import DEFAULT_KIND, DEFAULT_NIC_PATH, Topology, load, parse, presets
 
 PUBLISHED = resources.files("ringsim.studies").joinpath("published")
 
@@ -62,6 +63,8 @@ class Peer:
 
 
 KIND_WORDS = {"nvlink": "NVLink", "pcie": "PCIe", "network": "a network"}
+PATH_WORDS = {"p2c": "under its CPU, over the GPU's C2C link", "phb": "behind its CPU",
+              "sys": "on the other CPU socket"}
 
 
 def _kind(topo: Topology) -> str:
@@ -88,23 +91,39 @@ def _latency(topo: Topology, nodes: int) -> tuple[float, float | None]:
     return across.net_plugin_latency, across.net_latency
 
 
+def _path(topo: Topology, nodes: int) -> str | None:
+    """Across nodes, each GPU's path to its NIC as NCCL's model tells them apart: "near" for
+    pix and pxb (and a file that does not say: the published systems' NICs sit by their GPUs
+    unless their file says otherwise), else p2c, phb or sys; None on one node."""
+    across = topo.levels.get("across")
+    if nodes <= 1 or across is None:
+        return None
+    path = across.nic_path or DEFAULT_NIC_PATH
+    return "near" if path in ("pix", "pxb") else path
+
+
 def _alike(a: Topology, b: Topology, nodes: int) -> bool:
     """The same GPU architecture, link kind inside a node and, across nodes, network rate per
-    GPU and network latency: a plugin that reports its own latency (EFA's 75 µs) makes NCCL
-    choose and time small calls otherwise than on InfiniBand or RoCE of the same rate."""
+    GPU, network latency and path from GPU to NIC: a plugin that reports its own latency
+    (EFA's 75 µs) makes NCCL choose and time small calls otherwise than on InfiniBand or RoCE
+    of the same rate, and a NIC behind the CPU or on the other socket turns LL128 off (and
+    across the sockets caps every channel). A network of no finite rate (inf, which prices
+    latency alone) is like no measured machine."""
     rate_a, rate_b = _network(a, nodes), _network(b, nodes)
     if rate_a is None or rate_b is None:
         same_rate = rate_a is rate_b
     else:
-        same_rate = abs(rate_a - rate_b) <= 0.01 * rate_b
+        same_rate = (math.isfinite(rate_a) and math.isfinite(rate_b)
+                     and abs(rate_a - rate_b) <= 0.01 * rate_b)
     return (a.arch == b.arch and _kind(a) == _kind(b) and same_rate
-            and _latency(a, nodes) == _latency(b, nodes))
+            and _latency(a, nodes) == _latency(b, nodes) and _path(a, nodes) == _path(b, nodes))
 
 
 def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1) -> list[Peer]:
     """The published all-reduce runs its source calls healthy on machines like this one: the
     same number of GPUs and nodes, GPUs per process (nccl-tests' -g), GPU architecture and kind of link
-    inside a node, and across nodes the same network rate per GPU and latency; only sizes NCCL
+    inside a node, and across nodes the same network rate per GPU, latency and path from GPU
+    to NIC (a finite rate: an inf network is like no measured one); only sizes NCCL
     chose the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO measures
     something else).
 
@@ -136,7 +155,13 @@ def likeness(topo: Topology, nodes: int) -> str:
     words = f"{topo.arch.capitalize()} GPUs, " + (f"{KIND_WORDS.get(kind, kind)} inside a node"
                                                    if kind else "one GPU per node")
     rate = _network(topo, nodes)
-    words += f", {rate * 8 / 1e9:.4g} Gb/s of network per GPU" if rate else ""
+    if rate is not None and math.isinf(rate):
+        words += ", a network of no finite rate (inf)"
+    elif rate:
+        words += f", {rate * 8 / 1e9:.4g} Gb/s of network per GPU"
+    path = _path(topo, nodes)
+    if path not in (None, "near"):
+        words += f", each GPU's NIC {PATH_WORDS[path]} (nic_path {path})"
     plugin, measured = _latency(topo, nodes)
     if plugin or measured is not None:
         said = [f"{format_seconds(plugin)} reported by its net plugin"] if plugin else []

@@ -9,7 +9,6 @@ from ..core.naming import plural
 from ..core.units import format_bandwidth, format_seconds
 from ..cost.model import CostModel, algbw
 from ..cost.nccl import EMPTY_CALL, NcclChoice, nccl_choice
-from ..cost.nccl_graph import constants
 from ..cost.nccl_tuner import carried_release
 
 
@@ -20,9 +19,10 @@ def nccl_release(nccl: str | None = None) -> str | None:
 
 
 def nccl_version(nccl: str | None = None) -> str:
-    """The NCCL release whose tuning constants price the model: 'NCCL 2.30.7-1' (the model's
-    own, as its constants name it) or the older release given, 'NCCL 2.21.5'."""
-    return "NCCL " + (nccl_release(nccl) or constants()["version"]["nccl"])
+    """The NCCL release whose tuning constants price the model: 'NCCL 2.30.7' (the model's
+    own, spelled as --nccl and every other release are) or the older release given."""
+    from ..cost.nccl_tuner import versions
+    return "NCCL " + (nccl_release(nccl) or versions()[0])
 
 
 def nccl_model(nccl: str | None = None) -> str:
@@ -50,7 +50,7 @@ def nccl_for(model: CostModel, gpus: int, nbytes: int, collective: str = "all-re
 
 def nccl_line(pick: NcclChoice | str | None, nbytes: int, bus_factor: float,
               nccl: str | None = None) -> str:
-    """'NCCL's model (NCCL 2.30.7-1's tuning): NCCL would run Tree, protocol LL, on 16
+    """'NCCL's model (NCCL 2.30.7's tuning): NCCL would run Tree, protocol LL, on 16
     channels: 27.60 µs (algbw …, busbw …)', or why there is no such line."""
     head = f"NCCL's model ({nccl_version(nccl)}'s own tuning)"
     if pick is None:

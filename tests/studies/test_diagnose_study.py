@@ -182,8 +182,20 @@ def test_a_paste_that_does_not_name_its_test_is_read_by_its_columns():
     assert report.collective == "all-gather" and report.rows
     assert any("its count column is each rank's share" in n and "taken as all_gather_perf" in n
                for n in report.notes)
-    # --collective wins over what the columns show
-    report = study.diagnose(out, load("pcie-gen4"), nccl_model(), gpus=2, collective="all-reduce")
+    # --collective that the columns contradict is refused, naming both
+    with pytest.raises(RingsimError) as caught:
+        study.diagnose(out, load("pcie-gen4"), nccl_model(), gpus=2, collective="all-reduce")
+    assert str(caught.value).endswith(
+        "nccl1435_all_gather_bf16_excerpt.txt's rows (no reduction, root -1, a count of each "
+        "rank's share (count x type size x 2 = size)) are all_gather_perf's, and --collective "
+        "all-reduce says all_reduce_perf: give the --collective that ran, or leave it out to "
+        "take the one the rows show")
+    # the one they show is taken as given
+    report = study.diagnose(out, load("pcie-gen4"), nccl_model(), gpus=2, collective="all-gather")
+    assert report.collective == "all-gather"
+    # where the layout has no redop and no root column, the columns cannot tell: the flag wins
+    bare = replace(out, rows=[replace(r, redop=None, root=None) for r in out.rows])
+    report = study.diagnose(bare, load("pcie-gen4"), nccl_model(), gpus=2, collective="all-reduce")
     assert report.collective == "all-reduce"
     # The same rows with redop sum are reduce_scatter_perf's: measured busbw is the paste's own
     # column ((n-1)/n), not an all-reduce's 2(n-1)/n of it.

@@ -125,6 +125,8 @@ def _same_file(a: Path, b: Path) -> bool:
 def run(args: argparse.Namespace) -> int:
     from ..cost.topology import load, presets
     from ..studies import diagnose as study
+    from ..studies.diagnose_inputs import assumed_network, check_inputs, preset_for, scenario
+    from ..studies.diagnose_verdicts import gdr_level, log_verdict, network_used
     from ..studies.ncclrun import run_release
     from ..studies.nccltests import nvls_off, parse
     from ..studies.nccltuning import parse_all
@@ -136,15 +138,15 @@ def run(args: argparse.Namespace) -> int:
     output = parse(text)
     gpu = output.gpu_names[0] if output.gpu_names else None
     # Every input the paste cannot give, asked for at once; then G and M (the preset needs M).
-    study.check_inputs(output, args.gpus, bool(args.topology), presets())
-    study.scenario(output, args.gpus, args.nodes)
+    check_inputs(output, args.gpus, bool(args.topology), presets())
+    scenario(output, args.gpus, args.nodes)
     if args.topology:
         topology, reason = load_topology(args.topology), "given with --topology"
     else:
         nodes = len(output.hosts) or (args.nodes or 1)
-        name, reason = study.preset_for(gpu, nodes, presets())
+        name, reason = preset_for(gpu, nodes, presets())
         topology = load(name)
-        reason += study.assumed_network(topology, nodes)
+        reason += assumed_network(topology, nodes)
     log_text = read_text(args.nccl_log, "NCCL_DEBUG=INFO log") if args.nccl_log else None
     tuning = parse_all([text] + ([log_text] if log_text is not None else []))
     # One release prices every part of a report. Where NCCL's own tuning output is set beside
@@ -168,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
         report.checks = [NO_HOPS.format(printable(log_text.name))
                          if c.startswith("run again with NCCL_DEBUG") else c for c in report.checks]
     lines = [*text.lines, *(log_text.lines if log_text is not None else ())]
-    said = study.log_verdict(report, crossing, study.gdr_level(text.lines), study.network_used(lines))
+    said = log_verdict(report, crossing, gdr_level(text.lines), network_used(lines))
     if said:
         report.verdicts.append(said)
     if svg is not None:
@@ -271,7 +273,8 @@ NO_HOPS = ("the log given ({}) has no hop lines ('Channel 00/0 : 0[…] -> 1[…
 
 def text_lines(r) -> list[str]:
     """The report in words: the run, one line per size, the verdicts, what to check."""
-    from ..studies.diagnose import SMALLEST_FOR_LATENCY, percent
+    from ..studies.diagnose_inputs import SMALLEST_FOR_LATENCY
+    from ..studies.diagnose_verdicts import percent
     where = f"{r.gpus} GPUs" + (f" on {r.nodes} nodes" if r.nodes > 1 else " in one node")
     held = " and ".join(f"{name}={value}" for name, value in (("NCCL_ALGO", r.algo),
                                                               ("NCCL_PROTO", r.proto)) if value)

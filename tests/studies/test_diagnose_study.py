@@ -13,6 +13,8 @@ from ringsim.core.errors import RingsimError
 from ringsim.cost.model import CostModel
 from ringsim.cost.topology import load, presets
 from ringsim.studies import diagnose as study
+from ringsim.studies import diagnose_inputs as inputs
+from ringsim.studies import diagnose_verdicts as verdicts
 from ringsim.studies.nccltests import parse
 from ringsim.studies.textfile import read_text
 
@@ -60,33 +62,33 @@ def test_the_fit_recovers_latency_and_bus_bandwidth_of_a_clean_curve():
 
 
 def test_presets_come_from_the_header_gpu_or_a_one_line_request():
-    assert study.preset_for("NVIDIA H100 80GB HBM3", 2, presets())[0] == "dgx-h100"
-    assert study.preset_for("NVIDIA H200", 1, presets())[0] == "dgx-h200"
-    assert study.preset_for("NVIDIA A100-SXM4-80GB", 2, presets())[0] == "dgx-a100"
+    assert inputs.preset_for("NVIDIA H100 80GB HBM3", 2, presets())[0] == "dgx-h100"
+    assert inputs.preset_for("NVIDIA H200", 1, presets())[0] == "dgx-h200"
+    assert inputs.preset_for("NVIDIA A100-SXM4-80GB", 2, presets())[0] == "dgx-a100"
     with pytest.raises(RingsimError, match="NVIDIA A100 80GB PCIe\\) matches no topology preset"):
-        study.preset_for("NVIDIA A100 80GB PCIe", 1, presets())
+        inputs.preset_for("NVIDIA A100 80GB PCIe", 1, presets())
     with pytest.raises(RingsimError, match=r"Tesla T4\) matches no topology preset .* give --topology"):
-        study.preset_for("Tesla T4", 2, presets())
+        inputs.preset_for("Tesla T4", 2, presets())
     with pytest.raises(RingsimError, match="names no GPU"):
-        study.preset_for(None, 1, presets())
+        inputs.preset_for(None, 1, presets())
     # Whole model names only: a GH200 (Grace Hopper, no NVSwitch between its nodes' GPUs) is no
     # DGX H200, nor a GH100 an H100.
     for name in ("NVIDIA GH200 120GB", "NVIDIA GH200 480GB", "NVIDIA GH100"):
         with pytest.raises(RingsimError, match="matches no topology preset"):
-            study.preset_for(name, 1, presets())
+            inputs.preset_for(name, 1, presets())
 
 
 def test_the_runs_shape_comes_from_the_header_and_flags_disagreement():
     a3 = output("a3mega_h100_2node_all_reduce.txt")
-    assert study.scenario(a3, None, None)[:2] == (16, 2)
+    assert inputs.scenario(a3, None, None)[:2] == (16, 2)
     with pytest.raises(RingsimError, match="--gpus 8 disagrees with the 16 ranks"):
-        study.scenario(a3, 8, None)
+        inputs.scenario(a3, 8, None)
     with pytest.raises(RingsimError, match="--nodes 4 disagrees with the 2 hosts"):
-        study.scenario(a3, None, 4)
+        inputs.scenario(a3, None, 4)
     bare = output("nccl1453_h100_3node_bracket_prefix_excerpt.txt")
     with pytest.raises(RingsimError, match="number of GPUs is unknown: give --gpus G"):
-        study.scenario(bare, None, None)
-    assert study.scenario(bare, 24, 3)[:2] == (24, 3)
+        inputs.scenario(bare, None, None)
+    assert inputs.scenario(bare, 24, 3)[:2] == (24, 3)
 
 
 def test_a_run_that_collapses_past_32_mib_is_flagged_exactly_there():
@@ -262,8 +264,8 @@ def test_rows_the_parser_could_not_read_or_keep_are_noted():
 
 def test_the_tolerance_is_printed_as_given():
     out = output("a3mega_h100_2node_all_reduce.txt")
-    assert study.percent(0.3) == "30%" and study.percent(0.015) == "1.5%"
-    assert study.percent(0.999) == "99.9%" and study.percent(0.005) == "0.5%"
+    assert verdicts.percent(0.3) == "30%" and verdicts.percent(0.015) == "1.5%"
+    assert verdicts.percent(0.999) == "99.9%" and verdicts.percent(0.005) == "0.5%"
     report = study.diagnose(out, load("dgx-h100"), nccl_model(), tolerance=0.015)
     assert any("short by more than 1.5%" in v or "within 1.5%" in v for v in report.verdicts)
 
@@ -277,16 +279,16 @@ def test_the_logs_cross_node_transports_name_the_cause():
     report = study.diagnose(parse(text), load("ethernet-100g"), nccl_model())
     crossing = Counter(v.via for v in ncclplan.hops(ncclog.parse(text)) if v.crosses)
     assert crossing == {"NET/AWS Libfabric/0": 4}
-    said = study.log_verdict(report, crossing)
+    said = verdicts.log_verdict(report, crossing)
     assert said.startswith("The log points at GPUDirect RDMA: none of the 4 hops that cross nodes "
                            "(NET/AWS Libfabric/0 (4)) carries /GDRDMA")
     # NCCL's socket transport and a log with GPUDirect RDMA on every hop read differently
-    assert "TCP socket transport" in study.log_verdict(report, {"NET/Socket/0": 4})
-    assert "in the NICs or the fabric" in study.log_verdict(report, {"NET/IB/0/GDRDMA": 4})
+    assert "TCP socket transport" in verdicts.log_verdict(report, {"NET/Socket/0": 4})
+    assert "in the NICs or the fabric" in verdicts.log_verdict(report, {"NET/IB/0/GDRDMA": 4})
     # nothing to explain where the bandwidth-bound sizes are as modelled
     healthy = study.diagnose(output(AFTER_FIX), load(str(A100_4HDR)), nccl_model(), gpus=16,
                              nodes=2, algo="Ring")
-    assert study.log_verdict(healthy, {"NET/IB/0": 4}) is None
+    assert verdicts.log_verdict(healthy, {"NET/IB/0": 4}) is None
 
 
 # NVIDIA/nccl-tests issue 252: two nodes of 4 H100 SXM, each GPU with its own 200 Gb/s NIC. With
@@ -341,7 +343,7 @@ def nps_report(name):
     text = read_text(str(OUTPUTS / name), "nccl-tests output")
     report = study.diagnose(parse(text), load(str(A100PCIE_1HDR)), nccl_model())
     crossing = Counter(v.via for v in ncclplan.hops(ncclog.parse(text)) if v.crosses)
-    return report, study.log_verdict(report, crossing, study.gdr_level(text.lines))
+    return report, verdicts.log_verdict(report, crossing, verdicts.gdr_level(text.lines))
 
 
 def test_the_run_with_gdr_forced_across_sockets_is_flagged_from_8_kib_up():
@@ -384,10 +386,10 @@ def test_after_nps4_the_mid_sizes_recover_and_the_far_nic_still_limits_the_rest(
 
 
 def test_the_gdr_level_is_read_from_nccls_echo_before_the_command_line():
-    assert study.gdr_level(["mpirun -x NCCL_NET_GDR_LEVEL=2 ./all_reduce_perf",
+    assert verdicts.gdr_level(["mpirun -x NCCL_NET_GDR_LEVEL=2 ./all_reduce_perf",
                             "h:1:2 [0] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to PXB"]) == "PXB"
-    assert study.gdr_level(["mpirun -x NCCL_NET_GDR_LEVEL=sys ./all_reduce_perf"]) == "SYS"
-    assert study.gdr_level(["# nThread 1 nGpus 1"]) is None
+    assert verdicts.gdr_level(["mpirun -x NCCL_NET_GDR_LEVEL=sys ./all_reduce_perf"]) == "SYS"
+    assert verdicts.gdr_level(["# nThread 1 nGpus 1"]) is None
 
 
 def test_the_notes_name_the_release_the_paste_ran_and_the_tables_the_model_used():

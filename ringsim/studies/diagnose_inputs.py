@@ -1,0 +1,288 @@
+"""What an nccl-tests paste is and what diagnose needs beyond it: the run's GPUs and nodes, the
+preset its GPU names, the test it ran, its rows, and the notes on how one process drove its GPUs
+and which NCCL release ran it; each gap the paste leaves is a one-line error saying what to give.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..core.errors import RingsimError
+from ..core.naming import plural
+from ..core.units import format_seconds
+from . import peers
+from .nccltests import DTYPES, MAX_ROWS, ROOTED, TESTS, Output, Row, test_from_rows
+
+# Below this size every NCCL all-reduce is dominated by its per-call cost (LL's range); a paste
+# that starts above it does not show the latency.
+SMALLEST_FOR_LATENCY = 64 * 1024
+# GPU model names as nccl-tests prints them (cudaDeviceProp.name: "NVIDIA H100 80GB HBM3",
+# "NVIDIA A100-SXM4-80GB") → the preset of the 8-GPU NVSwitch server they come in, matched as
+# whole words: a GH200 (Grace Hopper) is no DGX H200. PCIe and NVL cards sit in servers of
+# every shape, so those names pick no preset.
+GPU_PRESETS = (("H200", "dgx-h200"), ("H100", "dgx-h100"), ("A100", "dgx-a100"))
+NOT_SXM = ("PCIE", "NVL")
+# The collectives NCCL's model prices (studies.predict), and the nccl-tests binary of each test.
+PRICED = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduce")
+PERF = {name: f"{binary}_perf" for binary, name in TESTS.items()}
+PERF["gather"] = "gather_perf or scatter_perf"  # the rows of the two look alike
+
+
+def preset_for(gpu: str | None, nodes: int, available: list[str]) -> tuple[str, str]:
+    """The preset that models the header's GPU, and why; a one-line error when none fits."""
+    found = _preset(gpu, available)
+    if found is not None:
+        return found, f"the header's GPU is {gpu}: preset {found}"
+    named = f"the header's GPU ({gpu})" if gpu else "the output names no GPU (no '# Rank' lines), so it"
+    raise RingsimError(f"{named} matches no topology preset ({', '.join(available)}): "
+                       + _topology_request(gpu))
+
+
+def _preset(gpu: str | None, available: list[str]) -> str | None:
+    """The preset that models a GPU of this name, None where none does."""
+    name = (gpu or "").upper()
+    for key, preset in GPU_PRESETS:
+        whole = re.search(rf"(?<![A-Z0-9]){key}(?![A-Z0-9])", name)
+        if whole and not any(word in name for word in NOT_SXM) and preset in available:
+            return preset
+    return None
+
+
+def _topology_request(gpu: str | None) -> str:
+    """What to give in place of a preset: --topology, and where the published system files are."""
+    return ("give --topology NAME or a .toml file describing the machine (`ringsim mpi "
+            "--calibrate --write-topology FILE` measures one); " + _published_hint(gpu))
+
+
+def check_inputs(output: Output, gpus: int | None, topology_given: bool, available: list[str]) -> None:
+    """Refuse in one line a run that lacks both its number of GPUs and its machine: both are
+    known missing from the parse, so both are asked for at once (one missing alone is asked
+    for by `scenario` or `preset_for`)."""
+    gpu = output.gpu_names[0] if output.gpu_names else None
+    if gpus is not None or output.gpus is not None or topology_given \
+            or _preset(gpu, available) is not None:
+        return
+    named = f"its GPU ({gpu})" if gpu else "it names no GPU either, so it"
+    raise RingsimError(f"{output.name} has no '# Rank … on HOST device …' lines, so the number "
+                       f"of GPUs is unknown: give --gpus G (and --nodes M); {named} matches no "
+                       f"topology preset ({', '.join(available)}): " + _topology_request(gpu))
+
+
+def assumed_network(topology, nodes: int) -> str:
+    """What a preset guessed from the GPU's name takes the network to be, where the run
+    crosses nodes ('' on one node): the GPU says nothing of the network, so it is said."""
+    if nodes < 2 or "across" not in topology.levels:
+        return ""
+    across = topology.levels["across"]
+    return (f", whose network is {across.name} for each GPU; give --topology if yours "
+            "differs")
+
+
+def _published_hint(gpu: str | None) -> str:
+    """Where ringsim's published system files are, and how to pass one as --topology (the one
+    named for the header's GPU, where there is one)."""
+    import os
+    from pathlib import Path
+    folder = Path(str(peers.PUBLISHED.joinpath("systems")))
+    files = sorted(p.name for p in folder.glob("*.toml"))
+    relative = os.path.relpath(folder)
+    shown = str(folder) if relative.startswith("..") else relative
+    words = set(re.findall(r"[a-z0-9]+", (gpu or "").lower()))
+    fits = [name for name in files if name.split("-")[0] in words]
+    if fits:
+        return (f"ringsim's published system files include {', '.join(fits)} in {shown}: pass "
+                f"one as --topology {os.path.join(shown, fits[0])}")
+    return (f"ringsim's published system files, each named for its machine, are in {shown}: "
+            f"pass one as --topology {os.path.join(shown, 'NAME.toml')}")
+
+
+def scenario(output: Output, gpus: int | None, nodes: int | None) -> tuple[int, int, list[str]]:
+    """G and M from the header (or --gpus/--nodes, which must agree with it), and notes."""
+    notes = []
+    seen_gpus, hosts = output.gpus, output.hosts
+    if gpus is None:
+        if seen_gpus is None:
+            raise RingsimError(f"{output.name} has no '# Rank … on HOST device …' lines, so the "
+                               "number of GPUs is unknown: give --gpus G (and --nodes M)")
+        gpus = seen_gpus
+    elif seen_gpus is not None and gpus != seen_gpus:
+        raise RingsimError(f"--gpus {gpus} disagrees with the {seen_gpus} ranks the header lists")
+    if nodes is None:
+        nodes = len(hosts) if hosts else 1
+        if not hosts:
+            notes.append("no host names in the output: one node assumed (give --nodes M)")
+    elif hosts and nodes != len(hosts):
+        raise RingsimError(f"--nodes {nodes} disagrees with the {len(hosts)} hosts the header names")
+    if gpus < 2:
+        raise RingsimError(f"{output.name} ran on {gpus} GPU: a collective needs at least 2")
+    if gpus % nodes:
+        raise RingsimError(f"{gpus} GPUs do not split evenly over {nodes} nodes")
+    if hosts and output.gpus_per_host() is None:
+        notes.append("the hosts run different numbers of ranks; the model assumes the same on each")
+    return gpus, nodes, notes
+
+
+def measured_rows(output: Output) -> tuple[list[Row], list[str]]:
+    """One row per size above 0 bytes (the first when a size repeats), and what was left out."""
+    notes, seen, rows = [], set(), []
+    for row in output.rows:
+        if row.bytes <= 0 or row.bytes in seen:
+            continue
+        seen.add(row.bytes)
+        rows.append(row)
+    repeated = sum(1 for r in output.rows if r.bytes > 0) - len(rows)
+    if repeated:
+        notes.append(f"{repeated} repeated size{'s' * (repeated > 1)} left out (the first row of each kept)")
+    if output.skipped:
+        notes.append(f"{output.skipped} row{'s' * (output.skipped > 1)} cut short or unreadable left out")
+    if output.past_limit:
+        notes.append(f"{output.past_limit:,} row{'s' * (output.past_limit > 1)} after the first "
+                     f"{MAX_ROWS:,} left out (diagnose reads at most {MAX_ROWS:,})")
+    if not rows:
+        raise RingsimError(f"{output.name} has only 0-byte rows: nothing to compare")
+    return sorted(rows, key=lambda r: r.bytes), notes
+
+
+# What each test's rows print (nccltests.test_from_rows): whether its redop column reduces,
+# whether its root column holds a rank, and whether its count is the whole size's.
+SHOWS = {"all-reduce": (True, False, True), "all-gather": (False, False, False),
+         "reduce-scatter": (True, False, False), "broadcast": (False, True, True),
+         "reduce": (True, True, True)}
+
+
+def _columns(output: Output, gpus: int) -> dict[str, tuple[bool, str]]:
+    """What the rows' own columns show where every row agrees: 'redop' (reduces?), 'root'
+    (a rank?) and 'count' (the whole size's?, read only beside a redop or root column, as
+    nccl-tests has printed it since it added them), each with its words; a column the layout
+    lacks, or whose rows disagree, shows nothing."""
+    rows = [r for r in output.rows if r.bytes > 0]
+    shown: dict[str, tuple[bool, str]] = {}
+    redops = {r.redop for r in rows if r.redop is not None}
+    if len(redops) == 1 or (redops and "none" not in redops):
+        op = sorted(redops)[0]
+        shown["redop"] = (op != "none", f"redop {op}" if op != "none" else "no reduction")
+    roots = {r.root for r in rows if r.root is not None}
+    if roots and len({root >= 0 for root in roots}) == 1:
+        root = min(roots)
+        shown["root"] = (root >= 0, f"root {root}")
+    typed = [r for r in rows if r.dtype in DTYPES]
+    if typed and shown:  # a layout with a redop or root column: today's count column
+        whole = all(r.count * DTYPES[r.dtype] == r.bytes for r in typed)
+        share = all(r.count * DTYPES[r.dtype] * gpus == r.bytes for r in typed)
+        if whole != share:
+            shown["count"] = (whole, "the whole size's count" if whole else
+                              f"a count of each rank's share (count x type size x {gpus} = size)")
+    return shown
+
+
+def check_collective(output: Output, gpus: int, collective: str) -> None:
+    """Refuse, in one line, a --collective that the paste itself contradicts: the test it
+    names, or its redop, root and count columns (SHOWS), where they tell. A paste whose
+    columns cannot tell (no root or redop column) takes the flag as it is."""
+    flag, perf = f"--collective {collective}", PERF[collective]
+    named = output.collective
+    if named is not None and named != collective:
+        raise RingsimError(f"{output.name} is the output of {PERF.get(named, named)} and {flag} "
+                           f"says {perf}: leave --collective out, or give the test that ran")
+    shown = _columns(output, gpus)
+    wants = dict(zip(("redop", "root", "count"), SHOWS[collective]))
+    if all(value == wants[name] for name, (value, _) in shown.items()):
+        return
+    seen = test_from_rows(output.rows, gpus)
+    said = ", ".join(words for _, words in shown.values())
+    if seen is None:
+        raise RingsimError(f"{output.name}'s rows ({said}) are not {perf}'s, which {flag} says: "
+                           "give the --collective that ran")
+    raise RingsimError(f"{output.name}'s rows ({said}) are {PERF.get(seen, seen)}'s, and {flag} "
+                       f"says {perf}: give the --collective that ran, or leave it out to take "
+                       "the one the rows show")
+
+
+def root_notes(output: Output, gpus: int, collective: str) -> list[str]:
+    """A note where a rooted test's root column names no rank of the run (0 to G-1)."""
+    if collective not in ROOTED:
+        return []
+    roots = sorted({r.root for r in output.rows if r.root is not None and r.root >= gpus})
+    if not roots:
+        return []
+    return [f"the rows' root {roots[0]:,} is not one of the run's {gpus:,} ranks (0 to "
+            f"{gpus - 1:,}); every root is priced alike, as NCCL's model does"]
+
+
+def which_test(output: Output, gpus: int, notes: list[str]) -> str:
+    """The collective the output ran: the test it names, else the one its rows' columns show
+    (nccltests.test_from_rows), else all-reduce; a note says which was taken, and a test the
+    model cannot price is a one-line error."""
+    named = output.collective
+    seen = None if named else test_from_rows(output.rows, gpus)
+    test = named or seen
+    if test is not None and test not in PRICED:
+        first = output.rows[0]
+        perf = PERF.get(test, test)
+        what = (f"is the output of {perf}" if named else f"does not name its test, and its rows "
+                f"(redop {first.redop}, root {first.root}) are {perf}'s")
+        raise RingsimError(f"{output.name} {what}: NCCL's model prices "
+                           f"{', '.join(PERF[c] for c in PRICED[:-1])} and {PERF[PRICED[-1]]} only")
+    if named:
+        return named
+    if seen is None and output.rows and all(r.redop in (None, "none") for r in output.rows):
+        # all_reduce_perf always reduces; nccl-tests prints "none" for the tests that do not
+        # (all_gather_perf, broadcast_perf, alltoall_perf), so all-reduce cannot be assumed
+        count = _columns(output, gpus).get("count")
+        odd = ("" if count is not None else "; its count column fits neither the whole size nor "
+               "a rank's share of it")
+        raise RingsimError(f"{output.name} does not name its test and its rows' redop is "
+                           f"'none', so it is not all_reduce_perf{odd}: give --collective")
+    if seen in ("reduce-scatter", "all-gather"):
+        also = "" if seen == "reduce-scatter" else "; alltoall_perf prints the same columns"
+        notes.append(f"the output does not name its test: its count column is each rank's share "
+                     f"of the size (count × type size × {gpus} ranks = size), so it is taken as "
+                     f"{PERF[seen]}{also} (give --collective)")
+        return seen
+    if seen in ROOTED:
+        # only the rooted tests print a root of 0 or more, and a reduce's redop tells it from a
+        # broadcast (nccltests.test_from_rows)
+        first = output.rows[0]
+        what = f"redop {first.redop}" if seen == "reduce" else "no reduction"
+        notes.append(f"the output does not name its test: its rows have root {first.root}, the "
+                     f"whole size's count and {what}, so it is taken as {PERF[seen]} (give "
+                     "--collective)")
+        return seen
+    notes.append("the output does not name its test: taken as all_reduce_perf (give --collective)")
+    return "all-reduce"
+
+
+def per_process(output: Output, topology, gpus: int, nodes: int, notes: list[str]) -> int:
+    """The GPUs one process drove (the header's nGpus) where they fit the run, else 1; a note says which."""
+    from ..cost.nccl import check_per_process, host_seconds
+    n = output.gpus_per_process or 1
+    if n == 1:
+        return 1
+    try:
+        check_per_process(topology, gpus, n)
+    except RingsimError:
+        notes.append(f"the header's nGpus {n} (GPUs one process drove) does not fit {gpus} GPUs "
+                     f"in {plural(nodes, 'node')}: the host's time to issue each call is not modelled")
+        return 1
+    notes.append(f"one process drove {n} GPUs (nGpus {n}): one thread issues each call to all "
+                 f"of them, so the model holds every call to at least "
+                 f"{format_seconds(host_seconds(n))} ({format_seconds(host_seconds(1))} per GPU, "
+                 "ringsim's estimate); one process per GPU (-g 1) shows the GPUs' own latency")
+    return n
+
+
+def release_note(version: str | None, nccl: str | None) -> str | None:
+    """What the notes say of the release the paste ran, beside the tables the model used."""
+    from ..cost.nccl_tuner import release, versions, versions_text
+    known = versions()
+    used = nccl or known[0]
+    if not version:
+        return f"the model uses NCCL {used}'s tuning tables" if nccl else None
+    ran = release(version)
+    if ran == used:
+        return f"the run used NCCL {ran}; the model uses that release's tuning tables"
+    if ran in known:
+        return (f"the run used NCCL {ran}; the model uses NCCL {used}'s tuning tables "
+                f"(--nccl {ran} prices it with its own)")
+    return (f"the run used NCCL {ran}; ringsim has the tuning tables of NCCL "
+            f"{versions_text()}, and the model uses {used}'s")

@@ -24,8 +24,8 @@ from .nccl_graph import Graph, System, constants, graphs, log2i
 from .nccl_pipeline import fill_seconds, stages
 from .nccl_tuner import (ALGORITHMS, FUNCTIONS, PROTOCOLS, TABLE_FUNCTIONS, algorithm_on,
                          allowed, bus_bandwidth, bus_to_algorithm, carried, carried_release,
-                         enabled_algorithms, graph_searched, latency, names, nvls_speeds,
-                         priced, protocol_on, ring_fallback, ring_restored, runs)
+                         enabled_algorithms, graph_searched, latency, looped, names,
+                         nvls_speeds, priced, protocol_on, ring_fallback, ring_restored, runs)
 from .topology import Topology, load
 
 MAX_GPUS = 1_000_000  # core/checks.py's bound, as every command has
@@ -186,14 +186,9 @@ def _off_reasons(sys, algos: set, func: str | None = None) -> list[str]:
         said = " ".join(reasons)
         idle = [a for a in names("algorithms") if a in algos and f"{a} " not in said
                 and a not in sys.tables["rules"]["absent"] and not any(
-                    allowed(sys, func, a, p) or _looped_any(sys, func, a) for p in PROTOCOLS)]
+                    looped(sys, func, a, p) for p in PROTOCOLS)]
         reasons += [f"{a} runs no {func} in this release's src/graph/tuning.cc" for a in idle]
     return reasons
-
-
-def _looped_any(sys, func: str, algo: str) -> bool:
-    """Whether the release's tuning loop prices the function with the algorithm at all."""
-    return any(priced(sys, Graph(1, 1.0, 1.0), func, algo, p) for p in PROTOCOLS)
 
 
 def _seconds(tuned: Tuned, func: str, algo: str, proto: str, nbytes: int,

@@ -248,7 +248,7 @@ def latency(sys: System, func: str, algo: str, proto: str, measured: bool = Fals
     return base + log2i(nodes) * (inter / 3.5) + ranks * 2.8  # PAT
 
 
-def _looped(sys: System, func: str, algo: str, proto: str) -> bool:
+def looped(sys: System, func: str, algo: str, proto: str) -> bool:
     """Whether ncclTopoTuneModel's loop over functions, algorithms and protocols reaches a
     cell at all, by the tests that need no graph."""
     if func in ("Broadcast", "Reduce") and algo != "Ring":
@@ -267,7 +267,7 @@ def priced(sys: System, graph: Graph, func: str, algo: str, proto: str) -> bool:
     over functions, algorithms and protocols does not skip. It prints a latency there even
     where it then zeroes the bandwidth (allowed() says where it keeps it)."""
     rules = sys.tables["rules"]
-    if algo in rules["absent"] or not _looped(sys, func, algo, proto):
+    if algo in rules["absent"] or not looped(sys, func, algo, proto):
         return False
     # From 2.28.3 (with nvlsEfficiency) the loop skips NVLS and NVLSTree with fewer than two
     # channels: "NVLS/NVLStree needs at least 2 channels".
@@ -277,7 +277,7 @@ def priced(sys: System, graph: Graph, func: str, algo: str, proto: str) -> bool:
 
 def allowed(sys: System, func: str, algo: str, proto: str) -> bool:
     """The (function, algorithm, protocol) triples NCCL tunes at all, and what it disables."""
-    if not _looped(sys, func, algo, proto):
+    if not looped(sys, func, algo, proto):
         return False
     if algo == "NVLSTree" and sys.nodes == 1:
         return False

@@ -112,3 +112,42 @@ def test_no_fill_where_nothing_waits_or_ringsim_does_not_know(topology, gpus, nb
 def test_predict_json_says_the_fill():
     row = predict("dgx-h100", 8, [8 * MiB])[0].to_json()
     assert row["fill"] == pytest.approx(2 * 8 * 32768 / (272e9 / 16))
+
+
+def test_predict_says_why_a_larger_call_takes_less_time(capsys):
+    from ringsim.cli import main
+    # NCCL 2.18.6 on 8 H100s runs 256 KiB as Ring/LL on 8 of its channels (its model priced
+    # all of them) and 512 KiB as NVLS/Simple: the larger call is the faster one.
+    assert main(["predict", "--topology", "dgx-h100", "--gpus", "8", "--nccl", "2.18.6",
+                 "--sizes", "128KiB..1MiB"]) == 0
+    out = capsys.readouterr().out
+    rows = {int(r.split()[0]): float(r.split()[3]) for r in out.splitlines() if r[:1] != "#"}
+    assert rows[1 << 19] < rows[1 << 18]
+    note = [line for line in out.splitlines() if "takes less time than" in line]
+    assert note == [f"# 512KiB takes less time than 256KiB ({rows[1 << 19]:.2f} µs against "
+                    f"{rows[1 << 18]:.2f} µs): NCCL chooses Ring/LL at 256KiB on its model of "
+                    "every channel it has, and the call runs on fewer, or meets the network's "
+                    "measured latency, which ringsim times"]
+    # where time only grows there is no such line
+    assert main(["predict", "--topology", "dgx-h100", "--gpus", "8"]) == 0
+    assert "takes less time than" not in capsys.readouterr().out
+
+
+def test_the_fill_nccls_choice_leaves_out_is_named_where_time_falls():
+    from ringsim.studies.predict import falls_note
+    # 64 GPUs of DGX H100 on Emerald Rapids with the NICs across the sockets: NCCL picks
+    # Tree/Simple at 512 KiB, whose first step fills the pipeline for 59.88 µs.
+    from dataclasses import replace
+    topo = load("dgx-h100")
+    across = replace(topo.level("across"), nic_path="sys")
+    far = replace(topo, levels={**topo.levels, "across": across}, cpu="intel-emerald-rapids")
+    rows = predict(far, 64, [512 << 10, 1 << 20])
+    small, large = rows
+    assert (small.algorithm, small.protocol) == ("Tree", "Simple") and small.fill > 0
+    assert large.seconds < small.seconds
+    assert falls_note(rows) == (
+        f"# 1MiB takes less time than 512KiB ({large.seconds * 1e6:.2f} µs against "
+        f"{small.seconds * 1e6:.2f} µs): NCCL chooses Tree/Simple at 512KiB on its own model, "
+        f"which leaves out the {small.fill * 1e6:.2f} µs its first step takes to fill the "
+        "pipeline (ringsim adds it: docs/cost.md, deviation 12)")
+    assert falls_note(list(reversed(rows))) == falls_note(rows)  # rows in any order

@@ -812,6 +812,26 @@ def test_on_a_shared_socket_link_a_larger_call_never_takes_less_time(cpu):
                 assert times == sorted(times), (release, algo, collective, times)
 
 
+def test_a_trees_hops_inside_the_node_do_not_cross_the_shared_socket_link():
+    # Four DGX H100 nodes on Emerald Rapids with every NIC across the CPUs' link: the tree
+    # graph runs 2 channels at 30 GB/s inside and 20 across (40 GB/s shared), and a 4 MiB
+    # Tree/Simple all-reduce runs on 4 channels. Its first 512 KiB step crosses 14 NVLink hops
+    # (up and down a chain of 8) at a channel's own 48 GB/s, where nothing is shared, and 4
+    # network hops at its share of the link, 0.5 x 20 = 10 GB/s; NCCL's 12.88 GB/s over 4
+    # channels prices one step at 3.22 GB/s. Fill: 14 x 10.92 + 4 x 52.43 - 162.8 = 199.8 us.
+    # Priced at the capped 15 GB/s the NVLink hops would add 338 us more, and an 8 MiB call
+    # (Tree/Simple) would take longer than a 16 MiB one (Ring/Simple).
+    from ringsim.cost.nccl import nccl_choices
+    far = _far("dgx-h100", "sys", "intel-emerald-rapids")
+    pick = nccl_choice(far, 32, 4 << 20)
+    assert (pick.algorithm, pick.protocol, pick.channels) == ("Tree", "Simple", 4)
+    step = 524288
+    expected = 14 * step / 48e9 + 4 * step / 10e9 - step / (12.88e9 / 4)
+    assert pick.fill == pytest.approx(expected, rel=1e-3)
+    times = [c.seconds for c in nccl_choices(far, 32, [1 << k for k in range(20, 29)])]
+    assert times == sorted(times)
+
+
 def test_a_call_cut_to_one_channel_gets_the_whole_shared_link():
     # The audit's case: Ring/LL at 64 KiB on one of the 8 channels. NCCL's own estimate for the
     # call (its --tuning cell, AllReduce Ring LL: 40.0 us, 2.56 GB/s of algorithm bandwidth =

@@ -12,8 +12,8 @@ from ..cost.nccl_tuner import versions
 from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..studies.nccltuning import format_table
-from ..studies.predict import (BUS_FACTORS, TYPES, empty_note, host_note, predict,
-                                rooted_note, rounding_note)
+from ..studies.predict import (BUS_FACTORS, TYPES, empty_note, falls_note, host_note,
+                                predict, rooted_note, rounding_note)
 from ._cost_args import add_nccl_argument
 
 ORDER = 26
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
                  algo_note(topology, args.gpus, args.collective, args.algo, args.proto, args.nccl),
                  far and f"# {far}",
                  rounding_note(rows, args.collective, args.gpus),
-                 empty_note(rows), host_note(rows, args.gpus_per_process)):
+                 empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows)):
         if note:
             say(note, hang="#   ")
     if args.published:

@@ -430,6 +430,11 @@ def _fill(tuned: Tuned, func: str, algo: str, proto: str, nbytes: int, run: int,
         inside, across = (share * s * per_byte * 1e9 for s in nvls_speeds(sys, graph, func, algo))
     else:
         inside, across = share * graph.bw_intra * 1e9, share * graph.bw_inter * 1e9
+        if sys.cpu_link is not None:
+            # A hop inside the node crosses NVLink or PCIe, not the link between the sockets
+            # that slows the graph's channels: a step crosses it at a channel's own speed.
+            own = _unshared(sys).graphs[algo]
+            inside = max(inside, own.bw_intra * 1e9)
     loop, rates = stages(sys, algo, proto, nbytes, run, tuned.graphs[algo].channels, inside,
                          across)
     return fill_seconds(loop, rates, bandwidth / run)

@@ -898,3 +898,37 @@ def test_an_algorithm_nccl_turns_off_is_named_with_the_reason():
         nccl_choice("dgx-h100", 8, 1 << 20, algo="NVLSTree")
     with pytest.raises(RingsimError, match="NVLS needs Hopper or later GPUs on an NVSwitch"):
         nccl_choice("dgx-a100", 8, 1 << 20, algo="NVLS")
+
+
+def test_up_to_2_21_5_collnet_direct_is_priced_with_the_chains_graph():
+    # init.cc v2.21.5-1:906 `graphs[] = { &treeGraph, &ringGraph, &collNetGraph, &collNetGraph,
+    # ...}`: both CollNet algorithms read one graph, a tree searched on the ring's 8 channels
+    # (48 GB/s inside, 24 across). v2.22.3-1:871 searches CollNetDirect's own: on 4 GPUs per
+    # node, 4 channels of 48. tuning.cc prices CollNetDirect as nChannels × bwIntra (two
+    # nodes) / (f - (f - 1) / 2) with f = ppn / nChannels, × 0.85 on Hopper, × ½:
+    # 2.21.5: 8 × 48 / 0.75 × 0.85 / 2 = 217.6; 2.22.3: 4 × 48 / 1 × 0.85 / 2 = 81.6.
+    from ringsim.cost.nccl import tuning_table
+    from ringsim.cost.nccl_graph import Graph, graphs, system
+    four = replace(load(peers.system_file("h100-ndr-sharp")), gpus_per_node=4)
+    old, new = graphs(system(four, 8, "2.21.5")), graphs(system(four, 8, "2.22.3"))
+    assert old["CollNetDirect"] == old["CollNetChain"] == Graph(8, 48.0, 24.0)
+    assert new["CollNetDirect"] == Graph(4, 48.0, 48.0)
+    cell = ("AllReduce", "CollNetDirect", "Simple")
+    assert tuning_table(four, 8, "2.21.5")[cell][1] == pytest.approx(8 * 48 / 0.75 * 0.85 / 2)
+    assert tuning_table(four, 8, "2.22.3")[cell][1] == pytest.approx(4 * 48 * 0.85 / 2)
+    for release in ("2.18.6", "2.19.3", "2.20.5"):
+        found = graphs(system(four, 8, release))
+        assert found["CollNetDirect"] == found["CollNetChain"], release
+
+
+@pytest.mark.parametrize("nbytes, channels", [(1 << 30, 16), (4 << 20, 5), (512 << 10, 1)])
+def test_collnet_direct_runs_on_the_communicators_channels_cut_in_stages(nbytes, channels):
+    # enqueue.cc (v2.30.7-1:2073, topoGetAlgoInfo, "CollNet channel tuning"): nc starts at
+    # comm->nChannels (16 for two H100 nodes with SHARP) and drops while nBytes < nc × 640
+    # threads × 8 heads × threshold (512, halved as nc passes 12, 6, 3), not below 16, 8, 4,
+    # 2, 1 in turn. 4 MiB: 16 stays at the floor of 16; to 8 (12 halves it to 256); at 6 it
+    # halves to 128 and 5 × 640 × 8 × 128 = 3,276,800 B is under 4 MiB: 5 channels.
+    pick = nccl_choice(peers.system_file("h100-ndr-sharp"), 16, nbytes, algo="CollNetDirect")
+    assert (pick.algorithm, pick.channels) == ("CollNetDirect", channels)
+    # each channel drives all 8 heads, so a cut call keeps NCCL's own time
+    assert pick.seconds == pytest.approx(pick.latency + nbytes / pick.bandwidth)

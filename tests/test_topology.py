@@ -260,3 +260,24 @@ def test_no_shipped_or_test_topology_file_trips_the_checks():
         load(str(path))  # raises on a false alarm
     for name in presets():
         load(name)
+
+
+def test_nics_per_gpu_is_a_whole_number_of_an_across_level():
+    assert parse(NIC, "one").level("across").nics_per_gpu is None  # read as 1
+    assert parse(NIC + "nics_per_gpu = 4\n", "four").level("across").nics_per_gpu == 4
+    for value in ("0", "17", "1.5", '"2"', "true", "1e400"):
+        with pytest.raises(RingsimError) as caught:
+            parse(NIC + f"nics_per_gpu = {value}\n", "bad")
+        assert str(caught.value) == ("topology bad: [across] nics_per_gpu must be a whole "
+                                     "number from 1 to 16")
+    inside = NIC.replace('bandwidth = "100GB/s"\n', 'bandwidth = "100GB/s"\nnics_per_gpu = 2\n', 1)
+    with pytest.raises(RingsimError, match=r"\[inside\] nics_per_gpu: only the \[across\] level"):
+        parse(inside, "inside")
+    from ringsim.cost.topology import Level
+    with pytest.raises(RingsimError, match="nics_per_gpu must be"):
+        Level("across", "x", 1e-6, 1e9, nics_per_gpu=0)
+    # each NIC is a network device of its own to NCCL, at its share of the GPU's rate
+    from ringsim.cost.nccl_graph import system
+    one = system(parse(NIC, "one"), 4)
+    two = system(parse(NIC + "nics_per_gpu = 2\n", "two"), 4)
+    assert (two.nics_per_gpu, two.net_bw) == (2, one.net_bw / 2)

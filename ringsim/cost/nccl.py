@@ -360,9 +360,12 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
     # the graph's channels (run_graph: each channel keeps its speed, or on a link the
     # channels share, the whole link up to their own speed; caps on the total still apply).
     full, run = comm_channels(tuned, a), run_channels(tuned, a, p, nbytes)
-    graph = run_graph(tuned, a, run) if run < full else tuned.graphs[a]
+    # Every channel of CollNetDirect drives all its heads, so a cut call is no share of the
+    # graph's channels that ringsim can price: it keeps NCCL's time.
+    cut = run < full and a != "CollNetDirect"
+    graph = run_graph(tuned, a, run) if cut else tuned.graphs[a]
     measured = tuned.sys.net_measured is not None
-    if run < full or measured:
+    if cut or measured:
         # NCCL chose on what the plugin reports; the call takes what the network measures.
         seconds, lat, bw = _seconds(tuned, func, a, p, nbytes, graph, measured)
     # NCCL's model prices the pipeline at its steady rate from the first byte; the call also

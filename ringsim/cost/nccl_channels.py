@@ -73,13 +73,11 @@ def connected(tuned: Tuned) -> tuple[int, int]:
 
 
 def comm_channels(tuned: Tuned, algo: str) -> int:
-    """Channels an algorithm starts from: nvlsChannels, CollNetDirect's heads, or connect.cc's."""
+    """Channels an algorithm starts from: nvlsChannels for NVLS, else connect.cc's."""
     if algo in ("NVLS", "NVLSTree"):
         return nvls_channels(tuned)
-    if algo == "CollNetDirect":
-        return tuned.graphs[algo].channels
-    # Ring and Tree start from the raised count from 2.22.3 (enqueue.cc: comm->nChannels),
-    # from collChannels in 2.20.5 and 2.21.5.
+    # Ring, Tree and CollNetDirect start from the raised count from 2.22.3 (enqueue.cc:
+    # comm->nChannels), from collChannels in 2.20.5 and 2.21.5.
     start, raised = connected(tuned)
     return raised if tuned.sys.tables["rules"]["comm_nvls_raise"] == "rings" else start
 
@@ -87,14 +85,18 @@ def comm_channels(tuned: Tuned, algo: str) -> int:
 def run_channels(tuned: Tuned, algo: str, proto: str, nbytes: int) -> int:
     """The channels NCCL launches one call on (topoGetAlgoInfo in enqueue.cc): rings, trees
     and CollNetChain drop a channel while the call is under channels × threads × threshold
-    bytes; NVLS runs on nvlsChannels (across nodes at most the communicator's channels);
-    CollNetDirect on its heads (ringsim does not shrink it)."""
+    bytes, CollNetDirect while it is under that × its heads, in stages; NVLS runs on
+    nvlsChannels (across nodes at most the communicator's channels)."""
     channels = comm_channels(tuned, algo)
     if algo == "NVLS" and tuned.sys.nodes > 1 and tuned.sys.tables["rules"]["nvls_across_capped"]:
         return min(channels, comm_channels(tuned, "Ring"))
-    if algo in ("NVLS", "NVLSTree", "CollNetDirect", "PAT"):
+    if algo in ("NVLS", "NVLSTree", "PAT"):
         return channels  # PAT's comm->maxThreads is never set (0), so its loop never runs
     t = tuned.sys.tables["threads"]
+    if algo == "CollNetDirect":
+        heads = min(tuned.graphs[algo].channels, max(1, tuned.sys.ranks // tuned.sys.nodes))
+        return _collnet_direct_run(channels, channel_threads(tuned, algo, proto) * heads,
+                                   t["collnet_threshold"], nbytes)
     threshold = t["threshold"][proto] * (tuned.sys.ranks if algo == "Ring" and proto == "LL" else 1)
     if algo == "CollNetChain":
         threshold = t["collnet_threshold"]
@@ -102,6 +104,23 @@ def run_channels(tuned: Tuned, algo: str, proto: str, nbytes: int) -> int:
     # `while (nBytes < nc * nt * threadThreshold) nc--` down to one channel: the largest nc
     # whose nc × nt × threshold bytes fit in the call.
     return max(1, min(channels, nbytes // (threads * threshold)))
+
+
+def _collnet_direct_run(channels: int, per_channel: int, threshold: int, nbytes: int) -> int:
+    """topoGetAlgoInfo's CollNet channel tuning: from `channels`, drop one while the call is
+    under channels × `per_channel` (threads × heads) × threshold bytes, but not below 16, then
+    8, 4, 2 and 1 in turn, halving the threshold as the count passes 1.5 times each floor."""
+    nc, floor, short = channels, 16, True
+    while floor >= 1 and short:
+        while True:
+            short = nbytes < nc * per_channel * threshold
+            if not (short and nc > floor):
+                break
+            if nc == floor + floor // 2:
+                threshold //= 2
+            nc -= 1
+        floor //= 2
+    return nc
 
 
 def channel_threads(tuned: Tuned, algo: str, proto: str) -> int:

@@ -61,7 +61,7 @@ class System:
     nodes: int
     intra_kind: str          # nvlink or pcie: NCCL's intraHw
     intra_bw: float          # GB/s per GPU per direction, as NCCL rates it
-    net_bw: float            # GB/s per NIC (one NIC per GPU), 0 on one node
+    net_bw: float            # GB/s per NIC, 0 on one node
     nvswitch: bool           # GPUs meet in an NVSwitch (CollNetDirect needs one)
     nvls: bool               # the NVSwitch reduces (NVLink SHARP)
     collnet: bool            # the network reduces (InfiniBand SHARP through CollNet)
@@ -79,6 +79,9 @@ class System:
     # GB/s of the CPUs' interconnect that every channel crosses each way when the NIC is on the
     # other socket (NCCL's rate for the host CPU), None where the path does not cross it.
     cpu_link: float | None = None
+    # NICs per GPU: NCCL searches each as a network device of its own, at its share of the
+    # GPU's network bandwidth (net_bw).
+    nics_per_gpu: int = 1
 
     @property
     def tables(self) -> dict:
@@ -130,10 +133,11 @@ def system(topology: Topology, gpus: int, nccl: str | None = None) -> System:
         if inside.gpus_per_switch is not None and ppn > inside.gpus_per_switch:
             uplink = _nccl_rate(inside.uplink, "pcie", topology.arch, nccl)
     net_bw, collnet, net_latency, measured = 0.0, False, 0.0, None
-    type_inter, cpu_link = DEFAULT_NIC_PATH, None
+    type_inter, cpu_link, nics = DEFAULT_NIC_PATH, None, 1
     searched = across is not None and across.in_network_reduction
     if across is not None and nodes > 1:
-        net_bw = _nccl_rate(across.bandwidth, across.kind or "network", topology.arch, nccl)
+        nics = across.nics_per_gpu or 1
+        net_bw = _nccl_rate(across.bandwidth / nics, across.kind or "network", topology.arch, nccl)
         collnet = across.in_network_reduction
         tables = constants(nccl)
         if (tables["rules"]["collnet_arity"] == "off"
@@ -159,7 +163,7 @@ def system(topology: Topology, gpus: int, nccl: str | None = None) -> System:
     # Every rule but the socket link's rate reads the vendor: an Intel generation is Intel.
     return System(topology.arch, gpus, nodes, intra_kind, intra_bw, net_bw, nvswitch, nvls,
                   collnet, uplink, net_latency, measured, cpu_vendor(topology.cpu), nccl,
-                  searched, type_inter, cpu_link)
+                  searched, type_inter, cpu_link, nics)
 
 
 @dataclass(frozen=True)
@@ -189,10 +193,12 @@ def _fits(sys: System, speed: float, pattern: int) -> int:
 
 
 def _nic_fits(sys: System, speed: float) -> int:
-    """Channels a node's NICs hold at one speed: one NIC per GPU, and where the NICs sit on
-    the other socket, as many as the CPUs' interconnect carries (each channel crosses it once
-    each way, entering the node through one NIC and leaving through another)."""
-    count = max(1, round(sys.ppn)) * math.floor(sys.net_bw / speed + 1e-9)
+    """Channels a node's NICs hold at one speed: each of each GPU's NICs holds its own, and
+    where the NICs sit on the other socket, as many as the CPUs' interconnect carries (each
+    channel crosses it once each way, entering the node through one NIC and leaving through
+    another)."""
+    nics = max(1, round(sys.ppn)) * sys.nics_per_gpu
+    count = nics * math.floor(sys.net_bw / speed + 1e-9)
     if sys.cpu_link is not None:
         count = min(count, math.floor(sys.cpu_link / speed + 1e-9))
     return count
@@ -269,16 +275,19 @@ def _raise(sys: System, pattern: int, n: int, bw_intra: float, bw_inter: float,
                     break
                 bw_intra = bw_inter = v
     elif pattern == PATTERN_NVLS and rules["search_nvls_raises"] == "across":
-        # NVLS raises the speed across (the multicast) while it stays under twice the speed inside.
+        # NVLS raises the speed across (the multicast) one speed at a time while it is under
+        # twice the speed inside, so the last raise may reach or pass twice that speed.
         for v in reversed(higher):
-            if v >= 2 * bw_intra or (sys.nodes > 1 and _nic_fits(sys, v) < n):
+            if bw_inter >= 2 * bw_intra or (sys.nodes > 1 and _nic_fits(sys, v) < n):
                 break
             bw_inter = v
     else:
-        # Trees (and CollNet, and NVLS before 2.19.1) raise the speed inside the node up to
-        # twice the speed across.
+        # Trees (and CollNet, and NVLS before 2.19.1) raise the speed inside the node one speed
+        # at a time while it is under twice the speed across (search.cc: `bwIntra <
+        # bwInter*2` is checked before each raise), so the last may reach or pass twice it.
         for v in reversed(higher):
-            if v >= 2 * bw_inter or (sys.ranks > sys.nodes and _intra_fits(sys, v, pattern) < n):
+            if bw_intra >= 2 * bw_inter or (sys.ranks > sys.nodes
+                                             and _intra_fits(sys, v, pattern) < n):
                 break
             bw_intra = v
     return bw_intra, bw_inter
@@ -333,5 +342,8 @@ def graphs(sys: System) -> dict[str, Graph]:
     if sys.collnet and sys.nodes > 1 and ring.channels:
         found["CollNetChain"] = search(sys, PATTERN_TREE, ring.channels, fixed=ring.channels)
         if sys.nvswitch:
-            found["CollNetDirect"] = search(sys, PATTERN_TREE, min(limits["direct_max_arity"] + 1, ppn))
+            # Up to 2.21.5 both CollNet algorithms are priced with the chain's graph.
+            found["CollNetDirect"] = (found["CollNetChain"] if sys.tables["rules"]["collnet_one_graph"]
+                                      else search(sys, PATTERN_TREE,
+                                                  min(limits["direct_max_arity"] + 1, ppn)))
     return found

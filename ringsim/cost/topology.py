@@ -55,6 +55,7 @@ DEFAULT_NIC_PATH = "pxb"
 # second would be a typing slip, not a network.
 MAX_NET_LATENCY = Fraction(1, 100)
 MAX_SWITCH_GPUS = 1024
+MAX_NICS_PER_GPU = 16  # a GPU with more NICs than this is no machine built (p5: 4 per GPU)
 # The most network one GPU has, per direction: 1.6 Tb/s, twice the fastest NIC sold, NVIDIA's
 # ConnectX-8 SuperNIC at 800 Gb/s (its datasheet; one per GPU in GB300 NVL72), and as much
 # as four 400 Gb/s NICs give one GPU (studies/published/systems/h100-1gpu-4nic.toml). A
@@ -129,6 +130,7 @@ class Level:
     net_plugin_latency: float = 0.0      # across: the latency (s) a net plugin reports to NCCL
     net_latency: float | None = None     # across: the network's measured latency (s), for time
     nic_path: str | None = None          # across: each GPU's path to its NIC (None reads as pxb)
+    nics_per_gpu: int | None = None      # across: the NICs that share a GPU's bandwidth (None: 1)
 
     def __post_init__(self) -> None:
         """Refuse a field out of its range (the ranges of a topology file), in one line."""
@@ -153,6 +155,9 @@ class Level:
         if self.net_latency is not None:
             number["net_latency"] = check_seconds(self.net_latency, f"{where} net_latency",
                                                   MAX_NET_LATENCY)
+        if self.nics_per_gpu is not None:
+            number["nics_per_gpu"] = check_count(self.nics_per_gpu, f"{where} nics_per_gpu",
+                                                 minimum=1, maximum=MAX_NICS_PER_GPU)
         if self.nic_path is not None:
             if isinstance(self.nic_path, str):  # SYS as nvidia-smi prints it is sys
                 object.__setattr__(self, "nic_path", self.nic_path.lower())
@@ -310,6 +315,8 @@ class Topology:
                 lines.append(f"  {LEVEL_WORDS[key] if self.gpus_per_node else 'every link'}: "
                              f"{lv.name}, α = {format_seconds(lv.alpha)}, "
                              f"{format_bandwidth(lv.bandwidth)} per GPU per direction"
+                             + (f" ({lv.nics_per_gpu} NICs of {format_bandwidth(lv.bandwidth / lv.nics_per_gpu)})"
+                                if (lv.nics_per_gpu or 1) > 1 else "")
                              + (f" {(besides or {})[key]}" if (besides or {}).get(key) else ""))
         lines.append(f"  reduce: {format_bandwidth(self.reduce_bandwidth)} per GPU")
         return "\n".join(lines)
@@ -426,6 +433,7 @@ LEVEL_FIELDS = {
     "net_latency": _quantity(lambda text, where: parse_seconds(text, where, MAX_NET_LATENCY),
                              SECONDS_EXAMPLE),
     "nic_path": _nic_path,
+    "nics_per_gpu": _whole(1, MAX_NICS_PER_GPU),
 }
 # Why an [inside] level may not name a NIC path (the file's and the API's message alike).
 NIC_PATH_ACROSS = "a GPU's path to its NIC is the network's: give it in [across]"
@@ -502,7 +510,7 @@ def _level_rules(fields: dict, key: str, where: str) -> dict:
             "in [across], with gpus_per_node = 1 for one GPU per node)"))
     if ("gpus_per_switch" in fields) != ("uplink" in fields):
         raise RingsimError(f"{where}: [{key}] gpus_per_switch and uplink go together")
-    for name in ("net_plugin_latency", "net_latency"):
+    for name in ("net_plugin_latency", "net_latency", "nics_per_gpu"):
         if name in fields and key != "across":
             raise RingsimError(f"{where}: [{key}] {name}: only the [across] level is a network")
     if "nic_path" in fields and key != "across":

@@ -128,6 +128,10 @@ def verdicts(r) -> list[str]:
                 if _in_place_fine(r):
                     head += (". These are the out-of-place calls, which diagnose reads; the "
                              "in-place calls beside them do not fall short (next)")
+                elif rings_explain(r.ring_check):
+                    # the model's pick may not be what ran: say that before blaming the links
+                    head += (". Held to rings the model expects what was measured (next), "
+                             "so the choice of algorithm may be all that differs")
                 elif r.in_place and r.in_place["slower"] == "out-of-place":
                     head += (". Out of place they are slower than in place (next), and in place "
                              f"still short of the model, so the links may also move less than "

@@ -107,7 +107,8 @@ def _alike(a: Topology, b: Topology, nodes: int) -> bool:
     GPU, network latency and path from GPU to NIC: a plugin that reports its own latency
     (EFA's 75 µs) makes NCCL choose and time small calls otherwise than on InfiniBand or RoCE
     of the same rate, and a NIC behind the CPU or on the other socket turns LL128 off (and
-    across the sockets caps every channel). A network of no finite rate (inf, which prices
+    across the sockets caps every channel); and the same NICs per GPU, which NCCL runs as
+    as many channels of a share each. A network of no finite rate (inf, which prices
     latency alone) is like no measured machine."""
     rate_a, rate_b = _network(a, nodes), _network(b, nodes)
     if rate_a is None or rate_b is None:
@@ -116,7 +117,17 @@ def _alike(a: Topology, b: Topology, nodes: int) -> bool:
         same_rate = (math.isfinite(rate_a) and math.isfinite(rate_b)
                      and abs(rate_a - rate_b) <= 0.01 * rate_b)
     return (a.arch == b.arch and _kind(a) == _kind(b) and same_rate
-            and _latency(a, nodes) == _latency(b, nodes) and _path(a, nodes) == _path(b, nodes))
+            and _latency(a, nodes) == _latency(b, nodes) and _path(a, nodes) == _path(b, nodes)
+            and _nics(a, nodes) == _nics(b, nodes))
+
+
+def _nics(topo: Topology, nodes: int) -> int | None:
+    """Across nodes, the NICs that share each GPU's network rate (NCCL runs a channel count
+    by them); None on one node."""
+    across = topo.levels.get("across")
+    if nodes <= 1 or across is None:
+        return None
+    return across.nics_per_gpu or 1
 
 
 def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1) -> list[Peer]:

@@ -208,12 +208,12 @@ def test_every_system_says_its_health_as_its_source_states_it():
 
 # The target is 85% of healthy points within ±25%; NCCL's own tuning model, each point priced
 # with the tuner of the release it ran, with ringsim's host term, one measured network latency
-# and the pipeline's fill, reaches 64% (461 of 724) today, and docs/cost.md says where and why
+# and the pipeline's fill, reaches 63% (773 of 1,235) today, and docs/cost.md says where and why
 # it falls short.
 # Until the model earns the target, this test holds what it has reached, so that no change can
 # lose agreement with the published numbers unnoticed. Raise FLOOR whenever the model improves;
 # lower it only when published runs are added, never when the model changes.
-TARGET, FLOOR = 0.85, 0.63
+TARGET, FLOOR = 0.85, 0.62
 
 
 def test_nccl_model_keeps_its_agreement_with_published_points():

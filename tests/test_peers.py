@@ -24,13 +24,16 @@ def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
     # forced NCCL_ALGO, datacrunch-h200-2x8-g8 is unverified, and the A3 Mega pair has 200 Gb/s
     # of network per GPU, not 400; A100 and B200 pairs are other architectures. Of the nine
     # left, seven run on InfiniBand and RoCE; the two p5 pairs run on EFA, whose plugin reports
-    # 75 µs of latency to NCCL, so they stand beside each other only.
+    # 75 µs of latency to NCCL, so they stand beside each other only, with two more EKS
+    # runs of NCCL 2.22.3; a third, whose AWS tuner plugin picked for NCCL, stands nowhere.
     ids = {p.id for p in peers.peers(load("dgx-h100"), 16, 2)}
     assert ids == {"oci-h100-2x8-roce", "nccltests309-hgx-h100-2x8-ib",
                    "nebius-h100-2x8-ib", "nebius-h100-2x8-ib-mk8s", "oci-h200-2x8-rdma",
                    "coreweave-h200-2x8-ib", "together-h100-2x8-ib"}
     efa = peers.topology("systems/p5-efa.toml")
-    assert {p.id for p in peers.peers(efa, 16, 2)} == {"aws-p5-2x8-efa", "aws-p5-2x8-efa-eks"}
+    assert {p.id for p in peers.peers(efa, 16, 2)} == {
+        "aws-p5-2x8-efa", "aws-p5-2x8-efa-eks", "aws-p5-2x8-efa-eks-nccl2223",
+        "aws-p5-2x8-efa-eks-nccl2223-run2"}
     assert peers.likeness(efa, 2) == ("Hopper GPUs, NVLink inside a node, 400 Gb/s of network "
                                       "per GPU with a latency of 75.00 µs reported by its net "
                                       "plugin and 21.85 µs measured")

@@ -135,8 +135,8 @@ def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1) -> l
     same number of GPUs and nodes, GPUs per process (nccl-tests' -g), GPU architecture and kind of link
     inside a node, and across nodes the same network rate per GPU, latency and path from GPU
     to NIC (a finite rate: an inf network is like no measured one); only sizes NCCL
-    chose the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO measures
-    something else).
+    chose the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO, or loaded a
+    tuner plugin, measures something else).
 
     One thread issuing every call to -g GPUs sets the small sizes' time (cost.nccl.host_seconds),
     so runs of other -g are not alike. A run whose source shows no command is taken as -g 1,
@@ -148,7 +148,7 @@ def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1) -> l
             points.setdefault(p["system"], {})[p["bytes"]] = p
     for s in data()["system"]:
         if (s["health"] != "healthy" or s["gpus"] != gpus or s["id"] not in points
-                or s.get("gpus_per_process", 1) != gpus_per_process):
+                or s.get("gpus_per_process", 1) != gpus_per_process or "tuner" in s):
             continue
         theirs = topology(s["topology"])
         if theirs.nodes(gpus) != nodes or not _alike(theirs, topo, nodes):

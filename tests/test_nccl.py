@@ -130,6 +130,16 @@ def test_cli_json_and_table_and_one_line_errors():
         assert err.returncode == 2 and len(err.stderr.strip().splitlines()) == 1, bad
 
 
+def test_a_list_of_sizes_out_of_order_or_repeated_is_said_so():
+    out = _cli("--sizes", "1GiB,1GiB,8B").stdout.splitlines()
+    assert ("# the sizes are printed in increasing order, each once, as nccl-tests prints "
+            "them (1 repeated size left out)") in out
+    rows = [line.split()[0] for line in out if not line.startswith("#")]
+    assert rows == ["8", "1073741824"]
+    for sizes in ("8B,1GiB", "8B..1GiB"):  # as given: no such line
+        assert "increasing order" not in _cli("--sizes", sizes).stdout
+
+
 def test_topology_files_without_the_nccl_fields_keep_working_with_the_defaults():
     old = parse('name = "old"\ngpus_per_node = 4\n[inside]\nalpha = "1us"\n'
                 'bandwidth = "300GB/s"\n[across]\nalpha = "3us"\nbandwidth = "200Gb/s"\n', "old")

@@ -59,8 +59,9 @@ def test_predict_says_which_sizes_the_host_sets(capsys):
     code, out, _ = run(capsys, "predict", "--topology", "dgx-a100", "--gpus", "8",
                        "--gpus-per-process", "8", "--sizes", "8B..64MiB:x8")
     assert code == 0
-    note = [line for line in out.splitlines() if line.startswith("# -g 8")]
-    assert note == ["# -g 8: one thread issues each call to 8 GPUs, 40.00 µs a call (5.00 µs "
+    note = [line for line in out.splitlines() if line.startswith("# --gpus-per-process 8")]
+    assert note == ["# --gpus-per-process 8 (nccl-tests' -g 8): one thread issues each call to "
+                    "8 GPUs, 40.00 µs a call (5.00 µs "
                     "per GPU, ringsim's estimate); it, not the GPUs, sets the time of 6 sizes "
                     "from 8B to 256KiB"]
     rows = [line.split() for line in out.splitlines() if not line.startswith("#")]

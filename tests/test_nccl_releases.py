@@ -932,3 +932,19 @@ def test_collnet_direct_runs_on_the_communicators_channels_cut_in_stages(nbytes,
     assert (pick.algorithm, pick.channels) == ("CollNetDirect", channels)
     # each channel drives all 8 heads, so a cut call keeps NCCL's own time
     assert pick.seconds == pytest.approx(pick.latency + nbytes / pick.bandwidth)
+
+
+def test_the_note_on_a_re_enabled_ring_says_what_runs_and_why_the_rest_does_not():
+    from ringsim.cost.nccl import algo_note
+    one = parse('name = "one"\ngpus_per_node = 1\narch = "hopper"\n[across]\nalpha = "2.7us"\n'
+                'bandwidth = "400Gb/s"\n', "one")
+    # NCCL_ALGO=PAT names none of Ring, Tree, NVLS and NVLSTree, so 2.23.4 turns Ring and Tree
+    # on beside it (tuning.cc v2.23.4-1:305-314); PAT itself runs, one GPU per node
+    note = algo_note(one, 4, "all-gather", "PAT", nccl="2.23.4")
+    assert note.startswith("# --algo PAT: NCCL 2.23.4 runs PAT here, and beside it Ring and "
+                           "Tree: with none of Ring, Tree, NVLS and NVLSTree left")
+    assert note.endswith("it picks the fastest of them")
+    # 2.22.3 has no PAT at all: that is the reason, not a circular one
+    note = algo_note(one, 4, "all-gather", "PAT", nccl="2.22.3")
+    assert note.startswith("# --algo PAT: NCCL 2.22.3 runs none of what it names here (this "
+                           "release has no PAT); with none of")

@@ -281,3 +281,13 @@ def test_nics_per_gpu_is_a_whole_number_of_an_across_level():
     one = system(parse(NIC, "one"), 4)
     two = system(parse(NIC + "nics_per_gpu = 2\n", "two"), 4)
     assert (two.nics_per_gpu, two.net_bw) == (2, one.net_bw / 2)
+
+
+def test_word_fields_are_read_in_any_case_as_vendors_write_them():
+    topo = parse('cpu = "AMD"\narch = "Hopper"\ngpus_per_node = 8\n[inside]\nkind = "NVLink"\n'
+                 'alpha = "1us"\nbandwidth = "450GB/s"\n', "vendor")
+    assert (topo.cpu, topo.arch, topo.level("inside").kind) == ("amd", "hopper", "nvlink")
+    with pytest.raises(RingsimError) as caught:
+        parse('cpu = "AMD64"\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n', "bad")
+    assert str(caught.value).startswith("topology bad: cpu must be one of intel, ")
+    assert str(caught.value).endswith("got 'AMD64'")

@@ -40,7 +40,7 @@ def register(sub) -> None:
                         default=None, metavar="M",
                         help="M nodes of the topology's GPUs per node: G = M × GPUs per node "
                              "(with --gpus, the two must agree)")
-    parser.add_argument("--sizes", default="8B..8GiB", metavar="A..B",
+    parser.add_argument("--sizes", default=None, metavar="A..B",
                         help="bytes per GPU as nccl-tests' size column: a range A..B doubling "
                              "each time (-b A -e B -f 2; the default 8B..8GiB), A..B:xF for a "
                              "factor F (-f F), or a list 8B,64KiB,1GiB (a bare 64K or 8G is "
@@ -62,12 +62,12 @@ def register(sub) -> None:
                              "reduce-scatter, broadcast (broadcast_perf) or reduce "
                              "(reduce_perf); NCCL runs the last two on the ring only, and "
                              "nccl-tests prints their busbw equal to algbw")
-    parser.add_argument("--dtype", default="float", choices=tuple(TYPES),
+    parser.add_argument("--dtype", default=None, choices=tuple(TYPES),
                         help="element type, as nccl-tests' -d (default: float)")
     add_nccl_argument(parser)
     parser.add_argument("--gpus-per-process", type=count_arg("GPUs per process", minimum=1,
                                                              maximum=MAX_GPUS),
-                        default=1, metavar="N",
+                        default=None, metavar="N",
                         help="GPUs each process drives, as nccl-tests' -g (default: 1, one "
                              "process per GPU): one thread issues every call to each of them "
                              "in turn, so small calls take at least N times the host's issue "
@@ -115,6 +115,16 @@ def run(args: argparse.Namespace) -> int:
     if args.published and (args.tuning or args.collective != "all-reduce"):
         raise RingsimError("--published sets all_reduce_perf runs beside the model's times: "
                            "it takes neither --tuning nor another --collective")
+    # The tuning table has no sizes, types or processes: a flag it would ignore is refused.
+    ignored = [flag for flag, value in (("--sizes", args.sizes), ("--dtype", args.dtype),
+                                        ("--gpus-per-process", args.gpus_per_process))
+               if value is not None]
+    if args.tuning and ignored:
+        raise RingsimError(f"--tuning prints NCCL's table for every size, type and process "
+                           f"layout at once: it takes no {', '.join(ignored)}")
+    args.sizes = "8B..8GiB" if args.sizes is None else args.sizes
+    args.dtype = "float" if args.dtype is None else args.dtype
+    args.gpus_per_process = 1 if args.gpus_per_process is None else args.gpus_per_process
     from ._cost_args import gpus_from_args, load_topology
     topology = load_topology(args.topology)
     args.gpus = gpus_from_args(args, topology, 8)
@@ -149,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
                  algo_note(topology, args.gpus, args.collective, args.algo, args.proto, args.nccl),
                  far and f"# {far}",
                  rounding_note(rows, args.collective, args.gpus),
-                 empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows)):
+                 empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows),
+                 _order_note(args.sizes, len(rows))):
         if note:
             say(note, hang="#   ")
     if args.published:
@@ -219,6 +230,20 @@ def _published_lines(topology, gpus: int, found, gpus_per_process: int = 1) -> l
                   "as ringsim's file for each describes it; healthy by their sources' word):",
                   hang="#   ")]
             + [f"#   {line}" for line in peers.describe(found, fill_width(96) - 4)])
+
+
+def _order_note(text: str, priced: int) -> str | None:
+    """One comment line where a list of sizes was put in increasing order or held a size twice
+    (None where it was printed as given)."""
+    if ".." in text:
+        return None  # a range goes up by itself
+    from ..studies.sweep import parse_size
+    given = [parse_size(part, "--sizes") for part in text.split(",")]
+    repeated = len(given) - priced
+    if not repeated and given == sorted(given):
+        return None
+    return ("# the sizes are printed in increasing order, each once, as nccl-tests prints them"
+            + (f" ({repeated:,} repeated size{'s' * (repeated > 1)} left out)" if repeated else ""))
 
 
 def _tuning(args: argparse.Namespace, topology) -> int:

@@ -145,11 +145,15 @@ def algo_note(topology, gpus: int, collective: str = "all-reduce", algo: str | N
                 "and so does the model; NCCL 2.24.3 and later refuse the call")
     on = enabled_algorithms(sys, algos)
     if on != algos and any(a not in algos for a, _ in pairs):
-        why = "; ".join(_off_reasons(sys, algos)) or "it runs none of them here"
-        return (f"# {asked}: {release} runs none of what it names here ({why}); with none of "
-                "Ring, Tree, NVLS and NVLSTree left and no CollNet, its src/graph/tuning.cc "
-                "turns Ring and Tree back on (\"If user has hard set NCCL_ALGO=COLLNET, ignore "
-                "it\"), and so does the model")
+        back = ("with none of Ring, Tree, NVLS and NVLSTree left and no CollNet, its "
+                "src/graph/tuning.cc turns Ring and Tree back on (\"If user has hard set "
+                "NCCL_ALGO=COLLNET, ignore it\"), and so does the model")
+        running = sorted({a for a, _ in pairs if a in algos}, key=names("algorithms").index)
+        if running:
+            return (f"# {asked}: {release} runs {' and '.join(running)} here, and beside it "
+                    f"Ring and Tree: {back}; it picks the fastest of them")
+        why = "; ".join(_off_reasons(sys, algos, func)) or "none of them has a cell here"
+        return f"# {asked}: {release} runs none of what it names here ({why}); {back}"
     if any(a not in on for a, _ in pairs):
         return (f"# {release} never takes {RING} from {collective} whatever {asked} says "
                 "(src/graph/tuning.cc: \"Never disable ring for non-allreduce operations\"), "
@@ -161,6 +165,9 @@ def _off_reasons(sys, algos: set, func: str | None = None) -> list[str]:
     """Why NCCL gives each of `algos` no bandwidth on this machine, where a topology file says
     it (one clause each; nothing for an algorithm that runs, or one off for another reason)."""
     reasons = []
+    absent = [a for a in names("algorithms") if a in algos and a in sys.tables["rules"]["absent"]]
+    if absent:
+        reasons.append(f"this release has no {' or '.join(absent)}")
     collnet = sorted(a for a in algos if a.startswith("CollNet"))
     if collnet and not sys.collnet:
         reasons.append(f"{' and '.join(collnet)} need{'s' * (len(collnet) == 1)} at least two "

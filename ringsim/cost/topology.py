@@ -372,12 +372,12 @@ def _whole(low: int, high: int):
 
 
 def _one_of(*words: str):
-    """One of the given words."""
+    """One of the given words, in any case (nvidia-smi and vendors write AMD, Hopper, NVLink)."""
     def check(value, where: str):
-        if value not in words or not isinstance(value, str):
+        if not isinstance(value, str) or value.lower() not in words:
             # echo: the value as repr writes it, so a file's text reaches the terminal escaped
             raise RingsimError(f"{where} must be one of {', '.join(words)}, got {echo(value)}")
-        return value
+        return value.lower()
     return check
 
 

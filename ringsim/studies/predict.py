@@ -153,7 +153,8 @@ def host_note(rows: list[PredictRow], gpus_per_process: int) -> str | None:
     sizes = (format_bytes(bound[0].bytes) if len(bound) == 1 else
              f"{len(bound):,} sizes from {format_bytes(bound[0].bytes)} to "
              f"{format_bytes(bound[-1].bytes)}")
-    return (f"# -g {gpus_per_process}: one thread issues each call to {gpus_per_process} GPUs, "
+    return (f"# --gpus-per-process {gpus_per_process} (nccl-tests' -g {gpus_per_process}): one "
+            f"thread issues each call to {gpus_per_process} GPUs, "
             f"{format_seconds(bound[0].seconds)} a call ({format_seconds(host_seconds(1))} per GPU, "
             f"ringsim's estimate); it, not the GPUs, sets the time of {sizes}")
 

@@ -257,3 +257,10 @@ def test_the_bandwidth_help_says_it_is_a_what_if():
     add_cost_arguments(parser)
     action = next(a for a in parser._actions if a.dest == "bandwidth")
     assert "not checked against real NICs" in action.help and "inf" in action.help
+
+
+def test_a_bad_gpu_memory_names_the_flag_once(capsys):
+    assert main(["zero", "--params", "7B", "--gpu-memory", "inf"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["ringsim zero: error: argument --gpu-memory: cannot read 'inf'; write it like "
+                   "80GB or 192GiB"]

@@ -69,7 +69,8 @@ def _memory(text: str) -> int:
     try:
         return parse_gpu_memory(text, "--gpu-memory")
     except RingsimError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+        # argparse names the flag itself ("argument --gpu-memory: ..."): say it once
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--gpu-memory: ")) from None
 
 
 def _gpu_memory(args: argparse.Namespace, topology) -> tuple[int | None, str]:

@@ -108,3 +108,12 @@ def test_a_negative_quantity_with_a_unit_reaches_its_options_own_check(argv, mes
     # a plain negative number and a flag after an option stay argparse's to read
     assert main(["walk", "-g", "-4"]) == 2
     assert "got -4" in capsys.readouterr().err
+
+
+def test_a_path_with_escape_sequences_is_named_with_them_spelled_out(capsys):
+    from ringsim.cli import main
+    # the message names the file given, not a look-alike with the escapes dropped
+    assert main(["predict", "--topology", "a\x1b[31mb.toml"]) == 2
+    err = capsys.readouterr().err
+    assert err == "ringsim: error: cannot read topology file a\\x1b[31mb.toml: No such file or directory\n"
+    assert "\x1b" not in err

@@ -26,7 +26,12 @@ MAX_NAME_BYTES = 255  # NAME_MAX on Linux, macOS and Windows: the longest file n
 
 
 def _shown(path: object) -> str:
-    text = printable(str(path))
+    """A path for a message: as written, or, where it holds escape sequences or control
+    characters, with them spelled out (\\x1b) so that the message names the path given."""
+    text = str(path)
+    if printable(text) != text:
+        text = text.encode("unicode_escape", "backslashreplace").decode("ascii")
+        text = text.replace("\\\\", "\\")  # keep a plain backslash as one
     return text if len(text) <= 60 else text[:28] + "…" + text[-28:]
 
 
@@ -143,7 +148,8 @@ def read_lines(path: object, what: str, limit: int, max_line: int, *, stdin: boo
 
 def check_output(path: object, what: str) -> str:
     """Refuse, before any work, a file name that cannot be written: empty, too long, a folder,
-    or in a folder that does not exist. Returns the name as text."""
+    in a folder that does not exist, a FIFO no program reads, a block device or a socket.
+    Returns the name as text."""
     text = _check_path_text(path, what)
     folder, name = os.path.split(text)
     if not name:
@@ -155,7 +161,48 @@ def check_output(path: object, what: str) -> str:
         raise RingsimError(f"{what} {_shown(text)} is a folder; give a file name")
     if folder and not os.path.isdir(folder):
         raise RingsimError(f"{what}: the folder {_shown(folder)} does not exist")
+    try:
+        info = os.stat(text)  # through links: what the name ends at
+    except OSError:
+        return text  # a new file; the write says why if it cannot be made
+    if not stat.S_ISREG(info.st_mode):
+        _stream(text, info, what)
     return text
+
+
+# A FIFO or device opened by check_output, by (device, inode), until atomic_output writes it:
+# a FIFO's reader sees the end of the stream when its last writer closes, so the open that
+# found the reader is the one that writes.
+_STREAMS: dict[tuple[int, int], int] = {}
+
+
+def _stream(path: str, info: os.stat_result, what: str) -> int:
+    """The descriptor to write the FIFO or character device `path` through, or a refusal."""
+    key = (info.st_dev, info.st_ino)
+    if key in _STREAMS:
+        return _STREAMS[key]
+    mode, name = info.st_mode, _shown(path)
+    if stat.S_ISBLK(mode):
+        raise RingsimError(f"{what} {name} is not a regular file (a disk or other block device "
+                           "is never written over); give a file name")
+    if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        raise RingsimError(f"{what} {name} is not a regular file (a socket cannot be written as "
+                           "one); give a file name")
+    # Without O_NONBLOCK, opening a FIFO that no program reads waits forever; with it, the
+    # open fails at once (ENXIO). The writes themselves block as usual.
+    nonblock = getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, os.O_WRONLY | nonblock | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        if error.errno == errno.ENXIO and stat.S_ISFIFO(mode):
+            raise RingsimError(f"{what} {name} is not a regular file (a FIFO or pipe that no "
+                               "program reads would block forever); start its reader first or "
+                               "give a file name") from None
+        raise RingsimError(f"cannot write {what} {name}: {_reason(error)}") from None
+    if nonblock:
+        os.set_blocking(fd, True)
+    _STREAMS[key] = fd
+    return fd
 
 
 @contextmanager
@@ -163,16 +210,19 @@ def atomic_output(path: object, what: str, *, binary: bool = False):
     """A file object to write `path` through: the whole file appears at once when the block
     ends, and nothing is left behind (no temporary file, the old file untouched) when it fails.
 
-    A path that is a FIFO or a device (/dev/stdout, /dev/null) is written directly: it cannot
-    be replaced by a rename, and what reads it sees a stream anyway."""
+    A FIFO with a reader or a character device (/dev/stdout, /dev/null) is written directly:
+    it cannot be replaced by a rename, and what reads it sees a stream anyway. check_output
+    refuses a FIFO that no program reads, a block device and a socket."""
     text = check_output(path, what)
     try:
         info = os.stat(text)  # through links: what the name ends at
     except OSError:
         info = None
     if info is not None and not stat.S_ISREG(info.st_mode):
+        fd = _stream(text, info, what)
+        del _STREAMS[(info.st_dev, info.st_ino)]
         try:
-            with open(text, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as out:
+            with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as out:
                 yield out
         except OSError as error:
             raise RingsimError(f"cannot write {what} {_shown(text)}: {_reason(error)}") from None

@@ -42,7 +42,7 @@ COMMANDS = [
     "--topology tests/data/topologies/a100pcie-1hdr.toml",
     f"diagnose {OUT}nccltests252_h100_2node_after_acs_fix_ring.txt --no-plot --gpus 8 --nodes 2 "
     "--topology tests/data/topologies/h100-4gpu-4x200g.toml --algo Ring",
-    f"diagnose {OUT}nccl1453_h100_3node_bracket_prefix_excerpt.txt --gpus 8 --nodes 2 "
+    f"diagnose {OUT}nccltests252_h100_2node_after_acs_fix_ring.txt --gpus 8 --nodes 2 "
     "--topology flat --no-plot --nccl-log tests/data/nccl_logs/deepspeed4715_2node_channel_hops_excerpt.log",
     "timeline -g 8",
     "timeline -a ring -g 8 --delay 2:10us --slow-link 1-2:0.25",

@@ -125,7 +125,8 @@ def _same_file(a: Path, b: Path) -> bool:
 def run(args: argparse.Namespace) -> int:
     from ..cost.topology import load, presets
     from ..studies import diagnose as study
-    from ..studies.diagnose_inputs import assumed_network, check_inputs, preset_for, scenario
+    from ..studies.diagnose_inputs import (assumed_network, check_inputs, check_one_test,
+                                           preset_for, scenario)
     from ..studies.diagnose_verdicts import gdr_level, log_verdict, network_used
     from ..studies.ncclrun import run_release
     from ..studies.nccltests import nvls_off, parse
@@ -137,9 +138,11 @@ def run(args: argparse.Namespace) -> int:
     text = read_text(args.file, "nccl-tests output")
     output = parse(text)
     gpu = output.gpu_names[0] if output.gpu_names else None
-    # Every input the paste cannot give, asked for at once; then G and M (the preset needs M).
-    check_inputs(output, args.gpus, bool(args.topology), presets())
-    scenario(output, args.gpus, args.nodes)
+    # Rows of one test only; every input the paste cannot give, asked for at once; then G and
+    # M (the preset needs M).
+    check_one_test(output)
+    check_inputs(output, args.gpus, bool(args.topology), presets(), args.collective)
+    scenario(output, args.gpus, args.nodes, args.collective)
     if args.topology:
         topology, reason = load_topology(args.topology), "given with --topology"
     else:

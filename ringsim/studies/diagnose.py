@@ -233,10 +233,13 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     nvls_off), after which the model leaves NVLS and NVLSTree out as NCCL did."""
     if not 0 < tolerance < 1:
         raise RingsimError(f"the tolerance must be between 0 and 100%, got {percent(tolerance)}")
-    gpus, nodes, notes = inputs.scenario(output, gpus, nodes)
+    inputs.check_one_test(output)
+    gpus, nodes, notes = inputs.scenario(output, gpus, nodes, collective)
     if collective is not None:
         inputs.check_collective(output, gpus, collective)
+    named = collective is not None or output.collective is not None
     collective = collective or inputs.which_test(output, gpus, notes)
+    inputs.check_gpus(output, gpus, collective, named)
     notes += inputs.root_notes(output, gpus, collective)
     rows, more = inputs.measured_rows(output)
     notes += more

@@ -9,9 +9,10 @@ import re
 
 from ..core.errors import RingsimError
 from ..core.naming import plural
-from ..core.units import format_seconds
+from ..core.units import format_bytes, format_seconds
 from . import peers
-from .nccltests import DTYPES, MAX_ROWS, ROOTED, TESTS, Output, Row, test_from_rows
+from .nccltests import (DTYPES, MAX_ROWS, RANKS_FROM_FACTOR, ROOTED, TESTS, Output, Row,
+                        other_test, ranks_from_busbw, test_from_rows)
 
 # Below this size every NCCL all-reduce is dominated by its per-call cost (LL's range); a paste
 # that starts above it does not show the latency.
@@ -54,13 +55,15 @@ def _topology_request(gpu: str | None) -> str:
             "--calibrate --write-topology FILE` measures one); " + _published_hint(gpu))
 
 
-def check_inputs(output: Output, gpus: int | None, topology_given: bool, available: list[str]) -> None:
-    """Refuse in one line a run that lacks both its number of GPUs and its machine: both are
-    known missing from the parse, so both are asked for at once (one missing alone is asked
-    for by `scenario` or `preset_for`)."""
+def check_inputs(output: Output, gpus: int | None, topology_given: bool, available: list[str],
+                 collective: str | None = None) -> None:
+    """Refuse in one line a run that lacks both its number of GPUs (given, in the header, or
+    implied by its columns: implied_gpus) and its machine: both are known missing from the
+    parse, so both are asked for at once (one missing alone is asked for by `scenario` or
+    `preset_for`)."""
     gpu = output.gpu_names[0] if output.gpu_names else None
     if gpus is not None or output.gpus is not None or topology_given \
-            or _preset(gpu, available) is not None:
+            or _preset(gpu, available) is not None or implied_gpus(output, collective):
         return
     named = f"its GPU ({gpu})" if gpu else "it names no GPU either, so it"
     raise RingsimError(f"{output.name} has no '# Rank … on HOST device …' lines, so the number "
@@ -96,10 +99,18 @@ def _published_hint(gpu: str | None) -> str:
             f"pass one as --topology {os.path.join(shown, 'NAME.toml')}")
 
 
-def scenario(output: Output, gpus: int | None, nodes: int | None) -> tuple[int, int, list[str]]:
-    """G and M from the header (or --gpus/--nodes, which must agree with it), and notes."""
+def scenario(output: Output, gpus: int | None, nodes: int | None,
+             collective: str | None = None) -> tuple[int, int, list[str]]:
+    """G and M from the header (or --gpus/--nodes, which must agree with it; without either, G
+    as the rows' busbw/algbw implies it: implied_gpus), and notes."""
     notes = []
     seen_gpus, hosts = output.gpus, output.hosts
+    implied = implied_gpus(output, collective) if gpus is None and seen_gpus is None else None
+    if implied:
+        gpus, (ratio, test) = implied
+        formula = RANKS_FROM_FACTOR[test][0]
+        notes.append(f"no '# Rank' lines: {gpus} GPUs, as the rows' busbw of {ratio:.3f} × algbw "
+                     f"is {formula} for n = {gpus} in {PERF[test]} (give --gpus G)")
     if gpus is None:
         if seen_gpus is None:
             raise RingsimError(f"{output.name} has no '# Rank … on HOST device …' lines, so the "
@@ -120,6 +131,68 @@ def scenario(output: Output, gpus: int | None, nodes: int | None) -> tuple[int, 
     if hosts and output.gpus_per_host() is None:
         notes.append("the hosts run different numbers of ranks; the model assumes the same on each")
     return gpus, nodes, notes
+
+
+def implied_gpus(output: Output, collective: str | None) -> tuple[int, tuple[float, str]] | None:
+    """G where the rows' busbw/algbw fits one number of ranks (nccltests.ranks_from_busbw) for
+    a test known without G: the one given or named, or all_reduce_perf where the rows show it
+    (a reducing redop, root -1, the whole size's count); with the ratio and that test. None
+    otherwise: an all_gather_perf's count column needs G before it tells the test."""
+    test = collective or output.collective
+    rows = [r for r in output.rows if r.bytes > 0]
+    if test is None and rows and all(r.redop not in (None, "none") and r.root == -1
+                                     and r.count * DTYPES[r.dtype] == r.bytes for r in rows):
+        test = "all-reduce"
+    found = ranks_from_busbw(output.rows, test) if test else None
+    if found is None or len(found[1]) != 1 or found[1][0][0] != found[1][0][1]:
+        return None
+    return found[1][0][0], (found[0], test)
+
+
+def check_one_test(output: Output) -> None:
+    """Refuse in one line a paste whose rows are of more than one test (or of one test over
+    several types or redops, -d all and -o all): the first row that differs, and how
+    (nccltests.other_test)."""
+    found = other_test(output.rows)
+    if found is None:
+        return
+    row, mine, theirs = found
+    size = format_bytes(row.bytes)
+    if mine[0] == row.dtype:  # its type differs: "is bfloat16 with redop none"
+        what = (f"{size} is {' with '.join(mine)} where the rows before are "
+                f"{' with '.join(theirs)}")
+    else:
+        what = f"{size} has {' and '.join(mine)} where the rows before have {' and '.join(theirs)}"
+    raise RingsimError(f"rows of different tests in {output.name}: {what}; paste one test's "
+                       "output, of one type and one redop (nccl-tests' -d all and -o all print "
+                       "several)")
+
+
+def check_gpus(output: Output, gpus: int, collective: str, named: bool = True) -> None:
+    """Refuse in one line a G (--gpus, or the header's ranks) that the rows' busbw/algbw
+    contradicts, saying what it implies (nccltests.ranks_from_busbw); `named`: whether the
+    paste or --collective named the test, rather than its columns. Where no n fits, the ratio
+    speaks of the test rather than of G, and G is left to the other checks."""
+    found = ranks_from_busbw(output.rows, collective)
+    if found is None or not found[1] or any(lo <= gpus <= hi for lo, hi in found[1]):
+        return
+    ratio, fits = found
+    formula = RANKS_FROM_FACTOR[collective][0]
+    implied = " or ".join(f"{lo:,}" if lo == hi else f"{lo:,} to {hi:,}" for lo, hi in fits)
+    given = (f"the {gpus:,} ranks the header lists" if output.gpus is not None
+             else f"--gpus {gpus:,}")
+    advice = ("the rows are not those of the run the header describes: paste one run's header "
+              "and its rows" if output.gpus is not None else
+              f"give --gpus {fits[0][0]:,}" if len(fits) == 1 and fits[0][0] == fits[0][1]
+              else "give the --gpus that ran")
+    if not named and collective == "all-reduce" and fits == [(2, 2)]:
+        # busbw = algbw is also what reduce_perf and broadcast_perf print, on any n; a layout
+        # without a root column cannot tell those from all_reduce_perf
+        advice += ", or --collective reduce or broadcast if it ran reduce_perf or broadcast_perf"
+    factor = (2 if collective == "all-reduce" else 1) * (gpus - 1) / gpus
+    raise RingsimError(f"{output.name}'s rows print busbw = {ratio:.3f} × algbw, which is "
+                       f"{formula} for n = {implied} GPUs in {PERF[collective]}, not for {given} "
+                       f"({factor:.3f}): {advice}")
 
 
 def measured_rows(output: Output) -> tuple[list[Row], list[str]]:

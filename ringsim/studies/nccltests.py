@@ -16,6 +16,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from ..core.checks import MAX_GPUS
 from ..core.errors import RingsimError
 from .textfile import LAUNCHER_PREFIX, NCCL_VERSION, Text, shown
 
@@ -42,6 +43,16 @@ MIN_TIME_US, MAX_TIME_US = 0.01, 1e12
 # No GPU holds a petabyte: a larger size is a garbled row (and past what NCCL's model prices,
 # ringsim.cost.nccl.MAX_BYTES), so it is counted with the rows that cannot be read.
 MAX_SIZE = 1 << 50
+# nccl-tests prints algbw and busbw in GB/s with two decimals, both from one value (busbw is
+# algbw times the test's factor), so each printed value is within half a cent of it (and a
+# float's rounding): a row of algbw 1.00 GB/s or more bounds the factor to about 1%.
+PRECISE_ALGBW = 1e9
+_HALF_CENT = 0.0051e9
+# The tests whose busbw/algbw says how many ranks ran, the factor as a formula and n from it
+# (nccl-tests' doc/PERFORMANCE.md); broadcast's and reduce's factor is 1 whatever n is.
+RANKS_FROM_FACTOR = {"all-reduce": ("2(n−1)/n", lambda f: 2 / (2 - f) if f < 2 else math.inf),
+                     **{name: ("(n−1)/n", lambda f: 1 / (1 - f) if f < 1 else math.inf)
+                        for name in ("all-gather", "reduce-scatter", "all-to-all")}}
 
 # mpirun's `[1,0]<stdout>:`, srun's `[0]` or `0:` at the start of a line, anywhere in srun rows
 _PREFIX = re.compile(LAUNCHER_PREFIX)
@@ -280,3 +291,80 @@ def test_from_rows(rows: list[Row], ranks: int) -> str | None:
     if rooted:
         return "reduce" if reduces else "broadcast"
     return "all-reduce" if reduces else None
+
+
+def other_test(rows: list[Row]) -> tuple[Row, list[str], list[str]] | None:
+    """The first row whose columns show another test than the rows before it, with what it and
+    they print where they differ (its type first, where that differs); None where all agree.
+
+    Its type, its redop and whether its root is a rank (-1, a rank, or no root column) name the
+    test and its options; where those agree, the count column still tells a whole-size test
+    (all_reduce_perf) from one that prints each rank's share (reduce_scatter_perf). The root's
+    value is not compared: broadcast_perf -r -1 runs every root in turn."""
+    if not rows:
+        return None
+    first, sized = rows[0], next((r for r in rows if r.bytes > 0), None)
+    for row in rows[1:]:
+        differ = [(mine, theirs) for mine, theirs in zip(_columns_of(row), _columns_of(first))
+                  if mine[0] != theirs[0]]
+        if not differ and sized is not None and row.bytes > 0 and _whole(row) != _whole(sized):
+            differ = [((None, _count_words(row)), (None, _count_words(sized)))]
+        if differ:
+            return row, [m[1] for m, _ in differ], [t[1] for _, t in differ]
+    return None
+
+
+def _columns_of(row: Row) -> list[tuple[object, str]]:
+    """What names a row's test, each as (what is compared, its words)."""
+    rooted = None if row.root is None else row.root >= 0
+    return [(row.dtype, row.dtype),
+            (row.redop, "no redop column" if row.redop is None else f"redop {row.redop}"),
+            (rooted, "no root column" if row.root is None else f"root {row.root}")]
+
+
+def _whole(row: Row) -> bool:
+    return row.count * DTYPES[row.dtype] == row.bytes
+
+
+def _count_words(row: Row) -> str:
+    return "the whole size's count" if _whole(row) else "a count of part of the size"
+
+
+def ranks_from_busbw(rows: list[Row],
+                     collective: str) -> tuple[float, list[tuple[int, int]]] | None:
+    """The busbw/algbw the rows print (the median over the rows of algbw 1.00 GB/s or more) and
+    the numbers of ranks n whose factor for `collective` fits it, as ranges (lo, hi); None
+    where the factor says nothing of n (broadcast, reduce) or no row is precise enough.
+
+    Each precise row bounds the factor to the ratios its printed values allow (PRECISE_ALGBW),
+    so to a range of n; an n fits where it lies in the ranges of more than half of the rows,
+    so that a row or two misprinted or cut do not decide."""
+    if collective not in RANKS_FROM_FACTOR:
+        return None
+    ranks = RANKS_FROM_FACTOR[collective][1]
+    precise = [r for r in rows if r.algbw is not None and r.busbw is not None
+               and r.algbw >= PRECISE_ALGBW]
+    if not precise:
+        return None
+    steps: dict[int, int] = {}
+    for r in precise:
+        low = ranks((r.busbw - _HALF_CENT) / (r.algbw + _HALF_CENT))
+        high = ranks((r.busbw + _HALF_CENT) / (r.algbw - _HALF_CENT))
+        if low > MAX_GPUS:  # a factor past any n's: this row fits none
+            continue
+        lo, hi = max(2, math.ceil(low)), MAX_GPUS if high >= MAX_GPUS else math.floor(high)
+        if lo <= hi:
+            steps[lo] = steps.get(lo, 0) + 1
+            steps[hi + 1] = steps.get(hi + 1, 0) - 1
+    fits, count, start = [], 0, None
+    for at in sorted(steps):
+        count += steps[at]
+        if count * 2 > len(precise) and start is None:
+            start = at
+        elif count * 2 <= len(precise) and start is not None:
+            fits.append((start, at - 1))
+            start = None
+    ratios = sorted(r.busbw / r.algbw for r in precise)
+    middle = len(ratios) // 2
+    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
+    return median, fits

@@ -86,9 +86,15 @@ def test_the_runs_shape_comes_from_the_header_and_flags_disagreement():
     with pytest.raises(RingsimError, match="--nodes 4 disagrees with the 2 hosts"):
         inputs.scenario(a3, None, 4)
     bare = output("nccl1453_h100_3node_bracket_prefix_excerpt.txt")
-    with pytest.raises(RingsimError, match="number of GPUs is unknown: give --gpus G"):
-        inputs.scenario(bare, None, None)
     assert inputs.scenario(bare, 24, 3)[:2] == (24, 3)
+    # without '# Rank' lines, G is what the rows' busbw/algbw says (1.917 = 2(n-1)/n, n = 24)
+    gpus, nodes, notes = inputs.scenario(bare, None, None)
+    assert (gpus, nodes) == (24, 1)
+    assert notes[0] == ("no '# Rank' lines: 24 GPUs, as the rows' busbw of 1.917 × algbw is "
+                        "2(n−1)/n for n = 24 in all_reduce_perf (give --gpus G)")
+    coarse = output("nccl1184_h100_wrong_results_excerpt.txt")  # every algbw under 1 GB/s
+    with pytest.raises(RingsimError, match="number of GPUs is unknown: give --gpus G"):
+        inputs.scenario(coarse, None, None)
 
 
 def test_a_run_that_collapses_past_32_mib_is_flagged_exactly_there():

@@ -1,0 +1,156 @@
+"""`ringsim diagnose` reads one test of one run: rows of another test pasted below it, and a
+number of GPUs that the rows' own busbw/algbw contradicts, are refused in one line."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from test_diagnose_cli import OUT
+
+from ringsim.cli import main
+from ringsim.core.errors import RingsimError
+from ringsim.cost.topology import load
+from ringsim.studies import diagnose as study
+from ringsim.studies import nccltests
+from ringsim.studies.textfile import read_text
+
+predict = pytest.importorskip("ringsim.studies.predict",
+                              reason="the NCCL model is not in this ringsim").predict
+
+A3 = OUT / "a3mega_h100_2node_all_reduce.txt"  # all_reduce_perf, 16 ranks, float sum
+GATHER = OUT / "nccl1435_all_gather_bf16_excerpt.txt"  # all_gather_perf, 2 ranks, bfloat16 none
+# all_gather_perf's 48 MiB row of NVIDIA/nccl issue 1435
+GATHER_ROW = ("    50331648      12582912  bfloat16    none      -1    237.9  211.57  105.78      0"
+              "    200.0  251.62  125.81      0")
+TAIL = ("; paste one test's output, of one type and one redop (nccl-tests' -d all and -o all "
+        "print several)")
+
+
+def run(capsys, *argv):
+    """diagnose's exit status, standard output and standard error."""
+    code = main(["diagnose", "--no-plot", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def paste(tmp_path, *parts: str) -> str:
+    path = tmp_path / "paste.txt"
+    path.write_text("\n".join(parts) + "\n")
+    return str(path)
+
+
+def rows_of(path) -> list[str]:
+    """The table's rows alone, as a paste without its header."""
+    return [line for line in path.read_text().splitlines() if line[:1] == " " and line.split()[0].isdigit()]
+
+
+def test_rows_of_another_test_below_the_table_are_refused_before_pricing(tmp_path, capsys):
+    code, out, err = run(capsys, paste(tmp_path, A3.read_text(), GATHER_ROW))
+    assert code == 2 and not out
+    assert err == (f"ringsim: error: rows of different tests in {tmp_path / 'paste.txt'}: 48MiB is "
+                   "bfloat16 with redop none where the rows before are float with redop sum" + TAIL + "\n")
+    # the whole all_gather_perf excerpt pasted below: its first row is named
+    code, out, err = run(capsys, paste(tmp_path, A3.read_text(), GATHER.read_text()))
+    assert code == 2 and not out and "16MiB is bfloat16 with redop none where" in err
+    assert len(err.splitlines()) == 1
+
+
+def test_a_row_that_differs_only_in_redop_root_or_count_is_named_by_that(tmp_path, capsys):
+    row = "  1073741824     268435456     float     max      -1   6778.1  158.41  297.03      0"
+    code, _, err = run(capsys, paste(tmp_path, A3.read_text(), row))
+    assert code == 2 and "1GiB has redop max where the rows before have redop sum;" in err
+    # a broadcast_perf row (root 0) below an all_reduce_perf table
+    row = "  1073741824     268435456     float     sum       0   6778.1  158.41  158.41      0"
+    code, _, err = run(capsys, paste(tmp_path, A3.read_text(), row))
+    assert code == 2 and "1GiB has root 0 where the rows before have root -1;" in err
+    # reduce_scatter_perf prints the same type, redop and root: its count is each rank's share
+    row = "  1073741824      16777216     float     sum      -1   6778.1  158.41  148.51      0"
+    code, _, err = run(capsys, paste(tmp_path, A3.read_text(), row))
+    assert code == 2 and ("1GiB has a count of part of the size where the rows before have "
+                          "the whole size's count;") in err
+
+
+def test_one_test_pasted_twice_or_over_every_root_is_still_one_test(tmp_path, capsys):
+    # Two runs of the same test (a rerun below the first): the repeated sizes are left out.
+    code, out, err = run(capsys, paste(tmp_path, A3.read_text(), *rows_of(A3)))
+    assert code == 0, err
+    assert "repeated sizes left out (the first row of each kept)" in out
+    # broadcast_perf -r -1 runs every root in turn: the root's value does not name the test
+    rows = [nccltests.Row(1 << 20, 1 << 18, "float", None, 1e-4, 1e10, 1e10, 0, root=root)
+            for root in (0, 1, 2)]
+    assert nccltests.other_test(rows) is None
+    assert nccltests.other_test([*rows, replace(rows[0], root=-1)])[1:] == (["root -1"], ["root 0"])
+
+
+def test_a_gpus_the_rows_busbw_contradicts_is_refused_naming_what_they_imply(tmp_path, capsys):
+    # busbw 297.86 over algbw 158.86 at 1 GiB: 1.875 = 2(n-1)/n, so 16 GPUs, not 8
+    rows = paste(tmp_path, *rows_of(A3))
+    code, out, err = run(capsys, rows, "-g", "8", "--topology", "dgx-h100")
+    assert code == 2 and not out
+    assert err == (f"ringsim: error: {rows}'s rows print busbw = 1.875 × algbw, which is 2(n−1)/n "
+                   "for n = 16 GPUs in all_reduce_perf, not for --gpus 8 (1.750): give --gpus 16\n")
+    code, out, err = run(capsys, rows, "-g", "16", "--topology", "dgx-h100")
+    assert code == 0, err
+    # all_gather_perf on 2 GPUs: busbw is half its algbw, (n-1)/n with n = 2
+    code, _, err = run(capsys, GATHER, "-g", "4", "--topology", "pcie-gen4", "--collective",
+                       "all-gather")
+    assert code == 2 and ("print busbw = 0.500 × algbw, which is (n−1)/n for n = 2 GPUs in "
+                          "all_gather_perf, not for --gpus 4 (0.750): give --gpus 2") in err
+
+
+def test_rows_that_contradict_their_own_header_are_refused():
+    # the header lists 16 ranks; rows printed by an 8-rank run (busbw 1.75 × algbw) are not its
+    output = nccltests.parse(read_text(str(A3), "nccl-tests output"))
+    eight = replace(output, rows=[replace(r, busbw=r.algbw * 1.75 if r.algbw else r.busbw)
+                                  for r in output.rows])
+    with pytest.raises(RingsimError) as caught:
+        study.diagnose(eight, load("dgx-h100"), predict)
+    assert str(caught.value) == (
+        f"{A3}'s rows print busbw = 1.750 × algbw, which is 2(n−1)/n for n = 8 GPUs in "
+        "all_reduce_perf, not for the 16 ranks the header lists (1.875): the rows are not those "
+        "of the run the header describes: paste one run's header and its rows")
+
+
+def test_without_a_header_or_gpus_the_rows_busbw_gives_g(tmp_path, capsys):
+    rows = paste(tmp_path, *rows_of(A3))
+    code, out, err = run(capsys, rows, "--topology", "dgx-h100", "--nodes", "2")
+    assert code == 0, err
+    assert out.startswith(f"{rows}: all-reduce, 16 GPUs on 2 nodes")
+    assert ("Note: no '# Rank' lines: 16 GPUs, as the rows' busbw of 1.875 × algbw is 2(n−1)/n "
+            "for n = 16 in all_reduce_perf (give --gpus G)") in out
+    # G known, only the machine is asked for
+    code, out, err = run(capsys, rows)
+    assert code == 2 and "number of GPUs" not in err and "matches no topology preset" in err
+    # all_gather_perf's count column needs G to show its test: G is not guessed from the ratio
+    code, _, err = run(capsys, GATHER, "--topology", "pcie-gen4")
+    assert code == 2 and "the number of GPUs is unknown: give --gpus G" in err
+    # unless the test is given
+    code, out, err = run(capsys, GATHER, "--topology", "pcie-gen4", "--collective", "all-gather")
+    assert code == 0 and "all-gather, 2 GPUs" in out, err
+
+
+def test_the_busbw_ratio_of_every_fixture_fits_one_g_only():
+    expected = {"a3mega_h100_2node_all_reduce.txt": 16, "nccl1453_h100_3node_bracket_prefix_excerpt.txt": 24,
+                "nccltests152_a100_2node_after_fix_partial.txt": 16,
+                "nccltests252_h100_2node_after_acs_fix_ring.txt": 8,
+                "nccltests293_a100pcie_2node_after_nps4.txt": 2}
+    for name, gpus in expected.items():
+        rows = nccltests.parse(read_text(str(OUT / name), "nccl-tests output")).rows
+        assert nccltests.ranks_from_busbw(rows, "all-reduce")[1] == [(gpus, gpus)], name
+        assert nccltests.ranks_from_busbw(rows, "broadcast") is None  # busbw = algbw for any n
+
+
+def test_busbw_equal_to_algbw_without_a_root_column_also_names_the_rooted_tests(tmp_path, capsys):
+    # An older layout (no root column) of a reduce on 8 GPUs reads as an all-reduce; busbw =
+    # algbw fits an all-reduce only on 2 GPUs, and a reduce or a broadcast on any number.
+    row = "  {0:>10}  {1:>10}  float  sum  {2:.1f}  {3:.2f}  {3:.2f}  0e+00"
+    rows = [row.format(n, n // 4, n / 5e3, 5.0 * k)
+            for k, n in enumerate((1 << 20, 1 << 22, 1 << 24), 1)]
+    code, _, err = run(capsys, paste(tmp_path, *rows), "-g", "8", "--topology", "dgx-h100")
+    assert code == 2 and err.rstrip().endswith(
+        "is 2(n−1)/n for n = 2 GPUs in all_reduce_perf, not for --gpus 8 (1.750): give --gpus 2, "
+        "or --collective reduce or broadcast if it ran reduce_perf or broadcast_perf")
+    code, _, err = run(capsys, paste(tmp_path, *rows), "-g", "8", "--topology", "dgx-h100",
+                         "--collective", "reduce")
+    assert code == 0, err

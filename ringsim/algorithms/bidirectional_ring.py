@@ -64,4 +64,4 @@ SPEC = AlgorithmSpec(
     NAME, "Bidirectional ring",
     "two rings in opposite directions, each on half the data: 2·(G−1)·N, every link busy both ways",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.RING,
-    lanes=two_lanes)
+    lanes=two_lanes, seconds_per_gpu=True)

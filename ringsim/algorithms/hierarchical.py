@@ -20,8 +20,9 @@ import numpy as np
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
+from ..cost.ports import ACROSS as ACROSS_CODE, INSIDE, port_seconds
 from ._counts import Tally, from_counts
-from ._sparse import Ring, around, busiest, flat_phase, one_level
+from ._sparse import Ring, around, block_sizes, busiest, flat_phase, one_level
 from ._phases import ring_iterations
 from .spec import AlgorithmSpec, Shape
 
@@ -153,24 +154,31 @@ def _phases(gpus: int, nodes):
 
 
 def seconds(gpus: int, elements: int, model, nodes=None):
-    """α-β-γ time of the four ring phases, no plan: on one level every step of a phase costs
-    the same (`_sparse.flat_phase`, O(1)); across nodes `_step_times.ring_phase` prices one ring
-    per kind (`_sampled_phases`), O(P·(L + M)).
+    """α-β-γ time of the four ring phases, no plan: on one level, or with the topology's own
+    nodes (L = P), every step of a phase costs the same (`_sparse.flat_phase`, O(1)); across
+    other nodes `_step_times.ring_phase` prices one ring per kind (`_sampled_phases`), O(P·(L + M)).
 
     On one level with G dividing N: 2(L−1)·(α + N/L·β) + (L−1)·N/L·γ inside, then
-    2(M−1)·(α + N/G·β) + (M−1)·N/G·γ across. Which of its transfers cross the topology's
-    nodes depends on how its M groups of L fall on them, so each phase is priced port by port.
+    2(M−1)·(α + N/G·β) + (M−1)·N/G·γ across. Otherwise which of its transfers cross the
+    topology's nodes depends on how its M groups of L fall on them, so each phase is priced
+    port by port.
     """
     from ._step_times import Clock, ring_phase
     m, per = _shape(gpus, nodes)
     clock = Clock()
-    if one_level(model, gpus):  # every step of a phase costs the same: O(1)
+    flat = one_level(model, gpus)
+    # Nodes of L GPUs that are the topology's nodes: inside rings never leave a node and every
+    # hop of an across ring crosses one, so each phase lies on one level as on a flat topology.
+    if flat or model.topology.gpus_per_node == per:  # every step of a phase costs the same: O(1)
         q, r = divmod(elements, gpus)
         inside = [Ring(per, m, 0)]
         across = [Ring(m, 1, u * m) for u in sorted({0, min(r // m, per - 1), per - 1})]
-        for rings, gather, count in ((inside, False, per - 1), (across, False, m - 1),
-                                     (across, True, m - 1), (inside, True, per - 1)):
-            step = flat_phase(model, rings, q, r, not gather, False)
+        for rings, gather, count, level in ((inside, False, per - 1, INSIDE),
+                                            (across, False, m - 1, ACROSS_CODE),
+                                            (across, True, m - 1, ACROSS_CODE),
+                                            (inside, True, per - 1, INSIDE)):
+            step = (flat_phase(model, rings, q, r, not gather, False) if flat or level == INSIDE
+                    else _across_phase(model, rings, q, r, not gather))
             if step is not None:
                 clock.add(*step, count=count)
         return clock.estimate("every GPU's ports")
@@ -178,6 +186,17 @@ def seconds(gpus: int, elements: int, model, nodes=None):
                                                         model.topology.gpus_per_node):
         clock.add(*ring_phase(model, orders, bases, width, gpus, elements, gather))
     return clock.estimate("every GPU's ports")
+
+
+def _across_phase(model, rings: list[Ring], q: int, r: int, reduce: bool):
+    """`flat_phase` of rings whose every hop crosses nodes: each GPU's ports queue one
+    transfer, and every block size occurs in every step, so each step is its largest price."""
+    sized = [block_sizes(ring, q, r) for ring in rings if ring.length >= 2]
+    if not sized:
+        return None
+    prices = [port_seconds(model, np.array(sizes, dtype=np.float64), True, reduce) for sizes in sized]
+    best = max(max(float(wire.max()), float(arrive.max())) for wire, arrive in prices)
+    return (best, ACROSS_CODE) if best > 0 else (0.0, -1)
 
 
 def _sampled_phases(gpus: int, nodes, elements: int, per_node: int):

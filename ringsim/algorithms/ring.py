@@ -112,9 +112,6 @@ def closed_form(gpus: int, elements: int, channels: int = 1, ring_order=None) ->
     )
 
 
-CHUNK = 1 << 16  # steps counted at a time (ring.seconds across nodes)
-
-
 def phase_seconds(gpus: int, elements: int, model, gather: bool, channels: int = 1,
                   ring_order=None):
     """One phase of the all-reduce on K rings side by side (the all-gather with `gather`, else
@@ -132,8 +129,8 @@ def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None)
     On one level with G dividing N this is the textbook 2(G−1)α + 2(G−1)/G·Nβ + (G−1)/G·Nγ
     (Thakur, Rabenseifner & Gropp 2005, §4.1). Exactly, for any N: in each step every GPU
     sends one segment; a level's time is α + b·β (+ b·γ in reduce-scatter) for the largest
-    segment b that some GPU sends on it, found for all steps at once in O(G) (O(1) on one
-    level, where every step sends the largest segment). With channels or ring orders the K
+    segment b that some GPU sends on it, counted over all steps at once from O(P) of them
+    (`_cases`; O(1) on one level, where every step sends the largest segment). With channels or ring orders the K
     rings queue on shared ports: `_multiring.seconds`.
     """
     from ..cost.model import Estimate, dominant_level
@@ -153,48 +150,8 @@ def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None)
             if inside > 0:
                 spent["inside"] += (gpus - 1) * inside
         return Estimate(spent["inside"] + spent["across"], dominant_level(spent), "every GPU's ports")
-    crosses = np.zeros(gpus, bool)  # does GPU k's next GPU live in another node?
-    if per_node is not None and gpus > per_node:
-        crosses[per_node - 1::per_node] = True
-        crosses[gpus - 1] = True
-    windows: dict = {}
-    index = np.int32 if 2 * gpus + 1 < 2**31 else np.int64  # prefix counts: half the memory
     for reduce, first in ((True, 0), (False, gpus - 1)):
-        # Step s sends segment (k − d) mod G from GPU k, d = s−1 in reduce-scatter and s−2 in
-        # all-gather: the big segments 0..r−1 leave GPUs d..d+r−1 (mod G) in that step.
-        # Each step is one of at most four cases (big or small on each level): counted a
-        # block of steps at a time, so no temporary spans all G steps.
-        cases: dict = {}
-        for at in range(0, gpus - 1, CHUNK):
-            d = np.arange(at, min(at + CHUNK, gpus - 1), dtype=index)
-            if first != 0:
-                d = np.where(d == 0, gpus - 1, d - 1).astype(index)
-            big = {}
-            for key, senders in (("inside", ~crosses), ("across", crosses)):
-                if not senders.any():
-                    continue
-                if r == 0 or senders.all():
-                    big[key] = np.full(len(d), r > 0)  # one size, or every GPU sends on this level
-                    continue
-                if key not in windows:
-                    windows[key] = np.concatenate(
-                        [np.zeros(1, index), np.cumsum(np.concatenate([senders, senders]), dtype=index)])
-                big[key] = windows[key][d + r] > windows[key][d]
-            for big_in in (False, True):
-                for big_across in (False, True):
-                    chosen = np.ones(len(d), bool)
-                    if "inside" in big:
-                        chosen &= big["inside"] == big_in
-                    elif big_in:
-                        continue
-                    if "across" in big:
-                        chosen &= big["across"] == big_across
-                    elif big_across:
-                        continue
-                    cases[big_in, big_across, "inside" in big, "across" in big] = \
-                        cases.get((big_in, big_across, "inside" in big, "across" in big), 0) + \
-                        int(np.count_nonzero(chosen))
-        for (big_in, big_across, has_in, has_across), steps in cases.items():
+        for (big_in, big_across, has_in, has_across), steps in _cases(gpus, per_node, r, first).items():
             if not steps:
                 continue
             inside = model.transfer("inside", sizes[big_in], reduce) if has_in else 0.0
@@ -204,6 +161,45 @@ def seconds(gpus: int, elements: int, model, channels: int = 1, ring_order=None)
             elif inside > 0:
                 spent["inside"] += steps * inside
     return Estimate(spent["inside"] + spent["across"], dominant_level(spent), "every GPU's ports")
+
+
+def _cases(gpus: int, per_node: int, r: int, first: int) -> dict:
+    """How many steps of a phase send a big segment on each level, G > P GPUs in nodes of P:
+    {(big inside, big across, inside used, across used): steps}, in a fixed order.
+
+    GPU k sends across nodes when k is the last of its node or k = G−1. Step d (d = s−1 in
+    reduce-scatter, `first` = 0; s−2 mod G in all-gather, `first` = G−1) sends the big
+    segments 0..r−1 from GPUs d..d+r−1 (mod G). Away from the seam a step's case depends on
+    d mod P alone, so a few steps are looked at and counted, not all G: O(P).
+    """
+    inside = per_node > 1  # with one GPU per node every GPU sends across
+    if r == 0 or not inside:
+        big = {(False, r > 0): gpus - 1}
+    elif r >= max(per_node, 3):
+        # Runs of GPUs sending inside are at most P−1 long, of GPUs sending across at most 2.
+        big = {(True, True): gpus - 1}
+    else:
+        seam = gpus - r  # steps from here on reach GPU G−1 or wrap round
+        residues = np.arange(min(per_node, seam), dtype=np.int64)
+        ends = np.arange(seam, gpus, dtype=np.int64)
+        # The step left out: G−1 in reduce-scatter, G−2 in all-gather (d runs G−1, 0, …, G−3).
+        skipped = np.array([gpus - 1 if first == 0 else gpus - 2], np.int64)
+        big = {}
+        for steps, weights in ((residues, (seam - 1 - residues) // per_node + 1),
+                               (ends, np.ones(len(ends), np.int64)),
+                               (skipped, -np.ones(1, np.int64))):
+            k = (steps[:, None] + np.arange(r)) % gpus
+            across = (k % per_node == per_node - 1) | (k == gpus - 1)
+            for key, weight in zip(zip((~across).any(axis=1).tolist(), across.any(axis=1).tolist()),
+                                   weights.tolist()):
+                big[key] = big.get(key, 0) + weight
+    cases = {}
+    for big_in in (False, True):
+        for big_across in (False, True):
+            if big_in and not inside:
+                continue
+            cases[big_in, big_across, inside, True] = big.get((big_in, big_across), 0)
+    return cases
 
 
 def busiest_gpu(gpus: int, elements: int, channels: int = 1, ring_order=None) -> int:

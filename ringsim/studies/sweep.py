@@ -16,12 +16,13 @@ import re
 from dataclasses import dataclass
 
 from ..core.checks import check_gpus
+from ..algorithms._sparse import one_level
 from ..algorithms.timing import estimate, machine_options, timed_algorithms
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..cost.nccl import NcclChoice, nccl_choices
 from ..cost.nccl_tuner import carried_release
 from ..core.errors import RingsimError
-from ..core.units import parse_size
+from ..core.units import format_seconds, parse_size
 from .compare import rails_order, rails_ring
 
 MAX_SIZES = 200
@@ -29,6 +30,12 @@ MAX_SIZES = 200
 # probe: above this the sweep leaves that column out, to stay within about 2 s (16,384 GPUs in
 # nodes of 8: 1.8 s measured on one core); compare prices it at one size up to its own limit.
 RAILS_SWEEP_LIMIT = 131_072
+# Across nodes a column whose time lays out each of its steps (its spec's seconds_per_gpu: the
+# bidirectional ring, about 40 ns per GPU and size measured on one core; every other column
+# costs O(P) or less) grows as sizes × GPUs: past this many the sweep would take more than a
+# few seconds, so it is refused first.
+MAX_GPU_SIZES = 50_000_000
+SECONDS_PER_GPU_SIZE = 4e-8
 
 
 def rails_column(order: str) -> str:
@@ -223,6 +230,7 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
         if nbytes % model.itemsize:
             raise RingsimError(f"size {nbytes:,} bytes is not a whole number of "
                                f"{model.itemsize}-byte elements")
+    _check_work(gpus, len(sizes), model, names)
     points = tuple(_point(gpus, n, model, names, order) for n in sizes)
     crossovers = []
     for left, right in zip(points, points[1:]):
@@ -246,6 +254,22 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
     picks, note = _nccl(gpus, sizes, model, nccl)
     return Sweep(gpus, model, algorithm_names, points, tuple(crossovers), picks, note, order,
                  rails_note, nccl)
+
+
+def _check_work(gpus: int, count: int, model: CostModel, names: tuple[str, ...]) -> None:
+    """Refuse, in one line, a sweep whose O(G)-per-size column would take too long (MAX_GPU_SIZES)."""
+    from ..algorithms import ALGORITHMS
+    work = gpus * count
+    slow = [ALGORITHMS[n] for n in names if n in ALGORITHMS and ALGORITHMS[n].seconds_per_gpu]
+    if not slow or one_level(model, gpus) or work <= MAX_GPU_SIZES:
+        return
+    raise RingsimError(
+        f"sweep would price the {slow[0].title[0].lower() + slow[0].title[1:]} step by step at "
+        f"{count:,} sizes × {gpus:,} "
+        f"GPUs ({work:,}, about {format_seconds(work * SECONDS_PER_GPU_SIZE)} before any "
+        f"crossover is bisected); the limit is {MAX_GPU_SIZES:,}: use at most "
+        f"{MAX_GPU_SIZES // gpus:,} sizes at {gpus:,} GPUs, or at most "
+        f"{MAX_GPU_SIZES // count:,} GPUs for {count:,} sizes")
 
 
 def _nccl(gpus: int, sizes: list[int], model: CostModel,

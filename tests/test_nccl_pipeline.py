@@ -151,3 +151,16 @@ def test_the_fill_nccls_choice_leaves_out_is_named_where_time_falls():
         f"which leaves out the {small.fill * 1e6:.2f} µs its first step takes to fill the "
         "pipeline (ringsim adds it: docs/cost.md, deviation 12)")
     assert falls_note(list(reversed(rows))) == falls_note(rows)  # rows in any order
+
+
+def test_every_fall_of_time_with_size_is_named():
+    from ringsim.studies.predict import falls_note
+    # 64 RTX 5090 ranks over sockets: Tree/Simple's fill makes 512 KiB and 2 MiB slower than the
+    # next size up; the note explains the first and names the second
+    rows = predict(peers.system_file("rtx5090-socket-pair"), 64,
+                   [64 << 10 << k for k in range(9)])
+    times = {r.bytes: r.seconds for r in rows}
+    assert times[1 << 20] < times[512 << 10] and times[4 << 20] < times[2 << 20]
+    note = falls_note(rows)
+    assert note.startswith("# 1MiB takes less time than 512KiB")
+    assert note.endswith("; time falls again at 4MiB")

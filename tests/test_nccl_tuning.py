@@ -312,12 +312,13 @@ def test_the_socket_pairs_ll128_is_off_as_its_log_prints_and_its_rings_agree():
 @pytest.mark.parametrize("flags, named", [(["--sizes", "8B"], "--sizes"),
                                           (["--sizes", "8B..8GiB"], "--sizes"),
                                           (["--dtype", "half", "--gpus-per-process", "2"],
-                                           "--dtype, --gpus-per-process")])
+                                           "--dtype, --gpus-per-process"),
+                                          (["--collective", "broadcast"], "--collective")])
 def test_the_tuning_table_refuses_flags_it_would_ignore(capsys, flags, named):
     # NCCL's table holds every size, type and process layout at once: a flag that changes none
     # of it is refused rather than silently dropped (the default value given explicitly too)
     assert main(["predict", "--tuning", *flags]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"ringsim: error: --tuning prints NCCL's table for every size, type and "
-                   f"process layout at once: it takes no {named}"]
+    assert err == [f"ringsim: error: --tuning prints NCCL's table for every collective, size, "
+                   f"type and process layout at once: it takes no {named}"]
     assert main(["predict", *flags]) == 0  # without --tuning they are the table's columns

@@ -291,3 +291,15 @@ def test_word_fields_are_read_in_any_case_as_vendors_write_them():
         parse('cpu = "AMD64"\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n', "bad")
     assert str(caught.value).startswith("topology bad: cpu must be one of intel, ")
     assert str(caught.value).endswith("got 'AMD64'")
+
+
+def test_a_look_alike_letter_is_no_word_of_the_file():
+    # str.lower() turns the Kelvin sign (U+212A) into an ASCII k: "nvlinK" must not read as nvlink
+    for field, value in (("kind", "nvlin\u212a"), ("nic_path", "\u212a")):
+        level = "across" if field == "nic_path" else "inside"
+        text = (f'gpus_per_node = 8\n[{level}]\nalpha = "1us"\nbandwidth = "1GB/s"\n'
+                f'{field} = "{value}"\n')
+        with pytest.raises(RingsimError, match=f"{field} must be one of"):
+            parse(text, "kelvin")
+    with pytest.raises(RingsimError, match="arch must be one of"):
+        parse('arch = "BLAC\u212aWELL"\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n', "kelvin")

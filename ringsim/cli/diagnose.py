@@ -13,7 +13,7 @@ from pathlib import Path
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
 from ..core.files import check_output, write_text
-from ..core.textout import json_ensure_ascii, printable
+from ..core.textout import escaped, json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..core.width import fill_width, output_width, say, table, wrap
 from ._cost_args import load_topology, nccl_release
@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(terminal_plot(report, sys.stdout.isatty()))
     if svg is not None:
-        say(f"\nSVG written to {printable(str(svg))}")
+        say(f"\nSVG written to {escaped(svg)}")
     return 0
 
 

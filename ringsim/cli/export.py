@@ -11,6 +11,7 @@ from pathlib import Path
 from ..core.errors import RingsimError
 from ..core.files import check_folder, make_folder
 from ..core.naming import plural
+from ..core.textout import escaped
 from ..core.width import say
 from ..tui.scenario import MIN_SIZE, MIN_SIZE_PRESENT  # below them a slide only says the screen is too small
 from .common import add_scenario_arguments
@@ -155,7 +156,7 @@ def check_names(folder: Path, names: list[str]) -> set[str]:
                       "them") if clash[1:] else ("", "it")
         listed = (f"its {MANIFEST} does not list" if (folder / MANIFEST).exists()
                   else f"no {MANIFEST} lists (an older ringsim wrote none)")
-        raise RingsimError(f"{folder} already holds {clash[0]}{more}, which {listed}: export "
+        raise RingsimError(f"{escaped(folder)} already holds {escaped(clash[0])}{more}, which {listed}: export "
                            f"overwrites only the frames listed there, so delete {them} if an "
                            f"earlier export wrote {them}, or export into another folder")
     return ours
@@ -261,9 +262,9 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path, ours: set[
         for name in [*names, MANIFEST]:
             (folder / name).replace(final / name)
     except OSError as error:
-        raise RingsimError(f"cannot move the frames into {final}: {error.strerror or error}") from None
+        raise RingsimError(f"cannot move the frames into {escaped(final)}: {error.strerror or error}") from None
     pngs = f" and {len(written)} PNG" if args.png else ""
-    say(f"wrote {len(written)} SVG{pngs} files to {final}")
+    say(f"wrote {len(written)} SVG{pngs} files to {escaped(final)}")
     if cut:  # a slide cannot scroll: say where it leaves something out, and what shows it
         name, words = cut[0]
         # Every box grows with the screen's height; at the tallest, only a smaller run fits.

@@ -7,6 +7,7 @@ import argparse
 
 from ..algorithms.collectives import collective
 from ..core.errors import RingsimError
+from ..core.textout import escaped
 from ..core.width import say
 from ..sim.scenario import shown_elements
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         need_drawsvg()
         from ..figures.gallery import write_all
         for path in write_all(args.all):
-            print(path)
+            print(escaped(path))
         return 0
     if args.output is None:
         raise RingsimError("say which file to write, e.g. ringsim figure ring.svg (or --all DIR)")
@@ -96,5 +97,5 @@ def run(args: argparse.Namespace) -> int:
     written = write(sim, args.output, args.step, args.theme, size)
     if log is not None:
         print_preface(log, as_json=False)
-    say(f"wrote {args.output} ({written:,} bytes)")
+    say(f"wrote {escaped(args.output)} ({written:,} bytes)")
     return 0

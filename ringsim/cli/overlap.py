@@ -10,7 +10,7 @@ from ..core.checks import count_arg
 from ..core.naming import plural
 from ..core.errors import RingsimError
 from ..core.files import atomic_output, check_output
-from ..core.textout import printable
+from ..core.textout import escaped, printable
 from ..core.width import say
 from ._cost_args import MODEL_HELP, add_cost_arguments, gpus_from_args, model_from_args
 from .common import add_option_arguments, gpus_arg, options_from_args
@@ -232,5 +232,5 @@ def run(args: argparse.Namespace) -> int:
     say(f"\nBest bucket size: {best}. Small buckets pay α per all-reduce; large ones start late "
         f"and leave the last all-reduce exposed.")
     if trace_path is not None:
-        say(f"Trace written to {printable(trace_path)} (open it in ui.perfetto.dev or chrome://tracing).")
+        say(f"Trace written to {escaped(trace_path)} (open it in ui.perfetto.dev or chrome://tracing).")
     return 0

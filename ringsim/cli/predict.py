@@ -57,7 +57,7 @@ def register(sub) -> None:
     parser.add_argument("--proto", default=None, metavar="NAME",
                         help="restrict the protocol as NCCL_PROTO does: "
                              f"{', '.join(names('protocols'))}, a comma list or ^NAME")
-    parser.add_argument("--collective", default="all-reduce", choices=tuple(BUS_FACTORS),
+    parser.add_argument("--collective", default=None, choices=tuple(BUS_FACTORS),
                         help="all-reduce (all_reduce_perf, the default), all-gather, "
                              "reduce-scatter, broadcast (broadcast_perf) or reduce "
                              "(reduce_perf); NCCL runs the last two on the ring only, and "
@@ -112,16 +112,20 @@ def run(args: argparse.Namespace) -> int:
     if args.nccl_log is not None and not args.tuning:
         raise RingsimError("--nccl-log sets a log's tuning table beside the model's: give "
                            "--tuning too")
-    if args.published and (args.tuning or args.collective != "all-reduce"):
+    if args.published and (args.tuning or args.collective not in (None, "all-reduce")):
         raise RingsimError("--published sets all_reduce_perf runs beside the model's times: "
                            "it takes neither --tuning nor another --collective")
-    # The tuning table has no sizes, types or processes: a flag it would ignore is refused.
+    # The tuning table holds every collective, size, type and process layout: a flag that
+    # would pick one of them is refused.
     ignored = [flag for flag, value in (("--sizes", args.sizes), ("--dtype", args.dtype),
-                                        ("--gpus-per-process", args.gpus_per_process))
-               if value is not None]
+                                        ("--gpus-per-process", args.gpus_per_process),
+                                        # with a log, the collective picks its choices to compare
+                                        ("--collective", args.nccl_log is None and args.collective))
+               if value not in (None, False)]
     if args.tuning and ignored:
-        raise RingsimError(f"--tuning prints NCCL's table for every size, type and process "
-                           f"layout at once: it takes no {', '.join(ignored)}")
+        raise RingsimError(f"--tuning prints NCCL's table for every collective, size, type and "
+                           f"process layout at once: it takes no {', '.join(ignored)}")
+    args.collective = "all-reduce" if args.collective is None else args.collective
     args.sizes = "8B..8GiB" if args.sizes is None else args.sizes
     args.dtype = "float" if args.dtype is None else args.dtype
     args.gpus_per_process = 1 if args.gpus_per_process is None else args.gpus_per_process

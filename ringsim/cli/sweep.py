@@ -11,7 +11,7 @@ from ..core.naming import plural
 from ..cost.model import algbw
 from ..core.errors import RingsimError
 from ..core.files import check_output, write_text
-from ..core.textout import printable
+from ..core.textout import escaped, printable
 from ..core.width import output_width, say, table, wrap
 from ..cost.nccl import EMPTY_CALL
 from ..studies.sweep import Sweep, parse_sizes, rails_column, sweep
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(_terminal_plot(result, args.plot, sys.stdout.isatty()))
     if svg_path is not None:
-        say(f"\nSVG written to {printable(svg_path)}")
+        say(f"\nSVG written to {escaped(svg_path)}")
     return 0
 
 

@@ -10,7 +10,7 @@ from ..core.naming import plural
 from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM
 from ..core.errors import RingsimError
 from ..core.files import atomic_output, check_output
-from ..core.textout import printable
+from ..core.textout import escaped, printable
 from ..core.units import format_bytes, format_seconds
 from ..core.width import output_width, say
 from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args, node_option,
@@ -153,5 +153,5 @@ def run(args: argparse.Namespace) -> int:
         print()
         say("\n".join(lesson_lines(alternatives(gpus, elements, model, faults))))
     if trace_path is not None:
-        say(f"\nTrace written to {printable(trace_path)} (open it in ui.perfetto.dev or chrome://tracing).")
+        say(f"\nTrace written to {escaped(trace_path)} (open it in ui.perfetto.dev or chrome://tracing).")
     return 0

@@ -19,19 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import RingsimError
-from .textout import printable
+from .textout import escaped
 
 MAX_PATH = 4096       # PATH_MAX on Linux: a longer path cannot be opened anyway
 MAX_NAME_BYTES = 255  # NAME_MAX on Linux, macOS and Windows: the longest file name a folder holds
 
 
 def _shown(path: object) -> str:
-    """A path for a message: as written, or, where it holds escape sequences or control
-    characters, with them spelled out (\\x1b) so that the message names the path given."""
-    text = str(path)
-    if printable(text) != text:
-        text = text.encode("unicode_escape", "backslashreplace").decode("ascii")
-        text = text.replace("\\\\", "\\")  # keep a plain backslash as one
+    """A path for a message, its escapes spelled out (textout.escaped), cut to 60 characters."""
+    text = escaped(path)
     return text if len(text) <= 60 else text[:28] + "…" + text[-28:]
 
 

@@ -114,6 +114,17 @@ _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u
 _LINE_BREAKS = re.compile("[\t\n\r\x0b\x0c\x85\u2028\u2029]+")
 
 
+def escaped(text: object) -> str:
+    """Text a user gave (a file name) for a message: as written, or, where it holds escape
+    sequences or control characters, with them spelled out (\\x1b), so that the message names
+    what was given and nothing reaches the terminal raw."""
+    text = str(text)
+    if printable(text) == text:
+        return text
+    spelled = text.encode("unicode_escape", "backslashreplace").decode("ascii")
+    return spelled.replace("\\\\", "\\")  # a plain backslash stays one
+
+
 def printable(text: str, *, lines: bool = False) -> str:
     """Text from a file (or any outside source) made safe for a terminal: escape sequences and
     control characters removed, so a name cannot clear the screen, retitle the window or

@@ -159,7 +159,7 @@ class Level:
             number["nics_per_gpu"] = check_count(self.nics_per_gpu, f"{where} nics_per_gpu",
                                                  minimum=1, maximum=MAX_NICS_PER_GPU)
         if self.nic_path is not None:
-            if isinstance(self.nic_path, str):  # SYS as nvidia-smi prints it is sys
+            if isinstance(self.nic_path, str) and self.nic_path.isascii():  # SYS is sys
                 object.__setattr__(self, "nic_path", self.nic_path.lower())
             _check_word(self.nic_path, f"{where} nic_path", NIC_PATHS)
             if self.key != "across":
@@ -374,7 +374,8 @@ def _whole(low: int, high: int):
 def _one_of(*words: str):
     """One of the given words, in any case (nvidia-smi and vendors write AMD, Hopper, NVLink)."""
     def check(value, where: str):
-        if not isinstance(value, str) or value.lower() not in words:
+        # ASCII only: str.lower() maps look-alikes (the Kelvin sign K) onto ASCII letters
+        if not isinstance(value, str) or not value.isascii() or value.lower() not in words:
             # echo: the value as repr writes it, so a file's text reaches the terminal escaped
             raise RingsimError(f"{where} must be one of {', '.join(words)}, got {echo(value)}")
         return value.lower()
@@ -401,7 +402,7 @@ def _quantity(parse, example: str):
 
 def _nic_path(value, where: str) -> str:
     """One of NIC_PATHS in any case: nvidia-smi topo -m and NCCL's logs print them as PIX, SYS."""
-    if not isinstance(value, str) or value.lower() not in NIC_PATHS:
+    if not isinstance(value, str) or not value.isascii() or value.lower() not in NIC_PATHS:
         raise RingsimError(f"{where} must be one of {', '.join(NIC_PATHS)}, got {echo(value)}")
     return value.lower()
 

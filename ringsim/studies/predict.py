@@ -198,21 +198,27 @@ def rooted_note(collective: str) -> str | None:
 
 def falls_note(rows: list[PredictRow]) -> str | None:
     """One comment line where a larger size takes less time than the size before it, saying
-    why (None: time never falls)."""
+    why for the first such size and naming the others (None: time never falls)."""
     timed = sorted((r for r in rows if r.seconds is not None), key=lambda r: r.bytes)
-    for small, large in zip(timed, timed[1:]):
-        # nccl-tests' own tables wobble by a percent; only a real fall is worth a line
-        if large.bytes > small.bytes and large.seconds < small.seconds * 0.99:
-            pick = f"{small.algorithm}/{small.protocol} at {format_bytes(small.bytes)}"
-            why = (f"NCCL chooses {pick} on its own model, which leaves out the "
-                   f"{format_seconds(small.fill)} its first step takes to fill the pipeline "
-                   "(ringsim adds it: docs/cost.md, deviation 12)" if small.fill > 0 else
-                   f"NCCL chooses {pick} on its model of every channel it has, and the call "
-                   "runs on fewer, or meets the network's measured latency, which ringsim times")
-            return (f"# {format_bytes(large.bytes)} takes less time than "
-                    f"{format_bytes(small.bytes)} ({format_seconds(large.seconds)} against "
-                    f"{format_seconds(small.seconds)}): {why}")
-    return None
+    # nccl-tests' own tables wobble by a percent; only a real fall is worth a line
+    falls = [(small, large) for small, large in zip(timed, timed[1:])
+             if large.bytes > small.bytes and large.seconds < small.seconds * 0.99]
+    if not falls:
+        return None
+    small, large = falls[0]
+    pick = f"{small.algorithm}/{small.protocol} at {format_bytes(small.bytes)}"
+    why = (f"NCCL chooses {pick} on its own model, which leaves out the "
+           f"{format_seconds(small.fill)} its first step takes to fill the pipeline "
+           "(ringsim adds it: docs/cost.md, deviation 12)" if small.fill > 0 else
+           f"NCCL chooses {pick} on its model of every channel it has, and the call "
+           "runs on fewer, or meets the network's measured latency, which ringsim times")
+    more = [format_bytes(b.bytes) for _, b in falls[1:]]
+    again = (f"; time falls again at {', '.join(more[:MAX_NAMED])}"
+             + (f" and {len(more) - MAX_NAMED:,} more sizes" if len(more) > MAX_NAMED else "")
+             if more else "")
+    return (f"# {format_bytes(large.bytes)} takes less time than {format_bytes(small.bytes)} "
+            f"({format_seconds(large.seconds)} against {format_seconds(small.seconds)}): "
+            f"{why}{again}")
 
 
 def empty_note(rows: list[PredictRow]) -> str | None:

@@ -154,3 +154,90 @@ def test_busbw_equal_to_algbw_without_a_root_column_also_names_the_rooted_tests(
     code, _, err = run(capsys, paste(tmp_path, *rows), "-g", "8", "--topology", "dgx-h100",
                          "--collective", "reduce")
     assert code == 0, err
+
+
+SCATTER = OUT / "nccltests128_reduce_scatter_2node_excerpt.txt"  # reduce_scatter_perf, 8 ranks
+
+
+def test_rows_whose_count_fits_neither_the_whole_size_nor_the_headers_share_are_refused(
+        tmp_path, capsys):
+    # A3's 16-rank header over an 8-rank reduce_scatter_perf's rows: 128 B is 4 floats, which
+    # is neither 128 B's 32 floats nor a 16th of them (2)
+    header = [line for line in A3.read_text().splitlines() if line.startswith("#")]
+    mixed = paste(tmp_path, *header, *rows_of(SCATTER))
+    code, out, err = run(capsys, mixed)
+    assert code == 2 and not out
+    assert err == (f"ringsim: error: {mixed}: the count column of 128B (4 float elements) is "
+                   "neither the whole size's nor a 16-rank share but a share of 8 ranks: the rows "
+                   "are not those of the run the header describes; paste one run's header and "
+                   "its rows\n")
+    # without the header, --gpus 16 is refused likewise and the share's G is asked for
+    rows = paste(tmp_path, *rows_of(SCATTER))
+    code, out, err = run(capsys, rows, "-g", "16", "--topology", "dgx-h100")
+    assert code == 2 and not out and err.rstrip().endswith(
+        "is neither the whole size's nor a 16-rank share but a share of 8 ranks: give --gpus 8")
+    code, out, err = run(capsys, rows, "-g", "8", "--topology", "dgx-h100")
+    assert code == 0 and out.startswith(f"{rows}: reduce-scatter, 8 GPUs"), err
+    # all_gather_perf's rows on 2 ranks, given 4: the count says so before a test is read
+    gather = paste(tmp_path, *rows_of(GATHER))
+    code, out, err = run(capsys, gather, "-g", "4", "--topology", "pcie-gen4")
+    assert code == 2 and not out and err == (
+        f"ringsim: error: {gather}: the count column of 16MiB (4,194,304 bfloat16 elements) is "
+        "neither the whole size's nor a 4-rank share but a share of 2 ranks: give --gpus 2\n")
+
+
+def test_a_count_nccl_tests_rounded_down_still_fits():
+    row = nccltests.Row(1000, 15, "float", "sum", 1e-5, None, None, 0, root=-1)
+    # 1000 B as a size to round: 250 floats, a 16th is 15 rounded down to 12 (16 B shares)
+    assert not nccltests.count_fits(row, 16)
+    assert nccltests.count_fits(replace(row, count=12), 16)
+    assert nccltests.count_fits(replace(row, count=250), 16)  # the whole size's count
+    assert nccltests.count_fits(replace(row, bytes=1002, count=250), 16)  # whole elements
+    assert nccltests.count_fits(replace(row, bytes=960, count=15), 16)  # as printed: 15×4×16
+
+
+def test_every_fixture_s_count_fits_its_own_run():
+    gpus = {"nccl1435_all_gather_bf16_excerpt.txt": 2, SCATTER.name: 8}
+    for path in sorted(OUT.rglob("*.txt")):
+        try:
+            output = nccltests.parse(read_text(str(path), "nccl-tests output"))
+        except RingsimError:
+            continue  # a paste without rows, or of separate runs
+        study_gpus = output.gpus or gpus.get(path.name, 16)
+        assert any(nccltests.count_fits(r, study_gpus) for r in output.rows if r.bytes), path.name
+
+
+@pytest.mark.parametrize("collective", ["broadcast", "reduce", "reduce-scatter", "all-gather"])
+def test_an_all_reduce_s_rows_refute_another_collective_before_g_is_asked_for(
+        tmp_path, capsys, collective):
+    # redop sum, root -1 and the whole size's count tell all_reduce_perf without G
+    rows = paste(tmp_path, *rows_of(A3))
+    perf = collective.replace("-", "_") + "_perf"
+    said = (f"ringsim: error: {rows}'s rows (redop sum, root -1, the whole size's count) are "
+            f"all_reduce_perf's, and --collective {collective} says {perf}: give the "
+            "--collective that ran, or leave it out to take the one the rows show\n")
+    code, out, err = run(capsys, rows, "--topology", "dgx-h100", "--collective", collective)
+    assert code == 2 and not out and err == said
+    code, out, err = run(capsys, rows, "--topology", "dgx-h100", "--collective", collective,
+                         "-g", "16")
+    assert code == 2 and not out and err == said
+    # the library says the same, before G
+    output = nccltests.parse(read_text(rows, "nccl-tests output"))
+    with pytest.raises(RingsimError) as caught:
+        study.diagnose(output, load("dgx-h100"), predict, collective=collective)
+    assert f"{caught.value}\n" == said.removeprefix("ringsim: error: ")
+
+
+def test_rows_that_need_g_to_show_their_count_are_refuted_by_their_root_first(capsys):
+    # all_gather_perf's rows need G to show their count, and broadcast's busbw = algbw gives
+    # none: their root -1 alone says they are no broadcast_perf's
+    code, out, err = run(capsys, GATHER, "--topology", "pcie-gen4", "--collective", "broadcast")
+    assert code == 2 and not out and err == (
+        f"ringsim: error: {GATHER}'s rows (no reduction, root -1) are not broadcast_perf's, "
+        "which --collective broadcast says: give the --collective that ran\n")
+    # where the busbw gives G (2 ranks for reduce_scatter_perf), the count column is read too
+    code, out, err = run(capsys, GATHER, "--topology", "pcie-gen4", "--collective",
+                         "reduce-scatter")
+    assert code == 2 and not out and (
+        "'s rows (no reduction, root -1, a count of each rank's share (count x type size x 2 = "
+        "size)) are all_gather_perf's, and --collective reduce-scatter says") in err

@@ -235,11 +235,15 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         raise RingsimError(f"the tolerance must be between 0 and 100%, got {percent(tolerance)}")
     inputs.check_one_test(output)
     gpus, nodes, notes = inputs.scenario(output, gpus, nodes, collective)
+    named = collective is not None or output.collective is not None
     if collective is not None:
         inputs.check_collective(output, gpus, collective)
-    named = collective is not None or output.collective is not None
-    collective = collective or inputs.which_test(output, gpus, notes)
-    inputs.check_gpus(output, gpus, collective, named)
+        inputs.check_gpus(output, gpus, collective, named)
+    # a count column that fits no test on G ranks is said before a test is read from it
+    inputs.check_count(output, gpus)
+    if collective is None:
+        collective = inputs.which_test(output, gpus, notes)
+        inputs.check_gpus(output, gpus, collective, named)
     notes += inputs.root_notes(output, gpus, collective)
     rows, more = inputs.measured_rows(output)
     notes += more

@@ -12,7 +12,7 @@ from ..core.naming import plural
 from ..core.units import format_bytes, format_seconds
 from . import peers
 from .nccltests import (DTYPES, MAX_ROWS, RANKS_FROM_FACTOR, ROOTED, TESTS, Output, Row,
-                        other_test, ranks_from_busbw, test_from_rows)
+                        count_fits, other_test, ranks_from_busbw, share_of, test_from_rows)
 
 # Below this size every NCCL all-reduce is dominated by its per-call cost (LL's range); a paste
 # that starts above it does not show the latency.
@@ -65,6 +65,7 @@ def check_inputs(output: Output, gpus: int | None, topology_given: bool, availab
     if gpus is not None or output.gpus is not None or topology_given \
             or _preset(gpu, available) is not None or implied_gpus(output, collective):
         return
+    _collective_without_gpus(output, collective)
     named = f"its GPU ({gpu})" if gpu else "it names no GPU either, so it"
     raise RingsimError(f"{output.name} has no '# Rank … on HOST device …' lines, so the number "
                        f"of GPUs is unknown: give --gpus G (and --nodes M); {named} matches no "
@@ -113,6 +114,7 @@ def scenario(output: Output, gpus: int | None, nodes: int | None,
                      f"is {formula} for n = {gpus} in {PERF[test]} (give --gpus G)")
     if gpus is None:
         if seen_gpus is None:
+            _collective_without_gpus(output, collective)
             raise RingsimError(f"{output.name} has no '# Rank … on HOST device …' lines, so the "
                                "number of GPUs is unknown: give --gpus G (and --nodes M)")
         gpus = seen_gpus
@@ -131,6 +133,13 @@ def scenario(output: Output, gpus: int | None, nodes: int | None,
     if hosts and output.gpus_per_host() is None:
         notes.append("the hosts run different numbers of ranks; the model assumes the same on each")
     return gpus, nodes, notes
+
+
+def _collective_without_gpus(output: Output, collective: str | None) -> None:
+    """Before G is asked for, refuse a --collective that the rows contradict in what they show
+    without G (check_collective): G would not make them that test."""
+    if collective is not None:
+        check_collective(output, None, collective)
 
 
 def implied_gpus(output: Output, collective: str | None) -> tuple[int, tuple[float, str]] | None:
@@ -195,6 +204,27 @@ def check_gpus(output: Output, gpus: int, collective: str, named: bool = True) -
                        f"({factor:.3f}): {advice}")
 
 
+def check_count(output: Output, gpus: int) -> None:
+    """Refuse in one line rows whose count column is, at every size, neither the whole size's
+    count nor a share of the run's G ranks (nccltests.count_fits), saying what share it is
+    where it is one. Layouts with neither a redop nor a root column are not read (_columns)."""
+    rows = [r for r in output.rows if r.bytes > 0]
+    if not rows or all(r.redop is None and r.root is None for r in rows) \
+            or any(count_fits(r, gpus) for r in rows):
+        return
+    first, n = rows[0], share_of(rows)
+    but = f" but a share of {n:,} ranks" if n else ""
+    what = (f"{output.name}: the count column of {format_bytes(first.bytes)} "
+            f"({plural(first.count, first.dtype + ' element')}) is neither the whole size's "
+            f"nor a {gpus:,}-rank share{but}")
+    if output.gpus is not None:
+        advice = ("the rows are not those of the run the header describes; paste one run's "
+                  "header and its rows")
+    else:
+        advice = f"give --gpus {n:,}" if n else "give the --gpus that ran"
+    raise RingsimError(f"{what}: {advice}")
+
+
 def measured_rows(output: Output) -> tuple[list[Row], list[str]]:
     """One row per size above 0 bytes (the first when a size repeats), and what was left out."""
     notes, seen, rows = [], set(), []
@@ -223,11 +253,12 @@ SHOWS = {"all-reduce": (True, False, True), "all-gather": (False, False, False),
          "reduce": (True, True, True)}
 
 
-def _columns(output: Output, gpus: int) -> dict[str, tuple[bool, str]]:
+def _columns(output: Output, gpus: int | None) -> dict[str, tuple[bool, str]]:
     """What the rows' own columns show where every row agrees: 'redop' (reduces?), 'root'
     (a rank?) and 'count' (the whole size's?, read only beside a redop or root column, as
     nccl-tests has printed it since it added them), each with its words; a column the layout
-    lacks, or whose rows disagree, shows nothing."""
+    lacks, or whose rows disagree, shows nothing. Without G (None) the count shows only where
+    it is the whole size's: whether it is a share needs G."""
     rows = [r for r in output.rows if r.bytes > 0]
     shown: dict[str, tuple[bool, str]] = {}
     redops = {r.redop for r in rows if r.redop is not None}
@@ -241,17 +272,20 @@ def _columns(output: Output, gpus: int) -> dict[str, tuple[bool, str]]:
     typed = [r for r in rows if r.dtype in DTYPES]
     if typed and shown:  # a layout with a redop or root column: today's count column
         whole = all(r.count * DTYPES[r.dtype] == r.bytes for r in typed)
-        share = all(r.count * DTYPES[r.dtype] * gpus == r.bytes for r in typed)
+        share = gpus is not None and all(r.count * DTYPES[r.dtype] * gpus == r.bytes
+                                         for r in typed)
         if whole != share:
             shown["count"] = (whole, "the whole size's count" if whole else
                               f"a count of each rank's share (count x type size x {gpus} = size)")
     return shown
 
 
-def check_collective(output: Output, gpus: int, collective: str) -> None:
+def check_collective(output: Output, gpus: int | None, collective: str) -> None:
     """Refuse, in one line, a --collective that the paste itself contradicts: the test it
     names, or its redop, root and count columns (SHOWS), where they tell. A paste whose
-    columns cannot tell (no root or redop column) takes the flag as it is."""
+    columns cannot tell (no root or redop column) takes the flag as it is. Without G (None)
+    what the columns show without it is checked, so that a contradiction is said before G
+    is asked for."""
     flag, perf = f"--collective {collective}", PERF[collective]
     named = output.collective
     if named is not None and named != collective:

@@ -264,10 +264,11 @@ def _row(tokens: list[str]) -> Row | str:
                fields[3], None if in_place is None else in_place * 1e-6, root)
 
 
-def test_from_rows(rows: list[Row], ranks: int) -> str | None:
+def test_from_rows(rows: list[Row], ranks: int | None) -> str | None:
     """The test the rows' own columns show, for an output that does not name it: one of
     all-reduce, reduce-scatter, all-gather, broadcast, reduce, gather (gather_perf or
-    scatter_perf); None where they fit none or disagree.
+    scatter_perf); None where they fit none or disagree. Without the number of ranks (None)
+    only the whole-size tests can be told: a share's count needs it.
 
     nccl-tests prints `size` as the larger of the bytes sent and received per rank and `count`
     as the elements the call is given (src/common.cu, setupArgs and writeBenchmarkLinePreamble;
@@ -280,7 +281,7 @@ def test_from_rows(rows: list[Row], ranks: int) -> str | None:
     if not rows:
         return None
     whole = all(r.count * DTYPES[r.dtype] == r.bytes for r in rows)
-    share = all(r.count * DTYPES[r.dtype] * ranks == r.bytes for r in rows)
+    share = ranks is not None and all(r.count * DTYPES[r.dtype] * ranks == r.bytes for r in rows)
     reduces = {r.redop not in (None, "none") for r in rows}
     rooted = {r.root is not None and r.root >= 0 for r in rows}
     if len(reduces) > 1 or len(rooted) > 1 or whole == share:
@@ -320,6 +321,26 @@ def _columns_of(row: Row) -> list[tuple[object, str]]:
     return [(row.dtype, row.dtype),
             (row.redop, "no redop column" if row.redop is None else f"redop {row.redop}"),
             (rooted, "no root column" if row.root is None else f"root {row.root}")]
+
+
+def count_fits(row: Row, ranks: int) -> bool:
+    """Whether a row's count is the whole size's or a share of `ranks` ranks, as nccl-tests
+    prints them or rounds them down (predict.nccl_tests_size): a size is whole elements, and
+    in the share tests `ranks` shares of a multiple of 16 bytes each."""
+    width = DTYPES[row.dtype]
+    elements = row.bytes // width
+    align = max(1, 16 // width)
+    return row.count in (elements, elements // ranks // align * align) \
+        or row.count * width * ranks == row.bytes
+
+
+def share_of(rows: list[Row]) -> int | None:
+    """The number of ranks n whose share every sized row's count is (count × type size × n =
+    size), None where the rows give no one such n of 2 or more."""
+    found = {r.bytes // (r.count * DTYPES[r.dtype]) if r.count and
+             r.bytes % (r.count * DTYPES[r.dtype]) == 0 else None for r in rows if r.bytes > 0}
+    n = found.pop() if len(found) == 1 else None
+    return n if n is not None and 2 <= n <= MAX_GPUS else None
 
 
 def _whole(row: Row) -> bool:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cost.ports import INSIDE, port_seconds
+from ..cost.ports import ACROSS, INSIDE, port_seconds
 
 REACH = 4  # a GPU's counts look at blocks p, p+1, p+2: runs start within 3 of an anchor
 
@@ -106,8 +106,10 @@ def block_sizes(ring: Ring, q: int, r: int) -> list[int]:
     return [size for size, count in sizes if count > 0]
 
 
-def flat_phase(model, rings: list[Ring], q: int, r: int, reduce: bool, complete: bool):
+def flat_phase(model, rings: list[Ring], q: int, r: int, reduce: bool, complete: bool,
+               across: bool = False):
     """(seconds, level code) of every step of one ring phase on one level, or None (not covered).
+    `across`: every hop crosses nodes (rings of the topology's own nodes' GPUs), else none does.
 
     `complete`: every ring visits every GPU (K channels, the bidirectional ring), so each
     port queues one transfer of each ring; otherwise the rings visit disjoint GPUs (one
@@ -119,7 +121,8 @@ def flat_phase(model, rings: list[Ring], q: int, r: int, reduce: bool, complete:
     sized = [(ring, block_sizes(ring, q, r)) for ring in rings if ring.length >= 2]
     if not sized:
         return None
-    prices = [port_seconds(model, np.array(sizes, dtype=np.float64), False, reduce) for _, sizes in sized]
+    prices = [port_seconds(model, np.array(sizes, dtype=np.float64), across, reduce)
+              for _, sizes in sized]
     if complete:
         varying = [k for k, (_, sizes) in enumerate(sized) if len(sizes) > 1]
         if len(varying) > 1:
@@ -135,4 +138,4 @@ def flat_phase(model, rings: list[Ring], q: int, r: int, reduce: bool, complete:
             best = max(out_c, in_c)
     else:
         best = max(max(float(wire.max()), float(arrive.max())) for wire, arrive in prices)
-    return (best, INSIDE) if best > 0 else (0.0, -1)
+    return (best, ACROSS if across else INSIDE) if best > 0 else (0.0, -1)

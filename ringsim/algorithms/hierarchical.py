@@ -20,9 +20,8 @@ import numpy as np
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
-from ..cost.ports import ACROSS as ACROSS_CODE, INSIDE, port_seconds
 from ._counts import Tally, from_counts
-from ._sparse import Ring, around, block_sizes, busiest, flat_phase, one_level
+from ._sparse import Ring, around, busiest, flat_phase, one_level
 from ._phases import ring_iterations
 from .spec import AlgorithmSpec, Shape
 
@@ -173,12 +172,11 @@ def seconds(gpus: int, elements: int, model, nodes=None):
         q, r = divmod(elements, gpus)
         inside = [Ring(per, m, 0)]
         across = [Ring(m, 1, u * m) for u in sorted({0, min(r // m, per - 1), per - 1})]
-        for rings, gather, count, level in ((inside, False, per - 1, INSIDE),
-                                            (across, False, m - 1, ACROSS_CODE),
-                                            (across, True, m - 1, ACROSS_CODE),
-                                            (inside, True, per - 1, INSIDE)):
-            step = (flat_phase(model, rings, q, r, not gather, False) if flat or level == INSIDE
-                    else _across_phase(model, rings, q, r, not gather))
+        for rings, gather, count, crossing in ((inside, False, per - 1, False),
+                                               (across, False, m - 1, True),
+                                               (across, True, m - 1, True),
+                                               (inside, True, per - 1, False)):
+            step = flat_phase(model, rings, q, r, not gather, False, crossing and not flat)
             if step is not None:
                 clock.add(*step, count=count)
         return clock.estimate("every GPU's ports")
@@ -186,17 +184,6 @@ def seconds(gpus: int, elements: int, model, nodes=None):
                                                         model.topology.gpus_per_node):
         clock.add(*ring_phase(model, orders, bases, width, gpus, elements, gather))
     return clock.estimate("every GPU's ports")
-
-
-def _across_phase(model, rings: list[Ring], q: int, r: int, reduce: bool):
-    """`flat_phase` of rings whose every hop crosses nodes: each GPU's ports queue one
-    transfer, and every block size occurs in every step, so each step is its largest price."""
-    sized = [block_sizes(ring, q, r) for ring in rings if ring.length >= 2]
-    if not sized:
-        return None
-    prices = [port_seconds(model, np.array(sizes, dtype=np.float64), True, reduce) for sizes in sized]
-    best = max(max(float(wire.max()), float(arrive.max())) for wire, arrive in prices)
-    return (best, ACROSS_CODE) if best > 0 else (0.0, -1)
 
 
 def _sampled_phases(gpus: int, nodes, elements: int, per_node: int):

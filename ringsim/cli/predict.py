@@ -241,7 +241,7 @@ def _order_note(text: str, priced: int) -> str | None:
     (None where it was printed as given)."""
     if ".." in text:
         return None  # a range goes up by itself
-    from ..studies.sweep import parse_size
+    from ..core.units import parse_size
     given = [parse_size(part, "--sizes") for part in text.split(",")]
     repeated = len(given) - priced
     if not repeated and given == sorted(given):

@@ -12,7 +12,8 @@ from ..core.naming import plural
 from ..core.units import format_bytes, format_seconds
 from . import peers
 from .nccltests import (DTYPES, MAX_ROWS, RANKS_FROM_FACTOR, ROOTED, TESTS, Output, Row,
-                        count_fits, other_test, ranks_from_busbw, share_of, test_from_rows)
+                        count_fits, other_test, ranks_from_busbw, share_count, share_of,
+                        test_from_rows, whole_count)
 
 # Below this size every NCCL all-reduce is dominated by its per-call cost (LL's range); a paste
 # that starts above it does not show the latency.
@@ -150,7 +151,7 @@ def implied_gpus(output: Output, collective: str | None) -> tuple[int, tuple[flo
     test = collective or output.collective
     rows = [r for r in output.rows if r.bytes > 0]
     if test is None and rows and all(r.redop not in (None, "none") and r.root == -1
-                                     and r.count * DTYPES[r.dtype] == r.bytes for r in rows):
+                                     and whole_count(r) for r in rows):
         test = "all-reduce"
     found = ranks_from_busbw(output.rows, test) if test else None
     if found is None or len(found[1]) != 1 or found[1][0][0] != found[1][0][1]:
@@ -271,9 +272,8 @@ def _columns(output: Output, gpus: int | None) -> dict[str, tuple[bool, str]]:
         shown["root"] = (root >= 0, f"root {root}")
     typed = [r for r in rows if r.dtype in DTYPES]
     if typed and shown:  # a layout with a redop or root column: today's count column
-        whole = all(r.count * DTYPES[r.dtype] == r.bytes for r in typed)
-        share = gpus is not None and all(r.count * DTYPES[r.dtype] * gpus == r.bytes
-                                         for r in typed)
+        whole = all(whole_count(r) for r in typed)
+        share = gpus is not None and all(share_count(r, gpus) for r in typed)
         if whole != share:
             shown["count"] = (whole, "the whole size's count" if whole else
                               f"a count of each rank's share (count x type size x {gpus} = size)")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 from dataclasses import dataclass, field
 
 from ..core.checks import MAX_GPUS
@@ -280,8 +281,8 @@ def test_from_rows(rows: list[Row], ranks: int | None) -> str | None:
     rows = [r for r in rows if r.bytes > 0 and r.dtype in DTYPES]
     if not rows:
         return None
-    whole = all(r.count * DTYPES[r.dtype] == r.bytes for r in rows)
-    share = ranks is not None and all(r.count * DTYPES[r.dtype] * ranks == r.bytes for r in rows)
+    whole = all(whole_count(r) for r in rows)
+    share = ranks is not None and all(share_count(r, ranks) for r in rows)
     reduces = {r.redop not in (None, "none") for r in rows}
     rooted = {r.root is not None and r.root >= 0 for r in rows}
     if len(reduces) > 1 or len(rooted) > 1 or whole == share:
@@ -308,7 +309,7 @@ def other_test(rows: list[Row]) -> tuple[Row, list[str], list[str]] | None:
     for row in rows[1:]:
         differ = [(mine, theirs) for mine, theirs in zip(_columns_of(row), _columns_of(first))
                   if mine[0] != theirs[0]]
-        if not differ and sized is not None and row.bytes > 0 and _whole(row) != _whole(sized):
+        if not differ and sized is not None and row.bytes > 0 and whole_count(row) != whole_count(sized):
             differ = [((None, _count_words(row)), (None, _count_words(sized)))]
         if differ:
             return row, [m[1] for m, _ in differ], [t[1] for _, t in differ]
@@ -329,9 +330,8 @@ def count_fits(row: Row, ranks: int) -> bool:
     in the share tests `ranks` shares of a multiple of 16 bytes each."""
     width = DTYPES[row.dtype]
     elements = row.bytes // width
-    align = max(1, 16 // width)
-    return row.count in (elements, elements // ranks // align * align) \
-        or row.count * width * ranks == row.bytes
+    align = per_rank(width)
+    return row.count in (elements, elements // ranks // align * align) or share_count(row, ranks)
 
 
 def share_of(rows: list[Row]) -> int | None:
@@ -343,12 +343,25 @@ def share_of(rows: list[Row]) -> int | None:
     return n if n is not None and 2 <= n <= MAX_GPUS else None
 
 
-def _whole(row: Row) -> bool:
+def whole_count(row: Row) -> bool:
+    """Whether a row's count is the whole size's (all_reduce_perf, broadcast_perf, reduce_perf)."""
     return row.count * DTYPES[row.dtype] == row.bytes
 
 
+def share_count(row: Row, ranks: int) -> bool:
+    """Whether a row's count is exactly one of `ranks` shares of its size (all_gather_perf,
+    reduce_scatter_perf: count × type size × ranks = size)."""
+    return row.count * DTYPES[row.dtype] * ranks == row.bytes
+
+
+def per_rank(width: int) -> int:
+    """The elements each GPU's share is rounded down to a multiple of, in all_gather_perf and
+    reduce_scatter_perf: 16 bytes' worth (1 for elements of 16 bytes or more)."""
+    return max(1, 16 // width)
+
+
 def _count_words(row: Row) -> str:
-    return "the whole size's count" if _whole(row) else "a count of part of the size"
+    return "the whole size's count" if whole_count(row) else "a count of part of the size"
 
 
 def ranks_from_busbw(rows: list[Row],
@@ -385,7 +398,4 @@ def ranks_from_busbw(rows: list[Row],
         elif count * 2 <= len(precise) and start is not None:
             fits.append((start, at - 1))
             start = None
-    ratios = sorted(r.busbw / r.algbw for r in precise)
-    middle = len(ratios) // 2
-    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
-    return median, fits
+    return statistics.median(r.busbw / r.algbw for r in precise), fits

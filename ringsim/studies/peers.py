@@ -108,7 +108,7 @@ def _alike(a: Topology, b: Topology, nodes: int) -> bool:
     (EFA's 75 µs) makes NCCL choose and time small calls otherwise than on InfiniBand or RoCE
     of the same rate, and a NIC behind the CPU or on the other socket turns LL128 off (and
     across the sockets caps every channel); and the same NICs per GPU, which NCCL runs as
-    as many channels of a share each. A network of no finite rate (inf, which prices
+    that many devices at a share of the rate each. A network of no finite rate (inf, which prices
     latency alone) is like no measured machine."""
     rate_a, rate_b = _network(a, nodes), _network(b, nodes)
     if rate_a is None or rate_b is None:

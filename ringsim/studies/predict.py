@@ -9,7 +9,7 @@ from ..core.errors import RingsimError
 from ..core.units import format_bytes, format_seconds
 from ..cost.nccl import MAX_BYTES, host_seconds, nccl_choices
 from ..cost.topology import Topology, load
-from .nccltests import ROOTED, SHARE_COUNT
+from .nccltests import ROOTED, SHARE_COUNT, per_rank
 from .sweep import parse_sizes
 
 # nccl-tests doc/PERFORMANCE.md: busbw = algbw × factor, the bytes each GPU's link carries.
@@ -66,12 +66,6 @@ def whole_elements(nbytes: int, width: int) -> tuple[int, int]:
     down and the test moves, times and prints count × wordSize bytes."""
     count = nbytes // width
     return count, count * width
-
-
-def per_rank(width: int) -> int:
-    """The elements each GPU's share is rounded down to a multiple of, in all_gather_perf and
-    reduce_scatter_perf: 16 bytes' worth (1 for elements of 16 bytes or more)."""
-    return max(1, 16 // width)
 
 
 def nccl_tests_size(nbytes: int, width: int, collective: str, gpus: int) -> tuple[int, int]:

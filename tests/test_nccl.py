@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ringsim.core.errors import RingsimError
-from ringsim.cost.nccl import nccl_choice
+from ringsim.cost.nccl import nccl_choice, nvls_link_rates, tuning_table
 from ringsim.cost.nccl_tuner import versions
 from ringsim.cost.topology import load, parse
 from ringsim.studies import peers
@@ -58,9 +58,35 @@ def test_nvls_all_reduce_factor_on_one_h100_node():
     # 8 NVLS heads at 40 GB/s inside, 60 GB/s multicast: min(40 × nvlsEfficiency 0.85 ×
     # 7/8 × 2 (all-reduce pipelines two operations), 60) = 59.5 per channel, × 8 = 476 GB/s
     # of bus bandwidth, × nRanks / nsteps = 8 / 14 for the algorithm bandwidth.
-    choice = nccl_choice("dgx-h100", 8, 1 << 33, algo="NVLS")
-    assert choice.bandwidth == pytest.approx(8 * 40 * 0.85 * 7 / 8 * 2 * 8 / 14 * 1e9)
-    assert choice.latency == pytest.approx(25e-6)  # hwLat[NVLINK][NVLS][Simple]
+    latency, bandwidth = tuning_table("dgx-h100", 8)[("AllReduce", "NVLS", "Simple")]
+    assert bandwidth == pytest.approx(8 * 40 * 0.85 * 7 / 8 * 2 * 8 / 14)
+    assert latency == pytest.approx(25.0)  # hwLat[NVLINK][NVLS][Simple]
+
+
+@pytest.mark.parametrize("gpus, own", [(2, 102.0), (4, 160.0), (8, 272.0)])
+def test_one_nodes_nvls_all_reduce_runs_at_what_its_links_carry(gpus, own):
+    # NCCL's search gives each GPU one channel, capped at its fastest listed speed (60 GB/s on
+    # Hopper): 2 × 60 × 0.85 × 1/2 × 2 × 2/2 = 102 GB/s for 2 GPUs. Each GPU sends and
+    # receives N (G + 1) / G over its 18 NVLinks (370.8 GB/s as NCCL rates them), so the call
+    # moves 370.8 × 0.85 × G / (G + 1): 210 GB/s on 2 GPUs, 252 on 4, 280 on 8, which one
+    # host measured as 205, 248 and 274 with NCCL_ALGO=NVLS (waynehacking8's logs,
+    # ringsim/studies/published). NCCL still chooses on its own figure.
+    assert tuning_table("dgx-h100", gpus)[("AllReduce", "NVLS", "Simple")][1] == pytest.approx(own)
+    choice = nccl_choice("dgx-h100", gpus, 1 << 33, algo="NVLS")
+    assert choice.bandwidth == pytest.approx(370.8e9 * 0.85 * gpus / (gpus + 1))
+    assert nvls_link_rates("dgx-h100", gpus) == pytest.approx(
+        (own * 1e9, 370.8e9 * 0.85 * gpus / (gpus + 1)))
+    # on 4 GPUs NCCL's own figure (160 GB/s) loses to the ring at 1 GiB, so NCCL runs Ring
+    assert nccl_choice("dgx-h100", 4, 1 << 30).algorithm == "Ring"
+
+
+def test_nvls_across_nodes_and_other_collectives_keep_nccls_rate():
+    assert nvls_link_rates("dgx-a100", 8) is None
+    assert nvls_link_rates("dgx-h100", 4, algo="Ring") is None
+    assert nvls_link_rates("dgx-h100", 4, proto="LL") is None
+    gather = nccl_choice("dgx-h100", 8, 1 << 30, "all-gather", algo="NVLS")
+    assert gather.bandwidth == pytest.approx(
+        tuning_table("dgx-h100", 8)[("AllGather", "NVLS", "Simple")][1] * 1e9)
 
 
 def test_nccl_picks_ll_for_small_and_nvls_for_large_on_an_h100_node():

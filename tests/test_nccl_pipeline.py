@@ -55,15 +55,16 @@ def test_a_pipeline_waits_for_its_first_step_to_cross_every_stage_but_the_steady
 
 
 def test_nvls_on_one_h100_node_waits_two_steps_at_8_mib():
-    # 8 H100, 8 MiB: NVLS/Simple on 16 channels; NCCL's bandwidth 8 heads × 40 GB/s × 0.85 ×
-    # 7/8 × 2 × 8/14 = 272 GB/s, 17 GB/s a channel. A step is 8 heads × 32 KiB = 256 KiB and
-    # crosses three stages (copy in, the switch, copy out) at that rate: 2 × 15.42 µs more.
+    # 8 H100, 8 MiB: NVLS/Simple on 16 channels; NCCL's bandwidth formula at the links' speed
+    # (8 heads × 370.8/9 GB/s × 0.85 × 7/8 × 2 × 8/14 = 280.16 GB/s), 17.5 GB/s a channel. A
+    # step is 8 heads × 32 KiB = 256 KiB and crosses three stages (copy in, the switch, copy
+    # out) at that rate: 2 × 14.97 µs more.
     pick = nccl_choice("dgx-h100", 8, 8 * MiB)
     assert (pick.algorithm, pick.protocol, pick.channels) == ("NVLS", "Simple", 16)
-    assert pick.bandwidth == pytest.approx(272e9)
-    step = 8 * 32768 / (272e9 / 16)
+    assert pick.bandwidth == pytest.approx(280.16e9)
+    step = 8 * 32768 / (280.16e9 / 16)
     assert pick.fill == pytest.approx(2 * step)
-    assert pick.seconds == pytest.approx(25e-6 + 8 * MiB / 272e9 + 2 * step)
+    assert pick.seconds == pytest.approx(25e-6 + 8 * MiB / 280.16e9 + 2 * step)
 
 
 def test_the_fill_fades_at_large_sizes():
@@ -111,7 +112,7 @@ def test_no_fill_where_nothing_waits_or_ringsim_does_not_know(topology, gpus, nb
 
 def test_predict_json_says_the_fill():
     row = predict("dgx-h100", 8, [8 * MiB])[0].to_json()
-    assert row["fill"] == pytest.approx(2 * 8 * 32768 / (272e9 / 16))
+    assert row["fill"] == pytest.approx(2 * 8 * 32768 / (280.16e9 / 16))
 
 
 def test_predict_says_why_a_larger_call_takes_less_time(capsys):

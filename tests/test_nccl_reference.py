@@ -74,7 +74,8 @@ RESTRICTED = ([(None, None)] + [(a, None) for a in ALGORITHMS]
 # channels (ringsim keeps its heads, deviation 5; the reference leaves them unset), and a
 # call's bandwidth once topoGetAlgoInfo has cut its channels (ringsim reprices it, deviation
 # 5), so the tree correction of calls under 64 bytes up to 2.21 is checked in
-# test_nccl_releases.py.
+# test_nccl_releases.py; nor one node's NVLS all-reduce's bandwidth, which ringsim prices at
+# what its links carry (deviation 14; its table cell is compared above).
 DOCUMENTED: dict[tuple, str] = {}
 
 
@@ -117,8 +118,11 @@ def test_every_cell_and_choice_is_nccls_at_every_release(name, gpus):
                         continue
                     algo, protocol, channels, lat, bw, full = want
                     got = (pick.algorithm, pick.protocol, pick.channels if channels else None)
+                    linked = (algo == "NVLS" and collective == "all-reduce"
+                              and topology.nodes(gpus) == 1)
                     if got != (algo, protocol, channels) or not _close(pick.latency * 1e6, lat) or (
-                            channels == full and not _close(pick.bandwidth / 1e9, bw)):
+                            channels == full and not linked
+                            and not _close(pick.bandwidth / 1e9, bw)):
                         found.append((release, collective, only, size, want,
                                       got + (pick.latency * 1e6, pick.bandwidth / 1e9)))
     unexplained = [f for f in found if (name, gpus, f[0], f[1]) not in DOCUMENTED]

@@ -13,7 +13,7 @@ from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..studies.nccltuning import format_table
 from ..studies.predict import (BUS_FACTORS, TYPES, empty_note, falls_note, host_note,
-                                predict, rooted_note, rounding_note)
+                                nvls_note, predict, rooted_note, rounding_note)
 from ._cost_args import add_nccl_argument
 
 ORDER = 26
@@ -164,6 +164,8 @@ def run(args: argparse.Namespace) -> int:
                  far and f"# {far}",
                  rounding_note(rows, args.collective, args.gpus),
                  empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows),
+                 nvls_note(topology, args.gpus, rows, args.collective, args.algo, args.proto,
+                           args.nccl, args.gpus_per_process),
                  _order_note(args.sizes, len(rows))):
         if note:
             say(note, hang="#   ")

@@ -62,8 +62,6 @@ class NcclChoice:
                 "host_bound": self.host_bound}
 
 
-
-
 def _pick(given, kind: str, flag: str) -> set[str]:
     """NCCL_ALGO / NCCL_PROTO: a name or comma list, any case, '^' to exclude; None for all."""
     valid = names(kind)
@@ -371,8 +369,10 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
     # graph's channels that ringsim can price: it keeps NCCL's time.
     cut = run < full and a != "CollNetDirect"
     graph = run_graph(tuned, a, run) if cut else tuned.graphs[a]
+    linked = nvls_link_graph(tuned, func, a)
+    graph = linked or graph
     measured = tuned.sys.net_measured is not None
-    if cut or measured:
+    if cut or measured or linked:
         # NCCL chose on what the plugin reports; the call takes what the network measures.
         seconds, lat, bw = _seconds(tuned, func, a, p, nbytes, graph, measured)
     # NCCL's model prices the pipeline at its steady rate from the first byte; the call also
@@ -407,6 +407,44 @@ def run_graph(tuned: Tuned, algo: str, run: int) -> Graph:
         return max(mine, total / share)
 
     return Graph(share, speed(graph.bw_intra, own.bw_intra), speed(graph.bw_inter, own.bw_inter))
+
+
+def nvls_link_graph(tuned: Tuned, func: str, algo: str) -> Graph | None:
+    """The graph one node's NVLS all-reduce runs at: its links' whole speed, not the search's
+    fastest listed one; None for any other call. Every GPU heads one of its ppn channels and
+    carries (ppn + 1) x a channel's speed (ncclTopoSearchTryNvls), which NCCL's search caps at
+    its fastest listed speed (60 GB/s on Hopper), so its model gives 2 GPUs half what 8 get
+    per GPU. The call runs on nvlsChannels channels whatever the search found, and moves what
+    its links carry: NCCL's own formula at link / (ppn + 1) per channel gives each GPU
+    link x nvlsEfficiency x ppn / (ppn + 1), what the multicast moves (each GPU sends its
+    data to be reduced and its share of the sum, N (ppn + 1) / ppn, and receives as much)."""
+    sys = tuned.sys
+    if algo != "NVLS" or func != "AllReduce" or sys.nodes != 1:
+        return None
+    graph = tuned.graphs[algo]
+    if graph.channels <= 0:
+        return None
+    speed = sys.intra_bw / (graph.channels + 1)
+    # No network on one node: the search raises the speed "across" until it reaches twice the
+    # speed inside, so that speed never binds where the list does not stop it first.
+    return Graph(graph.channels, max(speed, graph.bw_intra), max(2 * speed, graph.bw_inter))
+
+
+def nvls_link_rates(topology, gpus: int, nccl: str | None = None, algo: str | None = None,
+                    proto: str | None = None) -> tuple[float, float] | None:
+    """One node's NVLS all-reduce: NCCL's algorithm bandwidth for it and what its links carry
+    (nvls_link_graph), in bytes per second; None where NCCL has no NVLS there or `algo` /
+    `proto` (as NCCL_ALGO / NCCL_PROTO) leave it out."""
+    tuned = tune(_topology(topology, gpus), gpus, nccl)
+    linked = nvls_link_graph(tuned, "AllReduce", "NVLS")
+    if (linked is None or "NVLS" not in enabled_algorithms(tuned.sys, {"NVLS"})
+            or "NVLS" not in _pick(algo, "algorithms", "--algo")
+            or "Simple" not in _pick(proto, "protocols", "--proto")):
+        return None
+    size = 1 << 30  # any size: both bandwidths are the steady rate
+    own = _seconds(tuned, "AllReduce", "NVLS", "Simple", size)[2]
+    link = _seconds(tuned, "AllReduce", "NVLS", "Simple", size, linked)[2]
+    return (own, link) if own > 0 else None
 
 
 @lru_cache(maxsize=64)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..core.errors import RingsimError
 from ..core.units import format_bytes, format_seconds
-from ..cost.nccl import MAX_BYTES, host_seconds, nccl_choices
+from ..cost.nccl import MAX_BYTES, host_seconds, nccl_choices, nvls_link_rates
 from ..cost.topology import Topology, load
 from .nccltests import ROOTED, SHARE_COUNT, per_rank
 from .sweep import parse_sizes
@@ -213,6 +213,40 @@ def falls_note(rows: list[PredictRow]) -> str | None:
     return (f"# {format_bytes(large.bytes)} takes less time than {format_bytes(small.bytes)} "
             f"({format_seconds(large.seconds)} against {format_seconds(small.seconds)}): "
             f"{why}{again}")
+
+
+NVLS_GAP = 1.1  # the links' rate over NCCL's that is worth a line (8 H100s differ by 3%)
+
+
+def nvls_note(topology, gpus: int, rows: list[PredictRow], collective: str = "all-reduce",
+              algo: str | None = None, proto: str | None = None, nccl: str | None = None,
+              gpus_per_process: int = 1) -> str | None:
+    """One comment line where one node's NVLS all-reduce moves more than NCCL's model rates
+    it at (nvls_link_rates), naming the sizes NCCL gives to something slower (None: it
+    does not, or NVLS is not in play)."""
+    if collective != "all-reduce":
+        return None
+    rates = nvls_link_rates(topology, gpus, nccl, algo, proto)
+    if rates is None or rates[1] < rates[0] * NVLS_GAP:
+        return None
+    own, link = rates
+    text = (f"# NVLS on one node: NCCL's model rates it at {own / 1e9:.0f} GB/s algbw, its search "
+            f"capping a channel at its fastest listed speed, but a call on NVLS moves what the "
+            f"links carry, {link / 1e9:.0f} GB/s (ringsim's time; docs/cost.md, deviation 14)")
+    priced = [r for r in rows if r.seconds is not None and r.algorithm != "NVLS"]
+    if not priced:
+        return text
+    forced = nccl_choices(topology, gpus, [r.bytes for r in priced], collective, "NVLS",
+                          "Simple", nccl, gpus_per_process)
+    faster = [(r, f) for r, f in zip(priced, forced) if f.seconds < r.seconds * 0.95]
+    if not faster:
+        return text
+    best = max(1 - f.seconds / r.seconds for r, f in faster)
+    sizes = (format_bytes(faster[0][0].bytes) if len(faster) == 1 else
+             f"{len(faster):,} sizes from {format_bytes(faster[0][0].bytes)} to "
+             f"{format_bytes(faster[-1][0].bytes)}")
+    return (f"{text}. NCCL chooses on its own figure, so with NCCL_ALGO=NVLS (--algo NVLS) "
+            f"{sizes} would take up to {best:.0%} less")
 
 
 def empty_note(rows: list[PredictRow]) -> str | None:

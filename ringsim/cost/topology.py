@@ -400,13 +400,6 @@ def _quantity(parse, example: str):
     return check
 
 
-def _nic_path(value, where: str) -> str:
-    """One of NIC_PATHS in any case: nvidia-smi topo -m and NCCL's logs print them as PIX, SYS."""
-    if not isinstance(value, str) or not value.isascii() or value.lower() not in NIC_PATHS:
-        raise RingsimError(f"{where} must be one of {', '.join(NIC_PATHS)}, got {echo(value)}")
-    return value.lower()
-
-
 SECONDS_EXAMPLE, RATE_EXAMPLE = '"5us"', '"450GB/s"'
 
 
@@ -433,7 +426,7 @@ LEVEL_FIELDS = {
                                     '"75us"'),
     "net_latency": _quantity(lambda text, where: parse_seconds(text, where, MAX_NET_LATENCY),
                              SECONDS_EXAMPLE),
-    "nic_path": _nic_path,
+    "nic_path": _one_of(*NIC_PATHS),  # nvidia-smi topo -m and NCCL's logs print PIX, SYS
     "nics_per_gpu": _whole(1, MAX_NICS_PER_GPU),
 }
 # Why an [inside] level may not name a NIC path (the file's and the API's message alike).

@@ -110,9 +110,16 @@ def test_no_fill_where_nothing_waits_or_ringsim_does_not_know(topology, gpus, nb
     assert nccl_choice(topology, gpus, nbytes, **kwargs).fill == 0.0
 
 
-def test_predict_json_says_the_fill():
+def test_predict_json_says_the_fill_and_nccls_own_estimate():
     row = predict("dgx-h100", 8, [8 * MiB])[0].to_json()
     assert row["fill"] == pytest.approx(2 * 8 * 32768 / (280.16e9 / 16))
+    # NCCL chose on 25 µs + 8 MiB at its own 272 GB/s; the call runs at the links' 280.16 GB/s
+    # and waits for its pipeline to fill
+    assert row["nccl_seconds"] == pytest.approx(25e-6 + 8 * MiB / 272e9)
+    assert row["seconds"] == pytest.approx(25e-6 + 8 * MiB / 280.16e9 + row["fill"])
+    # where ringsim adds nothing, the two agree
+    plain = predict("dgx-h100", 16, [64 * 1024])[0].to_json()
+    assert plain["seconds"] == plain["nccl_seconds"] and plain["fill"] == 0.0
 
 
 def test_predict_says_why_a_larger_call_takes_less_time(capsys):

@@ -100,9 +100,10 @@ def register(sub) -> None:
                              "all-gather and reduce-scatter, as nccl-tests prints it), type, "
                              "seconds, algbw, busbw (bytes/s), algorithm, protocol, channels, "
                              "host_bound, fill (seconds the first step takes to cross the "
-                             "pipeline, included in seconds), and what produced it: topology, "
+                             "pipeline, included in seconds), nccl_seconds (NCCL's own "
+                             "estimate, which it chose on), and what produced it: topology, "
                              "gpus, nodes, collective, nccl (the release whose tables priced "
-                             "it); seconds, algorithm and protocol "
+                             "it); seconds, nccl_seconds, algorithm and protocol "
                              "null for an empty call (with --tuning: one per table cell, with "
                              "its max_threads)")
     parser.set_defaults(run=run)

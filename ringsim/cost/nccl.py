@@ -45,9 +45,10 @@ class NcclChoice:
     channels: int
     seconds: float
     latency: float = 0.0     # the call's fixed part on the GPUs, seconds
-    bandwidth: float = 0.0   # NCCL's algorithm bandwidth for it, bytes per second
+    bandwidth: float = 0.0   # the algorithm bandwidth the call runs at, bytes per second
     host: float = 0.0        # what the issuing thread needs for the call, seconds
     fill: float = 0.0        # its first step crossing the pipeline, beyond NCCL's model, s
+    nccl_seconds: float = 0.0  # NCCL's own estimate, the time it chose on, seconds
 
     @property
     def host_bound(self) -> bool:
@@ -59,7 +60,7 @@ class NcclChoice:
         return {"algorithm": self.algorithm, "protocol": self.protocol,
                 "channels": self.channels, "seconds": self.seconds, "latency": self.latency,
                 "bandwidth": self.bandwidth, "fill": self.fill, "host": self.host,
-                "host_bound": self.host_bound}
+                "host_bound": self.host_bound, "nccl_seconds": self.nccl_seconds}
 
 
 def _pick(given, kind: str, flag: str) -> set[str]:
@@ -360,6 +361,7 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
         raise RingsimError("NCCL has no algorithm and protocol for this on that topology with "
                            "the --algo/--proto given" + (f": {'; '.join(why)}" if why else ""))
     seconds, a, p, lat, bw = best
+    nccl_seconds = seconds
     # NCCL picks on its model, which counts every channel; the call then runs on the channels
     # topoGetAlgoInfo leaves it. Its time is NCCL's own bandwidth formula for that share of
     # the graph's channels (run_graph: each channel keeps its speed, or on a link the
@@ -380,7 +382,7 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
     fill = _fill(tuned, func, a, p, nbytes, run, graph, bw) + _ring_hops(tuned, func, p, measured)
     # Calls are issued back to back while the GPUs run the ones before, so a call takes as
     # long as the slower of the two; NCCL's choice does not weigh the host either.
-    return NcclChoice(a, p, run, max(seconds + fill, host), lat, bw, host, fill)
+    return NcclChoice(a, p, run, max(seconds + fill, host), lat, bw, host, fill, nccl_seconds)
 
 
 def run_graph(tuned: Tuned, algo: str, run: int) -> Graph:

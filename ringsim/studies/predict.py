@@ -45,19 +45,22 @@ class PredictRow:
     requested: int | None = None  # the size asked for, when nccl-tests would round it down
     host_bound: bool = False  # the host issuing the call, not the GPUs, sets its time
     fill: float = 0.0  # seconds of it spent filling the pipeline, which NCCL's model leaves out
+    nccl_seconds: float | None = None  # NCCL's own estimate, the time it chose on
 
     def to_json(self) -> dict:
         """The row as `ringsim predict --json` prints it (bandwidths in bytes per second;
         seconds, algorithm and protocol null for an empty call, which NCCL discards;
         requested_bytes: the size asked for, before nccl-tests' rounding down;
         host_bound: the time is the host's, issuing the call to the GPUs it drives;
-        fill: seconds of it the first step takes to cross the pipeline, beyond NCCL's model)."""
+        fill: seconds of it the first step takes to cross the pipeline, beyond NCCL's model;
+        nccl_seconds: NCCL's own estimate of the call, the time it chose the pick on)."""
         return {"bytes": self.bytes, "count": self.count, "type": self.dtype,
                 "seconds": self.seconds, "algbw": self.algbw, "busbw": self.busbw,
                 "algorithm": self.algorithm, "protocol": self.protocol,
                 "channels": self.channels,
                 "requested_bytes": self.bytes if self.requested is None else self.requested,
-                "host_bound": self.host_bound, "fill": self.fill}
+                "host_bound": self.host_bound, "fill": self.fill,
+                "nccl_seconds": self.nccl_seconds}
 
 
 def whole_elements(nbytes: int, width: int) -> tuple[int, int]:
@@ -135,7 +138,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
         alg = used / choice.seconds if choice.seconds > 0 else 0.0
         rows.append(PredictRow(used, count, type_name, choice.seconds, alg, alg * factor,
                                choice.algorithm, choice.protocol, choice.channels, requested,
-                               choice.host_bound, choice.fill))
+                               choice.host_bound, choice.fill, choice.nccl_seconds))
     return rows
 
 

@@ -164,7 +164,7 @@ def test_cli_walk_compare_timeline_take_the_collective(capsys):
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert len(lines) == 13 and lines[-1]["collective"] == "reduce-scatter"
     assert main(["walk", "--collective", "all-gather", "-a", "tree"]) == 2
-    assert capsys.readouterr().err.startswith("ringsim: error: all-gather is built for the ring only")
+    assert capsys.readouterr().err.startswith("ringsim walk: error: all-gather is built for the ring only")
 
 
 def test_compare_refuses_an_algorithm_option_for_a_half_instead_of_ignoring_it(capsys):

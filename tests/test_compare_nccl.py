@@ -383,6 +383,6 @@ def test_the_models_own_release_is_spelled_as_every_other_release(capsys):
 
 def test_too_many_nodes_are_named_by_the_option_given(capsys):
     assert main(["predict", "--nodes", "125001"]) == 2
-    assert capsys.readouterr().err == ("ringsim: error: --nodes 125,001 × 8 GPUs per node is "
+    assert capsys.readouterr().err == ("ringsim predict: error: --nodes 125,001 × 8 GPUs per node is "
                                        "1,000,008 GPUs; at most 1,000,000\n")
     assert main(["predict", "--nodes", "125000", "--sizes", "1GiB"]) == 0

@@ -438,7 +438,7 @@ def test_a_collective_the_pastes_own_columns_contradict_is_refused_in_one_line(
         ringsim, paste, given, said):
     code, out, err = ringsim("diagnose", str(OUT / paste), "--collective", given, "--no-plot")
     assert code == 2 and not out and len(err.strip().splitlines()) == 1
-    assert err.startswith(f"ringsim: error: {OUT / paste}{said}")
+    assert err.startswith(f"ringsim diagnose: error: {OUT / paste}{said}")
 
 
 def test_an_all_reduce_that_does_not_name_its_test_is_not_read_as_a_broadcast(ringsim, tmp_path):
@@ -448,7 +448,7 @@ def test_an_all_reduce_that_does_not_name_its_test_is_not_read_as_a_broadcast(ri
                                  .read_text().splitlines() if "all_reduce" not in line) + "\n")
     code, out, err = ringsim("diagnose", str(unnamed), "--collective", "broadcast", "--no-plot")
     assert code == 2 and not out
-    assert err.strip() == (f"ringsim: error: {unnamed}'s rows (redop sum, root -1, the whole "
+    assert err.strip() == (f"ringsim diagnose: error: {unnamed}'s rows (redop sum, root -1, the whole "
                            "size's count) are all_reduce_perf's, and --collective broadcast says "
                            "broadcast_perf: give the --collective that ran, or leave it out to "
                            "take the one the rows show")
@@ -474,7 +474,7 @@ def test_a_root_that_is_no_rank_of_the_run_is_noted(json_run, tmp_path):
 def test_a_rooted_run_held_to_another_algorithm_than_the_ring_is_refused(ringsim):
     code, out, err = ringsim("diagnose", str(ROOTED_RUNS["reduce"]), "--algo", "Tree")
     assert code == 2 and not out
-    assert err.strip() == ("ringsim: error: --algo Tree: NCCL tunes only Ring for reduce "
+    assert err.strip() == ("ringsim diagnose: error: --algo Tree: NCCL tunes only Ring for reduce "
                            "(src/graph/tuning.cc); give --algo Ring or leave --algo out")
 
 
@@ -485,7 +485,7 @@ def test_a_paste_that_gives_neither_g_nor_the_gpu_asks_for_both_in_one_line(ring
     paste = "tests/data/nccl_outputs/nccl1184_h100_wrong_results_excerpt.txt"
     code, out, err = ringsim("diagnose", paste)
     assert code == 2 and not out and len(err.splitlines()) == 1
-    assert err.startswith(f"ringsim: error: {paste} has no '# Rank … on HOST device …' lines, so "
+    assert err.startswith(f"ringsim diagnose: error: {paste} has no '# Rank … on HOST device …' lines, so "
                           "the number of GPUs is unknown: give --gpus G (and --nodes M); it names "
                           "no GPU either, so it matches no topology preset (flat, dgx-a100, ")
     assert "): give --topology NAME or a .toml file describing the machine" in err

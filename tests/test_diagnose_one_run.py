@@ -48,7 +48,7 @@ def rows_of(path) -> list[str]:
 def test_rows_of_another_test_below_the_table_are_refused_before_pricing(tmp_path, capsys):
     code, out, err = run(capsys, paste(tmp_path, A3.read_text(), GATHER_ROW))
     assert code == 2 and not out
-    assert err == (f"ringsim: error: rows of different tests in {tmp_path / 'paste.txt'}: 48MiB is "
+    assert err == (f"ringsim diagnose: error: rows of different tests in {tmp_path / 'paste.txt'}: 48MiB is "
                    "bfloat16 with redop none where the rows before are float with redop sum" + TAIL + "\n")
     # the whole all_gather_perf excerpt pasted below: its first row is named
     code, out, err = run(capsys, paste(tmp_path, A3.read_text(), GATHER.read_text()))
@@ -88,7 +88,7 @@ def test_a_gpus_the_rows_busbw_contradicts_is_refused_naming_what_they_imply(tmp
     rows = paste(tmp_path, *rows_of(A3))
     code, out, err = run(capsys, rows, "-g", "8", "--topology", "dgx-h100")
     assert code == 2 and not out
-    assert err == (f"ringsim: error: {rows}'s rows print busbw = 1.875 × algbw, which is 2(n−1)/n "
+    assert err == (f"ringsim diagnose: error: {rows}'s rows print busbw = 1.875 × algbw, which is 2(n−1)/n "
                    "for n = 16 GPUs in all_reduce_perf, not for --gpus 8 (1.750): give --gpus 16\n")
     code, out, err = run(capsys, rows, "-g", "16", "--topology", "dgx-h100")
     assert code == 0, err
@@ -167,7 +167,7 @@ def test_rows_whose_count_fits_neither_the_whole_size_nor_the_headers_share_are_
     mixed = paste(tmp_path, *header, *rows_of(SCATTER))
     code, out, err = run(capsys, mixed)
     assert code == 2 and not out
-    assert err == (f"ringsim: error: {mixed}: the count column of 128B (4 float elements) is "
+    assert err == (f"ringsim diagnose: error: {mixed}: the count column of 128B (4 float elements) is "
                    "neither the whole size's nor a 16-rank share but a share of 8 ranks: the rows "
                    "are not those of the run the header describes; paste one run's header and "
                    "its rows\n")
@@ -182,7 +182,7 @@ def test_rows_whose_count_fits_neither_the_whole_size_nor_the_headers_share_are_
     gather = paste(tmp_path, *rows_of(GATHER))
     code, out, err = run(capsys, gather, "-g", "4", "--topology", "pcie-gen4")
     assert code == 2 and not out and err == (
-        f"ringsim: error: {gather}: the count column of 16MiB (4,194,304 bfloat16 elements) is "
+        f"ringsim diagnose: error: {gather}: the count column of 16MiB (4,194,304 bfloat16 elements) is "
         "neither the whole size's nor a 4-rank share but a share of 2 ranks: give --gpus 2\n")
 
 
@@ -213,7 +213,7 @@ def test_an_all_reduce_s_rows_refute_another_collective_before_g_is_asked_for(
     # redop sum, root -1 and the whole size's count tell all_reduce_perf without G
     rows = paste(tmp_path, *rows_of(A3))
     perf = collective.replace("-", "_") + "_perf"
-    said = (f"ringsim: error: {rows}'s rows (redop sum, root -1, the whole size's count) are "
+    said = (f"ringsim diagnose: error: {rows}'s rows (redop sum, root -1, the whole size's count) are "
             f"all_reduce_perf's, and --collective {collective} says {perf}: give the "
             "--collective that ran, or leave it out to take the one the rows show\n")
     code, out, err = run(capsys, rows, "--topology", "dgx-h100", "--collective", collective)
@@ -225,7 +225,7 @@ def test_an_all_reduce_s_rows_refute_another_collective_before_g_is_asked_for(
     output = nccltests.parse(read_text(rows, "nccl-tests output"))
     with pytest.raises(RingsimError) as caught:
         study.diagnose(output, load("dgx-h100"), predict, collective=collective)
-    assert f"{caught.value}\n" == said.removeprefix("ringsim: error: ")
+    assert f"{caught.value}\n" == said.removeprefix("ringsim diagnose: error: ")
 
 
 def test_rows_that_need_g_to_show_their_count_are_refuted_by_their_root_first(capsys):
@@ -233,7 +233,7 @@ def test_rows_that_need_g_to_show_their_count_are_refuted_by_their_root_first(ca
     # none: their root -1 alone says they are no broadcast_perf's
     code, out, err = run(capsys, GATHER, "--topology", "pcie-gen4", "--collective", "broadcast")
     assert code == 2 and not out and err == (
-        f"ringsim: error: {GATHER}'s rows (no reduction, root -1) are not broadcast_perf's, "
+        f"ringsim diagnose: error: {GATHER}'s rows (no reduction, root -1) are not broadcast_perf's, "
         "which --collective broadcast says: give the --collective that ran\n")
     # where the busbw gives G (2 ranks for reduce_scatter_perf), the count column is read too
     code, out, err = run(capsys, GATHER, "--topology", "pcie-gen4", "--collective",

@@ -78,7 +78,7 @@ def test_cli_errors_are_one_line_with_status_2(argv, message):
 def test_main_returns_2_in_process(capsys):
     assert main(["walk", "--algorithm", "master", "--master", "0"]) == 2
     err = capsys.readouterr().err
-    assert err == "ringsim: error: the master GPU must be from 1 to 4, got 0\n"
+    assert err == "ringsim walk: error: the master GPU must be from 1 to 4, got 0\n"
 
 
 def test_plans_that_no_executor_could_run_are_refused():
@@ -115,5 +115,5 @@ def test_a_path_with_escape_sequences_is_named_with_them_spelled_out(capsys):
     # the message names the file given, not a look-alike with the escapes dropped
     assert main(["predict", "--topology", "a\x1b[31mb.toml"]) == 2
     err = capsys.readouterr().err
-    assert err == "ringsim: error: cannot read topology file a\\x1b[31mb.toml: No such file or directory\n"
+    assert err == "ringsim predict: error: cannot read topology file a\\x1b[31mb.toml: No such file or directory\n"
     assert "\x1b" not in err

@@ -448,7 +448,7 @@ def test_all_into_a_file_or_below_one_is_one_line_and_status_2(tmp_path, capsys)
     file.write_text("mine", encoding="utf-8")
     assert main(["figure", "--all", str(file)]) == 2
     err = capsys.readouterr().err  # long paths are shortened in the middle, as every file error does
-    assert err.startswith("ringsim: error: /") and err.endswith("taken.svg is not a folder\n")
+    assert err.startswith("ringsim figure: error: /") and err.endswith("taken.svg is not a folder\n")
     assert main(["figure", "--all", str(file / "pictures")]) == 2
     assert capsys.readouterr().err.endswith("taken.svg, which is a file\n")
     assert file.read_text(encoding="utf-8") == "mine"

@@ -92,7 +92,7 @@ def test_memory_settings_and_sizes():
 def test_cli_refuses_runs_that_do_not_fit(argv):
     status, out, err = cli(*argv, env={"RINGSIM_MEMORY_LIMIT": "8G"})
     assert status == 2 and out == ""
-    assert len(err.splitlines()) == 1 and err.startswith("ringsim: error: ")
+    assert len(err.splitlines()) == 1 and err.startswith(f"ringsim {argv[0]}: error: ")
     assert "would need about" in err and "ringsim compare" in err
 
 

@@ -319,6 +319,6 @@ def test_the_tuning_table_refuses_flags_it_would_ignore(capsys, flags, named):
     # of it is refused rather than silently dropped (the default value given explicitly too)
     assert main(["predict", "--tuning", *flags]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"ringsim: error: --tuning prints NCCL's table for every collective, size, "
+    assert err == [f"ringsim predict: error: --tuning prints NCCL's table for every collective, size, "
                    f"type and process layout at once: it takes no {named}"]
     assert main(["predict", *flags]) == 0  # without --tuning they are the table's columns

@@ -47,7 +47,7 @@ def test_a_fifo_no_program_reads_is_refused_in_one_line(tmp_path, args):
     assert ran.returncode == 2, ran.stderr
     assert ran.stderr.endswith(f"{name} {NOT_READ}; start its reader first or give a file "
                                "name\n"), ran.stderr
-    assert ran.stderr.startswith("ringsim: error: ") and ran.stderr.count("\n") == 1
+    assert ran.stderr.startswith(f"ringsim {args[0]}: error: ") and ran.stderr.count("\n") == 1
     assert ran.stdout == ""  # refused before any work
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # no temporary file
 
@@ -94,7 +94,7 @@ def test_a_socket_is_refused(tmp_path):
     finally:
         server.close()
     assert ran.returncode == 2
-    assert ran.stderr == ("ringsim: error: --trace t.json is not a regular file (a socket "
+    assert ran.stderr == ("ringsim timeline: error: --trace t.json is not a regular file (a socket "
                           "cannot be written as one); give a file name\n")
 
 

@@ -232,7 +232,7 @@ def test_an_option_the_algorithm_does_not_take_is_refused_in_one_line(capsys, fl
     assert main(["overlap", "--model", "resnet-50", "--topology", "dgx-h100", "--nodes", "2",
                  *flags]) == 2
     captured = capsys.readouterr()
-    assert captured.out == "" and captured.err == f"ringsim: error: {message}\n"
+    assert captured.out == "" and captured.err == f"ringsim overlap: error: {message}\n"
     # the registry's own words, which compare, walk and timeline print
     name = flags[flags.index("-a") + 1] if "-a" in flags else "ring"
     option = flags[-2].lstrip("-").replace("-", "_")

@@ -126,7 +126,7 @@ def test_sweep_errors(tmp_path, capsys):
     # SVG text in a file named .png would not open as a picture: refused before any work.
     assert main(["sweep", "--svg", str(tmp_path / "out.png"), "--no-plot"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["ringsim: error: --svg writes SVG text: the file name must end in .svg, "
+    assert err == ["ringsim sweep: error: --svg writes SVG text: the file name must end in .svg, "
                    "not 'out.png'"]
     assert not (tmp_path / "out.png").exists()
     assert main(["sweep", "--dtype", "float64", "--sizes", "4,8"]) == 2

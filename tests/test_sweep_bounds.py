@@ -45,7 +45,7 @@ def test_too_many_sizes_at_a_million_gpus_refused_in_one_line(capsys):
     assert main(["sweep", "--topology", "ethernet-100g", "-g", "1000000", "--sizes", sizes]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert err == ("ringsim: error: sweep would price the bidirectional ring step by step at 199 "
+    assert err == ("ringsim sweep: error: sweep would price the bidirectional ring step by step at 199 "
                    "sizes × 1,000,000 GPUs (199,000,000, about 7.96 s before any crossover is "
                    "bisected); the limit is 50,000,000: use at most 50 sizes at 1,000,000 GPUs, "
                    "or at most 251,256 GPUs for 199 sizes\n")

@@ -52,7 +52,8 @@ def test_a_full_disk_is_one_line_and_a_failure(argv):
         proc = subprocess.run(ringsim(*argv), stdout=full, stderr=subprocess.PIPE, text=True,
                               env=env(), cwd=ROOT, timeout=120)
     assert proc.returncode == 1
-    assert proc.stderr == "ringsim: error: cannot write to standard output: No space left on device\n"
+    said = "ringsim" if argv[0].startswith("-") else f"ringsim {argv[0]}"  # its command, if any
+    assert proc.stderr == f"{said}: error: cannot write to standard output: No space left on device\n"
 
 
 @pytest.mark.parametrize("argv", [[], ["walk"]], ids=lambda a: " ".join(a) or "bare")
@@ -61,7 +62,8 @@ def test_a_closed_stdout_is_one_line(argv):
     proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env(),
                           cwd=ROOT, timeout=120)
     assert proc.returncode == 2
-    assert proc.stderr.startswith("ringsim: error: standard output is closed")
+    said = " ".join(["ringsim", *argv])
+    assert proc.stderr.startswith(f"{said}: error: standard output is closed")
     assert len(proc.stderr.splitlines()) == 1
 
 

@@ -302,7 +302,7 @@ def test_cli_bad_faults_say_which_value_is_wrong(argv, message, capsys):
 
 def test_cli_fault_outside_the_gpus(capsys):
     assert main(["timeline", "--gpus", "4", "--slow-gpu", "9:0.5"]) == 2
-    assert capsys.readouterr().err == "ringsim: error: --slow-gpu 9:0.5: GPU 9 is outside 1..4\n"
+    assert capsys.readouterr().err == "ringsim timeline: error: --slow-gpu 9:0.5: GPU 9 is outside 1..4\n"
 
 
 @pytest.mark.parametrize("fault, words", [

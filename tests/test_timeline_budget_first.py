@@ -22,7 +22,7 @@ def test_a_huge_plan_is_refused_before_it_is_built(monkeypatch, capsys):
     monkeypatch.setattr(collectives, "make_plan", no_plan)
     assert main(["timeline", "-g", "2000", "-a", "naive"]) == 2
     err = capsys.readouterr().err
-    assert err == ("ringsim: error: a timeline of naive on 2,000 GPUs would take at least 0.8 GiB "
+    assert err == ("ringsim timeline: error: a timeline of naive on 2,000 GPUs would take at least 0.8 GiB "
                    "and 244.20 s (3,998,000 transfers in 1 step, 3,990,000 of them queued on "
                    "shared ports); the limits are 2.0 GiB and 30.00 s: use fewer GPUs or compare "
                    "--time for the lockstep total\n")
@@ -82,7 +82,7 @@ def test_a_plan_whose_gpus_send_twice_a_step_on_one_port_is_refused_before_it_is
     monkeypatch.setattr(collectives, "make_plan", lambda *a, **k: pytest.fail("plan built"))
     assert main(["timeline", "-a", "bidirectional-ring", "-g", "1000"]) == 2
     assert capsys.readouterr().err == (
-        "ringsim: error: a timeline of bidirectional-ring on 1,000 GPUs would take at least 0.6 GiB "
+        "ringsim timeline: error: a timeline of bidirectional-ring on 1,000 GPUs would take at least 0.6 GiB "
         "and 124.68 s (3,996,000 transfers in 1,998 steps, 1,998,000 of them queued on shared "
         "ports); the limits are 2.0 GiB and 30.00 s: use fewer GPUs or compare --time for the "
         "lockstep total\n")

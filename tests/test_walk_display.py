@@ -51,7 +51,7 @@ def test_even_walk_has_no_uneven_note(capsys):
 def test_values_are_capped_unless_forced(capsys):
     status, out, err = run(["walk", "--values", "--elements", "100000"], capsys)
     assert status == 2 and out == ""
-    assert err == ("ringsim: error: --values would print 2,800,000 numbers (4 GPUs × 100,000 "
+    assert err == ("ringsim walk: error: --values would print 2,800,000 numbers (4 GPUs × 100,000 "
                    "elements, at the start and after each of 6 steps); at most 20,000 without --force\n")
     status, out, _ = run(["walk", "--values", "--elements", "700", "--force"], capsys)
     assert status == 0 and out.count("GPU1:") == 7

@@ -151,7 +151,7 @@ def test_no_time_fields_without_a_time_option(capsys):
 def test_bad_input_is_one_line(capsys, argv, message):
     status, out, err = run(["walk", *argv], capsys)
     assert status == 2 and out == ""
-    assert err.startswith("ringsim: error: ") and message in err and err.count("\n") == 1
+    assert err.startswith("ringsim walk: error: ") and message in err and err.count("\n") == 1
 
 
 def test_a_huge_size_is_refused_by_the_memory_check_and_compare_prices_it(capsys):
@@ -176,7 +176,7 @@ def test_an_ascii_terminal_and_a_closed_reader(tmp_path):
     full = subprocess.run(argv, stdout=open("/dev/full", "w"), stderr=subprocess.PIPE,
                           text=True, timeout=120)
     assert full.returncode == 1
-    assert full.stderr == "ringsim: error: cannot write to standard output: No space left on device\n"
+    assert full.stderr == "ringsim walk: error: cannot write to standard output: No space left on device\n"
 
 
 def test_nvls_is_not_timed_where_the_switch_does_not_add(capsys):

@@ -20,7 +20,7 @@ def test_force_stops_at_its_stated_ceiling(capsys):
     assert main(["walk", "-g", "8", "-n", "100000", "--values", "--force"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == ("ringsim: error: --values would print 12,000,000 numbers (8 GPUs × "
+    assert captured.err == ("ringsim walk: error: --values would print 12,000,000 numbers (8 GPUs × "
                             "100,000 elements, at the start and after each of 14 steps); at most "
                             "10,000,000 even with --force: use fewer elements\n")
 
@@ -32,7 +32,7 @@ def test_the_audits_walk_is_refused_at_once():
                           "--values", "--force"], capture_output=True, text=True, timeout=60,
                          check=False)
     assert run.returncode == 2 and run.stdout == ""
-    assert run.stderr.startswith("ringsim: error: --values would print 32,640,000,000 numbers")
+    assert run.stderr.startswith("ringsim walk: error: --values would print 32,640,000,000 numbers")
     assert time.perf_counter() - start < 20
 
 
@@ -55,7 +55,7 @@ def test_printing_the_values_counts_in_the_memory_check(monkeypatch, capsys):
     capsys.readouterr()
     assert main([*argv, "--values", "--force"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"ringsim: error: a walk of 8 GPUs with 20,000 elements each would need "
+    assert err.startswith(f"ringsim walk: error: a walk of 8 GPUs with 20,000 elements each would need "
                           f"about {format_bytes(walk + printing)} of memory, more than the "
                           f"{format_bytes(walk + printing // 2)} ringsim allows itself "
                           f"({LIMIT_VARIABLE})")

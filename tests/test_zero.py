@@ -161,7 +161,7 @@ def test_zero_refuses_another_algorithms_option_in_one_line(capsys, flag, value,
     assert main(["zero", "--params", "7B", "--topology", "dgx-h100", "--nodes", "2", flag, value]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == (f"ringsim: error: ring takes --channels, --ring-order, not {flag} "
+    assert captured.err == (f"ringsim zero: error: ring takes --channels, --ring-order, not {flag} "
                             f"({flag} is for {users})\n")
 
 
@@ -214,7 +214,7 @@ def test_the_topologys_gpu_memory_gives_the_verdict_where_gpu_memory_is_not_give
         capsys.readouterr().out
     path.write_text('gpu_memory = "10kB"\n[inside]\nalpha = "1us"\nbandwidth = "100GB/s"\n')
     assert main(["zero", "--params", "1.3B", "--topology", str(path)]) == 2
-    assert capsys.readouterr().err == ("ringsim: error: topology small: gpu_memory must be from "
+    assert capsys.readouterr().err == ("ringsim zero: error: topology small: gpu_memory must be from "
                                        "1MB to 100TB, got '10kB'\n")
 
 
@@ -229,7 +229,7 @@ def test_memory_written_in_bits_is_refused_not_read_as_an_eighth(capsys, tmp_pat
     path.write_text('gpu_memory = "80Gb"\ngpus_per_node = 8\n[inside]\nalpha = "1us"\n'
                     'bandwidth = "100GB/s"\n')
     assert main(["zero", "--params", "70B", "--topology", str(path), "--stage", "3"]) == 2
-    assert capsys.readouterr().err == ("ringsim: error: topology gm: gpu_memory '80Gb' is in "
+    assert capsys.readouterr().err == ("ringsim zero: error: topology gm: gpu_memory '80Gb' is in "
                                        "bits (b); memory is counted in bytes: write 80GB\n")
 
 

@@ -93,12 +93,17 @@ def main(argv: list[str] | None = None) -> int:
     the command with status 0, a full disk or a closed stdout gets one line and status 1
     or 2, and a terminal that cannot encode a₁ gets the ASCII forms (textout.py).
     """
+    parser = build_parser()
+    argv = _join_negative_values(sys.argv[1:] if argv is None else list(argv))
+    # The command's name heads every error line, as argparse's own do ("ringsim predict:
+    # error: ..."), so that all of one command's errors read alike.
+    prog = [f"{PROG} {argv[0]}" if argv and argv[0] in _choices(parser) else PROG]
     if sys.stdout is None:  # started with stdout closed (`ringsim >&-`)
-        _say("standard output is closed: nothing could be printed (run it without >&-)")
+        _say("standard output is closed: nothing could be printed (run it without >&-)", prog[0])
         return 2
     prepare_streams()
     try:
-        status = _run(argv)
+        status = _run(parser, argv, prog)
         sys.stdout.flush()  # a write error surfaces here, inside the guard, not at exit
         return status
     except BrokenPipeError:
@@ -110,10 +115,11 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(failure, BrokenPipeError):
             return _reader_left()
         if failure is not None:
-            _say(f"cannot write to standard output: {failure.strerror or failure}")
+            _say(f"cannot write to standard output: {failure.strerror or failure}", prog[0])
             _discard_stdout()
             return 1
-        _say(f"{error.strerror or error}" + (f": {error.filename}" if error.filename else ""))
+        _say(f"{error.strerror or error}" + (f": {error.filename}" if error.filename else ""),
+             prog[0])
         return 1
 
 
@@ -136,9 +142,8 @@ def _join_negative_values(argv: list[str]) -> list[str]:
     return out
 
 
-def _run(argv: list[str] | None) -> int:
-    parser = build_parser()
-    argv = _join_negative_values(sys.argv[1:] if argv is None else list(argv))
+def _run(parser: argparse.ArgumentParser, argv: list[str], prog: list[str]) -> int:
+    """Parse and run one command; `prog[0]` becomes "ringsim COMMAND" once it is known."""
     try:
         args = parser.parse_args(argv)
         if args.command is None:
@@ -146,6 +151,7 @@ def _run(argv: list[str] | None) -> int:
             command = "tui" if _isatty(sys.stdout) and _isatty(sys.stdin) and \
                 "tui" in _choices(parser) else "walk"
             args = parser.parse_args([command])
+        prog[0] = f"{PROG} {args.command}"
         return int(args.run(args) or 0)
     except SystemExit as done:  # argparse's --help, --version and usage errors
         if done.code is None or isinstance(done.code, int):
@@ -153,7 +159,7 @@ def _run(argv: list[str] | None) -> int:
         print(done.code, file=sys.stderr)  # sys.exit("message"), as Python itself would
         return 1
     except RingsimError as error:
-        _say(str(error))
+        _say(str(error), prog[0])
         return 2
     except KeyboardInterrupt:
         return 130
@@ -166,12 +172,12 @@ def _isatty(stream) -> bool:
         return False
 
 
-def _say(message: str) -> None:
-    """One line on stderr (nowhere when stderr is closed too)."""
+def _say(message: str, prog: str = PROG) -> None:
+    """One line on stderr, headed "PROG: error:" (nowhere when stderr is closed too)."""
     if sys.stderr is not None:
         try:
             # One line, and nothing a terminal would act on: messages may quote a file's text.
-            print(f"{PROG}: error: {printable(message)}", file=sys.stderr, flush=True)
+            print(f"{prog}: error: {printable(message)}", file=sys.stderr, flush=True)
         except (OSError, ValueError):
             pass
 

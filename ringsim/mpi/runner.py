@@ -20,7 +20,7 @@ from ._load import mpi
 from .data import rank_data
 from .options import add_run_arguments, check_run, elements_of
 
-PROG = "ringsim"
+PROG = "ringsim mpi"  # its errors read as `ringsim mpi`'s own
 
 
 def _backstop(limit: float) -> None:

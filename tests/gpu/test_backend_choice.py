@@ -46,14 +46,14 @@ def test_cupy_without_a_device_says_cudas_reason_in_one_line(tmp_path):
     path = fake_cupy(tmp_path, f"raise CUDARuntimeError({NO_DEVICE + chr(10) + 'more detail'!r})")
     done = ringsim("walk", "--backend", "cupy", path=path)
     assert done.returncode == 2
-    assert done.stderr == f"ringsim: error: CuPy cannot use a GPU: {NO_DEVICE}\n"
+    assert done.stderr == f"ringsim walk: error: CuPy cannot use a GPU: {NO_DEVICE}\n"
     assert done.stdout == ""
 
 
 def test_cupy_with_zero_devices(tmp_path):
     done = ringsim("walk", "--backend", "cupy", path=fake_cupy(tmp_path, "return 0"))
     assert done.returncode == 2
-    assert done.stderr == "ringsim: error: CuPy cannot use a GPU: no CUDA device is visible\n"
+    assert done.stderr == "ringsim walk: error: CuPy cannot use a GPU: no CUDA device is visible\n"
 
 
 def test_broken_cupy_install_is_one_line_too(tmp_path):
@@ -61,7 +61,7 @@ def test_broken_cupy_install_is_one_line_too(tmp_path):
     (path / "cupy" / "__init__.py").write_text("raise ImportError('libcudart.so.12: cannot open shared object file\\nmore')\n")
     done = ringsim("walk", "--backend", "cupy", path=path)
     assert done.returncode == 2
-    assert done.stderr == ("ringsim: error: CuPy cannot be imported: "
+    assert done.stderr == ("ringsim walk: error: CuPy cannot be imported: "
                            "libcudart.so.12: cannot open shared object file\n")
 
 
@@ -69,7 +69,7 @@ def test_broken_cupy_install_is_one_line_too(tmp_path):
 def test_cupy_not_installed():
     done = ringsim("walk", "--backend", "cupy")
     assert done.returncode == 2
-    assert done.stderr == ("ringsim: error: CuPy is not installed: in your ringsim clone, "
+    assert done.stderr == ("ringsim walk: error: CuPy is not installed: in your ringsim clone, "
                            "pip install '.[gpu]' (CUDA 12; '.[gpu-cuda13]' for CUDA 13)\n")
     assert "Traceback" not in done.stderr
 

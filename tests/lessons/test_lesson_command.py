@@ -45,7 +45,7 @@ def test_lesson_through_a_pipe_does_not_wait():
 def test_unknown_lesson_number(capsys):
     assert main(["lesson", "42"]) == 2
     err = capsys.readouterr().err
-    assert err == "ringsim: error: there is no lesson 42; the lessons are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19\n"
+    assert err == "ringsim lesson: error: there is no lesson 42; the lessons are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19\n"
 
 
 def test_check_the_shipped_course(capsys):
@@ -72,9 +72,9 @@ def test_check_reports_every_problem(tmp_path, capsys):
     # Listing that folder reads only the files' structure: it refuses at the first malformed
     # file, in one line; running a lesson refuses at the first placeholder that fails.
     assert main(["lesson", "--lessons-dir", str(tmp_path)]) == 2
-    assert capsys.readouterr().err.startswith(f"ringsim: error: {tmp_path / '03-worse.md'}:5: ")
+    assert capsys.readouterr().err.startswith(f"ringsim lesson: error: {tmp_path / '03-worse.md'}:5: ")
     assert main(["lesson", "1", "--lessons-dir", str(tmp_path)]) == 2
-    assert capsys.readouterr().err.startswith(f"ringsim: error: {tmp_path / '02-bad.md'}:8: ")
+    assert capsys.readouterr().err.startswith(f"ringsim lesson: error: {tmp_path / '02-bad.md'}:8: ")
 
 
 def test_lessons_dir_runs_a_teachers_lesson(tmp_path, capsys):
@@ -88,8 +88,8 @@ def test_lessons_dir_runs_a_teachers_lesson(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["lesson", "--check", "/nonexistent/lessons"], "ringsim: error: /nonexistent/lessons: no such lessons folder\n"),
-    (["lesson", "3", "--check", "."], "ringsim: error: --check takes a folder and no lesson number\n"),
+    (["lesson", "--check", "/nonexistent/lessons"], "ringsim lesson: error: /nonexistent/lessons: no such lessons folder\n"),
+    (["lesson", "3", "--check", "."], "ringsim lesson: error: --check takes a folder and no lesson number\n"),
 ])
 def test_bad_lesson_invocations(argv, message, capsys):
     assert main(argv) == 2
@@ -103,14 +103,14 @@ def test_empty_folder(argv, tmp_path, capsys):
     # Checking, listing, the course as written and one lesson on another G all read the
     # folder the same way, so an empty folder gets the same one-line answer.
     assert main(argv + [str(tmp_path)]) == 2
-    assert capsys.readouterr().err == (f"ringsim: error: {tmp_path}: no lesson files "
+    assert capsys.readouterr().err == (f"ringsim lesson: error: {tmp_path}: no lesson files "
                                        "(expected names like 01-intro.md)\n")
 
 
 @pytest.mark.parametrize("argv", [["lesson", "--lessons-dir"], ["lesson", "1", "--gpus", "3", "--lessons-dir"]])
 def test_missing_folder(argv, capsys):
     assert main(argv + ["/nonexistent/lessons"]) == 2
-    assert capsys.readouterr().err == "ringsim: error: /nonexistent/lessons: no such lessons folder\n"
+    assert capsys.readouterr().err == "ringsim lesson: error: /nonexistent/lessons: no such lessons folder\n"
 
 
 def test_a_lesson_on_another_scenario(capsys):
@@ -127,7 +127,7 @@ def test_check_defaults_to_the_course_and_takes_a_scenario(capsys):
     assert main(["lesson", "--check", "--gpus", "5", "--elements", "11"]) == 0
     assert capsys.readouterr().out == "19 lessons OK\n19 lessons OK\n"
     assert main(["lesson", "5", "--gpus", "1"]) == 2
-    assert capsys.readouterr().err == ("ringsim: error: a lesson needs at least 2 GPUs (--gpus 2 or "
+    assert capsys.readouterr().err == ("ringsim lesson: error: a lesson needs at least 2 GPUs (--gpus 2 or "
                                        "more): one GPU has nothing to synchronise\n")
 
 

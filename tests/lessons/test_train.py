@@ -95,9 +95,9 @@ def test_train_command_no_sync(capsys):
     (["--lr", "0"], "ringsim train: error: argument --lr: expected a number above 0 and at most 1,000,000, got '0'"),
     (["--algorithm", "bogus"], "ringsim train: error: argument -a/--algorithm: invalid choice: 'bogus' "
                                f"(choose from {', '.join(repr(a) for a in ALGORITHMS)})"),
-    (["--batch", "2", "--gpus", "3"], "ringsim: error: each GPU needs at least one sample of every "
+    (["--batch", "2", "--gpus", "3"], "ringsim train: error: each GPU needs at least one sample of every "
                                       "batch: --gpus (3) must be at most the batch size (2)"),
-    (["--master", "2"], "ringsim: error: --master only applies to the master algorithm"),
+    (["--master", "2"], "ringsim train: error: --master only applies to the master algorithm"),
     (["--seed", "-1"], "ringsim train: error: argument --seed: the seed must be from 0 to "
                        "9,223,372,036,854,775,807, got -1"),
 ])

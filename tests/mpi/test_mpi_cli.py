@@ -78,7 +78,7 @@ def test_a_killed_rank_stops_every_other_rank_with_one_line(mpiexec, algorithm, 
     elapsed = time.monotonic() - start
     assert run.returncode == 1
     assert run.stderr.strip().splitlines() == [
-        f"ringsim: error: rank {dead} (GPU{dead + 1}) stopped answering at step {step}: no reply "
+        f"ringsim mpi: error: rank {dead} (GPU{dead + 1}) stopped answering at step {step}: no reply "
         "for 2 s, so every other rank stopped"]
     assert elapsed < 45  # startup, 0.5 s before pinging, 2 s of silence, shutdown
 

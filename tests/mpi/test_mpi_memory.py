@@ -92,7 +92,7 @@ def test_the_cli_refuses_in_one_line_before_any_rank_starts():
                          capture_output=True, text=True, env=env, timeout=120, check=False)
     assert run.returncode == 2
     assert run.stdout == ""
-    assert run.stderr == ("ringsim: error: 4 ranks of 10,000,000 float32 elements would need about "
+    assert run.stderr == ("ringsim mpi: error: 4 ranks of 10,000,000 float32 elements would need about "
                           "1.5 GB of memory, more than the 1.0 GB ringsim allows itself "
                           "(RINGSIM_MEMORY_LIMIT); try fewer --elements or ranks (ringsim walk "
                           "shows the same plan without the data)\n")
@@ -124,6 +124,6 @@ def test_ranks_started_by_mpiexec_check_the_memory_of_every_rank_on_their_machin
     assert run.stdout == ""
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1, run.stderr
-    assert lines[0].startswith("ringsim: error: 4 ranks of 2,000,000 float32 elements would need "
+    assert lines[0].startswith("ringsim mpi: error: 4 ranks of 2,000,000 float32 elements would need "
                                "about ")
     assert "ringsim allows itself (RINGSIM_MEMORY_LIMIT)" in lines[0]

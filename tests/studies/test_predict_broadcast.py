@@ -133,7 +133,7 @@ def test_predict_says_when_nccl_falls_back_to_the_ring(capsys):
     argv[2] = "2.24.3"
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.strip() == ("ringsim: error: --algo tree: NCCL tunes only Ring for broadcast "
+    assert err.strip() == ("ringsim predict: error: --algo tree: NCCL tunes only Ring for broadcast "
                            "(src/graph/tuning.cc); give --algo Ring or leave --algo out")
     # 2.18 never took the ring from a broadcast
     argv[2] = "2.18.6"

@@ -31,7 +31,10 @@ def test_serve_refuses_what_tui_refuses_before_serving(capsys, argv, message):
     tui_error = capsys.readouterr().err
     assert main(["serve", "--port", str(free_port()), *argv]) == 2
     out, err = capsys.readouterr()
-    assert err == tui_error and message in err and err.count("\n") == 1
+    # the same message, each headed by its own command
+    assert tui_error.startswith("ringsim tui: error: ") and err.startswith("ringsim serve: error: ")
+    assert err.split(": error: ", 1)[1] == tui_error.split(": error: ", 1)[1]
+    assert message in err and err.count("\n") == 1
     assert "Serving" not in out
 
 
@@ -43,7 +46,7 @@ def test_serve_refuses_a_backend_that_cannot_run(capsys):
         pass
     assert main(["serve", "--port", str(free_port()), "--backend", "cupy"]) == 2
     out, err = capsys.readouterr()
-    assert err.startswith("ringsim: error: CuPy") and err.count("\n") == 1 and "Serving" not in out
+    assert err.startswith("ringsim serve: error: CuPy") and err.count("\n") == 1 and "Serving" not in out
 
 
 def test_serve_refuses_a_port_in_use_in_one_line(capsys):
@@ -53,7 +56,7 @@ def test_serve_refuses_a_port_in_use_in_one_line(capsys):
         port = listener.getsockname()[1]
         assert main(["serve", "--port", str(port)]) == 2
     out, err = capsys.readouterr()
-    assert err == f"ringsim: error: port {port} is in use on 127.0.0.1; choose another with --port\n"
+    assert err == f"ringsim serve: error: port {port} is in use on 127.0.0.1; choose another with --port\n"
     assert "Serving" not in out
 
 

@@ -51,7 +51,7 @@ def test_export_names_the_master_steps_and_refuses_bad_input(tmp_path, capsys):
 def test_tui_refuses_sizes_the_view_cannot_show(capsys):
     assert main(["tui", "--elements", "5000"]) == 2
     assert capsys.readouterr().err.strip() == \
-        "ringsim: error: the TUI shows 0 to 4,096 elements per GPU, got 5,000"
+        "ringsim tui: error: the TUI shows 0 to 4,096 elements per GPU, got 5,000"
 
 
 def test_serve_without_textual_serve_says_how_to_install_it(monkeypatch, capsys):
@@ -59,7 +59,7 @@ def test_serve_without_textual_serve_says_how_to_install_it(monkeypatch, capsys)
     monkeypatch.setitem(sys.modules, "textual_serve.server", None)
     assert main(["serve", "--port", str(free_port())]) == 2
     err = capsys.readouterr().err
-    assert err == ("ringsim: error: textual-serve is not installed: from a clone of ringsim, "
+    assert err == ("ringsim serve: error: textual-serve is not installed: from a clone of ringsim, "
                    "pip install '.[serve]'\n")
 
 
@@ -169,7 +169,7 @@ def test_export_refuses_a_folder_under_a_file_in_one_line(tmp_path, capsys):
     (tmp_path / "README.md").write_text("a file")
     assert main(["export", "--svg", str(tmp_path / "README.md" / "sub")]) == 2
     err = capsys.readouterr().err  # long paths are shortened in the middle, as every file error does
-    assert err.startswith("ringsim: error: /") and err.count("\n") == 1
+    assert err.startswith("ringsim export: error: /") and err.count("\n") == 1
     assert err.endswith("README.md/sub is inside " + err.split(" is inside ")[1].split(",")[0]
                         + ", which is a file\n") and "README.md, which" in err
 
@@ -224,7 +224,7 @@ def test_tui_without_a_terminal_refuses_in_one_line_at_once():
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr.startswith("ringsim: error: the TUI needs a terminal")
+    assert result.stderr.startswith("ringsim tui: error: the TUI needs a terminal")
     assert result.stderr.count("\n") == 1
 
 

@@ -202,7 +202,7 @@ def test_compare_answers_a_million_gpus_with_exact_integers(capsys):
     (["--alpha", "5"], "needs a unit"),
     (["--bandwidth", "up=5GB/s"], "must be inside or across"),
     (["--nodes", "2"], "topology flat has no nodes"),
-    (["--topology", "pcie-gen4", "--nodes", "2"], "no across nodes level"),
+    (["--topology", "pcie-gen4", "--nodes", "2"], "has no [across] level (the link across nodes)"),
     (["--topology", "dgx-h100", "--nodes", "2", "--gpus", "8"], "disagrees with --nodes 2"),
 ])
 def test_compare_time_errors_are_one_line(capsys, argv, words):

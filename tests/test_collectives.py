@@ -173,3 +173,17 @@ def test_compare_refuses_an_algorithm_option_for_a_half_instead_of_ignoring_it(c
         assert main(["compare", "--collective", "all-gather", "-g", "8", *option]) == 2
         err = capsys.readouterr().err.strip()
         assert "takes no options" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("gpus, elements", [(1, 5), (2, 0), (3, 7), (7, 100), (40, 999_999),
+                                            (1000, 12_345), (3, 1 << 63)])
+def test_each_gpus_sent_and_received_is_every_segment_but_the_one_it_keeps(gpus, elements):
+    # counted segment by segment from Layout, as the plans cut them
+    from ringsim.algorithms.collectives import ALL_GATHER, REDUCE_SCATTER
+    from ringsim.core.layout import Layout
+    sizes = Layout(gpus, elements).sizes()
+    for half in (REDUCE_SCATTER, ALL_GATHER):
+        want = (([elements - sizes[(g + half.lag) % gpus] for g in range(gpus)],
+                 [elements - sizes[(g - 1 + half.lag) % gpus] for g in range(gpus)])
+                if gpus > 1 else ([0], [0]))
+        assert half.per_gpu(gpus, elements) == want

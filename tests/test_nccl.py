@@ -429,3 +429,65 @@ def test_a_call_on_fewer_channels_moves_its_bytes_at_their_share_of_the_bandwidt
     # On all 24 channels (from 768 KiB) the cap binds: min(87.7, 12 × 20 × 0.5) = 87.7 GB/s.
     big = nccl_choice("dgx-a100", 8, 786432, algo="Ring", proto="LL")
     assert big.bandwidth == pytest.approx(87.7e9 * 8 / 14)
+
+
+def test_nvls_adds_no_8_bit_type_so_nccl_runs_something_else():
+    # src/include/device.h, ncclNvlsSupported: the switch adds no int8 or uint8, and enqueue.cc
+    # then turns NVLS and NVLSTree off for the call (every release carried)
+    assert nccl_choice("dgx-h100", 8, 1 << 30).algorithm == "NVLS"
+    for dtype in ("int8", "uint8"):
+        assert nccl_choice("dgx-h100", 8, 1 << 30, dtype=dtype).algorithm == "Ring"
+        assert nccl_choice("dgx-h100", 16, 1 << 30, dtype=dtype).algorithm not in ("NVLS", "NVLSTree")
+    for dtype in ("int32", "half", "bfloat16", "double"):
+        assert nccl_choice("dgx-h100", 8, 1 << 30, dtype=dtype).algorithm == "NVLS"
+    # an all-gather adds nothing: from 2.22.3 it runs NVLS whatever its type; 2.21.5 falls back
+    gather = dict(collective="all-gather", algo="NVLS", dtype="int8")
+    assert nccl_choice("dgx-h100", 8, 1 << 30, **gather).algorithm == "NVLS"
+    assert nccl_choice("dgx-h100", 8, 1 << 30, nccl="2.21.5", **gather).algorithm == "Ring"
+    with pytest.raises(RingsimError, match="unknown data type 'float32'"):
+        nccl_choice("dgx-h100", 8, 1 << 30, dtype="float32")
+
+
+@pytest.mark.parametrize("kwargs, why", [
+    (dict(gpus=8, algo="NVLS", dtype="int8"), "NVLS cannot add int8: the switch adds only"),
+    (dict(gpus=8, algo="NVLS", proto="LL"), "NVLS runs the Simple protocol only"),
+    (dict(gpus=2, algo="NVLS", nccl="2.26.2"), "NVLS needs at least 3 GPUs in a node in this release"),
+])
+def test_a_refused_nvls_says_why(kwargs, why):
+    with pytest.raises(RingsimError, match=why):
+        nccl_choice("dgx-h100", nbytes=1 << 30, **kwargs)
+
+
+def test_a_pcie_box_is_told_it_has_no_nvswitch():
+    with pytest.raises(RingsimError, match="NVLS needs an NVSwitch: an \\[inside\\] level of kind"):
+        nccl_choice(parse(PCIE_FILE, "pcie-h100"), 4, 1 << 30, algo="NVLS")
+    # and a PCIe level that says it adds is refused as the file is read
+    with pytest.raises(RingsimError, match="\\[inside\\] in_network_reduction: a PCIe switch "
+                                           "forwards and adds nothing"):
+        parse(PCIE_FILE.replace('kind = "pcie"', 'kind = "pcie"\nin_network_reduction = true'),
+              "pcie-h100")
+
+
+PCIE_FILE = """
+name = "pcie-h100"
+gpus_per_node = 4
+arch = "hopper"
+[inside]
+kind = "pcie"
+alpha = "1us"
+bandwidth = "64GB/s"
+"""
+
+
+def test_predicts_nvls_note_names_the_sizes_nvls_would_speed_up():
+    from ringsim.studies.predict import nvls_note, predict
+    head = "# NVLS on one node: NCCL's model rates it at 188 GB/s algbw"
+    one = nvls_note("dgx-h100", 5, predict("dgx-h100", 5, "1GiB"))
+    assert one.startswith(head) and one.endswith("(--algo NVLS) 1GiB would take 13% less")
+    gaps = nvls_note("dgx-h100", 5, predict("dgx-h100", 5, "32MiB,64MiB,128MiB"))
+    assert gaps.endswith("32MiB and 128MiB would take up to 9% less")  # 64MiB gains under 5%
+    # nothing where no size runs NVLS or would gain from it, and nothing for int8, which the
+    # switch cannot add
+    assert nvls_note("dgx-h100", 5, predict("dgx-h100", 5, "8B")) is None
+    int8 = predict("dgx-h100", 5, "32MiB..1GiB", dtype="int8")
+    assert {r.algorithm for r in int8} == {"Ring"} and nvls_note("dgx-h100", 5, int8) is None

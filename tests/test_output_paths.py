@@ -137,3 +137,21 @@ def test_a_written_files_name_is_shown_with_its_escapes_spelled_out(tmp_path):
     assert done.returncode == 0 and name.is_file()
     assert "\x1b" not in done.stdout
     assert f"Trace written to {tmp_path}/ok\\x1b[2Jt.json (open it" in done.stdout
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("args", [
+    ("diagnose", str(NCCL_OUTPUT), "--svg", "OUT.svg", "--no-plot"),
+    ("timeline", "--gpus", "4", "--trace", "OUT.json"),
+    ("sweep", "--svg", "OUT.svg", "--no-plot"),
+    ("figure", "OUT.gif"),
+])
+def test_a_full_disk_under_a_file_name_is_one_line_and_status_1(tmp_path, args):
+    # /dev/full fails every write with "no space left on device"; a link gives it a name
+    name = next(a for a in args if a.startswith("OUT."))
+    (tmp_path / name).symlink_to("/dev/full")
+    ran = ringsim(*args, cwd=tmp_path)
+    assert ran.returncode == 1, ran.stderr
+    what = "the figure" if args[0] == "figure" else args[args.index(name) - 1]
+    assert ran.stderr == f"ringsim {args[0]}: error: cannot write {what} {name}: No space left on device\n"
+    assert ran.stdout == "" and sorted(p.name for p in tmp_path.iterdir()) == [name]

@@ -34,9 +34,10 @@ def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
     assert {p.id for p in peers.peers(efa, 16, 2)} == {
         "aws-p5-2x8-efa", "aws-p5-2x8-efa-eks", "aws-p5-2x8-efa-eks-nccl2223",
         "aws-p5-2x8-efa-eks-nccl2223-run2"}
-    assert peers.likeness(efa, 2) == ("Hopper GPUs, NVLink inside a node, 400 Gb/s of network "
-                                      "per GPU with a latency of 75.00 µs reported by its net "
-                                      "plugin and 21.85 µs measured")
+    assert peers.likeness(efa, 2) == ("Hopper GPUs, NVLink inside a node through a switch that "
+                                      "adds (NVLink SHARP), 400 Gb/s of network per GPU with a "
+                                      "latency of 75.00 µs reported by its net plugin and 21.85 "
+                                      "µs measured")
     # On one node the network does not count: a p5 is a DGX H100 there.
     assert "aws-p5-h100-1x8-batch" in {p.id for p in peers.peers(load("dgx-h100"), 8, 1)}
     tcpxo = peers.topology("systems/a3mega-tcpxo.toml")
@@ -55,9 +56,14 @@ def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
     # (a -g 4 run).
     assert [p.id for p in peers.peers(load("flat"), 4, 1, 4)] == ["stanage-a100sxm4-4-nvlink"]
     assert peers.peers(load("flat"), 16, 2) == []  # a flat topology given for two nodes: no network
-    assert peers.likeness(load("dgx-h100"), 1) == "Hopper GPUs, NVLink inside a node"
-    assert peers.likeness(load("dgx-h100"), 2) == ("Hopper GPUs, NVLink inside a node, 400 Gb/s "
-                                                   "of network per GPU")
+    switch = "Hopper GPUs, NVLink inside a node through a switch that adds (NVLink SHARP)"
+    assert peers.likeness(load("dgx-h100"), 1) == switch
+    assert peers.likeness(load("dgx-h100"), 2) == f"{switch}, 400 Gb/s of network per GPU"
+    # Four H100s of an NVSwitch box are not four GH200s joined pair by pair (no NVLS there)
+    four = {p.id for p in peers.peers(load("dgx-h100"), 4, 1)}
+    pairs = {p.id for p in peers.peers(peers.topology("systems/gh200-4-slingshot.toml"), 4, 1)}
+    assert "xxrjun-h100-4of8-nvswitch" in four and "cscs-alps-gh200-1x4-slingshot-ofi1130" in pairs
+    assert not four & pairs
     # Two DGX Sparks, one GPU each: nothing inside a node to match; their one published pair.
     spark = peers.topology("systems/gb10-pair.toml")
     assert peers.likeness(spark, 2) == "Blackwell GPUs, one GPU per node, 200 Gb/s of network per GPU"
@@ -261,8 +267,9 @@ def test_predict_sets_the_published_median_beside_the_models_time(capsys):
     assert gib[-3:-1] == [f"{median * 1e6:.1f}", "7"]
     assert beyond[-3:] == ["-", "0", "-"]  # no run went to 32 GiB
     assert "# published: the median time of the runs on machines like this one (Hopper GPUs, " \
-           "NVLink inside a node, 400 Gb/s of network per GPU, as ringsim's file for each " \
-           "describes it;" in out
+           "NVLink inside a node through a switch that adds (NVLink SHARP), 400 Gb/s of network " \
+           "per GPU, as ringsim's file for each describes it;" in " ".join(
+               line.removeprefix("#   ") for line in out.splitlines())
     assert "#       https://github.com/NVIDIA/nccl-tests/issues/309" in out
     code, out, err = _run(capsys, "predict", "-g", "16", "--published", "--sizes", "8B,32GiB",
                           "--json")
@@ -297,8 +304,9 @@ def test_predict_names_the_gpus_per_process_it_matched_on(capsys):
                           "--sizes", "8")
     assert code == 0, err
     assert out.splitlines()[-1].startswith("# no published all_reduce_perf run matches dgx-h100, 8 "
-                                           "GPUs in 1 node (Hopper GPUs, NVLink inside a node, 4 "
-                                           "GPUs per process); ")
+                                           "GPUs in 1 node (Hopper GPUs, NVLink inside a node "
+                                           "through a switch that adds (NVLink SHARP), 4 GPUs "
+                                           "per process); ")
 
 
 def test_a_run_held_to_one_algorithm_is_not_set_beside_runs_that_let_nccl_choose(tmp_path, capsys):
@@ -378,6 +386,7 @@ def test_predicts_last_line_says_what_the_published_medians_say_of_the_model(cap
     code, out, err = _run(capsys, "predict", "--topology", str(far), "--nodes", "2",
                           "--published", "--sizes", "1MiB")
     assert out.splitlines()[-1].startswith("# no published all_reduce_perf run matches dgx-h100, 16 "
-                                           "GPUs in 2 nodes (Hopper GPUs, NVLink inside a node, "
+                                           "GPUs in 2 nodes (Hopper GPUs, NVLink inside a node "
+                                           "through a switch that adds (NVLink SHARP), "
                                            "400 Gb/s of network per GPU, each GPU's NIC on the "
                                            "other CPU socket (nic_path sys))")

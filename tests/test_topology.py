@@ -29,7 +29,7 @@ def test_nodes_and_levels():
     dgx = load("dgx-h100")
     assert dgx.nodes(32) == 4 and dgx.nodes(9) == 2 and dgx.node_size(1, 9) == 1
     assert dgx.node(7) == 0 and dgx.node(8) == 1
-    with pytest.raises(RingsimError, match="pcie-gen4 has no across nodes level"):
+    with pytest.raises(RingsimError, match=r"pcie-gen4 has no \[across\] level \(the link across nodes\)"):
         load("pcie-gen4").check_gpus(16)
 
 
@@ -303,3 +303,13 @@ def test_a_look_alike_letter_is_no_word_of_the_file():
             parse(text, "kelvin")
     with pytest.raises(RingsimError, match="arch must be one of"):
         parse('arch = "BLAC\u212aWELL"\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n', "kelvin")
+
+
+def test_gpus_sharing_a_node_need_a_link_inside_it():
+    text = ('name = "x"\ngpus_per_node = 8\n'
+            '[across]\nalpha = "2us"\nbandwidth = "400Gb/s"\n')
+    with pytest.raises(RingsimError, match=r"gpus_per_node = 8 puts GPUs together in a node: "
+                                           r"give an \[inside\] level"):
+        parse(text, "x")
+    one = parse(text.replace("gpus_per_node = 8", "gpus_per_node = 1"), "x")
+    assert one.nodes(4) == 4

@@ -231,7 +231,7 @@ def test_nccls_own_trees_replay_as_nccls_tree_plan(tmp_path, capsys):
 
 
 def _rank_line(lines, rank):
-    return next(i for i, line in enumerate(lines) if "Trees" in line and f"] NCCL INFO Trees" in line
+    return next(i for i, line in enumerate(lines) if "Trees" in line and "] NCCL INFO Trees" in line
                 and f"->{rank}->" in line.split("Trees", 1)[1].split(" [1]")[0])
 
 

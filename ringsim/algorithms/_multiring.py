@@ -19,7 +19,6 @@ from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
 from ._counts import Tally, from_counts, from_tally
 from ._sparse import Ring, around, busiest, flat_phase, one_level
-from ._phases import ring_iterations
 
 
 MAX_ORDER_CELLS = 1 << 24  # GPU numbers all the rings' orders hold, checked before building them

@@ -339,11 +339,21 @@ class _RingHalf(Collective):
     def per_gpu(self, gpus: int, elements: int) -> tuple[list[int], list[int]]:
         """Elements each GPU sends and receives: every segment but (g + lag) mod G out, every
         segment but the one its sender keeps, (g − 1 + lag) mod G, in."""
+        if elements >= 1 << 62:  # past int64: Python's own integers, GPU by GPU
+            sizes = Layout(gpus, elements).sizes()
+            return ([elements - sizes[(g + self.lag) % gpus] for g in range(gpus)],
+                    [elements - sizes[(g - 1 + self.lag) % gpus] for g in range(gpus)])
+        sent, received = self.per_gpu_arrays(gpus, elements)
+        return sent.tolist(), received.tolist()
+
+    def per_gpu_arrays(self, gpus: int, elements: int) -> tuple[np.ndarray, np.ndarray]:
+        """per_gpu as int64 arrays, for a million GPUs at once (elements below 2^62)."""
         if gpus == 1:
-            return [0], [0]
-        sizes = Layout(gpus, elements).sizes()
-        return ([elements - sizes[(g + self.lag) % gpus] for g in range(gpus)],
-                [elements - sizes[(g - 1 + self.lag) % gpus] for g in range(gpus)])
+            return np.zeros(1, np.int64), np.zeros(1, np.int64)
+        q, r = divmod(elements, gpus)  # segment j holds q + (j < r) elements (Layout.size)
+        g = np.arange(gpus, dtype=np.int64)
+        return (elements - q - ((g + self.lag) % gpus < r),
+                elements - q - ((g - 1 + self.lag) % gpus < r))
 
 
 class ReduceScatter(_RingHalf):

@@ -16,7 +16,7 @@ import pkgutil
 import re
 import sys
 
-from ..core.errors import RingsimError
+from ..core.errors import RingsimError, WriteError
 from ..core.textout import prepare_streams, printable
 from ._help import FittingHelp
 
@@ -157,6 +157,9 @@ def _run(parser: argparse.ArgumentParser, argv: list[str], prog: list[str]) -> i
         if done.code is None or isinstance(done.code, int):
             return done.code or 0
         print(done.code, file=sys.stderr)  # sys.exit("message"), as Python itself would
+        return 1
+    except WriteError as error:  # a full disk or a failed device: not the input's fault
+        _say(str(error), prog[0])
         return 1
     except RingsimError as error:
         _say(str(error), prog[0])

@@ -94,7 +94,7 @@ def tolerance_from(text: str) -> float:
     except ValueError:
         raise RingsimError(f"--tolerance must be a percentage such as 30%, got {given!r}") from None
     if not math.isfinite(value) or not 0 < value < 100:
-        raise RingsimError(f"--tolerance must be between 0% and 100%, got {given!r}")
+        raise RingsimError(f"--tolerance must be above 0% and below 100%, got {given!r}")
     return round(value / 100, 15)  # 0.9 / 100 is 0.009, not 0.009000000000000001
 
 

@@ -10,7 +10,7 @@ from ..core.checks import count_arg
 from ..core.naming import plural
 from ..core.errors import RingsimError
 from ..core.files import atomic_output, check_output
-from ..core.textout import escaped, printable
+from ..core.textout import escaped
 from ..core.width import say
 from ._cost_args import MODEL_HELP, add_cost_arguments, gpus_from_args, model_from_args
 from .common import add_option_arguments, gpus_arg, options_from_args

@@ -63,7 +63,8 @@ def register(sub) -> None:
                              "(reduce_perf); NCCL runs the last two on the ring only, and "
                              "nccl-tests prints their busbw equal to algbw")
     parser.add_argument("--dtype", default=None, choices=tuple(TYPES),
-                        help="element type, as nccl-tests' -d (default: float)")
+                        help="element type, as nccl-tests' -d (default: float); NVLS adds no "
+                             "int8 or uint8, so NCCL runs something else for them")
     add_nccl_argument(parser)
     parser.add_argument("--gpus-per-process", type=count_arg("GPUs per process", minimum=1,
                                                              maximum=MAX_GPUS),
@@ -103,7 +104,7 @@ def register(sub) -> None:
                              "pipeline, included in seconds), nccl_seconds (NCCL's own "
                              "estimate, which it chose on), and what produced it: topology, "
                              "gpus, nodes, collective, nccl (the release whose tables priced "
-                             "it); seconds, nccl_seconds, algorithm and protocol "
+                             "it); seconds, fill, nccl_seconds, algorithm and protocol "
                              "null for an empty call (with --tuning: one per table cell, with "
                              "its max_threads)")
     parser.set_defaults(run=run)
@@ -161,7 +162,8 @@ def run(args: argparse.Namespace) -> int:
     widths = (12, 12, 8, 10, 8, 8, 14, 9, 9)
     far = path_note(topology, args.gpus, args.nccl)
     for note in (rooted_note(args.collective),
-                 algo_note(topology, args.gpus, args.collective, args.algo, args.proto, args.nccl),
+                 algo_note(topology, args.gpus, args.collective, args.algo, args.proto, args.nccl,
+                           TYPES[args.dtype][0]),
                  far and f"# {far}",
                  rounding_note(rows, args.collective, args.gpus),
                  empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows),

@@ -10,7 +10,7 @@ from ..core.naming import plural
 from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM
 from ..core.errors import RingsimError
 from ..core.files import atomic_output, check_output
-from ..core.textout import escaped, printable
+from ..core.textout import escaped
 from ..core.units import format_bytes, format_seconds
 from ..core.width import output_width, say
 from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args, node_option,

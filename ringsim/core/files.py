@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import RingsimError
+from .errors import RingsimError, WriteError
 from .textout import escaped
 
 MAX_PATH = 4096       # PATH_MAX on Linux: a longer path cannot be opened anyway
@@ -29,6 +29,17 @@ def _shown(path: object) -> str:
     """A path for a message, its escapes spelled out (textout.escaped), cut to 60 characters."""
     text = escaped(path)
     return text if len(text) <= 60 else text[:28] + "…" + text[-28:]
+
+
+# What a write meets when the machine, not the name given, is at fault.
+_MACHINE_FAULTS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)
+
+
+def _unwritten(what: str, text: str, error: OSError) -> RingsimError:
+    """The one-line error for a file that could not be written: WriteError where the disk or
+    device failed (status 1), RingsimError where the name was the problem (status 2)."""
+    kind = WriteError if error.errno in _MACHINE_FAULTS else RingsimError
+    return kind(f"cannot write {what} {_shown(text)}: {_reason(error)}")
 
 
 def _reason(error: OSError) -> str:
@@ -221,14 +232,14 @@ def atomic_output(path: object, what: str, *, binary: bool = False):
             with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as out:
                 yield out
         except OSError as error:
-            raise RingsimError(f"cannot write {what} {_shown(text)}: {_reason(error)}") from None
+            raise _unwritten(what, text, error) from None
         return
     real = os.path.realpath(text)  # a link to a file stays a link: the file it names is replaced
     folder = os.path.dirname(real) or "."
     try:
         fd, temporary = tempfile.mkstemp(prefix=".ringsim-", suffix=".part", dir=folder)
     except OSError as error:
-        raise RingsimError(f"cannot write {what} {_shown(text)}: {_reason(error)}") from None
+        raise _unwritten(what, text, error) from None
     try:
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as out:
             # mkstemp makes the file private (0600); give it the mode a plain open() would.
@@ -237,7 +248,7 @@ def atomic_output(path: object, what: str, *, binary: bool = False):
         os.replace(temporary, real)
     except OSError as error:
         _remove(temporary)
-        raise RingsimError(f"cannot write {what} {_shown(text)}: {_reason(error)}") from None
+        raise _unwritten(what, text, error) from None
     except BaseException:
         _remove(temporary)
         raise

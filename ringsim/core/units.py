@@ -91,7 +91,7 @@ def parse_size(text: object, what: str = "size") -> int:
     match = _BYTES.fullmatch(unit)
     if not match:
         raise RingsimError(f"{what}: unknown unit {unit!r} in {text!r}; use B, KiB, MiB, GiB, "
-                           "kB, MB, GB (or b for bits)")
+                           "TiB, PiB, kB, MB, GB, TB, PB (or b for bits)")
     prefix, byte = match.group(1) or "", match.group(2)
     # A bare letter (64K, 8G) is binary, as nccl-tests' -b/-e read it ("M=Mebibytes and
     # G=Gibibytes", src/common.cu) and as GNU dd does; with a unit (64kB, 8GB) it is decimal.

@@ -24,8 +24,9 @@ from .nccl_graph import Graph, System, constants, graphs, log2i
 from .nccl_pipeline import fill_seconds, stages
 from .nccl_tuner import (ALGORITHMS, FUNCTIONS, PROTOCOLS, TABLE_FUNCTIONS, algorithm_on,
                          allowed, bus_bandwidth, bus_to_algorithm, carried, carried_release,
-                         enabled_algorithms, graph_searched, latency, looped, names,
-                         nvls_speeds, priced, protocol_on, ring_fallback, ring_restored, runs)
+                         check_dtype, enabled_algorithms, graph_searched, latency, looped,
+                         names, nvls_reduces, nvls_speeds, priced, protocol_on, ring_fallback,
+                         ring_restored, runs)
 from .topology import Topology, load
 
 MAX_GPUS = 1_000_000  # core/checks.py's bound, as every command has
@@ -34,6 +35,7 @@ MAX_BYTES = 1 << 50
 # every other algorithm for them, so NCCL picks among the ring's three protocols.
 RING_ONLY = ("Broadcast", "Reduce")
 RING = "Ring"
+NVLS_FAMILY = ("NVLS", "NVLSTree")  # the algorithms the switch's own adds run
 
 
 @dataclass(frozen=True)
@@ -100,17 +102,19 @@ def _function(collective: str, algo: str | None = None, nccl: str | None = None)
 
 
 def _candidates(tuned: Tuned, func: str, algos: set, protos: set,
-                proto_given: bool) -> tuple[list[tuple[str, str]], bool]:
+                proto_given: bool, dtype: str = "float") -> tuple[list[tuple[str, str]], bool]:
     """The (algorithm, protocol) pairs NCCL's choice weighs for one function under NCCL_ALGO
-    (`algos`) and NCCL_PROTO (`protos`, `proto_given` where set), and whether they are the
-    ring the release fell back to because nothing else was left (enqueue.cc's backup, and
-    tuning.cc's "at least set ring algo available", 2.19.3 to 2.23.4)."""
+    (`algos`) and NCCL_PROTO (`protos`, `proto_given` where set) for a call of `dtype`, and
+    whether they are the ring the release fell back to because nothing else was left
+    (enqueue.cc's backup, and tuning.cc's "at least set ring algo available", 2.19.3 to
+    2.23.4)."""
     sys = tuned.sys
     on = enabled_algorithms(sys, algos)
+    typed = nvls_reduces(sys, func, dtype)
     pairs = []
     for a in names("algorithms"):
         if (a in sys.tables["rules"]["absent"] or not algorithm_on(sys, func, a, on)
-                or not runs(sys, func, a)):
+                or not runs(sys, func, a) or (a in NVLS_FAMILY and not typed)):
             continue  # an algorithm the release lacks, NCCL_ALGO leaves out or enqueue.cc skips
         pairs += [(a, p) for p in names("protocols")
                   if allowed(sys, func, a, p) and protocol_on(sys, p, protos, proto_given)
@@ -123,7 +127,8 @@ def _candidates(tuned: Tuned, func: str, algos: set, protos: set,
 
 
 def algo_note(topology, gpus: int, collective: str = "all-reduce", algo: str | None = None,
-              proto: str | None = None, nccl: str | None = None) -> str | None:
+              proto: str | None = None, nccl: str | None = None,
+              dtype: str = "float") -> str | None:
     """One comment line where release `nccl` does not run what `algo` (NCCL_ALGO) asks for a
     collective but an algorithm it puts back itself (None where it runs what was asked)."""
     if algo is None:
@@ -134,7 +139,8 @@ def algo_note(topology, gpus: int, collective: str = "all-reduce", algo: str | N
     sys = tuned.sys
     release = f"NCCL {nccl or carried()[0]}"
     asked = f"--algo {algo.strip()[:40]}"
-    pairs, fallback = _candidates(tuned, func, algos, protos, proto is not None)
+    pairs, fallback = _candidates(tuned, func, algos, protos, proto is not None,
+                                  check_dtype(dtype))
     if fallback and pairs:
         kept = sorted({p for _, p in pairs}, key=PROTOCOLS.index)
         listed = kept[0] if len(kept) == 1 else f"{', '.join(kept[:-1])} and {kept[-1]}"
@@ -151,7 +157,8 @@ def algo_note(topology, gpus: int, collective: str = "all-reduce", algo: str | N
         if running:
             return (f"# {asked}: {release} runs {' and '.join(running)} here, and beside it "
                     f"Ring and Tree: {back}; it picks the fastest of them")
-        why = "; ".join(_off_reasons(sys, algos, func)) or "none of them has a cell here"
+        why = ("; ".join(_off_reasons(sys, algos, func, protos, dtype))
+               or "none of them has a cell here")
         return f"# {asked}: {release} runs none of what it names here ({why}); {back}"
     if any(a not in on for a, _ in pairs):
         return (f"# {release} never takes {RING} from {collective} whatever {asked} says "
@@ -160,7 +167,42 @@ def algo_note(topology, gpus: int, collective: str = "all-reduce", algo: str | N
     return None
 
 
-def _off_reasons(sys, algos: set, func: str | None = None) -> list[str]:
+def _nvls_reasons(sys, algos: set, func: str | None, protos: set, dtype: str) -> list[str]:
+    """Why NVLS and NVLSTree of `algos` do not run here (one clause each; none where they do)."""
+    asked = [a for a in NVLS_FAMILY if a in algos]
+    if not asked:
+        return []
+    both = " and ".join(asked)
+    verb = "need" if len(asked) > 1 else "needs"
+    if sys.arch not in ("hopper", "blackwell"):
+        return [f"{both} {verb} Hopper or later GPUs (arch = \"hopper\" or \"blackwell\")"]
+    if not sys.nvswitch:
+        return [f"{both} {verb} an NVSwitch: an [inside] level of kind = \"nvlink\" joining "
+                "more than two GPUs"]
+    if not sys.nvls:
+        return [f"{both} {verb} an NVSwitch that reduces, in_network_reduction = true in "
+                "[inside]"]
+    least = sys.tables["rules"]["nvls_min_gpus"]
+    if round(sys.ppn) < least:
+        return [f"{both} {verb} at least {least} GPUs in a node in this release "
+                "(src/transport/nvls.cc)"]
+    if func is not None and not nvls_reduces(sys, func, dtype):
+        return [f"{both} cannot add {dtype}: the switch adds only "
+                f"{', '.join(sys.tables['types']['nvls_sum'])} (src/include/device.h, "
+                "ncclNvlsSupported)"]
+    if "Simple" not in protos:
+        return [f"{both} run{'s' * (len(asked) == 1)} the Simple protocol only"]
+    reasons = []
+    if "NVLS" in asked and sys.nodes > 1 and not sys.collnet:
+        reasons.append("NVLS runs across nodes only with CollNet, on a network that reduces, "
+                       "in_network_reduction = true in [across]")
+    if "NVLSTree" in asked and sys.nodes == 1:
+        reasons.append("NVLSTree needs more than one node")
+    return reasons
+
+
+def _off_reasons(sys, algos: set, func: str | None = None, protos: set | None = None,
+                 dtype: str = "float") -> list[str]:
     """Why NCCL gives each of `algos` no bandwidth on this machine, where a topology file says
     it (one clause each; nothing for an algorithm that runs, or one off for another reason)."""
     reasons = []
@@ -172,19 +214,8 @@ def _off_reasons(sys, algos: set, func: str | None = None) -> list[str]:
         reasons.append(f"{' and '.join(collnet)} need{'s' * (len(collnet) == 1)} at least two "
                        "nodes and a network that reduces, InfiniBand SHARP, which a topology "
                        "file states with in_network_reduction = true in [across]")
-    if "NVLS" in algos:
-        if not sys.nvls or sys.arch not in ("hopper", "blackwell"):
-            reasons.append("NVLS needs Hopper or later GPUs on an NVSwitch that reduces, "
-                           "in_network_reduction = true in [inside]")
-        elif sys.nodes > 1 and not sys.collnet:
-            reasons.append("NVLS runs across nodes only with CollNet, on a network that "
-                           "reduces, in_network_reduction = true in [across]")
-    if "NVLSTree" in algos:
-        if sys.nodes == 1:
-            reasons.append("NVLSTree needs more than one node")
-        elif not sys.nvls or sys.arch not in ("hopper", "blackwell"):
-            reasons.append("NVLSTree needs Hopper or later GPUs on an NVSwitch that reduces, "
-                           "in_network_reduction = true in [inside]")
+    reasons += _nvls_reasons(sys, algos, func, set(PROTOCOLS) if protos is None else protos,
+                             dtype)
     if "PAT" in algos and func in (None, "AllGather", "ReduceScatter") and sys.ranks != sys.nodes:
         reasons.append("PAT runs only with one GPU per node")
     if func is not None:
@@ -333,31 +364,34 @@ EMPTY_CALL = "an empty call, which NCCL discards before choosing anything"
 
 def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce",
                 algo: str | None = None, proto: str | None = None,
-                nccl: str | None = None, gpus_per_process: int = 1) -> NcclChoice:
+                nccl: str | None = None, gpus_per_process: int = 1,
+                dtype: str = "float") -> NcclChoice:
     """NCCL's fastest (algorithm, protocol) for one call of `nbytes` per GPU (nccl-tests'
     `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`, with the latency
     tables of NCCL release `nccl` (one of versions(); None: the model's own), issued by
     processes that each drive `gpus_per_process` GPUs. `collective`: all-reduce, all-gather,
-    reduce-scatter, broadcast or reduce (the last two on the ring only, as NCCL tunes them)."""
+    reduce-scatter, broadcast or reduce (the last two on the ring only, as NCCL tunes them);
+    `dtype`: the data type as nccl-tests names it (NVLS adds no int8 or uint8)."""
     func = _function(collective, algo, nccl)
+    dtype = check_dtype(dtype)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
     topo = _topology(topology, gpus)
     nbytes = _check_count(nbytes, "bytes", 0, MAX_BYTES)
     check_per_process(topo, gpus, gpus_per_process)
     return _choose(tune(topo, gpus, nccl), func, algos, protos, proto is not None, nbytes,
-                   host_seconds(gpus_per_process))
+                   host_seconds(gpus_per_process), dtype)
 
 
 def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
-            nbytes: int, host: float = 0.0) -> NcclChoice:
+            nbytes: int, host: float = 0.0, dtype: str = "float") -> NcclChoice:
     best = None
-    for a, p in _candidates(tuned, func, algos, protos, proto_given)[0]:
+    for a, p in _candidates(tuned, func, algos, protos, proto_given, dtype)[0]:
         seconds, lat, bw = _seconds(tuned, func, a, p, nbytes)
         if best is None or seconds < best[0]:
             best = (seconds, a, p, lat, bw)
     if best is None or not math.isfinite(best[0]):
-        why = _off_reasons(tuned.sys, algos, func)
+        why = _off_reasons(tuned.sys, algos, func, protos, dtype)
         raise RingsimError("NCCL has no algorithm and protocol for this on that topology with "
                            "the --algo/--proto given" + (f": {'; '.join(why)}" if why else ""))
     seconds, a, p, lat, bw = best
@@ -433,13 +467,14 @@ def nvls_link_graph(tuned: Tuned, func: str, algo: str) -> Graph | None:
 
 
 def nvls_link_rates(topology, gpus: int, nccl: str | None = None, algo: str | None = None,
-                    proto: str | None = None) -> tuple[float, float] | None:
+                    proto: str | None = None, dtype: str = "float") -> tuple[float, float] | None:
     """One node's NVLS all-reduce: NCCL's algorithm bandwidth for it and what its links carry
-    (nvls_link_graph), in bytes per second; None where NCCL has no NVLS there or `algo` /
-    `proto` (as NCCL_ALGO / NCCL_PROTO) leave it out."""
+    (nvls_link_graph), in bytes per second; None where NCCL has no NVLS there, for `dtype`, or
+    `algo` / `proto` (as NCCL_ALGO / NCCL_PROTO) leave it out."""
     tuned = tune(_topology(topology, gpus), gpus, nccl)
     linked = nvls_link_graph(tuned, "AllReduce", "NVLS")
     if (linked is None or "NVLS" not in enabled_algorithms(tuned.sys, {"NVLS"})
+            or not nvls_reduces(tuned.sys, "AllReduce", check_dtype(dtype))
             or "NVLS" not in _pick(algo, "algorithms", "--algo")
             or "Simple" not in _pick(proto, "protocols", "--proto")):
         return None
@@ -511,15 +546,17 @@ def _check_count(value, what: str, low: int, high: int) -> int:
 
 def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: str = "all-reduce",
                  algo: str | None = None, proto: str | None = None,
-                 nccl: str | None = None, gpus_per_process: int = 1) -> list[NcclChoice | None]:
+                 nccl: str | None = None, gpus_per_process: int = 1,
+                 dtype: str = "float") -> list[NcclChoice | None]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints); None for
     a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
     func = _function(collective, algo, nccl)
+    dtype = check_dtype(dtype)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
     sizes = [_check_count(n, "bytes", 0, MAX_BYTES) for n in sizes]
     topology = _topology(topology, gpus)
     check_per_process(topology, gpus, gpus_per_process)
     tuned, host = tune(topology, gpus, nccl), host_seconds(gpus_per_process)
-    return [_choose(tuned, func, algos, protos, proto is not None, n, host) if n else None
+    return [_choose(tuned, func, algos, protos, proto is not None, n, host, dtype) if n else None
             for n in sizes]

@@ -302,6 +302,23 @@ def runs(sys: System, func: str, algo: str) -> bool:
     return True
 
 
+def nvls_reduces(sys: System, func: str, dtype: str) -> bool:
+    """Whether NCCL lets NVLS and NVLSTree run a call of this data type (nccl-tests' name):
+    enqueue.cc turns them off where ncclNvlsSupported says the switch cannot add the type."""
+    types = sys.tables["types"]
+    return dtype in types["nvls_sum"] or (func == "AllGather"
+                                          and sys.tables["rules"]["nvls_gather_any_type"])
+
+
+def check_dtype(dtype) -> str:
+    """A data type as nccl-tests names it (its -d option), checked."""
+    known = constants()["types"]["nccl"]
+    if not isinstance(dtype, str) or dtype not in known:
+        raise RingsimError(f"unknown data type {str(dtype)[:40]!r}; NCCL's types as nccl-tests "
+                           f"names them: {', '.join(known)}")
+    return dtype
+
+
 def enabled_algorithms(sys: System, algos: set[str]) -> set[str]:
     """NCCL_ALGO's algorithms as the release's tuning.cc enables them: up to 2.23.4, without
     CollNet, a set that names none of Ring, Tree, NVLS and NVLSTree gets Ring and Tree back."""

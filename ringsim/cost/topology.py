@@ -147,6 +147,8 @@ class Level:
         if not isinstance(self.in_network_reduction, bool):
             raise RingsimError(f"{where} in_network_reduction must be True or False, got "
                                f"{echo(self.in_network_reduction)}")
+        if self.in_network_reduction and (self.kind or DEFAULT_KIND[self.key]) == "pcie":
+            raise RingsimError(f"{where} in_network_reduction: {PCIE_ADDS_NOTHING}")
         if self.gpus_per_switch is not None:
             number["gpus_per_switch"] = check_count(self.gpus_per_switch, f"{where} gpus_per_switch",
                                                     minimum=1, maximum=MAX_SWITCH_GPUS)
@@ -252,8 +254,8 @@ class Topology:
         try:
             return self.levels[key]
         except KeyError:
-            raise RingsimError(f"topology {self.name} has no {LEVEL_WORDS.get(key, key)} level") \
-                from None
+            raise RingsimError(f"topology {self.name} has no [{key}] level (the link "
+                               f"{LEVEL_WORDS.get(key, key)})") from None
 
     def node(self, gpu: int) -> int:
         """The 0-based node of a 0-based GPU."""
@@ -429,6 +431,9 @@ LEVEL_FIELDS = {
     "nic_path": _one_of(*NIC_PATHS),  # nvidia-smi topo -m and NCCL's logs print PIX, SYS
     "nics_per_gpu": _whole(1, MAX_NICS_PER_GPU),
 }
+# Why a PCIe level may not say that it reduces (the file's and the API's message alike).
+PCIE_ADDS_NOTHING = ("a PCIe switch forwards and adds nothing; a switch that adds is an "
+                     "NVSwitch (kind = \"nvlink\")")
 # Why an [inside] level may not name a NIC path (the file's and the API's message alike).
 NIC_PATH_ACROSS = "a GPU's path to its NIC is the network's: give it in [across]"
 LEVEL_NEEDS = ("alpha", "bandwidth")
@@ -489,6 +494,10 @@ def parse(text: str, name: str) -> Topology:
         raise RingsimError(f"{where}: needs an [inside] or an [across] level")
     if top.get("gpus_per_node") is None and "across" in levels:
         raise RingsimError(f"{where}: an [across] level needs gpus_per_node")
+    if "inside" not in levels and (top.get("gpus_per_node") or 1) > 1:
+        raise RingsimError(f"{where}: gpus_per_node = {top['gpus_per_node']:,} puts GPUs together "
+                           "in a node: give an [inside] level for their link (or gpus_per_node "
+                           "= 1 for one GPU per node)")
     top = {"name": name, "title": name, "gpus_per_node": None, "reduce_bandwidth": math.inf,
            **{k: v for k, v in top.items() if v != "" or k in ("sources", "measured")}}
     return Topology(levels=levels, **top)
@@ -504,6 +513,8 @@ def _level_rules(fields: dict, key: str, where: str) -> dict:
             "in [across], with gpus_per_node = 1 for one GPU per node)"))
     if ("gpus_per_switch" in fields) != ("uplink" in fields):
         raise RingsimError(f"{where}: [{key}] gpus_per_switch and uplink go together")
+    if fields.get("in_network_reduction") and kind == "pcie":
+        raise RingsimError(f"{where}: [{key}] in_network_reduction: {PCIE_ADDS_NOTHING}")
     for name in ("net_plugin_latency", "net_latency", "nics_per_gpu"):
         if name in fields and key != "across":
             raise RingsimError(f"{where}: [{key}] {name}: only the [across] level is a network")

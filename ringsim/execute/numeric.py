@@ -193,7 +193,10 @@ class NumericExecutor:
             for earlier in range(len(self._compiled), index + 1):
                 self._compiled[earlier] = self._compile(self.plan.steps[earlier])
             action = self._compiled[index]
-        action()
+        # IEEE arithmetic, as a plain sum of the inputs has it: past the largest float is inf,
+        # inf - inf is NaN; NumPy would warn on stderr for each, which is not ringsim's to say.
+        with np.errstate(over="ignore", invalid="ignore"):
+            action()
 
     def run(self) -> None:
         """Carry out every step of the plan in order."""

@@ -232,7 +232,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     the paste does not: the release that ran, and its line saying NVLS was off (nccltests.
     nvls_off), after which the model leaves NVLS and NVLSTree out as NCCL did."""
     if not 0 < tolerance < 1:
-        raise RingsimError(f"the tolerance must be between 0 and 100%, got {percent(tolerance)}")
+        raise RingsimError(f"the tolerance must be above 0% and below 100%, got {percent(tolerance)}")
     inputs.check_one_test(output)
     gpus, nodes, notes = inputs.scenario(output, gpus, nodes, collective)
     named = collective is not None or output.collective is not None

@@ -91,7 +91,7 @@ class Row:
     seconds: float
     algbw: float | None  # bytes/s as printed (2 decimals of GB/s, so 0 for small sizes)
     busbw: float | None
-    wrong: float | None  # #wrong count, or the older error column
+    wrong: float | None  # #wrong (the larger of out of place and in place), or older `error`
     in_place_seconds: float | None = None
     root: int | None = None  # the root column (-1: no root), where the layout has one
 
@@ -260,9 +260,12 @@ def _row(tokens: list[str]) -> Row | str:
     if any(v is not None and v < 0 for v in (alg, bus)):
         return "its algbw or busbw is negative"
     in_place = fields[4] if len(fields) == 8 and fields[4] and MIN_TIME_US <= fields[4] <= MAX_TIME_US else None
+    # A wrong result in place is as wrong as one out of place: keep the larger count.
+    wrong = max((w for w in (fields[3], fields[7] if len(fields) == 8 else None)
+                 if w is not None), default=None)
     return Row(int(tokens[0]), int(tokens[1]), tokens[2], redop, time_us * 1e-6,
                None if alg is None else alg * 1e9, None if bus is None else bus * 1e9,
-               fields[3], None if in_place is None else in_place * 1e-6, root)
+               wrong, None if in_place is None else in_place * 1e-6, root)
 
 
 def test_from_rows(rows: list[Row], ranks: int | None) -> str | None:

@@ -75,6 +75,13 @@ def _kind(topo: Topology) -> str:
     return "" if level is None else level.kind or DEFAULT_KIND
 
 
+def _switch_adds(topo: Topology) -> bool:
+    """Whether a node's GPUs meet in a switch that adds (NVLink SHARP): NCCL runs NVLS there,
+    and not on GPUs joined pair by pair, which time a large all-reduce otherwise."""
+    inside = topo.levels.get("inside")
+    return bool(inside is not None and inside.in_network_reduction)
+
+
 def _network(topo: Topology, nodes: int) -> float | None:
     """Each GPU's network rate (B/s) where the GPUs span nodes; None on one node (or where
     the topology has no network, as a flat one given for a run on several nodes)."""
@@ -103,7 +110,8 @@ def _path(topo: Topology, nodes: int) -> str | None:
 
 
 def _alike(a: Topology, b: Topology, nodes: int) -> bool:
-    """The same GPU architecture, link kind inside a node and, across nodes, network rate per
+    """The same GPU architecture, link kind inside a node, switch that adds or none, and,
+    across nodes, network rate per
     GPU, network latency and path from GPU to NIC: a plugin that reports its own latency
     (EFA's 75 µs) makes NCCL choose and time small calls otherwise than on InfiniBand or RoCE
     of the same rate, and a NIC behind the CPU or on the other socket turns LL128 off (and
@@ -116,7 +124,8 @@ def _alike(a: Topology, b: Topology, nodes: int) -> bool:
     else:
         same_rate = (math.isfinite(rate_a) and math.isfinite(rate_b)
                      and abs(rate_a - rate_b) <= 0.01 * rate_b)
-    return (a.arch == b.arch and _kind(a) == _kind(b) and same_rate
+    return (a.arch == b.arch and _kind(a) == _kind(b) and _switch_adds(a) == _switch_adds(b)
+            and same_rate
             and _latency(a, nodes) == _latency(b, nodes) and _path(a, nodes) == _path(b, nodes)
             and _nics(a, nodes) == _nics(b, nodes))
 
@@ -165,6 +174,8 @@ def likeness(topo: Topology, nodes: int) -> str:
     kind = _kind(topo)
     words = f"{topo.arch.capitalize()} GPUs, " + (f"{KIND_WORDS.get(kind, kind)} inside a node"
                                                    if kind else "one GPU per node")
+    if _switch_adds(topo):
+        words += " through a switch that adds (NVLink SHARP)"
     rate = _network(topo, nodes)
     if rate is not None and math.isinf(rate):
         words += ", a network of no finite rate (inf)"

@@ -44,12 +44,13 @@ class PredictRow:
     channels: int
     requested: int | None = None  # the size asked for, when nccl-tests would round it down
     host_bound: bool = False  # the host issuing the call, not the GPUs, sets its time
-    fill: float = 0.0  # seconds of it spent filling the pipeline, which NCCL's model leaves out
+    fill: float | None = 0.0  # seconds of it filling the pipeline, beyond NCCL's model (None: empty)
     nccl_seconds: float | None = None  # NCCL's own estimate, the time it chose on
 
     def to_json(self) -> dict:
         """The row as `ringsim predict --json` prints it (bandwidths in bytes per second;
-        seconds, algorithm and protocol null for an empty call, which NCCL discards;
+        seconds, fill, nccl_seconds, algorithm and protocol null for an empty call, which NCCL
+        discards;
         requested_bytes: the size asked for, before nccl-tests' rounding down;
         host_bound: the time is the host's, issuing the call to the GPUs it drives;
         fill: seconds of it the first step takes to cross the pipeline, beyond NCCL's model;
@@ -127,13 +128,14 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     whole = [(n // width // ranks, n) if printed else nccl_tests_size(n, width, collective, gpus)
              for n in sizes]
     choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto,
-                           nccl, gpus_per_process)
+                           nccl, gpus_per_process, type_name)
     factor = BUS_FACTORS[collective](gpus)
     rows = []
     for nbytes, (count, used), choice in zip(sizes, whole, choices):
         requested = nbytes if used != nbytes else None
         if choice is None:  # an empty call, which NCCL discards: not priced
-            rows.append(PredictRow(0, 0, type_name, None, 0.0, 0.0, None, None, 0, requested))
+            rows.append(PredictRow(0, 0, type_name, None, 0.0, 0.0, None, None, 0, requested,
+                                   fill=None))
             continue
         alg = used / choice.seconds if choice.seconds > 0 else 0.0
         rows.append(PredictRow(used, count, type_name, choice.seconds, alg, alg * factor,
@@ -225,31 +227,40 @@ def nvls_note(topology, gpus: int, rows: list[PredictRow], collective: str = "al
               algo: str | None = None, proto: str | None = None, nccl: str | None = None,
               gpus_per_process: int = 1) -> str | None:
     """One comment line where one node's NVLS all-reduce moves more than NCCL's model rates
-    it at (nvls_link_rates), naming the sizes NCCL gives to something slower (None: it
-    does not, or NVLS is not in play)."""
-    if collective != "all-reduce":
+    it at (nvls_link_rates) and that shows in the table: a size runs NVLS, or NCCL gives a
+    size to something slower (named); None otherwise."""
+    timed = [r for r in rows if r.seconds is not None]
+    if collective != "all-reduce" or not timed:
         return None
-    rates = nvls_link_rates(topology, gpus, nccl, algo, proto)
+    dtype = timed[0].dtype
+    rates = nvls_link_rates(topology, gpus, nccl, algo, proto, dtype)
     if rates is None or rates[1] < rates[0] * NVLS_GAP:
         return None
     own, link = rates
     text = (f"# NVLS on one node: NCCL's model rates it at {own / 1e9:.0f} GB/s algbw, its search "
             f"capping a channel at its fastest listed speed, but a call on NVLS moves what the "
             f"links carry, {link / 1e9:.0f} GB/s (ringsim's time; docs/cost.md, deviation 14)")
-    priced = [r for r in rows if r.seconds is not None and r.algorithm != "NVLS"]
-    if not priced:
-        return text
+    priced = [r for r in timed if r.algorithm != "NVLS"]
     forced = nccl_choices(topology, gpus, [r.bytes for r in priced], collective, "NVLS",
-                          "Simple", nccl, gpus_per_process)
-    faster = [(r, f) for r, f in zip(priced, forced) if f.seconds < r.seconds * 0.95]
+                          "Simple", nccl, gpus_per_process, dtype) if priced else []
+    faster = [(r, 1 - f.seconds / r.seconds) for r, f in zip(priced, forced)
+              if f.seconds < r.seconds * 0.95]
     if not faster:
-        return text
-    best = max(1 - f.seconds / r.seconds for r, f in faster)
-    sizes = (format_bytes(faster[0][0].bytes) if len(faster) == 1 else
-             f"{len(faster):,} sizes from {format_bytes(faster[0][0].bytes)} to "
-             f"{format_bytes(faster[-1][0].bytes)}")
+        return text if len(priced) < len(timed) else None
+    gain = max(g for _, g in faster)
+    if len(faster) == 1:
+        which = f"{format_bytes(faster[0][0].bytes)} would take {gain:.0%} less"
+    else:
+        run = priced[priced.index(faster[0][0]):priced.index(faster[-1][0]) + 1]
+        named = [format_bytes(r.bytes) for r, _ in faster[:MAX_NAMED]]
+        more = len(faster) - len(named)
+        which = (f"{len(faster):,} sizes from {named[0]} to {format_bytes(faster[-1][0].bytes)}"
+                 if len(run) == len(faster) else
+                 f"{', '.join(named)} and {more:,} more sizes" if more else
+                 f"{', '.join(named[:-1])} and {named[-1]}")
+        which += f" would take up to {gain:.0%} less"
     return (f"{text}. NCCL chooses on its own figure, so with NCCL_ALGO=NVLS (--algo NVLS) "
-            f"{sizes} would take up to {best:.0%} less")
+            f"{which}")
 
 
 def empty_note(rows: list[PredictRow]) -> str | None:

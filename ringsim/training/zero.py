@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from ..algorithms.collectives import ALL_GATHER, ALL_REDUCE, REDUCE_SCATTER, Collective
 from ..core.checks import check_count, check_gpus
 from ..core.errors import RingsimError
@@ -125,17 +127,17 @@ def step(stage: int, params: int, gpus: int, model=None, options: dict | None = 
     plan = COLLECTIVES[stage]
     given = ring_options(gpus, options)
     prices: dict = {}  # each kind of collective priced once (stage 3 runs two all-gathers)
-    sent = [0] * gpus
-    received = [0] * gpus
+    sent = np.zeros(gpus, np.int64)  # at most 3 collectives × 10^15 elements: far below 2^63
+    received = np.zeros(gpus, np.int64)
     seconds = 0.0 if model is not None else None
     flat = ZeroStep(stage, gpus, params, plan, 0, 0, memory(stage, params, gpus)).collectives_flat()
     for part in flat:
-        s, r = part.per_gpu(gpus, params)
-        sent = [a + b for a, b in zip(sent, s)]
-        received = [a + b for a, b in zip(received, r)]
+        s, r = part.per_gpu_arrays(gpus, params)
+        sent += s
+        received += r
         if model is not None:
             if part.name not in prices:
                 prices[part.name] = part.seconds(gpus, params, model, **given).seconds
             seconds += prices[part.name]
-    return ZeroStep(stage, gpus, params, plan, max(sent), max(received),
+    return ZeroStep(stage, gpus, params, plan, int(sent.max()), int(received.max()),
                     memory(stage, params, gpus), seconds)

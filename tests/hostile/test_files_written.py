@@ -75,7 +75,9 @@ def test_a_diagnose_svg_is_written_whole(tmp_path):
 
 def test_a_full_disk_is_one_line_and_leaves_nothing(tmp_path):
     ran = cli("timeline", "--gpus", "4", "--trace", "/dev/full", cwd=tmp_path)
-    refused(ran, "No space left")
+    # status 1: the disk failed, not the input (README: "a full disk ... status 1")
+    assert ran.status == 1 and ran.out == "" and ran.err.count("\n") == 1, ran.err
+    assert "No space left" in ran.err and "Traceback" not in ran.err
     no_leftovers(tmp_path)
 
 

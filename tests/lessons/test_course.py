@@ -10,11 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ringsim import Layout, closed_form, make_plan, measure
+from ringsim import closed_form
 from ringsim.lessons import Question, default_directory, load_lessons
 from ringsim.lessons.runner import listing, run_lesson
 from ringsim.lessons.text import plain, wrap
-from ringsim.sim.simulation import Simulation
 
 REPO = Path(__file__).resolve().parents[2]
 

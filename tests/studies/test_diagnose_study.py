@@ -117,7 +117,7 @@ def test_wrong_results_are_called_out_before_any_timing():
 
 
 def test_tolerance_outside_0_to_100_percent_is_refused():
-    with pytest.raises(RingsimError, match="between 0 and 100%"):
+    with pytest.raises(RingsimError, match="above 0% and below 100%"):
         study.diagnose(output("a3mega_h100_2node_all_reduce.txt"), load("dgx-h100"), ring_model,
                        tolerance=1.5)
 
@@ -427,3 +427,18 @@ def test_a_paste_that_starts_past_the_latency_still_gets_a_measured_bandwidth():
     report = study.diagnose(out, load("dgx-h100"), nccl_model(), gpus=2, collective="all-gather")
     assert report.measured.latency == pytest.approx(108.8e-6)
     assert report.measured.busbw == pytest.approx(137.14e9, rel=1e-4)
+
+
+def test_wrong_results_in_place_are_called_out_too(tmp_path):
+    # nccl-tests prints #wrong twice, out of place and in place; either one non-zero is corrupt
+    from nccl_pastes import all_reduce_perf
+    paste = all_reduce_perf(tmp_path / "p.txt", {1 << 20: 40.0, 2 << 20: 60.0}, "NVIDIA H100",
+                            ["a"] * 8)
+    lines = paste.read_text(encoding="utf-8").splitlines()
+    cells = lines[-1].split()
+    cells[-1] = "7"  # the in-place #wrong of 2 MiB
+    paste.write_text("\n".join(lines[:-1] + [" ".join(cells)]) + "\n", encoding="utf-8")
+    report = study.diagnose(parse(read_text(str(paste), "nccl-tests output")), load("dgx-h100"),
+                            ring_model, gpus=8, nodes=1)
+    assert report.checks[0].startswith("#wrong is not 0 at 1 size (from 2MiB)")
+    assert [r.wrong for r in report.rows] == [0, 7]

@@ -1,7 +1,6 @@
 """Brackets reach the screen as written: Textual reads "[plot]" or "[b]" in a plain string as
 markup and drops it, so every text the TUI shows goes in as Text or Content."""
 
-import shutil
 import sys
 from pathlib import Path
 

@@ -1,6 +1,5 @@
 """The TUI in a real terminal (tmux): the replay of what a new user did, read off the pane."""
 
-import os
 import shutil
 import subprocess
 import sys

@@ -1,7 +1,6 @@
 """The "This iteration" box shows every sentence of the step just carried out, whichever way
 the step was reached (forward, back, reset, autoplay), read off the rendered screen."""
 
-import re
 
 import pytest
 

@@ -112,7 +112,7 @@ def test_a_network_faster_than_the_node_is_a_one_line_warning_not_an_error(tmp_p
                  ["predict", "--sizes", "1MiB"]):
         assert main([*argv, "--topology", str(path), "-g", "16"]) == 0, argv
         err = capsys.readouterr().err
-        assert err == f"ringsim: warning: {topo.doubts()[0]}\n", argv
+        assert err == f"ringsim {argv[0]}: warning: {topo.doubts()[0]}\n", argv
     # One GPU per node uses no inside level: nothing to compare with.
     one = parse('gpus_per_node = 1\n[inside]\nalpha = "1us"\nbandwidth = "1GB/s"\n'
                 '[across]\nalpha = "3us"\nbandwidth = "400Gb/s"\n', "one")

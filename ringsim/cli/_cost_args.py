@@ -77,28 +77,30 @@ def _per_level(values: list[str], parse, what: str) -> dict:
     return out
 
 
-def warn(message: str) -> None:
-    """One line on stderr, as errors are said but as a warning: the run goes on."""
+def warn(message: str, command: str | None = None) -> None:
+    """One line on stderr, as errors are said (headed by the command) but as a warning: the
+    run goes on."""
     from . import PROG
+    prog = f"{PROG} {command}" if command else PROG
     if sys.stderr is not None:
         try:
-            print(f"{PROG}: warning: {printable(message)}", file=sys.stderr, flush=True)
+            print(f"{prog}: warning: {printable(message)}", file=sys.stderr, flush=True)
         except (OSError, ValueError):  # stderr closed or full: the warning is lost, not the run
             pass
 
 
-def load_topology(name: str) -> Topology:
+def load_topology(name: str, command: str | None = None) -> Topology:
     """The preset or file `name` names; what in it looks wrong but may be right
-    (Topology.doubts) is said as a warning, one line each."""
+    (Topology.doubts) is said as a warning, one line each, headed by the `command`."""
     topology = load(name)
     for doubt in topology.doubts():
-        warn(doubt)
+        warn(doubt, command)
     return topology
 
 
 def topology_from_args(args: argparse.Namespace) -> Topology:
     """The topology the options name, with --alpha/--bandwidth/--reduce-bandwidth applied."""
-    topo = load_topology(args.topology or "flat")
+    topo = load_topology(args.topology or "flat", getattr(args, "command", None))
     reduce = None
     if args.reduce_bandwidth is not None:
         reduce = parse_bandwidth(args.reduce_bandwidth, "--reduce-bandwidth")

@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     check_inputs(output, args.gpus, bool(args.topology), presets(), args.collective)
     scenario(output, args.gpus, args.nodes, args.collective)
     if args.topology:
-        topology, reason = load_topology(args.topology), "given with --topology"
+        topology, reason = load_topology(args.topology, args.command), "given with --topology"
     else:
         nodes = len(output.hosts) or (args.nodes or 1)
         name, reason = preset_for(gpu, nodes, presets())

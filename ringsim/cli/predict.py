@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     args.dtype = "float" if args.dtype is None else args.dtype
     args.gpus_per_process = 1 if args.gpus_per_process is None else args.gpus_per_process
     from ._cost_args import gpus_from_args, load_topology
-    topology = load_topology(args.topology)
+    topology = load_topology(args.topology, args.command)
     args.gpus = gpus_from_args(args, topology, 8)
     if args.tuning:
         return _tuning(args, topology)

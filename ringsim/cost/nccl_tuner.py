@@ -17,6 +17,9 @@ from .nccl_graph import Graph, System, constants, log2i, nvls_searched
 # NCCL_PROTO spell them, in NCCL's order: the columns of nccl_constants.toml follow it.
 ALGORITHMS = ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT")
 PROTOCOLS = ("LL", "LL128", "Simple")
+# The functions ncclTopoTuneModel (src/graph/tuning.cc) tunes on the ring only: it skips
+# every other algorithm for them, so NCCL picks among the ring's three protocols.
+RING_ONLY = ("Broadcast", "Reduce")
 # nccl-tests' collectives (ringsim's spelling) to NCCL's function names.
 FUNCTIONS = {"all-reduce": "AllReduce", "all-gather": "AllGather",
              "reduce-scatter": "ReduceScatter", "broadcast": "Broadcast", "reduce": "Reduce"}

@@ -205,7 +205,7 @@ def _stream(path: str, info: os.stat_result, what: str) -> int:
             raise RingsimError(f"{what} {name} is not a regular file (a FIFO or pipe that no "
                                "program reads would block forever); start its reader first or "
                                "give a file name") from None
-        raise RingsimError(f"cannot write {what} {name}: {_reason(error)}") from None
+        raise _unwritten(what, path, error) from None
     if nonblock:
         os.set_blocking(fd, True)
     _STREAMS[key] = fd

@@ -22,8 +22,8 @@ from ..core.errors import RingsimError
 from .nccl_channels import Tuned, channel_threads, comm_channels, connected, run_channels, tune
 from .nccl_graph import Graph, constants, log2i
 from .nccl_runtime import fill as fill_time, nvls_link_graph, ring_hops, run_graph
-from .nccl_tuner import (ALGORITHMS, FUNCTIONS, PROTOCOLS, RING_ONLY, TABLE_FUNCTIONS,
-                         algorithm_on, allowed, bus_bandwidth, carried, carried_release,
+from .nccl_tuner import (ALGORITHMS, FUNCTIONS, NVLS_FAMILY, PROTOCOLS, RING_ONLY,
+                         TABLE_FUNCTIONS, algorithm_on, allowed, bus_bandwidth, carried, carried_release,
                          check_dtype, enabled_algorithms, graph_searched, latency, looped,
                          names, nvls_reduces, priced, protocol_on, ring_fallback,
                          ring_restored, runs)
@@ -32,7 +32,6 @@ from .topology import Topology, load
 MAX_GPUS = 1_000_000  # core/checks.py's bound, as every command has
 MAX_BYTES = 1 << 50
 RING = "Ring"
-NVLS_FAMILY = ("NVLS", "NVLSTree")  # the algorithms the switch's own adds run
 
 
 @dataclass(frozen=True)
@@ -107,11 +106,10 @@ def _candidates(tuned: Tuned, func: str, algos: set, protos: set,
     2.23.4)."""
     sys = tuned.sys
     on = enabled_algorithms(sys, algos)
-    typed = nvls_reduces(sys, func, dtype)
     pairs = []
     for a in names("algorithms"):
         if (a in sys.tables["rules"]["absent"] or not algorithm_on(sys, func, a, on)
-                or not runs(sys, func, a) or (a in NVLS_FAMILY and not typed)):
+                or not runs(sys, func, a, dtype)):
             continue  # an algorithm the release lacks, NCCL_ALGO leaves out or enqueue.cc skips
         pairs += [(a, p) for p in names("protocols")
                   if allowed(sys, func, a, p) and protocol_on(sys, p, protos, proto_given)
@@ -424,10 +422,10 @@ def nvls_link_rates(topology, gpus: int, nccl: str | None = None, algo: str | No
     `algo` / `proto` (as NCCL_ALGO / NCCL_PROTO) leave it out."""
     tuned = tune(_topology(topology, gpus), gpus, nccl)
     linked = nvls_link_graph(tuned, "AllReduce", "NVLS")
-    if (linked is None or "NVLS" not in enabled_algorithms(tuned.sys, {"NVLS"})
-            or not nvls_reduces(tuned.sys, "AllReduce", check_dtype(dtype))
-            or "NVLS" not in _pick(algo, "algorithms", "--algo")
-            or "Simple" not in _pick(proto, "protocols", "--proto")):
+    algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
+    weighed = _candidates(tuned, "AllReduce", algos, protos, proto is not None,
+                          check_dtype(dtype))[0]
+    if linked is None or ("NVLS", "Simple") not in weighed:
         return None
     size = 1 << 30  # any size: both bandwidths are the steady rate
     own = _seconds(tuned, "AllReduce", "NVLS", "Simple", size)[2]

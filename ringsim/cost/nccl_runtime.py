@@ -79,7 +79,7 @@ def ring_hops(tuned: Tuned, func: str, proto: str, measured: bool) -> float:
 
 
 def fill(tuned: Tuned, func: str, algo: str, proto: str, nbytes: int, run: int,
-          graph: Graph, bandwidth: float) -> float:
+         graph: Graph, bandwidth: float) -> float:
     """Seconds the call waits for its first step to cross the pipeline (nccl_pipeline.py), on
     `run` channels sharing `graph`'s speed, NCCL's algorithm bandwidth `bandwidth` (B/s)."""
     sys = tuned.sys

@@ -17,6 +17,7 @@ from .nccl_graph import Graph, System, constants, log2i, nvls_searched
 # NCCL_PROTO spell them, in NCCL's order: the columns of nccl_constants.toml follow it.
 ALGORITHMS = ("Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT")
 PROTOCOLS = ("LL", "LL128", "Simple")
+NVLS_FAMILY = ("NVLS", "NVLSTree")  # the algorithms the switch's own adds run
 # The functions ncclTopoTuneModel (src/graph/tuning.cc) tunes on the ring only: it skips
 # every other algorithm for them, so NCCL picks among the ring's three protocols.
 RING_ONLY = ("Broadcast", "Reduce")
@@ -287,10 +288,13 @@ def allowed(sys: System, func: str, algo: str, proto: str) -> bool:
     return sys.collnet or not (algo.startswith("CollNet") or (algo == "NVLS" and sys.nodes > 1))
 
 
-def runs(sys: System, func: str, algo: str) -> bool:
-    """Whether enqueue.cc considers an algorithm tuning.cc priced: its choice skips some."""
+def runs(sys: System, func: str, algo: str, dtype: str = "float") -> bool:
+    """Whether enqueue.cc considers an algorithm tuning.cc priced for a call of `dtype`
+    (nccl-tests' name): its choice skips some."""
     local = math.ceil(sys.ppn)  # comm->maxLocalRanks, comm->localRanks
     limits, rules = sys.tables["channels"], sys.tables["rules"]
+    if algo in NVLS_FAMILY and not nvls_reduces(sys, func, dtype):
+        return False  # nvlsSupport: the switch cannot add this type
     gather = func in ("AllGather", "ReduceScatter")
     if algo == "NVLS" and gather and (
             sys.nodes > 1 or (rules["nvls_gather_arity"] and local > limits["nvls_max_arity"])):

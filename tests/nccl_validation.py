@@ -1,8 +1,8 @@
-"""The NCCL model against published all_reduce_perf results (ringsim/studies/published/).
+"""The NCCL model against published nccl-tests results (ringsim/studies/published/).
 
-`python tests/nccl_validation.py` prints the markdown table docs/cost.md carries, and with
-`--docs` writes it there in place of the old one; the tests check the fraction within ±25% and
-that the doc's table is this one.
+`python tests/nccl_validation.py` prints the markdown tables docs/cost.md carries (all-reduce,
+then all-gather and reduce-scatter), and with `--docs` writes them there in place of the old
+ones; the tests check the fraction within ±25% and that the doc's tables are these.
 """
 
 from __future__ import annotations
@@ -46,6 +46,11 @@ class Check:
         return self.system["health"] == "healthy"
 
     @property
+    def collective(self) -> str:
+        """The collective the point's run measured."""
+        return peers.collective(self.system)
+
+    @property
     def nccl(self) -> str:
         """The NCCL version the source states for this point, or '' where it states none."""
         return self.point.get("nccl", self.system.get("nccl", ""))
@@ -61,24 +66,28 @@ class Check:
         return abs(self.ratio - 1) <= TOLERANCE
 
 
-def checks() -> list[Check]:
-    """Every point of the validation set with the model's prediction."""
+def checks(ran: str | None = "all-reduce") -> list[Check]:
+    """Every point of the validation set of the collective `ran` (None: of every collective)
+    with the model's prediction."""
     data = peers.data()
     systems = {s["id"]: s for s in data["system"]}
     found = []
     for p in data["point"]:
         s = systems[p["system"]]
+        if ran is not None and peers.collective(s) != ran:
+            continue
         g = s["gpus"]
         # The tuning tables of the NCCL the source ran where ringsim has them, else the model's.
         stated = p.get("nccl", s.get("nccl"))
         tables = stated if stated in versions() else versions()[0]
         # The run's NCCL_ALGO / NCCL_PROTO, where the source states them, restrict the pick.
         # One thread issues each call to the GPUs its process drives (`-g`; 1 where unstated).
-        choice = nccl_choice(peers.topology(s["topology"]), g, p["bytes"], algo=p.get("algo"),
-                             proto=p.get("proto"), nccl=tables,
-                             gpus_per_process=s.get("gpus_per_process", 1))
-        found.append(Check(s, p, peers.measured_seconds(p, g) * 1e6, choice.seconds * 1e6, choice.algorithm,
-                           choice.protocol, tables))
+        choice = nccl_choice(peers.topology(s["topology"]), g, p["bytes"], peers.collective(s),
+                             algo=p.get("algo"), proto=p.get("proto"), nccl=tables,
+                             gpus_per_process=s.get("gpus_per_process", 1),
+                             dtype=s.get("dtype", "float"))
+        found.append(Check(s, p, peers.measured_seconds(p, g, peers.collective(s)) * 1e6,
+                           choice.seconds * 1e6, choice.algorithm, choice.protocol, tables))
     return found
 
 
@@ -97,14 +106,17 @@ def _health(c: Check) -> str:
     return "healthy" if h == "healthy" else h.split(":")[0]
 
 
-def markdown(found: list[Check]) -> str:
-    """The validation table docs/cost.md prints."""
-    lines = ["| system | health | NCCL run (tables used) | GPUs | GPUs per process | size (B) | "
-             "NCCL_ALGO | measured (µs) | NCCL model (µs) | model's pick | model / measured | "
-             "within ±25% |",
-             "| --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | :---: |"]
+def _tables(found: list[Check], first: str = "system") -> list[str]:
+    """One row per point, then one per machine (its points, how many within, the ratios)."""
+    collective = first != "system"
+    lines = [f"| {first} | health | {'collective | ' * collective}NCCL run (tables used) | GPUs | "
+             "GPUs per process | size (B) | NCCL_ALGO | measured (µs) | NCCL model (µs) | "
+             "model's pick | model / measured | within ±25% |",
+             "| --- | --- | " + "--- | " * collective +
+             "--- | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | :---: |"]
     for c in found:
         lines.append(f"| [{c.system['id']}]({c.system['source']}) | {_health(c)} | "
+                     + f"{c.collective} | " * collective +
                      f"{c.nccl or '?'} ({c.tables}) | {c.system['gpus']} | "
                      f"{c.per_process or '?'} | {c.point['bytes']:,} | {c.point.get('algo', '')} | "
                      f"{c.measured_us:,.1f} | {c.predicted_us:,.1f} | "
@@ -120,6 +132,12 @@ def markdown(found: list[Check]) -> str:
         lines.append(f"| {group[0].system['hardware']} ({source}) | {_health(group[0])} | "
                      f"{len(group)} | {sum(c.within for c in group)} | "
                      f"{min(ratios):.2f} to {max(ratios):.2f} |")
+    return lines
+
+
+def markdown(found: list[Check]) -> str:
+    """The all-reduce validation table docs/cost.md prints."""
+    lines = _tables(found)
     good = healthy(found)
     lines.append("")
     # One process launching on several GPUs pays their launches one after another (docs/cost.md).
@@ -157,6 +175,26 @@ def markdown(found: list[Check]) -> str:
     return "\n".join(lines)
 
 
+def markdown_others(found: list[Check]) -> str:
+    """The table of the other collectives' points (all-gather, reduce-scatter) docs/cost.md
+    prints, which the all-reduce fraction does not count."""
+    lines = _tables(found, "system (other collectives)")
+    good = healthy(found)
+    each = "; ".join(f"{name} {sum(c.within for c in mine)} of {len(mine)}"
+                     for name in sorted({c.collective for c in good})
+                     for mine in [[c for c in good if c.collective == name]])
+    lines += ["", f"Other collectives within ±25% on healthy systems: {sum(c.within for c in good)} "
+                  f"of {len(good)} points ({_share(sum(c.within for c in good), len(good))}), from "
+                  f"{_systems(good)} systems ({each}). On every point: "
+                  f"{sum(c.within for c in found)} of {len(found)}, from {_systems(found)} systems."]
+    return "\n".join(lines)
+
+
+def others() -> list[Check]:
+    """The points of every collective but all-reduce."""
+    return [c for c in checks(None) if c.collective != "all-reduce"]
+
+
 def _share(part: int, whole: int) -> str:
     return f"{part / whole:.0%}" if whole else "no such point"
 
@@ -170,8 +208,8 @@ def _beside_peers(found: list[Check]) -> tuple[int, int]:
         if "algo" in c.point or "proto" in c.point:
             continue
         topo, g = peers.topology(c.system["topology"]), c.system["gpus"]
-        theirs = [p for p in peers.peers(topo, g, topo.nodes(g), c.system.get("gpus_per_process", 1))
-                  if p.id != c.system["id"]]
+        theirs = [p for p in peers.peers(topo, g, topo.nodes(g), c.system.get("gpus_per_process", 1),
+                                         c.collective) if p.id != c.system["id"]]
         rows = peers.beside([(c.point["bytes"], c.measured_us / 1e6)], theirs)
         if rows and rows[0].systems > 1:
             have += 1
@@ -185,14 +223,18 @@ def _systems(found: list[Check]) -> int:
 
 DOCS = HERE.parent / "docs" / "cost.md"
 FIRST, LAST = "| system | health | NCCL run", "Within ±25% on healthy systems"
+OTHERS_FIRST, OTHERS_LAST = "| system (other collectives) |", "Other collectives within ±25%"
 
 
 def write_docs() -> None:
-    """Replace the validation table in docs/cost.md by the one the data and model give now."""
+    """Replace the validation tables in docs/cost.md by the ones the data and model give now."""
     text = DOCS.read_text(encoding="utf-8")
-    start = text.index(FIRST)
-    end = text.index("\n", text.index(LAST, start))  # the table ends with that summary line
-    DOCS.write_text(text[:start] + markdown(checks()) + text[end:], encoding="utf-8")
+    for first, last, made in ((FIRST, LAST, markdown(checks())),
+                              (OTHERS_FIRST, OTHERS_LAST, markdown_others(others()))):
+        start = text.index(first)
+        end = text.index("\n", text.index(last, start))  # a table ends with its summary line
+        text = text[:start] + made + text[end:]
+    DOCS.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
@@ -200,3 +242,5 @@ if __name__ == "__main__":
         write_docs()
     else:
         print(markdown(checks()))
+        print()
+        print(markdown_others(others()))

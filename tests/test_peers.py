@@ -56,6 +56,14 @@ def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
     # (a -g 4 run).
     assert [p.id for p in peers.peers(load("flat"), 4, 1, 4)] == ["stanage-a100sxm4-4-nvlink"]
     assert peers.peers(load("flat"), 16, 2) == []  # a flat topology given for two nodes: no network
+    # A run is set beside runs of the same test only: four H100 with -g 4 have two all-reduces
+    # published, and one all-gather and one reduce-scatter (waynehacking8's quiet runs).
+    four = {ran: [p.id for p in peers.peers(load("dgx-h100"), 4, 1, 4, ran)]
+            for ran in ("all-reduce", "all-gather", "reduce-scatter", "broadcast")}
+    assert four == {"all-reduce": ["lambda-h100sxm-4-nvlink-vm", "wh8-h100-4of8-nvswitch"],
+                    "all-gather": ["wh8-h100-4of8-nvswitch-ag"],
+                    "reduce-scatter": ["wh8-h100-4of8-nvswitch-rs"], "broadcast": []}
+    assert peers.collectives() == ("all-reduce", "all-gather", "reduce-scatter")
     switch = "Hopper GPUs, NVLink inside a node through a switch that adds (NVLink SHARP)"
     assert peers.likeness(load("dgx-h100"), 1) == switch
     assert peers.likeness(load("dgx-h100"), 2) == f"{switch}, 400 Gb/s of network per GPU"
@@ -285,10 +293,32 @@ def test_predict_says_when_no_published_run_is_like_the_topology(capsys):
     assert code == 0, err
     assert out.splitlines()[-1].startswith("# no published all_reduce_perf run matches flat, "
                                            "3 GPUs in 1 node (")
-    for extra in (("--collective", "all-gather"), ("--tuning",)):
+    for extra, said in ((("--tuning",), "--published sets published runs beside the model's "
+                                        "times: it takes no --tuning"),
+                        (("--collective", "broadcast"), "--published: ringsim holds no published "
+                         "broadcast_perf run; it holds all_reduce_perf, all_gather_perf and "
+                         "reduce_scatter_perf runs")):
         code, out, err = _run(capsys, "predict", "--published", *extra)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-        assert "--published sets all_reduce_perf runs beside the model's times" in err
+        assert said in err
+    code, out, err = _run(capsys, "predict", "--topology", "flat", "-g", "3", "--published",
+                          "--sizes", "8B", "--collective", "all-gather")
+    assert out.splitlines()[-1].startswith("# no published all_gather_perf run matches flat, ")
+
+
+def test_predict_sets_published_all_gathers_beside_an_all_gather(capsys):
+    # Four H100 driven by one process: waynehacking8's quiet all_gather_perf, 8 GiB in
+    # 18,753.6 µs, the one published all-gather like it.
+    code, out, err = _run(capsys, "predict", "-g", "4", "--gpus-per-process", "4", "--published",
+                          "--collective", "all-gather", "--sizes", "8GiB")
+    assert code == 0, err
+    row = out.splitlines()[3].split()
+    assert row[-3:-1] == ["18754", "1"]  # nccl-tests prints a time past 10,000 µs whole
+    assert "wh8-h100-4of8-nvswitch-ag" in out and "wh8-h100-4of8-nvswitch:" not in out
+    # without --published, the last line says the runs are there
+    code, out, err = _run(capsys, "predict", "-g", "4", "--gpus-per-process", "4",
+                          "--collective", "reduce-scatter", "--sizes", "8GiB")
+    assert "# 1 published healthy reduce_scatter_perf run on machines like this one" in out
 
 
 def test_docs_show_what_predict_published_prints(capsys):

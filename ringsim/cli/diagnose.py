@@ -327,10 +327,11 @@ def text_lines(r) -> list[str]:
 def peer_lines(r) -> list[str]:
     """This run beside the published healthy runs on machines like it (studies/peers.py)."""
     from ..studies import peers
+    from ..studies.nccltests import PERF
     where = f"{r.gpus} GPUs" + (f" in {r.nodes} nodes" if r.nodes > 1 else " in one node")
     if r.gpus_per_process > 1:
         where += f", {r.gpus_per_process} GPUs per process"
-    lines = wrap(f"Published all_reduce_perf runs on machines like this one ({where}; "
+    lines = wrap(f"Published {PERF[r.collective]} runs on machines like this one ({where}; "
                  f"{r.peer_likeness}, as ringsim's file for each describes it; a source that "
                  "states no NIC rate is taken at its machine type's), each healthy by its "
                  "source's own word:",

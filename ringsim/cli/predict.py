@@ -11,6 +11,7 @@ from ..cost.nccl import algo_note, max_threads, names, path_note, tuning_table
 from ..cost.nccl_tuner import versions
 from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
+from ..studies.nccltests import PERF
 from ..studies.nccltuning import format_table
 from ..studies.predict import (BUS_FACTORS, TYPES, empty_note, falls_note, host_note,
                                 nvls_note, predict, rooted_note, rounding_note)
@@ -88,8 +89,9 @@ def register(sub) -> None:
                              "priced with the log's NCCL release where ringsim has its tables "
                              "(--nccl chooses another)")
     parser.add_argument("--published", action="store_true",
-                        help="all-reduce only: beside each size, the median time of the "
-                             "published all_reduce_perf runs on machines like the topology "
+                        help="beside each size, the median time of the published runs of "
+                             "the collective (all_reduce_perf, all_gather_perf or "
+                             "reduce_scatter_perf) on machines like the topology "
                              "(the same number of GPUs and nodes, GPU architecture, links inside a node, "
                              "network rate per GPU, latency and GPU-to-NIC path; healthy by their "
                              "sources' word), how many "
@@ -114,9 +116,12 @@ def run(args: argparse.Namespace) -> int:
     if args.nccl_log is not None and not args.tuning:
         raise RingsimError("--nccl-log sets a log's tuning table beside the model's: give "
                            "--tuning too")
-    if args.published and (args.tuning or args.collective not in (None, "all-reduce")):
-        raise RingsimError("--published sets all_reduce_perf runs beside the model's times: "
-                           "it takes neither --tuning nor another --collective")
+    if args.published and args.tuning:
+        raise RingsimError("--published sets published runs beside the model's times: it "
+                           "takes no --tuning")
+    if args.published and args.collective not in (None, *_published_collectives()):
+        raise RingsimError(f"--published: ringsim holds no published {PERF[args.collective]} "
+                           f"run; it holds {_perf_names(_published_collectives())} runs")
     # The tuning table holds every collective, size, type and process layout: a flag that
     # would pick one of them is refused.
     ignored = [flag for flag, value in (("--sizes", args.sizes), ("--dtype", args.dtype),
@@ -138,8 +143,8 @@ def run(args: argparse.Namespace) -> int:
         return _tuning(args, topology)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process)
-    found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process) if args.published
-                     else ([], {}))
+    found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process, args.collective)
+                     if args.published else ([], {}))
     if args.json:
         # each line says what produced it, so that a saved file can be traced back
         made = {"topology": topology.name, "gpus": args.gpus, "nodes": topology.nodes(args.gpus),
@@ -193,13 +198,15 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(table([header, units, *body], head=2, gap=0, minimum=widths, rule="",
                           comment="#", strip=False)))
     if args.published:
-        print("\n".join(_published_lines(topology, args.gpus, found, args.gpus_per_process)))
-    elif args.collective == "all-reduce":
+        print("\n".join(_published_lines(topology, args.gpus, found, args.gpus_per_process,
+                                          args.collective)))
+    elif args.collective in _published_collectives():
         # NCCL's model is the tuner's reading, not a measurement: say where measured runs of
         # machines like this one can be set beside it.
-        found, beside = _published(topology, args.gpus, rows, args.gpus_per_process)
+        found, beside = _published(topology, args.gpus, rows, args.gpus_per_process,
+                                   args.collective)
         if found:
-            say(f"# {len(found)} published healthy all_reduce_perf "
+            say(f"# {len(found)} published healthy {PERF[args.collective]} "
                 f"run{'s' * (len(found) > 1)} on machines like this one: --published sets "
                 f"their median time beside each size{_against(beside.values())}", hang="#   ")
     return 0
@@ -218,22 +225,35 @@ def _against(marks) -> str:
     return f" (the model's time is {times} their median at {where} they measured)"
 
 
-def _published(topology, gpus: int, rows, gpus_per_process: int = 1) -> tuple[list, dict]:
-    """The published runs like this topology, and for each size they measured the model's
-    time beside theirs (peers.PeerRow by bytes)."""
+def _published_collectives() -> tuple[str, ...]:
     from ..studies import peers
-    found = peers.peers(topology, gpus, topology.nodes(gpus), gpus_per_process)
+    return peers.collectives()
+
+
+def _perf_names(collectives) -> str:
+    """'all_reduce_perf, all_gather_perf and reduce_scatter_perf'."""
+    names = [PERF[c] for c in collectives]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _published(topology, gpus: int, rows, gpus_per_process: int = 1,
+               collective: str = "all-reduce") -> tuple[list, dict]:
+    """The published runs of `collective` like this topology, and for each size they
+    measured the model's time beside theirs (peers.PeerRow by bytes)."""
+    from ..studies import peers
+    found = peers.peers(topology, gpus, topology.nodes(gpus), gpus_per_process, collective)
     timed = [(r.bytes, r.seconds) for r in rows if r.seconds is not None]
     return found, {m.bytes: m for m in peers.beside(timed, found)}
 
 
-def _published_lines(topology, gpus: int, found, gpus_per_process: int = 1) -> list[str]:
+def _published_lines(topology, gpus: int, found, gpus_per_process: int = 1,
+                     collective: str = "all-reduce") -> list[str]:
     """Comment lines naming the published runs (or saying there are none)."""
     from ..studies import peers
     like = peers.likeness(topology, topology.nodes(gpus)) + (
         f", {gpus_per_process} GPUs per process" if gpus_per_process > 1 else "")
     if not found:
-        return [wrap(f"# no published all_reduce_perf run matches {_where(topology, gpus)} ({like}); "
+        return [wrap(f"# no published {PERF[collective]} run matches {_where(topology, gpus)} ({like}); "
                      "docs/cost.md's validation table lists the runs ringsim holds", hang="#   ")]
     return ([wrap(f"# published: the median time of the runs on machines like this one ({like}, "
                   "as ringsim's file for each describes it; healthy by their sources' word):",

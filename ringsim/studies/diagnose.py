@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import asdict, dataclass, field
-from fractions import Fraction
 
 import numpy as np
 
@@ -27,21 +26,11 @@ from . import diagnose_inputs as inputs
 from . import peers, slowsizes
 from .diagnose_verdicts import checks, percent, ring_check, verdicts
 from .ncclrun import no_nvls, without_nvls
-from .nccltests import DTYPES, SHARE_COUNT, Output
+from .nccltests import DTYPES, SHARE_COUNT, Output, bus_factor
 
 DEFAULT_TOLERANCE = 0.3
 PREDICT_AT_ONCE = 1000  # predict prices at most this many sizes a call
 LARGE_PROBE = 1 << 30  # a call this large is mostly bytes on any machine ringsim models
-
-
-def bus_factor(collective: str, gpus: int) -> Fraction:
-    """nccl-tests' busbw / algbw for a collective on n ranks (doc/PERFORMANCE.md)."""
-    n = gpus
-    if collective == "all-reduce":
-        return Fraction(2 * (n - 1), n)
-    if collective in ("all-gather", "reduce-scatter", "all-to-all"):
-        return Fraction(n - 1, n)
-    return Fraction(1)
 
 
 @dataclass(frozen=True)
@@ -344,7 +333,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                                                          proto=proto, dtype=dtype), tolerance)
     held_to = ", ".join(f"{name}={value}" for name, value in
                         (("NCCL_ALGO", algo), ("NCCL_PROTO", proto)) if value is not None)
-    found = peers.peers(topology, gpus, nodes, per_process) if collective == "all-reduce" else []
+    found = peers.peers(topology, gpus, nodes, per_process, collective)
     if found and held_to:
         # The published runs let NCCL choose: a run held to one algorithm is not like them.
         notes.append(f"this run was held to {held_to}, and the published runs like it let NCCL "

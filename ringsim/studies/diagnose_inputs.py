@@ -11,8 +11,8 @@ from ..core.errors import RingsimError
 from ..core.naming import plural
 from ..core.units import format_bytes, format_seconds
 from . import peers
-from .nccltests import (DTYPES, MAX_ROWS, RANKS_FROM_FACTOR, ROOTED, TESTS, Output, Row,
-                        count_fits, other_test, ranks_from_busbw, share_count, share_of,
+from .nccltests import (DTYPES, MAX_ROWS, PERF, RANKS_FROM_FACTOR, ROOTED, TESTS, Output, Row,
+                        bus_factor, count_fits, other_test, ranks_from_busbw, share_count, share_of,
                         test_from_rows, whole_count)
 
 # Below this size every NCCL all-reduce is dominated by its per-call cost (LL's range); a paste
@@ -26,8 +26,6 @@ GPU_PRESETS = (("H200", "dgx-h200"), ("H100", "dgx-h100"), ("A100", "dgx-a100"))
 NOT_SXM = ("PCIE", "NVL")
 # The collectives NCCL's model prices (studies.predict), and the nccl-tests binary of each test.
 PRICED = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduce")
-PERF = {name: f"{binary}_perf" for binary, name in TESTS.items()}
-PERF["gather"] = "gather_perf or scatter_perf"  # the rows of the two look alike
 
 
 def preset_for(gpu: str | None, nodes: int, available: list[str]) -> tuple[str, str]:
@@ -199,7 +197,7 @@ def check_gpus(output: Output, gpus: int, collective: str, named: bool = True) -
         # busbw = algbw is also what reduce_perf and broadcast_perf print, on any n; a layout
         # without a root column cannot tell those from all_reduce_perf
         advice += ", or --collective reduce or broadcast if it ran reduce_perf or broadcast_perf"
-    factor = (2 if collective == "all-reduce" else 1) * (gpus - 1) / gpus
+    factor = float(bus_factor(collective, gpus))
     raise RingsimError(f"{output.name}'s rows print busbw = {ratio:.3f} × algbw, which is "
                        f"{formula} for n = {implied} GPUs in {PERF[collective]}, not for {given} "
                        f"({factor:.3f}): {advice}")

@@ -16,6 +16,7 @@ import math
 import re
 import statistics
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from ..core.checks import MAX_GPUS
 from ..core.errors import RingsimError
@@ -29,6 +30,9 @@ REDOPS = {"sum", "prod", "max", "min", "avg", "mulsum", "none", "premulsum"}
 TESTS = {"all_reduce": "all-reduce", "all_gather": "all-gather", "reduce_scatter": "reduce-scatter",
          "broadcast": "broadcast", "reduce": "reduce", "alltoall": "all-to-all",
          "sendrecv": "sendrecv", "gather": "gather", "scatter": "scatter", "hypercube": "hypercube"}
+# The nccl-tests binary of each test.
+PERF = {name: f"{binary}_perf" for binary, name in TESTS.items()}
+PERF["gather"] = "gather_perf or scatter_perf"  # the rows of the two look alike
 # The tests whose count column is each rank's share of the size (count x type size x ranks =
 # size; the others print the count of the whole buffer), and the rooted ones, which print the
 # root they ran (-r, 0 by default) where the others print -1 (test_from_rows).
@@ -54,6 +58,18 @@ _HALF_CENT = 0.0051e9
 RANKS_FROM_FACTOR = {"all-reduce": ("2(n−1)/n", lambda f: 2 / (2 - f) if f < 2 else math.inf),
                      **{name: ("(n−1)/n", lambda f: 1 / (1 - f) if f < 1 else math.inf)
                         for name in ("all-gather", "reduce-scatter", "all-to-all")}}
+
+
+
+def bus_factor(collective: str, gpus: int) -> Fraction:
+    """nccl-tests' busbw / algbw for a collective on n ranks (doc/PERFORMANCE.md)."""
+    n = gpus
+    if collective == "all-reduce":
+        return Fraction(2 * (n - 1), n)
+    if collective in ("all-gather", "reduce-scatter", "all-to-all"):
+        return Fraction(n - 1, n)
+    return Fraction(1)
+
 
 # mpirun's `[1,0]<stdout>:`, srun's `[0]` or `0:` at the start of a line, anywhere in srun rows
 _PREFIX = re.compile(LAUNCHER_PREFIX)

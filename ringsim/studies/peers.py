@@ -1,4 +1,4 @@
-"""Published all_reduce_perf runs of machines like yours, set beside your own numbers.
+"""Published nccl-tests runs of machines like yours, set beside your own numbers.
 
 `published/measurements.toml` holds what vendors, clouds and issue threads printed, each
 system with its hardware, the address its numbers come from and its source's own word on its
@@ -18,6 +18,7 @@ from functools import lru_cache
 from importlib import resources
 
 from ..core.units import format_seconds
+from .nccltests import bus_factor
 from ..cost.topology import DEFAULT_KIND, DEFAULT_NIC_PATH, Topology, load, parse, presets
 
 PUBLISHED = resources.files("ringsim.studies").joinpath("published")
@@ -42,12 +43,24 @@ def system_file(name: str) -> str:
     return str(PUBLISHED.joinpath("systems", f"{name}.toml"))
 
 
-def measured_seconds(point: dict, gpus: int) -> float:
-    """A point's all-reduce time: nccl-tests' time column, or the time its quoted busbw
-    implies (busbw = size / time × 2(G−1)/G, nccl-tests doc/PERFORMANCE.md)."""
+def collective(system: dict) -> str:
+    """The collective a published system ran (all-reduce where its entry names none)."""
+    return system.get("collective", "all-reduce")
+
+
+def collectives() -> tuple[str, ...]:
+    """The collectives that have published runs, all-reduce first."""
+    ran = {collective(s) for s in data()["system"]}
+    return tuple(sorted(ran, key=lambda name: (name != "all-reduce", name)))
+
+
+def measured_seconds(point: dict, gpus: int, ran: str = "all-reduce") -> float:
+    """A point's time: nccl-tests' time column, or the time its quoted busbw implies for the
+    collective it `ran` (busbw = size / time × that test's factor, as
+    nccl-tests' doc/PERFORMANCE.md defines it)."""
     if "time_us" in point:
         return point["time_us"] / 1e6
-    return point["bytes"] * 2 * (gpus - 1) / gpus / (point["busbw_GBps"] * 1e9)
+    return point["bytes"] * float(bus_factor(ran, gpus)) / (point["busbw_GBps"] * 1e9)
 
 
 @dataclass(frozen=True)
@@ -139,8 +152,10 @@ def _nics(topo: Topology, nodes: int) -> int | None:
     return across.nics_per_gpu or 1
 
 
-def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1) -> list[Peer]:
-    """The published all-reduce runs its source calls healthy on machines like this one: the
+def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1,
+          ran: str = "all-reduce") -> list[Peer]:
+    """The published runs of the collective a user `ran` whose source calls them healthy, on
+    machines like this one: the
     same number of GPUs and nodes, GPUs per process (nccl-tests' -g), GPU architecture and kind of link
     inside a node, and across nodes the same network rate per GPU, latency and path from GPU
     to NIC (a finite rate: an inf network is like no measured one); only sizes NCCL
@@ -157,13 +172,14 @@ def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1) -> l
             points.setdefault(p["system"], {})[p["bytes"]] = p
     for s in data()["system"]:
         if (s["health"] != "healthy" or s["gpus"] != gpus or s["id"] not in points
-                or s.get("gpus_per_process", 1) != gpus_per_process or "tuner" in s):
+                or s.get("gpus_per_process", 1) != gpus_per_process or "tuner" in s
+                or collective(s) != ran):
             continue
         theirs = topology(s["topology"])
         if theirs.nodes(gpus) != nodes or not _alike(theirs, topo, nodes):
             continue
         mine = sorted(points[s["id"]].items())
-        times = {n: measured_seconds(p, gpus) for n, p in mine}
+        times = {n: measured_seconds(p, gpus, ran) for n, p in mine}
         quoted = frozenset(n for n, p in mine if "time_us" not in p)
         found.append(Peer(s["id"], s["hardware"], s["source"], s.get("gpus_per_process"), times, quoted))
     return found

@@ -113,6 +113,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     if collective not in BUS_FACTORS:
         raise RingsimError(f"unknown collective {str(collective)[:40]!r}; choose one of "
                            f"{', '.join(BUS_FACTORS)}")
+    named = "--sizes" if isinstance(sizes, str) else "sizes"  # text is what --sizes takes
     if isinstance(sizes, str):
         sizes = parse_sizes(sizes)
     sizes = list(sizes)
@@ -122,7 +123,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     if any(isinstance(n, bool) or not isinstance(n, int) for n in sizes):
         raise RingsimError("sizes must be whole numbers of bytes")
     if max(sizes) > MAX_BYTES or min(sizes) < 0:
-        raise RingsimError(f"sizes: NCCL's model prices 0 B to {format_bytes(MAX_BYTES)} per GPU, "
+        raise RingsimError(f"{named}: NCCL's model prices 0 B to {format_bytes(MAX_BYTES)} per GPU, "
                            f"got {format_bytes(max(sizes) if max(sizes) > MAX_BYTES else min(sizes))}")
     ranks = gpus if collective in SHARE_COUNT else 1  # the count column is a share per GPU
     whole = [(n // width // ranks, n) if printed else nccl_tests_size(n, width, collective, gpus)

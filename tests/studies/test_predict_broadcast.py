@@ -202,7 +202,7 @@ def test_json_names_the_collective_and_keeps_busbw_equal_to_algbw(capsys):
     (["--collective", "broadcast", "--algo", "tree"],
      ("--algo tree: NCCL tunes only Ring for broadcast (src/graph/tuning.cc); give --algo Ring "
       "or leave --algo out")),
-    (["--collective", "reduce", "--published"], "--published sets all_reduce_perf runs"),
+    (["--collective", "reduce", "--published"], "ringsim holds no published reduce_perf run"),
     (["--collective", "reduce", "--sizes", "2PiB"], "sizes: NCCL's model prices 0 B to 1PiB")])
 def test_bad_input_is_one_line(argv, message, capsys):
     assert main(["predict", *argv]) == 2

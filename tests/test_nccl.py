@@ -528,3 +528,28 @@ def test_predicts_nvls_note_names_the_sizes_nvls_would_speed_up():
     assert nvls_note("dgx-h100", 5, predict("dgx-h100", 5, "8B")) is None
     int8 = predict("dgx-h100", 5, "32MiB..1GiB", dtype="int8")
     assert {r.algorithm for r in int8} == {"Ring"} and nvls_note("dgx-h100", 5, int8) is None
+
+
+def test_links_slower_than_the_search_lists_fall_back_to_one_channel_as_nccl_does(tmp_path):
+    # A Blackwell box whose GPUs meet over PCIe Gen4 x8: 15.75 GB/s, 12 GB/s as NCCL rates
+    # PCIe, below the 18 GB/s that ends sm100SpeedArrayIntra (src/graph/search.cc). NCCL logs
+    # "falling back to simple order" and runs one channel rated 0.1 GB/s.
+    text = ('gpus_per_node = 4\narch = "blackwell"\n[inside]\nkind = "pcie"\nalpha = "1us"\n'
+            'bandwidth = "{}"\n')
+    slow = parse(text.format("15.75GB/s"), "slow")
+    choice = nccl_choice(slow, 4, 1 << 30)
+    assert (choice.algorithm, choice.protocol) == ("Ring", "Simple")
+    # NCCL's own estimate is made at 0.1 GB/s a channel: a ring's busbw of one channel.
+    assert (1 << 30) * 1.5 / choice.nccl_seconds == pytest.approx(0.1e9, rel=0.01)
+    # the call runs at the link's 12 GB/s (as NCCL rates 15.75 GB/s of PCIe)
+    assert (1 << 30) * 1.5 / choice.seconds == pytest.approx(12e9, rel=0.01)
+    # twice the link finds a listed speed and never falls back
+    fast = nccl_choice(parse(text.format("31.5GB/s"), "fast"), 4, 1 << 30)
+    assert fast.seconds < choice.seconds and fast.nccl_seconds < 0.1 * choice.nccl_seconds
+    path = tmp_path / "slow.toml"
+    path.write_text(text.format("15.75GB/s"))
+    out = _cli("--topology", str(path), "-g", "4", "--sizes", "1GiB")
+    assert out.returncode == 0, out.stderr
+    assert "falls back to one channel in rank order, which it rates 0.1 GB/s" in out.stdout
+    out = _cli("--topology", str(path), "-g", "4", "--algo", "NVLS")
+    assert out.returncode == 2 and "with the --algo/--proto given" in out.stderr

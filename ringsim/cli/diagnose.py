@@ -132,6 +132,9 @@ def run(args: argparse.Namespace) -> int:
     from ..studies.nccltests import nvls_off, parse
     from ..studies.nccltuning import parse_all
     from ..studies.textfile import read_text
+    if args.file == "-" and args.nccl_log == "-":
+        raise RingsimError("FILE and --nccl-log are both '-': standard input holds one of "
+                           "them; save the other to a file")
     tolerance = tolerance_from(args.tolerance)
     svg = None if args.svg is None else svg_target(args.svg, {"FILE": args.file,
                                                               "the --nccl-log file": args.nccl_log})
@@ -143,9 +146,15 @@ def run(args: argparse.Namespace) -> int:
     check_one_test(output)
     check_inputs(output, args.gpus, bool(args.topology), presets(), args.collective)
     scenario(output, args.gpus, args.nodes, args.collective)
+    mixed = _gpu_mix(output)
     if args.topology:
         topology, reason = load_topology(args.topology, args.command), "given with --topology"
     else:
+        if mixed:
+            # One preset describes one kind of GPU; which one this run should be priced as is
+            # the user's to say.
+            raise RingsimError(f"{output.name}'s header names {mixed}: no preset describes a "
+                               "mix, so give --topology (a file that describes the machine)")
         nodes = len(output.hosts) or (args.nodes or 1)
         name, reason = preset_for(gpu, nodes, presets())
         topology = load(name)
@@ -165,6 +174,9 @@ def run(args: argparse.Namespace) -> int:
                             nccl=nccl, ran=tuning.version,
                             nvls_off=nvls_off(log_text.lines) if log_text is not None else None)
     report.tuning_from(tuning, topology)
+    if mixed:
+        report.notes.append(f"the header names {mixed}; the model takes every GPU as "
+                            f"{printable(topology.name)} describes it")
     links, crossing = _log_checks(text, log_text, report)
     if links:  # the log is at hand: say what it shows instead of asking for it
         report.checks = [c for c in report.checks if not c.startswith("run again with NCCL_DEBUG")]
@@ -322,6 +334,18 @@ def text_lines(r) -> list[str]:
         lines += ["", "What to check next:"] + [f"  - {c}" for c in r.checks]
     lines += [f"Note: {n}" for n in r.notes]
     return lines
+
+
+def _gpu_mix(output) -> str | None:
+    """'2 GPU models (NVIDIA H100 80GB HBM3 on 4 ranks, NVIDIA A100 on 4)' where the header's
+    ranks name more than one, else None."""
+    names = output.gpu_names
+    if len(names) < 2:
+        return None
+    counts = [sum(r.gpu == name for r in output.ranks) for name in names]
+    shown = [f"{printable(name)[:40]} on {count}" for name, count in zip(names[:3], counts)]
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return f"{len(names)} GPU models ({', '.join(shown)}{more} ranks)"
 
 
 def peer_lines(r) -> list[str]:

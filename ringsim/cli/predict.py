@@ -7,7 +7,7 @@ import json
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
-from ..cost.nccl import algo_note, max_threads, names, path_note, tuning_table
+from ..cost.nccl import algo_note, fallback_note, max_threads, names, path_note, tuning_table
 from ..cost.nccl_tuner import versions
 from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
@@ -44,8 +44,8 @@ def register(sub) -> None:
     parser.add_argument("--sizes", default=None, metavar="A..B",
                         help="bytes per GPU as nccl-tests' size column: a range A..B doubling "
                              "each time (-b A -e B -f 2; the default 8B..8GiB), A..B:xF for a "
-                             "factor F (-f F), or a list 8B,64KiB,1GiB (a bare 64K or 8G is "
-                             "binary, as in nccl-tests; 8GB is 8·10^9); rounded down as "
+                             "factor F (-f F), or a list 8B,64KiB,1GiB (a bare 64K or 8g is "
+                             "binary, in either case as in nccl-tests; 8GB is 8·10^9); rounded down as "
                              "nccl-tests does: to whole elements, and for all-gather and "
                              "reduce-scatter to G shares of a multiple of 16 B each; a size "
                              "that rounds to 0 B is an empty call, which NCCL discards (no "
@@ -166,7 +166,8 @@ def run(args: argparse.Namespace) -> int:
     units = ("(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "")
     widths = (12, 12, 8, 10, 8, 8, 14, 9, 9)
     far = path_note(topology, args.gpus, args.nccl)
-    for note in (rooted_note(args.collective),
+    slow = fallback_note(topology, args.gpus, args.nccl)
+    for note in (rooted_note(args.collective), slow and f"# {slow}",
                  algo_note(topology, args.gpus, args.collective, args.algo, args.proto, args.nccl,
                            TYPES[args.dtype][0]),
                  far and f"# {far}",

@@ -9,6 +9,7 @@ stopped half-way leaves the old file as it was.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
@@ -125,10 +126,13 @@ def read_bytes(path: object, what: str, limit: int, *, stdin: bool = False,
 def read_text(path: object, what: str, limit: int, *, stdin: bool = False,
               wording: Wording = PLAIN, lenient: bool = False) -> str:
     """The UTF-8 text of a file read by read_bytes; `lenient` replaces bytes that are not
-    UTF-8 (a pasted log) instead of refusing the file."""
+    UTF-8 (a pasted log) instead of refusing the file. A byte-order mark says the encoding,
+    as Windows tools write one: UTF-8's is dropped, and text that starts with UTF-16's
+    (PowerShell's `>`) is read as UTF-16."""
     data = read_bytes(path, what, limit, stdin=stdin, wording=wording)
+    encoding = "utf-16" if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else "utf-8-sig"
     try:
-        return data.decode("utf-8", errors="replace" if lenient else "strict")
+        return data.decode(encoding, errors="replace" if lenient else "strict")
     except UnicodeDecodeError as error:
         name = "standard input" if stdin and path == "-" else _shown(path)
         raise _refusal(wording.not_utf8, what, name, limit, reason=error) from None

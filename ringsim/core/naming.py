@@ -52,6 +52,14 @@ def plural(count: int, word: str) -> str:
     return f"{count:,} {plural_word(count, word)}"
 
 
+def article(count: int) -> str:
+    """'a' or 'an' before a number said aloud: an 8, an 11, an 18,000; a 1, a 110, a 16."""
+    digits = str(abs(count))
+    # "eight…" and the "eleven"/"eighteen" that lead a group of three digits start with a vowel
+    spoken_eleven = len(digits) % 3 == 2 and digits[:2] in ("11", "18")
+    return "an" if digits[0] == "8" or spoken_eleven else "a"
+
+
 def plural_word(count: int, word: str) -> str:
     """The noun alone, singular for 1: plural_word(3, 'segment') → 'segments'."""
     if count == 1:

@@ -36,6 +36,7 @@ DTYPES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "float8": 1,
 
 MAX_EXPONENT = 30       # a written exponent beyond ±30 is refused before it is expanded
 MAX_DIGITS = 40         # significant digits a written number may have
+LOWER_BARE = ("m", "g", "t", "p")  # bare lower-case letters read as their capitals (k is one)
 MAX_BYTES = 10**30      # far past any memory, and still finite as a float
 MAX_SECONDS = 10**6     # about 11.6 days: any latency or delay worth modelling
 MIN_BANDWIDTH, MAX_BANDWIDTH = 1, 10**18  # 1 B/s to 1 EB/s (or inf: a free link)
@@ -88,10 +89,15 @@ def _within(value: Fraction, low: int, high: int, what: str, text: object, unit:
 def parse_size(text: object, what: str = "size") -> int:
     """A whole number of bytes: '256MiB', '1GB', '4096', '8Mb' (bits), '64K' (KiB); exact."""
     number, unit = _split(text, what, "256MiB, 1GB or 4096")
+    if unit in LOWER_BARE:
+        # nccl-tests' parsesize takes k, m and g in either case (8g is 8 GiB); a lower-case
+        # m or g with a unit (mB) is no size, so only the bare letter is read so.
+        unit = unit.upper()
     match = _BYTES.fullmatch(unit)
     if not match:
         raise RingsimError(f"{what}: unknown unit {unit!r} in {text!r}; use B, KiB, MiB, GiB, "
-                           "TiB, PiB, kB, MB, GB, TB, PB (or b for bits)")
+                           "TiB, PiB, kB, MB, GB, TB, PB (or b for bits), or a bare K, M, G, "
+                           "T, P for KiB to PiB as nccl-tests reads them")
     prefix, byte = match.group(1) or "", match.group(2)
     # A bare letter (64K, 8G) is binary, as nccl-tests' -b/-e read it ("M=Mebibytes and
     # G=Gibibytes", src/common.cu) and as GNU dd does; with a unit (64kB, 8GB) it is decimal.

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from ..core.checks import echo
 from ..core.errors import RingsimError
 from .nccl_channels import Tuned, channel_threads, comm_channels, connected, run_channels, tune
-from .nccl_graph import Graph, constants, log2i
-from .nccl_runtime import fill as fill_time, nvls_link_graph, ring_hops, run_graph
+from .nccl_graph import Graph, constants, log2i, search_speeds
+from .nccl_runtime import (fallback_link_graph, fill as fill_time, nvls_link_graph, ring_hops,
+                           run_graph)
 from .nccl_tuner import (ALGORITHMS, FUNCTIONS, NVLS_FAMILY, PROTOCOLS, RING_ONLY,
                          TABLE_FUNCTIONS, algorithm_on, allowed, bus_bandwidth, carried, carried_release,
                          check_dtype, enabled_algorithms, graph_searched, latency, looped,
@@ -327,6 +328,25 @@ def path_note(topology, gpus: int, nccl: str | None = None) -> str | None:
             f"(src/graph/topo.cc, ncclTopoGetInterCpuBw){later}{plain}")
 
 
+def fallback_note(topology, gpus: int, nccl: str | None = None) -> str | None:
+    """One line (no leading '#') where the links are slower than every speed NCCL's search
+    lists, so that NCCL falls back to one channel it rates at 0.1 GB/s; None elsewhere."""
+    tuned = tune(_topology(topology, gpus), gpus, nccl)
+    sys = tuned.sys
+    if not tuned.graphs["Ring"].fallback:
+        return None
+    slowest = min(search_speeds(sys))
+    link = fallback_link_graph(tuned, "Ring")
+    rate = min(x for x in (link.bw_intra if sys.ranks > sys.nodes else None,
+                           link.bw_inter if sys.nodes > 1 else None) if x is not None)
+    release = f"NCCL {nccl or carried()[0]}"
+    return (f"these links are slower than every speed {release}'s search lists (its slowest "
+            f"here is {slowest:g} GB/s; the slowest link gives {rate:g} GB/s as NCCL rates "
+            "it), so NCCL falls back to one channel in rank order, which it rates 0.1 GB/s "
+            "(src/graph/search.cc); it chooses on that figure, and the times are that channel "
+            "at the link's rate (docs/cost.md, deviation 15)")
+
+
 def socket_cap(topology, gpus: int, nccl: str | None = None) -> float | None:
     """The rate (B/s each way) of the link between CPU sockets that caps a node's channels in
     NCCL's model (nic_path sys across nodes), None where nothing caps them so."""
@@ -387,8 +407,10 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
             best = (seconds, a, p, lat, bw)
     if best is None or not math.isfinite(best[0]):
         why = _off_reasons(tuned.sys, algos, func, protos, dtype)
-        raise RingsimError("NCCL has no algorithm and protocol for this on that topology with "
-                           "the --algo/--proto given" + (f": {'; '.join(why)}" if why else ""))
+        given = (" with the --algo/--proto given" if algos != set(names("algorithms")) or proto_given
+                 else "")
+        raise RingsimError(f"NCCL has no algorithm and protocol for this on that topology{given}"
+                           + (f": {'; '.join(why)}" if why else ""))
     seconds, a, p, lat, bw = best
     nccl_seconds = seconds
     # NCCL picks on its model, which counts every channel; the call then runs on the channels
@@ -400,7 +422,7 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
     # graph's channels that ringsim can price: it keeps NCCL's time.
     cut = run < full and a != "CollNetDirect"
     graph = run_graph(tuned, a, run) if cut else tuned.graphs[a]
-    linked = nvls_link_graph(tuned, func, a)
+    linked = nvls_link_graph(tuned, func, a) or fallback_link_graph(tuned, a)
     graph = linked or graph
     measured = tuned.sys.net_measured is not None
     if cut or measured or linked:

@@ -173,9 +173,13 @@ class Graph:
     channels: int
     bw_intra: float
     bw_inter: float
+    # No listed speed fitted the links, and NCCL fell back to one channel in rank order,
+    # which it rates at 0.1 GB/s (search.cc, "falling back to simple order").
+    fallback: bool = False
 
 
 NONE = Graph(0, 0.0, 0.0)
+FALLBACK_SPEED = 0.1  # GB/s: what search.cc rates the fallback channel at
 
 # NCCL's search patterns (graph.h: NCCL_TOPO_PATTERN_*), the shape a graph is searched for.
 PATTERN_TREE, PATTERN_RING, PATTERN_NVLS = 1, 4, 5
@@ -204,7 +208,8 @@ def _nic_fits(sys: System, speed: float) -> int:
     return count
 
 
-def _speeds(sys: System) -> list[float]:
+def search_speeds(sys: System) -> list[float]:
+    """The speeds (GB/s) NCCL's search tries, fastest first (search.cc's speedArray)."""
     return sys.tables["speeds"]["inter" if sys.nodes > 1 else "intra"][sys.arch]
 
 
@@ -217,10 +222,12 @@ def _max_bw(sys: System) -> float:
     return min(paths) if paths else 0.0
 
 
-def search(sys: System, pattern: int, max_channels: int, fixed: int | None = None) -> Graph:
-    """The graph NCCL's search settles on for one pattern (PATTERN_RING, _TREE, _NVLS)."""
+def search(sys: System, pattern: int, max_channels: int, fixed: int | None = None,
+           collnet: bool = False) -> Graph:
+    """The graph NCCL's search settles on for one pattern (PATTERN_RING, _TREE, _NVLS), for
+    CollNet where `collnet` is set."""
     table = sys.tables["speeds"]
-    speeds = _speeds(sys)
+    speeds = search_speeds(sys)
     need = fixed or 1
     max_bw = _max_bw(sys)
     start = 0
@@ -236,7 +243,11 @@ def search(sys: System, pattern: int, max_channels: int, fixed: int | None = Non
         if n >= need and n * s > best_n * best_s:
             best_n, best_s = n, s
     if not best_n:
-        return NONE
+        if pattern == PATTERN_NVLS or collnet:
+            return NONE
+        # Links slower than every listed speed: NCCL still runs, on one channel in rank order
+        # at 0.1 GB/s, across nodes through the first NIC the GPUs see.
+        return Graph(1, FALLBACK_SPEED, FALLBACK_SPEED if sys.nodes > 1 else 0.0, True)
     n, bw_intra, bw_inter = best_n, best_s, best_s
     # ncclTopoDupChannels splits a fast graph into twice the channels at half the speed; from
     # 2.19.3 on before the speeds are raised again, before then after.
@@ -340,10 +351,12 @@ def graphs(sys: System) -> dict[str, Graph]:
         nvls = search(sys, PATTERN_NVLS, heads, fixed=heads if sys.nodes == 1 else None)
         found["NVLS"] = found["NVLSTree"] = nvls
     if sys.collnet and sys.nodes > 1 and ring.channels:
-        found["CollNetChain"] = search(sys, PATTERN_TREE, ring.channels, fixed=ring.channels)
+        found["CollNetChain"] = search(sys, PATTERN_TREE, ring.channels, fixed=ring.channels,
+                                       collnet=True)
         if sys.nvswitch:
             # Up to 2.21.5 both CollNet algorithms are priced with the chain's graph.
             found["CollNetDirect"] = (found["CollNetChain"] if sys.tables["rules"]["collnet_one_graph"]
                                       else search(sys, PATTERN_TREE,
-                                                  min(limits["direct_max_arity"] + 1, ppn)))
+                                                  min(limits["direct_max_arity"] + 1, ppn),
+                                                  collnet=True))
     return found

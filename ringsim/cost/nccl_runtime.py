@@ -1,10 +1,12 @@
 """What a call NCCL chose takes beyond NCCL's own estimate (docs/cost.md, "Deviations"): the
 share of the channels it runs on (5), its first step crossing the pipeline (12), a broadcast
-ring's other hops (13), and one node's NVLS at its links' whole speed (14). NCCL chooses on its
-own model (nccl.py); these price the call it chose."""
+ring's other hops (13), one node's NVLS at its links' whole speed (14), and the one channel
+NCCL falls back to on links slower than its search lists, at what those links carry (15).
+NCCL chooses on its own model (nccl.py); these price the call it chose."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from functools import lru_cache
 
@@ -59,6 +61,22 @@ def nvls_link_graph(tuned: Tuned, func: str, algo: str) -> Graph | None:
     # No network on one node: the search raises the speed "across" until it reaches twice the
     # speed inside, so that speed never binds where the list does not stop it first.
     return Graph(graph.channels, max(speed, graph.bw_intra), max(2 * speed, graph.bw_inter))
+
+
+def fallback_link_graph(tuned: Tuned, algo: str) -> Graph | None:
+    """The graph a call on NCCL's fallback channel runs at: its one channel at what the links
+    on its path carry, not the 0.1 GB/s search.cc rates it at for the choice; None where the
+    search found a graph. NCCL falls back when its links are slower than every speed its
+    search lists (below 3 GB/s on Hopper, 18 on Blackwell), and the channel then moves data
+    as fast as a single channel on those links can; ringsim takes that as the slowest link on
+    its path."""
+    graph = tuned.graphs[algo]
+    if not graph.fallback:
+        return None
+    sys = tuned.sys
+    inside = min(sys.intra_bw, sys.uplink_bw if sys.uplink_bw is not None else math.inf)
+    across = min(sys.net_bw, sys.cpu_link if sys.cpu_link is not None else math.inf)
+    return Graph(1, inside, across if sys.nodes > 1 else 0.0, True)
 
 
 @lru_cache(maxsize=64)

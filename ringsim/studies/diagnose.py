@@ -270,10 +270,11 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                                                         dtype=dtype),
                                    algo, proto, pasted)
     kept = {"NCCL_ALGO": algo, "NCCL_PROTO": proto}
-    from ..cost.nccl import path_note  # the model is imported once the paste has passed
-    far = path_note(topology, gpus, nccl)
-    if far:  # what a NIC far from its GPU does to the model, said where the table is read
-        notes.append(far)
+    from ..cost.nccl import fallback_note, path_note  # imported once the paste has passed
+    # what a NIC far from its GPU, or links too slow for NCCL's search, do to the model, said
+    # where the table is read
+    notes += [note for note in (path_note(topology, gpus, nccl), fallback_note(topology, gpus, nccl))
+              if note]
     notes[held:held] = [_held_note(name, value, kept[name] is not None, f"{collective} on {topology.name}")
                         for name, value in pasted.items()]
     if nvls_off:

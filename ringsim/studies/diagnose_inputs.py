@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ..core.errors import RingsimError
-from ..core.naming import plural
+from ..core.naming import article, plural
 from ..core.units import format_bytes, format_seconds
 from . import peers
 from .nccltests import (DTYPES, MAX_ROWS, PERF, RANKS_FROM_FACTOR, ROOTED, TESTS, Output, Row,
@@ -124,13 +124,20 @@ def scenario(output: Output, gpus: int | None, nodes: int | None,
         if not hosts:
             notes.append("no host names in the output: one node assumed (give --nodes M)")
     elif hosts and nodes != len(hosts):
-        raise RingsimError(f"--nodes {nodes} disagrees with the {len(hosts)} hosts the header names")
+        raise RingsimError(f"--nodes {nodes} disagrees with the {plural(len(hosts), 'host')} the "
+                           "header names")
     if gpus < 2:
         raise RingsimError(f"{output.name} ran on {gpus} GPU: a collective needs at least 2")
     if gpus % nodes:
         raise RingsimError(f"{gpus} GPUs do not split evenly over {nodes} nodes")
     if hosts and output.gpus_per_host() is None:
         notes.append("the hosts run different numbers of ranks; the model assumes the same on each")
+    numbers = sorted({r.rank for r in output.ranks})
+    if numbers and numbers != list(range(len(numbers))):
+        # nccl-tests numbers its ranks 0 to G-1; other numbers mean lines lost or edited
+        notes.append(f"the header's {len(numbers):,} rank lines are numbered {numbers[0]:,} to "
+                     f"{numbers[-1]:,}, not 0 to {len(numbers) - 1:,}: some may be missing; "
+                     f"the model takes {plural(gpus, 'GPU')}")
     return gpus, nodes, notes
 
 
@@ -215,7 +222,7 @@ def check_count(output: Output, gpus: int) -> None:
     but = f" but a share of {n:,} ranks" if n else ""
     what = (f"{output.name}: the count column of {format_bytes(first.bytes)} "
             f"({plural(first.count, first.dtype + ' element')}) is neither the whole size's "
-            f"nor a {gpus:,}-rank share{but}")
+            f"nor {article(gpus)} {gpus:,}-rank share{but}")
     if output.gpus is not None:
         advice = ("the rows are not those of the run the header describes; paste one run's "
                   "header and its rows")

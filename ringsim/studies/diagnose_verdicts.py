@@ -29,7 +29,8 @@ _NETWORK = re.compile(r"\bNCCL INFO Using network ([A-Za-z][\w ]{0,40}?)\s*$")
 
 def percent(fraction: float) -> str:
     """A tolerance as the percentage it was given: 0.3 → '30%', 0.005 → '0.5%'."""
-    return f"{fraction * 100:.6g}%"
+    # ten digits: as many as --tolerance takes below 100% (99.999999 is not 100)
+    return f"{fraction * 100:.10g}%"
 
 
 def ring_check(rows, ring, tolerance: float) -> dict:

@@ -271,7 +271,10 @@ def _row(tokens: list[str]) -> Row | str:
         return f"its size {shown(tokens[0], 24)} is past 1 PiB"
     fields = [None if t == "N/A" else _number(t) for t in rest]
     time_us, alg, bus = fields[0], fields[1], fields[2]
-    if time_us is None or not MIN_TIME_US <= time_us <= MAX_TIME_US:
+    if time_us is None:
+        comma = " (a decimal comma? nccl-tests prints a point)" if "," in rest[0] else ""
+        return f"its time {shown(rest[0], 24)} is not a finite number{comma}"
+    if not MIN_TIME_US <= time_us <= MAX_TIME_US:
         return f"its time {shown(rest[0], 24)} µs is not from {MIN_TIME_US} µs to 10^6 s"
     if any(v is not None and v < 0 for v in (alg, bus)):
         return "its algbw or busbw is negative"

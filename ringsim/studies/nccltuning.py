@@ -33,7 +33,10 @@ _CHOICE_ALGOS = {"TREE": "Tree", "RING": "Ring", "COLLNET_DIRECT": "CollNetDirec
                  "PAT": "PAT"}
 _CHOICE_PROTOS = {"LL": "LL", "LL128": "LL128", "SIMPLE": "Simple"}
 # The printed cell: "%8.1f/%6.1f |" (latency, bandwidth); a cell past its width still parses.
-_CELL = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*/\s*(-?\d+(?:\.\d+)?)\s*\|")
+_CELL = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*/\s*(-?\d+(?:\.\d+)?)\s*")
+# NCCL prints each cell with %7.1f: a latency or bandwidth past these is no cell NCCL printed
+# (a mangled line), and is read as no cell at all.
+MAX_CELL_US, MAX_CELL_GBPS = 1e9, 1e7
 _BODY = re.compile(r"NCCL INFO\s+(.*)$")
 _CHOICE = re.compile(r"NCCL INFO (Broadcast|Reduce|AllGather|ReduceScatter|AllReduce): (\d+) "
                      r"Bytes -> Algo (\w+) proto (\w+)"
@@ -142,9 +145,21 @@ def parse(text: Text) -> Tuning:
             counts = [int(c) for c in _columns("|" + rest) if c.isdigit() and len(c) <= 6]
             found.threads[-1].update(zip(columns, counts))
         elif head in FUNCS and columns and found.tables:
-            cells = [(float(a), float(b)) for a, b in _CELL.findall(rest)]
-            for (a, p), cell in zip(columns, cells):
-                found.tables[-1][(head, a, p)] = cell
+            for (a, p), cell in zip(columns, _cells(rest)):
+                if cell is not None:
+                    found.tables[-1][(head, a, p)] = cell
+    return found
+
+
+def _cells(rest: str) -> list[tuple[float, float] | None]:
+    """A function's row of 'latency/ bandwidth |' cells, in order; None for a cell that is
+    not two numbers as NCCL prints them."""
+    found = []
+    for text in rest.split("|")[:-1]:  # the text after the last '|' is no cell
+        m = _CELL.fullmatch(text)
+        cell = None if m is None else (float(m.group(1)), float(m.group(2)))
+        found.append(cell if cell is not None and abs(cell[0]) <= MAX_CELL_US
+                     and abs(cell[1]) <= MAX_CELL_GBPS else None)
     return found
 
 

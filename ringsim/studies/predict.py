@@ -123,8 +123,11 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     if any(isinstance(n, bool) or not isinstance(n, int) for n in sizes):
         raise RingsimError("sizes must be whole numbers of bytes")
     if max(sizes) > MAX_BYTES or min(sizes) < 0:
+        bad = max(sizes) if max(sizes) > MAX_BYTES else min(sizes)
+        # past an exbibyte, a size reads better as a power of ten than as thousands of PiB
+        shown = format_bytes(bad) if abs(bad) < 1 << 60 else f"{bad:.3g} B"
         raise RingsimError(f"{named}: NCCL's model prices 0 B to {format_bytes(MAX_BYTES)} per GPU, "
-                           f"got {format_bytes(max(sizes) if max(sizes) > MAX_BYTES else min(sizes))}")
+                           f"got {shown}")
     ranks = gpus if collective in SHARE_COUNT else 1  # the count column is a share per GPU
     whole = [(n // width // ranks, n) if printed else nccl_tests_size(n, width, collective, gpus)
              for n in sizes]

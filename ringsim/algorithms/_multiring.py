@@ -29,19 +29,33 @@ def parse_orders(ring_order, gpus: int) -> tuple[tuple[int, ...], ...] | None:
     """Ring orders as users write them — '1,3,2,4;1,2,3,4' or [[1,3,2,4], …] or [1,3,2,4] — 1-based, checked."""
     if ring_order is None:
         return None
+    for seen, seen_gpus in _LAST_CHECKED:
+        # The very orders checked last come back with every price (estimate checks them, then
+        # the ring's hook again): hashing 16,000,000 GPU numbers each time costs more than
+        # the price itself.
+        if seen is ring_order and seen_gpus == gpus:
+            return ring_order
     if isinstance(ring_order, tuple) and all(isinstance(ring, tuple) for ring in ring_order):
         # Orders already parsed come back again and again (a sweep prices rails at every
         # size): checked once per distinct orders and G.
         try:
-            return _checked(ring_order, gpus)
+            checked = _checked(ring_order, gpus)
         except TypeError:  # something unhashable inside: checked, and refused, below
             pass
+        else:
+            _LAST_CHECKED[:] = [(checked, gpus)]
+            return checked
     return _parse(ring_order, gpus)
 
 
 @lru_cache(maxsize=32)
 def _checked(orders: tuple, gpus: int) -> tuple[tuple[int, ...], ...]:
     return _parse(orders, gpus)
+
+
+# The orders last checked, and their G: a strong reference, so that no other object can take
+# the same id while it is kept.
+_LAST_CHECKED: list = []
 
 
 def _parse(ring_order, gpus: int) -> tuple[tuple[int, ...], ...]:
@@ -98,11 +112,24 @@ def rail_orders(text: str, gpus: int) -> tuple[tuple[int, ...], ...]:
     """'rails:P': P rings, ring c entering every node of P GPUs at its GPU c, so each ring
     crosses between nodes through a different GPU's NIC.
 
+    Built once per text and G: a study prices the same 'rails:P' at every size and bucket, and
+    P rings of 1,000,000 GPUs take about a second and hundreds of MB to spell out as tuples.
+
     This is how NCCL lays out its channels on rail-optimised clusters (DGX: one NIC per GPU):
     each channel's ring runs through the node on NVLink and leaves it through its own NIC, so
     all P NICs carry traffic at once instead of one (NCCL `src/graph/search.cc`, rings built
     per NET device; NVIDIA DGX SuperPOD reference architecture, "rail-optimized").
     """
+    orders, rows = _rails(text, gpus)
+    _LAST_CHECKED[:] = [(orders, gpus)]
+    if not any(seen is orders for seen, *_ in _ARRAYS):
+        _ARRAYS[:] = [(orders, len(orders), gpus, rows)]  # its array, for order_array
+    return orders
+
+
+@lru_cache(maxsize=2)
+def _rails(text: str, gpus: int) -> tuple[tuple[tuple[int, ...], ...], np.ndarray]:
+    """rail_orders' tuples and their (P, G) array of 0-based GPUs, read-only."""
     _, _, per_node = text.partition(":")
     try:
         size = int(per_node)
@@ -120,8 +147,13 @@ def rail_orders(text: str, gpus: int) -> tuple[tuple[int, ...], ...]:
                            f"most {MAX_ORDER_CELLS:,} GPU numbers in all")
     local = (np.arange(size)[:, None] + np.arange(size)[None, :]) % size  # ring c: c, c+1, …
     nodes = np.arange(0, gpus, size)
-    orders = (nodes[None, :, None] + local[:, None, :]).reshape(size, gpus) + 1
-    return tuple(tuple(int(x) for x in ring) for ring in orders)
+    rows = (nodes[None, :, None] + local[:, None, :]).reshape(size, gpus)
+    rows.flags.writeable = False
+    # Every ring holds the same G numbers: one int object per GPU, shared by the P rings
+    # (P·G objects of their own would take 32 bytes each, half a GB at P·G = 16,000,000).
+    numbers = list(range(1, gpus + 1))
+    orders = tuple(tuple(map(numbers.__getitem__, row.tolist())) for row in rows)
+    return orders, rows
 
 
 def rails_size(orders, gpus: int) -> int | None:
@@ -150,8 +182,19 @@ def order_array(orders, channels: int, gpus: int) -> np.ndarray:
     """(K, G) 0-based orders: the identity ring when none is given, one order repeated for every channel."""
     if orders is None:
         return np.tile(np.arange(gpus, dtype=np.int64), (channels, 1))
+    for seen, seen_channels, seen_gpus, array in _ARRAYS:
+        # The same orders object priced again (every size of a sweep, every bucket): its array
+        # once, not 16,000,000 Python ints converted per price. Read-only: it is shared.
+        if seen is orders and (seen_channels, seen_gpus) == (channels, gpus):
+            return array
     rows = np.array(orders, dtype=np.int64) - 1
-    return np.tile(rows, (channels // len(rows), 1)) if len(rows) == 1 else rows
+    array = np.tile(rows, (channels // len(rows), 1)) if len(rows) == 1 else rows
+    array.flags.writeable = False
+    _ARRAYS[:] = [(orders, channels, gpus, array)]  # holding `orders` keeps its id its own
+    return array
+
+
+_ARRAYS: list = []  # the last (orders, channels, G, array) order_array made
 
 
 def build(name: str, gpus: int, orders: np.ndarray, options: dict) -> Plan:
@@ -198,10 +241,7 @@ def closed_form(gpus: int, elements: int, orders) -> ClosedForm:
         messages = sum(ring.messages(q, r) for ring in rings)
         return from_counts(total, busiest(q, moved, sent, cands), busiest(q, moved, received, cands),
                            messages, TEXTS, steps, textbooks)
-    channels = len(orders)
-    tally = Tally(gpus, channels * gpus, elements)
-    tally.add_rings(orders, np.arange(channels) * gpus, 1)
-    return from_tally(tally, TEXTS, steps, textbooks)
+    return from_tally(_tally(gpus, elements, orders), TEXTS, steps, textbooks)
 
 
 def _affine(gpus: int, elements: int, directions: tuple[int, ...]):
@@ -234,7 +274,8 @@ def seconds(gpus: int, elements: int, model, orders, gathers=(False, True)):
     2(G−1)·(K·α + N/G·β) + (G−1)·N/G·γ, the textbook ring's bandwidth terms with K·α per step.
     On one level every step costs the same (`_sparse.flat_phase`, O(K)); across nodes rings
     in or against GPU order are priced at O(K·P) GPUs (`_step_times.affine_phase`, O(G) to lay out
-    the steps), other orders port by port (`_step_times.ring_phase`, O(K·G)).
+    the steps), other orders port by port as `_step_times.ring_phase` prices them: O(K·G) once
+    per orders (`_PortLoads`), then O(G) per size.
     """
     from ._step_times import Clock, affine_phase, ring_phase
     clock = Clock()
@@ -250,10 +291,150 @@ def seconds(gpus: int, elements: int, model, orders, gathers=(False, True)):
         if fast is not None:
             clock.add(*fast)
             continue
-        orders = as_array(gpus, orders)
-        clock.add(*ring_phase(model, orders, np.arange(channels) * gpus, 1, channels * gpus,
-                              elements, gather))
+        if isinstance(orders, tuple) or len(orders) > 64:  # more rings than a mask has bits
+            clock.add(*ring_phase(model, as_array(gpus, orders), np.arange(channels) * gpus, 1,
+                                  channels * gpus, elements, gather))
+        else:
+            clock.add(*_port_loads(model, orders).phase(model, elements, gather))
     return clock.estimate("every GPU's ports")
+
+
+class _PortLoads:
+    """`_step_times.ring_phase` of K rings on the segments c·G … c·G+G−1 (blocks of one
+    segment), with what does not depend on N worked out once.
+
+    ring_phase adds every steady ring's transfer to its ports' queues, O(K·G) each time. But
+    a port's queue only depends on which rings use it (and its level): ports alike in that
+    are one "profile", and the steady rings' queues are summed once per profile, in
+    ring_phase's order, so every sum is the same to the last bit. Then only the one ring whose
+    blocks are partly long (the "varying" ring) is looked at position by position, O(G).
+    """
+
+    def __init__(self, model, orders: np.ndarray) -> None:
+        from ..cost.ports import crosses
+        rings, length = orders.shape
+        self.rings, self.length = rings, length
+        self.orders = orders
+        self.batch = max(1, (1 << 18) // length)  # ring_phase's batches of rings
+        masks = {"out": np.zeros(2 * length, np.uint64), "in": np.zeros(2 * length, np.uint64)}
+        for c in range(rings):  # one ring at a time: no (K, G) temporaries
+            row = orders[c]
+            nxt = np.roll(row, -1)
+            level = crosses(model, row, nxt).astype(np.int64)
+            masks["out"][row * 2 + level] |= np.uint64(1 << c)
+            masks["in"][nxt * 2 + level] |= np.uint64(1 << c)
+        # Profiles: (level, which rings use the port), numbered densely; port GPU·2 + level.
+        self.profile, self.members, self.level = {}, {}, {}
+        for side, mask in masks.items():
+            ids = np.empty(2 * length, np.int64)
+            members, levels, count = [], [], 0
+            for code in (0, 1):
+                used, inverse = np.unique(mask[code::2], return_inverse=True)
+                ids[code::2] = inverse.reshape(-1) + count
+                count += len(used)
+                members.append(used)
+                levels.append(np.full(len(used), code))
+            self.profile[side] = ids
+            bits = np.concatenate(members)
+            self.members[side] = ((bits[:, None] >> np.arange(rings, dtype=np.uint64))
+                                  & np.uint64(1)).astype(bool)
+            self.level[side] = np.concatenate(levels)
+        self._varying: dict = {}
+
+    def _ring(self, model, v: int):
+        """Ring v's positions in kinds: (kind of each position, and per kind its level, out
+        profile and in profile). A position's queues follow from its kind, so each size prices
+        the few kinds, not the G positions; kept for every ring (at most K·G numbers in all)."""
+        if v not in self._varying:
+            from ..cost.ports import crosses
+            row = self.orders[v]
+            nxt = np.roll(row, -1)
+            level = crosses(model, row, nxt).astype(np.int64)
+            out_id = self.profile["out"][row * 2 + level]
+            in_id = self.profile["in"][nxt * 2 + level]
+            ins = len(self.level["in"])
+            kinds, kind = np.unique((out_id * ins + in_id) * 2 + level, return_inverse=True)
+            self._varying[v] = (kind.reshape(-1).astype(np.int32), kinds % 2,
+                                kinds // 2 // ins, kinds // 2 % ins)
+        return self._varying[v]
+
+    def _queues(self, side: str, steady: np.ndarray, wire: np.ndarray) -> np.ndarray:
+        """Each profile's queue of the steady rings, summed as ring_phase's bincounts sum it:
+        ring by ring from 0 within a batch of rings, then batch by batch."""
+        members, level = self.members[side], self.level[side]
+        total = np.zeros(len(level))
+        rows = np.flatnonzero(steady)
+        for at in range(0, len(rows), self.batch):
+            part = np.zeros(len(level))
+            for c in rows[at:at + self.batch]:
+                part = np.where(members[:, c], part + wire[c, level], part)
+            total = total + part
+        return total
+
+    def phase(self, model, elements: int, gather: bool):
+        """(seconds, levels) per step of the reduce-scatter (or all-gather), as ring_phase."""
+        from ..cost.ports import ACROSS, INSIDE, port_seconds, slower_level
+        from ._step_times import window_max
+        rings, length = self.rings, self.length
+        if length < 2:
+            return np.zeros(0), np.zeros(0, np.int64)
+        q, r = divmod(elements, rings * length)
+        full = np.clip(r - np.arange(rings) * length, 0, length)
+        varying = (full > 0) & (full < length)
+        size = np.where(full == length, q + 1, q)
+        out_price, in_price = port_seconds(model, size[:, None] * np.ones((1, 2)),
+                                           np.array([[False, True]]), not gather)
+        const = {"out": self._queues("out", ~varying, out_price),
+                 "in": self._queues("in", ~varying, in_price)}
+        v = int(np.flatnonzero(varying)[0]) if varying.any() else None
+        steps = np.arange(1, length)
+        best = []
+        for side in ("out", "in"):
+            free = self.members[side].any(axis=1)            # ports some ring uses …
+            if v is not None:
+                free &= ~self.members[side][:, v]            # … but not the varying ring
+            for code in (INSIDE, ACROSS):
+                chosen = free & (self.level[side] == code)
+                top = const[side][chosen].max() if chosen.any() else -np.inf
+                if len(best) < 2:
+                    best.append(np.full(len(steps), top))
+                else:
+                    best[code] = np.maximum(best[code], top)
+        if v is not None:
+            shift = 2 if gather else 1
+            f = int(full[v])
+            kind, level, out_id, in_id = self._ring(model, v)
+            out_q, in_q = const["out"][out_id], const["in"][in_id]
+            for elements_c, count, offset in ((q + 1, f, 0), (q, length - f, f)):
+                wire, arrive = port_seconds(model, np.full((1, 2), elements_c),
+                                            np.array([[False, True]]), not gather)
+                value = np.maximum(out_q + wire[0, level], in_q + arrive[0, level])  # per kind
+                for code in (INSIDE, ACROSS):
+                    mine = np.where(level == code, value, -np.inf)
+                    if elements_c == q:  # the smallest class: its plain max (as ring_phase)
+                        best[code] = np.maximum(best[code], mine.max())
+                        continue
+                    # Step s takes the window from position (s − shift + offset) mod G: the
+                    # window maxima turned round, steps 1 … G−1.
+                    top = window_max(mine[kind], count)
+                    first = (1 - shift + offset) % length
+                    turned = np.concatenate([top[first:], top[:first]])[:len(steps)]
+                    best[code] = np.maximum(best[code], turned)
+        return slower_level(best[INSIDE], best[ACROSS])
+
+
+def _port_loads(model, orders: np.ndarray) -> "_PortLoads":
+    """The port profiles of these orders on the model's nodes, kept for the same orders and P."""
+    key = model.topology.gpus_per_node
+    for seen, seen_key, loads in _LOADS:
+        if seen is orders and seen_key == key:
+            return loads
+    loads = _PortLoads(model, np.asarray(orders, np.int64))
+    _LOADS[:] = [(orders, key, loads)]  # holding `orders` keeps its id its own
+    return loads
+
+
+_LOADS: list = []
 
 
 def busiest_gpu(gpus: int, elements: int, orders) -> int:
@@ -261,9 +442,24 @@ def busiest_gpu(gpus: int, elements: int, orders) -> int:
     if isinstance(orders, tuple):
         rings, q, r, cands, sent, received = _affine(gpus, elements, orders)
         return busiest(q, 2 * sum(ring.segments_moved() for ring in rings), sent + received, cands)[1]
+    return moved_most(_tally(gpus, elements, orders))
+
+
+def _tally(gpus: int, elements: int, orders: np.ndarray) -> Tally:
+    """The per-GPU counts of K rings, kept for the same orders, G and N (compare asks for the
+    closed form and then the busiest GPU). Counted one ring at a time: the same integers, with
+    temporaries of G numbers, not K·G (K·G = 16,000,000 took GBs at once)."""
+    for seen, seen_gpus, seen_elements, tally in _TALLY:
+        if seen is orders and (seen_gpus, seen_elements) == (gpus, elements):
+            return tally
     tally = Tally(gpus, len(orders) * gpus, elements)
-    tally.add_rings(orders, np.arange(len(orders)) * gpus, 1)
-    return moved_most(tally)
+    for c in range(len(orders)):
+        tally.add_rings(orders[c:c + 1], c * gpus, 1)
+    _TALLY[:] = [(orders, gpus, elements, tally)]  # holding `orders` keeps its id its own
+    return tally
+
+
+_TALLY: list = []
 
 
 def as_array(gpus: int, orders) -> np.ndarray:

@@ -313,7 +313,8 @@ def seconds(gpus: int, elements: int, model, gpus_per_node=None, chunks: int = 1
         return _given_trees.seconds(gpus, elements, model, _given(tree_parents, gpus), chunks)
     per = _per(gpus, gpus_per_node)
     clock = Clock()
-    columns = _ports(gpus, per, chunks, model.topology.gpus_per_node, full)
+    columns = _ports(gpus, per, chunks, _trees._node_size(gpus, model.topology.gpus_per_node),
+                     full)
     if columns is None:
         return clock.estimate()
     inverse, starts, on_across, seg, reduce, across, ports = columns

@@ -9,6 +9,7 @@ from ..algorithms.collectives import collective
 from ..core.errors import RingsimError
 from ..core.textout import escaped
 from ..core.width import say
+from ..figures.budget import MAX_BYTES as FIGURE_BYTES, MAX_SECONDS as FIGURE_SECONDS
 from ..sim.scenario import shown_elements
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
 from ._collective import add_collective_argument
@@ -28,8 +29,11 @@ def register(sub) -> None:
         description=HELP + ". GPUs are columns of segment cells coloured by whose gradients "
         "they hold (a complete sum in full colour), an arrow per transfer marked add or copy. "
         "Example: ringsim figure ring.gif (the 4-GPU example, animated); ringsim figure "
-        "tree.svg -a tree -g 8 --step 2; ringsim figure --all docs/figures. Needs the "
-        "figures extra: pip install '.[figures]' from a clone of ringsim.")
+        "tree.svg -a tree -g 8 --step 2; ringsim figure --all docs/figures. A file estimated "
+        f"to take more than {FIGURE_SECONDS:g} s or {FIGURE_BYTES / 1e9:g} GB of memory (from "
+        "the frames, the segment buffers and transfers each draws, and for .gif and .png the "
+        "pixels) is refused before anything is drawn. Needs the figures extra: pip install "
+        "'.[figures]' from a clone of ringsim.")
     parser.add_argument("output", nargs="?", metavar="FILE",
                         help="the file to write: .svg, .png, .pdf, .gif or .html")
     parser.add_argument("--step", type=int, default=None, metavar="K",

@@ -32,8 +32,10 @@ def register(sub) -> None:
     parser.add_argument("--lessons-dir", metavar="DIR", default=None,
                         help="read lessons from DIR instead of the shipped course")
     parser.add_argument("--check", metavar="DIR", nargs="?", const="", default=None,
-                        help="check every lesson file in DIR (the shipped course if omitted); "
-                             "exit 0 when all load, else 2 with each problem as file:line: reason")
+                        help="check every lesson file in DIR (the shipped course if omitted; at "
+                             "most 100 files, all of them within one bounded budget of work, "
+                             "docs/lessons.md); exit 0 when all load, else 2 with each problem "
+                             "as file:line: reason")
     add_backend_argument(parser)
     parser.set_defaults(run=run)
 

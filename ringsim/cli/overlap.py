@@ -126,7 +126,8 @@ def nccl_rails(algorithm: str, options: dict, gpus: int, cost) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from ..training.models import model as preset, parse_layers
-    from ..training.overlap import FIRST_BUCKET_BYTES, MIB, SWEEP_MB, best, simulate, sweep
+    from ..training.overlap import (FIRST_BUCKET_BYTES, MAX_GPU_BUCKETS, MIB,
+                                    SECONDS_PER_GPU_BUCKET, SWEEP_MB, best, laid_out_work, sweep)
     from ..core.units import format_seconds
     from ..algorithms import check_options
     from ..algorithms.timing import check_timed, machine_options
@@ -142,17 +143,26 @@ def run(args: argparse.Namespace) -> int:
         raise RingsimError(f"--micro-batch must be from 1 to 1,000,000,000 samples, got {args.batch}")
     options = {"flops": args.tflops * 1e12, "batch": args.batch, "algorithm": args.algorithm,
                "options": given}
-    step = simulate(net, gpus, cost, bucket_mb=args.bucket_mb, **options)
     sizes = sorted(set(SWEEP_MB) | {args.bucket_mb})
+    # The step at --bucket-mb is the sweep's own run at that size: one sweep prices every
+    # bucket size once (at 1,000,000 GPUs on laid-out rings each price takes a while).
     runs = sweep(net, gpus, cost, sizes, **options)
+    step = runs[sizes.index(args.bucket_mb)]
     winner = best(runs)
     rails = nccl_rails(args.algorithm, given, gpus, cost)
-    # The same buckets with NCCL's layout: the same simulation, the ring laid out one per NIC.
+    # The same buckets with NCCL's layout: the same simulation, the ring laid out one per NIC,
+    # and its own best bucket: the advice differs with the layout.
     laid_out = {**options, "options": {"ring_order": rails}}
-    nccl = None if rails is None else simulate(net, gpus, cost, bucket_mb=args.bucket_mb,
-                                               **laid_out)
-    # and its own best bucket: the advice differs with the layout
-    nccl_best = None if rails is None else best(sweep(net, gpus, cost, sizes, **laid_out))
+    rails_note = ""
+    work = 0 if rails is None else laid_out_work(net, gpus, cost, sizes, laid_out["options"])
+    if work > MAX_GPU_BUCKETS:  # an extra the command was not asked for: left out, not refused
+        rails_note = (f"NCCL's layout, one ring per NIC (--ring-order {rails}), is left out: "
+                      f"pricing it at {work // gpus:,} bucket sizes × {gpus:,} GPUs would take "
+                      f"about {format_seconds(work * SECONDS_PER_GPU_BUCKET)}.")
+        rails = None
+    nccl_runs = None if rails is None else sweep(net, gpus, cost, sizes, **laid_out)
+    nccl = None if rails is None else nccl_runs[sizes.index(args.bucket_mb)]
+    nccl_best = None if rails is None else best(nccl_runs)
     if trace_path is not None:
         from ..training.overlap import trace_events
         from ..timeline.trace import write_events
@@ -195,6 +205,8 @@ def run(args: argparse.Namespace) -> int:
     serial = step.forward_seconds + step.backward_seconds + step.communication_seconds
     say(f"Step time {format_seconds(step.step_seconds)} (without overlap: "
         f"{format_seconds(serial)})")
+    if rails_note:
+        say(rails_note)
     if nccl is not None:
         say(f"The plain ring leaves each node through one NIC; NCCL lays its rings out one per "
             f"NIC: --ring-order {rails} gives {format_seconds(nccl.communication_seconds)} of "

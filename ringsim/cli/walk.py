@@ -39,6 +39,7 @@ from ..core.units import format_bandwidth, format_bytes, format_seconds, itemsiz
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
                          gpus_from_args, topology_from_args)
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log, print_preface
+from ._walk_budget import MAX_SECONDS, check as check_time, estimate as walk_work
 from .common import NODES_ALGORITHM, NODES_TOPOLOGY, add_scenario_arguments, options_from_args
 from .tui import elements_follow_gpus
 
@@ -63,7 +64,9 @@ DESCRIPTION = (
     "1e6. An algorithm the topology cannot run (nvls where the switch does not add) is walked "
     "but not timed, as compare --time leaves it out. walk allocates the gradients it "
     "simulates, so a huge --size is refused; ringsim compare --time prices any size without "
-    "allocating. " + MODEL_HELP + " " + BANDWIDTH_HELP)
+    f"allocating. A walk estimated to take more than {MAX_SECONDS:g} s (from its plan's "
+    "transfers, the labels they print and the elements moved) is refused before it starts; "
+    "ringsim compare counts any plan. " + MODEL_HELP + " " + BANDWIDTH_HELP)
 NODES_HELP = NODES_TOPOLOGY + "; without one, " + NODES_ALGORITHM
 DTYPE_HELP = ("element type, for the bytes per element (default: float32). Named, it is also "
               "the gradients' type: a float type gives random floats, so --values shows float "
@@ -171,13 +174,22 @@ def _scenario(args: argparse.Namespace) -> tuple[int, int, CostModel | None]:
     return gpus, elements, model
 
 
-def _compare_hint(args: argparse.Namespace, gpus: int, elements: int, timed: bool) -> str:
-    """The compare command that answers this scenario without allocating."""
+# The algorithm options compare takes too, short enough to repeat in a one-line hint.
+COMPARE_OPTIONS = ("chunks", "gpus_per_node", "channels")
+
+
+def _compare_hint(args: argparse.Namespace, gpus: int, elements: int, timed: bool,
+                  options: bool = False) -> str:
+    """The compare command that answers this scenario without allocating (`options`: with
+    the algorithm options compare shares, where they change the counts)."""
     size = f"--size {args.size}" if getattr(args, "size", None) else f"--elements {elements}"
+    extra = "".join(f" --{name.replace('_', '-')} {getattr(args, name)}" for name in COMPARE_OPTIONS
+                    if options and getattr(args, name, None) is not None)
     if timed:
-        return (f"`ringsim compare --time --gpus {gpus} {size}` (with the same time-model "
+        return (f"`ringsim compare --time --gpus {gpus} {size}{extra}` (with the same time-model "
                 "options) prices any size and G without allocating")
-    return f"`ringsim compare --gpus {gpus} --elements {elements}` gives the counts without allocating"
+    return (f"`ringsim compare --gpus {gpus} --elements {elements}{extra}` gives the counts "
+            "without allocating")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -194,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
     if elements is None:  # as tui and figure: 8, or one per segment where the plan has more
         elements = shown_elements(c.plan(gpus, args.algorithm, **dict(options_from_args(args))).segments)
     args.gpus, args.elements = gpus, elements
+    shown = 0
     if args.values:
         steps = int(c.closed_form(gpus, elements, args.algorithm,
                                   **dict(options_from_args(args))).steps)
@@ -205,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
                                f"{steps:,} steps); at most {most:,} "
                                + ("even with --force: use fewer elements" if args.force
                                   else "without --force"))
-    sim = _simulation(args, model, c)
+    sim = _simulation(args, model, c, shown)
     timing = None
     # The same check as compare --time and the sweep: no time where the hardware cannot run it.
     why = unavailable(args.algorithm, model, gpus) if model is not None else ""
@@ -222,8 +235,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _simulation(args: argparse.Namespace, model: CostModel | None, c: Collective) -> Simulation:
-    """The walk's Simulation of the collective, its memory checked first (with what to use for any size)."""
+def _simulation(args: argparse.Namespace, model: CostModel | None, c: Collective,
+                shown: int = 0) -> Simulation:
+    """The walk's Simulation of the collective, its time and memory checked first (with what to
+    use for any size); `shown`: the numbers --values will print."""
     xp = array_module(getattr(args, "backend", "numpy"))
     plan = c.plan(args.gpus, args.algorithm, **dict(options_from_args(args)))
     dtype = np.dtype(args.dtype) if args.dtype in NUMPY_DTYPES else np.dtype(np.int64)
@@ -234,6 +249,12 @@ def _simulation(args: argparse.Namespace, model: CostModel | None, c: Collective
                                   symbolic=plan.gpus <= SYMBOLIC_MAX_GPUS) + printing,
                  f"a walk of {args.gpus:,} GPUs with {args.elements:,} elements each",
                  instead=instead, xp=xp)
+    # Building the plan is cheap next to printing it (budget in _walk_budget.py): its columns
+    # say how long the walk would take before a line of it is printed.
+    check_time(walk_work(plan, args.elements, c.holdings(plan.gpus, plan.segments),
+                         as_json=args.json, values=shown, floats=dtype.kind == "f"),
+               f"a walk of {plan.algorithm} on {plural(args.gpus, 'GPU')}",
+               _compare_hint(args, args.gpus, args.elements, model is not None, options=True))
     gradients = xp.asarray(_gradients(args.gpus, args.elements, dtype))
     return Simulation(plan, args.elements, gradients, xp=xp, collective=c)
 

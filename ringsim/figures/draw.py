@@ -220,8 +220,7 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
     if lay is None or f.gpus > DETAILED_MAX_GPUS:
         return draw_heat_map(f, t, size)
     import drawsvg as draw
-    width = max(lay.right, MIN_WIDTH)
-    height = TOP + lay.bottom + FOOTER
+    width, height = detailed_size(lay)
     d = _drawing(width, height, t, size)
     _title(d, f, t, width)
     body = draw.Group(transform=f"translate({(width - lay.right) / 2:.1f},{TOP})")
@@ -290,17 +289,35 @@ def _scaled(width: float, height: float, size: tuple[int, int]) -> tuple[float, 
     return round(width * h / height), h
 
 
+def detailed_size(lay: Layout) -> tuple[float, float]:
+    """The natural (width, height) in px of a frame of columns laid out as `lay`."""
+    return max(lay.right, MIN_WIDTH), TOP + lay.bottom + FOOTER
+
+
+def _heat_map_geometry(gpus: int, segments: int) -> tuple[float, ...]:
+    """The heat map's cell and matrix cell sizes, the grid's left and top, the matrix's left,
+    and the frame's natural width and height in px."""
+    cell = max(3.0, min(14.0, 560.0 / max(segments, gpus)))
+    grid_w, grid_h = segments * cell, gpus * cell
+    mat = max(2.0, min(8.0, 300.0 / gpus))
+    left, top = 70.0, TOP + 40
+    mat_x = left + max(grid_w, 300) + 60  # past the grid's caption too
+    width = max(MIN_WIDTH, mat_x + max(gpus * mat, 190) + 30)
+    height = top + max(grid_h, gpus * mat) + 30 + KEY_H + FOOTER
+    return cell, mat, left, top, mat_x, width, height
+
+
+def heat_map_size(gpus: int, segments: int) -> tuple[float, float]:
+    """The natural (width, height) in px of a heat map frame (beyond 16 GPUs)."""
+    return _heat_map_geometry(gpus, segments)[-2:]
+
+
 def draw_heat_map(f: Frame, t: Theme, size: tuple[int, int] | None = None) -> Drawn:
     """Beyond 16 GPUs: each buffer a small cell, darker the more of its sum it holds (the complete
     sum in full colour), and who sends to whom in this step as a G × G matrix."""
     import drawsvg as draw
-    cell = max(3.0, min(14.0, 560.0 / max(f.segments, f.gpus)))
-    grid_w, grid_h = f.segments * cell, f.gpus * cell
-    mat = max(2.0, min(8.0, 300.0 / f.gpus))
-    left, top = 70.0, TOP + 40
-    mat_x = left + max(grid_w, 300) + 60  # past the grid's caption too
-    width = max(MIN_WIDTH, mat_x + max(f.gpus * mat, 190) + 30)
-    height = top + max(grid_h, f.gpus * mat) + 30 + KEY_H + FOOTER
+    cell, mat, left, top, mat_x, width, height = _heat_map_geometry(f.gpus, f.segments)
+    grid_h = f.gpus * cell
     d = _drawing(width, height, t, size)
     _title(d, f, t, width)
     d.append(draw.Text("each GPU's segments: how much of the sum they hold", 11, left, top - 10,

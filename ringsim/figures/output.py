@@ -11,8 +11,10 @@ from ..core.errors import RingsimError
 from ..core.files import atomic_output, check_output
 from ..core.textout import printable
 from ..sim.simulation import Simulation
-from . import page, raster, typeset
-from .render import drawn
+from . import budget, page, raster, typeset
+from .draw import DETAILED_MAX_GPUS
+from .frames import check_size
+from .render import drawn, natural_size
 from .theme import theme as find_theme
 
 STILL = (".svg", ".png")
@@ -72,6 +74,7 @@ def render(sim: Simulation, suffix: str, step: int | None = None, theme: str = "
     if suffix in STILL and step is None:
         step = min(1, len(sim.plan))
     positions = None if step is None else [step]
+    _check_work(sim, suffix, step, size)
     # Pages and rasters take their size from the page Typst lays each frame on; the SVG inside
     # keeps its natural size then.
     svg_size = size if suffix in (".svg", ".html") else None
@@ -90,6 +93,26 @@ def render(sim: Simulation, suffix: str, step: int | None = None, theme: str = "
     if suffix == ".pdf":
         return typeset.pdf(svgs, sizes, sim.title, background)
     return page.html(sim.title, svgs, find_theme(theme)).encode("utf-8")
+
+
+def _check_work(sim: Simulation, suffix: str, step: int | None,
+                size: tuple[int, int] | None) -> None:
+    """Refuse, before anything is drawn, a file that would take too long or too much memory
+    (budget.py); a step out of range is left for frames() to name."""
+    plan = sim.plan
+    positions = list(range(len(plan) + 1)) if step is None else [step]
+    if not all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= len(plan)
+               for p in positions):
+        return
+    check_size(sim, len(positions))  # the GPUs and buffers a figure can show at all, first
+    natural = natural_size(sim)
+    if suffix == ".png":
+        shown = _shown(*natural, size) if size else (natural[0] * PNG_SCALE, natural[1] * PNG_SCALE)
+    else:
+        shown = _shown(*natural, size) if size else natural
+    budget.check(budget.estimate(plan, sim.layout.elements,
+                                 sim.collective.holdings(plan.gpus, plan.segments), positions,
+                                 suffix, shown, plan.gpus <= DETAILED_MAX_GPUS))
 
 
 def _shown(width: float, height: float, size: tuple[int, int]) -> tuple[float, float]:

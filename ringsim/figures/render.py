@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..core.errors import RingsimError
-from .draw import DETAILED_MAX_GPUS, Drawn, cell_width, draw_frame
-from .frames import Frame, frames
+from .draw import DETAILED_MAX_GPUS, Drawn, cell_width, detailed_size, draw_frame, heat_map_size
+from .frames import Frame, frames, lane_count, node_groups, spec_of
 from .layout import layout
 from .theme import theme as find_theme
 
@@ -29,6 +29,16 @@ def drawn(sim, positions: list[int] | None = None, theme: str = "light",
         lay = layout(sim.plan, shown[0].shape, shown[0].lanes, shown[0].nodes,
                      cell_width(sim.plan.gpus, sim.plan.segments))
     return [draw_frame(f, lay, t, size) for f in shown]
+
+
+def natural_size(sim) -> tuple[float, float]:
+    """Every frame's natural (width, height) in px, from the layout alone (nothing drawn)."""
+    plan = sim.plan
+    if plan.gpus > DETAILED_MAX_GPUS:
+        return heat_map_size(plan.gpus, plan.segments)
+    lay = layout(plan, spec_of(plan, sim.collective).shape, lane_count(plan, sim.collective),
+                 node_groups(plan), cell_width(plan.gpus, plan.segments))
+    return detailed_size(lay)
 
 
 def figure_svg(sim, step: int | None = None, theme: str = "light",

@@ -15,11 +15,11 @@ from ..core.checks import check_elements, check_gpus
 from ..core.errors import RingsimError
 from ..core.files import Wording, read_text
 from ..sim.simulation import SYMBOLIC_MAX_GPUS
-from .budget import Budget
+from .budget import MAX_LESSON_FILES, Budget, OverBudget
 from .expr import evaluate
 from .model import Lesson, Outline, Question, Scenario, Section
 from .placeholders import PLACEHOLDER, Context, parse
-from .text import clean, clip
+from .text import clean, clip, plural
 
 LESSON_FILE = re.compile(r"^(\d+)[-_ .].*\.md$|^(\d+)\.md$")
 MAX_ELEMENTS = 100_000  # a lesson's own scenario runs beside the reader, labels and all
@@ -60,6 +60,14 @@ class _Refused(Exception):
     """A problem that stops reading the rest of a file."""
 
 
+class CheckStopped(RingsimError):
+    """The whole check's work budget ran out at `problem`: nothing after it is checked."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
+
+
 @dataclass
 class _Draft:
     stop: int | None
@@ -87,6 +95,9 @@ def _folder_files(directory: str | Path | None) -> list[Path]:
     files = lesson_files(folder)
     if not files:
         raise RingsimError(f"{clean(str(folder))}: no lesson files (expected names like 01-intro.md)")
+    if len(files) > MAX_LESSON_FILES:
+        raise RingsimError(f"{clean(str(folder))}: {len(files):,} lesson files; a course has at "
+                           f"most {MAX_LESSON_FILES} (split it into folders of fewer lessons)")
     return files
 
 
@@ -100,9 +111,18 @@ def check_lessons(directory: str | Path | None = None, *, gpus: int | None = Non
     files = _folder_files(directory)
     lessons, problems, numbers = [], [], {}
     budget = Budget()
-    for path in files:
+    for index, path in enumerate(files):
         found: list[Problem] = []
-        lesson = load_lesson(path, found, budget=budget, gpus=gpus, elements=elements)
+        try:
+            lesson = load_lesson(path, found, budget=budget, gpus=gpus, elements=elements)
+        except CheckStopped as stopped:
+            # One line where the budget ran out, not one per figure left: the rest is unchecked.
+            rest = len(files) - index - 1
+            problems.extend(found)
+            problems.append(replace(stopped.problem, reason=stopped.problem.reason + (
+                f"; the check stops here, {plural(rest, 'lesson file')} after it unchecked"
+                if rest else "; the check stops here")))
+            break
         problems.extend(found)
         if lesson is None:
             continue
@@ -127,7 +147,10 @@ def load_numbered(number: int, directory: str | Path | None = None, *, gpus: int
         raise RingsimError(f"{clean(str(files[1]))}:1: lesson number {number} is already used by "
                            f"{clean(files[0].name)}")
     problems: list[Problem] = []
-    lesson = load_lesson(files[0], problems, budget=Budget(), gpus=gpus, elements=elements)
+    try:
+        lesson = load_lesson(files[0], problems, budget=Budget(), gpus=gpus, elements=elements)
+    except CheckStopped as stopped:
+        raise RingsimError(str(stopped.problem)) from None
     if lesson is None:
         raise RingsimError(str(problems[0]))
     return lesson
@@ -456,6 +479,9 @@ def _fill(drafts: list[_Draft], scenario: Scenario, path: Path,
         def one(match: re.Match) -> str:
             try:
                 return context.evaluate(parse(match.group(1)), position)
+            except OverBudget as error:
+                raise CheckStopped(Problem(path, number, f"{{{{{clip(match.group(1).strip())}}}}}: "
+                                                         f"{error}")) from None
             except RingsimError as error:
                 problems.append(Problem(path, number, f"{{{{{clip(match.group(1).strip())}}}}}: {error}"))
                 return match.group(0)
@@ -505,6 +531,8 @@ def _question(block, resolve, context: Context, stop: int | None, path: Path,
         parsed = parse(expression)
         value = context.evaluate(parsed, stop)
         why = context.explain(parsed, stop, value)
+    except OverBudget as error:
+        raise CheckStopped(Problem(path, number, f"answer {clip(expression)!r}: {error}")) from None
     except RingsimError as error:
         problems.append(Problem(path, number, f"answer {clip(expression)!r}: {error}"))
         return None

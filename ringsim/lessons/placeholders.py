@@ -18,7 +18,7 @@ from ..core.checks import check_count, check_elements, check_gpus
 from ..core.errors import RingsimError
 from ..execute.ledger import Ledger
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
-from .budget import Budget, ledger_cost, simulation_cost
+from .budget import Budget, ledger_cost, own_simulation_costs, placeholder_cost, simulation_cost
 from .expr import compile_expression, evaluate
 from .model import Scenario
 from .text import clip, plural
@@ -184,6 +184,8 @@ class Context:
         self.budget = Budget() if budget is None else budget
         self.plan = scenario.plan()
         self._sim: Simulation | None = None
+        self._paid = self._spent = 0  # the own run's steps paid for, and their estimated ms
+        self._costs: tuple[list[int], list[int]] | None = None
 
     def value(self, text: str) -> int:
         """An expression in the lesson's G and N."""
@@ -192,7 +194,10 @@ class Context:
     def evaluate(self, expr: Expression, position: int | None) -> str:
         """The placeholder's text at `position` (None: the end of the lesson's run)."""
         entry = VOCABULARY[expr.name]
-        text = str(entry.fn(_Ask(self, expr, position)))
+        ask = _Ask(self, expr, position)
+        # However cheap, every placeholder spends a little: a file of thousands is bounded too.
+        self.budget.spend(placeholder_cost(ask.scenario.gpus), repr(expr.head))
+        text = str(entry.fn(ask))
         unit = expr.options.get("unit")
         if unit is not None:
             count = text.replace(",", "")
@@ -207,12 +212,43 @@ class Context:
         ask = _Ask(self, expr, position)
         return entry.why(ask, value) if entry.why else vocabulary.generic_why(ask, value)
 
-    def simulation(self) -> Simulation:
-        # The lesson's own scenario runs beside the text anyway (bounded by the front
-        # matter's limits), so it is not charged to the budget; other scenarios are.
+    def simulation(self, position: int | None = None) -> Simulation:
+        """The lesson's own Simulation, its steps up to `position` (default: the end) paid for.
+
+        The own scenario is bounded by the front matter's limits, so no single figure's share
+        applies to it; each step it is taken to is charged to the whole check all the same,
+        before it runs, so that many large lessons cannot add up past the budget."""
+        position = len(self.plan) if position is None else position
+        if position > self._paid or self._sim is None:
+            self.pay_ahead(position)
+        elif position < self._sim.position:
+            self.pay_replay(position)
         if self._sim is None:
             self._sim = self.scenario.simulation()
         return self._sim
+
+    def _own_words(self) -> str:
+        s = self.scenario
+        return (f"the lesson's own scenario (a simulation of {s.gpus:,} GPUs, "
+                f"{s.elements:,} elements each)")
+
+    def _own_costs(self) -> tuple[list[int], list[int]]:
+        """The own run's estimated ms to each position, forward and replayed: one pass over
+        the plan, once, so that pricing a figure costs a look-up however many there are."""
+        if self._costs is None:
+            self._costs = own_simulation_costs(self.plan, self.scenario.elements)
+        return self._costs
+
+    def pay_ahead(self, position: int) -> None:
+        """Charge the own run's steps up to `position` not paid for yet (labels and all)."""
+        cost = self._own_costs()[0][position]
+        self.budget.spend(max(cost - self._spent, 0), self._own_words(), per_figure=False)
+        self._paid, self._spent = max(position, self._paid), max(cost, self._spent)
+
+    def pay_replay(self, position: int) -> None:
+        """Charge going back to `position`: a Simulation replays its run from the start
+        (Simulation.goto), the sums and numbers again, the sentences kept."""
+        self.budget.spend(self._own_costs()[1][position], self._own_words(), per_figure=False)
 
 
 class _Ask:
@@ -274,7 +310,7 @@ class _Ask:
     def sim(self) -> Simulation:
         s = self.scenario
         if self.own:
-            sim = self.ctx.simulation()
+            sim = self.ctx.simulation(self.position)
         else:
             if s.gpus > SYMBOLIC_MAX_GPUS or s.gpus * s.elements > SIMULATE_MAX_CELLS:
                 raise RingsimError(f"{self.expr.head!r} simulates its scenario: at most "

@@ -104,6 +104,10 @@ def _sentences(a) -> str:
         step = a.position
     if not 1 <= step <= last:
         raise RingsimError(f"step={step} is outside the run (1..{last})")
+    if a.own and step > a.position:
+        # A later step's sentences run the lesson's own scenario to it, then back.
+        a.ctx.pay_ahead(step)
+        a.ctx.pay_replay(a.position)
     return "\n".join(f"- {text}" for text in sim.sentences(step - 1))
 
 
@@ -414,10 +418,9 @@ def _calc_why(a, value: str) -> str:
 
 def _letters(a) -> str:
     g = a.scenario.gpus
-    names = [letter(k) for k in range(g)]
-    if g > 6:
-        names = names[:3] + ["…", names[-1]]
-    return " + ".join(names)
+    # Only the letters shown are made: G may be a million.
+    shown = range(g) if g <= 6 else (0, 1, 2, None, g - 1)
+    return " + ".join("…" if k is None else letter(k) for k in shown)
 
 
 def _segments(a) -> str:
@@ -554,6 +557,9 @@ def _sweep(a) -> str:
     from . import costs
     from .costs import best, overtake
     g = a.scenario.gpus
+    # NCCL's tree is priced port by port, O(G) at each of the sweep's sizes (measured: 0.7 s
+    # the first time at G = 1,000,000).
+    a.ctx.budget.spend(2 + g // 1_500, f"{a.expr.head!r} (a sweep of {g:,} GPUs)")
     topology, alpha, gbps = model_key(a)
     lines = [f"G = {g:,}, " + (f"flat: α = {alpha:g} µs, links {gbps:g} GB/s" if topology == "flat"
                                 else topology),

@@ -110,7 +110,7 @@ def test_two_lessons_with_one_number(tmp_path):
 
 def test_an_unreadable_file(tmp_path):
     path = tmp_path / "01-binary.md"
-    path.write_bytes(b"\xff\xfe\x00bad")
+    path.write_bytes(b"\xc3\x28\x00bad")  # not UTF-8 (and no byte-order mark to say otherwise)
     with pytest.raises(RingsimError) as info:
         load_lessons(tmp_path)
     assert str(info.value).startswith(f"{path}:1: cannot read the file: ")

@@ -266,6 +266,10 @@ def test_a_tie_for_the_best_bucket_is_named_as_a_range(capsys):
     # 2 to 25 MiB print the same step; the sentence names that range, not one size
     assert steps["2 MiB"] == steps["25 MiB"] != steps["1 MiB"]
     assert "Best bucket size: 25 MiB (from 2 MiB to 25 MiB the step is the same" in out
+    # of the tied sizes, the one that launches the fewest all-reduces is named, with its count
+    fewest = min((r for r in rows if f"{r[0]} {r[1]}" in steps and steps[f"{r[0]} {r[1]}"]
+                  == steps["25 MiB"]), key=lambda r: int(r[2]))
+    assert f"{fewest[0]} {fewest[1]} launches the fewest all-reduces, {fewest[2]})" in out
 
 
 def test_the_rails_note_gives_the_best_bucket_of_the_rails_layout(capsys):

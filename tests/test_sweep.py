@@ -347,3 +347,16 @@ def test_an_older_release_names_nccls_curve_and_the_title(capsys):
     top = next(i for i, line in enumerate(lines) if "┌" in line)
     labels = [line.split("┤")[0].strip() for line in lines[top:bottom + 1] if "┤" in line]
     assert len(labels) >= 3 and all(ROUND.fullmatch(label) for label in labels), labels
+
+
+def test_an_empty_size_ties_every_algorithm_and_does_not_name_the_fastest(capsys):
+    # At 0 B every algorithm takes no time; the fastest is the one at the sizes that move.
+    assert main(["sweep", "--sizes", "0,1KiB", "--no-plot"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last == ("No crossover: recursive-doubling is the fastest at every size swept "
+                    "(at 0 B every algorithm takes no time).")
+    assert main(["sweep", "--sizes", "0", "--no-plot"]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == (
+        "No crossover: every size swept is 0 B, an empty call, which takes every algorithm no time.")
+    assert main(["sweep", "--sizes", "1..8", "--no-plot"]) == 2
+    assert "size 1 byte is not a whole number of 4-byte elements" in capsys.readouterr().err

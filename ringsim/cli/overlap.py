@@ -232,10 +232,12 @@ def run(args: argparse.Namespace) -> int:
         lo -= 1
     while hi + 1 < len(runs) and same(runs[hi + 1]):
         hi += 1
-    tied = [o.bucket_mb for o in runs[lo:hi + 1]]
+    tied = runs[lo:hi + 1]
+    fewest = min(tied, key=lambda o: (len(o.buckets), -o.bucket_mb))
     best = (_mb(winner.bucket_mb) if len(tied) == 1 else
-            f"{_mb(winner.bucket_mb)} (from {_mb(min(tied))} to {_mb(max(tied))} the step is the "
-            "same to a part in a thousand; the largest launches the fewest all-reduces)")
+            f"{_mb(winner.bucket_mb)} (from {_mb(tied[0].bucket_mb)} to {_mb(tied[-1].bucket_mb)} "
+            f"the step is the same to a part in a thousand; {_mb(fewest.bucket_mb)} launches the "
+            f"fewest all-reduces, {len(fewest.buckets):,})")
     uncapped = next((o for o in runs if math.isinf(o.bucket_mb)), None)
     if uncapped is not None:
         count = len(uncapped.buckets)

@@ -218,9 +218,15 @@ def _print_table(result: Sweep) -> None:
             for i, p in enumerate(result.points)]
     print("\n".join(table([header, *body])))
     print()
-    if not result.crossovers:
-        best = result.points[0].best if result.points else "—"
-        say(f"No crossover: {best} is the fastest at every size swept.")
+    moving = [p for p in result.points if p.nbytes]
+    if not result.crossovers and not moving:
+        say("No crossover: every size swept is 0 B, an empty call, which takes every algorithm "
+            "no time.")
+    elif not result.crossovers:
+        # An empty size ties every algorithm, so the fastest is the one at the sizes that move.
+        say(f"No crossover: {moving[-1].best} is the fastest at every size swept"
+            + (" (at 0 B every algorithm takes no time)." if len(moving) < len(result.points)
+               else "."))
     for c in result.crossovers:
         say(f"Crossover: {result.title(c.after)} overtakes {result.title(c.before)} "
             f"at {c.nbytes:,} bytes per GPU ({_approx_bytes(c.nbytes)}).")

@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
                                                     "seconds": nccl[k].seconds}}))
         return 0
     psi = args.params
-    say(f"ZeRO per training step · Ψ = {psi:,} parameters · {plural(gpus, 'GPU')} · {model.topology.name}, "
+    say(f"ZeRO per training step · Ψ = {plural(psi, 'parameter')} · {plural(gpus, 'GPU')} · {model.topology.name}, "
         f"{model.itemsize}-byte elements on the wire")
     say("Memory: fp16 parameters 2Ψ, fp16 gradients 2Ψ, Adam states 12Ψ bytes (fp32 copy, "
         "momentum, variance), sharded by stage.")

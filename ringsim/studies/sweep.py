@@ -22,6 +22,7 @@ from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..cost.nccl import NcclChoice, nccl_choices
 from ..cost.nccl_tuner import carried_release
 from ..core.errors import RingsimError
+from ..core.naming import plural
 from ..core.units import format_seconds, parse_size
 from .compare import rails_order, rails_ring
 
@@ -228,7 +229,7 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
     names = algorithm_names + ((rails_column(order),) if order else ())
     for nbytes in sizes:
         if nbytes % model.itemsize:
-            raise RingsimError(f"size {nbytes:,} bytes is not a whole number of "
+            raise RingsimError(f"size {plural(nbytes, 'byte')} is not a whole number of "
                                f"{model.itemsize}-byte elements")
     _check_work(gpus, len(sizes), model, names)
     pricing = _one_node_as_flat(model, gpus)

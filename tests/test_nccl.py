@@ -286,10 +286,10 @@ def test_nccl_model_keeps_its_agreement_with_published_points():
         f"{c.system['id']} {c.point['bytes']} B model/measured {c.ratio:.2f}" for c in worst))
 
 
-# The all-gather and reduce-scatter runs were added with no change to the model: 109 of 169
-# healthy points within ±25% (all-gather 56 of 113, reduce-scatter 53 of 56). The same rule as
+# The all-gather and reduce-scatter runs were added with no change to the model: 145 of 265
+# healthy points within ±25% (all-gather 92 of 209, reduce-scatter 53 of 56). The same rule as
 # FLOOR: raise it when the model improves, lower it only when published runs are added.
-OTHERS_FLOOR = 0.64
+OTHERS_FLOOR = 0.545
 
 
 def test_nccl_model_keeps_its_agreement_on_the_other_collectives():

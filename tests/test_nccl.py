@@ -4,6 +4,7 @@ its restrictions, `predict`, the topology fields it reads, and the published mea
 from __future__ import annotations
 
 import json
+import math
 import re
 import subprocess
 import sys
@@ -553,3 +554,15 @@ def test_links_slower_than_the_search_lists_fall_back_to_one_channel_as_nccl_doe
     assert "falls back to one channel in rank order, which it rates 0.1 GB/s" in out.stdout
     out = _cli("--topology", str(path), "-g", "4", "--algo", "NVLS")
     assert out.returncode == 2 and "with the --algo/--proto given" in out.stderr
+
+
+def test_the_fallback_channel_across_nodes_goes_at_the_slower_of_its_links():
+    # 8 H100 a node on NVLink, a 100 Mb/s network: no listed speed fits across nodes, and the
+    # one channel crosses both, so the call goes at the network's 12.5 MB/s on 2 nodes as on 3.
+    text = ('gpus_per_node = {}\narch = "hopper"\n[inside]\nalpha = "1us"\nbandwidth = "450GB/s"\n'
+            '[across]\nalpha = "3us"\nbandwidth = "100Mb/s"\n')
+    for ppn, gpus in ((8, 16), (8, 24), (1, 2), (1, 3)):
+        choice = nccl_choice(parse(text.format(ppn), "slow-net"), gpus, 1 << 30)
+        busbw = (1 << 30) * 2 * (gpus - 1) / gpus / choice.seconds
+        assert busbw == pytest.approx(12.5e6, rel=0.01), (ppn, gpus)
+        assert math.isfinite(choice.seconds) and choice.nccl_seconds > 0

@@ -11,7 +11,7 @@ import numpy as np
 
 from ringsim.algorithms import make_plan
 from ringsim.cli import main
-from ringsim.cli.walk import MAX_VALUES_FORCED, PRINT_BYTES_PER_VALUE
+from ringsim.cli.walk import MAKING_BYTES_PER_VALUE, MAX_VALUES_FORCED, PRINT_BYTES_PER_VALUE
 from ringsim.core.layout import Layout
 from ringsim.execute.memory import LIMIT_VARIABLE, format_bytes, simulation_bytes
 
@@ -47,7 +47,9 @@ def test_force_still_prints_past_the_plain_cap(capsys):
 
 def test_printing_the_values_counts_in_the_memory_check(monkeypatch, capsys):
     gpus, elements = 8, 20_000
-    walk = simulation_bytes(make_plan("ring", gpus), Layout(gpus, elements), np.dtype(np.int64).itemsize)
+    # the Simulation, and the gradients made before it
+    walk = (simulation_bytes(make_plan("ring", gpus), Layout(gpus, elements), np.dtype(np.int64).itemsize)
+            + gpus * elements * MAKING_BYTES_PER_VALUE)
     printing = gpus * elements * PRINT_BYTES_PER_VALUE
     monkeypatch.setenv(LIMIT_VARIABLE, str(walk + printing // 2))
     argv = ["walk", "-g", str(gpus), "-n", str(elements)]

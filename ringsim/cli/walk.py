@@ -52,6 +52,9 @@ MAX_VALUES_FORCED = 10_000_000
 # Printing one step's numbers holds each as a Python object and its text at once (measured:
 # 95 bytes a number for float64 JSON Lines, 56 as text), counted with the walk's memory.
 PRINT_BYTES_PER_VALUE = 100
+# The gradients are made before the Simulation, which then checks its own memory against what
+# is left: made as float64 or int64 and a second array of them, then cast (_gradients).
+MAKING_BYTES_PER_VALUE = 3 * 8
 
 
 NUMPY_DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8")
@@ -245,8 +248,9 @@ def _simulation(args: argparse.Namespace, model: CostModel | None, c: Collective
     layout = Layout(plan.segments, args.elements)
     instead = _compare_hint(args, args.gpus, args.elements, model is not None)
     printing = args.gpus * args.elements * PRINT_BYTES_PER_VALUE if args.values else 0
+    making = args.gpus * args.elements * MAKING_BYTES_PER_VALUE
     check_memory(simulation_bytes(plan, layout, dtype.itemsize,
-                                  symbolic=plan.gpus <= SYMBOLIC_MAX_GPUS) + printing,
+                                  symbolic=plan.gpus <= SYMBOLIC_MAX_GPUS) + printing + making,
                  f"a walk of {args.gpus:,} GPUs with {args.elements:,} elements each",
                  instead=instead, xp=xp)
     # Building the plan is cheap next to printing it (budget in _walk_budget.py): its columns

@@ -128,14 +128,20 @@ def read_text(path: object, what: str, limit: int, *, stdin: bool = False,
     """The UTF-8 text of a file read by read_bytes; `lenient` replaces bytes that are not
     UTF-8 (a pasted log) instead of refusing the file. A byte-order mark says the encoding,
     as Windows tools write one: UTF-8's is dropped, and text that starts with UTF-16's
-    (PowerShell's `>`) is read as UTF-16."""
+    (PowerShell's `>`) or UTF-32's is read as such."""
     data = read_bytes(path, what, limit, stdin=stdin, wording=wording)
-    encoding = "utf-16" if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else "utf-8-sig"
+    # UTF-32's little-endian mark starts with UTF-16's, so it is looked for first.
+    encoding = ("utf-32" if data[:4] in (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE) else
+                "utf-16" if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else "utf-8-sig")
     try:
         return data.decode(encoding, errors="replace" if lenient else "strict")
     except UnicodeDecodeError as error:
         name = "standard input" if stdin and path == "-" else _shown(path)
-        raise _refusal(wording.not_utf8, what, name, limit, reason=error) from None
+        # a file whose mark said UTF-16 or UTF-32 is named for that, not for UTF-8
+        marked = {"utf-16": "UTF-16 text (as its byte-order mark says)",
+                  "utf-32": "UTF-32 text (as its byte-order mark says)"}.get(encoding)
+        template = wording.not_utf8.replace("UTF-8 text", marked) if marked else wording.not_utf8
+        raise _refusal(template, what, name, limit, reason=error) from None
 
 
 def _refusal(template: str, what: str, name: str, limit: int, size: int = 0,

@@ -75,8 +75,14 @@ def fallback_link_graph(tuned: Tuned, algo: str) -> Graph | None:
         return None
     sys = tuned.sys
     inside = min(sys.intra_bw, sys.uplink_bw if sys.uplink_bw is not None else math.inf)
+    if sys.nodes == 1:
+        return Graph(1, inside, 0.0, True)
     across = min(sys.net_bw, sys.cpu_link if sys.cpu_link is not None else math.inf)
-    return Graph(1, inside, across if sys.nodes > 1 else 0.0, True)
+    # The one channel crosses the node's links and the network in turn, so it goes at the
+    # slower of the two everywhere, as NCCL's fallback rates both alike (and as NCCL's tuner
+    # reads the speed inside on two nodes, the one across past them).
+    slowest = min(across, inside) if sys.ranks > sys.nodes else across
+    return Graph(1, slowest, slowest, True)
 
 
 @lru_cache(maxsize=64)

@@ -445,7 +445,8 @@ def _check_stops(drafts: list[_Draft], stops: list[int], front: dict, steps: int
     line = front.get("stops", (1, ""))[0]
     for stop in stops:
         if not 0 <= stop <= steps:
-            refuse(line, f"stop {stop} is outside the run: this scenario has {steps} steps, "
+            refuse(line, f"stop {stop} is outside the run: this scenario has "
+                         f"{plural(steps, 'step')}, "
                          f"so stops are 0..{steps}")
     for draft in drafts:
         if draft.stop is not None and not 0 <= draft.stop <= steps:

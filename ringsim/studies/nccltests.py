@@ -79,6 +79,7 @@ _RANK = re.compile(r"#\s*Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+
 _NGPUS = re.compile(r"#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)")
 _TEST = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv|"
                    r"gather|scatter|hypercube)_perf")
+_STARTING = re.compile(r"Collective test starting:\s*(\w+)")
 _TESTS_VERSION = re.compile(r"nccl-tests version (\d+\.\d+\.\d+)")
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
 # NCCL_ALGO / NCCL_PROTO as a command line sets them, as NCCL reports them (`NCCL_PROTO set by
@@ -173,6 +174,7 @@ def parse(text: Text) -> Output:
     """The rows and header of nccl-tests output in `text`; RingsimError when it holds no row."""
     out = Output(text.name, cut_lines=text.cut_lines)
     seen_ranks: dict[int, RankLine] = {}
+    started: list[str] = []  # the tests whose "# Collective test starting:" line was read
     for number, raw in enumerate(text.lines, 1):
         line = _LEAD.sub("", _PREFIX.sub(" ", raw)).strip()
         if not line:
@@ -183,6 +185,16 @@ def parse(text: Text) -> Output:
         if out.nvls_off is None and "NVLS" in line:
             out.nvls_off = nvls_off([line])
         if line.startswith("#"):
+            if m := _STARTING.search(line):
+                started.append(m.group(1))
+                if len(started) > 1:
+                    # One file of several runs (a script that runs each test in turn): the
+                    # later headers list the same ranks again, so it is refused as what it is.
+                    runs = " then ".join(shown(name, 30) for name in started)
+                    raise RingsimError(f"{text.name} holds more than one nccl-tests run, one after "
+                                       f"another ({runs}, at line {number:,}): pass one run's "
+                                       "output, from its '# Collective test starting' line to "
+                                       "the next")
             _header(line, out, seen_ranks)
             continue
         if out.collective is None and (m := _TEST.search(line)):

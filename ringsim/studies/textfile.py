@@ -67,9 +67,21 @@ def read_text(path: str, what: str, *, max_bytes: int = MAX_BYTES) -> Text:
                             lenient=True)
     name = "standard input" if path == "-" else shown(path, 120)
     head = "\n".join(lines)[:65536]
+    if _wide_text(head):
+        raise RingsimError(f"{name} looks like UTF-16 or UTF-32 text without a byte-order mark: "
+                           f"save the {what} as UTF-8")
     if "\x00" in head or _mostly_binary(head):
         raise RingsimError(f"{name} looks binary, not a {what} (text as the program printed it)")
     return Text(name, tuple(clean(line) for line in lines), cut)
+
+
+def _wide_text(head: str) -> bool:
+    """True when NULs fill every other character (or three in four) of text that is otherwise
+    readable: ASCII written two or four bytes a character, with no mark to say so."""
+    sample = head[:4096]
+    nuls = sample.count("\x00")
+    return len(sample) >= 16 and nuls * 2 >= len(sample) * 0.9 and not _mostly_binary(
+        sample.replace("\x00", ""))
 
 
 def _mostly_binary(head: str) -> bool:

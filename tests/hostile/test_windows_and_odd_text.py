@@ -133,3 +133,28 @@ def test_a_tuning_cell_nccl_could_not_print_is_not_read(tmp_path):
 def test_articles_follow_the_spoken_number():
     assert [article(n) for n in (1, 8, 11, 16, 18, 80, 110, 800, 1100, 11000, 18000)] == [
         "a", "an", "an", "a", "an", "an", "a", "an", "a", "an", "an"]
+
+
+def test_utf32_is_read_and_wide_text_without_a_mark_is_named(tmp_path, capsys):
+    text = _paste(tmp_path).read_text(encoding="utf-8")
+    marked = tmp_path / "utf32.txt"
+    marked.write_bytes(text.encode("utf-32"))  # with its byte-order mark
+    code, out, err = _diagnose(capsys, str(marked))
+    assert code == 0, err
+    bare = tmp_path / "utf16le.txt"
+    bare.write_bytes(text.encode("utf-16-le"))  # no mark
+    code, out, err = _diagnose(capsys, str(bare))
+    assert code == 2 and err.strip() == (
+        f"ringsim diagnose: error: {bare} looks like UTF-16 or UTF-32 text without a byte-order "
+        "mark: save the nccl-tests output as UTF-8")
+
+
+def test_a_file_of_several_runs_is_refused_as_such(tmp_path, capsys):
+    one = _paste(tmp_path).read_text(encoding="utf-8")
+    both = tmp_path / "both.txt"
+    both.write_text("# Collective test starting: all_reduce_perf\n" + one
+                    + "# Collective test starting: all_gather_perf\n" + one)
+    code, out, err = _diagnose(capsys, str(both))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "holds more than one nccl-tests run, one after another (all_reduce_perf then " \
+           "all_gather_perf, at line" in err

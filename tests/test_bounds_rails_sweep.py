@@ -13,16 +13,22 @@ import json
 import numpy as np
 import pytest
 
-from ringsim.algorithms import _multiring, _trees, nccl_tree
+from ringsim.algorithms import _fold, _multiring, _trees, nccl_tree
 from ringsim.algorithms._step_times import Clock, ring_phase
 from ringsim.algorithms.timing import estimate, machine_options
 from ringsim.cli import main
 from ringsim.core.errors import RingsimError
+from ringsim.cost import ports
 from ringsim.cost.model import CostModel
 from ringsim.cost.topology import Level, Topology
 from ringsim.studies import sweep as sweep_module
 from ringsim.training import overlap
 from ringsim.training.models import llama_7b, parse_layers
+
+
+def _every_gpu_sampled(model, gpus):
+    """The node size as it is, even where one node holds every GPU (the slow way)."""
+    return model.topology.gpus_per_node
 
 
 def _two_level(per_node: int) -> CostModel:
@@ -134,7 +140,7 @@ def test_trees_on_one_node_price_as_on_one_flat_level(monkeypatch, name, module)
     fast = [estimate(name, gpus, n, model) for n in sizes]
     _trees._port_columns.cache_clear()
     nccl_tree._ports.cache_clear()
-    monkeypatch.setattr(_trees, "_node_size", lambda gpus, per_node: per_node)
+    monkeypatch.setattr(module, "node_period", _every_gpu_sampled)
     slow = [estimate(name, gpus, n, model) for n in sizes]
     _trees._port_columns.cache_clear()
     nccl_tree._ports.cache_clear()
@@ -147,26 +153,28 @@ def test_a_sweep_in_one_node_equals_the_sweep_on_its_own_topology(monkeypatch):
     model, gpus = _one_node(), 5000
     sizes = sweep_module.parse_sizes("4B..1GiB:x4")
     fast = sweep_module.sweep(gpus, sizes, model)
-    monkeypatch.setattr(sweep_module, "_one_node_as_flat", lambda model, gpus: model)
+    for module in (ports, _trees, nccl_tree, _fold):
+        monkeypatch.setattr(module, "node_period", _every_gpu_sampled)
+    _trees._port_columns.cache_clear()
+    nccl_tree._ports.cache_clear()
     slow = sweep_module.sweep(gpus, sizes, model)
+    _trees._port_columns.cache_clear()
+    nccl_tree._ports.cache_clear()
     assert fast.points == slow.points
     assert fast.crossovers == slow.crossovers
     assert fast.nccl == slow.nccl
     assert fast.model is model  # what the sweep reports is the topology given
 
 
-def test_a_sweep_prices_one_node_columns_on_its_inside_level_only_there():
-    one = _one_node()
-    flat = sweep_module._one_node_as_flat(one, 5000)
-    assert flat.topology.gpus_per_node is None and set(flat.topology.levels) == {"inside"}
-    assert flat.topology.levels["inside"] == one.topology.levels["inside"]
+def test_the_ports_see_one_node_as_no_node_only_there():
+    assert ports.node_period(_one_node(), 5000) is None
     two = _two_level(8)
-    assert sweep_module._one_node_as_flat(two, 64) is two            # several nodes
-    assert sweep_module._one_node_as_flat(two, 8).topology.gpus_per_node is None
-    assert sweep_module._one_node_as_flat(CostModel(), 64) == CostModel()  # flat already
+    assert ports.node_period(two, 64) == 8                     # several nodes
+    assert ports.node_period(two, 8) is None                   # all G in one node
+    assert ports.node_period(CostModel(), 64) is None           # flat already
     across_only = CostModel(dataclasses.replace(
         two.topology, levels={"across": two.topology.levels["across"]}), 4)
-    assert sweep_module._one_node_as_flat(across_only, 8) is across_only  # no inside level
+    assert ports.node_period(across_only, 16) == 8
 
 
 def test_the_sweep_command_in_one_big_node_matches_the_flat_machine_figures(tmp_path, capsys):
@@ -178,7 +186,8 @@ def test_the_sweep_command_in_one_big_node_matches_the_flat_machine_figures(tmp_
                     'alpha = "2.7us"\nbandwidth = "400Gb/s"\n')
     model = CostModel.of(str(path))
     got = sweep_module.sweep(1_000_000, [4096, 1 << 20], model)
-    flat = sweep_module._one_node_as_flat(model, 1_000_000)
+    flat = dataclasses.replace(model, topology=dataclasses.replace(
+        model.topology, gpus_per_node=None, levels={"inside": model.topology.levels["inside"]}))
     for point in got.points:
         for name, value in point.estimates.items():
             assert value == estimate(name, 1_000_000, point.elements, flat,

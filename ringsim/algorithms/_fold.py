@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.plan import Step
-from ..cost.ports import crosses, port_seconds, slower_level
+from ..cost.ports import crosses, node_period, port_seconds, slower_level
 
 FOLD = "Fold in the extra GPUs"
 UNFOLD = "Hand the sum back to the extra GPUs"
@@ -58,7 +58,7 @@ def fold_timing(model, gpus: int, elements: int, clock, reduce: bool) -> None:
     _, rem = split(gpus)
     if not rem:
         return
-    per = model.topology.gpus_per_node
+    per = node_period(model, gpus)  # None: one node, every pair alike
     i = np.arange(min(rem, per or 1), dtype=np.int64)
     across = crosses(model, 2 * i, 2 * i + 1)
     wire, arrive = port_seconds(model, np.full(len(i), elements), across, reduce)

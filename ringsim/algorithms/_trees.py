@@ -10,7 +10,8 @@ import numpy as np
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
-from ..cost.ports import ACROSS, IN, INSIDE, OUT, PORTS_PER_GPU, port_keys, port_seconds, slower_level
+from ..cost.ports import (ACROSS, IN, INSIDE, OUT, PORTS_PER_GPU, node_period, port_keys, port_seconds,
+                          slower_level)
 from . import _btree
 from ._counts import Tally, closed, formula
 from ._phases import steps_of, tree_events
@@ -141,16 +142,6 @@ def _port_columns(gpus: int, seconds: tuple, per_node: int | None, full: int, ch
     return out
 
 
-def _node_size(gpus: int, per_node: int | None) -> int | None:
-    """The topology's GPUs per node as the ports see them: None where all G GPUs share one node.
-
-    Then no transfer crosses nodes, exactly as on one flat level, and the flat sample (a few
-    GPUs per tree level) shows every kind of GPU; a node of P ≥ G GPUs would instead make the
-    sample span whole periods of P, every GPU at G = 1,000,000 in one node.
-    """
-    return None if per_node is None or gpus <= per_node else per_node
-
-
 def _moves(rel: dict) -> np.ndarray:
     """Transfers of each chunk a GPU sends (and receives) in one tree: 1 + its children, 0 for a lone root."""
     return sum((rel[k] >= 0).astype(np.int64) for k in ("parent", "left", "right"))
@@ -210,7 +201,7 @@ def seconds(gpus: int, elements: int, model, trees: list[_btree.Tree], chunks: i
     if gpus < 2:
         return clock.estimate()
     columns = _port_columns(gpus, tuple(t.second for t in trees),
-                            _node_size(gpus, model.topology.gpus_per_node), full, chunks)
+                            node_period(model, gpus), full, chunks)
     if columns is None:
         return clock.estimate()
     key, inbound, across, reduce, segment, shape = columns

@@ -136,13 +136,13 @@ def _block(n: np.ndarray, mask: int) -> np.ndarray:
 
 def _step_elements(model, gpus: int, elements: int, mask: int) -> tuple[int, int]:
     """The most elements a swap at `mask` carries inside a node and across (−1: no such swap)."""
-    from ..cost.ports import crosses
+    from ..cost.ports import crosses, node_period
     from ._step_times import pair_candidates
     p2, rem = split(gpus)
     q, r = divmod(elements, p2)
     h = p2 // (2 * mask)
     size = lambda j: q * h + int(np.clip(r - j * h, 0, h))  # noqa: E731 (block j's elements)
-    per = model.topology.gpus_per_node
+    per = node_period(model, gpus)  # None: one node, nothing crosses
     if per is None:
         return size(0), -1  # block 0, the largest, is always sent (by new rank `mask`)
     if mask >= per:

@@ -30,7 +30,7 @@ import numpy as np
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan
-from ..cost.ports import ACROSS, IN, OUT, port_keys, port_seconds, slower_level
+from ..cost.ports import ACROSS, IN, OUT, node_period, port_keys, port_seconds, slower_level
 from . import _chains, _given_trees, _trees
 from ._counts import closed, formula
 from ._phases import btree_parents, dtree_parents
@@ -313,8 +313,7 @@ def seconds(gpus: int, elements: int, model, gpus_per_node=None, chunks: int = 1
         return _given_trees.seconds(gpus, elements, model, _given(tree_parents, gpus), chunks)
     per = _per(gpus, gpus_per_node)
     clock = Clock()
-    columns = _ports(gpus, per, chunks, _trees._node_size(gpus, model.topology.gpus_per_node),
-                     full)
+    columns = _ports(gpus, per, chunks, node_period(model, gpus), full)
     if columns is None:
         return clock.estimate()
     inverse, starts, on_across, seg, reduce, across, ports = columns

@@ -70,10 +70,10 @@ def closed_form(gpus: int, elements: int) -> ClosedForm:
 
 def swap_levels(model, gpus: int, mask: int) -> tuple[bool, bool]:
     """(some swap stays inside a node, some swap crosses nodes) at distance `mask`, in O(P²)."""
-    from ..cost.ports import crosses
+    from ..cost.ports import crosses, node_period
     from ._step_times import pair_candidates
     p2, rem = split(gpus)
-    per = model.topology.gpus_per_node
+    per = node_period(model, gpus)  # None: one node, nothing crosses
     if per is None:
         return True, False
     if mask >= per:  # GPUs mask new ranks apart are at least mask real GPUs apart

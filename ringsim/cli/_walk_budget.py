@@ -71,7 +71,6 @@ def estimate(plan: Plan, elements: int, held: np.ndarray, *, as_json: bool = Fal
     if as_json:  # JSON Lines also labels each sender on its own
         sentences += run.transfers * JSON_PER_TRANSFER + run.sent_terms * TERM_SECONDS
         terms += run.sent_terms
-    if as_json:
         shown = values * JSON_PER_VALUE
     else:
         parts = plan.gpus * plan.segments * (len(plan.steps) + 1) if values else 0

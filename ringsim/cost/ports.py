@@ -52,6 +52,17 @@ def port_keys(gpu, level, direction) -> np.ndarray:
     return (gpu * 2 + level) * 2 + direction
 
 
+def node_period(model, gpus: int) -> int | None:
+    """The topology's GPUs per node as G GPUs' ports see them: None where all G share one node.
+
+    Then no transfer crosses nodes, exactly as on one flat level, and a closed form that
+    samples GPUs over one period of the node size samples a few, not all G (a node of
+    1,000,000 GPUs would make every size price every GPU).
+    """
+    per = model.topology.gpus_per_node
+    return None if per is None or gpus <= per else per
+
+
 def crosses(model, src, dst) -> np.ndarray:
     """Whether each transfer src → dst (0-based GPUs) goes across nodes on the model's topology."""
     per = model.topology.gpus_per_node

@@ -232,8 +232,7 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
             raise RingsimError(f"size {plural(nbytes, 'byte')} is not a whole number of "
                                f"{model.itemsize}-byte elements")
     _check_work(gpus, len(sizes), model, names)
-    pricing = _one_node_as_flat(model, gpus)
-    points = tuple(_point(gpus, n, pricing, names, order) for n in sizes)
+    points = tuple(_point(gpus, n, model, names, order) for n in sizes)
     crossovers = []
     for left, right in zip(points, points[1:]):
         if left.estimates[right.best].seconds <= left.estimates[left.best].seconds:
@@ -247,36 +246,15 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
         low, high = left.elements, right.elements
         while high - low > 1:
             middle = (low + high) // 2
-            if _best(gpus, middle, pricing, rivals, order) == left.best:
+            if _best(gpus, middle, model, rivals, order) == left.best:
                 low = middle
             else:
                 high = middle
-        after = _best(gpus, high, pricing, rivals, order)
+        after = _best(gpus, high, model, rivals, order)
         crossovers.append(Crossover(left.best, after, high * model.itemsize))
     picks, note = _nccl(gpus, sizes, model, nccl)
     return Sweep(gpus, model, algorithm_names, points, tuple(crossovers), picks, note, order,
                  rails_note, nccl)
-
-
-def _one_node_as_flat(model: CostModel, gpus: int) -> CostModel:
-    """The model the columns are priced on: where all G GPUs fit in one of the topology's nodes,
-    the same model on one flat level (its inside level alone), else the model itself.
-
-    Nothing crosses nodes then, so every column's time is the flat level's to the last bit
-    (tests compare the two sweeps); but several closed forms sample GPUs over one period of the
-    node size P, and with P ≥ G that is every GPU at every size: a node of 1,000,000 GPUs
-    would take half a minute to sweep at 24 sizes, against a second on one flat level.
-    """
-    from dataclasses import replace
-    topology = model.topology
-    inside = topology.levels.get("inside")
-    if not one_level(model, gpus) or topology.gpus_per_node is None or inside is None:
-        return model
-    try:
-        return replace(model, topology=replace(topology, gpus_per_node=None,
-                                               levels={"inside": inside}))
-    except RingsimError:  # a topology that is not valid without its nodes: priced as it is
-        return model
 
 
 def _check_work(gpus: int, count: int, model: CostModel, names: tuple[str, ...]) -> None:

@@ -209,7 +209,8 @@ def _beside_peers(found: list[Check]) -> tuple[int, int]:
             continue
         topo, g = peers.topology(c.system["topology"]), c.system["gpus"]
         theirs = [p for p in peers.peers(topo, g, topo.nodes(g), c.system.get("gpus_per_process", 1),
-                                         c.collective) if p.id != c.system["id"]]
+                                         c.collective, c.system.get("dtype", "float"))
+                  if p.id != c.system["id"]]
         rows = peers.beside([(c.point["bytes"], c.measured_us / 1e6)], theirs)
         if rows and rows[0].systems > 1:
             have += 1

@@ -143,8 +143,8 @@ def run(args: argparse.Namespace) -> int:
         return _tuning(args, topology)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process)
-    found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process, args.collective)
-                     if args.published else ([], {}))
+    found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process, args.collective,
+                                args.dtype) if args.published else ([], {}))
     if args.json:
         # each line says what produced it, so that a saved file can be traced back
         made = {"topology": topology.name, "gpus": args.gpus, "nodes": topology.nodes(args.gpus),
@@ -200,12 +200,12 @@ def run(args: argparse.Namespace) -> int:
                           comment="#", strip=False)))
     if args.published:
         print("\n".join(_published_lines(topology, args.gpus, found, args.gpus_per_process,
-                                          args.collective)))
+                                          args.collective, args.dtype)))
     elif args.collective in _published_collectives():
         # NCCL's model is the tuner's reading, not a measurement: say where measured runs of
         # machines like this one can be set beside it.
         found, beside = _published(topology, args.gpus, rows, args.gpus_per_process,
-                                   args.collective)
+                                   args.collective, args.dtype)
         if found:
             say(f"# {len(found)} published healthy {PERF[args.collective]} "
                 f"run{'s' * (len(found) > 1)} on machines like this one: --published sets "
@@ -238,20 +238,20 @@ def _perf_names(collectives) -> str:
 
 
 def _published(topology, gpus: int, rows, gpus_per_process: int = 1,
-               collective: str = "all-reduce") -> tuple[list, dict]:
+               collective: str = "all-reduce", dtype: str = "float") -> tuple[list, dict]:
     """The published runs of `collective` like this topology, and for each size they
     measured the model's time beside theirs (peers.PeerRow by bytes)."""
     from ..studies import peers
-    found = peers.peers(topology, gpus, topology.nodes(gpus), gpus_per_process, collective)
+    found = peers.peers(topology, gpus, topology.nodes(gpus), gpus_per_process, collective, dtype)
     timed = [(r.bytes, r.seconds) for r in rows if r.seconds is not None]
     return found, {m.bytes: m for m in peers.beside(timed, found)}
 
 
 def _published_lines(topology, gpus: int, found, gpus_per_process: int = 1,
-                     collective: str = "all-reduce") -> list[str]:
+                     collective: str = "all-reduce", dtype: str = "float") -> list[str]:
     """Comment lines naming the published runs (or saying there are none)."""
     from ..studies import peers
-    like = peers.likeness(topology, topology.nodes(gpus)) + (
+    like = peers.likeness(topology, topology.nodes(gpus), dtype) + (
         f", {gpus_per_process} GPUs per process" if gpus_per_process > 1 else "")
     if not found:
         return [wrap(f"# no published {PERF[collective]} run matches {_where(topology, gpus)} ({like}); "

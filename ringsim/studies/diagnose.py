@@ -334,7 +334,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                                                          proto=proto, dtype=dtype), tolerance)
     held_to = ", ".join(f"{name}={value}" for name, value in
                         (("NCCL_ALGO", algo), ("NCCL_PROTO", proto)) if value is not None)
-    found = peers.peers(topology, gpus, nodes, per_process, collective)
+    found = peers.peers(topology, gpus, nodes, per_process, collective, dtype)
     if found and held_to:
         # The published runs let NCCL choose: a run held to one algorithm is not like them.
         notes.append(f"this run was held to {held_to}, and the published runs like it let NCCL "
@@ -350,7 +350,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                   for p in itself]
         report.peers = [p for p in found if p not in itself]
         report.peer_rows = peers.beside(sorted(mine.items()), report.peers)
-        report.peer_likeness = peers.likeness(topology, nodes)
+        report.peer_likeness = peers.likeness(topology, nodes, dtype)
     report.verdicts = verdicts(report)
     report.checks = checks(report)
     return report

@@ -19,6 +19,7 @@ from importlib import resources
 
 from ..core.units import format_seconds
 from .nccltests import bus_factor
+from ..cost.nccl_graph import constants
 from ..cost.topology import DEFAULT_KIND, DEFAULT_NIC_PATH, Topology, load, parse, presets
 
 PUBLISHED = resources.files("ringsim.studies").joinpath("published")
@@ -73,6 +74,7 @@ class Peer:
     gpus_per_process: int | None
     times: dict[int, float]
     quoted: frozenset[int] = frozenset()  # sizes whose time comes from a quoted busbw
+    dtype: str = "float"                   # the element type it ran (nccl-tests' -d)
 
 
 KIND_WORDS = {"nvlink": "NVLink", "pcie": "PCIe", "network": "a network"}
@@ -152,13 +154,27 @@ def _nics(topo: Topology, nodes: int) -> int | None:
     return across.nics_per_gpu or 1
 
 
+# nccl-tests' other names for NCCL's types (older releases print "int" and "char")
+NCCL_NAMES = {"int": "int32", "char": "int8", "float32": "float", "float16": "half",
+              "float64": "double"}
+
+
+def _added_alike(a: str, b: str) -> bool:
+    """Whether NCCL runs elements of types `a` and `b` alike: both of a type NVLink SHARP can
+    add, or both not (it has no 8-bit adds); bytes are bytes to every other algorithm."""
+    summable = constants()["types"]["nvls_sum"]
+    a, b = (NCCL_NAMES.get(t, t) for t in (a, b))
+    return (a in summable) == (b in summable)
+
+
 def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1,
-          ran: str = "all-reduce") -> list[Peer]:
+          ran: str = "all-reduce", dtype: str = "float") -> list[Peer]:
     """The published runs of the collective a user `ran` whose source calls them healthy, on
     machines like this one: the
     same number of GPUs and nodes, GPUs per process (nccl-tests' -g), GPU architecture and kind of link
     inside a node, and across nodes the same network rate per GPU, latency and path from GPU
-    to NIC (a finite rate: an inf network is like no measured one); only sizes NCCL
+    to NIC (a finite rate: an inf network is like no measured one), an element type `dtype`
+    that NCCL runs alike (_added_alike); only sizes NCCL
     chose the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO, or loaded a
     tuner plugin, measures something else).
 
@@ -173,7 +189,7 @@ def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1,
     for s in data()["system"]:
         if (s["health"] != "healthy" or s["gpus"] != gpus or s["id"] not in points
                 or s.get("gpus_per_process", 1) != gpus_per_process or "tuner" in s
-                or collective(s) != ran):
+                or collective(s) != ran or not _added_alike(s.get("dtype", "float"), dtype)):
             continue
         theirs = topology(s["topology"])
         if theirs.nodes(gpus) != nodes or not _alike(theirs, topo, nodes):
@@ -181,11 +197,12 @@ def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1,
         mine = sorted(points[s["id"]].items())
         times = {n: measured_seconds(p, gpus, ran) for n, p in mine}
         quoted = frozenset(n for n, p in mine if "time_us" not in p)
-        found.append(Peer(s["id"], s["hardware"], s["source"], s.get("gpus_per_process"), times, quoted))
+        found.append(Peer(s["id"], s["hardware"], s["source"], s.get("gpus_per_process"), times,
+                          quoted, s.get("dtype", "float")))
     return found
 
 
-def likeness(topo: Topology, nodes: int) -> str:
+def likeness(topo: Topology, nodes: int, dtype: str = "float") -> str:
     """What peers() matches on besides the GPU and node counts, in words."""
     kind = _kind(topo)
     words = f"{topo.arch.capitalize()} GPUs, " + (f"{KIND_WORDS.get(kind, kind)} inside a node"
@@ -205,6 +222,8 @@ def likeness(topo: Topology, nodes: int) -> str:
         said = [f"{format_seconds(plugin)} reported by its net plugin"] if plugin else []
         said += [f"{format_seconds(measured)} measured"] if measured is not None else []
         words += f" with a latency of {' and '.join(said)}"
+    if not _added_alike(dtype, "float"):
+        words += f", {dtype} elements or others NVLink SHARP cannot add"
     return words
 
 
@@ -228,10 +247,13 @@ def same_run(peer: Peer, mine: dict[int, float]) -> bool:
 
 def describe(found: list[Peer], width: int = 96) -> list[str]:
     """Each run as lines of at most `width` characters (its address may run over): its id and
-    hardware, with -g where its source shows it, then its address."""
+    hardware, with -g where its source shows it and -d where it ran other than float, then its
+    address."""
     lines = []
     for p in found:
-        g = f" (-g {p.gpus_per_process})" if p.gpus_per_process else ""
+        said = ([f"-g {p.gpus_per_process}"] if p.gpus_per_process else []) + (
+            [f"-d {p.dtype}"] if p.dtype != "float" else [])
+        g = f" ({', '.join(said)})" if said else ""
         lines += textwrap.wrap(f"{p.id}: {p.hardware}{g}", width, subsequent_indent="    ")
         lines.append(f"    {p.source}")
     return lines

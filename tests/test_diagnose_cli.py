@@ -524,3 +524,31 @@ def test_a_nic_on_the_other_socket_is_named_among_the_causes_and_said_when_the_f
                      "of a node crosses the link between the sockets, which they share: 16 GB/s "
                      "each way, NCCL 2.30.7's AMD_BW for cpu = \"amd\" (src/graph/topo.cc, "
                      "ncclTopoGetInterCpuBw)"]
+
+
+@pytest.mark.parametrize("printed, width, nccl", [("uint32", 4, "uint32"), ("uint64", 8, "uint64"),
+                                                  ("f8e4m3", 1, "f8e4m3"), ("char", 1, "int8"),
+                                                  ("int", 4, "int32")])
+def test_every_type_nccl_tests_prints_is_diagnosed(tmp_path, ringsim, printed, width, nccl):
+    # nccl-tests' -d takes NCCL's every type (src/common.cu's test_typenames: the unsigned ones
+    # and, from NCCL 2.24, the 8-bit floats); before NCCL 2.0 it printed char and int. Each is
+    # read as NCCL's type and priced so: the model's time is the one predict gives that type.
+    from nccl_pastes import all_reduce_perf
+    from ringsim.studies.predict import predict
+    sizes = [1 << k for k in range(12, 28, 3)]
+    paste = all_reduce_perf(tmp_path / "f.txt", {n: 30 + n / 2e5 for n in sizes},
+                            "NVIDIA H100 80GB HBM3", ["node0"] * 8)
+    rows = []
+    for line in paste.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            cells = line.split()
+            cells[1], cells[2] = str(int(cells[0]) // width), printed
+            line = " ".join(f"{c:>9}" for c in cells)
+        rows.append(line)
+    paste.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    code, out, err = ringsim("diagnose", str(paste), "--json")
+    assert code == 0, err
+    got = [json.loads(line) for line in out.splitlines() if '"size"' in line]
+    want = predict("dgx-h100", 8, sizes, dtype=nccl)
+    assert [g["bytes"] for g in got] == sizes
+    assert [g["predicted_seconds"] for g in got] == pytest.approx([w.seconds for w in want])

@@ -41,10 +41,11 @@ def sum_label(contributors: tuple[int, ...], segment: int, *, max_terms: int = 0
     """
     if not contributors:
         return "0"
-    terms = [term(g, segment) for g in contributors]
-    if max_terms and len(terms) > max_terms:
-        terms = terms[:2] + ["…"] + terms[-1:]
-    return "+".join(terms)
+    if max_terms and len(contributors) > max_terms:
+        # Name only the terms shown: a sum over a million GPUs keeps four of them.
+        first, second, last = (term(g, segment) for g in (*contributors[:2], contributors[-1]))
+        return f"{first}+{second}+…+{last}"
+    return "+".join(term(g, segment) for g in contributors)
 
 
 def plural(count: int, word: str) -> str:

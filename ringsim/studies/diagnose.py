@@ -26,7 +26,7 @@ from . import diagnose_inputs as inputs
 from . import peers, slowsizes
 from .diagnose_verdicts import checks, percent, ring_check, verdicts
 from .ncclrun import no_nvls, without_nvls
-from .nccltests import DTYPES, SHARE_COUNT, Output, bus_factor
+from .nccltests import DTYPES, OTHER_NAMES, SHARE_COUNT, Output, bus_factor
 
 DEFAULT_TOLERANCE = 0.3
 PREDICT_AT_ONCE = 1000  # predict prices at most this many sizes a call
@@ -245,7 +245,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         notes.append(f"topology {topology.name} places {gpus} GPUs in "
                      f"{plural(topology.nodes(gpus), 'node')}; the run used {nodes}")
     factor = float(bus_factor(collective, gpus))
-    dtype = rows[0].dtype
+    dtype = OTHER_NAMES.get(rows[0].dtype, rows[0].dtype)
     pasted = {name: output.env[name] for name, given in (("NCCL_ALGO", algo), ("NCCL_PROTO", proto))
               if given is None and name in output.env}
     algo = algo if algo is not None else pasted.get("NCCL_ALGO")

@@ -25,6 +25,9 @@ from .textfile import LAUNCHER_PREFIX, NCCL_VERSION, Text, shown
 DTYPES = {"int8": 1, "uint8": 1, "char": 1, "int32": 4, "uint32": 4, "int": 4, "int64": 8,
           "uint64": 8, "half": 2, "float16": 2, "float": 4, "float32": 4, "double": 8,
           "float64": 8, "bfloat16": 2, "f8e4m3": 1, "f8e5m2": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
+# Other names a pasted type may carry, as NCCL's types: nccl-tests before NCCL 2.0 printed char
+# and int; fp8_e4m3 and fp8_e5m2 are PyTorch's spelling of the 8-bit floats.
+OTHER_NAMES = {"char": "int8", "int": "int32", "fp8_e4m3": "f8e4m3", "fp8_e5m2": "f8e5m2"}
 REDOPS = {"sum", "prod", "max", "min", "avg", "mulsum", "none", "premulsum"}
 # Which collective a test binary or `# Collective test starting:` line names.
 TESTS = {"all_reduce": "all-reduce", "all_gather": "all-gather", "reduce_scatter": "reduce-scatter",

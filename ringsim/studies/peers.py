@@ -18,7 +18,8 @@ from functools import lru_cache
 from importlib import resources
 
 from ..core.units import format_seconds
-from .nccltests import bus_factor
+from .nccltests import OTHER_NAMES, bus_factor
+from .predict import TYPES
 from ..cost.nccl_graph import constants
 from ..cost.topology import DEFAULT_KIND, DEFAULT_NIC_PATH, Topology, load, parse, presets
 
@@ -154,16 +155,11 @@ def _nics(topo: Topology, nodes: int) -> int | None:
     return across.nics_per_gpu or 1
 
 
-# nccl-tests' other names for NCCL's types (older releases print "int" and "char")
-NCCL_NAMES = {"int": "int32", "char": "int8", "float32": "float", "float16": "half",
-              "float64": "double"}
-
-
 def _added_alike(a: str, b: str) -> bool:
     """Whether NCCL runs elements of types `a` and `b` alike: both of a type NVLink SHARP can
     add, or both not (it has no 8-bit adds); bytes are bytes to every other algorithm."""
     summable = constants()["types"]["nvls_sum"]
-    a, b = (NCCL_NAMES.get(t, t) for t in (a, b))
+    a, b = (TYPES.get(OTHER_NAMES.get(t, t), (t,))[0] for t in (a, b))
     return (a in summable) == (b in summable)
 
 

@@ -24,8 +24,9 @@ BUS_FACTORS = {"all-reduce": lambda n: 2 * (n - 1) / n,
 # nccl-tests' type names (its -d option) and ringsim's, with their bytes per element.
 TYPES = {"float": ("float", 4), "float32": ("float", 4), "half": ("half", 2),
          "float16": ("half", 2), "bfloat16": ("bfloat16", 2), "double": ("double", 8),
-         "float64": ("double", 8), "int32": ("int32", 4), "int64": ("int64", 8),
-         "int8": ("int8", 1), "uint8": ("uint8", 1)}
+         "float64": ("double", 8), "int32": ("int32", 4), "uint32": ("uint32", 4),
+         "int64": ("int64", 8), "uint64": ("uint64", 8), "int8": ("int8", 1),
+         "uint8": ("uint8", 1), "f8e4m3": ("f8e4m3", 1), "f8e5m2": ("f8e5m2", 1)}
 
 
 @dataclass(frozen=True)

@@ -566,3 +566,27 @@ def test_the_fallback_channel_across_nodes_goes_at_the_slower_of_its_links():
         busbw = (1 << 30) * 2 * (gpus - 1) / gpus / choice.seconds
         assert busbw == pytest.approx(12.5e6, rel=0.01), (ppn, gpus)
         assert math.isfinite(choice.seconds) and choice.nccl_seconds > 0
+
+
+def test_a_last_node_of_fewer_gpus_sets_every_nodes_graph():
+    # init.cc aligns every rank on the worst node's graph (std::min of channels and speeds over
+    # allGather3Data). A DGX H100 gives each GPU one 400 Gb/s NIC (50 GB/s), so a node that
+    # holds one GPU of the call sends and receives through that NIC alone: an all-reduce of S
+    # bytes moves S out of it and S into it, S / 50 GB/s at the least, whatever the algorithm.
+    size = 8 << 30
+    nic = 400e9 / 8
+    for gpus, last in ((9, 1), (10, 2), (17, 1), (20, 4)):
+        choice = nccl_choice("dgx-h100", gpus, size)
+        assert choice.seconds >= size / (last * nic), (gpus, choice)
+        # no more channels than the full nodes alone would give
+        assert choice.channels <= nccl_choice("dgx-h100", 8 * (gpus // 8), size).channels
+    # a ring passes every byte twice through the lone GPU's NIC: 2 (G-1)/G S at the least
+    assert nccl_choice("dgx-h100", 17, size, algo="Ring").seconds >= 2 * 16 / 17 * size / nic
+    # NVLink SHARP needs NVLS on every node: a last node of one GPU has none (NVLS needs two,
+    # transport/nvls.cc), so neither NVLS nor NVLSTree runs, where two full nodes run NVLSTree.
+    assert nccl_choice("dgx-h100", 16, size).algorithm == "NVLSTree"
+    with pytest.raises(RingsimError):
+        nccl_choice("dgx-h100", 9, size, algo="NVLSTree")
+    assert nccl_choice("dgx-h100", 10, size, algo="NVLSTree").seconds > 0  # two GPUs have it
+    # full nodes are as before: the partial node's search is not run
+    assert nccl_choice("dgx-h100", 24, size).channels == 16

@@ -322,3 +322,32 @@ def test_the_tuning_table_refuses_flags_it_would_ignore(capsys, flags, named):
     assert err == [f"ringsim predict: error: --tuning prints NCCL's table for every collective, size, "
                    f"type and process layout at once: it takes no {named}"]
     assert main(["predict", *flags]) == 0  # without --tuning they are the table's columns
+
+
+def test_a_log_line_nccl_would_not_print_is_left_out_and_said(tmp_path, capsys):
+    # NCCL prints each cell with %8.1f/%6.1f from latencies and bandwidths of 0 and up, its
+    # channel range low first, and chooses nothing for an empty call: a log with a negative or
+    # non-number cell, a range the wrong way round or a 0-byte choice line is no log NCCL
+    # wrote there, so those parts are left out, with a line saying how many cells.
+    log = (DATA / "nccl_outputs" / "synthetic" / "h100_2node_half_network_tuning.log").read_text(
+        encoding="utf-8").splitlines()
+    table_row = next(i for i, line in enumerate(log) if line.rstrip().endswith("|")
+                     and "AllReduce |" in line)
+    cells = log[table_row].split("|")
+    cells[1], cells[2] = "    -5.0/  -1.0 ", "     nan/   inf "
+    log[table_row] = "|".join(cells)
+    choice = next(i for i, line in enumerate(log) if "Bytes -> Algo" in line)
+    log.insert(choice + 1, log[choice].replace("1073741824 Bytes", "0 Bytes"))
+    log.insert(choice + 1, log[choice].replace("1073741824 Bytes", "2147483648 Bytes")
+               .replace("{0..15}", "{15..0}"))
+    path = tmp_path / "odd.log"
+    path.write_text("\n".join(log) + "\n", encoding="utf-8")
+    found = nccltuning.parse(Text("odd.log", tuple(log), 0))
+    assert found.unread == 2 and ("AllReduce", "Tree", "LL") not in found.tables[0]
+    assert {c.nbytes: c.channels for c in found.choices}[2147483648] is None
+    assert main(["predict", "--tuning", "--nccl-log", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "2 cells of the log's tables are not two numbers from 0 up as NCCL prints them" in out
+    assert "-5.0 us" not in out and "on -14" not in out
+    assert "NCCL's choices in the log, beside the model's: 2 of 2 sizes the same algorithm and " \
+           "protocol, 0 of those 1 on as many channels" in out

@@ -12,7 +12,7 @@ rates (topo.h), converted from the topology's datasheet rates (nccl_constants.to
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 import tomllib
@@ -82,6 +82,9 @@ class System:
     # NICs per GPU: NCCL searches each as a network device of its own, at its share of the
     # GPU's network bandwidth (net_bw).
     nics_per_gpu: int = 1
+    # GPUs in the last node where it holds fewer than the others (G placed in order), None
+    # where every node holds as many: each node searches its own graphs (graphs()).
+    last_node: int | None = None
 
     @property
     def tables(self) -> dict:
@@ -161,9 +164,10 @@ def system(topology: Topology, gpus: int, nccl: str | None = None) -> System:
         if type_inter == "sys":
             cpu_link = tables["link_rates"]["cpu_interconnect"][topology.cpu]
     # Every rule but the socket link's rate reads the vendor: an Intel generation is Intel.
+    last = topology.node_size(nodes - 1, gpus)
     return System(topology.arch, gpus, nodes, intra_kind, intra_bw, net_bw, nvswitch, nvls,
                   collnet, uplink, net_latency, measured, cpu_vendor(topology.cpu), nccl,
-                  searched, type_inter, cpu_link, nics)
+                  searched, type_inter, cpu_link, nics, last if last < ppn else None)
 
 
 @dataclass(frozen=True)
@@ -338,6 +342,8 @@ def nvls_searched(sys: System) -> bool:
 
 def graphs(sys: System) -> dict[str, Graph]:
     """Every algorithm's graph, keyed by NCCL's algorithm names (NONE where it has none)."""
+    if sys.last_node is not None:
+        return _aligned(sys)
     limits = sys.tables["channels"]
     ring = search(sys, PATTERN_RING, limits["ring_max"])
     # init.cc: the tree (and CollNetChain) graph is searched with exactly the ring's channels.
@@ -359,4 +365,21 @@ def graphs(sys: System) -> dict[str, Graph]:
                                       else search(sys, PATTERN_TREE,
                                                   min(limits["direct_max_arity"] + 1, ppn),
                                                   collnet=True))
+    return found
+
+
+def _aligned(sys: System) -> dict[str, Graph]:
+    """The graphs of a machine whose last node holds fewer GPUs than the others. Each rank
+    searches its own node (search.cc), and init.cc then aligns every rank on the worst: the
+    fewest channels, the slowest speeds inside and across (std::min over allGather3Data), so
+    that all of them tune alike. An algorithm one node has no graph for is off everywhere."""
+    full = round((sys.ranks - sys.last_node) / (sys.nodes - 1))
+    per_node = [graphs(replace(sys, ranks=size * sys.nodes, last_node=None))
+                for size in (full, sys.last_node)]
+    found = {}
+    for algo in per_node[0]:
+        a, b = (g[algo] for g in per_node)
+        found[algo] = NONE if not (a.channels and b.channels) else Graph(
+            min(a.channels, b.channels), min(a.bw_intra, b.bw_intra), min(a.bw_inter, b.bw_inter),
+            a.fallback or b.fallback)
     return found

@@ -22,6 +22,7 @@ import re
 import statistics
 from dataclasses import dataclass, field
 
+from ..core.naming import plural
 from .textfile import LINE_PREFIX, NCCL_VERSION, Text
 
 FUNCS = ("Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce")
@@ -34,8 +35,8 @@ _CHOICE_ALGOS = {"TREE": "Tree", "RING": "Ring", "COLLNET_DIRECT": "CollNetDirec
 _CHOICE_PROTOS = {"LL": "LL", "LL128": "LL128", "SIMPLE": "Simple"}
 # The printed cell: "%8.1f/%6.1f |" (latency, bandwidth); a cell past its width still parses.
 _CELL = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*/\s*(-?\d+(?:\.\d+)?)\s*")
-# NCCL prints each cell with %7.1f: a latency or bandwidth past these is no cell NCCL printed
-# (a mangled line), and is read as no cell at all.
+# NCCL prints each cell with %8.1f/%6.1f: a latency or bandwidth past these, or below 0, is no
+# cell NCCL printed (a mangled line), and is read as no cell at all.
 MAX_CELL_US, MAX_CELL_GBPS = 1e9, 1e7
 _BODY = re.compile(r"NCCL INFO\s+(.*)$")
 _CHOICE = re.compile(r"NCCL INFO (Broadcast|Reduce|AllGather|ReduceScatter|AllReduce): (\d+) "
@@ -70,6 +71,7 @@ class Tuning:
     choices: list[Choice] = field(default_factory=list)
     version: str | None = None
     old_form: bool = False  # the one-header form of releases before 2.18
+    unread: int = 0  # table cells that are not two numbers as NCCL prints them
 
 
 def _columns(text: str) -> list[str]:
@@ -86,6 +88,7 @@ def parse_all(texts) -> Tuning:
         found.choices += one.choices
         found.version = found.version or one.version
         found.old_form = found.old_form or one.old_form
+        found.unread += one.unread
     return found
 
 
@@ -105,10 +108,12 @@ def parse(text: Text) -> Tuning:
             lo, hi = m.group(5), m.group(6)
             if len(m.group(2)) > MAX_DIGITS or not _first(seen, m.group(1), m.group(2)):
                 continue
+            # NCCL prints channel{Lo..Hi} low first: a range the other way round is no count
+            ranged = lo is not None and int(lo) <= int(hi)
             found.choices.append(Choice(m.group(1), int(m.group(2)),
                                         _CHOICE_ALGOS.get(m.group(3).upper(), m.group(3)),
                                         _CHOICE_PROTOS.get(m.group(4).upper(), m.group(4)),
-                                        int(hi) - int(lo) + 1 if lo is not None else None))
+                                        int(hi) - int(lo) + 1 if ranged else None))
             continue
         if m := _TRACE.search(line):
             a, p = int(m.group(2)[:3]), int(m.group(3)[:3])
@@ -148,6 +153,8 @@ def parse(text: Text) -> Tuning:
             for (a, p), cell in zip(columns, _cells(rest)):
                 if cell is not None:
                     found.tables[-1][(head, a, p)] = cell
+                else:
+                    found.unread += 1
     return found
 
 
@@ -158,8 +165,8 @@ def _cells(rest: str) -> list[tuple[float, float] | None]:
     for text in rest.split("|")[:-1]:  # the text after the last '|' is no cell
         m = _CELL.fullmatch(text)
         cell = None if m is None else (float(m.group(1)), float(m.group(2)))
-        found.append(cell if cell is not None and abs(cell[0]) <= MAX_CELL_US
-                     and abs(cell[1]) <= MAX_CELL_GBPS else None)
+        found.append(cell if cell is not None and 0 <= cell[0] <= MAX_CELL_US
+                     and 0 <= cell[1] <= MAX_CELL_GBPS else None)
     return found
 
 
@@ -293,6 +300,10 @@ def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str
                         "(docs/cost.md lists its deviations)")
                      + (f"; the first of the log's {len(tuning.tables)} tables"
                         if len(tuning.tables) > 1 else ""))
+        if tuning.unread:
+            lines.append(f"  {plural(tuning.unread, 'cell')} of the log's tables "
+                         f"{'is' if tuning.unread == 1 else 'are'} not two numbers from 0 up as "
+                         "NCCL prints them (%8.1f/%6.1f), and left out")
         logged_threads = tuning.threads[0] if tuning.threads else {}
         if logged_threads:
             model_threads = max_threads(topology, gpus, used)
@@ -310,7 +321,8 @@ def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str
                            for c in checks]
     picks = []
     per_rank = gpus if func in ("AllGather", "ReduceScatter") else 1  # NCCL logs one rank's part
-    shown = [c for c in distinct_choices(tuning, func) if c.nbytes * per_rank <= MAX_BYTES]
+    # An empty call moves nothing, and the model has no choice for it to set beside NCCL's.
+    shown = [c for c in distinct_choices(tuning, func) if 0 < c.nbytes * per_rank <= MAX_BYTES]
     models = nccl_choices(topology, gpus, [c.nbytes * per_rank for c in shown], collective,
                           algo, proto, nccl=used)
     for c, model in zip(shown, models):
@@ -322,8 +334,12 @@ def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str
     if picks:
         from ..core.units import format_bytes
         same = sum(p["same"] for p in picks)
+        counted = [p for p in picks if p["same"] and p["nccl_channels"]]
+        alike = sum(p["nccl_channels"] == p["model_channels"] for p in counted)
         lines.append(f"NCCL's choices in the log, beside the model's: {same} of {len(picks)} "
-                     "sizes the same")
+                     "sizes the same algorithm and protocol"
+                     + (f", {alike} of those {len(counted)} on as many channels"
+                        if counted else ""))
         for p in picks:
             channels = f" on {p['nccl_channels']}" if p["nccl_channels"] else ""
             lines.append(f"  {format_bytes(p['bytes']):>8}  NCCL {p['nccl']}{channels}; "

@@ -10,7 +10,7 @@ from ringsim.cost.model import CostModel
 from ringsim.cost.topology import Level, Topology, load
 from ringsim.core.errors import RingsimError
 from ringsim.studies import sweep as sweep_module
-from ringsim.studies.sweep import MAX_GPU_SIZES, sweep
+from ringsim.studies.sweep import MAX_PRICING_SECONDS, sweep
 
 # Each size's (fastest, ring, hierarchical, bidirectional ring seconds) and the crossover,
 # as the sweep gave them when it priced every GPU of every step.
@@ -46,16 +46,15 @@ def test_too_many_sizes_at_a_million_gpus_refused_in_one_line(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err == ("ringsim sweep: error: sweep would price the bidirectional ring step by step at 199 "
-                   "sizes × 1,000,000 GPUs (199,000,000, about 7.96 s before any crossover is "
-                   "bisected); the limit is 50,000,000: use at most 50 sizes at 1,000,000 GPUs, "
-                   "or at most 251,256 GPUs for 199 sizes\n")
+                   "sizes × 1,000,000 GPUs (about 7.96 s before any crossover is bisected); the "
+                   "limit is 2.00 s: use at most 50 sizes at 1,000,000 GPUs, or fewer GPUs\n")
 
 
 def test_the_estimate_refuses_before_any_size_is_priced(monkeypatch):
     def priced(*args):
         raise AssertionError("a size was priced before the refusal")
     monkeypatch.setattr(sweep_module, "_point", priced)
-    count = MAX_GPU_SIZES // 1_000_000 + 1
+    count = round(MAX_PRICING_SECONDS / (1_000_000 * 4e-8)) + 1  # the bidirectional ring's 40 ns a GPU
     with pytest.raises(RingsimError, match=f"at {count} sizes × 1,000,000 GPUs"):
         sweep(1_000_000, [4 * k for k in range(1, count + 1)], CostModel(load("dgx-h100")))
     # On one level every column is O(1) per size: nothing to refuse.
@@ -98,3 +97,21 @@ def test_hierarchical_on_the_machines_nodes_costs_one_step_per_phase():
     across = 2 * 999 * (3e-6 + 5 * 4 / 2e10) + 999 * 5 * 4 / 1e12
     assert got.seconds == pytest.approx(inside + across, rel=1e-12)
     assert got.level == "across"
+
+
+def test_the_hierarchical_ring_is_budgeted_where_it_lays_out_its_rings():
+    # A prime G has one group of all G GPUs: one ring, priced as the ring all-reduce prices
+    # it in O(P) (a sweep of 49 sizes at 999,983 GPUs took 28 s here before). Where its groups
+    # are not the machine's nodes (999,982 = 158 × 6,329 on nodes of 8) it lays out sampled
+    # rings of L GPUs, which the sweep's budget counts; on the machine's own nodes, nothing.
+    from ringsim.algorithms import ALGORITHMS, hierarchical, ring
+    model = CostModel(load("dgx-h100"))
+    spec = ALGORITHMS["hierarchical"]
+    assert spec.seconds_cost(999_983, model) == 0.0
+    assert hierarchical.seconds(999_983, 10**9, model).seconds == pytest.approx(
+        ring.seconds(999_983, 10**9, model).seconds, rel=1e-12)
+    assert spec.seconds_cost(999_982, model) == pytest.approx((8 * 6_329 + 17 * 158) * 3e-7)
+    assert spec.seconds_cost(1_000_000, model, nodes=125_000) == 0.0
+    assert spec.seconds_cost(1_000_000, CostModel.flat()) == 0.0
+    with pytest.raises(RingsimError, match=r"at 200 sizes × 999,982 GPUs \(about 11\.\d+ s"):
+        sweep(999_982, [4 * k for k in range(1, 201)], model)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.formula import ClosedForm
 from ..core.plan import Plan
-from . import _multiring
+from . import _multiring, _sparse
 from .spec import AlgorithmSpec, Shape, two_lanes
 
 NAME = "bidirectional-ring"
@@ -55,6 +55,14 @@ def seconds(gpus: int, elements: int, model):
     return _multiring.seconds(gpus, elements, model, DIRECTIONS)
 
 
+SECONDS_PER_GPU = 4e-8  # one `seconds` call across nodes, per GPU: about 40 ns on one core
+
+
+def seconds_cost(gpus: int, model, **options) -> float:
+    """About how long `seconds` takes: it lays out both rings GPU by GPU across nodes."""
+    return 0.0 if _sparse.one_level(model, gpus) else gpus * SECONDS_PER_GPU
+
+
 def busiest_gpu(gpus: int, elements: int) -> int:
     """The lowest GPU sending plus receiving the most, from the exact per-GPU counts."""
     return _multiring.busiest_gpu(gpus, elements, DIRECTIONS)
@@ -64,4 +72,4 @@ SPEC = AlgorithmSpec(
     NAME, "Bidirectional ring",
     "two rings in opposite directions, each on half the data: 2·(G−1)·N, every link busy both ways",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.RING,
-    lanes=two_lanes, seconds_per_gpu=True)
+    lanes=two_lanes, seconds_cost=seconds_cost)

@@ -152,6 +152,12 @@ def _phases(gpus: int, nodes):
             (across, base_x, width_x, True), (inside, base_in, width_in, True))
 
 
+def _one_ring(gpus: int, model, m: int, per: int) -> bool:
+    """Whether the four phases are one ring of all G GPUs that the ring all-reduce prices
+    alike: M = 1 or L = 1, on a topology that has a link across its nodes where G needs one."""
+    return (m == 1 or per == 1) and (one_level(model, gpus) or "across" in model.topology.levels)
+
+
 def seconds(gpus: int, elements: int, model, nodes=None):
     """α-β-γ time of the four ring phases, no plan: on one level, or with the topology's own
     nodes (L = P), every step of a phase costs the same (`_sparse.flat_phase`, O(1)); across
@@ -164,6 +170,11 @@ def seconds(gpus: int, elements: int, model, nodes=None):
     """
     from ._step_times import Clock, ring_phase
     m, per = _shape(gpus, nodes)
+    if _one_ring(gpus, model, m, per):
+        # One level of rings: a single ring of all G GPUs, the same schedule as the ring
+        # all-reduce, and priced as the ring prices it (O(P), not G: G may be prime).
+        from .ring import seconds as ring_seconds
+        return ring_seconds(gpus, elements, model)
     clock = Clock()
     flat = one_level(model, gpus)
     # Nodes of L GPUs that are the topology's nodes: inside rings never leave a node and every
@@ -210,6 +221,20 @@ def _sampled_phases(gpus: int, nodes, elements: int, per_node: int):
             (across, base_x, 1, True), (inside, 0, m, True))
 
 
+SECONDS_PER_POSITION = 3e-7  # a sampled ring's GPU priced by ring_phase: 150-300 ns on one core
+
+
+def seconds_cost(gpus: int, model, nodes=None) -> float:
+    """About how long `seconds` takes: nothing where each phase lies on one level, else the
+    GPUs of the rings `_sampled_phases` keeps, min(M, P) inside rings of L and at most
+    2P + 1 across rings of M."""
+    m, per = _shape(gpus, nodes)
+    per_node = model.topology.gpus_per_node
+    if _one_ring(gpus, model, m, per) or one_level(model, gpus) or per_node == per:
+        return 0.0
+    return (min(m, per_node) * per + (2 * per_node + 1) * m) * SECONDS_PER_POSITION
+
+
 def busiest_gpu(gpus: int, elements: int, nodes=None) -> int:
     """The lowest GPU sending plus receiving the most, from the counts at a few GPUs (`_counts_at`)."""
     m, per = _shape(gpus, nodes)
@@ -221,4 +246,4 @@ SPEC = AlgorithmSpec(
     NAME, "Hierarchical (2-D) ring",
     "ring reduce-scatter inside nodes, ring all-reduce across nodes, all-gather inside",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.RING,
-    check=check_options)
+    check=check_options, seconds_cost=seconds_cost)

@@ -84,9 +84,10 @@ class AlgorithmSpec:
     # (**options) -> the title of a plan whose options replace the shape the title names (trees
     # given from a log are not the chain and two trees), None to keep `title`
     retitle: Callable[..., str | None] = lambda **options: None
-    # `seconds` lays out every step across nodes: work that grows with G at each call, which
-    # callers pricing many sizes at huge G must budget for
-    seconds_per_gpu: bool = False
+    # (G, model, **options) -> about how long one `seconds` call takes where it lays out steps
+    # GPU by GPU across nodes (work that grows with G), 0 where it does not: callers pricing
+    # many sizes at huge G budget for it before they start
+    seconds_cost: Callable[..., float] = lambda gpus, model, **options: 0.0
 
     def __repr__(self) -> str:
         """One line, not its functions: '<AlgorithmSpec ring: Ring all-reduce>'."""

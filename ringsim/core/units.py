@@ -217,7 +217,9 @@ def format_bytes(nbytes: int) -> str:
 def check_seconds(value: object, what: str, most: float = MAX_SECONDS) -> float:
     """A duration in seconds given as a number: from 0 to `most` (MAX_SECONDS unless given)."""
     seconds = _number(value, what, "seconds", "parse_seconds")
-    if not 0 <= seconds <= most:  # NaN fails both comparisons
+    # A bound written exactly (10 ms as 1/100) holds the float its text reads as (0.01 is a
+    # hair above 1/100); NaN fails every comparison.
+    if not (0 <= seconds <= most or 0 <= seconds <= float(most)):
         raise RingsimError(f"{what} must be from 0 to {format_seconds(float(most), digits=0)}, "
                            f"got {echo(value)}")
     return float(seconds)

@@ -12,11 +12,11 @@ fastest.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
 from ..core.checks import check_gpus
-from ..algorithms._sparse import one_level
 from ..algorithms.timing import estimate, machine_options, timed_algorithms
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..cost.nccl import NcclChoice, nccl_choices
@@ -31,12 +31,11 @@ MAX_SIZES = 200
 # probe: above this the sweep leaves that column out, to stay within about 2 s (16,384 GPUs in
 # nodes of 8: 1.8 s measured on one core); compare prices it at one size up to its own limit.
 RAILS_SWEEP_LIMIT = 131_072
-# Across nodes a column whose time lays out each of its steps (its spec's seconds_per_gpu: the
-# bidirectional ring, about 40 ns per GPU and size measured on one core; every other column
-# costs O(P) or less) grows as sizes × GPUs: past this many the sweep would take more than a
-# few seconds, so it is refused first.
-MAX_GPU_SIZES = 50_000_000
-SECONDS_PER_GPU_SIZE = 4e-8
+# Across nodes a column whose time lays out its steps GPU by GPU (its spec's seconds_cost: the
+# bidirectional ring, about 40 ns per GPU and size on one core, and the hierarchical ring where
+# its groups are not the machine's nodes) grows as sizes × GPUs: a sweep whose columns would
+# take longer than this before any crossover is bisected is refused first.
+MAX_PRICING_SECONDS = 2.0
 
 
 def rails_column(order: str) -> str:
@@ -258,19 +257,21 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
 
 
 def _check_work(gpus: int, count: int, model: CostModel, names: tuple[str, ...]) -> None:
-    """Refuse, in one line, a sweep whose O(G)-per-size column would take too long (MAX_GPU_SIZES)."""
+    """Refuse, in one line, a sweep whose columns laid out GPU by GPU would take too long
+    (MAX_PRICING_SECONDS)."""
     from ..algorithms import ALGORITHMS
-    work = gpus * count
-    slow = [ALGORITHMS[n] for n in names if n in ALGORITHMS and ALGORITHMS[n].seconds_per_gpu]
-    if not slow or one_level(model, gpus) or work <= MAX_GPU_SIZES:
+    costs = {n: ALGORITHMS[n].seconds_cost(gpus, model, **machine_options(n, gpus, model))
+             for n in names if n in ALGORITHMS}
+    per_size = sum(costs.values())
+    if count * per_size <= MAX_PRICING_SECONDS:
         return
+    slow = ALGORITHMS[max(costs, key=costs.get)]
     raise RingsimError(
-        f"sweep would price the {slow[0].title[0].lower() + slow[0].title[1:]} step by step at "
-        f"{count:,} sizes × {gpus:,} "
-        f"GPUs ({work:,}, about {format_seconds(work * SECONDS_PER_GPU_SIZE)} before any "
-        f"crossover is bisected); the limit is {MAX_GPU_SIZES:,}: use at most "
-        f"{MAX_GPU_SIZES // gpus:,} sizes at {gpus:,} GPUs, or at most "
-        f"{MAX_GPU_SIZES // count:,} GPUs for {count:,} sizes")
+        f"sweep would price the {slow.title[0].lower() + slow.title[1:]} step by step at "
+        f"{count:,} sizes × {gpus:,} GPUs (about {format_seconds(count * per_size)} before any "
+        f"crossover is bisected); the limit is {format_seconds(MAX_PRICING_SECONDS)}: use at "
+        f"most {max(1, math.floor(MAX_PRICING_SECONDS / per_size + 1e-9)):,} sizes at {gpus:,} GPUs, or "
+        "fewer GPUs")
 
 
 def _nccl(gpus: int, sizes: list[int], model: CostModel,

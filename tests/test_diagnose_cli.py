@@ -126,7 +126,9 @@ def test_bad_input_exits_2_with_one_line(argv, message, ringsim):
 def test_a_gpu_with_no_preset_is_pointed_at_the_published_system_files(gpu, named, tmp_path,
                                                                         ringsim, monkeypatch):
     from nccl_pastes import all_reduce_perf
-    paste = all_reduce_perf(tmp_path / "run.txt", {8: 20.0, 1 << 30: 5000.0}, gpu, ["n1"] * 8)
+    # 8 GPUs, as their machines hold them: Grace boards have 4 a node, so 2 nodes of 4
+    hosts = ["n1"] * 4 + ["n2"] * 4 if "GH200" in gpu or "GB200" in gpu else ["n1"] * 8
+    paste = all_reduce_perf(tmp_path / "run.txt", {8: 20.0, 1 << 30: 5000.0}, gpu, hosts)
     monkeypatch.chdir(Path(__file__).resolve().parents[1])
     code, out, err = ringsim("diagnose", str(paste))
     assert code == 2 and not out and len(err.strip().splitlines()) == 1
@@ -489,9 +491,9 @@ def test_a_paste_that_gives_neither_g_nor_the_gpu_asks_for_both_in_one_line(ring
                           "the number of GPUs is unknown: give --gpus G (and --nodes M); it names "
                           "no GPU either, so it matches no topology preset (flat, dgx-a100, ")
     assert "): give --topology NAME or a .toml file describing the machine" in err
-    # Given both, it runs; given one, the other alone is asked for, as before.
-    assert ringsim("diagnose", paste, "-g", "16", "--nodes", "2", "--topology", "dgx-h100",
-                   "--no-plot")[0] == 0
+    # Given both, it runs (on 2 GPUs: its busbw = algbw, to the 10% its sub-GB/s rows print,
+    # is 2(n-1)/n at n = 2 only); given one, the other alone is asked for, as before.
+    assert ringsim("diagnose", paste, "-g", "2", "--topology", "dgx-h100", "--no-plot")[0] == 0
     code, _, err = ringsim("diagnose", paste, "--topology", "dgx-h100")
     assert code == 2 and err.rstrip().endswith("the number of GPUs is unknown: give --gpus G (and --nodes M)")
     code, _, err = ringsim("diagnose", paste, "-g", "16", "--nodes", "2")
@@ -552,3 +554,25 @@ def test_every_type_nccl_tests_prints_is_diagnosed(tmp_path, ringsim, printed, w
     want = predict("dgx-h100", 8, sizes, dtype=nccl)
     assert [g["bytes"] for g in got] == sizes
     assert [g["predicted_seconds"] for g in got] == pytest.approx([w.seconds for w in want])
+
+
+def test_bad_counts_and_words_are_refused_as_the_run_could_not_have_been(ringsim, tmp_path):
+    from nccl_pastes import all_reduce_perf
+    # 16 GPUs in one node of a topology of 8 a node: another machine, not 2 nodes' model.
+    sixteen = all_reduce_perf(tmp_path / "16.txt", {1 << k: 30 + (1 << k) / 2e5 for k in range(10, 30, 4)},
+                              "NVIDIA H100 80GB HBM3", ["node0"] * 16)
+    code, _, err = ringsim("diagnose", str(sixteen), "--topology", "dgx-h100")
+    assert code == 2 and err.count("\n") == 1
+    assert "topology dgx-h100 has 8 GPUs per node but the run has 16 in one node" in err
+    paste = str(OUT / "nccl1184_h100_wrong_results_excerpt.txt")
+    # Every algbw under 1 GB/s still tells 2 ranks from 16: busbw = algbw is 2(n-1)/n at n = 2.
+    code, _, err = ringsim("diagnose", paste, "-g", "16", "--topology", "dgx-h100")
+    assert code == 2 and "2(n−1)/n for n = 2 GPUs" in err
+    # A tolerance far below a percent is that tolerance, not 0%.
+    code, out, err = ringsim("diagnose", paste, "-g", "2", "--topology", "dgx-h100",
+                             "--tolerance", "1e-30", "--no-plot")
+    assert code == 0, err
+    assert "by more than 1e-30%" in out
+    # An extra word is said under the command's name, as its other errors are.
+    code, _, err = ringsim("diagnose", paste, paste)
+    assert (code, err) == (2, f"ringsim diagnose: error: unrecognized arguments: {paste}\n")

@@ -590,3 +590,16 @@ def test_a_last_node_of_fewer_gpus_sets_every_nodes_graph():
     assert nccl_choice("dgx-h100", 10, size, algo="NVLSTree").seconds > 0  # two GPUs have it
     # full nodes are as before: the partial node's search is not run
     assert nccl_choice("dgx-h100", 24, size).channels == 16
+
+
+def test_predict_prints_a_time_of_ten_million_seconds_and_more_in_scientific_form(tmp_path, capsys):
+    from ringsim.cli import main
+    topo = tmp_path / "slow.toml"
+    topo.write_text('name = "slow"\ntitle = "slow"\ngpus_per_node = 4\narch = "ampere"\n'
+                    '[inside]\nname = "NVLink 3"\nkind = "nvlink"\nalpha = "0.5us"\n'
+                    'bandwidth = "300GB/s"\n[across]\nname = "a crawl"\nkind = "network"\n'
+                    'alpha = "3us"\nbandwidth = "1B/s"\n', encoding="utf-8")
+    assert main(["predict", "--topology", str(topo), "--nodes", "2", "--sizes", "1GiB"]) == 0
+    row = capsys.readouterr().out.splitlines()[-1].split()
+    assert re.fullmatch(r"\d\.\d{3}e\+\d\d", row[3]), row  # µs, as 1.879e+15
+    assert float(row[3]) >= 1e13

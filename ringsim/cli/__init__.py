@@ -145,7 +145,14 @@ def _join_negative_values(argv: list[str]) -> list[str]:
 def _run(parser: argparse.ArgumentParser, argv: list[str], prog: list[str]) -> int:
     """Parse and run one command; `prog[0]` becomes "ringsim COMMAND" once it is known."""
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # said under the command's name, as its other errors are (argparse says "ringsim")
+            if getattr(args, "command", None):
+                prog[0] = f"{PROG} {args.command}"
+            shown = printable(" ".join(extra))
+            _say(f"unrecognized arguments: {shown[:200]}{'…' if len(shown) > 200 else ''}", prog[0])
+            return 2
         if args.command is None:
             # Bare `ringsim`: the TUI for a person at a terminal, the walkthrough for a pipe.
             command = "tui" if _isatty(sys.stdout) and _isatty(sys.stdin) and \

@@ -95,7 +95,8 @@ def tolerance_from(text: str) -> float:
         raise RingsimError(f"--tolerance must be a percentage such as 30%, got {given!r}") from None
     if not math.isfinite(value) or not 0 < value < 100:
         raise RingsimError(f"--tolerance must be above 0% and below 100%, got {given!r}")
-    return round(value / 100, 15)  # 0.9 / 100 is 0.009, not 0.009000000000000001
+    # to 15 significant digits: 0.9 / 100 is 0.009, not 0.009000000000000001 (and 1e-30 stays)
+    return float(f"{value / 100:.15g}")
 
 
 def svg_target(text: str, reads: dict[str, str | None]) -> Path:
@@ -290,7 +291,7 @@ def text_lines(r) -> list[str]:
     """The report in words: the run, one line per size, the verdicts, what to check."""
     from ..studies.diagnose_inputs import SMALLEST_FOR_LATENCY
     from ..studies.diagnose_verdicts import percent
-    where = f"{r.gpus} GPUs" + (f" on {r.nodes} nodes" if r.nodes > 1 else " in one node")
+    where = f"{r.gpus:,} GPUs" + (f" on {r.nodes:,} nodes" if r.nodes > 1 else " in one node")
     held = " and ".join(f"{name}={value}" for name, value in (("NCCL_ALGO", r.algo),
                                                               ("NCCL_PROTO", r.proto)) if value)
     model = f"NCCL's model held to {held}" if held else "NCCL's algorithm and protocol choice"
@@ -352,7 +353,7 @@ def peer_lines(r) -> list[str]:
     """This run beside the published healthy runs on machines like it (studies/peers.py)."""
     from ..studies import peers
     from ..studies.nccltests import PERF
-    where = f"{r.gpus} GPUs" + (f" in {r.nodes} nodes" if r.nodes > 1 else " in one node")
+    where = f"{r.gpus:,} GPUs" + (f" in {r.nodes:,} nodes" if r.nodes > 1 else " in one node")
     if r.gpus_per_process > 1:
         where += f", {r.gpus_per_process} GPUs per process"
     lines = wrap(f"Published {PERF[r.collective]} runs on machines like this one ({where}; "

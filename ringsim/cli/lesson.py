@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 
 from ..core.naming import plural
+from ..core.textout import printable
 from ..execute.backend import array_module
 from ..core.errors import RingsimError
 from ..core.width import say
@@ -63,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.number is None:
         print("\n".join(listing(outline_lessons(args.lessons_dir, **scenario))))
-        say("\nRun one with: ringsim lesson N · check every figure with: ringsim lesson --check")
+        folder = "" if args.lessons_dir is None else f" --lessons-dir {shlex.quote(printable(str(args.lessons_dir)))}"
+        say(f"\nRun one with: ringsim lesson N{folder} · check every figure with: "
+            f"ringsim lesson{folder} --check")
         return 0
     if args.gpus is None and args.elements is None:
         # The course as written: the whole folder must load, as `--check` would say.

@@ -332,7 +332,10 @@ def _where(topology, gpus: int) -> str:
 
 
 def _time(micro: float) -> str:
-    """Microseconds as nccl-tests prints them: two decimals below 10 ms, one below 100 ms."""
+    """Microseconds as nccl-tests prints them: two decimals below 1 ms, one below 10 ms, none
+    above; from 10^7 s in scientific form, as ringsim prints every duration that long."""
+    if micro >= 1e13:
+        return f"{micro:.3e}"
     if micro >= 10000:
         return f"{micro:.0f}"
     if micro >= 1000:

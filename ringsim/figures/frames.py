@@ -101,7 +101,8 @@ def check_size(sim, frames: int = 1) -> None:
                            f"`ringsim compare --gpus {g}` gives the counts")
     if g * s > MAX_CELLS:
         raise RingsimError(f"a figure shows at most {MAX_CELLS:,} segment buffers, and "
-                           f"{g:,} GPUs × {s:,} segments make {g * s:,}; use fewer GPUs or channels")
+                           f"{g:,} GPUs × {s:,} segments make {g * s:,}; use fewer GPUs, or fewer "
+                           "channels or chunks, which split each GPU's data into more segments")
     if g * s * frames > MAX_ANIMATED_CELLS:
         raise RingsimError(f"{frames:,} pictures of {g * s:,} segment buffers each are more than "
                            f"the {MAX_ANIMATED_CELLS:,} one file holds; draw one step (--step K) "

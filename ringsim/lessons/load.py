@@ -94,6 +94,11 @@ def _folder_files(directory: str | Path | None) -> list[Path]:
         raise RingsimError(f"{clean(str(folder))}: no such lessons folder")
     files = lesson_files(folder)
     if not files:
+        # a lesson's name on a folder, a FIFO or a device: say so, rather than "no files"
+        odd = next((p for p in folder.iterdir() if LESSON_FILE.match(p.name)), None)
+        if odd is not None:
+            raise RingsimError(f"{clean(str(folder))}: {clean(odd.name)} is not a regular file; a "
+                               "lesson is a Markdown file (names like 01-intro.md)")
         raise RingsimError(f"{clean(str(folder))}: no lesson files (expected names like 01-intro.md)")
     if len(files) > MAX_LESSON_FILES:
         raise RingsimError(f"{clean(str(folder))}: {len(files):,} lesson files; a course has at "

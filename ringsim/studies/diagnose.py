@@ -236,11 +236,21 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     notes += inputs.root_notes(output, gpus, collective)
     rows, more = inputs.measured_rows(output)
     notes += more
+    assumed = nodes is None
+    if assumed:
+        # Nothing says how the run's GPUs sat: as the topology places them, in order.
+        nodes = topology.nodes(gpus)
+        notes.append(f"no host names in the output: {plural(nodes, 'node')} assumed, as topology "
+                     f"{topology.name} places {plural(gpus, 'GPU')} (give --nodes M)")
     per_node = gpus // nodes
-    if topology.gpus_per_node not in (None, per_node) and nodes > 1:
+    # A run on fewer GPUs than a node holds is a part of one node; more than it holds in one
+    # node, or another count per node across nodes, is another machine than the topology.
+    if (not assumed and topology.gpus_per_node not in (None, per_node)
+            and (nodes > 1 or gpus > topology.gpus_per_node)):
+        ran = f"{per_node:,} per node on {nodes:,} nodes" if nodes > 1 else f"{gpus:,} in one node"
         raise RingsimError(f"topology {topology.name} has {plural(topology.gpus_per_node, 'GPU')} "
-                           f"per node but the run has {per_node} per node on {nodes} nodes: give "
-                           f"a topology with gpus_per_node = {per_node}")
+                           f"per node but the run has {ran}: give a topology with "
+                           f"gpus_per_node = {per_node}")
     if topology.nodes(gpus) != nodes:
         notes.append(f"topology {topology.name} places {gpus} GPUs in "
                      f"{plural(topology.nodes(gpus), 'node')}; the run used {nodes}")

@@ -100,9 +100,10 @@ def _published_hint(gpu: str | None) -> str:
 
 
 def scenario(output: Output, gpus: int | None, nodes: int | None,
-             collective: str | None = None) -> tuple[int, int, list[str]]:
+             collective: str | None = None) -> tuple[int, int | None, list[str]]:
     """G and M from the header (or --gpus/--nodes, which must agree with it; without either, G
-    as the rows' busbw/algbw implies it: implied_gpus), and notes."""
+    as the rows' busbw/algbw implies it: implied_gpus), and notes. M is None where neither
+    the output nor --nodes says it: the topology places the GPUs then."""
     notes = []
     seen_gpus, hosts = output.gpus, output.hosts
     implied = implied_gpus(output, collective) if gpus is None and seen_gpus is None else None
@@ -120,15 +121,13 @@ def scenario(output: Output, gpus: int | None, nodes: int | None,
     elif seen_gpus is not None and gpus != seen_gpus:
         raise RingsimError(f"--gpus {gpus} disagrees with the {seen_gpus} ranks the header lists")
     if nodes is None:
-        nodes = len(hosts) if hosts else 1
-        if not hosts:
-            notes.append("no host names in the output: one node assumed (give --nodes M)")
+        nodes = len(hosts) if hosts else None
     elif hosts and nodes != len(hosts):
         raise RingsimError(f"--nodes {nodes} disagrees with the {plural(len(hosts), 'host')} the "
                            "header names")
     if gpus < 2:
         raise RingsimError(f"{output.name} ran on {gpus} GPU: a collective needs at least 2")
-    if gpus % nodes:
+    if nodes is not None and gpus % nodes:
         raise RingsimError(f"{gpus} GPUs do not split evenly over {nodes} nodes")
     if hosts and output.gpus_per_host() is None:
         notes.append("the hosts run different numbers of ranks; the model assumes the same on each")
@@ -188,7 +187,7 @@ def check_gpus(output: Output, gpus: int, collective: str, named: bool = True) -
     contradicts, saying what it implies (nccltests.ranks_from_busbw); `named`: whether the
     paste or --collective named the test, rather than its columns. Where no n fits, the ratio
     speaks of the test rather than of G, and G is left to the other checks."""
-    found = ranks_from_busbw(output.rows, collective)
+    found = ranks_from_busbw(output.rows, collective, rough=True)
     if found is None or not found[1] or any(lo <= gpus <= hi for lo, hi in found[1]):
         return
     ratio, fits = found

@@ -55,6 +55,9 @@ MAX_SIZE = 1 << 50
 # algbw times the test's factor), so each printed value is within half a cent of it (and a
 # float's rounding): a row of algbw 1.00 GB/s or more bounds the factor to about 1%.
 PRECISE_ALGBW = 1e9
+# Where no row reaches it (a slow machine, small sizes only), rows of 0.10 GB/s and more bound
+# it to about 10%: enough to tell 2 ranks from 16.
+ROUGH_ALGBW = 0.1e9
 _HALF_CENT = 0.0051e9
 # The tests whose busbw/algbw says how many ranks ran, the factor as a formula and n from it
 # (nccl-tests' doc/PERFORMANCE.md); broadcast's and reduce's factor is 1 whatever n is.
@@ -401,9 +404,11 @@ def _count_words(row: Row) -> str:
     return "the whole size's count" if whole_count(row) else "a count of part of the size"
 
 
-def ranks_from_busbw(rows: list[Row],
-                     collective: str) -> tuple[float, list[tuple[int, int]]] | None:
-    """The busbw/algbw the rows print (the median over the rows of algbw 1.00 GB/s or more) and
+def ranks_from_busbw(rows: list[Row], collective: str,
+                     rough: bool = False) -> tuple[float, list[tuple[int, int]]] | None:
+    """The busbw/algbw the rows print (the median over the rows of algbw 1.00 GB/s or more, or
+    with `rough`, where none is, of 0.10 GB/s or more: enough to check a count, not to tell
+    one) and
     the numbers of ranks n whose factor for `collective` fits it, as ranges (lo, hi); None
     where the factor says nothing of n (broadcast, reduce) or no row is precise enough.
 
@@ -413,8 +418,9 @@ def ranks_from_busbw(rows: list[Row],
     if collective not in RANKS_FROM_FACTOR:
         return None
     ranks = RANKS_FROM_FACTOR[collective][1]
-    precise = [r for r in rows if r.algbw is not None and r.busbw is not None
-               and r.algbw >= PRECISE_ALGBW]
+    printed = [r for r in rows if r.algbw is not None and r.busbw is not None]
+    precise = ([r for r in printed if r.algbw >= PRECISE_ALGBW]
+               or [r for r in printed if rough and r.algbw >= ROUGH_ALGBW])
     if not precise:
         return None
     steps: dict[int, int] = {}

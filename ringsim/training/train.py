@@ -210,8 +210,8 @@ def report_lines(run: TrainingRun) -> list[str]:
     share = f"{per_gpu}" if run.batch % run.gpus == 0 else f"{per_gpu}–{per_gpu + 1}"
     lines = [
         f"Data-parallel logistic regression · {plural(run.gpus, 'GPU')} · {how}",
-        f"{run.samples:,} samples, {run.parameters} parameters (N), batch {run.batch} "
-        f"({share} per GPU), {run.steps_per_epoch} steps per epoch",
+        f"{run.samples:,} samples, {plural(run.parameters, 'parameter')} (N), batch {run.batch:,} "
+        f"({share} per GPU), {plural(run.steps_per_epoch, 'step')} per epoch",
         "epoch  loss     replicas differ by  differs from 1-GPU",
     ]
     for e in run.epochs:

@@ -36,7 +36,7 @@ from ..core.layout import Layout
 
 PARAM_BYTES, GRAD_BYTES, ADAM_BYTES = 2, 2, 12  # fp16 parameters, fp16 gradients, K = 12
 STAGES = (0, 1, 2, 3)
-STAGE_NAMES = {0: "data parallelism (no sharding)", 1: "P_os: optimizer states sharded",
+STAGE_NAMES = {0: "data parallelism, nothing sharded", 1: "P_os: optimizer states sharded",
                2: "P_os+g: optimizer states and gradients sharded",
                3: "P_os+g+p: optimizer states, gradients and parameters sharded (FSDP full shard)"}
 

@@ -122,6 +122,15 @@ class RingsimApp(App[None]):
         (Textual would read brackets as markup and drop them)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def action_help_quit(self) -> None:
+        """Ctrl+C: say which key quits, in plain words (Textual's own hint is written in markup,
+        which notify shows as typed)."""
+        keys = [key for key, active in self.active_bindings.items()
+                if active.binding.action in ("quit", "app.quit")]
+        if keys:
+            key = "q" if "q" in keys else keys[0]
+            self.notify(f"Press {key} to quit", title="Do you want to quit?")
+
     def get_default_screen(self) -> SimulatorScreen:
         return self.simulator
 

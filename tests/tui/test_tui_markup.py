@@ -61,3 +61,15 @@ async def test_the_help_screen_shows_bracket_keys():
         await pilot.pause()
         shown = screen(app)
         assert "]  [" in shown and "}  {" in shown
+
+
+async def test_ctrl_c_says_which_key_quits_in_plain_words():
+    # Textual's own hint reads "Press [b]ctrl+q[/b] to quit the app", in markup, which the
+    # app's plain notices would show as typed; the app says it plainly, naming its q.
+    app = RingsimApp()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert [(n.title, n.message) for n in app._notifications] == [
+            ("Do you want to quit?", "Press q to quit")]
+        assert app.is_running

@@ -32,6 +32,7 @@ SHORT = 30  # below this height the banner drops its rule
 # eight GPU panels, a taller box for the bars would leave the counters a single row.
 COMPACT = 36
 HEAT_SIDE_MIN = 36  # columns the transfer list needs beside the heat map; with fewer it goes below
+HEAT_COLUMN = 64  # the column of boxes beside the heat map on a wide terminal (ringsim.tcss)
 PLOT_MIN = 120  # the sweep plot (w) needs this many columns: its own 56 and the simulator's 64
 
 LEGEND = "→ sent to   ← received from (+ added, = replaced)   ⇄ both   ✓ complete sum   v: numbers"
@@ -239,7 +240,10 @@ class SimulatorScreen(Screen):
         self.set_class(self._plot_wanted and not hidden, "-plot")
         self.set_class(hidden and not edge, "-plot-hint")
         heat_width = self.query_one(HeatMap).get_content_width(self.size, self.size) + 4
-        self.set_class(self.has_class("-heat") and width - heat_width < HEAT_SIDE_MIN, "-heat-stack")
+        heat, side = self.has_class("-heat"), width - heat_width
+        self.set_class(heat and side < HEAT_SIDE_MIN, "-heat-stack")
+        # The heat map keeps every segment: its column of boxes narrows to what is left.
+        self.set_class(heat and HEAT_SIDE_MIN <= side < HEAT_COLUMN, "-heat-squeeze")
         self.set_class(small, "-too-small")
         if small:
             self.query_one(TooSmall).show(width, height, need_width, need_height)

@@ -576,3 +576,25 @@ def test_bad_counts_and_words_are_refused_as_the_run_could_not_have_been(ringsim
     # An extra word is said under the command's name, as its other errors are.
     code, _, err = ringsim("diagnose", paste, paste)
     assert (code, err) == (2, f"ringsim diagnose: error: unrecognized arguments: {paste}\n")
+
+
+def test_a_last_node_of_fewer_gpus_is_diagnosed_as_the_topology_places_it(ringsim, tmp_path):
+    # 9 ranks on hosts of 8 and 1: the topology's own placement of 9 GPUs in order, which the
+    # model prices (every node aligned on the emptiest); 5 and 5 is another machine.
+    from nccl_pastes import all_reduce_perf
+    times = {1 << k: 30 + (1 << k) / 2e4 for k in range(10, 30, 4)}
+    nine = all_reduce_perf(tmp_path / "9.txt", times, "NVIDIA H100 80GB HBM3", ["a"] * 8 + ["b"])
+    code, out, err = ringsim("diagnose", str(nine), "--no-plot", "--json")
+    assert code == 0, err
+    summary = json.loads(out.splitlines()[-1])
+    assert (summary["gpus"], summary["nodes"]) == (9, 2)
+    assert any("the last node holds 1 GPU, as topology dgx-h100 places 9 GPUs in order" in n
+               for n in summary["notes"])
+    ten = all_reduce_perf(tmp_path / "10.txt", times, "NVIDIA H100 80GB HBM3", ["a"] * 5 + ["b"] * 5)
+    code, _, err = ringsim("diagnose", str(ten), "--no-plot")
+    assert code == 2 and err == ("ringsim diagnose: error: topology dgx-h100 has 8 GPUs per node but "
+                                 "the run has 5 per node on 2 nodes: give a topology with "
+                                 "gpus_per_node = 5\n")
+    uneven = all_reduce_perf(tmp_path / "u.txt", times, "NVIDIA H100 80GB HBM3", ["a"] * 6 + ["b"] * 4)
+    code, _, err = ringsim("diagnose", str(uneven), "--no-plot")
+    assert code == 2 and "the run has 6, 4 on its 2 nodes: give a topology with its nodes' GPUs" in err

@@ -489,7 +489,7 @@ def test_nvls_adds_no_8_bit_type_so_nccl_runs_something_else():
 @pytest.mark.parametrize("kwargs, why", [
     (dict(gpus=8, algo="NVLS", dtype="int8"), "NVLS cannot add int8: the switch adds only"),
     (dict(gpus=8, algo="NVLS", proto="LL"), "NVLS runs the Simple protocol only"),
-    (dict(gpus=2, algo="NVLS", nccl="2.26.2"), "NVLS needs at least 3 GPUs in a node in this release"),
+    (dict(gpus=2, algo="NVLS", nccl="2.26.2"), "NVLS needs at least 3 GPUs in every node in this release"),
 ])
 def test_a_refused_nvls_says_why(kwargs, why):
     with pytest.raises(RingsimError, match=why):
@@ -603,3 +603,16 @@ def test_predict_prints_a_time_of_ten_million_seconds_and_more_in_scientific_for
     row = capsys.readouterr().out.splitlines()[-1].split()
     assert re.fullmatch(r"\d\.\d{3}e\+\d\d", row[3]), row  # µs, as 1.879e+15
     assert float(row[3]) >= 1e13
+
+
+def test_a_last_node_of_one_gpu_prices_every_tree_at_085_from_2_26_2():
+    # search.cc: a node of one GPU can only build NCCL_TOPO_PATTERN_TREE; from 2.26.2
+    # tuning.cc prices Tree at 0.85 where comm->maxTreePattern (the largest over all ranks)
+    # is that pattern, before then where rank 0's own graph is. 9 DGX H100 GPUs: the ninth
+    # sets it for all from 2.26.2; 2.25.1's rank 0 sits on the full node.
+    def tree_simple(gpus, release):
+        return tuning_table("dgx-h100", gpus, release)[("AllReduce", "Tree", "Simple")][1]
+    assert tree_simple(9, "2.26.2") == pytest.approx(0.85 * tree_simple(9, "2.25.1"))
+    assert tree_simple(9, "2.30.7") == pytest.approx(tree_simple(9, "2.26.2"))
+    # ten GPUs leave two on the last node: no TREE pattern there, no 0.85
+    assert tree_simple(10, "2.30.7") == pytest.approx(tree_simple(10, "2.25.1"))

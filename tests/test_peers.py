@@ -80,25 +80,27 @@ def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
 
 def test_a_run_stands_beside_runs_of_an_element_type_nccl_runs_alike():
     # NVLink SHARP adds float, half, bfloat16, double and 32/64-bit integers but no 8-bit type
-    # (ncclNvlsSupported), so NCCL runs an int8 all-reduce without NVLS where a float one may
-    # use it: Olivia's int8 pair of GH200 nodes stands beside int8 runs only, and the float
-    # and double runs of one H100 node stand beside each other.
+    # (ncclNvlsSupported), so on a machine that has it NCCL runs an int8 all-reduce without
+    # NVLS where a float one may use it: there the two stand apart. Without it, as on GH200
+    # nodes joined pair by pair, bytes are bytes: Olivia's int8 pair stands beside float runs.
     gh = peers.topology("systems/gh200-4-slingshot.toml")
     floats = {p.id for p in peers.peers(gh, 8, 2)}
-    int8s = {p.id: p for p in peers.peers(gh, 8, 2, dtype="int8")}
-    assert "olivia-gh200-2x4-slingshot-int8" in int8s and floats
-    assert not floats & set(int8s)
-    assert {p.id for p in peers.peers(gh, 8, 2, dtype="uint8")} == set(int8s)
-    assert {p.id for p in peers.peers(gh, 8, 2, dtype="bfloat16")} == floats
-    assert peers.peers(load("dgx-h100"), 8, 1, dtype="char") == []  # nccl-tests' old int8 name
+    assert "olivia-gh200-2x4-slingshot-int8" in floats
+    assert {p.id for p in peers.peers(gh, 8, 2, dtype="int8")} == floats
+    assert "elements" not in peers.likeness(gh, 2, "int8")
+    # One H100 node has NVLink SHARP: its float and double runs stand together, not beside
+    # an int8 run (none is published), and the likeness says what was matched.
     doubles = {p.id for p in peers.peers(load("dgx-h100"), 8, 1, dtype="double")}
     assert "xxrjun-h100-1x8-nvswitch" in doubles
     assert doubles == {p.id for p in peers.peers(load("dgx-h100"), 8, 1)}
-    # The list says which ran another type, and the likeness says what was matched.
+    assert peers.peers(load("dgx-h100"), 8, 1, dtype="int8") == []
+    assert peers.peers(load("dgx-h100"), 8, 1, dtype="char") == []  # nccl-tests' old int8 name
+    assert peers.likeness(load("dgx-h100"), 1, "int8").endswith(
+        ", int8 elements or others NVLink SHARP cannot add")
+    assert "elements" not in peers.likeness(load("dgx-h100"), 1, "half")
+    # The list says which ran another type.
     xx = next(p for p in peers.peers(load("dgx-h100"), 8, 1) if p.id == "xxrjun-h100-1x8-nvswitch")
     assert "(-g 1, -d double)" in " ".join(peers.describe([xx], 200))
-    assert peers.likeness(gh, 2, "int8").endswith(", int8 elements or others NVLink SHARP cannot add")
-    assert "elements" not in peers.likeness(gh, 2, "half")
 
 
 def test_a_run_of_several_gpus_per_process_stands_beside_runs_of_as_many():

@@ -93,10 +93,12 @@ def tolerance_from(text: str) -> float:
         value = float(raw[:-1] if raw.endswith("%") else raw)
     except ValueError:
         raise RingsimError(f"--tolerance must be a percentage such as 30%, got {given!r}") from None
-    if not math.isfinite(value) or not 0 < value < 100:
-        raise RingsimError(f"--tolerance must be above 0% and below 100%, got {given!r}")
     # to 15 significant digits: 0.9 / 100 is 0.009, not 0.009000000000000001 (and 1e-30 stays)
-    return float(f"{value / 100:.15g}")
+    fraction = float(f"{value / 100:.15g}") if math.isfinite(value) else value
+    # checked as a fraction: 99.99999999999999 rounds to 100%, 5e-324 to 0%
+    if not math.isfinite(fraction) or not 0 < fraction < 1:
+        raise RingsimError(f"--tolerance must be above 0% and below 100%, got {given!r}")
+    return fraction
 
 
 def svg_target(text: str, reads: dict[str, str | None]) -> Path:

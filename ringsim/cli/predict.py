@@ -65,7 +65,8 @@ def register(sub) -> None:
                              "nccl-tests prints their busbw equal to algbw")
     parser.add_argument("--dtype", default=None, choices=tuple(TYPES),
                         help="element type, as nccl-tests' -d (default: float); NVLS adds no "
-                             "int8 or uint8, so NCCL runs something else for them")
+                             "8-bit type (int8, uint8, f8e4m3, f8e5m2), so NCCL runs "
+                             "something else for them")
     add_nccl_argument(parser)
     parser.add_argument("--gpus-per-process", type=count_arg("GPUs per process", minimum=1,
                                                              maximum=MAX_GPUS),

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..core.checks import echo
 from ..core.errors import RingsimError
+from ..core.naming import plural
 from .nccl_channels import Tuned, channel_threads, comm_channels, connected, run_channels, tune
 from .nccl_graph import Graph, constants, log2i, search_speeds
 from .nccl_runtime import (fallback_link_graph, fill as fill_time, nvls_link_graph, ring_hops,
@@ -179,9 +180,12 @@ def _nvls_reasons(sys, algos: set, func: str | None, protos: set, dtype: str) ->
         return [f"{both} {verb} an NVSwitch that reduces, in_network_reduction = true in "
                 "[inside]"]
     least = sys.tables["rules"]["nvls_min_gpus"]
-    if round(sys.ppn) < least:
-        return [f"{both} {verb} at least {least} GPUs in a node in this release "
-                "(src/transport/nvls.cc)"]
+    if sys.min_local < least:
+        # every node must have NVLS: the emptiest sets it for all (init.cc takes the minimum)
+        last = (f"; the last node holds {plural(sys.min_local, 'GPU')}"
+                if sys.last_node is not None else "")
+        return [f"{both} {verb} at least {least} GPUs in every node in this release "
+                f"(src/transport/nvls.cc){last}"]
     if func is not None and not nvls_reduces(sys, func, dtype):
         return [f"{both} cannot add {dtype}: the switch adds only "
                 f"{', '.join(sys.tables['types']['nvls_sum'])} (src/include/device.h, "
@@ -386,7 +390,7 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     tables of NCCL release `nccl` (one of versions(); None: the model's own), issued by
     processes that each drive `gpus_per_process` GPUs. `collective`: all-reduce, all-gather,
     reduce-scatter, broadcast or reduce (the last two on the ring only, as NCCL tunes them);
-    `dtype`: the data type as nccl-tests names it (NVLS adds no int8 or uint8)."""
+    `dtype`: the data type as nccl-tests names it (NVLS adds no 8-bit type: int8, uint8, f8e4m3, f8e5m2)."""
     func = _function(collective, algo, nccl)
     dtype = check_dtype(dtype)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")

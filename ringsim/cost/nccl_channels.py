@@ -39,7 +39,7 @@ def nvls_channels(tuned: Tuned) -> int:
     channels = table.get(sys.arch, tuned.graphs["NVLS"].channels)
     if sys.tables["rules"]["sm100_nvls_tuning"] and sys.arch == "blackwell" and sys.nodes > 1:
         t = limits["sm100_tuning"]
-        ppn = sys.ranks // sys.nodes  # comm->minLocalRanks
+        ppn = sys.min_local
         if sys.nodes == 2 and sys.net_bw >= t["nic"]:
             channels = t["two_nodes"]
         elif sys.net_bw >= t["fast_nic"]:

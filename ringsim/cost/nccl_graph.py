@@ -83,8 +83,10 @@ class System:
     # GPU's network bandwidth (net_bw).
     nics_per_gpu: int = 1
     # GPUs in the last node where it holds fewer than the others (G placed in order), None
-    # where every node holds as many: each node searches its own graphs (graphs()).
+    # where every node holds as many: each node searches its own graphs (graphs()), the last
+    # one as `last_system` describes it (its own switches, uplinks and NVLS).
     last_node: int | None = None
+    last_system: System | None = None
 
     @property
     def tables(self) -> dict:
@@ -95,6 +97,18 @@ class System:
     def ppn(self) -> float:
         """GPUs per node as NCCL's tuner computes it (nRanks / nNodes, a float)."""
         return self.ranks / self.nodes
+
+    @property
+    def max_local(self) -> int:
+        """comm->maxLocalRanks: the GPUs of the fullest node."""
+        if self.last_node is None:
+            return math.ceil(self.ppn)
+        return round((self.ranks - self.last_node) / (self.nodes - 1))
+
+    @property
+    def min_local(self) -> int:
+        """comm->minLocalRanks: the GPUs of the emptiest node."""
+        return self.ranks // self.nodes if self.last_node is None else self.last_node
 
     @property
     def x86(self) -> bool:
@@ -165,9 +179,11 @@ def system(topology: Topology, gpus: int, nccl: str | None = None) -> System:
             cpu_link = tables["link_rates"]["cpu_interconnect"][topology.cpu]
     # Every rule but the socket link's rate reads the vendor: an Intel generation is Intel.
     last = topology.node_size(nodes - 1, gpus)
+    # The last node's own machine: as many nodes, each of its GPUs (a topology of that size).
+    lone = None if last >= ppn else system(replace(topology, gpus_per_node=last), last * nodes, nccl)
     return System(topology.arch, gpus, nodes, intra_kind, intra_bw, net_bw, nvswitch, nvls,
                   collnet, uplink, net_latency, measured, cpu_vendor(topology.cpu), nccl,
-                  searched, type_inter, cpu_link, nics, last if last < ppn else None)
+                  searched, type_inter, cpu_link, nics, None if lone is None else last, lone)
 
 
 @dataclass(frozen=True)
@@ -372,14 +388,21 @@ def _aligned(sys: System) -> dict[str, Graph]:
     """The graphs of a machine whose last node holds fewer GPUs than the others. Each rank
     searches its own node (search.cc), and init.cc then aligns every rank on the worst: the
     fewest channels, the slowest speeds inside and across (std::min over allGather3Data), so
-    that all of them tune alike. An algorithm one node has no graph for is off everywhere."""
+    that all of them tune alike; CollNet is off where CollNetChain has no channel, NVLS where
+    its graph has none; the ring and the tree keep the fewer channels of the two."""
     full = round((sys.ranks - sys.last_node) / (sys.nodes - 1))
-    per_node = [graphs(replace(sys, ranks=size * sys.nodes, last_node=None))
-                for size in (full, sys.last_node)]
+    per_node = [graphs(replace(sys, ranks=full * sys.nodes, last_node=None, last_system=None)),
+                graphs(sys.last_system)]
     found = {}
     for algo in per_node[0]:
         a, b = (g[algo] for g in per_node)
         found[algo] = NONE if not (a.channels and b.channels) else Graph(
             min(a.channels, b.channels), min(a.bw_intra, b.bw_intra), min(a.bw_inter, b.bw_inter),
             a.fallback or b.fallback)
+    if not found["CollNetChain"].channels:
+        found["CollNetDirect"] = NONE
+    shared = min(found["Ring"].channels, found["Tree"].channels)
+    for algo in ("Ring", "Tree", "PAT"):
+        if found[algo].channels:
+            found[algo] = replace(found[algo], channels=shared)
     return found

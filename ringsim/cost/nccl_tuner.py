@@ -69,11 +69,13 @@ def bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) -
     if algo == "Tree" and proto == "LL128":
         bus = min(bus * (f["tree_ll128_one_node"] if sys.nodes == 1 else f["tree_ll128_nodes"]),
                   nch * caps["per_channel_tree_ll128"][a][n2])
-    if algo == "Tree" and sys.ranks == sys.nodes:
-        # With one GPU per node the search can only build NCCL_TOPO_PATTERN_TREE (search.cc),
-        # whose trees NCCL prices at 0.85 (the tree graph's pattern up to 2.25.1, the largest
-        # over the ranks from 2.26.2); with more, which pattern it settles on depends on the
-        # PCIe paths between GPUs and NICs, which a topology file does not describe.
+    lone = sys.last_node == 1 and sys.tables["rules"]["tree_pattern_over_ranks"]
+    if algo == "Tree" and (sys.ranks == sys.nodes or lone):
+        # With one GPU in a node the search can only build NCCL_TOPO_PATTERN_TREE (search.cc),
+        # whose trees NCCL prices at 0.85: the tree graph's pattern up to 2.25.1, so with one
+        # GPU per node, and from 2.26.2 the largest over the ranks, so also where only the last
+        # node holds one. With more, which pattern it settles on depends on the PCIe paths
+        # between GPUs and NICs, which a topology file does not describe.
         bus *= f["tree_pattern_tree"]
     if algo == "PAT":
         bus *= f["pat"]
@@ -291,7 +293,7 @@ def allowed(sys: System, func: str, algo: str, proto: str) -> bool:
 def runs(sys: System, func: str, algo: str, dtype: str = "float") -> bool:
     """Whether enqueue.cc considers an algorithm tuning.cc priced for a call of `dtype`
     (nccl-tests' name): its choice skips some."""
-    local = math.ceil(sys.ppn)  # comm->maxLocalRanks, comm->localRanks
+    local = sys.max_local  # comm->maxLocalRanks, comm->localRanks
     limits, rules = sys.tables["channels"], sys.tables["rules"]
     if algo in NVLS_FAMILY and not nvls_reduces(sys, func, dtype):
         return False  # nvlsSupport: the switch cannot add this type

@@ -208,6 +208,39 @@ def fit_busbw(bus_bytes, seconds, above: float) -> float | None:
     return math.inf if slope == 0 else 1 / slope
 
 
+def _check_layout(output: Output, topology, gpus: int, nodes: int, assumed: bool,
+                  notes: list[str]) -> None:
+    """Refuse a run the topology cannot hold as it ran, in one line: the model places G GPUs
+    on the topology's nodes in order (the last one possibly in part), so the run's nodes must
+    be those (a part of one node is one node), and where the header names its hosts, each
+    must hold what the topology places there."""
+    per = topology.gpus_per_node
+    if per is None:
+        if topology.nodes(gpus) != nodes:
+            notes.append(f"topology {topology.name} places {gpus} GPUs in "
+                         f"{plural(topology.nodes(gpus), 'node')}; the run used {nodes}")
+        return
+    placed = [topology.node_size(i, gpus) for i in range(topology.nodes(gpus))]
+    held = {}
+    for r in output.ranks:
+        held[r.host] = held.get(r.host, 0) + 1
+    counts = sorted(held.values(), reverse=True) if held else None
+    if assumed or (len(placed) == nodes and counts in (None, placed)):
+        if placed[-1] < placed[0]:
+            notes.append(f"the last node holds {plural(placed[-1], 'GPU')}, as topology "
+                         f"{topology.name} places {gpus:,} GPUs in order; every node takes its "
+                         "fewest channels and slowest speeds, as NCCL aligns them")
+        return
+    even = gpus % nodes == 0 and (counts is None or len(set(counts)) == 1)
+    ran = (f"{gpus:,} in one node" if nodes == 1 else
+           f"{gpus // nodes:,} per node on {nodes:,} nodes" if even else
+           f"{', '.join(map(str, counts or []))} on its {nodes:,} nodes" if counts else
+           f"{gpus:,} on {nodes:,} nodes")
+    want = f"gpus_per_node = {gpus // nodes}" if even else "its nodes' GPUs"
+    raise RingsimError(f"topology {topology.name} has {plural(per, 'GPU')} per node but the run "
+                       f"has {ran}: give a topology with {want}")
+
+
 def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
              nodes: int | None = None, collective: str | None = None,
              tolerance: float = DEFAULT_TOLERANCE, topology_reason: str = "",
@@ -242,18 +275,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         nodes = topology.nodes(gpus)
         notes.append(f"no host names in the output: {plural(nodes, 'node')} assumed, as topology "
                      f"{topology.name} places {plural(gpus, 'GPU')} (give --nodes M)")
-    per_node = gpus // nodes
-    # A run on fewer GPUs than a node holds is a part of one node; more than it holds in one
-    # node, or another count per node across nodes, is another machine than the topology.
-    if (not assumed and topology.gpus_per_node not in (None, per_node)
-            and (nodes > 1 or gpus > topology.gpus_per_node)):
-        ran = f"{per_node:,} per node on {nodes:,} nodes" if nodes > 1 else f"{gpus:,} in one node"
-        raise RingsimError(f"topology {topology.name} has {plural(topology.gpus_per_node, 'GPU')} "
-                           f"per node but the run has {ran}: give a topology with "
-                           f"gpus_per_node = {per_node}")
-    if topology.nodes(gpus) != nodes:
-        notes.append(f"topology {topology.name} places {gpus} GPUs in "
-                     f"{plural(topology.nodes(gpus), 'node')}; the run used {nodes}")
+    _check_layout(output, topology, gpus, nodes, assumed, notes)
     factor = float(bus_factor(collective, gpus))
     dtype = OTHER_NAMES.get(rows[0].dtype, rows[0].dtype)
     pasted = {name: output.env[name] for name, given in (("NCCL_ALGO", algo), ("NCCL_PROTO", proto))

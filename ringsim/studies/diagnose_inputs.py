@@ -127,10 +127,6 @@ def scenario(output: Output, gpus: int | None, nodes: int | None,
                            "header names")
     if gpus < 2:
         raise RingsimError(f"{output.name} ran on {gpus} GPU: a collective needs at least 2")
-    if nodes is not None and gpus % nodes:
-        raise RingsimError(f"{gpus} GPUs do not split evenly over {nodes} nodes")
-    if hosts and output.gpus_per_host() is None:
-        notes.append("the hosts run different numbers of ranks; the model assumes the same on each")
     numbers = sorted({r.rank for r in output.ranks})
     if numbers and numbers != list(range(len(numbers))):
         # nccl-tests numbers its ranks 0 to G-1; other numbers mean lines lost or edited

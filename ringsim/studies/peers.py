@@ -155,9 +155,12 @@ def _nics(topo: Topology, nodes: int) -> int | None:
     return across.nics_per_gpu or 1
 
 
-def _added_alike(a: str, b: str) -> bool:
-    """Whether NCCL runs elements of types `a` and `b` alike: both of a type NVLink SHARP can
-    add, or both not (it has no 8-bit adds); bytes are bytes to every other algorithm."""
+def _added_alike(a: str, b: str, topo: Topology | None = None) -> bool:
+    """Whether NCCL runs elements of types `a` and `b` alike on `topo` (None: on a machine
+    with NVLink SHARP): both of a type NVLink SHARP can add, or both not (it has no 8-bit
+    adds); bytes are bytes to every other algorithm, so without it every type is alike."""
+    if topo is not None and not (_switch_adds(topo) and topo.arch in ("hopper", "blackwell")):
+        return True
     summable = constants()["types"]["nvls_sum"]
     a, b = (TYPES.get(OTHER_NAMES.get(t, t), (t,))[0] for t in (a, b))
     return (a in summable) == (b in summable)
@@ -170,7 +173,7 @@ def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1,
     same number of GPUs and nodes, GPUs per process (nccl-tests' -g), GPU architecture and kind of link
     inside a node, and across nodes the same network rate per GPU, latency and path from GPU
     to NIC (a finite rate: an inf network is like no measured one), an element type `dtype`
-    that NCCL runs alike (_added_alike); only sizes NCCL
+    that NCCL runs alike there (_added_alike); only sizes NCCL
     chose the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO, or loaded a
     tuner plugin, measures something else).
 
@@ -185,7 +188,7 @@ def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1,
     for s in data()["system"]:
         if (s["health"] != "healthy" or s["gpus"] != gpus or s["id"] not in points
                 or s.get("gpus_per_process", 1) != gpus_per_process or "tuner" in s
-                or collective(s) != ran or not _added_alike(s.get("dtype", "float"), dtype)):
+                or collective(s) != ran or not _added_alike(s.get("dtype", "float"), dtype, topo)):
             continue
         theirs = topology(s["topology"])
         if theirs.nodes(gpus) != nodes or not _alike(theirs, topo, nodes):
@@ -218,7 +221,7 @@ def likeness(topo: Topology, nodes: int, dtype: str = "float") -> str:
         said = [f"{format_seconds(plugin)} reported by its net plugin"] if plugin else []
         said += [f"{format_seconds(measured)} measured"] if measured is not None else []
         words += f" with a latency of {' and '.join(said)}"
-    if not _added_alike(dtype, "float"):
+    if not _added_alike(dtype, "float", topo):
         words += f", {dtype} elements or others NVLink SHARP cannot add"
     return words
 

@@ -32,7 +32,9 @@ SHORT = 30  # below this height the banner drops its rule
 # eight GPU panels, a taller box for the bars would leave the counters a single row.
 COMPACT = 36
 HEAT_SIDE_MIN = 36  # columns the transfer list needs beside the heat map; with fewer it goes below
-HEAT_COLUMN = 64  # the column of boxes beside the heat map on a wide terminal (ringsim.tcss)
+# Widths ringsim.tcss gives: the column of boxes beside the heat map on a wide terminal (58
+# beside the lesson panel), and the sweep plot and the lesson panel beside the simulator.
+HEAT_COLUMN, HEAT_COLUMN_LESSON, PLOT_WIDTH, LESSON_WIDTH = 64, 58, 56, 52
 PLOT_MIN = 120  # the sweep plot (w) needs this many columns: its own 56 and the simulator's 64
 
 LEGEND = "→ sent to   ← received from (+ added, = replaced)   ⇄ both   ✓ complete sum   v: numbers"
@@ -240,10 +242,16 @@ class SimulatorScreen(Screen):
         self.set_class(self._plot_wanted and not hidden, "-plot")
         self.set_class(hidden and not edge, "-plot-hint")
         heat_width = self.query_one(HeatMap).get_content_width(self.size, self.size) + 4
-        heat, side = self.has_class("-heat"), width - heat_width
+        # What the heat map and its boxes share: the terminal less a plot or lesson beside.
+        lesson = self.has_class("-lesson") and not self.has_class("-narrow")
+        beside = PLOT_WIDTH if self.has_class("-plot") else LESSON_WIDTH if lesson else 0
+        heat, side = self.has_class("-heat"), width - beside - heat_width
         self.set_class(heat and side < HEAT_SIDE_MIN, "-heat-stack")
         # The heat map keeps every segment: its column of boxes narrows to what is left.
-        self.set_class(heat and HEAT_SIDE_MIN <= side < HEAT_COLUMN, "-heat-squeeze")
+        # (beside the plot the map and the column share what is left evenly)
+        plotted = self.has_class("-plot")
+        column = (width - beside) // 2 if plotted else HEAT_COLUMN_LESSON if lesson else HEAT_COLUMN
+        self.set_class(heat and HEAT_SIDE_MIN <= side < column, "-heat-squeeze")
         self.set_class(small, "-too-small")
         if small:
             self.query_one(TooSmall).show(width, height, need_width, need_height)

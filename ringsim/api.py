@@ -142,7 +142,11 @@ def reduce_scatter(arrays: Sequence, algorithm: str = "ring", *, backend: str | 
     rows, shape, dtype = _rows(arrays)
     xp = array_module(backend) if backend is not None else module_of(rows[0])
     plan = REDUCE_SCATTER.plan(len(rows), algorithm)
-    layout = Layout(plan.segments, int(np.prod(shape, dtype=np.int64)))
+    layout = Layout(plan.segments, math.prod(shape))
+    check_memory(allreduce_bytes(plan, layout, dtype.itemsize),
+                 f"a reduce-scatter of {plan.gpus:,} arrays of {layout.elements:,} {dtype} elements",
+                 instead=f"ringsim.algorithms.collectives.REDUCE_SCATTER.closed_form({plan.gpus}, "
+                         f"{layout.elements}) gives the counts without allocating", xp=xp)
     summed = _run(plan, layout, rows, xp, dtype)
     outputs = [summed[g, layout.offset(g):layout.offset(g + 1)].copy() for g in range(plan.gpus)]
     return CollectiveResult(outputs, plan, measure(plan, layout),
@@ -156,12 +160,14 @@ def all_gather(arrays: Sequence, algorithm: str = "ring", *, backend: str | None
     xp = array_module(backend) if backend is not None else module_of(rows[0])
     gpus = len(rows)
     plan = ALL_GATHER.plan(gpus, algorithm)
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
     layout = Layout(gpus, gpus * count)  # G equal segments: GPU g's shard is segment g
-    need = gpus * gpus * count * np.dtype(dtype).itemsize
-    if need > 8 << 30:
-        raise RingsimError(f"an all-gather of {gpus} shards of {count:,} elements needs "
-                           f"{need / 2**30:.1f} GiB of simulated buffers, more than 8 GiB")
+    # the G shards laid out in a (G, G·count) input, then the run's own buffers
+    staged = gpus * gpus * count * dtype.itemsize
+    check_memory(staged + allreduce_bytes(plan, layout, dtype.itemsize),
+                 f"an all-gather of {gpus:,} shards of {count:,} {dtype} elements",
+                 instead=f"ringsim.algorithms.collectives.ALL_GATHER.closed_form({gpus}, "
+                         f"{layout.elements}) gives the counts without allocating", xp=xp)
     full = xp.zeros((gpus, gpus * count), dtype=dtype)
     for g, row in enumerate(rows):
         full[g, g * count:(g + 1) * count] = row

@@ -52,3 +52,27 @@ def test_what_is_accepted_still_works():
     assert sim.done and sim.values().tolist() == [[4, 6], [4, 6]]
     assert [o.tolist() for o in allreduce([[1, 2], [3, 4]]).outputs] == [[4, 6], [4, 6]]
     assert [o.tolist() for o in allreduce(np.array([[1, 2], [3, 4]])).outputs] == [[4, 6], [4, 6]]
+
+
+def test_reduce_scatter_and_all_gather_are_bounded_as_allreduce_is():
+    # The ring's halves count their transfers before building them, and every run checks its
+    # memory against ringsim's limit, as allreduce does, before it allocates.
+    from ringsim import all_gather, reduce_scatter
+    huge = [np.broadcast_to(np.zeros(1, np.float32), (4_000_000_000,))] * 4
+    for run in (reduce_scatter, all_gather):
+        with pytest.raises(RingsimError, match="would need about .* of memory"):
+            run(huge)
+        with pytest.raises(RingsimError, match="plan for 3,000 GPUs holds 8,997,000 transfers"):
+            run([np.ones(1)] * 3000)
+    assert [o.tolist() for o in reduce_scatter([np.arange(6.0)] * 3).outputs] == [[0, 3], [6, 9], [12, 15]]
+
+
+def test_a_simulation_of_something_not_a_plan_says_so():
+    with pytest.raises(RingsimError, match=r"expected a Plan .* got str; Simulation.create"):
+        Simulation("ring", 8)
+
+
+def test_a_layout_past_int64_is_refused_where_arrays_would_count_it():
+    from ringsim import Layout, make_plan, measure
+    with pytest.raises(RingsimError, match="more than an int64 array counts"):
+        measure(make_plan("ring", 8), Layout(8, 10**21))

@@ -143,3 +143,15 @@ def test_api_counts_accept_exact_floats_and_numpy_integers():
     assert check_count(4.0, "G", minimum=1) == 4
     assert check_count(np.int32(7), "G", minimum=1) == 7
     assert check_count(2.0 ** 53, "N", minimum=0) == 2 ** 53
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["timeline", "-g", "8", "-n", "1e21"], "the time model prices at most 2**62"),
+    (["timeline", "-g", "8", "--size", "1e25B"], "the time model prices at most 2**62"),
+    (["mpi", "--elements", "1e21"], "would need about 16,000.0 EB of memory"),
+])
+def test_element_counts_past_int64_get_one_line(argv, message, capsys):
+    from ringsim.cli import main
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err

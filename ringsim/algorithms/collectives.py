@@ -26,7 +26,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import ALGORITHMS, closed_form as algorithm_form, make_plan, plan_closed_form, plan_options
+from . import (ALGORITHMS, MAX_PLAN_TRANSFERS, closed_form as algorithm_form, make_plan,
+               plan_closed_form, plan_options)
 from ..core.checks import check_elements, check_gpus, check_timed_elements
 from ..core.errors import RingsimError
 from ..core.textout import printable
@@ -261,6 +262,12 @@ class _RingHalf(Collective):
         """The ring's half: step s as the module docstring says."""
         self._check(algorithm, options)
         gpus = check_gpus(gpus)
+        count = gpus * (gpus - 1)  # G−1 steps of G transfers, counted before any is built
+        if count > MAX_PLAN_TRANSFERS:
+            raise RingsimError(
+                f"a ring {self.name} plan for {gpus:,} GPUs holds {count:,} transfers, more than "
+                f"the {MAX_PLAN_TRANSFERS:,} a plan may hold (MAX_PLAN_TRANSFERS); for the "
+                "counts at any G use its closed_form")
         order = np.roll(np.arange(gpus), -1)  # position p holds GPU p+1, so GPU g ends owning segment g
         # The all-gather forwards the segment it got a step before: one position behind.
         iterations = ring_iterations(order[None, :], 0, 1, gather=self.lag == 1)

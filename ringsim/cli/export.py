@@ -6,6 +6,7 @@ import argparse
 import os
 import re
 import stat
+import time
 from pathlib import Path
 
 from ..core.errors import RingsimError
@@ -41,15 +42,21 @@ def _folder(text: str) -> Path:
     return Path(text)
 
 
-def check_work(frames: int, size: tuple[int, int], png: bool) -> None:
-    """Refuse an export whose frames would pass MAX_BYTES or MAX_SECONDS, before any is drawn."""
+def check_work(frames: int, size: tuple[int, int], png: bool,
+               frame: tuple[int, float] | None = None) -> None:
+    """Refuse an export whose frames would pass MAX_BYTES or MAX_SECONDS: before any is drawn
+    from their cells, and once the first is drawn (`frame`: its bytes and seconds) from it,
+    with room for later frames a half denser (a dense heat map on a small screen takes 100
+    bytes a cell, a sparse large screen 6)."""
     cells = frames * size[0] * size[1]
     nbytes, seconds = cells * BYTES_PER_CELL * (2 if png else 1), cells * SECONDS_PER_CELL
+    if frame is not None:
+        nbytes, seconds = frames * frame[0] * 1.5 * (2 if png else 1), frames * frame[1] * 1.5
     if nbytes > MAX_BYTES or seconds > MAX_SECONDS:
         raise RingsimError(f"the export would write {frames:,} frames of {size[0]}x{size[1]}: about "
                            f"{nbytes / 2**20:,.0f} MiB in {seconds:,.0f} s (at most "
                            f"{MAX_BYTES >> 20} MiB and {MAX_SECONDS:.0f} s); use a smaller --screen, "
-                           f"fewer GPUs or fewer channels")
+                           f"fewer GPUs, or fewer channels or chunks")
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -184,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
                                "ringsim (or pip install resvg-py)") from None
     check_work(len(app.sim.plan) + 1, args.size, args.png)
     ours = check_names(folder, frame_names(app.sim.plan.steps, args.png))
+    made = not folder.exists()
     make_folder(folder)
     import shutil
     import tempfile
@@ -193,6 +201,10 @@ def run(args: argparse.Namespace) -> int:
     folder = Path(tempfile.mkdtemp(prefix=".ringsim-export-", dir=final))
     try:
         return _export(args, app, folder, final, ours)
+    except RingsimError:
+        if made:  # refused once the first frame was drawn: leave no folder behind either
+            shutil.rmtree(final, ignore_errors=True)
+        raise
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -202,6 +214,7 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path, ours: set[
     from ..tui.svg import screen_strips, screen_svg, svg_to_png
     written: list[Path] = []
     failed: list[OSError] = []
+    refused: list[RingsimError] = []  # the first frame showed the rest would pass the limits
     cut: list[tuple[str, tuple[str, ...]]] = []  # frames whose boxes hold more than they show
     # Cropped frames wait for the tallest: every frame of a deck takes its height, or a slide
     # that fits its picture to the page would scale the GPUs differently from one to the next.
@@ -222,6 +235,7 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path, ours: set[
         await pilot.pause()
         try:
             for index in range(len(app.sim.plan) + 1):
+                started = time.perf_counter()
                 app.goto(index)
                 await pilot.pause()
                 if args.crop:  # the cropped transfer box takes its list's height a pass later
@@ -233,6 +247,11 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path, ours: set[
                     kept.append((path, title, screen_strips(app), app.simulator.crop_rows()))
                 else:
                     write(path, screen_svg(app, title))
+                if index == 0:
+                    # what the first frame took says what the rest will, better than its cells
+                    drawn = len(screen_svg(app, title)) if args.crop else path.stat().st_size
+                    check_work(len(app.sim.plan) + 1, args.size, args.png,
+                               (drawn, time.perf_counter() - started))
                 if app.simulator.cut:
                     cut.append((path.name, app.simulator.cut))
             # The rows under a shorter frame's transfer list are the screen's own background.
@@ -242,9 +261,13 @@ def _export(args: argparse.Namespace, app, folder: Path, final: Path, ours: set[
                 write(path, screen_svg(app, title, (first, first + tallest), strips))
         except OSError as error:  # a full disk, a folder made read-only meanwhile
             failed.append(error)
+        except RingsimError as error:
+            refused.append(error)
         app.exit()
 
     app.run(headless=True, size=args.size, auto_pilot=frames)
+    if refused:
+        raise refused[0]
     if failed:
         raise RingsimError(f"the export stopped after {len(written)} frames: "
                            f"{failed[0].strerror or failed[0]}")

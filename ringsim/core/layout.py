@@ -12,6 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .checks import check_count
+from .errors import RingsimError
+
+INT64_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,9 @@ class Layout:
 
     def offsets(self, segments) -> np.ndarray:
         """`offset` for an integer array of segments (int64; N must fit in int64)."""
+        if self.elements > INT64_MAX:
+            raise RingsimError(f"{self.elements:.3g} elements per GPU are more than an int64 "
+                               "array counts (2**63 − 1, about 9.2·10^18)")
         q, r = divmod(self.elements, self.segments)
         segments = np.asarray(segments, dtype=np.int64)
         return segments * q + np.minimum(segments, r)

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.errors import RingsimError
 from .collective import run, session
 from .data import rank_data
 from .options import elements_of
@@ -49,6 +50,32 @@ def best_of(watch, comm, MPI, *actions) -> list[float]:
     return best
 
 
+class WrongSum(RingsimError):
+    """A timed run whose sum is not MPI_Allreduce's: its times mean nothing (exit status 1)."""
+
+
+def check_sum(watch, comm, MPI, x: np.ndarray, got: np.ndarray, what: str) -> None:
+    """Raise WrongSum on every rank where any rank's `got` is not MPI_Allreduce's sum of `x`:
+    integers exactly, floats within (G−1)·eps·G·max|x|, the most two orders of G additions can
+    differ by (a bound of scalars, so that the check holds one array and a mask of it)."""
+    expected = np.empty_like(x)
+    watch.wait([comm.Iallreduce(x, expected, op=MPI.SUM)], [-1], -1)
+    if x.dtype.kind in "iu":
+        wrong = not np.array_equal(got, expected)
+    else:
+        largest = np.array([max(abs(float(x.max())), abs(float(x.min()))) if x.size else 0.0])
+        watch.wait([comm.Iallreduce(MPI.IN_PLACE, largest, op=MPI.MAX)], [-1], -1)
+        size = comm.Get_size()
+        bound = (size - 1) * float(np.finfo(x.dtype).eps) * size * float(largest[0])
+        np.subtract(got, expected, out=expected)  # the gap, in place: no array more
+        wrong = not bool((np.abs(expected, out=expected) <= bound).all())
+    flags = np.array([int(wrong)], np.int64)
+    watch.wait([comm.Iallreduce(MPI.IN_PLACE, flags, op=MPI.MAX)], [-1], -1)
+    if flags[0]:
+        raise WrongSum(f"{what} over MPI did not give MPI_Allreduce's sum on every rank, so its "
+                       "time means nothing (a plain `ringsim mpi` run names the ranks)")
+
+
 def bench(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
     """Time ringsim's plan and MPI_Allreduce on the same data; rank 0 prints the ratio."""
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -60,6 +87,9 @@ def bench(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
                            lambda: run(x, args.algorithm, comm, out=out, timeout=args.timeout,
                                        **options_of(args)),
                            lambda: comm.Allreduce(x, out, op=MPI.SUM))
+    # timed, then checked: a fast wrong sum is no result
+    run(x, args.algorithm, comm, out=out, timeout=args.timeout, **options_of(args))
+    check_sum(watch, chan.data, MPI, x, out, f"ringsim's {args.algorithm}")
     record = {"case": f"{args.algorithm} over MPI vs MPI_Allreduce", "ranks": size,
               "elements": int(x.size), "dtype": args.dtype, "bytes_per_rank": int(x.nbytes),
               "ringsim_seconds": ours, "mpi_allreduce_seconds": theirs, "ratio": ours / theirs,

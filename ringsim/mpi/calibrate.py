@@ -19,13 +19,14 @@ from typing import Any
 
 import numpy as np
 
+from ..core.textout import escaped
 from ..cost import model as cost
 from ..algorithms import ALGORITHMS, make_plan
 from ..cost.model import CostModel
 from ..core.files import write_text
 from ..core.fit import theil_sen
 from ..core.plan import Plan
-from .bench import timed
+from .bench import check_sum, timed
 from .collective import run, session
 from .data import rank_data
 from .options import elements_of
@@ -157,6 +158,7 @@ def calibrate(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
         run(x, name, comm, out=out, timeout=args.timeout)  # warm-up
         measured = min(timed(watch, chan.data, MPI,
                              lambda: run(x, name, comm, out=out, timeout=args.timeout)) for _ in range(3))
+        check_sum(watch, chan.data, MPI, x, out, f"ringsim's {name}")
         rows.append({"algorithm": name, "predicted_seconds": predicted, "measured_seconds": measured})
     record = {"type": "calibration", **model, "ranks": size, "elements": int(x.size),
               "dtype": args.dtype, "mpi_library": library_name(MPI), "algorithms": rows,
@@ -188,6 +190,7 @@ def _text(r: dict, nbytes: int) -> str:
                      f"{format_seconds(row['measured_seconds']):>12} {ratio:>19.2f}")
     lines.append("  (the model does not know when ranks share cores: then the clock runs slower)")
     if r.get("topology_file"):
-        lines.append(f"\nWrote the fit as topology {r['topology_file']}: give --topology "
-                     f"{r['topology_file']} to ringsim compare, predict or diagnose")
+        shown = escaped(r["topology_file"])  # a name the user gave: nothing reaches the terminal raw
+        lines.append(f"\nWrote the fit as topology {shown}: give --topology "
+                     f"{shown} to ringsim compare, predict or diagnose")
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..algorithms import make_plan
+from ..core.checks import as_numeric_array
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..core.plan import Plan
@@ -112,13 +113,10 @@ def plan_for(algorithm: str, gpus: int, options: dict) -> Plan:
 
 
 def _flat(x) -> tuple[Any, tuple, np.dtype]:
-    """The rank's array as a flat view or copy (never written), its shape and dtype."""
-    if not (hasattr(x, "dtype") and hasattr(x, "shape")):
-        x = np.asarray(x)
-    dtype = np.dtype(x.dtype)
-    if dtype.kind not in "iufc":
-        raise RingsimError(f"the array must be numeric (integer, unsigned, float or complex), got {dtype}")
-    return x.reshape(-1), tuple(x.shape), dtype
+    """The rank's array as a flat view or copy (never written), its shape and dtype: refused
+    as ringsim.allreduce refuses it (masked entries, ragged lists, np.matrix, non-numbers)."""
+    x = as_numeric_array(x, "the array")
+    return x.reshape(-1), tuple(x.shape), np.dtype(x.dtype)
 
 
 def _agree(watch: Watch, comm: Any, MPI: Any, elements: int, dtype: np.dtype, recipe: str,

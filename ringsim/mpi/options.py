@@ -75,7 +75,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                              f"{TIMEOUT_RANGE[0]:g} to {TIMEOUT_RANGE[1]:,.0f} (default: 10)")
     parser.add_argument("--kill-rank", type=int, default=None, metavar="R",
                         help="rank R (0-based, as MPI counts) dies on purpose at --at-step")
-    parser.add_argument("--at-step", type=int, default=1, metavar="S",
+    parser.add_argument("--at-step", type=int, default=None, metavar="S",
                         help="the 1-based step at which --kill-rank dies (default: 1)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--bench", action="store_true",
@@ -155,12 +155,15 @@ def bytes_needed(args: argparse.Namespace, ranks: int, ranks_here: int,
     itemsize = np.dtype(args.dtype).itemsize
     b = elements * itemsize
     processes = 0 if running else ranks_here * RANK_PROCESS_BYTES
+    # --bench and --calibrate check each sum against MPI_Allreduce's (bench.check_sum): its
+    # expected copy and a mask of it, 1.25 b more a rank (b a multiple of 4 or not: rounded up).
+    check = -(-5 * b // 4)
     if args.calibrate:
-        return processes + ranks_here * (3 * b + (ranks - 1) * b)
+        return processes + ranks_here * (3 * b + check + (ranks - 1) * b)
     plan = make_plan(args.algorithm, ranks, **({"master": args.master} if args.master is not None else {}))
     receive = int(np.sort(receive_bytes(plan, elements, itemsize))[::-1][:ranks_here].sum())
     if args.bench:
-        return processes + receive + ranks_here * 3 * b
+        return processes + receive + ranks_here * (3 * b + check)
     run = ranks_here * 5 * b + plan.switches * b
     # Two ranks add the same two numbers in either order, which IEEE arithmetic makes bitwise
     # equal to MPI's sum: the float64 tolerance is computed only from three ranks on.
@@ -172,20 +175,23 @@ def bytes_needed(args: argparse.Namespace, ranks: int, ranks_here: int,
 
 
 def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1,
-              running: bool = False) -> None:
+              running: bool = False, more_ranks: str = "try --ranks 4") -> None:
     """Refuse, in one line, what cannot run: one rank, no elements, a kill outside the plan,
     more memory than the `ranks_here` ranks on one machine may take (`running`: as checked
     by ranks already started, whose processes are already in memory)."""
     if ranks < 2:
         raise RingsimError(f"an MPI all-reduce needs at least 2 ranks, got {ranks}: with one rank "
-                           "there is nothing to send (try --ranks 4)")
+                           f"there is nothing to send ({more_ranks})")
     if elements_of(args) == 0:
         raise RingsimError("there are 0 elements per rank: nothing to send (try --elements 8)")
     if args.master is not None and "master" not in option_names(args.algorithm):
         raise RingsimError("--master only applies to the master algorithm")
     if args.master is not None and not 1 <= args.master <= ranks:
         raise RingsimError(f"--master must be from 1 to {ranks}, got {args.master}")
+    if args.kill_rank is None and args.at_step is not None:
+        raise RingsimError("--at-step is the step at which --kill-rank dies: give --kill-rank R too")
     if args.kill_rank is not None:
+        args.at_step = 1 if args.at_step is None else args.at_step
         if not 0 <= args.kill_rank < ranks:
             raise RingsimError(f"--kill-rank must be from 0 to {ranks - 1}, got {args.kill_rank}")
         if args.bench or args.calibrate:
@@ -214,6 +220,10 @@ def check_memory_of(args: argparse.Namespace, ranks: int, ranks_here: int,
     # The processes alone come first: they need no plan, which is slow to build for many ranks.
     if not running:
         check_memory(ranks_here * RANK_PROCESS_BYTES, what, instead=instead)
+    # Then each rank's own buffer, counted in Python integers: the plan's receive space is
+    # counted in int64 arrays, which a buffer of 10^21 elements would overflow.
+    check_memory(ranks_here * elements_of(args) * np.dtype(args.dtype).itemsize, what,
+                 instead=instead)
     check_memory(bytes_needed(args, ranks, ranks_here, running), what, instead=instead)
 
 

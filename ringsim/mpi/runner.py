@@ -16,6 +16,7 @@ import threading
 import time
 
 from ..core.errors import RingsimError
+from ..core.textout import printable
 from ._load import mpi
 from .data import rank_data
 from .options import add_run_arguments, check_run, elements_of
@@ -52,11 +53,22 @@ def _refusal(args: argparse.Namespace, comm, MPI) -> str | None:
     memory of all the ranks on its machine, since they share it; every rank then learns of
     any refusal, so that none is left waiting for one that has stopped."""
     try:
-        check_run(args, comm.Get_size(), ranks_on_this_node(comm, MPI), running=True)
+        check_run(args, comm.Get_size(), ranks_on_this_node(comm, MPI), running=True,
+                  more_ranks="start it with mpiexec -n 4 python -m ringsim.mpi")
         mine = None
     except RingsimError as error:
         mine = str(error)
     return next((found for found in comm.allgather(mine) if found), None)
+
+
+def _launcher_rank() -> int | None:
+    """This process's rank as mpiexec, mpirun or srun number it, read before MPI starts (None
+    where none says)."""
+    for name in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"):
+        value = os.environ.get(name, "")
+        if value.isdigit():
+            return int(value)
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,6 +77,14 @@ def main(argv: list[str] | None = None) -> int:
                                      description="One rank of a ringsim MPI run (start it with "
                                                  "mpiexec, srun or `ringsim mpi -n G`).")
     add_run_arguments(parser)
+
+    def error(message: str):
+        # One line, as `ringsim` says it, and once for the job: by rank 0 (as the launcher
+        # numbers it) where the launcher says, before MPI is started.
+        if _launcher_rank() in (None, 0):
+            print(f"{PROG}: error: {printable(message)}", file=sys.stderr)
+        sys.exit(2)
+    parser.error = error
     args = parser.parse_args(argv)
     try:
         MPI = mpi()
@@ -100,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.flush()
         os._exit(1)  # MPI_Finalize would wait for the dead rank: leave without it
     except RingsimError as error:
+        from .bench import WrongSum
         if rank == 0:
             print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 2
+        return 1 if isinstance(error, WrongSum) else 2
     return 0

@@ -42,6 +42,10 @@ class Simulation:
 
     def __init__(self, plan: Plan, elements: int, gradients=None, *, xp: Any = np,
                  symbolic: bool | None = None, collective: Collective = ALL_REDUCE) -> None:
+        if not isinstance(plan, Plan):
+            raise RingsimError(f"expected a Plan (ringsim.make_plan gives one), got "
+                               f"{type(plan).__name__}; Simulation.create('ring', 8, 64) builds "
+                               "the plan for you")
         self.plan = plan
         self.collective = collective
         self.layout = Layout(plan.segments, check_elements(elements))

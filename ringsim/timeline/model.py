@@ -29,6 +29,7 @@ import numpy as np
 
 from ..algorithms import ALGORITHMS
 from ..algorithms.timing import check_timed
+from ..core.checks import check_timed_elements
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..core.naming import participant_name, plural
@@ -142,7 +143,7 @@ class Timeline:
 
 def _columns(plan: Plan, elements: int, model: CostModel):
     """Every transfer that moves bytes, as flat columns in plan order."""
-    layout = Layout(plan.segments, elements)
+    layout = Layout(plan.segments, check_timed_elements(elements))
     steps = [s for s in plan.steps if len(s)]
     if not steps:
         empty = np.zeros(0, np.int64)

@@ -29,6 +29,22 @@ def call(**kwargs):
 
 if case == "bad-array":
     outcome = call(x=np.array(["a"] * 4) if rank == 1 else np.ones(4), timeout=5)
+elif case == "masked":
+    outcome = call(x=np.ma.array(np.ones(4), mask=[0, 1, 0, 0]) if rank == 1 else np.ones(4),
+                   timeout=5)
+elif case == "wrong-bench":
+    # A rank whose executor adds 1 where it reduces: --bench must not time a wrong sum.
+    from ringsim.mpi import executor
+    from ringsim.mpi.runner import main as rank_main
+    original = executor.MPIExecutor._write
+
+    def corrupted(self, mine, incoming):
+        original(self, mine, incoming)
+        if rank == 1 and mine.arrivals:
+            first = mine.arrivals[0]
+            self.buffers[first.dst][self.layout.offset(first.first)] += 1
+    executor.MPIExecutor._write = corrupted
+    outcome = f"status {rank_main(['--bench', '--elements', '100', '--timeout', '20'])}"
 elif case == "bad-out":
     outcome = call(out=np.zeros(3) if rank == 1 else np.zeros(4), timeout=5)
 elif case == "bad-timeout":

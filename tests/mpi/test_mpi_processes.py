@@ -190,6 +190,8 @@ def _calls_status(mpiexec: str, case: str, printing: int = 3) -> tuple[int, dict
 @pytest.mark.mpi
 @pytest.mark.parametrize("case, said", [
     ("bad-array", "the array must be numeric"),
+    # a masked entry would be summed as if present: refused as ringsim.allreduce refuses it
+    ("masked", "the array is a masked array with masked entries"),
     ("bad-out", "out must have 4 elements of float64"),
 ])
 def test_a_bad_argument_on_one_rank_reaches_every_rank_naming_it(mpiexec, case, said):
@@ -198,6 +200,14 @@ def test_a_bad_argument_on_one_rank_reaches_every_rank_naming_it(mpiexec, case, 
     assert seen[1] == f"RingsimError rank 1: {said}, got <U1" or seen[1].startswith(f"RingsimError rank 1: {said}")
     for rank in (0, 2):
         assert seen[rank].startswith("RingsimError rank 1 passed allreduce a bad argument")
+
+
+@pytest.mark.mpi
+def test_a_bench_of_a_wrong_sum_is_no_result(mpiexec):
+    # One rank adds 1 where it reduces: --bench checks the sum against MPI_Allreduce after
+    # timing it and ends every rank with status 1 instead of printing a ratio.
+    status, seen = _calls_status(mpiexec, "wrong-bench")
+    assert seen == {0: "status 1", 1: "status 1", 2: "status 1"}
 
 
 @pytest.mark.mpi

@@ -194,3 +194,15 @@ def test_cropped_frames_of_one_export_share_the_tallest_height(tmp_path):
     # The tallest frame is the one whose three sentences all show.
     text = _svg_text(tmp_path / "01-reduce-to-gpu1.svg")
     assert "more below" not in text and text.count("where they are added") == 3
+
+
+def test_an_export_whose_first_frame_shows_it_too_large_stops_there(tmp_path, capsys):
+    # A 64-GPU tree in 150 chunks: 162 frames, each heat map cell styled on its own (about 80
+    # bytes a cell at 120x40, not the 30 of a sparse large screen). The first frame drawn
+    # says the set passes 100 MiB; nothing is left behind, not even the new folder.
+    target = tmp_path / "deck"
+    assert main(["export", "--svg", str(target), "-g", "64", "-a", "tree", "--chunks", "150"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the export would write 162 frames of 120x40: about " in err
+    assert "fewer channels or chunks" in err
+    assert not target.exists()

@@ -78,7 +78,8 @@ def _print(result: Numerics, missing_bfloat16: bool) -> None:
             f"(u = 2^-{PRECISION[d]}; Higham 2002 §4.2): the worst used {worst:.0%} of it." if worst <= 1 else
             f"{d}: an error EXCEEDS the textbook bound (G−1)·u·Σ|x| ({worst:.2f}×): a bug.")
     if missing_bfloat16:
-        say("bfloat16: not measured, the ml_dtypes package is missing (pip install ml-dtypes).")
+        say("bfloat16: not measured, the ml_dtypes package is missing (pip install '.[numerics]' "
+            "from a clone of ringsim, or pip install ml-dtypes).")
     say("\nThe sums differ in the last bits between algorithms, and between G or channel "
         "counts, because each adds the G contributions in its own order and every float "
         "addition rounds: (a+b)+c need not equal a+(b+c). None is wrong; the ring adds one "

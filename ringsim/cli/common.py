@@ -21,12 +21,14 @@ NODES_TOPOLOGY = ("M nodes of the topology (dgx-h100, …): G = M × its GPUs pe
 
 
 def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, elements: int = 8,
-                           backend: bool = True) -> None:
-    """--algorithm, --gpus, --elements, --master (and --backend); defaults: the 4-GPU example."""
+                           backend: bool = True, most_gpus: int | None = None) -> None:
+    """--algorithm, --gpus, --elements, --master (and --backend); defaults: the 4-GPU example;
+    `most_gpus`: the most the command shows, said in --gpus' help."""
     parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=list(ALGORITHMS),
                         help="all-reduce algorithm (default: ring)")
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=gpus, metavar="G",
-                        help=f"number of GPUs (default: {gpus})")
+                        help=f"number of GPUs{f', 1..{most_gpus}' if most_gpus else ''} "
+                             f"(default: {gpus})")
     parser.add_argument("-n", "--elements", type=elements_arg, default=elements, metavar="N",
                         help=f"gradient elements per GPU (default: {elements}); counts are "
                              f"{COUNT_HELP}")

@@ -14,7 +14,7 @@ from ..core.files import check_folder, make_folder
 from ..core.naming import plural
 from ..core.textout import escaped
 from ..core.width import say
-from ..tui.scenario import MIN_SIZE, MIN_SIZE_PRESENT  # below them a slide only says the screen is too small
+from ..tui.scenario import MAX_GPUS as TUI_MAX_GPUS, MIN_SIZE, MIN_SIZE_PRESENT  # below them a slide only says the screen is too small
 from .common import add_scenario_arguments
 from .tui import add_view_arguments, elements_follow_gpus, make_app
 
@@ -90,7 +90,7 @@ def register(sub) -> None:
     parser.add_argument("--png", action="store_true",
                         help="also write a PNG beside each SVG (needs resvg-py: "
                              "pip install '.[export]' from a clone of ringsim)")
-    add_scenario_arguments(parser)
+    add_scenario_arguments(parser, most_gpus=TUI_MAX_GPUS)
     elements_follow_gpus(parser)
     add_view_arguments(parser)
     parser.set_defaults(run=run)

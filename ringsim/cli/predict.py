@@ -197,8 +197,10 @@ def run(args: argparse.Namespace) -> int:
     # nccl-tests' widths, widened where a cell needs more, so that two spaces at least part
     # every field (a bfloat16 type, a count of 15 digits) and the columns stay readable by awk.
     widths = [max([w] + [len(row[i]) + 2 for row in body]) for i, w in enumerate(widths)]
-    print("\n".join(table([header, units, *body], head=2, gap=0, minimum=widths, rule="",
-                          comment="#", strip=False)))
+    # the columns keep their widths (awk reads them), a line no blanks after its last cell
+    print("\n".join(line.rstrip() for line in table([header, units, *body], head=2, gap=0,
+                                                      minimum=widths, rule="", comment="#",
+                                                      strip=False)))
     if args.published:
         print("\n".join(_published_lines(topology, args.gpus, found, args.gpus_per_process,
                                           args.collective, args.dtype)))

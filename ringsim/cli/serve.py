@@ -9,6 +9,7 @@ import socket
 import sys
 
 from ..core.errors import RingsimError
+from ..tui.scenario import MAX_GPUS as TUI_MAX_GPUS
 from .common import add_scenario_arguments, options_from_args
 from .tui import add_view_arguments, check_scenario, elements_follow_gpus
 
@@ -23,7 +24,7 @@ def register(sub) -> None:
                             f"Each browser tab runs its own `ringsim tui` (at most {MAX_SESSIONS} "
                             "at once); only pages of this server may connect.")
     parser.add_argument("--port", type=int, default=8000, help="TCP port (default: 8000)")
-    add_scenario_arguments(parser)
+    add_scenario_arguments(parser, most_gpus=TUI_MAX_GPUS)
     elements_follow_gpus(parser)
     add_view_arguments(parser)
     parser.set_defaults(run=run)

@@ -9,6 +9,7 @@ import sys
 from ..core.errors import RingsimError
 from ..sim.scenario import SHOWN_ELEMENTS, shown_elements
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log
+from ..tui.scenario import MAX_GPUS as TUI_MAX_GPUS
 from .common import COUNT_HELP, add_scenario_arguments, options_from_args, simulation_from_args
 
 ORDER = 5
@@ -18,7 +19,7 @@ HELP = "open the interactive simulator in the terminal (the default in a termina
 def register(sub) -> None:
     parser = sub.add_parser("tui", help=HELP, description=HELP + ". Defaults: the 4-GPU example, "
                             "a ring of 4 GPUs with 8 elements each; press ? inside for the keys.")
-    add_scenario_arguments(parser)
+    add_scenario_arguments(parser, most_gpus=TUI_MAX_GPUS)
     elements_follow_gpus(parser)
     add_view_arguments(parser)
     parser.add_argument("--lesson", type=int, metavar="K",

@@ -386,3 +386,21 @@ def test_too_many_nodes_are_named_by_the_option_given(capsys):
     assert capsys.readouterr().err == ("ringsim predict: error: --nodes 125,001 × 8 GPUs per node is "
                                        "1,000,008 GPUs; at most 1,000,000\n")
     assert main(["predict", "--nodes", "125000", "--sizes", "1GiB"]) == 0
+
+
+@pytest.mark.parametrize("dtype, nccl_name", [("int8", "int8"), ("uint8", "uint8"),
+                                              ("float8", "f8e4m3"), ("bfloat16", "bfloat16")])
+def test_the_nccl_row_reads_the_element_type_as_predict_does(dtype, nccl_name):
+    # NVLink SHARP adds no 8-bit type: on one DGX H100 node NCCL runs 16 MiB of int8 on its
+    # rings, not NVLS, and compare's, walk's and sweep's NCCL row say what predict says.
+    from ringsim.cost.model import CostModel
+    from ringsim.cost.nccl import nccl_choice
+    from ringsim.studies.sweep import sweep
+    from ringsim.studies.whose import nccl_for
+    model = CostModel.of("dgx-h100", dtype)
+    want = nccl_choice("dgx-h100", 8, 16 << 20, dtype=nccl_name)
+    assert nccl_for(model, 8, 16 << 20) == want
+    assert sweep(8, [16 << 20], model).nccl[0] == want
+    assert (want.algorithm == "NVLS") == (dtype == "bfloat16")
+    # NCCL has no 16-bit integer: the row says so instead of pricing one
+    assert "NCCL has no int16 type" in nccl_for(CostModel.of("dgx-h100", "int16"), 8, 16 << 20)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import shlex
 
+import pytest
+
 from ringsim.cli import main
 
 
@@ -104,3 +106,17 @@ def test_lesson_10_names_the_commands_that_print_the_rails_ring(capsys):
                and "GB/s" in line)
     time, _, _, rank = re.search(r"  ([\d.]+) ms\s+([\d.]+ GB/s)\s+([\d.]+ GB/s)\s+(\d+)  ", row).groups()
     assert round(float(time), 1) == float(big) and busbw in row and rank == "1"
+
+
+@pytest.mark.parametrize("argv, says, never", [
+    (["-g", "12", "-n", "7"], "7 times less, not 12", "12 times less."),
+    (["-g", "17", "-n", "1"], "cutting gains nothing until", "17 times less"),
+    (["-g", "12", "-n", "13"], "13/2 times less", "12 times less"),
+    (["-g", "4", "-n", "8"], "4 times less.", "not 4"),
+])
+def test_lesson_4_gives_the_gain_segments_really_bring(argv, says, never, capsys):
+    # The gain is N / ⌈N/G⌉ (the largest segment sets a step's length): G only where G divides
+    # N, and nothing at all with one element.
+    assert main(["lesson", "4", "--no-pause", *argv]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert says in text and never not in text

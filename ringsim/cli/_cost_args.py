@@ -110,7 +110,7 @@ def topology_from_args(args: argparse.Namespace) -> Topology:
 
 def model_from_args(args: argparse.Namespace) -> CostModel:
     """The CostModel: topology with overrides and the dtype's bytes per element."""
-    return CostModel(topology_from_args(args), itemsize(args.dtype))
+    return CostModel(topology_from_args(args), itemsize(args.dtype), args.dtype)
 
 
 def gpus_from_args(args: argparse.Namespace, topology: Topology, default: int) -> int:

@@ -162,7 +162,7 @@ def _scenario(args: argparse.Namespace) -> tuple[int, int, CostModel | None]:
     gpus = args.gpus
     if uses_time(args):
         topology = topology_from_args(args)
-        model = CostModel(topology, itemsize(args.dtype or "float32"))
+        model = CostModel(topology, itemsize(args.dtype or "float32"), args.dtype or "float32")
         if args.nodes is not None:
             if topology.gpus_per_node is not None:
                 gpus = gpus_from_args(args, topology, 4)

@@ -40,6 +40,9 @@ class CostModel:
 
     topology: Topology = field(default_factory=load)
     itemsize: int = 4
+    # The element type's name where it is known (ringsim's names, core/units.py): NCCL's model
+    # reads it, since NVLink SHARP adds no 8-bit type and NCCL has no 16-bit integer.
+    dtype: str | None = None
 
     def __post_init__(self) -> None:
         """Refuse anything but a Topology and a whole number of bytes per element, in one line."""
@@ -56,7 +59,7 @@ class CostModel:
         if not isinstance(topo, Topology):
             raise RingsimError(f"a topology is a preset name, a .toml path or a Topology, got "
                                f"{echo(topology)}")
-        return cls(topo, dtype_itemsize(dtype))
+        return cls(topo, dtype_itemsize(dtype), dtype)
 
     @classmethod
     def flat(cls, alpha: float = 5e-6, bandwidth: float = 100e9,

@@ -319,6 +319,21 @@ def nvls_reduces(sys: System, func: str, dtype: str) -> bool:
                                           and sys.tables["rules"]["nvls_gather_any_type"])
 
 
+# ringsim's element types (core/units.py) as NCCL's, by nccl-tests' names; NCCL has no 16-bit
+# integer, and its two 8-bit floats run alike (NVLink SHARP adds neither).
+AS_NCCL = {"float64": "double", "float32": "float", "float16": "half", "bfloat16": "bfloat16",
+           "float8": "f8e4m3", "int64": "int64", "int32": "int32", "int8": "int8", "uint8": "uint8"}
+
+
+def nccl_type(dtype: str | None) -> str:
+    """NCCL's name (nccl-tests') for one of ringsim's element types (None: float32)."""
+    if dtype is None:
+        return "float"
+    if dtype not in AS_NCCL:
+        raise RingsimError(f"NCCL has no {dtype} type: its integers are 8, 32 and 64 bits wide")
+    return AS_NCCL[dtype]
+
+
 def check_dtype(dtype) -> str:
     """A data type as nccl-tests names it (its -d option), checked."""
     known = constants()["types"]["nccl"]

@@ -561,7 +561,7 @@ def _sweep(a) -> str:
     # the first time at G = 1,000,000).
     a.ctx.budget.spend(2 + g // 1_500, f"{a.expr.head!r} (a sweep of {g:,} GPUs)")
     topology, alpha, gbps = model_key(a)
-    lines = [f"G = {g:,}, " + (f"flat: α = {alpha:g} µs, links {gbps:g} GB/s" if topology == "flat"
+    lines = [f"G = {g:,}, " + (f"flat: α = {alpha:g} µs, links {gbps:g} GB/s, adds free" if topology == "flat"
                                 else topology),
              f"  {'per GPU':>8}  {'fastest':<22}  {'time':>10}  {'busbw':>11}  {'ring':>10}"]
     tops = []

@@ -32,12 +32,13 @@ def model_key(a) -> tuple:
 
 
 def model_line(a) -> str:
-    """'G = 4, N = 8 float32, flat: α = 5 µs, 100 GB/s links' (or the topology's name)."""
+    """'G = 4, N = 8 float32, flat: α = 5 µs, 100 GB/s, γ = 0' (adds free; or the
+    topology's name)."""
     topology, alpha, gbps = model_key(a)
     g, n = a.scenario.gpus, a.scenario.elements
     head = f"G = {g:,}, N = {n:,} float32"
     if topology == "flat":
-        return head + f", flat: α = {alpha:g} µs, {gbps:g} GB/s links"
+        return head + f", flat: α = {alpha:g} µs, {gbps:g} GB/s, γ = 0"
     return head + f", {topology}"
 
 

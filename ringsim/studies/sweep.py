@@ -20,7 +20,7 @@ from ..core.checks import check_gpus
 from ..algorithms.timing import estimate, machine_options, timed_algorithms
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..cost.nccl import NcclChoice, nccl_choices
-from ..cost.nccl_tuner import carried_release
+from ..cost.nccl_tuner import carried_release, nccl_type
 from ..core.errors import RingsimError
 from ..core.naming import plural
 from ..core.units import format_seconds, parse_size
@@ -280,7 +280,8 @@ def _nccl(gpus: int, sizes: list[int], model: CostModel,
     if gpus < 2:
         return (), "one GPU: NCCL sends nothing"
     try:
-        return tuple(nccl_choices(model.topology, gpus, list(sizes), nccl=nccl)), ""
+        return tuple(nccl_choices(model.topology, gpus, list(sizes), nccl=nccl,
+                                  dtype=nccl_type(model.dtype))), ""
     except RingsimError as error:
         return (), str(error)
 

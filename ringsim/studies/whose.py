@@ -9,7 +9,7 @@ from ..core.naming import plural
 from ..core.units import format_bandwidth, format_seconds
 from ..cost.model import CostModel, algbw
 from ..cost.nccl import EMPTY_CALL, NcclChoice, nccl_choice
-from ..cost.nccl_tuner import carried_release
+from ..cost.nccl_tuner import carried_release, nccl_type
 
 
 def nccl_release(nccl: str | None = None) -> str | None:
@@ -43,7 +43,8 @@ def nccl_for(model: CostModel, gpus: int, nbytes: int, collective: str = "all-re
     if nbytes == 0:
         return EMPTY_CALL
     try:
-        return nccl_choice(model.topology, gpus, nbytes, collective, nccl=nccl)
+        return nccl_choice(model.topology, gpus, nbytes, collective, nccl=nccl,
+                           dtype=nccl_type(model.dtype))
     except RingsimError as error:
         return str(error)
 

@@ -404,3 +404,18 @@ def test_the_nccl_row_reads_the_element_type_as_predict_does(dtype, nccl_name):
     assert (want.algorithm == "NVLS") == (dtype == "bfloat16")
     # NCCL has no 16-bit integer: the row says so instead of pricing one
     assert "NCCL has no int16 type" in nccl_for(CostModel.of("dgx-h100", "int16"), 8, 16 << 20)
+
+
+def test_the_textbook_nvls_is_not_timed_for_8_bit_elements(capsys):
+    # The textbook NVLS needs a switch that adds; NVLink SHARP adds no 8-bit type, so with
+    # int8 it is left out of the time table, named, as NCCL leaves NVLS out.
+    from ringsim.algorithms.timing import timed_algorithms, unavailable
+    for dtype in ("int8", "uint8", "float8"):
+        model = CostModel.of("dgx-h100", dtype)
+        assert "nvls" not in timed_algorithms(model, 8)
+        assert "adds no 8-bit type" in unavailable("nvls", model, 8)
+    assert "nvls" in timed_algorithms(CostModel.of("dgx-h100", "bfloat16"), 8)
+    assert main(["compare", "--time", "--topology", "dgx-h100", "-g", "8", "--size", "16MiB",
+                 "--dtype", "int8"]) == 0
+    assert ("Not timed: NVLS (NVLink SHARP): the switch adds no 8-bit type, and these elements "
+            "are int8.") in capsys.readouterr().out

@@ -126,14 +126,21 @@ def switch_level(topology, gpus: int) -> str:
     return "inside" if per is None or gpus <= per else "across"
 
 
-def unavailable(topology, gpus: int) -> str:
-    """'' when the topology says its switch adds (a level's `in_network_reduction`), else why not.
+EIGHT_BITS = ("int8", "uint8", "float8")  # ringsim's 8-bit types: NVLink SHARP adds none
+
+
+def unavailable(topology, gpus: int, dtype: str | None = None) -> str:
+    """'' when the topology says its switch adds (a level's `in_network_reduction`) and adds
+    elements of `dtype` (None: any), else why not.
 
     An ordinary switch only forwards: NVLS needs NVLink SHARP in the NVSwitch (H100 and
-    later) or SHARP in the network's switches, which a topology states per level."""
+    later) or SHARP in the network's switches, which a topology states per level. NVLink
+    SHARP adds no 8-bit type (NCCL's ncclNvlsSupported), so NCCL runs no NVLS for them."""
     key = switch_level(topology, gpus)
     level = topology.levels.get(key)
     if level is not None and getattr(level, "in_network_reduction", False):
+        if dtype in EIGHT_BITS:
+            return f"the switch adds no 8-bit type, and these elements are {dtype}"
         return ""
     name = level.name if level is not None else key
     return (f"its links ({name}) end in a switch that forwards but does not add (the "

@@ -54,8 +54,8 @@ class Implementation(NamedTuple):
     function: str  # the function in that file that runs it
 
 
-def anywhere(topology, gpus: int) -> str:
-    """Runs on every topology: no reason against."""
+def anywhere(topology, gpus: int, dtype: str | None = None) -> str:
+    """Runs on every topology, with every element type: no reason against."""
     return ""
 
 
@@ -79,7 +79,8 @@ class AlgorithmSpec:
     lanes: Callable[..., int] = one_lane  # (**options) -> rings or trees sharing the segments
     nccl_name: str | None = None  # NCCL's algorithm with the same schedule (NCCL_ALGO), if any
     mpi_implementations: tuple[Implementation, ...] = ()  # MPI libraries with this schedule
-    # (topology, G) -> why the hardware cannot run it there, '' when it can (a switch that adds)
+    # (topology, G, dtype=None) -> why the hardware cannot run it there, '' when it can (a
+    # switch that adds, and adds that element type)
     unavailable: Callable[..., str] = anywhere
     # (**options) -> the title of a plan whose options replace the shape the title names (trees
     # given from a log are not the chain and two trees), None to keep `title`

@@ -27,12 +27,13 @@ def timed_algorithms(model: CostModel | None = None, gpus: int | None = None) ->
     G, only those its hardware can run (NVLS needs a switch that adds: `AlgorithmSpec.unavailable`)."""
     if model is None or gpus is None:
         return list(ALGORITHMS)
-    return [name for name, spec in ALGORITHMS.items() if not spec.unavailable(model.topology, gpus)]
+    return [name for name, spec in ALGORITHMS.items()
+            if not spec.unavailable(model.topology, gpus, model.dtype)]
 
 
 def unavailable(name: str, model: CostModel, gpus: int) -> str:
     """Why algorithm `name` cannot run on the model's hardware at G GPUs ('' when it can)."""
-    return algorithm(name).unavailable(model.topology, gpus)
+    return algorithm(name).unavailable(model.topology, gpus, model.dtype)
 
 
 def check_timed(name: str, model: CostModel, gpus: int) -> None:

@@ -588,7 +588,9 @@ def test_a_last_node_of_fewer_gpus_is_diagnosed_as_the_topology_places_it(ringsi
     assert code == 0, err
     summary = json.loads(out.splitlines()[-1])
     assert (summary["gpus"], summary["nodes"]) == (9, 2)
-    assert any("the last node holds 1 GPU, as topology dgx-h100 places 9 GPUs in order" in n
+    assert any(n.startswith("the last node holds 1 GPU of the 8 a node holds: every node runs on "
+                            "the fewest channels") and n.endswith("as topology dgx-h100 places "
+                                                                  "them in order")
                for n in summary["notes"])
     ten = all_reduce_perf(tmp_path / "10.txt", times, "NVIDIA H100 80GB HBM3", ["a"] * 5 + ["b"] * 5)
     code, _, err = ringsim("diagnose", str(ten), "--no-plot")

@@ -12,7 +12,7 @@ from ..core.naming import plural
 from ..studies.compare import Row, compare
 from ..studies.whose import nccl_for, nccl_release, nccl_version
 from ..cost.model import algbw, busbw
-from ..cost.nccl import NcclChoice, fallback_note, path_note, socket_cap
+from ..cost.nccl import NcclChoice, fallback_note, last_node_note, path_note, socket_cap
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.units import format_bandwidth, format_bytes, format_seconds
@@ -175,7 +175,8 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model, pick,
     say(topo.describe(besides) + "\n")
     _print_nccl(pick, gpus, nbytes, nccl)
     slow = fallback_note(topo, gpus, nccl) if isinstance(pick, NcclChoice) else None
-    for note in (far, slow):
+    last = last_node_note(topo, gpus) if isinstance(pick, NcclChoice) else None
+    for note in (far, slow, last):
         if note:
             say(f"Note: {note}.", most=100)
     # A row's times are the textbook model's even where NCCL has the schedule: the column

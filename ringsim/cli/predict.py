@@ -7,7 +7,8 @@ import json
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
-from ..cost.nccl import algo_note, fallback_note, max_threads, names, path_note, tuning_table
+from ..cost.nccl import (algo_note, fallback_note, last_node_note, max_threads, names, path_note,
+                         tuning_table)
 from ..cost.nccl_tuner import versions
 from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
@@ -172,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
                  algo_note(topology, args.gpus, args.collective, args.algo, args.proto, args.nccl,
                            TYPES[args.dtype][0]),
                  far and f"# {far}",
+                 (last := last_node_note(topology, args.gpus)) and f"# {last}",
                  rounding_note(rows, args.collective, args.gpus),
                  empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows),
                  nvls_note(topology, args.gpus, rows, args.collective, args.algo, args.proto,

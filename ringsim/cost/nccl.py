@@ -332,6 +332,20 @@ def path_note(topology, gpus: int, nccl: str | None = None) -> str | None:
             f"(src/graph/topo.cc, ncclTopoGetInterCpuBw){later}{plain}")
 
 
+def last_node_note(topology, gpus: int) -> str | None:
+    """One line (no leading '#') where G leaves the last node with fewer GPUs than the others:
+    NCCL aligns every rank on the fewest channels and slowest speeds any node found; None
+    where every node holds as many."""
+    topo = _topology(topology, gpus)
+    nodes = topo.nodes(gpus)
+    last, full = topo.node_size(nodes - 1, gpus), topo.node_size(0, gpus)
+    if nodes < 2 or last == full:
+        return None
+    return (f"the last node holds {plural(last, 'GPU')} of the {full} a node holds: every node "
+            "runs on the fewest channels and slowest speeds any node's search found, as "
+            "NCCL aligns its ranks (src/init.cc)")
+
+
 def fallback_note(topology, gpus: int, nccl: str | None = None) -> str | None:
     """One line (no leading '#') where the links are slower than every speed NCCL's search
     lists, so that NCCL falls back to one channel it rates at 0.1 GB/s; None elsewhere."""

@@ -226,10 +226,9 @@ def _check_layout(output: Output, topology, gpus: int, nodes: int, assumed: bool
         held[r.host] = held.get(r.host, 0) + 1
     counts = sorted(held.values(), reverse=True) if held else None
     if assumed or (len(placed) == nodes and counts in (None, placed)):
-        if placed[-1] < placed[0]:
-            notes.append(f"the last node holds {plural(placed[-1], 'GPU')}, as topology "
-                         f"{topology.name} places {gpus:,} GPUs in order; every node takes its "
-                         "fewest channels and slowest speeds, as NCCL aligns them")
+        from ..cost.nccl import last_node_note  # the model's, imported once the paste has passed
+        if (last := last_node_note(topology, gpus)) is not None:
+            notes.append(f"{last}; the run's GPUs as topology {topology.name} places them in order")
         return
     even = gpus % nodes == 0 and (counts is None or len(set(counts)) == 1)
     ran = (f"{gpus:,} in one node" if nodes == 1 else

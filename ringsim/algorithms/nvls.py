@@ -28,6 +28,8 @@ import numpy as np
 
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
+from ..core.units import itemsize
+from ..cost.nccl_tuner import nvls_adds
 from ..cost.ports import ACROSS, INSIDE, port_seconds
 from . import _trees
 from ._counts import closed, formula
@@ -126,9 +128,6 @@ def switch_level(topology, gpus: int) -> str:
     return "inside" if per is None or gpus <= per else "across"
 
 
-EIGHT_BITS = ("int8", "uint8", "float8")  # ringsim's 8-bit types: NVLink SHARP adds none
-
-
 def unavailable(topology, gpus: int, dtype: str | None = None) -> str:
     """'' when the topology says its switch adds (a level's `in_network_reduction`) and adds
     elements of `dtype` (None: any), else why not.
@@ -139,8 +138,10 @@ def unavailable(topology, gpus: int, dtype: str | None = None) -> str:
     key = switch_level(topology, gpus)
     level = topology.levels.get(key)
     if level is not None and getattr(level, "in_network_reduction", False):
-        if dtype in EIGHT_BITS:
-            return f"the switch adds no 8-bit type, and these elements are {dtype}"
+        if not nvls_adds(dtype):
+            if itemsize(dtype) == 1:
+                return f"the switch adds no 8-bit type, and these elements are {dtype}"
+            return f"the switch does not add {dtype} elements"
         return ""
     name = level.name if level is not None else key
     return (f"its links ({name}) end in a switch that forwards but does not add (the "

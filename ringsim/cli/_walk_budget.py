@@ -57,6 +57,7 @@ class WalkWork:
 
     @property
     def seconds(self) -> float:
+        """The walk's estimated seconds in all."""
         return self.sentence_seconds + self.number_seconds + self.value_seconds
 
 

@@ -390,8 +390,8 @@ def _aligned(sys: System) -> dict[str, Graph]:
     fewest channels, the slowest speeds inside and across (std::min over allGather3Data), so
     that all of them tune alike; CollNet is off where CollNetChain has no channel, NVLS where
     its graph has none; the ring and the tree keep the fewer channels of the two."""
-    full = round((sys.ranks - sys.last_node) / (sys.nodes - 1))
-    per_node = [graphs(replace(sys, ranks=full * sys.nodes, last_node=None, last_system=None)),
+    full = replace(sys, ranks=sys.max_local * sys.nodes, last_node=None, last_system=None)
+    per_node = [graphs(full),
                 graphs(sys.last_system)]
     found = {}
     for algo in per_node[0]:

@@ -325,6 +325,12 @@ AS_NCCL = {"float64": "double", "float32": "float", "float16": "half", "bfloat16
            "float8": "f8e4m3", "int64": "int64", "int32": "int32", "int8": "int8", "uint8": "uint8"}
 
 
+def nvls_adds(dtype: str | None) -> bool:
+    """Whether NVLink SHARP adds elements of one of ringsim's types (None: float32), as NCCL's
+    ncclNvlsSupported says for its own (types.nvls_sum)."""
+    return AS_NCCL.get(dtype or "float32") in constants()["types"]["nvls_sum"]
+
+
 def nccl_type(dtype: str | None) -> str:
     """NCCL's name (nccl-tests') for one of ringsim's element types (None: float32)."""
     if dtype is None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..core.errors import RingsimError
 from ..core.units import format_bytes, format_seconds
 from ..cost.nccl import MAX_BYTES, host_seconds, nccl_choices, nvls_link_rates
+from ..cost.nccl_tuner import AS_NCCL
 from ..cost.topology import Topology, load
 from .nccltests import ROOTED, SHARE_COUNT, per_rank
 from .sweep import parse_sizes
@@ -21,12 +22,12 @@ BUS_FACTORS = {"all-reduce": lambda n: 2 * (n - 1) / n,
                "reduce-scatter": lambda n: (n - 1) / n,
                "broadcast": lambda n: 1.0,
                "reduce": lambda n: 1.0}
-# nccl-tests' type names (its -d option) and ringsim's, with their bytes per element.
-TYPES = {"float": ("float", 4), "float32": ("float", 4), "half": ("half", 2),
-         "float16": ("half", 2), "bfloat16": ("bfloat16", 2), "double": ("double", 8),
-         "float64": ("double", 8), "int32": ("int32", 4), "uint32": ("uint32", 4),
-         "int64": ("int64", 8), "uint64": ("uint64", 8), "int8": ("int8", 1),
-         "uint8": ("uint8", 1), "f8e4m3": ("f8e4m3", 1), "f8e5m2": ("f8e5m2", 1)}
+# nccl-tests' type names (its -d option) with their bytes per element, then ringsim's names
+# for them (cost.nccl_tuner.AS_NCCL): what --dtype takes, as (NCCL's name, bytes).
+_WIDTHS = {"float": 4, "half": 2, "bfloat16": 2, "double": 8, "int32": 4, "uint32": 4,
+           "int64": 8, "uint64": 8, "int8": 1, "uint8": 1, "f8e4m3": 1, "f8e5m2": 1}
+TYPES = {**{name: (name, width) for name, width in _WIDTHS.items()},
+         **{ours: (name, _WIDTHS[name]) for ours, name in AS_NCCL.items()}}
 
 
 @dataclass(frozen=True)

@@ -1,1 +1,1 @@
-"""The TUI's screens: the simulator and the key help."""
+"""The TUI's screens: the simulator, the key help and a lesson section at full width."""

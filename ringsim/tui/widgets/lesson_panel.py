@@ -3,7 +3,6 @@ simulation; its questions are answered (or revealed) in an Input, as in `ringsim
 
 from __future__ import annotations
 
-from rich.markdown import Markdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,6 +10,8 @@ from textual.content import Content
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Static
+
+from ..lesson_markdown import LessonMarkdown
 
 
 def split_heading(text: str) -> tuple[str, str]:
@@ -54,6 +55,8 @@ class LessonPanel(Vertical, can_focus=True):
                 tooltip="answer: type, then Enter (empty: show the answer)"),
         Binding("escape", "leave", "Leave the answer field",
                 tooltip="leave the answer field: the simulator's keys work again"),
+        Binding("f", "full_width", "Full width", show=False,
+                tooltip="the section at the terminal's full width (tables wider than the panel)"),
         # The text scrolls above the question; the panel has the keys, so it passes them on.
         Binding("down", "scroll('down')", "Scroll down", show=False, group=SCROLL,
                 tooltip="scroll the lesson's text"),
@@ -116,14 +119,16 @@ class LessonPanel(Vertical, can_focus=True):
         lesson, section = self.lesson, self.section
         count = len(lesson.sections())
         # Content, not markup: a title's or a key's brackets show as written.
-        self.border_title = Content(f"Lesson {lesson.number} of {len(self.lessons)}: {lesson.title}")
+        self._title = f"Lesson {lesson.number} of {len(self.lessons)}: {lesson.title}"
+        self.border_title = Content(self._title)
         self.border_subtitle = Content(f"section {section_index + 1} of {count} · [ ] sections · {{ }} lessons")
         where = f"step {section.stop}" if section.stop is not None else "no simulation stop"
         heading, body = split_heading(section.text)
         # Text, not markup: a heading's brackets are shown as written.
-        self.query_one("#lesson-head", Static).update(
-            Text.assemble((heading or lesson.title, "bold"), (f" · {where}", "dim")))
-        self.query_one("#lesson-text", Static).update(Markdown(body))
+        self._head = Text.assemble((heading or lesson.title, "bold"), (f" · {where}", "dim"))
+        self._body = body
+        self.query_one("#lesson-head", Static).update(self._head)
+        self.query_one("#lesson-text", Static).update(LessonMarkdown(body))
         self.query_one("#lesson-reply", Static).update("")
         self._replied = False
         self.ask(0)
@@ -179,6 +184,13 @@ class LessonPanel(Vertical, can_focus=True):
     def action_scroll(self, how: str) -> None:
         """Scroll the lesson's text (the question below it stays in view)."""
         getattr(self.query_one("#lesson-body"), f"scroll_{how}")(animate=False)
+
+    _title, _head, _body = "", Text(), ""  # the section shown: its title, head line and text
+
+    def action_full_width(self) -> None:
+        """Show the section at the terminal's full width, over the simulator."""
+        from ..screens.lesson_page import LessonPage
+        self.app.push_screen(LessonPage(self._title, self._head, self._body))
 
     def action_answer(self) -> None:
         """Move into the answer field (when a question is asked)."""

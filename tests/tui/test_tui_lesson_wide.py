@@ -1,0 +1,65 @@
+"""A lesson's table wider than the panel keeps one row a line (cut at the edge, with a hint),
+and key f shows the whole section at the terminal's width."""
+
+from rich.cells import cell_len
+
+from ringsim.tui.app import RingsimApp
+from ringsim.tui.lesson_markdown import WIDE_HINT, cut_lines
+from ringsim.tui.screens.lesson_page import LessonPage
+from ringsim.tui.widgets.lesson_panel import LessonPanel
+
+from .test_tui_small import screen_rows, until
+
+
+def test_cut_lines_cuts_only_the_long_lines_and_marks_them():
+    code = "short\n" + "x" * 30 + "\nα = 5 µs, 100 GB/s"
+    cut, was_cut = cut_lines(code, 12)
+    assert was_cut
+    assert cut.splitlines() == ["short", "x" * 11 + "…", "α = 5 µs, 1…"]
+    assert all(cell_len(line) <= 12 for line in cut.splitlines())
+    assert cut_lines(code, 40) == (code, False)
+    # wide characters count as two cells: none is split in half
+    cut, _ = cut_lines("汉字汉字汉字", 6)
+    assert cut == "汉字 …" and cell_len(cut) == 6  # a space where half of one would be
+
+
+def _rows_between(rows: list[str], first: str, last: str) -> list[str]:
+    top = next(i for i, r in enumerate(rows) if first in r)
+    bottom = next(i for i, r in enumerate(rows) if last in r)
+    return rows[top:bottom + 1]
+
+
+async def test_lesson_9s_table_keeps_a_row_a_line_beside_the_gpus_and_f_shows_it_whole():
+    app = RingsimApp(lesson=9)
+    async with app.run_test(size=(120, 40)) as pilot:
+        panel = app.screen.query_one(LessonPanel)
+        await pilot.press("right_square_bracket", "right_square_bracket")  # the priced table
+        assert await until(pilot, lambda: any("nccl-tree (C=64)" in r for r in screen_rows(app)))
+        rows = screen_rows(app)
+        table = _rows_between(rows, "ring        ", "nccl-tree (C=64)")
+        # ten algorithms, one screen row each (wrapped, each would take two)
+        assert len(table) == 10, table
+        assert any("…" in r for r in table)
+        assert any(WIDE_HINT[:20] in r for r in rows)
+        assert "75.76 GB/s" not in "\n".join(rows)  # the busbw column is past the edge
+        await pilot.press("f")
+        assert await until(pilot, lambda: isinstance(app.screen, LessonPage))
+        rows = screen_rows(app)
+        text = "\n".join(rows)
+        assert "Lesson 9 of" in rows[0]
+        for row in ("ring                   510     10.5 ms   75.76 GB/s",
+                    "halving-doubling        16      8.0 ms   99.01 GB/s <"):
+            assert row in text
+        assert WIDE_HINT[:20] not in text
+        await pilot.press("escape")
+        assert await until(pilot, lambda: not isinstance(app.screen, LessonPage))
+        assert app.screen.query_one(LessonPanel) is panel and panel.section_index == 2
+
+
+async def test_a_table_that_fits_shows_no_hint():
+    app = RingsimApp(lesson=9)
+    async with app.run_test(size=(80, 40)) as pilot:  # under 110 columns the panel is full width
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert await until(pilot, lambda: any("nccl-tree (C=64)" in r for r in screen_rows(app)))
+        text = "\n".join(screen_rows(app))
+        assert "75.76 GB/s" in text and WIDE_HINT[:20] not in text

@@ -267,12 +267,13 @@ def test_every_system_says_its_health_as_its_source_states_it():
 
 # The target is 85% of healthy points within ±25%; NCCL's own tuning model, each point priced
 # with the tuner of the release it ran, with ringsim's host term, one measured network latency,
-# the pipeline's fill and one node's NVLS at its links' rate, reaches 63.6% (785 of 1,235)
-# today, and docs/cost.md says where and why it falls short.
+# the pipeline's fill and one node's NVLS at its links' rate, held to the NCCL settings each
+# source's run used, reaches 64.6% (782 of 1,211) today, and docs/cost.md says where and why it
+# falls short.
 # Until the model earns the target, this test holds what it has reached, so that no change can
 # lose agreement with the published numbers unnoticed. Raise FLOOR whenever the model improves;
 # lower it only when published runs are added, never when the model changes.
-TARGET, FLOOR = 0.85, 0.635
+TARGET, FLOOR = 0.85, 0.645
 
 
 def test_nccl_model_keeps_its_agreement_with_published_points():

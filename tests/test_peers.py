@@ -25,28 +25,30 @@ def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
     # of network per GPU, not 400; A100 and B200 pairs are other architectures. Of the nine
     # left, seven run on InfiniBand and RoCE; the two p5 pairs run on EFA, whose plugin reports
     # 75 µs of latency to NCCL, so they stand beside each other only, with two more EKS
-    # runs of NCCL 2.22.3; a third, whose AWS tuner plugin picked for NCCL, stands nowhere.
+    # runs of NCCL 2.22.3; a third, whose AWS tuner plugin picked for NCCL, stands nowhere, nor
+    # does the 2023 EKS pair, whose image set NCCL_PROTO=Simple.
     ids = {p.id for p in peers.peers(load("dgx-h100"), 16, 2)}
     assert ids == {"oci-h100-2x8-roce", "nccltests309-hgx-h100-2x8-ib",
                    "nebius-h100-2x8-ib", "nebius-h100-2x8-ib-mk8s", "oci-h200-2x8-rdma",
                    "coreweave-h200-2x8-ib", "together-h100-2x8-ib"}
     efa = peers.topology("systems/p5-efa.toml")
     assert {p.id for p in peers.peers(efa, 16, 2)} == {
-        "aws-p5-2x8-efa", "aws-p5-2x8-efa-eks", "aws-p5-2x8-efa-eks-nccl2223",
-        "aws-p5-2x8-efa-eks-nccl2223-run2"}
+        "aws-p5-2x8-efa", "aws-p5-2x8-efa-eks-nccl2223", "aws-p5-2x8-efa-eks-nccl2223-run2"}
     assert peers.likeness(efa, 2) == ("Hopper GPUs, NVLink inside a node through a switch that "
                                       "adds (NVLink SHARP), 400 Gb/s of network per GPU with a "
                                       "latency of 75.00 µs reported by its net plugin and 21.85 "
                                       "µs measured")
     # On one node the network does not count: a p5 is a DGX H100 there.
     assert "aws-p5-h100-1x8-batch" in {p.id for p in peers.peers(load("dgx-h100"), 8, 1)}
+    # The A3 Mega pair ran with Google's NCCL_ALGO=Ring,Tree, NCCL_PROTO=Simple and tuner plugin:
+    # like no run, not even on its own topology.
     tcpxo = peers.topology("systems/a3mega-tcpxo.toml")
-    assert [p.id for p in peers.peers(tcpxo, 16, 2)] == ["gcp-a3mega-2x8-tcpxo"]
-    # A100 pairs at 200 Gb/s per GPU (p4de's EFA is 50), one process per GPU; OCI's pair ran
-    # -g 8, so it stands beside -g 8 runs only.
+    assert peers.peers(tcpxo, 16, 2) == []
+    # A100 pairs at 200 Gb/s per GPU (p4de's EFA is 50), one process per GPU (OCI's BM.GPU4.8
+    # pair prints -g 8 in its command but "nGpus 1" and 16 processes in its output); none ran -g 8.
     assert {p.id for p in peers.peers(load("dgx-a100"), 16, 2)} == {
-        "oci-a100-40g-2x8-roce-vf", "azure-ndmv4-a100-2x8-aks"}
-    assert [p.id for p in peers.peers(load("dgx-a100"), 16, 2, 8)] == ["oci-a100-2x8-roce"]
+        "oci-a100-40g-2x8-roce-vf", "azure-ndmv4-a100-2x8-aks", "oci-a100-2x8-roce"}
+    assert peers.peers(load("dgx-a100"), 16, 2, 8) == []
     # One node of eight: the runs on one NVSwitch box, none of the two-node ones.
     one = {p.id for p in peers.peers(load("dgx-h100"), 8, 1)}
     assert "azure-nd-h100-v5" not in one  # it forced NCCL_ALGO=NVLS on every size
@@ -216,12 +218,22 @@ def test_diagnose_sets_a_run_beside_published_runs_like_it_and_not_beside_itself
     assert "Published all_reduce_perf runs on machines like this one (16 GPUs in 2 nodes;" in out
     assert "https://github.com/NVIDIA/nccl-tests/issues/309" in out
     assert out.count("◀ longest") == 31
-    # On its own topology the only run like it is itself: named, and not set beside itself.
+    # On its own topology no published run is like it (the published copy forced NCCL's choice).
     code, out, err = _run(capsys, "diagnose", paste, "--json", "--topology",
                           peers.system_file("a3mega-tcpxo"))
     summary = json.loads(out.splitlines()[-1])
     assert summary["published_peers"] == [] and summary["published_sizes"] == []
-    assert any("this run is the published gcp-a3mega-2x8-tcpxo" in n for n in summary["notes"])
+
+
+def test_a_published_run_itself_is_named_and_not_set_beside_itself(tmp_path, capsys):
+    code, out, err = _run(capsys, "diagnose", str(_paste(tmp_path, "nccltests309-hgx-h100-2x8-ib",
+                                                         1.0)), "--json")
+    assert code == 0, err
+    summary = json.loads(out.splitlines()[-1])
+    assert any(n.startswith("this run is the published nccltests309-hgx-h100-2x8-ib (https://")
+               for n in summary["notes"])
+    assert "nccltests309-hgx-h100-2x8-ib" not in {p["id"] for p in summary["published_peers"]}
+    assert len(summary["published_peers"]) == 6
 
 
 def test_a_run_five_percent_slower_than_a_published_one_is_read_by_its_median(tmp_path, capsys):

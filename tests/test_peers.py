@@ -191,7 +191,7 @@ def _run(capsys, *argv):
     return code, out, err
 
 
-def test_diagnose_sets_a_run_beside_published_runs_like_it_and_not_beside_itself(capsys):
+def test_diagnose_sets_a_run_beside_published_runs_like_it(capsys):
     # The A3 Mega pair (GPUDirect-TCPXO), read on the dgx-h100 preset its GPUs pick: beside the
     # seven healthy two-node Hopper runs at 400 Gb/s per GPU over InfiniBand and RoCE it takes
     # almost four times their median time, and is the longest at every size.

@@ -23,6 +23,7 @@ class LessonPage(ModalScreen[None]):
         self.title_text, self.heading, self.body = title, heading, body
 
     def compose(self) -> ComposeResult:
+        """The section in one scrolling box, its lesson's title on the border."""
         with VerticalScroll(id="lesson-page") as box:
             # Content, not markup: a lesson's title shows its brackets as written.
             box.border_title = Content(self.title_text)
@@ -31,4 +32,5 @@ class LessonPage(ModalScreen[None]):
             yield Static(Markdown(self.body))
 
     def action_close(self) -> None:
+        """Back to the simulator and the lesson panel."""
         self.dismiss()

@@ -81,6 +81,7 @@ class LessonPanel(Vertical, can_focus=True):
         self.lesson_index = 0
         self.section_index = 0
         self.question_index = 0  # the section's question being asked (past the last: none)
+        self._title, self._head, self._body = "", Text(), ""  # the section shown: title, head, text
         self.right = 0
         self.asked = 0
 
@@ -184,8 +185,6 @@ class LessonPanel(Vertical, can_focus=True):
     def action_scroll(self, how: str) -> None:
         """Scroll the lesson's text (the question below it stays in view)."""
         getattr(self.query_one("#lesson-body"), f"scroll_{how}")(animate=False)
-
-    _title, _head, _body = "", Text(), ""  # the section shown: its title, head line and text
 
     def action_full_width(self) -> None:
         """Show the section at the terminal's full width, over the simulator."""

@@ -82,6 +82,13 @@ def _pick(given, kind: str, flag: str) -> set[str]:
     return set(valid) - chosen if exclude else chosen
 
 
+def checked_list(given: str, kind: str, flag: str) -> str:
+    """An NCCL_ALGO (kind 'algorithms') or NCCL_PROTO ('protocols') setting as given, once every
+    name in it is one NCCL has."""
+    _pick(given, kind, flag)
+    return given
+
+
 def _function(collective: str, algo: str | None = None, nccl: str | None = None) -> str:
     """NCCL's function for a collective; an `algo` (NCCL_ALGO) that leaves out every
     algorithm NCCL tunes for it is refused where release `nccl` refuses the call."""

@@ -168,9 +168,24 @@ def _text_options() -> dict:
             raise RingsimError(f"unknown model {clip(value)!r}; choose one of: {', '.join(MODELS)}")
         return value
 
+    def system(value: str) -> str:
+        from ..studies import peers
+        if value not in {s["id"] for s in peers.data()["system"]}:
+            raise RingsimError(f"unknown published system {clip(value)!r} "
+                               "(ringsim/studies/published/measurements.toml)")
+        return value
+
+    def nccl_list(kind: str, flag: str):
+        def check(value: str) -> str:
+            from ..cost.nccl import checked_list
+            return checked_list(value, kind, flag)
+        return check
+
     return {"slow_link": faults.slow_link, "slow_gpu": faults.slow_gpu,
             "delay": faults.delay, "model": model, "bucket_mb": check_bucket,
-            "params": parse_params, "collective": lambda v: collective(v).name}
+            "params": parse_params, "collective": lambda v: collective(v).name,
+            "algo": nccl_list("algorithms", "algo"), "proto": nccl_list("protocols", "proto"),
+            "system": system}
 
 
 TEXT_OPTIONS = _text_options()

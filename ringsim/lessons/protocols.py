@@ -3,13 +3,16 @@
 Nothing is modelled here: every figure is `ringsim.cost.nccl.nccl_choice` (NCCL's own tuning
 model, its constants copied from NVIDIA/nccl into cost/nccl_constants.toml) on a preset
 topology, dgx-h100 unless the placeholder names another; `proto=` restricts the protocol as
-NCCL_PROTO does, `algo=` the algorithm as NCCL_ALGO does.
+NCCL_PROTO does, `algo=` the algorithm as NCCL_ALGO does. `nccl.measured` reads a published
+run instead (ringsim/studies/published/measurements.toml).
 """
 
 from __future__ import annotations
 
+from ..core.errors import RingsimError
 from ..core.units import format_bytes, format_seconds
 from .cache import Cache
+from .text import clip
 from .words import Entry
 
 OPTIONS = ("gpus", "bytes", "topology", "proto", "algo")
@@ -67,9 +70,34 @@ def _table(a) -> str:
                      for r in rows)
 
 
+def _published(a) -> tuple[dict, dict | None]:
+    """The published system the placeholder names (`system=`), and its point at `bytes=`."""
+    from ..studies import peers
+    name = a.options.get("system", "")
+    system = next((s for s in peers.data()["system"] if s["id"] == name), None)
+    if system is None:
+        raise RingsimError(f"no published system {clip(name)!r} (ringsim/studies/published/measurements.toml)")
+    size = int(a.options.get("bytes", 8))
+    point = next((p for p in peers.data()["point"] if p["system"] == name and p["bytes"] == size), None)
+    return system, point
+
+
+def _measured(a) -> str:
+    """A published run's time at `bytes=`, as its source printed it."""
+    from ..studies import peers
+    system, point = _published(a)
+    if point is None:
+        raise RingsimError(f"published system {system['id']!r} has no point at "
+                           f"{clip(a.options.get('bytes', 8))} bytes")
+    return format_seconds(peers.measured_seconds(point, system["gpus"], peers.collective(system)))
+
+
 def _why(a, value: str) -> str:
     c = _choice(a)
-    return (f"ringsim.cost.nccl (NCCL's tuning model) prices every algorithm and protocol NCCL has "
+    held = " and ".join(f"{flag}={a.options[key]}" for key, flag in
+                        (("algo", "NCCL_ALGO"), ("proto", "NCCL_PROTO")) if a.options.get(key))
+    return (f"ringsim.cost.nccl (NCCL's tuning model) prices every algorithm and protocol NCCL has"
+            f"{f' (held to {held})' if held else ''} "
             f"for {format_bytes(int(a.options.get('bytes', 8)))} per GPU on {a.scenario.gpus:,} GPUs "
             f"({a.options.get('topology', DEFAULT_TOPOLOGY)}): latency + bytes / bandwidth; the "
             f"fastest is {c.algorithm} + {c.protocol}, {format_seconds(c.seconds)}.")
@@ -94,4 +122,8 @@ def entries() -> dict:
                                                "the protocol it uses at 8 B"),
         "nccl.table": Entry(_table, OPTIONS, "a block: NCCL's pick and time from 8 B to 1 GiB, "
                                              "beside LL's and Simple's"),
+        "nccl.measured": Entry(_measured, ("system", "bytes"),
+                               "a published all_reduce_perf run's time at a size (system= its id)"),
+        "nccl.measured.release": Entry(lambda a: _published(a)[0].get("nccl", "unstated"), ("system",),
+                                       "the NCCL release a published run states"),
     }

@@ -60,6 +60,14 @@ CASES = [
      "(got 5,000); use formula.* for larger ones"),
     (GOOD_FRONT + GOOD_BODY + "Moved {{ledger.total\n", 10, "a placeholder is not closed with '}}'"),
     (GOOD_FRONT + GOOD_BODY + "{{}}\n", 10, "{{}}: empty placeholder '{{}}'"),
+    (GOOD_FRONT + GOOD_BODY + "{{nccl.time gpus=16 proto=Simpl}}\n", 10,
+     "{{nccl.time gpus=16 proto=Simpl}}: proto: unknown protocol 'Simpl'; valid: LL, LL128, Simple"),
+    (GOOD_FRONT + GOOD_BODY + "{{nccl.time algo=^Rings}}\n", 10,
+     "{{nccl.time algo=^Rings}}: algo: unknown algorithm 'Rings'; valid: Tree, Ring, "
+     "CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT"),
+    (GOOD_FRONT + GOOD_BODY + "{{nccl.measured system=[red]x}}\n", 10,
+     "{{nccl.measured system=[red]x}}: unknown published system '[red]x' "
+     "(ringsim/studies/published/measurements.toml)"),
     # questions
     (GOOD_FRONT + GOOD_BODY + "```question\nHow many?\nanswer: 12\n```\n", 12,
      "answer '12' is typed by hand: write an engine expression such as sent[3] or ledger.total"),
@@ -114,3 +122,17 @@ def test_an_unreadable_file(tmp_path):
     with pytest.raises(RingsimError) as info:
         load_lessons(tmp_path)
     assert str(info.value).startswith(f"{path}:1: cannot read the file: ")
+
+
+def test_a_published_run_is_read_at_a_size_it_printed(tmp_path):
+    path = tmp_path / "01-lesson.md"
+    path.write_text(GOOD_FRONT + GOOD_BODY + "{{nccl.measured system=gcp-a3mega-2x8-tcpxo bytes=8}} "
+                    "{{nccl.measured.release system=gcp-a3mega-2x8-tcpxo}}\n", encoding="utf-8")
+    (lesson,) = load_lessons(tmp_path)
+    assert "135.80 µs 2.21.5" in lesson.sections()[0].text
+    path.write_text(GOOD_FRONT + GOOD_BODY + "{{nccl.measured system=gcp-a3mega-2x8-tcpxo bytes=7}}\n",
+                    encoding="utf-8")
+    lessons, problems = check_lessons(tmp_path)
+    assert [str(p) for p in problems] == [
+        f"{path}:10: {{{{nccl.measured system=gcp-a3mega-2x8-tcpxo bytes=7}}}}: published system "
+        "'gcp-a3mega-2x8-tcpxo' has no point at 7 bytes"]

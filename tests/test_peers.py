@@ -218,11 +218,17 @@ def test_diagnose_sets_a_run_beside_published_runs_like_it(capsys):
     assert "Published all_reduce_perf runs on machines like this one (16 GPUs in 2 nodes;" in out
     assert "https://github.com/NVIDIA/nccl-tests/issues/309" in out
     assert out.count("◀ longest") == 31
-    # On its own topology no published run is like it (the published copy forced NCCL's choice).
+    # On its own topology no published run is like it (the published copy forced NCCL's choice),
+    # and the note says which run it is and what the data file records it ran with.
     code, out, err = _run(capsys, "diagnose", paste, "--json", "--topology",
                           peers.system_file("a3mega-tcpxo"))
     summary = json.loads(out.splitlines()[-1])
     assert summary["published_peers"] == [] and summary["published_sizes"] == []
+    assert summary["notes"] == [
+        "this run is the published gcp-a3mega-2x8-tcpxo (https://github.com/lessizzmore/"
+        "create-a3mega-ztan-fork/blob/346b825ad3b527ffbd6ba511a09d39df08f04be0/"
+        "ztan-NCCL-test-result.markdown), run with NCCL_ALGO=Ring,Tree, NCCL_PROTO=Simple and a "
+        "tuner plugin"]
 
 
 def test_a_published_run_itself_is_named_and_not_set_beside_itself(tmp_path, capsys):
@@ -457,3 +463,16 @@ def test_predicts_last_line_says_what_the_published_medians_say_of_the_model(cap
                                            "through a switch that adds (NVLink SHARP), "
                                            "400 Gb/s of network per GPU, each GPU's NIC on the "
                                            "other CPU socket (nic_path sys))")
+
+
+def test_a_published_run_that_is_no_peer_is_named_with_its_health(tmp_path, capsys):
+    # The H20 pair its reporter calls slow: like no healthy run, yet named, with its source's word.
+    code, out, err = _run(capsys, "diagnose", str(_paste(tmp_path, "h20-2x8-ndr", 1.0)), "--json")
+    assert code == 0, err
+    notes = json.loads(out.splitlines()[-1])["notes"]
+    assert any(n.startswith("this run is the published h20-2x8-ndr (https://github.com/NVIDIA/nccl/"
+                            "issues/1244) (its source: reported slow: ") for n in notes), notes
+    # 1% slower everywhere: no longer the published copy
+    code, out, err = _run(capsys, "diagnose", str(_paste(tmp_path, "h20-2x8-ndr", 1.01)), "--json")
+    assert not any("this run is the published" in n
+                   for n in json.loads(out.splitlines()[-1])["notes"])

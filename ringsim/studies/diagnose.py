@@ -382,6 +382,16 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         report.peers = [p for p in found if p not in itself]
         report.peer_rows = peers.beside(sorted(mine.items()), report.peers)
         report.peer_likeness = peers.likeness(topology, nodes, dtype)
+    if not any(n.startswith("this run is the published") for n in notes):
+        # A published run that is no peer (forced, tuned, or not healthy) still says what it
+        # ran with: the paste alone may not show it.
+        copy = peers.copy_of(gpus, collective, {r.bytes: r.measured_seconds for r in out_rows})
+        if copy is not None:
+            system, settings = copy
+            ran_with = f", run with {settings}" if settings else ""
+            health = "" if system["health"] == "healthy" else f" (its source: {system['health']})"
+            notes.append(f"this run is the published {system['id']} ({system['source']}){ran_with}"
+                         f"{health}")
     report.verdicts = verdicts(report)
     report.checks = checks(report)
     return report

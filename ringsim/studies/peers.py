@@ -244,6 +244,37 @@ def same_run(peer: Peer, mine: dict[int, float]) -> bool:
         for n in shared)
 
 
+def copy_of(gpus: int, ran: str, mine: dict[int, float]) -> tuple[dict, str] | None:
+    """The published run that `mine` (seconds by bytes, `gpus` GPUs, collective `ran`) is a copy
+    of, whatever its health or settings, and those settings in words ('' where NCCL chose for
+    itself); None where it is none of them."""
+    points: dict[str, list[dict]] = {}
+    for p in data()["point"]:
+        points.setdefault(p["system"], []).append(p)
+    for s in data()["system"]:
+        if s["gpus"] != gpus or collective(s) != ran or s["id"] not in points:
+            continue
+        mine_of = points[s["id"]]
+        times = {p["bytes"]: measured_seconds(p, gpus, ran) for p in mine_of}
+        quoted = frozenset(p["bytes"] for p in mine_of if "time_us" not in p)
+        if same_run(Peer(s["id"], s["hardware"], s["source"], None, times, quoted), mine):
+            return s, _settings(s, mine_of)
+    return None
+
+
+def _settings(system: dict, points: list[dict]) -> str:
+    """What the data file records of a run's NCCL settings: 'NCCL_ALGO=Ring,Tree, NCCL_PROTO=Simple
+    and a tuner plugin' ('' for none)."""
+    said = []
+    for key, name in (("algo", "NCCL_ALGO"), ("proto", "NCCL_PROTO")):
+        values = sorted({p[key] for p in points if key in p})
+        if values:
+            said.append(f"{name}={' or '.join(values)}")
+    if "tuner" in system:
+        said.append("a tuner plugin")
+    return ", ".join(said[:-1]) + (" and " if len(said) > 1 else "") + said[-1] if said else ""
+
+
 def describe(found: list[Peer], width: int = 96) -> list[str]:
     """Each run as lines of at most `width` characters (its address may run over): its id and
     hardware, with -g where its source shows it and -d where it ran other than float, then its

@@ -73,18 +73,20 @@ def _pick(given, kind: str, flag: str) -> set[str]:
     text = given.strip()
     exclude = text.startswith("^")
     chosen = set()
-    for part in text.lstrip("^").split(","):
+    # One leading ^ excludes, as NCCL's parseList reads it; a second is part of a name.
+    for part in (text[1:] if exclude else text).split(","):
         match = [v for v in valid if v.lower() == part.strip().lower()]
         if not match:
-            raise RingsimError(f"{flag}: unknown {kind[:-1]} {part.strip()[:40]!r}; "
+            name = part.strip()
+            raise RingsimError(f"{flag}: unknown {kind[:-1]} "
+                               f"{name[:40] + ('…' if len(name) > 40 else '')!r}; "
                                f"valid: {', '.join(valid)}")
         chosen.add(match[0])
     return set(valid) - chosen if exclude else chosen
 
 
 def checked_list(given: str, kind: str, flag: str) -> str:
-    """An NCCL_ALGO (kind 'algorithms') or NCCL_PROTO ('protocols') setting as given, once every
-    name in it is one NCCL has."""
+    """An NCCL_ALGO ('algorithms') or NCCL_PROTO ('protocols') setting, once NCCL has its every name."""
     _pick(given, kind, flag)
     return given
 

@@ -175,6 +175,13 @@ def _text_options() -> dict:
                                "(ringsim/studies/published/measurements.toml)")
         return value
 
+    def release(value: str) -> str:
+        from ..cost.nccl_tuner import versions, versions_text
+        if value not in versions():
+            raise RingsimError(f"ringsim has the tuning tables of NCCL {versions_text()}, "
+                               f"not {clip(value)!r}")
+        return value
+
     def nccl_list(kind: str, flag: str):
         def check(value: str) -> str:
             from ..cost.nccl import checked_list
@@ -185,7 +192,7 @@ def _text_options() -> dict:
             "delay": faults.delay, "model": model, "bucket_mb": check_bucket,
             "params": parse_params, "collective": lambda v: collective(v).name,
             "algo": nccl_list("algorithms", "algo"), "proto": nccl_list("protocols", "proto"),
-            "system": system}
+            "system": system, "nccl": release}
 
 
 TEXT_OPTIONS = _text_options()

@@ -15,7 +15,7 @@ from .cache import Cache
 from .text import clip
 from .words import Entry
 
-OPTIONS = ("gpus", "bytes", "topology", "proto", "algo")
+OPTIONS = ("gpus", "bytes", "topology", "proto", "algo", "nccl")
 DEFAULT_TOPOLOGY = "dgx-h100"
 TABLE_SIZES = (8, 1 << 10, 1 << 16, 1 << 20, 1 << 24, 1 << 30)  # 8 B … 1 GiB per GPU
 SCAN_LIMIT = 1 << 33  # the switch is looked for among powers of two up to 8 GiB
@@ -29,14 +29,16 @@ def _choice(a, nbytes: int | None = None, proto: str | None = None):
     topology = a.options.get("topology", DEFAULT_TOPOLOGY)
     size = int(a.options.get("bytes", 8) if nbytes is None else nbytes)
     proto = a.options.get("proto") if proto is None else proto
-    key = (topology, a.scenario.gpus, size, proto, a.options.get("algo"))
+    release = a.options.get("nccl")
+    key = (topology, a.scenario.gpus, size, proto, a.options.get("algo"), release)
     return _CHOICES.get_or(key, lambda: nccl_choice(topology, a.scenario.gpus, size,
-                                                    algo=a.options.get("algo"), proto=proto))
+                                                    algo=a.options.get("algo"), proto=proto,
+                                                    nccl=release))
 
 
 def _version(a) -> str:
     from ..cost.nccl_tuner import versions
-    return versions()[0]  # spelled as --nccl takes it, as every command prints it
+    return a.options.get("nccl") or versions()[0]  # spelled as --nccl takes it, as every command prints it
 
 
 def _factor(name: str):
@@ -70,26 +72,46 @@ def _table(a) -> str:
                      for r in rows)
 
 
-def _published(a) -> tuple[dict, dict | None]:
-    """The published system the placeholder names (`system=`), and its point at `bytes=`."""
+def _system(a) -> dict:
+    """The published system the placeholder names (`system=`, which it needs)."""
     from ..studies import peers
-    name = a.options.get("system", "")
-    system = next((s for s in peers.data()["system"] if s["id"] == name), None)
-    if system is None:
-        raise RingsimError(f"no published system {clip(name)!r} (ringsim/studies/published/measurements.toml)")
-    size = int(a.options.get("bytes", 8))
-    point = next((p for p in peers.data()["point"] if p["system"] == name and p["bytes"] == size), None)
-    return system, point
+    name = a.options.get("system")
+    if name is None:
+        raise RingsimError("name the published run with system=ID "
+                           "(an id of ringsim/studies/published/measurements.toml)")
+    return next(s for s in peers.data()["system"] if s["id"] == name)  # the option checked it
+
+
+def _point(a) -> dict:
+    """The published system's one point at `bytes=` (a size it measured once)."""
+    from ..studies import peers
+    system, size = _system(a), int(a.options.get("bytes", 8))
+    found = [p for p in peers.data()["point"] if p["system"] == system["id"] and p["bytes"] == size]
+    if len(found) != 1:
+        raise RingsimError(f"published system {system['id']!r} has {len(found) or 'no'} points at "
+                           f"{clip(size)} bytes: name a size it measured once")
+    return found[0]
 
 
 def _measured(a) -> str:
-    """A published run's time at `bytes=`, as its source printed it."""
+    """A published run's time at `bytes=`: printed, or from the busbw its source quotes."""
     from ..studies import peers
-    system, point = _published(a)
-    if point is None:
-        raise RingsimError(f"published system {system['id']!r} has no point at "
-                           f"{clip(a.options.get('bytes', 8))} bytes")
-    return format_seconds(peers.measured_seconds(point, system["gpus"], peers.collective(system)))
+    system = _system(a)
+    return format_seconds(peers.measured_seconds(_point(a), system["gpus"], peers.collective(system)))
+
+
+def _release(a) -> str:
+    """The NCCL release a published run states."""
+    system = _system(a)
+    if "nccl" not in system:
+        raise RingsimError(f"published system {system['id']!r} states no NCCL release")
+    return system["nccl"]
+
+
+def _measured_why(a, value: str) -> str:
+    system, point = _system(a), _point(a)
+    return (f"read, not computed: the published {system['id']} ({system['source']}), "
+            f"{system['gpus']:,} GPUs, its {format_bytes(point['bytes'])} row.")
 
 
 def _why(a, value: str) -> str:
@@ -106,7 +128,7 @@ def _why(a, value: str) -> str:
 def entries() -> dict:
     """The protocol lesson's words, as vocabulary Entries."""
     return {
-        "nccl.version": Entry(_version, (), "the NCCL version whose constants are used"),
+        "nccl.version": Entry(_version, ("nccl",), "the NCCL version whose constants are used"),
         "nccl.factor.ll": Entry(_factor("ring_ll"), (), "LL's share of each 8-byte line that is data (0.5)"),
         "nccl.factor.ll128": Entry(_factor("ring_ll128"), (),
                                    "LL128's share of each 128-byte line that is data (0.92 in tuning.cc)"),
@@ -123,7 +145,7 @@ def entries() -> dict:
         "nccl.table": Entry(_table, OPTIONS, "a block: NCCL's pick and time from 8 B to 1 GiB, "
                                              "beside LL's and Simple's"),
         "nccl.measured": Entry(_measured, ("system", "bytes"),
-                               "a published all_reduce_perf run's time at a size (system= its id)"),
-        "nccl.measured.release": Entry(lambda a: _published(a)[0].get("nccl", "unstated"), ("system",),
-                                       "the NCCL release a published run states"),
+                               "a published all_reduce_perf run's time at a size (system= its id)",
+                               _measured_why),
+        "nccl.measured.release": Entry(_release, ("system",), "the NCCL release a published run states"),
     }

@@ -365,7 +365,13 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                                                          proto=proto, dtype=dtype), tolerance)
     held_to = ", ".join(f"{name}={value}" for name, value in
                         (("NCCL_ALGO", algo), ("NCCL_PROTO", proto)) if value is not None)
+    mine = {r.bytes: r.measured_seconds for r in out_rows}
+    copy = peers.copy_of(gpus, nodes, per_process, dtype, collective, mine)
     found = peers.peers(topology, gpus, nodes, per_process, collective, dtype)
+    if copy is not None and (copy.settings or copy.health != "healthy"):
+        notes.append(copy_note(copy, held_to))
+        if copy.settings and not held_to:
+            found = []  # the paste alone does not show its settings: no runs NCCL chose for
     if found and held_to:
         # The published runs let NCCL choose: a run held to one algorithm is not like them.
         notes.append(f"this run was held to {held_to}, and the published runs like it let NCCL "
@@ -375,26 +381,34 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         notes.append("this run had no NVLS, and the published runs like it may have used it, so "
                      "they are not set beside it")
     elif found:
-        mine = {r.bytes: r.measured_seconds for r in out_rows}
         itself = [p for p in found if peers.same_run(p, mine)]
         notes += [f"this run is the published {p.id} ({p.source}): it is not set beside itself"
                   for p in itself]
         report.peers = [p for p in found if p not in itself]
         report.peer_rows = peers.beside(sorted(mine.items()), report.peers)
         report.peer_likeness = peers.likeness(topology, nodes, dtype)
-    if not any(n.startswith("this run is the published") for n in notes):
-        # A published run that is no peer (forced, tuned, or not healthy) still says what it
-        # ran with: the paste alone may not show it.
-        copy = peers.copy_of(gpus, collective, {r.bytes: r.measured_seconds for r in out_rows})
-        if copy is not None:
-            system, settings = copy
-            ran_with = f", run with {settings}" if settings else ""
-            health = "" if system["health"] == "healthy" else f" (its source: {system['health']})"
-            notes.append(f"this run is the published {system['id']} ({system['source']}){ran_with}"
-                         f"{health}")
     report.verdicts = verdicts(report)
     report.checks = checks(report)
     return report
+
+
+def copy_note(copy: peers.Copy, held_to: str) -> str:
+    """The note on a paste that is a published run forced, tuned or not healthy: what it ran
+    with, the flags that hold the model to it, and its source's word on its health."""
+    words = f"this run is the published {copy.id} ({copy.source})"
+    if copy.settings:
+        words += f", which its source ran with {copy.settings}"
+        flags = " ".join(f"{flag} {value}" for flag, value in (("--algo", copy.algo),
+                                                               ("--proto", copy.proto)) if value)
+        if not held_to:
+            words += (": the paste does not show it, "
+                      + (f"{flags} holds the model to it, " if flags else "")
+                      + "and the published runs where NCCL chose are not set beside it")
+        if copy.tuner:
+            words += " (ringsim models no tuner plugin)"
+    if copy.health != "healthy":
+        words += f"; its source: {copy.health}"
+    return words
 
 
 def _not_rings(rows: list[SizeRow]) -> bool:

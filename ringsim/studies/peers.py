@@ -244,35 +244,54 @@ def same_run(peer: Peer, mine: dict[int, float]) -> bool:
         for n in shared)
 
 
-def copy_of(gpus: int, ran: str, mine: dict[int, float]) -> tuple[dict, str] | None:
-    """The published run that `mine` (seconds by bytes, `gpus` GPUs, collective `ran`) is a copy
-    of, whatever its health or settings, and those settings in words ('' where NCCL chose for
-    itself); None where it is none of them."""
+@dataclass(frozen=True)
+class Copy:
+    """A published run that a user's paste is a copy of, and what the data file says it ran with."""
+
+    id: str
+    source: str
+    health: str
+    algo: str | None   # NCCL_ALGO at every size, or None
+    proto: str | None  # NCCL_PROTO at every size, or None
+    tuner: bool
+
+    @property
+    def settings(self) -> str:
+        """'NCCL_ALGO=Ring,Tree and NCCL_PROTO=Simple, with a tuner plugin' ('' where NCCL chose)."""
+        said = " and ".join(f"{name}={value}" for name, value in (("NCCL_ALGO", self.algo),
+                                                                  ("NCCL_PROTO", self.proto)) if value)
+        plugin = "a tuner plugin" if self.tuner else ""
+        return f"{said}, with {plugin}" if said and plugin else said or plugin
+
+
+def copy_of(gpus: int, nodes: int, per_process: int, dtype: str, ran: str,
+            mine: dict[int, float]) -> Copy | None:
+    """The one published run, of any health or settings, that `mine` (seconds by bytes) copies."""
     points: dict[str, list[dict]] = {}
     for p in data()["point"]:
         points.setdefault(p["system"], []).append(p)
+    found = []
     for s in data()["system"]:
-        if s["gpus"] != gpus or collective(s) != ran or s["id"] not in points:
+        theirs = points.get(s["id"], [])
+        # A copy prints every size its run printed, on as many GPUs, nodes and processes, of
+        # one element type: one size range of another machine agreeing is not a copy.
+        if (s["gpus"] != gpus or collective(s) != ran or s.get("gpus_per_process", 1) != per_process
+                or s.get("dtype", "float") != dtype or {p["bytes"] for p in theirs} != set(mine)
+                or topology(s["topology"]).nodes(gpus) != nodes):
             continue
-        mine_of = points[s["id"]]
-        times = {p["bytes"]: measured_seconds(p, gpus, ran) for p in mine_of}
-        quoted = frozenset(p["bytes"] for p in mine_of if "time_us" not in p)
+        times = {p["bytes"]: measured_seconds(p, gpus, ran) for p in theirs}
+        quoted = frozenset(p["bytes"] for p in theirs if "time_us" not in p)
         if same_run(Peer(s["id"], s["hardware"], s["source"], None, times, quoted), mine):
-            return s, _settings(s, mine_of)
-    return None
+            found.append(Copy(s["id"], s["source"], s["health"], _one(theirs, "algo"),
+                              _one(theirs, "proto"), "tuner" in s))
+    # Two published runs alike to the digits (one machine, two settings) cannot be told apart.
+    return found[0] if len(found) == 1 else None
 
 
-def _settings(system: dict, points: list[dict]) -> str:
-    """What the data file records of a run's NCCL settings: 'NCCL_ALGO=Ring,Tree, NCCL_PROTO=Simple
-    and a tuner plugin' ('' for none)."""
-    said = []
-    for key, name in (("algo", "NCCL_ALGO"), ("proto", "NCCL_PROTO")):
-        values = sorted({p[key] for p in points if key in p})
-        if values:
-            said.append(f"{name}={' or '.join(values)}")
-    if "tuner" in system:
-        said.append("a tuner plugin")
-    return ", ".join(said[:-1]) + (" and " if len(said) > 1 else "") + said[-1] if said else ""
+def _one(points: list[dict], key: str) -> str | None:
+    """The value every point gives `key` (NCCL_ALGO or NCCL_PROTO), None where they differ or none has one."""
+    values = {p.get(key) for p in points}
+    return values.pop() if len(values) == 1 else None
 
 
 def describe(found: list[Peer], width: int = 96) -> list[str]:

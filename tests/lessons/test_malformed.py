@@ -7,6 +7,7 @@ import pytest
 
 from ringsim import RingsimError
 from ringsim.algorithms import ALGORITHMS
+from ringsim.cost.nccl_tuner import versions_text
 from ringsim.lessons import check_lessons, load_lessons
 
 GOOD_FRONT = "---\ntitle: T\nalgorithm: ring\ngpus: 4\nelements: 8\nstops: 1\n---\n"
@@ -68,6 +69,9 @@ CASES = [
     (GOOD_FRONT + GOOD_BODY + "{{nccl.measured system=[red]x}}\n", 10,
      "{{nccl.measured system=[red]x}}: unknown published system '[red]x' "
      "(ringsim/studies/published/measurements.toml)"),
+    (GOOD_FRONT + GOOD_BODY + "{{nccl.time nccl=2.1}}\n", 10,
+     "{{nccl.time nccl=2.1}}: ringsim has the tuning tables of NCCL " + versions_text()
+     + ", not '2.1'"),
     # questions
     (GOOD_FRONT + GOOD_BODY + "```question\nHow many?\nanswer: 12\n```\n", 12,
      "answer '12' is typed by hand: write an engine expression such as sent[3] or ledger.total"),
@@ -130,9 +134,30 @@ def test_a_published_run_is_read_at_a_size_it_printed(tmp_path):
                     "{{nccl.measured.release system=gcp-a3mega-2x8-tcpxo}}\n", encoding="utf-8")
     (lesson,) = load_lessons(tmp_path)
     assert "135.80 µs 2.21.5" in lesson.sections()[0].text
+    # asked as a question, its reason says it is read, and from where
+    path.write_text(GOOD_FRONT + GOOD_BODY + "```question\nHow long?\nanswer: nccl.measured "
+                    "system=gcp-a3mega-2x8-tcpxo bytes=8\n```\n", encoding="utf-8")
+    (question,) = load_lessons(tmp_path)[0].questions
+    assert question.answer == "135.80 µs"
+    assert question.why.startswith("read, not computed: the published gcp-a3mega-2x8-tcpxo "
+                                   "(https://github.com/lessizzmore/")
+    assert question.why.endswith("16 GPUs, its 8B row.")
     path.write_text(GOOD_FRONT + GOOD_BODY + "{{nccl.measured system=gcp-a3mega-2x8-tcpxo bytes=7}}\n",
                     encoding="utf-8")
     lessons, problems = check_lessons(tmp_path)
     assert [str(p) for p in problems] == [
         f"{path}:10: {{{{nccl.measured system=gcp-a3mega-2x8-tcpxo bytes=7}}}}: published system "
-        "'gcp-a3mega-2x8-tcpxo' has no point at 7 bytes"]
+        "'gcp-a3mega-2x8-tcpxo' has no points at 7 bytes: name a size it measured once"]
+    # two points at one size (NCCL's choice and NVLS forced), a run that states no release, no system=
+    for body, reason in (
+            ("{{nccl.measured system=h100-8-nvswitch bytes=2147483648}}",
+             "published system 'h100-8-nvswitch' has 2 points at 2147483648 bytes: name a size it "
+             "measured once"),
+            ("{{nccl.measured.release system=h100-8-nvswitch}}",
+             "published system 'h100-8-nvswitch' states no NCCL release"),
+            ("{{nccl.measured bytes=8}}",
+             "name the published run with system=ID (an id of "
+             "ringsim/studies/published/measurements.toml)")):
+        path.write_text(GOOD_FRONT + GOOD_BODY + body + "\n", encoding="utf-8")
+        lessons, problems = check_lessons(tmp_path)
+        assert [str(p) for p in problems] == [f"{path}:10: {body}: {reason}"]

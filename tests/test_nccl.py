@@ -621,3 +621,28 @@ def test_a_last_node_of_one_gpu_prices_every_tree_at_085_from_2_26_2():
     assert tree_simple(9, "2.30.7") == pytest.approx(tree_simple(9, "2.26.2"))
     # ten GPUs leave two on the last node: no TREE pattern there, no 0.85
     assert tree_simple(10, "2.30.7") == pytest.approx(tree_simple(10, "2.25.1"))
+
+
+def test_a_last_node_on_one_pcie_switch_takes_the_fewest_channels_and_slowest_speed():
+    # Two PCIe switches of four GPUs a node, a 200 Gb/s NIC per GPU; 12 GPUs leave four on the
+    # last node, all under one switch. Each node searches its own graph (search.cc): the model
+    # gives a full node's rings one channel at 24 GB/s and a node of four two at 15. init.cc
+    # then takes each field's minimum over the ranks apart (channels, speed inside, speed
+    # across), so the call runs one channel at 15 GB/s, slower than either machine alone.
+    from ringsim.cost.nccl_graph import graphs, system
+    base = (ROOT / "ringsim" / "cost" / "topologies" / "pcie-switches.toml").read_text(encoding="utf-8")
+    net = '\n[across]\nname = "net"\nkind = "network"\nalpha = "3us"\nbandwidth = "200Gb/s"\n'
+    full = parse(base + net, "pcie-switches-net")
+    four = parse(base.replace("gpus_per_node = 8", "gpus_per_node = 4") + net, "four-a-node")
+    alone = [graphs(system(full, 16))["Ring"], graphs(system(four, 8))["Ring"]]
+    mixed = graphs(system(full, 12))["Ring"]
+    assert (alone[0].channels, alone[0].bw_intra) == (1, 24.0)
+    assert (alone[1].channels, alone[1].bw_intra) == (2, 15.0)
+    assert (mixed.channels, mixed.bw_intra, mixed.bw_inter) == (
+        min(g.channels for g in alone), min(g.bw_intra for g in alone),
+        min(g.bw_inter for g in alone))
+    size = 1 << 30
+    busbw = {g: size * 2 * (g - 1) / g / nccl_choice(t, g, size, algo="Ring").seconds
+             for t, g in ((full, 12), (full, 16), (four, 8))}
+    assert busbw[12] < min(busbw[16], busbw[8])
+    assert busbw[12] == pytest.approx(15e9, rel=0.01)

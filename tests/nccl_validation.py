@@ -162,7 +162,7 @@ def markdown(found: list[Check]) -> str:
     # Beside the other healthy published runs like it (diagnose's second yardstick).
     (g_have, g_over), (s_have, s_over) = _beside_peers(good), _beside_peers(slow)
     lines.append(f"Set beside the other published healthy runs like them, as `diagnose` does (at "
-                 f"least two at that size, NCCL's own choice), {g_over} of the {g_have} healthy "
+                 f"least two at that size, NCCL's own choice, no tuner plugin), {g_over} of the {g_have} healthy "
                  f"points that have them take more than {1 + DEFAULT_TOLERANCE:.1f}× their "
                  f"median time ({_share(g_over, g_have)}), and {s_over} of the {s_have} such "
                  f"points of systems their source reports slow ({_share(s_over, s_have)}).")
@@ -200,12 +200,13 @@ def _share(part: int, whole: int) -> str:
 
 
 def _beside_peers(found: list[Check]) -> tuple[int, int]:
-    """Of these points (NCCL's own choice only), how many have two or more other healthy
-    published runs like their system at their size, and how many of those take more than
-    (1 + diagnose's tolerance) × those runs' median time."""
+    """Of these points (NCCL's own choice only, no tuner plugin: the runs diagnose sets beside
+    others), how many have two or more other healthy published runs like their system at
+    their size, and how many of those take more than (1 + diagnose's tolerance) × those runs'
+    median time."""
     have = over = 0
     for c in found:
-        if "algo" in c.point or "proto" in c.point:
+        if "algo" in c.point or "proto" in c.point or "tuner" in c.system:
             continue
         topo, g = peers.topology(c.system["topology"]), c.system["gpus"]
         theirs = [p for p in peers.peers(topo, g, topo.nodes(g), c.system.get("gpus_per_process", 1),

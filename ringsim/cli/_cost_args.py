@@ -157,12 +157,11 @@ def elements_from_args(args: argparse.Namespace, size: int, default: int) -> int
 def nccl_release(text: str) -> str:
     """--nccl VERSION: an NCCL release whose tuning tables ringsim carries ('2.21.5', or as
     NCCL prints it, '2.21.5-1+cuda12.4')."""
-    from ..cost.nccl_tuner import release, versions, versions_text
-    given = release(text[:40]) if len(text) <= 40 else text[:40]
-    if given not in versions():
-        raise argparse.ArgumentTypeError(
-            f"ringsim has the tuning tables of NCCL {versions_text()}, not {text[:40]!r}")
-    return given
+    from ..cost.nccl_tuner import given_release
+    try:
+        return given_release(text)
+    except RingsimError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def add_nccl_argument(parser: argparse.ArgumentParser, priced: str = "each call") -> None:

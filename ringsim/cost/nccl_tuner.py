@@ -170,6 +170,16 @@ def release(text: str) -> str:
     return text.strip().lstrip("v").split("+")[0].split("-")[0]
 
 
+def given_release(text: str) -> str:
+    """A release someone names ('2.21.5', or as NCCL prints it, '2.21.5-1+cuda12.4') as the key
+    of its tuning tables, once ringsim carries them."""
+    given = release(text[:40]) if len(text) <= 40 else text[:40]
+    if given not in versions():
+        raise RingsimError(f"ringsim has the tuning tables of NCCL {versions_text()}, "
+                           f"not {text[:40]!r}")
+    return given
+
+
 def carried_release(nccl: str | None) -> str | None:
     """An NCCL release ringsim carries, as the key of its constants (None: the model's own)."""
     if nccl is None or nccl == carried()[0]:

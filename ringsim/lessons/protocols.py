@@ -145,7 +145,7 @@ def entries() -> dict:
         "nccl.table": Entry(_table, OPTIONS, "a block: NCCL's pick and time from 8 B to 1 GiB, "
                                              "beside LL's and Simple's"),
         "nccl.measured": Entry(_measured, ("system", "bytes"),
-                               "a published all_reduce_perf run's time at a size (system= its id)",
+                               "a published nccl-tests run's time at a size (system= its id)",
                                _measured_why),
         "nccl.measured.release": Entry(_release, ("system",), "the NCCL release a published run states"),
     }

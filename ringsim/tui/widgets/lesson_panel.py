@@ -81,7 +81,6 @@ class LessonPanel(Vertical, can_focus=True):
         self.lesson_index = 0
         self.section_index = 0
         self.question_index = 0  # the section's question being asked (past the last: none)
-        self._title, self._head, self._body = "", Text(), ""  # the section shown: title, head, text
         self.right = 0
         self.asked = 0
 
@@ -119,22 +118,26 @@ class LessonPanel(Vertical, can_focus=True):
         self.lesson_index, self.section_index = lesson_index, section_index
         lesson, section = self.lesson, self.section
         count = len(lesson.sections())
+        title, head, body = self.parts()
         # Content, not markup: a title's or a key's brackets show as written.
-        self._title = f"Lesson {lesson.number} of {len(self.lessons)}: {lesson.title}"
-        self.border_title = Content(self._title)
+        self.border_title = Content(title)
         self.border_subtitle = Content(f"section {section_index + 1} of {count} · [ ] sections · {{ }} lessons")
-        where = f"step {section.stop}" if section.stop is not None else "no simulation stop"
-        heading, body = split_heading(section.text)
-        # Text, not markup: a heading's brackets are shown as written.
-        self._head = Text.assemble((heading or lesson.title, "bold"), (f" · {where}", "dim"))
-        self._body = body
-        self.query_one("#lesson-head", Static).update(self._head)
+        self.query_one("#lesson-head", Static).update(head)
         self.query_one("#lesson-text", Static).update(LessonMarkdown(body))
         self.query_one("#lesson-reply", Static).update("")
         self._replied = False
         self.ask(0)
         self.query_one("#lesson-body").scroll_home(animate=False)
         self.post_message(self.SectionShown(lesson, section))
+
+    def parts(self) -> tuple[str, Text, str]:
+        """The section shown: its lesson's title, its head line and its Markdown text."""
+        lesson, section = self.lesson, self.section
+        where = f"step {section.stop}" if section.stop is not None else "no simulation stop"
+        heading, body = split_heading(section.text)
+        # Text, not markup: a heading's brackets are shown as written.
+        head = Text.assemble((heading or lesson.title, "bold"), (f" · {where}", "dim"))
+        return f"Lesson {lesson.number} of {len(self.lessons)}: {lesson.title}", head, body
 
     @property
     def question(self):
@@ -189,7 +192,7 @@ class LessonPanel(Vertical, can_focus=True):
     def action_full_width(self) -> None:
         """Show the section at the terminal's full width, over the simulator."""
         from ..screens.lesson_page import LessonPage
-        self.app.push_screen(LessonPage(self._title, self._head, self._body))
+        self.app.push_screen(LessonPage(*self.parts()))
 
     def action_answer(self) -> None:
         """Move into the answer field (when a question is asked)."""

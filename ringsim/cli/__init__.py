@@ -17,6 +17,7 @@ import re
 import sys
 
 from ..core.errors import RingsimError, WriteError
+from ..core.terminal import dumb_terminal, is_terminal
 from ..core.textout import prepare_streams, printable
 from ._help import FittingHelp
 
@@ -154,9 +155,10 @@ def _run(parser: argparse.ArgumentParser, argv: list[str], prog: list[str]) -> i
             _say(f"unrecognized arguments: {shown[:200]}{'…' if len(shown) > 200 else ''}", prog[0])
             return 2
         if args.command is None:
-            # Bare `ringsim`: the TUI for a person at a terminal, the walkthrough for a pipe.
-            command = "tui" if _isatty(sys.stdout) and _isatty(sys.stdin) and \
-                "tui" in _choices(parser) else "walk"
+            # Bare `ringsim`: the TUI for a person at a terminal, the walkthrough for a pipe
+            # or for a terminal that cannot move its cursor (TERM=dumb).
+            command = "tui" if is_terminal(sys.stdout) and is_terminal(sys.stdin) and \
+                not dumb_terminal() and "tui" in _choices(parser) else "walk"
             args = parser.parse_args([command])
         prog[0] = f"{PROG} {args.command}"
         return int(args.run(args) or 0)
@@ -173,13 +175,6 @@ def _run(parser: argparse.ArgumentParser, argv: list[str], prog: list[str]) -> i
         return 2
     except KeyboardInterrupt:
         return 130
-
-
-def _isatty(stream) -> bool:
-    try:
-        return stream is not None and stream.isatty()
-    except (ValueError, OSError):  # closed or detached
-        return False
 
 
 def _say(message: str, prog: str = PROG) -> None:

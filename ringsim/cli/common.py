@@ -20,13 +20,21 @@ NODES_TOPOLOGY = ("M nodes of the topology (dgx-h100, …): G = M × its GPUs pe
                   "hierarchical algorithm's M")
 
 
+def gpus_up_to(most: int, fewest: int = 1):
+    """--gpus for a command that shows at most `most` GPUs: too few (or more than any command
+    takes) is refused naming the command's own range, fewest..most; a G between `most` and
+    1,000,000 is left to the command, whose own check says which command takes it."""
+    return count_arg("the number of GPUs", minimum=1, maximum=MAX_GPUS, stated=(fewest, most))
+
+
 def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, elements: int = 8,
                            backend: bool = True, most_gpus: int | None = None) -> None:
     """--algorithm, --gpus, --elements, --master (and --backend); defaults: the 4-GPU example;
     `most_gpus`: the most the command shows, said in --gpus' help."""
     parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=list(ALGORITHMS),
                         help="all-reduce algorithm (default: ring)")
-    parser.add_argument("-g", "--gpus", type=gpus_arg, default=gpus, metavar="G",
+    parser.add_argument("-g", "--gpus", type=gpus_up_to(most_gpus) if most_gpus else gpus_arg,
+                        default=gpus, metavar="G",
                         help=f"number of GPUs{f', 1..{most_gpus}' if most_gpus else ''} "
                              f"(default: {gpus})")
     parser.add_argument("-n", "--elements", type=elements_arg, default=elements, metavar="N",

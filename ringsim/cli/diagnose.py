@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
+from ..core.terminal import is_terminal
 from ..core.files import check_output, write_text
 from ..core.textout import escaped, json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
@@ -204,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
     print(wrap("\n".join(text_lines(report))))
     if not args.no_plot:
         print()
-        print(terminal_plot(report, sys.stdout.isatty()))
+        print(terminal_plot(report, is_terminal(sys.stdout)))
     if svg is not None:
         say(f"\nSVG written to {escaped(svg)}")
     return 0

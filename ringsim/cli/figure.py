@@ -52,7 +52,7 @@ def register(sub) -> None:
     parser.add_argument("--all", default=None, metavar="DIR",
                         help="draw every picture the README and docs show into DIR "
                              "(docs/figures), instead of FILE")
-    add_scenario_arguments(parser, backend=False)
+    add_scenario_arguments(parser, backend=False, most_gpus=SYMBOLIC_MAX_GPUS)
     elements_follow_gpus(parser)
     add_collective_argument(parser)
     add_nccl_log_arguments(parser)

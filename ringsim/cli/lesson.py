@@ -10,9 +10,10 @@ from ..core.naming import plural
 from ..core.textout import printable
 from ..execute.backend import array_module
 from ..core.errors import RingsimError
+from ..core.terminal import is_terminal
 from ..core.width import say
 from ..sim.simulation import SYMBOLIC_MAX_GPUS
-from .common import add_backend_argument, elements_arg, gpus_arg
+from .common import add_backend_argument, elements_arg, gpus_up_to
 
 ORDER = 30
 HELP = "list the lessons, run lesson N (Enter at each stop), or --check a lessons folder"
@@ -23,7 +24,7 @@ def register(sub) -> None:
                             "states is computed by the engine.")
     parser.add_argument("number", nargs="?", type=int, metavar="N",
                         help="the lesson to run (omit to list them)")
-    parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
+    parser.add_argument("-g", "--gpus", type=gpus_up_to(SYMBOLIC_MAX_GPUS, fewest=2), default=None, metavar="G",
                         help="run the lesson on G GPUs instead of its own scenario "
                              f"(2..{SYMBOLIC_MAX_GPUS})")
     parser.add_argument("-n", "--elements", type=elements_arg, default=None, metavar="N",
@@ -40,13 +41,6 @@ def register(sub) -> None:
                              "as file:line: reason")
     add_backend_argument(parser)
     parser.set_defaults(run=run)
-
-
-def _is_terminal(stream) -> bool:
-    try:
-        return stream is not None and stream.isatty()
-    except (AttributeError, ValueError, OSError):  # closed or replaced streams
-        return False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         chosen = [load_numbered(args.number, args.lessons_dir, **scenario)]
     # Questions need a person at a terminal on both ends; otherwise print straight through
     # (a closed stdin, a pipe or a file must never leave the lesson waiting).
-    terminal_out = _is_terminal(sys.stdout)
-    interactive = not args.no_pause and _is_terminal(sys.stdin) and terminal_out
+    terminal_out = is_terminal(sys.stdout)
+    interactive = not args.no_pause and is_terminal(sys.stdin) and terminal_out
     return run_lesson(chosen[0], sys.stdout, sys.stdin if interactive else None,
                       xp=array_module(args.backend), rich=terminal_out)

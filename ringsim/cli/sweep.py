@@ -10,6 +10,7 @@ import sys
 from ..core.naming import plural
 from ..cost.model import algbw
 from ..core.errors import RingsimError
+from ..core.terminal import is_terminal
 from ..core.files import check_output, write_text
 from ..core.textout import escaped, printable
 from ..core.width import output_width, say, table, wrap
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     _print_table(result)
     if not args.no_plot:
         print()
-        print(_terminal_plot(result, args.plot, sys.stdout.isatty()))
+        print(_terminal_plot(result, args.plot, is_terminal(sys.stdout)))
     if svg_path is not None:
         say(f"\nSVG written to {escaped(svg_path)}")
     return 0

@@ -7,6 +7,7 @@ import os
 import sys
 
 from ..core.errors import RingsimError
+from ..core.terminal import dumb_terminal, is_terminal
 from ..sim.scenario import SHOWN_ELEMENTS, shown_elements
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log
 from ..tui.scenario import MAX_GPUS as TUI_MAX_GPUS
@@ -119,14 +120,6 @@ def make_app(args: argparse.Namespace):
     return app
 
 
-def _is_terminal(stream) -> bool:
-    """True for an open stream on a terminal (False for None, a closed stream, a pipe, a file)."""
-    try:
-        return stream is not None and stream.isatty()
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
 def check_terminal() -> None:
     """The TUI draws on a terminal and reads keys from it: without one it would spin forever.
 
@@ -134,10 +127,14 @@ def check_terminal() -> None:
     driver) brings its own screen and keys over pipes, so it needs no terminal."""
     if os.environ.get("TEXTUAL_DRIVER"):
         return
-    if not (_is_terminal(sys.stdin) and _is_terminal(sys.stdout)):
+    if not (is_terminal(sys.stdin) and is_terminal(sys.stdout)):
         raise RingsimError("the TUI needs a terminal (standard input and output are not one); "
                            "`ringsim walk` prints the same run as text, `ringsim serve` shows it "
                            "in a browser")
+    if dumb_terminal():  # Textual would redraw forever between Rich's 80×25 and the real size
+        raise RingsimError("the TUI needs a terminal that can move its cursor, and TERM=dumb "
+                           "says this one cannot; `ringsim walk` prints the same run as text, "
+                           "`ringsim serve` shows it in a browser")
 
 
 def run(args: argparse.Namespace) -> int:

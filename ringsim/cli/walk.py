@@ -40,7 +40,7 @@ from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, element
                          gpus_from_args, topology_from_args)
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log, print_preface
 from ._walk_budget import MAX_SECONDS, check as check_time, estimate as walk_work
-from .common import NODES_ALGORITHM, NODES_TOPOLOGY, add_scenario_arguments, options_from_args
+from .common import NODES_ALGORITHM, NODES_TOPOLOGY, add_scenario_arguments, gpus_up_to, options_from_args
 from .tui import elements_follow_gpus
 
 ORDER = 10
@@ -93,7 +93,7 @@ def register(sub) -> None:
             action.help = DTYPE_HELP
             action.__class__ = _NamedDtype
         elif action.dest == "gpus":
-            action.help = GPUS_HELP
+            action.help, action.type = GPUS_HELP, gpus_up_to(SYMBOLIC_MAX_GPUS)
     parser.add_argument("--time", action="store_true",
                         help="add each step's modelled time, bottleneck port and running clock, "
                              "and the total with algbw and busbw (default topology: flat)")

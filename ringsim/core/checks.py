@@ -81,13 +81,21 @@ def parse_count(text: str, what: str, *, minimum: int | None, maximum: int | Non
     raise RingsimError(f"expected a whole number, got {echo(text)}")  # argparse names the option
 
 
-def count_arg(what: str, *, minimum: int | None, maximum: int | None = None):
-    """An argparse type for a count: digits or 1e6, parsed exactly (parse_count)."""
+def count_arg(what: str, *, minimum: int | None, maximum: int | None = None,
+              stated: tuple[int, int] | None = None):
+    """An argparse type for a count: digits or 1e6, parsed exactly (parse_count). `stated`:
+    the range a refusal names, where a command's own range is narrower than the one checked
+    here (its own check, later, says which command takes the rest)."""
     import argparse
 
     def parse(text: str) -> int:
         try:
-            return parse_count(text, what, minimum=minimum, maximum=maximum)
+            if stated is None:
+                return parse_count(text, what, minimum=minimum, maximum=maximum)
+            value = parse_count(text, what, minimum=None)
+            if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+                raise RingsimError(f"{what} must be from {stated[0]:,} to {stated[1]:,}, got {value:,}")
+            return value
         except RingsimError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
     return parse

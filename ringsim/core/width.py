@@ -16,6 +16,7 @@ import unicodedata
 from collections.abc import Collection, Sequence
 
 from .textout import ascii_form, can_encode, printable
+from .terminal import is_terminal
 
 MIN_COLUMNS, MAX_COLUMNS = 20, 1000
 _DIGITS = re.compile(r"[0-9]+")
@@ -37,11 +38,7 @@ def output_width(stream=None) -> int | None:
         # More digits than any screen has are as wide as allowed (and never a huge int()).
         return MAX_COLUMNS if len(text) > 6 else _bounded(int(text))
     stream = sys.stdout if stream is None else stream
-    try:
-        terminal = stream is not None and stream.isatty()
-    except (AttributeError, ValueError, OSError):  # closed, detached or not a stream
-        terminal = False
-    return _bounded(shutil.get_terminal_size().columns) if terminal else None
+    return _bounded(shutil.get_terminal_size().columns) if is_terminal(stream) else None
 
 
 def fill_width(most: int) -> int:

@@ -83,7 +83,7 @@ class RingsimApp(App[None]):
                 tooltip="next model"),
         Binding("g", "gpus(-1)", "−GPU", key_display="g", group=GPUS, tooltip="one GPU fewer"),
         Binding("G", "gpus(1)", "+GPU", key_display="G", group=GPUS,
-                tooltip=f"more ({MIN_GPUS} to {MAX_GPUS}; past {DETAIL_MAX_GPUS} a heat map; N ≥ S)"),
+                tooltip=f"more ({MIN_GPUS} to {MAX_GPUS}; past {DETAIL_MAX_GPUS} a heat map; N grows to one element per segment)"),
         Binding("e", "elements(-1)", "−N", key_display="e", show=False, group=ELEMENTS,
                 tooltip="fewer elements per GPU"),
         Binding("E", "elements(1)", "+N", key_display="E", show=False, group=ELEMENTS,
@@ -119,7 +119,11 @@ class RingsimApp(App[None]):
     def notify(self, message: str, *, title: str = "", severity="information",
                timeout: float | None = None, markup: bool = False) -> None:
         """A notice, as plain text: an error's `held[3][1]` or `'.[plot]'` shows as written
-        (Textual would read brackets as markup and drop them)."""
+        (Textual would read brackets as markup and drop them). A notice already on screen
+        with the same words is replaced, not stacked: a held key would pile up copies."""
+        for shown in list(getattr(self, "_notifications", ())):
+            if shown.message == message and shown.title == title:
+                self._unnotify(shown, refresh=False)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def action_help_quit(self) -> None:

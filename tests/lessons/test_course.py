@@ -131,7 +131,7 @@ def test_answers_match_the_engine(lessons):
     assert answers5["Apply it: with G = 8 and N = 40, how many elements does each GPU send in "
                     "phase 1?"] == str(7 * 5)                  # (G−1)·N/G
     answers7 = _answers(by_number(lessons, 7))
-    assert answers7["Apply it: at 1,000 GPUs of 7 billion parameters each, how many times more does "
+    assert answers7["Apply it: at 1,000 GPUs and a model of 7 billion parameters, how many times more does "
                     "the server carry than one "
                     "ring GPU?"] == "500"
     assert answers7["Predict: at G = 4, N = 8, how many elements does the server (GPU1) send plus "

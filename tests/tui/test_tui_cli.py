@@ -152,6 +152,55 @@ def test_bare_ringsim_in_a_terminal_opens_the_tui():
     assert status == 0
 
 
+def _in_dumb_terminal(*args: str) -> tuple[int | None, bytes]:
+    """Run `python -m ringsim ARGS` on a 100×30 pseudo-terminal whose TERM is dumb."""
+    import os
+    import pty
+    import select
+    import signal
+    import struct
+    from fcntl import ioctl
+    from termios import TIOCSWINSZ
+
+    pid, fd = pty.fork()
+    if pid == 0:
+        ioctl(0, TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        os.environ["TERM"] = "dumb"
+        os.execv(sys.executable, [sys.executable, "-m", "ringsim", *args])
+    output, status = b"", None
+    deadline = time.monotonic() + 30
+    try:
+        while time.monotonic() < deadline and status is None:
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if ready:
+                try:
+                    output += os.read(fd, 65536)
+                except OSError:  # the child closed the terminal
+                    pass
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = os.waitstatus_to_exitcode(code)
+    finally:
+        if status is None:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
+    return status, output
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_a_dumb_terminal_gets_the_walkthrough_not_a_screen_that_never_settles():
+    # Rich takes a dumb terminal to be 80×25, the terminal says 100×30, and Textual's layout
+    # would resize between the two forever, deaf to q and Ctrl-C.
+    status, output = _in_dumb_terminal()
+    assert status == 0, output[-2000:]
+    assert "Every GPU holds the sum: yes".encode() in output
+    assert b"\x1b[?1049h" not in output  # no full-screen mode was entered
+    status, output = _in_dumb_terminal("tui")
+    assert status == 2
+    assert b"the TUI needs a terminal that can move its cursor, and TERM=dumb" in output
+
+
 def _svg_text(path) -> str:
     return html.unescape(path.read_text(encoding="utf-8")).replace("\xa0", " ")
 

@@ -102,8 +102,8 @@ async def test_gpus_and_elements_change_and_out_of_range_is_refused_with_a_notic
         assert app.sim.plan.gpus == 5 and len(app.screen.query(".gpu-panel")) == 5
         await pilot.press("g", "g", "g", "g")
         assert app.sim.plan.gpus == 1
-        await pilot.press("g")
-        assert app.sim.plan.gpus == 1 and "The view shows 1 to 64 GPUs." in notices(app)
+        await pilot.press("g", "g", "g", "g")  # a held key: one notice, not a stack of copies
+        assert app.sim.plan.gpus == 1 and notices(app).count("The view shows 1 to 64 GPUs.") == 1
         await pilot.press("E")
         assert app.sim.layout.elements == 9
         await pilot.press(*"e" * 9)
@@ -189,6 +189,18 @@ async def test_help_presentation_and_small_terminal(plain):
     async with app.run_test(size=(60, 20)):
         assert app.screen.has_class("-too-small")
         assert "60×20" in plain(app.screen.query_one("#too-small"))
+    app = RingsimApp()
+    async with app.run_test(size=(80, 24)) as pilot:  # the view fits; presentation mode does not
+        assert not app.screen.has_class("-too-small")
+        await pilot.press("P")
+        await pilot.pause()
+        assert app.screen.has_class("-too-small")
+        said = " ".join(plain(app.screen.query_one("#too-small")).split())
+        assert "presentation mode (P) needs at least 100×30" in said
+        assert "Press P to leave it" in said
+        await pilot.press("P")
+        await pilot.pause()
+        assert not app.screen.has_class("-too-small")
 
 
 async def test_autoplay_steps_on_its_own_and_pauses():

@@ -44,6 +44,10 @@ def help_rows(app, bindings: list[BindingType]) -> list[tuple[str, str]]:
     return [("  ".join(keys), " / ".join(texts)) for keys, texts in rows.values()]
 
 
+MORE, CLOSE = "↓ pgdn end: more", "escape or ? to close"
+# The marks the view draws that no key or legend names.
+MARKS = (("↑  ↓", "under each GPU: the elements it has sent and received so far (in the "
+                  "counters, the busiest GPU's)"),)
 KEYS_WIDTH = 13  # the key column wraps its longest rows (the scrolling keys) past this
 
 
@@ -70,10 +74,21 @@ class HelpScreen(ModalScreen[None]):
         lesson_keys = [b for b in Binding.make_bindings(LessonPanel.BINDINGS) if b.action not in scrolling]
         for keys, what in help_rows(self.app, lesson_keys):
             table.add_row(Text(keys), Text(what))
+        table.add_row("", Text("On the screen", style="bold"))
+        for marks, what in MARKS:
+            table.add_row(Text(marks), Text(what))
         with VerticalScroll(id="help-box") as box:
             box.border_title = "ringsim keys"
-            box.border_subtitle = "↓ pgdn end: more · escape or ? to close"
+            box.border_subtitle = CLOSE
             yield Static(table)
+
+    def on_resize(self, event) -> None:
+        self.call_after_refresh(self._say_more)
+
+    def _say_more(self) -> None:
+        """Name the scrolling keys in the box's edge only where it holds more than it shows."""
+        box = self.query_one("#help-box", VerticalScroll)
+        box.border_subtitle = f"{MORE} · {CLOSE}" if box.max_scroll_y > 0 else CLOSE
 
     def action_close(self) -> None:
         self.dismiss()

@@ -254,7 +254,8 @@ class SimulatorScreen(Screen):
         self.set_class(heat and HEAT_SIDE_MIN <= side < column, "-heat-squeeze")
         self.set_class(small, "-too-small")
         if small:
-            self.query_one(TooSmall).show(width, height, need_width, need_height)
+            self.query_one(TooSmall).show(width, height, need_width, need_height,
+                                          present=self.has_class("-present"))
 
     def say_more(self) -> None:
         """Where a box cannot show all it holds, its edge says how many more and how to see

@@ -121,3 +121,37 @@ def test_every_character_ringsim_prints_has_an_ascii_form():
     chars = {c for path in sources for c in path.read_text(encoding="utf-8") if not c.isascii()}
     missing = sorted(c for c in chars if "?" in ascii_form(c))
     assert missing == []
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["walk"], ["predict", "--sizes", "1MiB"],
+                                  ["compare", "--time", "--topology", "dgx-h100", "--nodes", "2"],
+                                  ["lesson", "18", "--no-pause"]],
+                         ids=" ".join)
+def test_a_plain_c_locale_reads_the_packaged_files_and_writes_ascii(argv):
+    # The packaged tables (NCCL's constants, the presets) hold ×, α and µ: they are read as
+    # UTF-8 whatever the locale, and what reaches an ASCII terminal is spelled in ASCII.
+    result = subprocess.run(ringsim(*argv), capture_output=True, timeout=120, cwd=ROOT,
+                            env=env(LANG="C", LC_ALL="C", PYTHONUTF8="0"))
+    assert result.returncode == 0, result.stderr.decode(errors="replace")[-2000:]
+    assert result.stderr == b""
+    assert result.stdout.isascii() and result.stdout.strip()
+
+
+def test_every_text_file_ringsim_reads_names_its_encoding():
+    # Python's default encoding is the locale's: ASCII under LANG=C, Latin-1 on some hosts.
+    import ast
+    unnamed = []
+    for path in sorted(Path(ROOT, "ringsim").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "attr", getattr(node.func, "id", None))
+            keywords = {k.arg for k in node.keywords}
+            binary = any(isinstance(a, ast.Constant) and "b" in str(a.value) for a in node.args[1:2])
+            method = isinstance(node.func, ast.Attribute)  # Path's; core.files' own take no encoding
+            if method and name in ("read_text", "write_text") and "encoding" not in keywords:
+                unnamed.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            elif name == "open" and isinstance(node.func, ast.Name) and not binary \
+                    and "encoding" not in keywords:
+                unnamed.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert unnamed == []

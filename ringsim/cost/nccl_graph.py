@@ -27,7 +27,7 @@ def log2i(n: int) -> int:
 
 @lru_cache(maxsize=1)
 def _file() -> dict:
-    text = resources.files("ringsim.cost").joinpath("nccl_constants.toml").read_text()
+    text = resources.files("ringsim.cost").joinpath("nccl_constants.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)
 
 

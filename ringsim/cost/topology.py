@@ -336,7 +336,7 @@ def load(name_or_path: str = "flat") -> Topology:
     if not isinstance(name_or_path, str):
         raise RingsimError(f"a topology is a preset name or a .toml file, got {name_or_path!r}")
     if name_or_path in presets():
-        text = resources.files("ringsim.cost.topologies").joinpath(f"{name_or_path}.toml").read_text()
+        text = resources.files("ringsim.cost.topologies").joinpath(f"{name_or_path}.toml").read_text(encoding="utf-8")
         return parse(text, name_or_path)
     if name_or_path.endswith(".toml") or "/" in name_or_path:
         text = read_text(name_or_path, "topology file", MAX_FILE_BYTES)

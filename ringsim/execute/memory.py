@@ -37,7 +37,7 @@ def format_bytes(count: int) -> str:
 
 def _read_int(path: str) -> int | None:
     try:
-        with open(path) as f:
+        with open(path, encoding="ascii", errors="replace") as f:
             text = f.read().strip()
     except OSError:
         return None
@@ -48,7 +48,7 @@ def _host_available() -> int:
     """Bytes the host can still give this process: MemAvailable, capped by the cgroup's room."""
     available = None
     try:
-        with open("/proc/meminfo") as f:
+        with open("/proc/meminfo", encoding="ascii", errors="replace") as f:
             for line in f:
                 if line.startswith("MemAvailable:"):
                     available = int(line.split()[1]) * 1024

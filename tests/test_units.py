@@ -11,7 +11,7 @@ from ringsim.core.units import (format_bytes, format_seconds, itemsize, parse_ba
 
 @pytest.mark.parametrize("text, value", [
     ("256MiB", 256 * 2**20), ("1GiB", 2**30), ("1GB", 10**9), ("4096", 4096), ("1KiB", 1024),
-    ("1.5KiB", 1536), ("8Gb", 10**9), ("2 MB", 2 * 10**6), ("1e3B", 1000),
+    ("1.5KiB", 1536), ("2 MB", 2 * 10**6), ("1e3B", 1000),
     ("10000000000000000TiB", 10**16 * 2**40),
     # A bare letter is binary, as nccl-tests' -b 8 -e 8G and GNU dd read it.
     ("64K", 2**16), ("64k", 2**16), ("8M", 2**23), ("8G", 2**33), ("1.5K", 1536), ("2T", 2**41)])
@@ -35,6 +35,9 @@ def test_bandwidths(text, rate):
 @pytest.mark.parametrize("parse, text, words", [
     (parse_size, "256MiBs", "unknown unit 'MiBs'"), (parse_size, "1.5B", "not a whole number"),
     (parse_size, "-1GB", "cannot read"), (parse_size, "lots", "cannot read"),
+    # nccl-tests counts sizes in bytes: 1kb read as bits would answer for 125 B.
+    (parse_size, "1kb", r"'1kb' is in bits \(b\); sizes are counted in bytes: write 1kB"),
+    (parse_size, "8Gb", "write 8GB"),
     (parse_seconds, "5", "needs a unit"), (parse_seconds, "5GB", "unknown unit 'GB'"),
     (parse_bandwidth, "450GB", "unknown unit 'GB'"), (parse_bandwidth, "0GB/s", "more than zero"),
     (parse_bandwidth, 450, "must be text")])

@@ -86,8 +86,11 @@ def _within(value: Fraction, low: int, high: int, what: str, text: object, unit:
                            f"{' ' + unit if unit else ''}, got {echo(text)}")
 
 
-def parse_size(text: object, what: str = "size") -> int:
-    """A whole number of bytes: '256MiB', '1GB', '4096', '8Mb' (bits), '64K' (KiB); exact."""
+def parse_size(text: object, what: str = "size", counted: str = "sizes are counted") -> int:
+    """A whole number of bytes: '256MiB', '1GB', '4096', '64K' (KiB, as nccl-tests reads it); exact.
+
+    Never in bits: nccl-tests' sizes and memory are counted in bytes, so '1kb' or '80Gb' is a
+    slip for kB or GB, and reading it as bits would answer for an eighth of the size meant."""
     number, unit = _split(text, what, "256MiB, 1GB or 4096")
     if unit in LOWER_BARE:
         # nccl-tests' parsesize takes k, m and g in either case (8g is 8 GiB); a lower-case
@@ -96,14 +99,16 @@ def parse_size(text: object, what: str = "size") -> int:
     match = _BYTES.fullmatch(unit)
     if not match:
         raise RingsimError(f"{what}: unknown unit {unit!r} in {text!r}; use B, KiB, MiB, GiB, "
-                           "TiB, PiB, kB, MB, GB, TB, PB (or b for bits), or a bare K, M, G, "
-                           "T, P for KiB to PiB as nccl-tests reads them")
+                           "TiB, PiB, kB, MB, GB, TB, PB, or a bare K, M, G, T, P for KiB to "
+                           "PiB as nccl-tests reads them")
     prefix, byte = match.group(1) or "", match.group(2)
+    if byte == "b":
+        number_text = str(text).strip()[:len(str(text).strip()) - len(unit)].strip()
+        raise RingsimError(f"{what} {echo(text)} is in bits (b); {counted} in bytes: "
+                           f"write {number_text}{prefix}B")
     # A bare letter (64K, 8G) is binary, as nccl-tests' -b/-e read it ("M=Mebibytes and
     # G=Gibibytes", src/common.cu) and as GNU dd does; with a unit (64kB, 8GB) it is decimal.
     value = number * (BARE_PREFIXES[prefix] if byte is None and prefix else PREFIXES[prefix])
-    if byte == "b":
-        value /= 8
     if value.denominator != 1:
         raise RingsimError(f"{what} {echo(text)} is not a whole number of bytes")
     _within(value, 0, MAX_BYTES, what, text, "bytes")
@@ -111,16 +116,8 @@ def parse_size(text: object, what: str = "size") -> int:
 
 
 def parse_memory(text: object, what: str = "memory") -> int:
-    """Bytes of memory: '80GB', '141GB', '192GiB', 64G (GiB), as parse_size reads them, but
-    never in bits: memory is sold and counted in bytes, so '80Gb' is a slip for 80GB."""
-    number, unit = _split(text, what, "80GB or 192GiB")
-    match = _BYTES.fullmatch(unit)
-    if match and match.group(2) == "b":
-        shown = echo(text)
-        number_text = str(text).strip()[:len(str(text).strip()) - len(unit)].strip()
-        raise RingsimError(f"{what} {shown} is in bits (b); memory is counted in bytes: write "
-                           f"{number_text}{match.group(1) or ''}B")
-    return parse_size(text, what)
+    """Bytes of memory: '80GB', '141GB', '192GiB', 64G (GiB), as parse_size reads them."""
+    return parse_size(text, what, "memory is counted")
 
 
 def parse_seconds(text: object, what: str = "latency", most: Fraction | None = None) -> float:

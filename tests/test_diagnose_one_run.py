@@ -83,6 +83,61 @@ def test_one_test_pasted_twice_or_over_every_root_is_still_one_test(tmp_path, ca
     assert nccltests.other_test([*rows, replace(rows[0], root=-1)])[1:] == (["root -1"], ["root 0"])
 
 
+def test_two_runs_of_an_older_nccl_tests_one_after_the_other_are_refused(tmp_path, capsys):
+    # Before "# Collective test starting" lines, a second run shows as a second header.
+    code, out, err = run(capsys, paste(tmp_path, A3.read_text(), A3.read_text()))
+    assert code == 2 and not out
+    assert "holds more than one nccl-tests run, one after another (a second '# nThread' header" in err
+    assert len(err.splitlines()) == 1
+
+
+def test_repeated_sizes_whose_times_disagree_say_by_how_much(tmp_path, capsys):
+    # Rows alone cannot tell two runs from nccl-tests -N cycles: the first is read, and the
+    # note says how far the others stand from it.
+    slower = []
+    for line in rows_of(A3):
+        fields = line.split()
+        fields[5] = f"{float(fields[5]) * 3:.1f}"  # the out-of-place time, three times longer
+        slower.append("  ".join(fields))
+    code, out, err = run(capsys, paste(tmp_path, A3.read_text(), *slower))
+    assert code == 0, err
+    said = " ".join(out.split())
+    assert "repeated sizes left out (the first row of each kept); their times differ from the " \
+           "first by up to 3.00×: rows of more than one run pasted together, or nccl-tests -N " \
+           "cycles that disagree" in said
+
+
+def test_wrong_results_lead_the_verdict_and_mark_their_row(tmp_path, capsys):
+    lines = A3.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.split()[:1] == ["1048576"])
+    fields = lines[at].split()
+    fields[8] = "237858"  # the out-of-place #wrong
+    lines[at] = "  ".join(fields)
+    code, out, err = run(capsys, paste(tmp_path, *lines))
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.split()[:1] == ["1MiB"])
+    assert row.endswith("#wrong 237,858")
+    verdict = out.split("Verdict:\n", 1)[1].splitlines()[0]
+    assert verdict.startswith("  The results were corrupted at 1 size (#wrong is not 0, from 1MiB)")
+
+
+def test_a_header_with_rank_lines_left_out_is_one_run_of_its_highest_rank_or_more(tmp_path, capsys):
+    # A trimmed paste keeps ranks 0, 7, 8 and 15 of 16: the rows' busbw says 16 GPUs.
+    import re
+    kept = [line for line in A3.read_text().splitlines()
+            if not (m := re.match(r"#\s+Rank\s+(\d+)", line)) or int(m.group(1)) in (0, 7, 8, 15)]
+    path = paste(tmp_path, *kept)
+    code, out, err = run(capsys, path)
+    assert code == 0, err
+    said = " ".join(out.split())
+    assert ("the header's 4 rank lines are numbered 0 to 15, not 0 to 3: some were left out of "
+            "the paste; the model takes 16 GPUs, as the rows' busbw of 1.875 × algbw implies for "
+            "all_reduce_perf") in said
+    assert "all-reduce, 16 GPUs on 2 nodes" in out
+    code, out, err = run(capsys, path, "--gpus", 3)
+    assert code == 2 and "--gpus 3 is fewer than the 4 ranks the header lists" in err
+
+
 def test_a_gpus_the_rows_busbw_contradicts_is_refused_naming_what_they_imply(tmp_path, capsys):
     # busbw 297.86 over algbw 158.86 at 1 GiB: 1.875 = 2(n-1)/n, so 16 GPUs, not 8
     rows = paste(tmp_path, *rows_of(A3))

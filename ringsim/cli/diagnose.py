@@ -290,6 +290,13 @@ NO_HOPS = ("the log given ({}) has no hop lines ('Channel 00/0 : 0[…] -> 1[…
            "GDRDMA go through host memory)")
 
 
+def _mark(x) -> str:
+    """The row's last column: ◀ where it falls short, and its #wrong where that is not 0."""
+    from ..studies.diagnose_verdicts import corrupted
+    wrong = f"#wrong {x.wrong:,.0f}" if corrupted(x) else ""
+    return " ".join(part for part in ("◀" if x.flag else "", wrong) if part)
+
+
 def text_lines(r) -> list[str]:
     """The report in words: the run, one line per size, the verdicts, what to check."""
     from ..studies.diagnose_inputs import SMALLEST_FOR_LATENCY
@@ -312,7 +319,7 @@ def text_lines(r) -> list[str]:
                      format_bandwidth(x.measured_busbw),
                      format_seconds(x.predicted_seconds) if x.predicted_seconds else "–",
                      format_bandwidth(x.predicted_busbw) if x.predicted_busbw else "–", choice,
-                     f"{x.ratio:.2f}" if x.ratio is not None else "–", "◀" if x.flag else ""))
+                     f"{x.ratio:.2f}" if x.ratio is not None else "–", _mark(x)))
     lines += table([header, *body])
     lines.append("")
     # A paste that starts past the small sizes only bounds the latency (its smallest time),

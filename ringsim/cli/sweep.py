@@ -9,6 +9,7 @@ import os
 import sys
 from ..core.naming import plural
 from ..cost.model import algbw
+from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
 from ..core.terminal import is_terminal
 from ..core.files import check_output, write_text
@@ -21,7 +22,6 @@ from ..studies.whose import nccl_model, nccl_release, nccl_version
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, add_nccl_argument,
                          gpus_from_args, model_from_args)
 from ._plot import legend_entry, legend_rows, round_yticks, series_style
-from .common import gpus_arg
 
 ORDER = 25
 HELP = "sweep message sizes: each algorithm's modelled time and busbw, the best, the crossovers"
@@ -34,8 +34,10 @@ DESCRIPTION = (
 
 def register(sub) -> None:
     parser = sub.add_parser("sweep", help=HELP, description=DESCRIPTION)
-    parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
-                        help="number of GPUs (default: 64, or --nodes × GPUs per node)")
+    # One GPU has nothing to synchronise: every time would be 0 and every algorithm "fastest".
+    parser.add_argument("-g", "--gpus", type=count_arg("the number of GPUs", minimum=2, maximum=MAX_GPUS),
+                        default=None, metavar="G",
+                        help="number of GPUs, 2 or more (default: 64, or --nodes × GPUs per node)")
     parser.add_argument("--sizes", default="1KiB..8GiB", metavar="A..B",
                         help="bytes per GPU: a range doubling each time (1KiB..8GiB, the default: "
                              "24 sizes), A..B:xF for a factor F, or a list 1KiB,1MiB,1GiB")

@@ -224,7 +224,10 @@ def _check_layout(output: Output, topology, gpus: int, nodes: int, assumed: bool
     held = {}
     for r in output.ranks:
         held[r.host] = held.get(r.host, 0) + 1
-    counts = sorted(held.values(), reverse=True) if held else None
+    numbers = sorted({r.rank for r in output.ranks})
+    # A header with rank lines left out (not numbered 0 to n-1) cannot say what each host held.
+    whole = numbers == list(range(len(numbers)))
+    counts = sorted(held.values(), reverse=True) if held and whole else None
     if assumed or (len(placed) == nodes and counts in (None, placed)):
         from ..cost.nccl import last_node_note  # the model's, imported once the paste has passed
         if (last := last_node_note(topology, gpus)) is not None:

@@ -106,6 +106,9 @@ def scenario(output: Output, gpus: int | None, nodes: int | None,
     the output nor --nodes says it: the topology places the GPUs then."""
     notes = []
     seen_gpus, hosts = output.gpus, output.hosts
+    numbers = sorted({r.rank for r in output.ranks})
+    if numbers and numbers != list(range(len(numbers))):
+        return _partial_header(output, collective, gpus, nodes, numbers)
     implied = implied_gpus(output, collective) if gpus is None and seen_gpus is None else None
     if implied:
         gpus, (ratio, test) = implied
@@ -127,13 +130,39 @@ def scenario(output: Output, gpus: int | None, nodes: int | None,
                            "header names")
     if gpus < 2:
         raise RingsimError(f"{output.name} ran on {gpus} GPU: a collective needs at least 2")
-    numbers = sorted({r.rank for r in output.ranks})
-    if numbers and numbers != list(range(len(numbers))):
-        # nccl-tests numbers its ranks 0 to G-1; other numbers mean lines lost or edited
-        notes.append(f"the header's {len(numbers):,} rank lines are numbered {numbers[0]:,} to "
-                     f"{numbers[-1]:,}, not 0 to {len(numbers) - 1:,}: some may be missing; "
-                     f"the model takes {plural(gpus, 'GPU')}")
     return gpus, nodes, notes
+
+
+def _partial_header(output: Output, collective: str | None, gpus: int | None,
+                    nodes: int | None, numbers: list[int]) -> tuple[int, int | None, list[str]]:
+    """G, M and notes where the header's rank lines are not numbered 0 to n-1, as nccl-tests
+    numbers them: lines left out of the paste (ranks 0, 7, 8 and 15 of 16) or numbers edited.
+    --gpus decides where given; otherwise the rows' busbw/algbw, which tells the two apart
+    (16 GPUs for the trimmed list, as many as the lines for edited numbers). Where neither
+    settles G, it is asked for rather than guessed."""
+    listed = (f"the header's {plural(len(numbers), 'rank line')} are numbered {numbers[0]:,} "
+              f"to {numbers[-1]:,}, not 0 to {len(numbers) - 1:,}")
+    if gpus is not None:
+        if gpus < len(numbers):
+            raise RingsimError(f"--gpus {gpus} is fewer than the {len(numbers):,} ranks the "
+                               "header lists")
+        why = "as --gpus gives"
+    else:
+        implied = implied_gpus(output, collective)
+        if implied is None or implied[0] < len(numbers):
+            raise RingsimError(f"{output.name}: {listed}, and the rows' busbw does not settle "
+                               "how many ranks ran: give --gpus G")
+        gpus, (ratio, test) = implied
+        why = f"as the rows' busbw of {ratio:.3f} × algbw implies for {PERF[test]}"
+    some = ("some were left out of the paste" if gpus > len(numbers) else
+            "some may have been renumbered")
+    hosts = output.hosts
+    if nodes is None:
+        nodes = len(hosts) if hosts else None
+    elif nodes < len(hosts):
+        raise RingsimError(f"--nodes {nodes} is fewer than the {plural(len(hosts), 'host')} the "
+                           "header names")
+    return gpus, nodes, [f"{listed}: {some}; the model takes {plural(gpus, 'GPU')}, {why}"]
 
 
 def _collective_without_gpus(output: Output, collective: str | None) -> None:
@@ -227,16 +256,29 @@ def check_count(output: Output, gpus: int) -> None:
 
 
 def measured_rows(output: Output) -> tuple[list[Row], list[str]]:
-    """One row per size above 0 bytes (the first when a size repeats), and what was left out."""
-    notes, seen, rows = [], set(), []
+    """One row per size above 0 bytes (the first when a size repeats), and what was left out.
+
+    A size printed again (nccl-tests -N prints every cycle; two runs' rows pasted together
+    print each size twice) is left out; where its time differs from the first by more than
+    the model's tolerance the note says by how much, since the answer speaks for the first."""
+    notes, seen, rows, first, apart = [], set(), [], {}, 1.0
     for row in output.rows:
-        if row.bytes <= 0 or row.bytes in seen:
+        if row.bytes <= 0:
+            continue
+        key = (row.bytes, row.dtype, row.redop, row.root)
+        kept = first.setdefault(key, row.seconds)
+        apart = max(apart, row.seconds / kept, kept / row.seconds)
+        if row.bytes in seen:
             continue
         seen.add(row.bytes)
         rows.append(row)
     repeated = sum(1 for r in output.rows if r.bytes > 0) - len(rows)
     if repeated:
-        notes.append(f"{repeated} repeated size{'s' * (repeated > 1)} left out (the first row of each kept)")
+        differ = (f"; their times differ from the first by up to {apart:.2f}×: rows of more than "
+                  "one run pasted together, or nccl-tests -N cycles that disagree, which one "
+                  "answer cannot speak for" if apart > 1.25 else "")
+        notes.append(f"{repeated} repeated size{'s' * (repeated > 1)} left out (the first row of "
+                     f"each kept){differ}")
     if output.skipped:
         notes.append(f"{output.skipped} row{'s' * (output.skipped > 1)} cut short or unreadable left out")
     if output.past_limit:

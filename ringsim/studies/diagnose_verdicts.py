@@ -60,9 +60,20 @@ def _median(values: list[float]) -> float | None:
     return float(np.median(values)) if values else None
 
 
+def corrupted(row) -> bool:
+    """Whether nccl-tests counted wrong elements at this size (#wrong, or an older error ≥ 1)."""
+    return row.wrong not in (None, 0) and row.wrong >= 1
+
+
 def verdicts(r) -> list[str]:
-    """One sentence per regime: how far measured falls from the model there, and why it may."""
+    """One sentence per regime: how far measured falls from the model there, and why it may;
+    first, where nccl-tests counted wrong results, that no timing of the run can be trusted."""
     out = []
+    wrong = [x.bytes for x in r.rows if corrupted(x)]
+    if wrong:
+        out.append(f"The results were corrupted at {len(wrong)} size{'s' * (len(wrong) > 1)} "
+                   f"(#wrong is not 0, from {format_bytes(wrong[0])}): a run that sums wrongly "
+                   "is no measure of speed, so fix that before reading any of its times")
     tol = r.tolerance
     for regime in ("latency", "bandwidth"):
         rows = [x for x in r.rows if x.regime == regime and x.ratio is not None]
@@ -315,7 +326,7 @@ def log_verdict(r, crossing: dict[str, int], gdr: str | None = None,
 def checks(r) -> list[str]:
     """What to look at next."""
     out = []
-    wrong = [x.bytes for x in r.rows if x.wrong not in (None, 0) and x.wrong >= 1]
+    wrong = [x.bytes for x in r.rows if corrupted(x)]
     if wrong:
         out.append(f"#wrong is not 0 at {len(wrong)} size{'s' * (len(wrong) > 1)} (from "
                    f"{format_bytes(wrong[0])}): the results were corrupted; fix that before any "

@@ -181,6 +181,7 @@ def parse(text: Text) -> Output:
     out = Output(text.name, cut_lines=text.cut_lines)
     seen_ranks: dict[int, RankLine] = {}
     started: list[str] = []  # the tests whose "# Collective test starting:" line was read
+    headers = 0  # `# nThread …` lines: each run prints one, before its rank lines and rows
     for number, raw in enumerate(text.lines, 1):
         line = _LEAD.sub("", _PREFIX.sub(" ", raw)).strip()
         if not line:
@@ -201,6 +202,15 @@ def parse(text: Text) -> Output:
                                        f"another ({runs}, at line {number:,}): pass one run's "
                                        "output, from its '# Collective test starting' line to "
                                        "the next")
+            if _NGPUS.search(line):
+                headers += 1
+                if headers > 1 and out.rows:
+                    # Older nccl-tests print no "Collective test starting" line, so two runs
+                    # pasted one after the other show as a second header after the first's rows.
+                    raise RingsimError(f"{text.name} holds more than one nccl-tests run, one after "
+                                       f"another (a second '# nThread' header at line {number:,}, "
+                                       f"after {len(out.rows):,} rows): pass one run's output, "
+                                       "from its '# nThread' line to the next")
             _header(line, out, seen_ranks)
             continue
         if out.collective is None and (m := _TEST.search(line)):

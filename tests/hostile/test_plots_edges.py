@@ -1,4 +1,5 @@
-"""Plots at their edges: one GPU, 0-byte sizes, α = 0 with infinite bandwidths. The table
+"""Plots at their edges: 0-byte sizes, α = 0 with infinite bandwidths, and one GPU, which
+sweep refuses as predict does (nothing to synchronise, so no algorithm is fastest). The table
 still prints, the terminal plot says in one line why there is nothing to draw, --svg is
 refused in one line before any file is written, and a tie is never a crossover."""
 
@@ -13,8 +14,12 @@ from ringsim.studies.sweep import sweep
 from .bounded import cli, no_leftovers, refused
 
 FREE = ("--alpha", "0", "--bandwidth", "inf", "--reduce-bandwidth", "inf")
-EDGES = {"one GPU": ("--gpus", "1"), "0 bytes": ("--sizes", "0"), "free links": FREE,
-         "one GPU, 0 bytes": ("--gpus", "1", "--sizes", "0")}
+EDGES = {"0 bytes": ("--sizes", "0"), "free links": FREE}
+
+
+def test_one_gpu_is_refused_as_predict_refuses_it():
+    for command in ("sweep", "predict"):
+        refused(cli(command, "--gpus", "1"), "the number of GPUs must be from 2 to 1,000,000, got 1")
 
 
 @pytest.mark.parametrize("metric", ["time", "busbw"])

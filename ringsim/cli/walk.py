@@ -34,7 +34,7 @@ from ..sim.scenario import shown_elements
 from ..core.textout import json_ensure_ascii
 from ..core.width import say
 from ._collective import add_collective_argument
-from ..cost.topology import LEVEL_WORDS, Topology
+from ..cost.topology_model import LEVEL_WORDS, Topology
 from ..core.units import format_bandwidth, format_bytes, format_seconds, itemsize
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
                          gpus_from_args, topology_from_args)

@@ -29,7 +29,8 @@ from .nccl_tuner import (ALGORITHMS, FUNCTIONS, NVLS_FAMILY, PROTOCOLS, RING_ONL
                          check_dtype, enabled_algorithms, graph_searched, latency, looped,
                          names, nvls_reduces, priced, protocol_on, ring_fallback,
                          ring_restored, runs)
-from .topology import Topology, load
+from .topology import load
+from .topology_model import Topology
 
 MAX_GPUS = 1_000_000  # core/checks.py's bound, as every command has
 MAX_BYTES = 1 << 50

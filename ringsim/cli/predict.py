@@ -7,9 +7,9 @@ import json
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
-from ..cost.nccl import (algo_note, fallback_note, last_node_note, max_threads, names, path_note,
-                         tuning_table)
-from ..cost.nccl_tuner import versions
+from ..cost.nccl import max_threads, tuning_table
+from ..cost.nccl_notes import algo_note, fallback_note, last_node_note, path_note
+from ..cost.nccl_tuner import names, versions
 from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..studies.nccltests import PERF

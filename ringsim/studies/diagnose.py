@@ -226,7 +226,7 @@ def _check_layout(output: Output, topology, gpus: int, nodes: int, assumed: bool
         held[r.host] = held.get(r.host, 0) + 1
     counts = sorted(held.values(), reverse=True) if held else None
     if assumed or (len(placed) == nodes and counts in (None, placed)):
-        from ..cost.nccl import last_node_note  # the model's, imported once the paste has passed
+        from ..cost.nccl_notes import last_node_note  # the model's, imported once the paste has passed
         if (last := last_node_note(topology, gpus)) is not None:
             notes.append(f"{last}; the run's GPUs as topology {topology.name} places them in order")
         return
@@ -301,7 +301,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                                                         dtype=dtype),
                                    algo, proto, pasted)
     kept = {"NCCL_ALGO": algo, "NCCL_PROTO": proto}
-    from ..cost.nccl import fallback_note, path_note  # imported once the paste has passed
+    from ..cost.nccl_notes import fallback_note, path_note  # imported once the paste has passed
     # what a NIC far from its GPU, or links too slow for NCCL's search, do to the model, said
     # where the table is read
     notes += [note for note in (path_note(topology, gpus, nccl), fallback_note(topology, gpus, nccl))

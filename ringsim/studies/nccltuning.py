@@ -267,8 +267,8 @@ def beside_model(tuning: Tuning, topology, gpus: int, collective: str, nccl: str
     else the log's where ringsim carries it, else its own; and the run's NCCL_ALGO and
     NCCL_PROTO (`algo`, `proto`) for its choices. `whole_report`: the same release prices
     the rest of the report, and the heading says so."""
-    from ..cost.nccl import FUNCTIONS, MAX_BYTES, max_threads, nccl_choices, tuning_table
-    from ..cost.nccl_tuner import release, versions
+    from ..cost.nccl import MAX_BYTES, max_threads, nccl_choices, tuning_table
+    from ..cost.nccl_tuner import FUNCTIONS, release, versions
     func = FUNCTIONS.get(collective)
     if func is None or not (tuning.tables or tuning.choices):
         return [], {}

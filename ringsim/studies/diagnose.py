@@ -164,9 +164,9 @@ class Report:
         return without_nvls(self.algo) if self.nvls_off else self.algo
 
     def tuning_from(self, tuning, topology) -> None:
-        """Set NCCL's own tuning table and choices (`tuning`, nccltuning.parse_all of the paste
-        and its log) beside the model's (nccltuning.beside_model), and add to the verdict what
-        NCCL's own numbers say of the measured ones (nccltuning.expected_verdict)."""
+        """Set NCCL's own tuning table and choices (`tuning`, nccltuning_log.parse_all of the
+        paste and its log) beside the model's (nccltuning.beside_model), and add to the verdict
+        what NCCL's own numbers say of the measured ones (nccltuning.expected_verdict)."""
         from . import nccltuning
         self.tuning, self.tuning_record = nccltuning.beside_model(
             tuning, topology, self.gpus, self.collective, self.nccl,

@@ -16,11 +16,9 @@ from .words import SIMULATE_MAX_CELLS, Entry, check_training, small_number
 
 PRECISION_OPTIONS = ("algorithm", "gpus", "elements", "master")
 TRAIN_OPTIONS = ("algorithm", "gpus", "master", "epochs", "sync")
+PRECISION_SEED = 0  # one fixed draw of gradients, so the lesson's figures are reproducible
 
 _PRECISION, _TRAININGS = Cache(64), Cache(16)
-
-
-PRECISION_SEED = 0  # one fixed draw of gradients, so the lesson's figures are reproducible
 
 
 def _precision_run(a):

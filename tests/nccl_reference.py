@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from ringsim.cost.nccl import ALGORITHMS, FUNCTIONS, PROTOCOLS, TABLE_FUNCTIONS
+from ringsim.cost.nccl_tuner import ALGORITHMS, FUNCTIONS, PROTOCOLS, TABLE_FUNCTIONS
 from ringsim.cost.nccl_graph import (NONE, PATTERN_NVLS, PATTERN_RING, PATTERN_TREE,
                                      constants, log2i, search, system)
 from ringsim.cost.topology import load

@@ -20,7 +20,7 @@ from ringsim.cli import main
 from ringsim.core.errors import RingsimError
 from ringsim.cost import ports
 from ringsim.cost.model import CostModel
-from ringsim.cost.topology import Level, Topology
+from ringsim.cost.topology_model import Level, Topology
 from ringsim.studies import sweep as sweep_module
 from ringsim.training import overlap
 from ringsim.training.models import llama_7b, parse_layers

@@ -17,7 +17,8 @@ from ringsim.cost.model import CostModel, algbw, busbw, price
 from ringsim.core.errors import RingsimError
 from ringsim.core.layout import Layout
 from ringsim.execute.ledger import measure
-from ringsim.cost.topology import Level, Topology, load, presets
+from ringsim.cost.topology import load, presets
+from ringsim.cost.topology_model import Level, Topology
 
 ALPHA, BANDWIDTH, REDUCE = 3e-6, 80e9, 500e9
 

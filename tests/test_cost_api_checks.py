@@ -15,7 +15,8 @@ import ringsim
 from ringsim.core.errors import RingsimError
 from ringsim.cost.model import CostModel, price
 from ringsim.cost.nccl import nccl_choice, nccl_choices
-from ringsim.cost.topology import Level, Topology, load
+from ringsim.cost.topology import load
+from ringsim.cost.topology_model import Level, Topology
 
 PLAN = ringsim.make_plan("ring", 4)
 SECONDS = "must be from 0 to 1,000,000 s"

@@ -12,7 +12,7 @@ from ringsim.cli import main
 from ringsim.core.errors import RingsimError
 from ringsim.cost.topology import load
 from ringsim.studies import diagnose as study
-from ringsim.studies import nccltests
+from ringsim.studies import nccltests, nccltests_counts
 from ringsim.studies.textfile import read_text
 
 predict = pytest.importorskip("ringsim.studies.predict",
@@ -79,8 +79,8 @@ def test_one_test_pasted_twice_or_over_every_root_is_still_one_test(tmp_path, ca
     # broadcast_perf -r -1 runs every root in turn: the root's value does not name the test
     rows = [nccltests.Row(1 << 20, 1 << 18, "float", None, 1e-4, 1e10, 1e10, 0, root=root)
             for root in (0, 1, 2)]
-    assert nccltests.other_test(rows) is None
-    assert nccltests.other_test([*rows, replace(rows[0], root=-1)])[1:] == (["root -1"], ["root 0"])
+    assert nccltests_counts.other_test(rows) is None
+    assert nccltests_counts.other_test([*rows, replace(rows[0], root=-1)])[1:] == (["root -1"], ["root 0"])
 
 
 def test_two_runs_of_an_older_nccl_tests_one_after_the_other_are_refused(tmp_path, capsys):
@@ -192,8 +192,8 @@ def test_the_busbw_ratio_of_every_fixture_fits_one_g_only():
                 "nccltests293_a100pcie_2node_after_nps4.txt": 2}
     for name, gpus in expected.items():
         rows = nccltests.parse(read_text(str(OUT / name), "nccl-tests output")).rows
-        assert nccltests.ranks_from_busbw(rows, "all-reduce")[1] == [(gpus, gpus)], name
-        assert nccltests.ranks_from_busbw(rows, "broadcast") is None  # busbw = algbw for any n
+        assert nccltests_counts.ranks_from_busbw(rows, "all-reduce")[1] == [(gpus, gpus)], name
+        assert nccltests_counts.ranks_from_busbw(rows, "broadcast") is None  # busbw = algbw for any n
 
 
 def test_busbw_equal_to_algbw_without_a_root_column_also_names_the_rooted_tests(tmp_path, capsys):
@@ -244,11 +244,11 @@ def test_rows_whose_count_fits_neither_the_whole_size_nor_the_headers_share_are_
 def test_a_count_nccl_tests_rounded_down_still_fits():
     row = nccltests.Row(1000, 15, "float", "sum", 1e-5, None, None, 0, root=-1)
     # 1000 B as a size to round: 250 floats, a 16th is 15 rounded down to 12 (16 B shares)
-    assert not nccltests.count_fits(row, 16)
-    assert nccltests.count_fits(replace(row, count=12), 16)
-    assert nccltests.count_fits(replace(row, count=250), 16)  # the whole size's count
-    assert nccltests.count_fits(replace(row, bytes=1002, count=250), 16)  # whole elements
-    assert nccltests.count_fits(replace(row, bytes=960, count=15), 16)  # as printed: 15×4×16
+    assert not nccltests_counts.count_fits(row, 16)
+    assert nccltests_counts.count_fits(replace(row, count=12), 16)
+    assert nccltests_counts.count_fits(replace(row, count=250), 16)  # the whole size's count
+    assert nccltests_counts.count_fits(replace(row, bytes=1002, count=250), 16)  # whole elements
+    assert nccltests_counts.count_fits(replace(row, bytes=960, count=15), 16)  # as printed: 15×4×16
 
 
 def test_every_fixture_s_count_fits_its_own_run():
@@ -259,7 +259,7 @@ def test_every_fixture_s_count_fits_its_own_run():
         except RingsimError:
             continue  # a paste without rows, or of separate runs
         study_gpus = output.gpus or gpus.get(path.name, 16)
-        assert any(nccltests.count_fits(r, study_gpus) for r in output.rows if r.bytes), path.name
+        assert any(nccltests_counts.count_fits(r, study_gpus) for r in output.rows if r.bytes), path.name
 
 
 @pytest.mark.parametrize("collective", ["broadcast", "reduce", "reduce-scatter", "all-gather"])

@@ -217,7 +217,7 @@ def test_nccls_own_table_expecting_what_the_model_does_leaves_the_verdict_alone(
 
 
 def test_the_run_release_is_the_first_the_lines_name_where_ringsim_has_its_tables():
-    from ringsim.studies.nccltuning import parse_all
+    from ringsim.studies.nccltuning_log import parse_all
     from ringsim.studies.textfile import Text
 
     def named(*lines):

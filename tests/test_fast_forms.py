@@ -21,7 +21,8 @@ from ringsim.cost.model import CostModel
 from ringsim.core.errors import RingsimError
 from ringsim.core.plan import Plan, Step, _validate_step
 from ringsim.studies.sweep import parse_sizes, sweep
-from ringsim.cost.topology import Level, Topology, load
+from ringsim.cost.topology import load
+from ringsim.cost.topology_model import Level, Topology
 
 SIZES = st.integers(1, 64)
 ELEMENTS = st.integers(0, 400)

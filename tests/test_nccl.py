@@ -592,7 +592,7 @@ def test_a_last_node_of_fewer_gpus_sets_every_nodes_graph():
     # full nodes are as before: the partial node's search is not run
     assert nccl_choice("dgx-h100", 24, size).channels == 16
     # predict says so above its table, and only then
-    from ringsim.cost.nccl import last_node_note
+    from ringsim.cost.nccl_notes import last_node_note
     assert last_node_note("dgx-h100", 9).startswith("the last node holds 1 GPU of the 8 a node holds")
     assert last_node_note("dgx-h100", 16) is None and last_node_note("dgx-h100", 4) is None
 

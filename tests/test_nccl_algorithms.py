@@ -12,7 +12,8 @@ from ringsim import Layout, RingsimError, allreduce, check, make_plan, measure
 from ringsim.algorithms import nccl_tree, nvls
 from ringsim.algorithms.timing import estimate, timed_algorithms
 from ringsim.cost.model import CostModel, algbw, busbw, price
-from ringsim.cost.topology import Topology, load
+from ringsim.cost.topology import load
+from ringsim.cost.topology_model import Topology
 from ringsim.core.reference import reference_sum
 from ringsim.studies.compare import compare
 

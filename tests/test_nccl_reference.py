@@ -133,7 +133,7 @@ def test_the_socket_link_is_topo_ccs_rate_for_every_cpu_at_every_release():
     from nccl_reference import INTEL_MODELS, inter_cpu_bw, version
 
     from ringsim.cost.nccl_graph import system
-    from ringsim.cost.topology import CPUS
+    from ringsim.cost.topology_model import CPUS
     assert set(INTEL_MODELS) | {"amd", "arm", "power"} == set(CPUS)
     for release in versions():
         key = None if release == OWN else release

@@ -852,7 +852,7 @@ def test_a_call_cut_to_one_channel_gets_the_whole_shared_link():
 
 
 def test_a_far_nic_is_said_once_with_the_socket_links_rate_and_its_source():
-    from ringsim.cost.nccl import path_note
+    from ringsim.cost.nccl_notes import path_note
     note = path_note(_far("dgx-h100", "sys"), 16)
     assert note == ("nic_path sys: each GPU's NIC is on the other CPU socket, so NCCL 2.30.7 "
                     "turns LL128 off across nodes (src/graph/tuning.cc), and every channel of a "
@@ -878,7 +878,7 @@ def test_a_far_nic_is_said_once_with_the_socket_links_rate_and_its_source():
 
 
 def test_an_algorithm_nccl_turns_off_is_named_with_the_reason():
-    from ringsim.cost.nccl import algo_note
+    from ringsim.cost.nccl_notes import algo_note
     # tuning.cc v2.23.4-1:305-314: NVLS is off across nodes without CollNet, which leaves
     # NCCL_ALGO=NVLS none of Ring, Tree, NVLS and NVLSTree, so Ring and Tree come back
     note = algo_note("dgx-h100", 16, "all-gather", "NVLS", nccl="2.23.4")
@@ -935,7 +935,7 @@ def test_collnet_direct_runs_on_the_communicators_channels_cut_in_stages(nbytes,
 
 
 def test_the_note_on_a_re_enabled_ring_says_what_runs_and_why_the_rest_does_not():
-    from ringsim.cost.nccl import algo_note
+    from ringsim.cost.nccl_notes import algo_note
     one = parse('name = "one"\ngpus_per_node = 1\narch = "hopper"\n[across]\nalpha = "2.7us"\n'
                 'bandwidth = "400Gb/s"\n', "one")
     # NCCL_ALGO=PAT names none of Ring, Tree, NVLS and NVLSTree, so 2.23.4 turns Ring and Tree

@@ -15,7 +15,7 @@ import pytest
 from ringsim.cli import main
 from ringsim.cost.nccl import TABLE_FUNCTIONS, max_threads, nccl_choice, tuning_table
 from ringsim.cost.topology import presets
-from ringsim.studies import nccltuning, peers
+from ringsim.studies import nccltuning, nccltuning_log, peers
 from ringsim.studies.textfile import Text
 
 DATA = Path(__file__).parent / "data"
@@ -36,7 +36,7 @@ def _ids(entry: dict) -> str:
 
 @pytest.mark.parametrize("entry", LOGS, ids=_ids)
 def test_every_cell_of_nccls_printed_table_is_the_models(entry):
-    logged = nccltuning.parse(_as_log(entry["table"]))
+    logged = nccltuning_log.parse(_as_log(entry["table"]))
     assert len(logged.tables) == 1
     table = logged.tables[0]
     # 7 algorithms × 3 protocols × NCCL's 5 functions
@@ -68,7 +68,7 @@ def test_every_cell_of_nccls_printed_table_is_the_models(entry):
 
 @pytest.mark.parametrize("entry", [e for e in LOGS if e["choices"]], ids=_ids)
 def test_nccls_choice_per_call_is_the_models(entry):
-    logged = nccltuning.parse(_as_log(entry["choices"]))
+    logged = nccltuning_log.parse(_as_log(entry["choices"]))
     assert logged.choices
     for c in logged.choices:
         model = nccl_choice(_topology(entry["topology"]), entry["gpus"], c.nbytes,
@@ -95,20 +95,20 @@ def test_the_old_one_header_form_and_trace_lines_parse():
         "            640 |            256 |",
         "    AllReduce |    15.0/  32.3 |    21.9/ 117.4 |    60.0/ 139.2 |     9.4/  37.9 |"
         "    18.4/ 127.5 |    29.0/ 144.0 |"])
-    found = nccltuning.parse(_as_log(text))
+    found = nccltuning_log.parse(_as_log(text))
     assert found.old_form
     assert found.tables[0][("AllReduce", "Ring", "LL128")] == (18.4, 127.5)
     assert found.threads[0][("Ring", "Simple")] == 256
-    trace = nccltuning.parse(_as_log("64 Bytes -> Algo 0 proto 0 time 25.207382",
+    trace = nccltuning_log.parse(_as_log("64 Bytes -> Algo 0 proto 0 time 25.207382",
                                      prefix="[0] h100:4978:4978 [0] NCCL TRACE "))
-    assert trace.choices == [nccltuning.Choice("", 64, "Tree", "LL", None, 25.207382)]
+    assert trace.choices == [nccltuning_log.Choice("", 64, "Tree", "LL", None, 25.207382)]
 
 
 def test_a_second_communicator_starts_a_second_table_and_a_cut_row_keeps_its_cells():
     block = LOGS[0]["table"].splitlines()
     first = "\n".join(block)
     cut = "\n".join(block[:8])[:-40]  # the first block, its AllReduce row cut mid-cell
-    found = nccltuning.parse(_as_log(first + "\n" + cut))
+    found = nccltuning_log.parse(_as_log(first + "\n" + cut))
     assert len(found.tables) == 2
     assert ("AllReduce", "Tree", "LL") in found.tables[1]
     assert ("AllReduce", "CollNetDirect", "Simple") not in found.tables[1]
@@ -124,8 +124,8 @@ def test_predict_tuning_prints_the_table_nccl_would(capsys):
     assert out[1:] == logged_lines
     all_reduce = next(line for line in out if line.strip().startswith("AllReduce"))
     assert all_reduce.split("|")[7] == "     2.4/   0.0 "  # CollNetDirect/LL
-    printed_log = nccltuning.parse(_as_log("\n".join(out[1:])))
-    printed, logged_log = printed_log.tables[0], nccltuning.parse(_as_log(LOGS[1]["table"]))
+    printed_log = nccltuning_log.parse(_as_log("\n".join(out[1:])))
+    printed, logged_log = printed_log.tables[0], nccltuning_log.parse(_as_log(LOGS[1]["table"]))
     logged = logged_log.tables[0]
     assert set(printed) == set(logged) and printed_log.threads == logged_log.threads
     for func in TABLE_FUNCTIONS:
@@ -181,14 +181,14 @@ def test_nccl_algo_and_proto_zero_the_bandwidth_they_leave_out_as_nccl_prints_th
 def test_a_hostile_log_stays_bounded():
     long_number = "9" * 5000  # past Python's 4,300-digit limit on int()
     lines = [f"AllReduce: {n} Bytes -> Algo RING proto LL channel{{Lo..Hi}}={{0..3}}"
-             for n in range(nccltuning.MAX_SIZES + 10)]
+             for n in range(nccltuning_log.MAX_SIZES + 10)]
     lines += [f"AllReduce: {long_number} Bytes -> Algo RING proto LL channel{{Lo..Hi}}={{0..3}}",
               f"AllReduce: 64 Bytes -> Algo TREE proto LL channel{{Lo..Hi}}={{0..{long_number}}}",
               f" Max NThreads | {long_number} |", f"    AllReduce | {long_number}/1.0 |"]
-    found = nccltuning.parse(_as_log("\n".join(lines)))
-    assert len(found.choices) == nccltuning.MAX_SIZES
+    found = nccltuning_log.parse(_as_log("\n".join(lines)))
+    assert len(found.choices) == nccltuning_log.MAX_SIZES
     assert found.tables == []
-    assert max(c.nbytes for c in found.choices) == nccltuning.MAX_SIZES - 1
+    assert max(c.nbytes for c in found.choices) == nccltuning_log.MAX_SIZES - 1
 
 
 def test_one_gpu_per_node_trees_keep_085_and_pat_prices_with_the_trees_graph():
@@ -295,7 +295,7 @@ def test_the_socket_pairs_ll128_is_off_as_its_log_prints_and_its_rings_agree():
     # GPUDirect RDMA, so NCCL reaches it through the CPU (nic_path "phb"), past PATH_PXN, and
     # NCCL 2.29.7 prints every LL128 cell at bandwidth 0; the rings' cells agree to the decimal.
     entry = next(e for e in LOGS if e["topology"] == "systems/rtx5090-socket-pair.toml")
-    table = nccltuning.parse(_as_log(entry["table"])).tables[0]
+    table = nccltuning_log.parse(_as_log(entry["table"])).tables[0]
     modelled = tuning_table(_topology(entry["topology"]), entry["gpus"], entry["nccl"])
     ll128 = [c for f in TABLE_FUNCTIONS for c in nccltuning.compare(table, modelled, f)
              if c.protocol == "LL128" and c.logged[0]]
@@ -342,7 +342,7 @@ def test_a_log_line_nccl_would_not_print_is_left_out_and_said(tmp_path, capsys):
                .replace("{0..15}", "{15..0}"))
     path = tmp_path / "odd.log"
     path.write_text("\n".join(log) + "\n", encoding="utf-8")
-    found = nccltuning.parse(Text("odd.log", tuple(log), 0))
+    found = nccltuning_log.parse(Text("odd.log", tuple(log), 0))
     assert found.unread == 2 and ("AllReduce", "Tree", "LL") not in found.tables[0]
     assert {c.nbytes: c.channels for c in found.choices}[2147483648] is None
     assert main(["predict", "--tuning", "--nccl-log", str(path)]) == 0

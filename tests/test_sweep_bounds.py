@@ -7,7 +7,8 @@ import pytest
 from ringsim.algorithms import ring
 from ringsim.cli import main
 from ringsim.cost.model import CostModel
-from ringsim.cost.topology import Level, Topology, load
+from ringsim.cost.topology import load
+from ringsim.cost.topology_model import Level, Topology
 from ringsim.core.errors import RingsimError
 from ringsim.studies import sweep as sweep_module
 from ringsim.studies.sweep import MAX_PRICING_SECONDS, sweep

@@ -181,7 +181,7 @@ def test_nic_path_is_an_across_field_read_as_pxb_where_absent():
 def test_nic_path_is_read_in_any_case_as_nvidia_smi_and_nccl_print_it():
     for written, path in (("SYS", "sys"), ("PIX", "pix"), ("Phb", "phb"), ("P2C", "p2c")):
         assert parse(NIC + f'nic_path = "{written}"\n', "upper").level("across").nic_path == path
-    from ringsim.cost.topology import Level
+    from ringsim.cost.topology_model import Level
     assert Level("across", "x", 1e-6, 1e9, nic_path="SYS").nic_path == "sys"
 
 
@@ -201,7 +201,7 @@ def test_nic_path_on_the_inside_level_is_refused_in_a_file_and_in_python():
     with pytest.raises(RingsimError, match=r"^topology bad: \[inside\] nic_path: a GPU's path to "
                                            r"its NIC is the network's: give it in \[across\]$"):
         parse(inside, "bad")
-    from ringsim.cost.topology import Level
+    from ringsim.cost.topology_model import Level
     with pytest.raises(RingsimError, match="the inside level's nic_path: a GPU's path"):
         Level("inside", "x", 1e-6, 1e9, nic_path="phb")
     with pytest.raises(RingsimError, match="nic_path must be one of pix, pxb, p2c, phb, sys, "
@@ -273,7 +273,7 @@ def test_nics_per_gpu_is_a_whole_number_of_an_across_level():
     inside = NIC.replace('bandwidth = "100GB/s"\n', 'bandwidth = "100GB/s"\nnics_per_gpu = 2\n', 1)
     with pytest.raises(RingsimError, match=r"\[inside\] nics_per_gpu: only the \[across\] level"):
         parse(inside, "inside")
-    from ringsim.cost.topology import Level
+    from ringsim.cost.topology_model import Level
     with pytest.raises(RingsimError, match="nics_per_gpu must be"):
         Level("across", "x", 1e-6, 1e9, nics_per_gpu=0)
     # each NIC is a network device of its own to NCCL, at its share of the GPU's rate

@@ -17,7 +17,7 @@ from ..core.errors import RingsimError
 from ..core.parents import find_cycle
 from ..core.formula import ClosedForm
 from ..cost.ports import step_seconds
-from ..cost.topology import LEVELS
+from ..cost.topology_model import LEVELS
 from ..core.layout import Layout
 from ._counts import Tally, from_tally
 from ._phases import heights, steps_of, tree_events

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..cost.model import Estimate, dominant_level
 from ..cost.ports import ACROSS, INSIDE, crosses, port_seconds, slower_level, step_seconds
-from ..cost.topology import LEVELS
+from ..cost.topology_model import LEVELS
 
 EXPAND = 1 << 16  # Clock: equal steps kept one by one up to this many (see Clock.estimate)
 

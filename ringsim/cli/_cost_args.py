@@ -9,7 +9,8 @@ from ..core.checks import MAX_GPUS, check_count, check_gpus, count_arg
 from ..cost.model import CostModel
 from ..core.errors import RingsimError
 from ..core.textout import printable
-from ..cost.topology import LEVELS, Topology, load, presets
+from ..cost.topology import load, presets
+from ..cost.topology_model import LEVELS, Topology
 from ..core.units import DTYPES, itemsize, parse_bandwidth, parse_seconds, parse_size
 from .common import NODES_TOPOLOGY
 

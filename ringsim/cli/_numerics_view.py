@@ -1,9 +1,12 @@
-"""compare --numerics: each algorithm's float error against the exact sum, float32 and bfloat16."""
+"""compare --numerics: each algorithm's float error against the exact sum, float32 and bfloat16;
+and walk --values' note on the float sums of its run."""
 
 from __future__ import annotations
 
 import argparse
 import json
+
+import numpy as np
 
 from ..core.naming import plural
 from ..core.errors import RingsimError
@@ -11,6 +14,8 @@ from ..studies.numerics import (DEFAULT_DTYPES, PRECISION, QUOTE, Numerics, has_
 from ..core.textout import json_ensure_ascii
 from ..core.width import say, table
 from ..core.checks import count_arg
+from ..execute.backend import to_numpy
+from ..sim.simulation import Simulation
 
 DEFAULT_GPUS = 8
 DEFAULT_ELEMENTS = 65536
@@ -85,3 +90,43 @@ def _print(result: Numerics, missing_bfloat16: bool) -> None:
         "addition rounds: (a+b)+c need not equal a+(b+c). None is wrong; the ring adds one "
         "value at a time to a growing sum, a tree adds sums of equal weight. " + QUOTE +
         " Every GPU still ends with the same bits.")
+
+
+def float_sums(sim: Simulation) -> bool:
+    """True when every GPU ends with float sums of every segment: what the float note reads."""
+    return sim.inputs.dtype.kind == "f" and sim.collective.every_gpu_sums(sim.plan.gpus, sim.plan.segments)
+
+
+def float_report(sim: Simulation) -> dict:
+    """This run's largest error against the exact sum, and in how many elements each other
+    algorithm's sums (default options, same gradients) differ from it in their bits."""
+    from ..algorithms import ALGORITHMS
+    from ..studies.numerics import MAX_CELLS, exact_sum, reduce_with
+    inputs = to_numpy(sim.inputs)
+    mine = to_numpy(sim.values())[0]
+    error = np.abs(mine.astype(np.float64) - exact_sum(inputs))
+    differs = {}
+    if inputs.size <= MAX_CELLS:
+        bits = f"u{mine.dtype.itemsize}"
+        for name in ALGORITHMS:
+            if name != sim.plan.algorithm:
+                other = reduce_with(name, inputs)
+                differs[name] = int(np.count_nonzero(other.view(bits) != mine.view(bits)))
+    return {"dtype": str(inputs.dtype), "max_error": float(error.max()) if error.size else 0.0,
+            "differs": differs}
+
+
+def float_note(report: dict, elements: int) -> str:
+    """The walk's note on its float sums (float_report): their error, and where the other
+    algorithms' sums differ from them."""
+    from ..studies.numerics import QUOTE
+    text = (f"Float sums ({report['dtype']}): every GPU holds the same bits, but the order of "
+            f"additions sets the last ones. These sums are off the exact sum (math.fsum) by at "
+            f"most {report['max_error']:.3g}.")
+    if report["differs"]:
+        parts = ", ".join(f"{name} {count} of {elements:,}"
+                          for name, count in report["differs"].items())
+        text += (f" On the same gradients, the other algorithms' sums differ from these in: "
+                 f"{parts} (another G or channel count reorders the additions too).")
+    return (text + " " + QUOTE + " `ringsim compare --numerics` measures every algorithm's "
+            "error.")

@@ -7,13 +7,13 @@ import json
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
-from ..cost.nccl import (algo_note, fallback_note, last_node_note, max_threads, names, path_note,
-                         tuning_table)
-from ..cost.nccl_tuner import versions
+from ..cost.nccl import max_threads, tuning_table
+from ..cost.nccl_notes import algo_note, fallback_note, last_node_note, path_note
+from ..cost.nccl_tuner import names, versions
 from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..studies.nccltests import PERF
-from ..studies.nccltuning import format_table
+from ..studies.nccltuning_log import format_table
 from ..studies.predict import (BUS_FACTORS, TYPES, empty_note, falls_note, host_note,
                                 nvls_note, predict, rooted_note, rounding_note)
 from ._cost_args import add_nccl_argument
@@ -305,7 +305,7 @@ def _tuning(args: argparse.Namespace, topology) -> int:
 
 
 def _beside_log(args: argparse.Namespace, topology) -> int:
-    from ..studies import nccltuning
+    from ..studies import nccltuning, nccltuning_log
     from ..studies.textfile import read_text
     from ..studies.ncclrun import without_nvls
     from ..studies.nccltests import nvls_off
@@ -313,7 +313,7 @@ def _beside_log(args: argparse.Namespace, topology) -> int:
     # Where the log says NCCL ran without NVLS the model leaves it out too, as diagnose does.
     off = nvls_off(text.lines)
     algo = without_nvls(args.algo) if off else args.algo
-    lines, record = nccltuning.beside_model(nccltuning.parse(text), topology, args.gpus,
+    lines, record = nccltuning.beside_model(nccltuning_log.parse(text), topology, args.gpus,
                                             args.collective, args.nccl, algo, args.proto)
     if not lines:
         raise RingsimError(f"{text.name} shows no tuning table and no 'Bytes -> Algo' lines: "

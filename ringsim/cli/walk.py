@@ -27,14 +27,15 @@ from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
 from ..execute.memory import check_memory, simulation_bytes
-from ..core.naming import gpu_name, participant_name, plural, plural_word, segment_range, term
-from ..sim.narrate import held
+from ..core.naming import participant_name, plural, plural_word, segment_range, term
+from ..sim.narrate import held, port_words, step_words
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation, demo_gradients, phase_text
 from ..sim.scenario import shown_elements
 from ..core.textout import json_ensure_ascii
 from ..core.width import say
 from ._collective import add_collective_argument
-from ..cost.topology import LEVEL_WORDS, Topology
+from ._numerics_view import float_note, float_report, float_sums
+from ..cost.topology_model import LEVEL_WORDS, Topology
 from ..core.units import format_bandwidth, format_bytes, format_seconds, itemsize
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, elements_from_args,
                          gpus_from_args, topology_from_args)
@@ -282,31 +283,6 @@ def _held(sim: Simulation, model: CostModel) -> tuple[tuple[int, ...], ...]:
                  for step in plan.steps)
 
 
-def step_words(timing: Timing, index: int) -> str:
-    """'bottleneck GPU3 receiving (one switch)', '…, as busy: GPU9', or 'ports evenly
-    loaded (one switch)' where every GPU of the step is as busy as the busiest."""
-    topology = timing.model.topology
-    port, tied = timing.step_bottleneck(index)
-    if port is not None:
-        others = [gpu_name(g) for g in tied if g != port.gpu]
-        return f"bottleneck {port_words(port, topology)}" + (
-            f", as busy: {', '.join(others)}" if others else "")
-    busiest = timing.cost.steps[index].port
-    if busiest is None:
-        return "nothing moved"
-    where = f" {LEVEL_WORDS[busiest.level]}" if topology.gpus_per_node else ""
-    return f"ports evenly loaded{where} ({topology.level(busiest.level).name})"
-
-
-def port_words(port: Port | None, topology: Topology) -> str:
-    """'GPU3 receiving inside a node (NVLink 4 via NVSwitch)', or 'nothing moved'."""
-    if port is None:
-        return "nothing moved"
-    verb = "sending" if port.direction == "out" else "receiving"
-    where = f" {LEVEL_WORDS[port.level]}" if topology.gpus_per_node else ""
-    return f"{gpu_name(port.gpu)} {verb}{where} ({topology.level(port.level).name})"
-
-
 def _bottleneck(port: Port | None, topology: Topology) -> dict | None:
     if port is None:
         return None
@@ -362,8 +338,8 @@ def _json_lines(sim: Simulation, values: bool, timing: Timing | None,
         summary["nccl"] = pick.to_json() if isinstance(pick, NcclChoice) else None
     elif untimed:  # the topology cannot run it: compare --time --json says the same
         summary.update(topology=untimed[0], seconds=None, unavailable=untimed[1])
-    if values and _float_sums(sim):
-        summary["numerics"] = _float_report(sim)
+    if values and float_sums(sim):
+        summary["numerics"] = float_report(sim)
     print(json.dumps(summary, ensure_ascii=ascii_only))
 
 
@@ -431,8 +407,8 @@ def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | Non
     say(f"\n{sim.collective.goal_text}: {'yes' if not problems else 'no'}")
     for problem in problems[:10]:
         say(f"  {problem}")
-    if values and _float_sums(sim):
-        say("\n" + _float_note(_float_report(sim), sim.layout.elements))
+    if values and float_sums(sim):
+        say("\n" + float_note(float_report(sim), sim.layout.elements))
 
 
 def _print_model(timing: Timing) -> None:
@@ -468,44 +444,6 @@ def _print_total(timing: Timing, algorithm: str) -> None:
     say("\n" + nccl_line(_nccl(timing), timing.nbytes, factor) + ".")
     if runs_line(algorithm):
         say(f"  {runs_line(algorithm)}.")
-
-
-def _float_sums(sim: Simulation) -> bool:
-    """True when every GPU ends with float sums of every segment: what the float note reads."""
-    return sim.inputs.dtype.kind == "f" and sim.collective.every_gpu_sums(sim.plan.gpus, sim.plan.segments)
-
-
-def _float_report(sim: Simulation) -> dict:
-    """This run's largest error against the exact sum, and in how many elements each other
-    algorithm's sums (default options, same gradients) differ from it in their bits."""
-    from ..algorithms import ALGORITHMS
-    from ..studies.numerics import MAX_CELLS, exact_sum, reduce_with
-    inputs = to_numpy(sim.inputs)
-    mine = to_numpy(sim.values())[0]
-    error = np.abs(mine.astype(np.float64) - exact_sum(inputs))
-    differs = {}
-    if inputs.size <= MAX_CELLS:
-        bits = f"u{mine.dtype.itemsize}"
-        for name in ALGORITHMS:
-            if name != sim.plan.algorithm:
-                other = reduce_with(name, inputs)
-                differs[name] = int(np.count_nonzero(other.view(bits) != mine.view(bits)))
-    return {"dtype": str(inputs.dtype), "max_error": float(error.max()) if error.size else 0.0,
-            "differs": differs}
-
-
-def _float_note(report: dict, elements: int) -> str:
-    from ..studies.numerics import QUOTE
-    text = (f"Float sums ({report['dtype']}): every GPU holds the same bits, but the order of "
-            f"additions sets the last ones. These sums are off the exact sum (math.fsum) by at "
-            f"most {report['max_error']:.3g}.")
-    if report["differs"]:
-        parts = ", ".join(f"{name} {count} of {elements:,}"
-                          for name, count in report["differs"].items())
-        text += (f" On the same gradients, the other algorithms' sums differ from these in: "
-                 f"{parts} (another G or channel count reorders the additions too).")
-    return (text + " " + QUOTE + " `ringsim compare --numerics` measures every algorithm's "
-            "error.")
 
 
 def _print_ledger(sim: Simulation) -> None:

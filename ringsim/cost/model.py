@@ -27,7 +27,8 @@ from ..core.naming import plural
 from ..core.units import check_bandwidth, check_seconds, format_seconds
 from ..core.units import itemsize as dtype_itemsize
 from .ports import Port, step_seconds
-from .topology import LEVEL_WORDS, LEVELS, Level, Topology, load
+from .topology import load
+from .topology_model import LEVEL_WORDS, LEVELS, Level, Topology
 
 # Bytes per element: a kilobyte is far past any dtype (complex128 has 16), and keeps N·itemsize
 # for the largest N priced (2**62) a finite float.

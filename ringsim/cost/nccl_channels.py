@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from .nccl_graph import System, graphs, system
 from .nccl_tuner import carried_release
-from .topology import Topology
+from .topology_model import Topology
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from functools import lru_cache
 from importlib import resources
 import tomllib
 
-from .topology import DEFAULT_KIND, DEFAULT_NIC_PATH, Topology, cpu_vendor
+from .topology_model import DEFAULT_KIND, DEFAULT_NIC_PATH, Topology, cpu_vendor
 
 
 def log2i(n: int) -> int:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.naming import gpu_name
-from .topology import LEVEL_WORDS, LEVELS
+from .topology_model import LEVEL_WORDS, LEVELS
 
 INSIDE, ACROSS = 0, 1  # level codes: indices into LEVELS
 OUT, IN = 0, 1         # the two sides of a port

@@ -22,8 +22,9 @@ from .budget import Budget, ledger_cost, own_simulation_costs, placeholder_cost,
 from .expr import compile_expression, evaluate
 from .model import Scenario
 from .text import clip, plural
-from .vocabulary import LEDGER_MAX_GPUS, SIMULATE_MAX_CELLS, VOCABULARY
-from . import vocabulary
+from .vocabulary import LEDGER_MAX_GPUS, VOCABULARY
+from . import cache, vocabulary
+from .words import SIMULATE_MAX_CELLS
 
 PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
 _HEAD = re.compile(r"^([A-Za-z_][\w.]*?)((?:\[[^\[\]]+\])*)((?:\.[A-Za-z_]\w*)*)$")
@@ -321,10 +322,10 @@ class _Ask:
         if not self.own and s.gpus > LEDGER_MAX_GPUS:
             raise RingsimError(f"ledger figures of another scenario need at most {LEDGER_MAX_GPUS:,} "
                                f"GPUs (got {s.gpus:,}); use formula.* for larger ones")
-        if not self.own and not vocabulary.ledger_cached(s, position):
+        if not self.own and not cache.ledger_cached(s, position):
             self.ctx.budget.spend(ledger_cost(int(self.closed().messages.value) + s.gpus),
                                   f"{self.expr.head!r} (the ledger of {s.gpus:,} GPUs)")
-        return vocabulary.ledger_of(s, position)
+        return cache.ledger_of(s, position)
 
     def sim(self) -> Simulation:
         s = self.scenario
@@ -334,10 +335,10 @@ class _Ask:
             if s.gpus > SYMBOLIC_MAX_GPUS or s.gpus * s.elements > SIMULATE_MAX_CELLS:
                 raise RingsimError(f"{self.expr.head!r} simulates its scenario: at most "
                                    f"{SYMBOLIC_MAX_GPUS} GPUs and {SIMULATE_MAX_CELLS:,} elements in all")
-            if not vocabulary.simulation_cached(s):
+            if not cache.simulation_cached(s):
                 self.ctx.budget.spend(simulation_cost(s.gpus, self.steps(), s.elements),
                                       f"{self.expr.head!r} (a simulation of {s.gpus:,} GPUs)")
-            sim = vocabulary.simulation_of(s)
+            sim = cache.simulation_of(s)
         sim.goto(self.position)
         return sim
 

@@ -8,55 +8,26 @@ Question.explain() gives a learner who answered wrong.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from fractions import Fraction
 from typing import Callable
 
-from ..algorithms import ALGORITHMS, check_options, closed_form, default_options, option_names
+from ..algorithms import ALGORITHMS, check_options, closed_form, default_options
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
-from ..execute.ledger import Ledger, measure
+from ..execute.ledger import Ledger
 from ..core.naming import gpu_name, letter, sum_label, term
 from ..sim.scenario import Scenario
-from ..sim.simulation import Simulation
-from . import buckets, faults, protocols, sharding
-from .budget import ledger_cost
+from . import buckets, cost_words, faults, protocols, sharding, training_words
 from .cache import Cache as _Cache
 from .text import plural
-from .words import Entry, check_training, machine_flags, model_key, model_line, small_number
+from .words import Entry
 
 LEDGER_MAX_GPUS = 1024     # ledgers of other scenarios come from real plans: keep them small
-SIMULATE_MAX_CELLS = 1_000_000  # G·N of another scenario that is simulated for its labels
 LIST_MAX = 8           # per-GPU lists longer than this are shortened
 COMPARED = ("ring", "master", "naive")
 
-
-# --- caches of engine results (shared by every lesson loaded in this process) --------------
-_LEDGERS, _SIMULATIONS, _TRAININGS, _COSTS = _Cache(256), _Cache(8), _Cache(16), _Cache(256)
-_PRECISION = _Cache(64)
-_SEGMENTS = _Cache(256)
-SWEEP_SIZES = (1 << 10, 1 << 15, 1 << 20, 1 << 25, 1 << 30)  # 1 KiB … 1 GiB, every ×32
-
-
-def ledger_cached(scenario: Scenario, position: int) -> bool:
-    return (scenario, position) in _LEDGERS
-
-
-def ledger_of(scenario: Scenario, position: int) -> Ledger:
-    """The ledger of the scenario's first `position` steps."""
-    def make():
-        plan = scenario.plan()
-        return measure(plan, Layout(plan.segments, scenario.elements), position)
-    return _LEDGERS.get_or((scenario, position), make)
-
-
-def simulation_cached(scenario: Scenario) -> bool:
-    return scenario in _SIMULATIONS
-
-
-def simulation_of(scenario: Scenario) -> Simulation:
-    return _SIMULATIONS.get_or(scenario, scenario.simulation)
+_SEGMENTS = _Cache(256)  # each scenario's segment count, shared by every lesson in this process
 
 
 # --- the vocabulary ---------------------------------------------------------------------
@@ -83,6 +54,7 @@ def where(a) -> str:
 
 
 def generic_why(a, value: str) -> str:
+    """The explanation of a word that has none of its own: what was evaluated, where, and its value."""
     return f"The engine evaluated {a.expr.head} on {where(a)}: {value}."
 
 
@@ -447,222 +419,9 @@ def _busiest_why(a, value: str) -> str:
             f"{_n(ledger.sent[k] + ledger.received[k])}.")
 
 
-def _cost_rows(a, only: str | None = None) -> list:
-    """The engine's priced all-reduces for the figure's G and N (one row when `only` names it)."""
-    from . import costs
-    topology, alpha, gbps = model_key(a)
-    g, n = a.scenario.gpus, a.scenario.elements
-    key = (g, n, topology, alpha, gbps, only)
-
-    def make():
-        model = costs.model_of(topology, alpha, gbps)
-        rows = costs.cost_rows(g, n, model, only=only)
-        if not rows:
-            raise RingsimError(f"{a.expr.head!r}: {only} does not apply at G = {g:,} on {topology}")
-        return rows
-    return _COSTS.get_or(key, make)
-
-
-def _latency(a) -> str:
-    from ..core.units import format_bandwidth
-    rows = _cost_rows(a)
-    width = max(len(r.short) for r in rows)
-    nodes = model_key(a)[0] != "flat"
-    lines = [model_line(a),
-             f"  {'':<{width}}  {'steps':>5}  {'time':>10}  {'busbw':>11}" + ("  bottleneck" if nodes else "")]
-    fastest = min(r.seconds for r in rows)
-    for r in rows:
-        mark = " <" if r.seconds == fastest else "  "
-        lines.append(f"  {r.short:<{width}}  {r.steps:>5,}  {r.time:>10}  "
-                     f"{format_bandwidth(r.busbw):>11}{mark}" + (f"{r.bottleneck or '—'}" if nodes else ""))
-    return "\n".join(line.rstrip() for line in lines)
-
-
-def _row_of(a, key: str):
-    return _cost_rows(a, only=key)[0]
-
-
-def _latency_row(key: str) -> Callable:
-    def fn(a) -> str:
-        return _row_of(a, key).time
-    return fn
-
-
-def _busbw_row(key: str, field: str) -> Callable:
-    def fn(a) -> str:
-        from ..core.units import format_bandwidth
-        return format_bandwidth(getattr(_row_of(a, key), field))
-    return fn
-
-
-def _latencies_row(key: str) -> Callable:
-    def fn(a) -> str:
-        return _n(_row_of(a, key).steps)
-    return fn
-
-
-def _latencies_why(key: str) -> Callable:
-    def why(a, value: str) -> str:
-        row, s = _row_of(a, key), a.scenario
-        form = closed_form(row.name, s.gpus, s.elements, **row.options).steps
-        shown = f"its closed form {form}" if form.text != _n(form.value) else "its closed form"
-        return (f"{row.title} on {plural(s.gpus, 'GPU')} runs {value} steps one after another "
-                f"({shown}), each paying α at least once.")
-    return why
-
-
-def _chunks_row(key: str) -> Callable:
-    def fn(a) -> str:
-        return _n(_row_of(a, key).options["chunks"])
-    return fn
-
-
-def _chunks_why(key: str) -> Callable:
-    def why(a, value: str) -> str:
-        from ..core.units import format_bytes
-        from .costs import BYTES_PER_ELEMENT, TREE_CHUNK_BYTES, TREE_MAX_CHUNKS
-        return (f"The lessons pipeline {_row_of(a, key).title} in chunks of about "
-                f"{TREE_CHUNK_BYTES // 1024} KiB, at most {TREE_MAX_CHUNKS}: C = min({TREE_MAX_CHUNKS}, "
-                f"⌈bytes/{TREE_CHUNK_BYTES // 1024} KiB⌉) = {value} for "
-                f"{format_bytes(a.scenario.elements * BYTES_PER_ELEMENT)} per GPU.")
-    return why
-
-
-def _latency_why(key: str) -> Callable:
-    def why(a, value: str) -> str:
-        row = _row_of(a, key)
-        return (f"The engine's cost model (ringsim.cost.model) priced {row.short}, step by step: each step "
-                f"lasts as long as its busiest port (α + bytes·β per message queued there, + bytes·γ "
-                f"on a reduce); the {row.steps:,} steps add up to {value}. {model_line(a)}.")
-    return why
-
-
-def _best(a) -> str:
-    from .costs import best
-    return best(_cost_rows(a)).label
-
-
-def _best_why(a, value: str) -> str:
-    from .costs import best
-    rows = _cost_rows(a)
-    # Only the winner is named: the runner-up may be the answer to the next question.
-    return (f"The engine's cost model priced every all-reduce this machine can run ({len(rows)}) "
-            f"from their plans; the fastest takes {best(rows).time}. {model_line(a)}.")
-
-
-def _sweep(a) -> str:
-    """The sweep: the fastest all-reduce at sizes from 1 KiB to 1 GiB, with its time and busbw."""
-    from ..core.units import format_bandwidth
-    from ..core.units import format_bytes as format_size
-    from . import costs
-    from .costs import best, overtake
-    g = a.scenario.gpus
-    # NCCL's tree is priced port by port, O(G) at each of the sweep's sizes (measured: 0.7 s
-    # the first time at G = 1,000,000).
-    a.ctx.budget.spend(2 + g // 1_500, f"{a.expr.head!r} (a sweep of {g:,} GPUs)")
-    topology, alpha, gbps = model_key(a)
-    lines = [f"G = {g:,}, " + (f"flat: α = {alpha:g} µs, links {gbps:g} GB/s, adds free" if topology == "flat"
-                                else topology),
-             f"  {'per GPU':>8}  {'fastest':<22}  {'time':>10}  {'busbw':>11}  {'ring':>10}"]
-    tops = []
-    for nbytes in SWEEP_SIZES:
-        sub = _Sub(a, nbytes // 4)
-        rows = _cost_rows(sub)
-        top = best(rows)
-        tops.append((nbytes // 4, top))
-        ring = {r.key: r for r in rows}["ring"]  # the table sets the one ring beside the best
-        lines.append(f"  {format_size(nbytes):>8}  {top.short:<22}  {top.time:>10}  "
-                     f"{format_bandwidth(top.busbw):>11}  {ring.time:>10}")
-    for (low, first), (high, then) in zip(tops, tops[1:]):
-        if first.key != then.key:  # rows by key: the ring as NCCL's channels is a row of its own
-            n = overtake(first.key, then.key, low, high, g, costs.model_of(topology, alpha, gbps))
-            lines.append(f"  {then.label} overtakes {first.label} from {_n(n * 4)} bytes per GPU")
-    return "\n".join(lines)
-
-
-class _Sub:
-    """The same figure at another N (for the sweep's sizes)."""
-
-    def __init__(self, a, elements: int) -> None:
-        self.ctx, self.expr, self.options = a.ctx, a.expr, a.options
-        self.scenario = replace(a.scenario, elements=elements)
-
-
-PRECISION_SEED = 0  # one fixed draw of gradients, so the lesson's figures are reproducible
-
-
-def _precision_run(a):
-    """float32 random gradients summed by the scenario's algorithm, and their exact float64 sums."""
-    s = a.scenario
-    if s.gpus * s.elements > SIMULATE_MAX_CELLS:
-        raise RingsimError(f"{a.expr.head!r} sums real arrays: at most {SIMULATE_MAX_CELLS:,} elements in all")
-    if s not in _PRECISION:
-        a.ctx.budget.spend(ledger_cost(int(a.closed().messages.value)) + s.gpus * s.elements // 10_000,
-                           f"{a.expr.head!r} (an all-reduce of {s.gpus:,} arrays)")
-
-    def make():
-        import math
-
-        import numpy as np
-
-        from ..api import allreduce
-        rng = np.random.default_rng(PRECISION_SEED)
-        arrays = [rng.standard_normal(s.elements).astype(np.float32) for _ in range(s.gpus)]
-        out = allreduce(arrays, s.algorithm, **dict(s.options)).outputs[0]
-        # math.fsum: the correctly rounded sum of the float32 values, the reference every order misses.
-        exact = np.array([math.fsum(float(x[i]) for x in arrays) for i in range(s.elements)])
-        nearest = exact.astype(np.float32)
-        return (float(np.abs(out.astype(np.float64) - exact).max(initial=0.0)),
-                int(np.count_nonzero(out != nearest)))
-    return _PRECISION.get_or(s, make)
-
-
-def _precision_why(a, value: str) -> str:
-    s = a.scenario
-    return (f"ringsim.allreduce summed {plural(s.gpus, 'GPU')}' float32 random gradients (seed {PRECISION_SEED}, "
-            f"{plural(s.elements, 'element')}) with {ALGORITHMS[s.algorithm].title}, in its own order of "
-            f"additions, and compared with the exact sum (math.fsum in float64): {value}.")
-
-
-def _train_run(a):
-    from .budget import training_cost
-    s = a.scenario
-    epochs = a.options.get("epochs", 5)
-    check_training(epochs, s.gpus)
-    sync = a.options.get("sync", True)
-    key = (s.gpus, s.algorithm, epochs, sync, s.options)
-    if key not in _TRAININGS:
-        a.ctx.budget.spend(training_cost(epochs, 16, s.gpus, a.steps()),
-                           f"{a.expr.head!r} (training on {s.gpus:,} GPUs for {epochs} epochs)")
-
-    def make():
-        from ..training.train import train
-        return train(s.gpus, s.algorithm, epochs, sync=sync, options=dict(s.options))
-    return _TRAININGS.get_or(key, make)
-
-
-def _train_block(a) -> str:
-    from ..training.train import report_lines
-    return "\n".join(report_lines(_train_run(a)))
-
-
-def _train_why(a, value: str) -> str:
-    run = _train_run(a)
-    if a.expr.name == "train.per_sync":
-        return (f"One sync is one all-reduce of the model's N = {run.parameters} parameters on "
-                f"{plural(run.gpus, 'GPU')}: {run.formula_per_sync}.")
-    if a.expr.name == "train.elements":
-        return (f"{run.syncs:,} syncs (one per batch) × {run.formula_per_sync} elements per sync "
-                f"= {value}.")
-    return f"The training run ({plural(run.gpus, 'GPU')}, {len(run.epochs)} epochs) reports {value}."
-
-
 _SCEN = ("algorithm", "gpus", "elements", "master")
 _SIZE = ("gpus", "elements")  # figures that compare every algorithm take only G and N
 _POS = _SCEN + ("at",)
-_TRAIN = ("algorithm", "gpus", "master", "epochs", "sync")
-_MODEL = ("alpha_us", "gbps", "topology")
-_COST = _SIZE + _MODEL
 
 VOCABULARY: dict[str, Entry] = {
     "=": Entry(_calc, (), "'{{= G-1}}': a whole-number expression in G and N", _calc_why),
@@ -726,30 +485,6 @@ VOCABULARY: dict[str, Entry] = {
     "ratio.busiest": Entry(_ratio_busiest, _SIZE,
                            "the master's load ÷ a ring GPU's load, sent plus received (G/2)",
                            _ratio_why("busiest")),
-    "latency": Entry(_latency, _COST, "every all-reduce priced by the engine's α-β-γ model (a block)"),
-    "latency.best": Entry(_best, _COST, "the fastest all-reduce in the engine's cost model", _best_why),
-    "sweep": Entry(_sweep, ("gpus",) + _MODEL, "the fastest all-reduce from 1 KiB to 1 GiB per GPU (a block)"),
-    "machine.flags": Entry(lambda a: " ".join(machine_flags(a)), _MODEL,
-                           "the flags that give `ringsim sweep`, `overlap` or `timeline` the lessons' "
-                           "machine: '--reduce-bandwidth inf' on flat"),
-    "train": Entry(_train_block, _TRAIN, "the training demo's report"),
-    "precision.error": Entry(lambda a: small_number(_precision_run(a)[0]), _SCEN,
-                             "largest error of a float32 all-reduce against the exact sum", _precision_why),
-    "precision.off": Entry(lambda a: _n(_precision_run(a)[1]), _SCEN,
-                           "elements whose float32 sum is not the exact sum correctly rounded", _precision_why),
-    "train.replica_difference": Entry(lambda a: small_number(_train_run(a).epochs[-1].replica_difference),
-                                      _TRAIN, "largest weight difference between replicas at the end",
-                                      _train_why),
-    "train.reference_difference": Entry(lambda a: small_number(_train_run(a).epochs[-1].reference_difference),
-                                        _TRAIN, "largest difference from one-GPU training at the end",
-                                        _train_why),
-    "train.loss": Entry(lambda a: f"{_train_run(a).epochs[-1].loss:.5f}", _TRAIN, "final loss", _train_why),
-    "train.elements": Entry(lambda a: _n(_train_run(a).elements_moved), _TRAIN,
-                            "elements all the syncs moved", _train_why),
-    "train.per_sync": Entry(lambda a: _n(_train_run(a).elements_per_sync), _TRAIN,
-                            "elements one sync (one all-reduce) moves", _train_why),
-    "train.syncs": Entry(lambda a: _n(_train_run(a).syncs), _TRAIN, "number of syncs", _train_why),
-    "train.parameters": Entry(lambda a: _n(_train_run(a).parameters), _TRAIN, "model size N", _train_why),
 }
 
 for _field_name in ("total", "busiest_sent", "busiest_received", "steps", "messages"):
@@ -764,29 +499,11 @@ for _field_name in ("total", "busiest_sent", "busiest_received", "steps", "messa
         f"value of {_field_name}", _formula_why(_field_name))
 
 
-def _register_latency_rows() -> None:
-    from .costs import RAILS_KEY, RAILS_TITLE, ROW_KEYS
-    for key, name in {**ROW_KEYS, RAILS_KEY: RAILS_TITLE}.items():
-        VOCABULARY[f"latency.{key}"] = Entry(_latency_row(key), _COST,
-                                             f"modelled time of {name}", _latency_why(key))
-        VOCABULARY[f"latencies.{key}"] = Entry(_latencies_row(key), _COST,
-                                               f"steps (latencies in a row) of {name}", _latencies_why(key))
-        if key in ROW_KEYS and "chunks" in option_names(key.replace("_", "-")):
-            VOCABULARY[f"chunks.{key}"] = Entry(_chunks_row(key), _COST,
-                                                f"the chunks C the lessons pipeline {name} in", _chunks_why(key))
-        VOCABULARY[f"busbw.{key}"] = Entry(_busbw_row(key, "busbw"), _COST,
-                                           f"nccl-tests' busbw of {name}", _latency_why(key))
-        VOCABULARY[f"algbw.{key}"] = Entry(_busbw_row(key, "algbw"), _COST,
-                                           f"nccl-tests' algbw of {name}", _latency_why(key))
-
-
-_register_latency_rows()
-
-
-def _register_training_step() -> None:
-    """The training step's words: faults on the timeline, DDP's buckets, reduce-scatter, all-gather and ZeRO."""
-    for module in (faults, buckets, sharding, protocols):
+def _merge_topics() -> None:
+    """Every topic module's words: costs and the sweep, precision and training, faults on the
+    timeline, DDP's buckets, reduce-scatter, all-gather and ZeRO, and NCCL's protocols."""
+    for module in (cost_words, training_words, faults, buckets, sharding, protocols):
         VOCABULARY.update(module.entries())
 
 
-_register_training_step()
+_merge_topics()

@@ -1,8 +1,9 @@
 """What every group of lesson words shares: the Entry a word is, the lessons' machine, the
-training limits and how small numbers are written.
+limits on what a word may run and how small numbers are written.
 
-The vocabulary and the topic modules (faults, buckets, sharding) all build on this module,
-and none of them on another: each topic module hands its words to the vocabulary.
+The vocabulary and the topic modules (cost_words, training_words, faults, buckets, sharding,
+protocols) all build on this module, and none of them on another: each topic module hands
+its words to the vocabulary.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ..core.errors import RingsimError
 
 TRAIN_MAX_EPOCHS = 50  # lessons load eagerly: keep a training placeholder to a second or so
 TRAIN_MAX_GPUS = 256   # `ringsim train`'s default batch: every GPU needs a sample of it
+SIMULATE_MAX_CELLS = 1_000_000  # G·N of another scenario that is simulated for its labels
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,14 @@
-"""Sentences for a step: the walkthrough's 'GPU1 sends a₁ to GPU2, where it is added to b₁', and each
-algorithm's own words ('GPU3 sends (c₁+d₁) up the tree to GPU1', 'GPU2 and GPU4 swap halves: …')."""
+"""Sentences for a step: the walkthrough's 'GPU1 sends a₁ to GPU2, where it is added to b₁', each
+algorithm's own words ('GPU3 sends (c₁+d₁) up the tree to GPU1', 'GPU2 and GPU4 swap halves: …'),
+and what held a timed step up ('bottleneck GPU3 receiving inside a node (NVLink 4 via NVSwitch)')."""
 
 from __future__ import annotations
 
 from ..core.layout import Layout
 from ..core.naming import gpu_name, participant_name
 from ..core.plan import Step, Transfer
+from ..cost.ports import Port
+from ..cost.topology_model import LEVEL_WORDS, Topology
 from ..execute.symbolic import SymbolicState
 
 
@@ -58,3 +61,30 @@ def sentences(step: Step, state: SymbolicState, layout: Layout, max_terms: int =
     return [sentence(t, state, n, max_terms, step.route[t.op == "copy"],
                      step.swap if (t.dst, t.src) in pairs else "")
             for t, n in zip(step.transfers(), counts)]
+
+
+def step_words(timing, index: int) -> str:
+    """'bottleneck GPU3 receiving (one switch)', '…, as busy: GPU9', or 'ports evenly
+    loaded (one switch)' where every GPU of the step is as busy as the busiest. `timing` is a
+    plan priced step by step on a cost model (the walk's Timing): its step_bottleneck(index),
+    its cost's steps and its model's topology are read."""
+    topology = timing.model.topology
+    port, tied = timing.step_bottleneck(index)
+    if port is not None:
+        others = [gpu_name(g) for g in tied if g != port.gpu]
+        return f"bottleneck {port_words(port, topology)}" + (
+            f", as busy: {', '.join(others)}" if others else "")
+    busiest = timing.cost.steps[index].port
+    if busiest is None:
+        return "nothing moved"
+    where = f" {LEVEL_WORDS[busiest.level]}" if topology.gpus_per_node else ""
+    return f"ports evenly loaded{where} ({topology.level(busiest.level).name})"
+
+
+def port_words(port: Port | None, topology: Topology) -> str:
+    """'GPU3 receiving inside a node (NVLink 4 via NVSwitch)', or 'nothing moved'."""
+    if port is None:
+        return "nothing moved"
+    verb = "sending" if port.direction == "out" else "receiving"
+    where = f" {LEVEL_WORDS[port.level]}" if topology.gpus_per_node else ""
+    return f"{gpu_name(port.gpu)} {verb}{where} ({topology.level(port.level).name})"

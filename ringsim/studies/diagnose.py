@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import asdict, dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -164,9 +165,9 @@ class Report:
         return without_nvls(self.algo) if self.nvls_off else self.algo
 
     def tuning_from(self, tuning, topology) -> None:
-        """Set NCCL's own tuning table and choices (`tuning`, nccltuning.parse_all of the paste
-        and its log) beside the model's (nccltuning.beside_model), and add to the verdict what
-        NCCL's own numbers say of the measured ones (nccltuning.expected_verdict)."""
+        """Set NCCL's own tuning table and choices (`tuning`, nccltuning_log.parse_all of the
+        paste and its log) beside the model's (nccltuning.beside_model), and add to the verdict
+        what NCCL's own numbers say of the measured ones (nccltuning.expected_verdict)."""
         from . import nccltuning
         self.tuning, self.tuning_record = nccltuning.beside_model(
             tuning, topology, self.gpus, self.collective, self.nccl,
@@ -229,7 +230,7 @@ def _check_layout(output: Output, topology, gpus: int, nodes: int, assumed: bool
     whole = numbers == list(range(len(numbers)))
     counts = sorted(held.values(), reverse=True) if held and whole else None
     if assumed or (len(placed) == nodes and counts in (None, placed)):
-        from ..cost.nccl import last_node_note  # the model's, imported once the paste has passed
+        from ..cost.nccl_notes import last_node_note  # the model's, imported once the paste has passed
         if (last := last_node_note(topology, gpus)) is not None:
             notes.append(f"{last}; the run's GPUs as topology {topology.name} places them in order")
         return
@@ -255,6 +256,38 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     release the model follows. `ran` and `nvls_off` are what the run's NCCL log says where
     the paste does not: the release that ran, and its line saying NVLS was off (nccltests.
     nvls_off), after which the model leaves NVLS and NVLSTree out as NCCL did."""
+    gpus, nodes, collective, rows, notes = _checked_run(output, topology, gpus, nodes, collective,
+                                                        tolerance)
+    factor = float(bus_factor(collective, gpus))
+    dtype = OTHER_NAMES.get(rows[0].dtype, rows[0].dtype)
+    model = _model(output, topology, predict, gpus, nodes, collective, rows, dtype, notes,
+                   algo, proto, nccl, ran, nvls_off)
+    measured, modelled, split = _curves(rows, model, topology, gpus, collective, dtype, factor,
+                                        notes)
+    out_rows = _size_rows(rows, model.predicted, factor, tolerance, split)
+    report = Report(output.name, gpus, nodes, output.gpu_names[0] if output.gpu_names else None,
+                    output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
+                    measured, modelled, notes=notes, algo=model.algo, proto=model.proto, nccl=nccl,
+                    gpus_per_process=model.per_process, nvls_off=model.nvls_off,
+                    release_note=model.release_note)
+    report.in_place = slowsizes.in_place_check(out_rows, tolerance)
+    report.dips = [r.bytes for r in slowsizes.dips(out_rows, tolerance)]
+    if model.algo is None and nodes == 2 and gpus > nodes and _not_rings(out_rows):
+        report.ring_check = ring_check(out_rows, model.price(topology, gpus, [r.bytes for r in rows],
+                                                             collective=collective, algo="Ring",
+                                                             proto=model.proto, dtype=dtype),
+                                       tolerance)
+    _peer_notes(report, topology, dtype)
+    report.verdicts = verdicts(report)
+    report.checks = checks(report)
+    return report
+
+
+def _checked_run(output: Output, topology, gpus: int | None, nodes: int | None,
+                 collective: str | None, tolerance: float) -> tuple[int, int, str, list, list[str]]:
+    """The run the paste shows, checked before anything is priced: G, its nodes, the test, the
+    rows that can be read, and the notes on what was read or assumed. A paste the topology
+    cannot hold as it ran, or that fits no one test, is refused in one line."""
     if not 0 < tolerance < 1:
         raise RingsimError(f"the tolerance must be above 0% and below 100%, got {percent(tolerance)}")
     inputs.check_one_test(output)
@@ -278,8 +311,30 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         notes.append(f"no host names in the output: {plural(nodes, 'node')} assumed, as topology "
                      f"{topology.name} places {plural(gpus, 'GPU')} (give --nodes M)")
     _check_layout(output, topology, gpus, nodes, assumed, notes)
-    factor = float(bus_factor(collective, gpus))
-    dtype = OTHER_NAMES.get(rows[0].dtype, rows[0].dtype)
+    return gpus, nodes, collective, rows, notes
+
+
+@dataclass(frozen=True)
+class _Model:
+    """NCCL's model as the run ran: `price` (predict over any number of sizes, held to the
+    release, the GPUs per process and NVLS as the run had them), its rows for the paste's
+    sizes, and the settings it was held to."""
+
+    price: Callable[..., list]
+    predicted: list
+    algo: str | None
+    proto: str | None
+    per_process: int
+    nvls_off: str | None
+    release_note: str | None
+
+
+def _model(output: Output, topology, predict, gpus: int, nodes: int, collective: str, rows: list,
+           dtype: str, notes: list[str], algo: str | None, proto: str | None, nccl: str | None,
+           ran: str | None, nvls_off: str | None) -> _Model:
+    """The model priced at the paste's sizes as the run ran (diagnose's arguments), with its
+    notes: the release, the processes, a far NIC or slow links, and what became of the
+    paste's NCCL_ALGO / NCCL_PROTO and NVLS, said where the notes on the paste end."""
     pasted = {name: output.env[name] for name, given in (("NCCL_ALGO", algo), ("NCCL_PROTO", proto))
               if given is None and name in output.env}
     algo = algo if algo is not None else pasted.get("NCCL_ALGO")
@@ -304,7 +359,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                                                         dtype=dtype),
                                    algo, proto, pasted)
     kept = {"NCCL_ALGO": algo, "NCCL_PROTO": proto}
-    from ..cost.nccl import fallback_note, path_note  # imported once the paste has passed
+    from ..cost.nccl_notes import fallback_note, path_note  # imported once the paste has passed
     # what a NIC far from its GPU, or links too slow for NCCL's search, do to the model, said
     # where the table is read
     notes += [note for note in (path_note(topology, gpus, nccl), fallback_note(topology, gpus, nccl))
@@ -315,6 +370,15 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         where = "the paste" if output.nvls_off else "the NCCL log"
         notes.insert(held, f"{nvls_off} in {where}: NCCL ran without NVLS and NVLSTree, and so "
                            "does the model")
+    return _Model(predict, predicted, algo, proto, per_process, nvls_off, release_note)
+
+
+def _curves(rows: list, model: _Model, topology, gpus: int, collective: str, dtype: str,
+            factor: float, notes: list[str]) -> tuple[Curve, Curve | None, Curve]:
+    """The measured curve, the modelled one (None where no size is priced), and the one that
+    splits the sizes into latency- and bandwidth-bound; a note where the paste starts too
+    large to show the per-call latency."""
+    predict, predicted, algo, proto = model.price, model.predicted, model.algo, model.proto
     measured = fit_curve([r.bytes for r in rows], [r.seconds for r in rows], factor)
     if rows[0].bytes > inputs.SMALLEST_FOR_LATENCY:
         notes.append(f"the output starts at {format_bytes(rows[0].bytes)}: the fitted per-call "
@@ -348,6 +412,13 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         big = predict(topology, gpus, [max(LARGE_PROBE, rows[-1].bytes)], collective=collective,
                       algo=algo, proto=proto, dtype=dtype)[0]
         split = Curve(split.latency, big.busbw or None)
+    return measured, modelled, split
+
+
+def _size_rows(rows: list, predicted: list, factor: float, tolerance: float,
+               split: Curve) -> list[SizeRow]:
+    """Each measured size beside the model's, flagged where it reaches less than (1 − tolerance)
+    of the modelled bus bandwidth, and called latency- or bandwidth-bound by `split`."""
     out_rows = []
     for row, model in zip(rows, predicted):
         bus = row.bytes / row.seconds * factor
@@ -356,19 +427,18 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                                 model.busbw, ratio, ratio is not None and ratio < 1 - tolerance,
                                 model.algorithm, model.protocol, split.regime(row.bytes, factor),
                                 row.wrong, row.in_place_seconds))
-    report = Report(output.name, gpus, nodes, output.gpu_names[0] if output.gpu_names else None,
-                    output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
-                    measured, modelled, notes=notes, algo=algo, proto=proto, nccl=nccl,
-                    gpus_per_process=per_process, nvls_off=nvls_off, release_note=release_note)
-    report.in_place = slowsizes.in_place_check(out_rows, tolerance)
-    report.dips = [r.bytes for r in slowsizes.dips(out_rows, tolerance)]
-    if algo is None and nodes == 2 and gpus > nodes and _not_rings(out_rows):
-        report.ring_check = ring_check(out_rows, predict(topology, gpus, [r.bytes for r in rows],
-                                                         collective=collective, algo="Ring",
-                                                         proto=proto, dtype=dtype), tolerance)
+    return out_rows
+
+
+def _peer_notes(report: Report, topology, dtype: str) -> None:
+    """Set the published runs like this one beside it (report.peers), or say in the notes why
+    they are not: the paste is one of them forced or unhealthy, or this run was held to an
+    algorithm or ran without NVLS where they let NCCL choose."""
+    notes, gpus, nodes = report.notes, report.gpus, report.nodes
+    per_process, collective, nvls_off = report.gpus_per_process, report.collective, report.nvls_off
     held_to = ", ".join(f"{name}={value}" for name, value in
-                        (("NCCL_ALGO", algo), ("NCCL_PROTO", proto)) if value is not None)
-    mine = {r.bytes: r.measured_seconds for r in out_rows}
+                        (("NCCL_ALGO", report.algo), ("NCCL_PROTO", report.proto)) if value is not None)
+    mine = {r.bytes: r.measured_seconds for r in report.rows}
     copy = peers.copy_of(gpus, nodes, per_process, dtype, collective, mine)
     found = peers.peers(topology, gpus, nodes, per_process, collective, dtype)
     if copy is not None and (copy.settings or copy.health != "healthy"):
@@ -390,9 +460,6 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
         report.peers = [p for p in found if p not in itself]
         report.peer_rows = peers.beside(sorted(mine.items()), report.peers)
         report.peer_likeness = peers.likeness(topology, nodes, dtype)
-    report.verdicts = verdicts(report)
-    report.checks = checks(report)
-    return report
 
 
 def copy_note(copy: peers.Copy, held_to: str) -> str:

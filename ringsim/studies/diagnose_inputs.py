@@ -11,9 +11,9 @@ from ..core.errors import RingsimError
 from ..core.naming import article, plural
 from ..core.units import format_bytes, format_seconds
 from . import peers
-from .nccltests import (DTYPES, MAX_ROWS, PERF, RANKS_FROM_FACTOR, ROOTED, TESTS, Output, Row,
-                        bus_factor, count_fits, other_test, ranks_from_busbw, share_count, share_of,
-                        test_from_rows, whole_count)
+from .nccltests import DTYPES, MAX_ROWS, PERF, ROOTED, TESTS, Output, Row, bus_factor
+from .nccltests_counts import (RANKS_FROM_FACTOR, count_fits, other_test, ranks_from_busbw,
+                               share_count, share_of, test_from_rows, whole_count)
 
 # Below this size every NCCL all-reduce is dominated by its per-call cost (LL's range); a paste
 # that starts above it does not show the latency.
@@ -173,10 +173,11 @@ def _collective_without_gpus(output: Output, collective: str | None) -> None:
 
 
 def implied_gpus(output: Output, collective: str | None) -> tuple[int, tuple[float, str]] | None:
-    """G where the rows' busbw/algbw fits one number of ranks (nccltests.ranks_from_busbw) for
-    a test known without G: the one given or named, or all_reduce_perf where the rows show it
-    (a reducing redop, root -1, the whole size's count); with the ratio and that test. None
-    otherwise: an all_gather_perf's count column needs G before it tells the test."""
+    """G where the rows' busbw/algbw fits one number of ranks
+    (nccltests_counts.ranks_from_busbw) for a test known without G: the one given or named, or
+    all_reduce_perf where the rows show it (a reducing redop, root -1, the whole size's
+    count); with the ratio and that test. None otherwise: an all_gather_perf's count column
+    needs G before it tells the test."""
     test = collective or output.collective
     rows = [r for r in output.rows if r.bytes > 0]
     if test is None and rows and all(r.redop not in (None, "none") and r.root == -1
@@ -191,7 +192,7 @@ def implied_gpus(output: Output, collective: str | None) -> tuple[int, tuple[flo
 def check_one_test(output: Output) -> None:
     """Refuse in one line a paste whose rows are of more than one test (or of one test over
     several types or redops, -d all and -o all): the first row that differs, and how
-    (nccltests.other_test)."""
+    (nccltests_counts.other_test)."""
     found = other_test(output.rows)
     if found is None:
         return
@@ -209,7 +210,7 @@ def check_one_test(output: Output) -> None:
 
 def check_gpus(output: Output, gpus: int, collective: str, named: bool = True) -> None:
     """Refuse in one line a G (--gpus, or the header's ranks) that the rows' busbw/algbw
-    contradicts, saying what it implies (nccltests.ranks_from_busbw); `named`: whether the
+    contradicts, saying what it implies (nccltests_counts.ranks_from_busbw); `named`: whether the
     paste or --collective named the test, rather than its columns. Where no n fits, the ratio
     speaks of the test rather than of G, and G is left to the other checks."""
     found = ranks_from_busbw(output.rows, collective, rough=True)
@@ -236,7 +237,7 @@ def check_gpus(output: Output, gpus: int, collective: str, named: bool = True) -
 
 def check_count(output: Output, gpus: int) -> None:
     """Refuse in one line rows whose count column is, at every size, neither the whole size's
-    count nor a share of the run's G ranks (nccltests.count_fits), saying what share it is
+    count nor a share of the run's G ranks (nccltests_counts.count_fits), saying what share it is
     where it is one. Layouts with neither a redop nor a root column are not read (_columns)."""
     rows = [r for r in output.rows if r.bytes > 0]
     if not rows or all(r.redop is None and r.root is None for r in rows) \
@@ -289,7 +290,7 @@ def measured_rows(output: Output) -> tuple[list[Row], list[str]]:
     return sorted(rows, key=lambda r: r.bytes), notes
 
 
-# What each test's rows print (nccltests.test_from_rows): whether its redop column reduces,
+# What each test's rows print (nccltests_counts.test_from_rows): whether its redop column reduces,
 # whether its root column holds a rank, and whether its count is the whole size's.
 SHOWS = {"all-reduce": (True, False, True), "all-gather": (False, False, False),
          "reduce-scatter": (True, False, False), "broadcast": (False, True, True),
@@ -360,7 +361,7 @@ def root_notes(output: Output, gpus: int, collective: str) -> list[str]:
 
 def which_test(output: Output, gpus: int, notes: list[str]) -> str:
     """The collective the output ran: the test it names, else the one its rows' columns show
-    (nccltests.test_from_rows), else all-reduce; a note says which was taken, and a test the
+    (nccltests_counts.test_from_rows), else all-reduce; a note says which was taken, and a test the
     model cannot price is a one-line error."""
     named = output.collective
     seen = None if named else test_from_rows(output.rows, gpus)
@@ -390,7 +391,7 @@ def which_test(output: Output, gpus: int, notes: list[str]) -> str:
         return seen
     if seen in ROOTED:
         # only the rooted tests print a root of 0 or more, and a reduce's redop tells it from a
-        # broadcast (nccltests.test_from_rows)
+        # broadcast (nccltests_counts.test_from_rows)
         first = output.rows[0]
         what = f"redop {first.redop}" if seen == "reduce" else "no reduction"
         notes.append(f"the output does not name its test: its rows have root {first.root}, the "

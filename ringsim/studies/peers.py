@@ -21,7 +21,8 @@ from ..core.units import format_seconds
 from .nccltests import OTHER_NAMES, bus_factor
 from .predict import TYPES
 from ..cost.nccl_graph import constants
-from ..cost.topology import DEFAULT_KIND, DEFAULT_NIC_PATH, Topology, load, parse, presets
+from ..cost.topology import load, parse, presets
+from ..cost.topology_model import DEFAULT_KIND, DEFAULT_NIC_PATH, Topology
 
 PUBLISHED = resources.files("ringsim.studies").joinpath("published")
 

@@ -9,8 +9,10 @@ from ..core.errors import RingsimError
 from ..core.units import format_bytes, format_seconds
 from ..cost.nccl import MAX_BYTES, host_seconds, nccl_choices, nvls_link_rates
 from ..cost.nccl_tuner import AS_NCCL
-from ..cost.topology import Topology, load
-from .nccltests import ROOTED, SHARE_COUNT, per_rank
+from ..cost.topology import load
+from ..cost.topology_model import Topology
+from .nccltests import ROOTED, SHARE_COUNT
+from .nccltests_counts import per_rank
 from .sweep import parse_sizes
 
 # nccl-tests doc/PERFORMANCE.md: busbw = algbw × factor, the bytes each GPU's link carries.

@@ -37,7 +37,7 @@ from ..core.plan import OPS, REDUCE, Plan
 from ..core.units import format_seconds
 from ..cost.model import CostModel, price
 from ..cost.ports import IN, OUT, PORTS_PER_GPU, crosses, port_keys
-from ..cost.topology import LEVELS
+from ..cost.topology_model import LEVELS
 from . import budget
 from .engine import Engine
 from .faults import Fault

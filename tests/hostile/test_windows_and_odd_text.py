@@ -118,7 +118,7 @@ def test_huge_sizes_are_said_as_powers_of_ten(capsys):
 
 
 def test_a_tuning_cell_nccl_could_not_print_is_not_read(tmp_path):
-    from ringsim.studies.nccltuning import parse_all
+    from ringsim.studies.nccltuning_log import parse_all
     from ringsim.studies.textfile import Text
     row = ("x NCCL INFO     AllReduce |    25.2/  19.5 |   1e309/ 99999999999999999999999999.0 |"
            "    92.4/ 165.6 |")

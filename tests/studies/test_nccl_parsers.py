@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ringsim.core.errors import RingsimError
-from ringsim.studies import ncclog, nccltests
+from ringsim.studies import ncclog, nccltests, nccltests_counts
 from ringsim.studies.textfile import MAX_LINE, Text, clean, read_text
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -253,12 +253,12 @@ def test_the_rows_columns_tell_which_test_ran(cells, test):
     # reduce and broadcast, each rank's share for reduce_scatter, all_gather and gather; the
     # root only for the rooted tests (src/common.cu setupArgs; *GetCollByteCount).
     out = _rows(*cells)
-    assert nccltests.test_from_rows(out.rows, 8) == test
+    assert nccltests_counts.test_from_rows(out.rows, 8) == test
 
 
 def test_real_outputs_read_as_the_test_they_ran():
-    assert nccltests.test_from_rows(output("nccl1435_all_gather_bf16_excerpt.txt").rows, 2) == "all-gather"
-    assert nccltests.test_from_rows(output("a3mega_h100_2node_all_reduce.txt").rows, 16) == "all-reduce"
+    assert nccltests_counts.test_from_rows(output("nccl1435_all_gather_bf16_excerpt.txt").rows, 2) == "all-gather"
+    assert nccltests_counts.test_from_rows(output("a3mega_h100_2node_all_reduce.txt").rows, 16) == "all-reduce"
     assert [r.root for r in output("a3mega_h100_2node_all_reduce.txt").rows[:2]] == [-1, -1]
 
 

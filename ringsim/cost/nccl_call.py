@@ -1,0 +1,106 @@
+"""One call as NCCL's choice takes it: the topology and its GPUs checked, NCCL_ALGO and
+NCCL_PROTO read as NCCL parses them, the collective's NCCL function, and the (algorithm,
+protocol) pairs the choice weighs (enqueue.cc and src/graph/tuning.cc).
+
+nccl.py chooses among the pairs and prices the call; nccl_notes.py says in words why a pair
+is missing or what the machine does to the model.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from ..core.checks import echo
+from ..core.errors import RingsimError
+from .nccl_channels import Tuned
+from .nccl_graph import constants
+from .nccl_tuner import (FUNCTIONS, RING_ONLY, algorithm_on, allowed, bus_bandwidth,
+                         carried_release, enabled_algorithms, names, protocol_on, ring_fallback,
+                         ring_restored, runs)
+from .topology import load
+from .topology_model import Topology
+
+MAX_GPUS = 1_000_000  # core/checks.py's bound, as every command has
+RING = "Ring"
+
+
+def _pick(given, kind: str, flag: str) -> set[str]:
+    """NCCL_ALGO / NCCL_PROTO: a name or comma list, any case, '^' to exclude; None for all."""
+    valid = names(kind)
+    if given is None:
+        return set(valid)
+    if not isinstance(given, str) or not given.strip():
+        raise RingsimError(f"{flag}: give one of {', '.join(valid)} (or a comma list)")
+    text = given.strip()
+    exclude = text.startswith("^")
+    chosen = set()
+    # One leading ^ excludes, as NCCL's parseList reads it; a second is part of a name.
+    for part in (text[1:] if exclude else text).split(","):
+        match = [v for v in valid if v.lower() == part.strip().lower()]
+        if not match:
+            name = part.strip()
+            raise RingsimError(f"{flag}: unknown {kind[:-1]} "
+                               f"{name[:40] + ('…' if len(name) > 40 else '')!r}; "
+                               f"valid: {', '.join(valid)}")
+        chosen.add(match[0])
+    return set(valid) - chosen if exclude else chosen
+
+
+def _function(collective: str, algo: str | None = None, nccl: str | None = None) -> str:
+    """NCCL's function for a collective; an `algo` (NCCL_ALGO) that leaves out every
+    algorithm NCCL tunes for it is refused where release `nccl` refuses the call."""
+    table = FUNCTIONS
+    if not isinstance(collective, str) or collective not in table:
+        raise RingsimError(f"unknown collective {str(collective)[:40]!r}; choose one of "
+                           f"{', '.join(table)}")
+    func = table[collective]
+    if (func in RING_ONLY and algo is not None and RING not in _pick(algo, "algorithms", "--algo")
+            and not ring_restored(constants(carried_release(nccl)))):
+        # From 2.24.3 NCCL stops such a call ("no algorithm/protocol available", enqueue.cc),
+        # whatever the size; the releases before ran the ring all the same.
+        raise RingsimError(f"--algo {algo.strip()[:40]}: NCCL tunes only {RING} for {collective} "
+                           f"(src/graph/tuning.cc); give --algo {RING} or leave --algo out")
+    return func
+
+
+def _candidates(tuned: Tuned, func: str, algos: set, protos: set,
+                proto_given: bool, dtype: str = "float") -> tuple[list[tuple[str, str]], bool]:
+    """The (algorithm, protocol) pairs NCCL's choice weighs for one function under NCCL_ALGO
+    (`algos`) and NCCL_PROTO (`protos`, `proto_given` where set) for a call of `dtype`, and
+    whether they are the ring the release fell back to because nothing else was left
+    (enqueue.cc's backup, and tuning.cc's "at least set ring algo available", 2.19.3 to
+    2.23.4)."""
+    sys = tuned.sys
+    on = enabled_algorithms(sys, algos)
+    pairs = []
+    for a in names("algorithms"):
+        if (a in sys.tables["rules"]["absent"] or not algorithm_on(sys, func, a, on)
+                or not runs(sys, func, a, dtype)):
+            continue  # an algorithm the release lacks, NCCL_ALGO leaves out or enqueue.cc skips
+        pairs += [(a, p) for p in names("protocols")
+                  if allowed(sys, func, a, p) and protocol_on(sys, p, protos, proto_given)
+                  and bus_bandwidth(sys, tuned.graphs[a], func, a, p) > 0]
+    if pairs:
+        return pairs, False
+    ring = tuned.graphs[RING]
+    return [(RING, p) for p in ring_fallback(sys, protos, proto_given)
+            if bus_bandwidth(sys, ring, func, RING, p) > 0], True
+
+
+def _topology(topology, gpus: int) -> Topology:
+    """A preset name, .toml path or Topology, checked to hold `gpus` GPUs."""
+    topo = load(topology) if isinstance(topology, str) else topology
+    if not isinstance(topo, Topology):
+        raise RingsimError("topology: give a preset name, a .toml path or a Topology")
+    _check_count(gpus, "gpus", 2, MAX_GPUS)
+    topo.check_gpus(gpus)
+    return topo
+
+
+def _check_count(value, what: str, low: int, high: int) -> int:
+    """`value` as an int: any integer type (numpy's too, as make_plan takes them), in range."""
+    whole = not isinstance(value, bool) and isinstance(value, numbers.Integral)
+    if not whole or not low <= value <= high:
+        shown = f"{int(value):,}" if whole else echo(value)
+        raise RingsimError(f"{what} must be a whole number from {low:,} to {high:,}, got {shown}")
+    return int(value)

@@ -14,8 +14,8 @@ from ..sim.scenario import shown_elements
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
 from ._collective import add_collective_argument
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log, print_preface
+from ._view_args import elements_follow_gpus
 from .common import add_scenario_arguments, options_from_args
-from .tui import elements_follow_gpus
 
 ORDER = 52
 HELP = "draw a step (or every step, animated) as .svg, .png, .pdf, .gif or .html"

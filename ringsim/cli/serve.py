@@ -10,8 +10,8 @@ import sys
 
 from ..core.errors import RingsimError
 from ..tui.scenario import MAX_GPUS as TUI_MAX_GPUS
+from ._view_args import add_view_arguments, check_scenario, elements_follow_gpus
 from .common import add_scenario_arguments, options_from_args
-from .tui import add_view_arguments, check_scenario, elements_follow_gpus
 
 ORDER = 55
 HELP = "serve the TUI to a web browser on 127.0.0.1 (needs textual-serve)"

@@ -230,7 +230,7 @@ def test_tui_without_a_terminal_refuses_in_one_line_at_once():
 
 def test_tui_elements_follow_gpus_by_default():
     from ringsim.cli import build_parser
-    from ringsim.cli.tui import check_scenario
+    from ringsim.cli._view_args import check_scenario
     for argv, elements in ((["tui", "--gpus", "32"], 32), (["tui"], 8), (["tui", "--gpus", "5"], 8),
                            (["tui", "--gpus", "32", "--elements", "4"], 4),
                            (["export", "--svg", "x", "--gpus", "16"], 16),

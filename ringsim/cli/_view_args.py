@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..core.errors import RingsimError
-from ..sim.scenario import SHOWN_ELEMENTS, shown_elements
+from ..sim.scenario import SHOWN_ELEMENTS, Scenario, shown_elements
 from ._nccl_log import apply_nccl_log
 from .common import COUNT_HELP, options_from_args, simulation_from_args
 
@@ -63,7 +63,7 @@ def default_elements(args: argparse.Namespace) -> None:
 def check_scenario(args: argparse.Namespace):
     """Everything `tui` refuses, checked before any window opens: view limits, the scenario
     (--master, the algorithm), the backend and --lesson. Returns the Simulation."""
-    from ..tui.scenario import MAX_GPUS, check_view_limits
+    from ..tui.limits import MAX_GPUS, check_view_limits
     apply_nccl_log(args, MAX_GPUS, gpus_given=False)
     check_view_limits(args.gpus, args.elements or 0)  # G first: N's default needs G's plan
     default_elements(args)
@@ -86,7 +86,6 @@ def make_app(args: argparse.Namespace):
     from ..tui.clock import on_machine
     if getattr(args, "nodes", None) is None:  # the hierarchical ring on the machine's nodes
         from ..algorithms import plan_options
-        from ..tui.scenario import Scenario
         shown = Scenario(sim.plan.algorithm, sim.plan.gpus, sim.layout.elements,
                          plan_options(sim.plan))
         machine = on_machine(shown, topology)

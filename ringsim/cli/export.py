@@ -14,7 +14,7 @@ from ..core.files import check_folder, make_folder
 from ..core.naming import plural
 from ..core.textout import escaped
 from ..core.width import say
-from ..tui.scenario import MAX_GPUS as TUI_MAX_GPUS, MIN_SIZE, MIN_SIZE_PRESENT  # below them a slide only says the screen is too small
+from ..tui.limits import MAX_GPUS as TUI_MAX_GPUS, MIN_SIZE, MIN_SIZE_PRESENT  # below them a slide only says the screen is too small
 from ._view_args import add_view_arguments, elements_follow_gpus, make_app
 from .common import add_scenario_arguments
 

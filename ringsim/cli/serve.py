@@ -9,7 +9,7 @@ import socket
 import sys
 
 from ..core.errors import RingsimError
-from ..tui.scenario import MAX_GPUS as TUI_MAX_GPUS
+from ..tui.limits import MAX_GPUS as TUI_MAX_GPUS
 from ._view_args import add_view_arguments, check_scenario, elements_follow_gpus
 from .common import add_scenario_arguments, options_from_args
 
@@ -65,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
     check_scenario(args)  # the same refusals as `ringsim tui`, before anything is served
     check_port(args.port)
     try:
-        import textual_serve.server  # noqa: F401  (asked first: ..tui.web may be loaded already)
-        from ..tui.web import GuardedServer
+        import textual_serve.server  # noqa: F401  (asked first: ..tui.web.server may be loaded already)
+        from ..tui.web.server import GuardedServer
     except ImportError:
         raise RingsimError("textual-serve is not installed: from a clone of ringsim, "
                            "pip install '.[serve]'") from None

@@ -7,7 +7,7 @@ import os
 import sys
 
 from ..core.errors import RingsimError
-from ..tui.scenario import MAX_GPUS as TUI_MAX_GPUS
+from ..tui.limits import MAX_GPUS as TUI_MAX_GPUS
 from ._nccl_log import add_nccl_log_arguments
 from ._view_args import add_topology_argument, add_view_arguments, elements_follow_gpus, make_app
 from .common import add_scenario_arguments

@@ -13,10 +13,11 @@ from ..algorithms import ALGORITHMS, option_names, plan_options
 from ..core.errors import RingsimError
 from ..lessons import load_lessons
 from ..core.naming import gpu_name
+from ..sim.scenario import Scenario
 from ..sim.simulation import Simulation
 from .clock import Clock, fitting, on_machine
-from .scenario import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, Scenario,
-                       check_view_limits, fewer_elements, more_elements)
+from .limits import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, check_view_limits,
+                     fewer_elements, more_elements)
 from .screens.help import HelpScreen
 from .screens.simulator import SimulatorScreen
 from .state import SLOW_FACTORS, SPEEDS, Figures, ViewState

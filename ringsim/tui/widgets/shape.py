@@ -18,7 +18,7 @@ from rich.text import Text
 from ...algorithms.geometry import lane_count, lane_of, ring_order, spec_of, tree_parents
 from ...algorithms.spec import Shape
 from ...core.plan import Plan, Step
-from ..lines import TextLines
+from .lines import TextLines
 
 WIDTH, HEIGHT = 27, 11  # the drawing's canvas in characters (the widget adds two caption lines)
 LANE_COLOURS = ("#ffaf00", "#00d7ff", "#ff5fd7", "#87ff5f", "#d7d7ff", "#ff8787")

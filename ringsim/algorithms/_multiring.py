@@ -17,8 +17,9 @@ import numpy as np
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
+from ..cost.ports import one_level
 from ._counts import Tally, from_counts, from_tally
-from ._sparse import Ring, around, busiest, flat_phase, one_level
+from ._sparse import Ring, around, busiest, flat_phase
 
 
 MAX_ORDER_CELLS = 1 << 24  # GPU numbers all the rings' orders hold, checked before building them

@@ -28,7 +28,6 @@ from . import vocabulary
 PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
 _HEAD = re.compile(r"^([A-Za-z_][\w.]*?)((?:\[[^\[\]]+\])*)((?:\.[A-Za-z_]\w*)*)$")
 SCENARIO_OPTIONS = ("algorithm", "gpus", "elements", "master")
-WHOLE_OPTIONS = ("gpus", "elements", "master", "at", "step", "epochs")
 UNIVERSAL_OPTIONS = ("unit",)
 
 __all__ = ["Context", "Expression", "LEDGER_MAX_GPUS", "PLACEHOLDER", "SCENARIO_OPTIONS",

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..core.checks import parse_count
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
@@ -133,8 +134,8 @@ def _rails(text: str, gpus: int) -> tuple[tuple[tuple[int, ...], ...], np.ndarra
     """rail_orders' tuples and their (P, G) array of 0-based GPUs, read-only."""
     _, _, per_node = text.partition(":")
     try:
-        size = int(per_node)
-    except ValueError:
+        size = parse_count(per_node, "rails:P", minimum=None)
+    except RingsimError:
         raise RingsimError(f"--ring-order rails needs the GPUs per node, as rails:8, got {text!r}") from None
     if size < 1:
         raise RingsimError(f"--ring-order rails:P needs at least 1 GPU per node, got rails:{size}")

@@ -19,7 +19,7 @@ from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..studies.whose import nccl_model, nccl_release, nccl_version
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, add_nccl_argument,
                          gpus_from_args, model_from_args)
-from ._plot import legend_entry, legend_rows, round_yticks, series_style
+from ._plot import legend_entry, legend_rows, log_log_figure, round_yticks, series_style
 from .common import gpus_arg
 
 ORDER = 25
@@ -136,11 +136,7 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     if not _plottable(result, metric):
         return wrap(f"(no plot: {_nothing_to_plot(result, metric)})")
     limit = output_width()
-    plt.clear_figure()
-    plt.plotsize(100 if limit is None else min(100, limit), 24)
-    plt.theme("pro" if colour else "clear")
-    plt.xscale("log")
-    plt.yscale("log")
+    log_log_figure(plt, limit, 24, colour)
     legend, ys = [], []
     drawn = list(enumerate(_series(result, metric).items()))
     # Drawn last to first, so that where curves meet the first algorithms (the ring) stay on top.

@@ -65,6 +65,8 @@ def node_period(model, gpus: int) -> int | None:
 
 def one_level(model, gpus: int) -> bool:
     """True when no transfer among G GPUs crosses nodes (flat topology, or one node)."""
+    # Read from the topology, not through node_period: tests replace node_period to make the
+    # closed forms sample every GPU, and that must not change which path prices a step.
     per = model.topology.gpus_per_node
     return per is None or gpus <= per
 

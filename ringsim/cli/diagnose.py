@@ -38,6 +38,7 @@ COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduc
 
 
 def register(sub) -> None:
+    """Add the `diagnose` subcommand to `sub`."""
     parser = sub.add_parser("diagnose", help=HELP, description=DESCRIPTION)
     parser.add_argument("file", metavar="FILE", help="nccl-tests output, or - for standard input")
     parser.add_argument("--topology", default=None, metavar="T",
@@ -126,6 +127,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim diagnose` on the parsed `args`; returns the exit status."""
     from ..cost.topology import load, presets
     from ..studies import diagnose as study
     from ..studies.diagnose_inputs import (assumed_network, check_inputs, check_one_test,

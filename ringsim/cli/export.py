@@ -72,6 +72,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def register(sub) -> None:
+    """Add the `export` subcommand to `sub`."""
     parser = sub.add_parser("export", help=HELP, description=HELP + ": 00-start.svg, "
                             "01-reduce-scatter-1.svg, … The SVGs name locally installed fonts "
                             "(nothing is loaded from the internet).")
@@ -179,6 +180,7 @@ def check_screen(size: tuple[int, int], present: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim export` on the parsed `args`; returns the exit status."""
     folder: Path = args.svg
     check_folder(folder)
     check_screen(args.size, args.present)

@@ -24,6 +24,7 @@ MAX_ELEMENTS = 1_000_000  # a figure shows labels, not numbers: more elements on
 
 
 def register(sub) -> None:
+    """Add the `figure` subcommand to `sub`."""
     parser = sub.add_parser(
         "figure", help=HELP,
         description=HELP + ". GPUs are columns of segment cells coloured by whose gradients "
@@ -65,6 +66,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim figure` on the parsed `args`; returns the exit status."""
     from ..figures.output import parse_size, suffix_of, write
     from ..figures.render import need_drawsvg
     if args.all is not None:

@@ -20,6 +20,7 @@ MAX_SESSIONS = 8  # browser sessions at once: each runs its own `ringsim tui` pr
 
 
 def register(sub) -> None:
+    """Add the `serve` subcommand to `sub`."""
     parser = sub.add_parser("serve", help=HELP, description=HELP + "; open the printed address. "
                             f"Each browser tab runs its own `ringsim tui` (at most {MAX_SESSIONS} "
                             "at once); only pages of this server may connect.")
@@ -62,6 +63,7 @@ def _port_problem(port: int, error: OSError) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim serve` on the parsed `args`; returns the exit status."""
     check_scenario(args)  # the same refusals as `ringsim tui`, before anything is served
     check_port(args.port)
     try:

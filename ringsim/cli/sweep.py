@@ -32,6 +32,7 @@ DESCRIPTION = (
 
 
 def register(sub) -> None:
+    """Add the `sweep` subcommand to `sub`."""
     parser = sub.add_parser("sweep", help=HELP, description=DESCRIPTION)
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
                         help="number of GPUs (default: 64, or --nodes × GPUs per node)")
@@ -52,6 +53,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim sweep` on the parsed `args`; returns the exit status."""
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 64)
     sizes = parse_sizes(args.sizes)

@@ -17,6 +17,7 @@ HELP = "open the interactive simulator in the terminal (the default in a termina
 
 
 def register(sub) -> None:
+    """Add the `tui` subcommand to `sub`."""
     parser = sub.add_parser("tui", help=HELP, description=HELP + ". Defaults: the 4-GPU example, "
                             "a ring of 4 GPUs with 8 elements each; press ? inside for the keys.")
     add_scenario_arguments(parser, most_gpus=TUI_MAX_GPUS)
@@ -51,6 +52,7 @@ def check_terminal() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim tui` on the parsed `args`; returns the exit status."""
     app = make_app(args)
     check_terminal()
     app.run()

@@ -41,6 +41,7 @@ class Deferred:
     text: str
 
     def value(self, gpus: int, elements: int) -> int:
+        """The expression's value for G GPUs and N elements each."""
         return evaluate(self.text, gpus, elements)
 
 

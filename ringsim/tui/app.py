@@ -135,6 +135,7 @@ class RingsimApp(App[None]):
             self.notify(f"Press {key} to quit", title="Do you want to quit?")
 
     def get_default_screen(self) -> SimulatorScreen:
+        """The simulator, the screen the App opens on."""
         return self.simulator
 
     async def screen_ready(self) -> None:

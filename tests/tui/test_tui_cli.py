@@ -177,7 +177,7 @@ def test_export_refuses_a_folder_under_a_file_in_one_line(tmp_path, capsys):
 @pytest.mark.parametrize("size", ["30000x10000", "401x40", "120x201", "19x40", "12345678901x5"])
 def test_export_bounds_the_size(tmp_path, capsys, size):
     started = time.monotonic()
-    # main() returns argparse's usage errors as status 2 (it no longer raises SystemExit)
+    # main() returns argparse's usage errors as status 2 rather than raising SystemExit
     assert main(["export", "--svg", str(tmp_path / "x"), "--size", size]) == 2
     assert time.monotonic() - started < 5
     err = capsys.readouterr().err

@@ -108,7 +108,7 @@ class Canvas:
 
     def text(self) -> Text:
         """The grid as Rich text, one line per row (runs of one style appended at once: a
-        canvas is mostly blank, and one append per character was most of a frame's cost)."""
+        canvas is mostly blank, and one append per character would cost most of a frame)."""
         out = Text()
         for row in self.cells:
             run, style = [], row[0][1]

@@ -28,13 +28,17 @@ from .core.plan import Plan
 
 
 @dataclass(frozen=True, eq=False)
-class AllReduceResult:
-    """Each GPU's output (the summed array, in the input's shape) and what the run moved."""
+class _Result:
+    """Each GPU's output and what the run moved: its plan, ledger and closed forms."""
 
     outputs: list
     plan: Plan
     ledger: Ledger
     closed_form: ClosedForm
+
+
+class AllReduceResult(_Result):
+    """Each GPU's output (the summed array, in the input's shape) and what the run moved."""
 
     def __repr__(self) -> str:
         """One line, not the arrays: '<AllReduceResult of ring · 8 GPUs · 1,000 float32 elements …>'."""
@@ -105,14 +109,8 @@ def allreduce(arrays: Sequence, algorithm: str = "ring", *, master: int | None =
                            plan_closed_form(plan, layout.elements))
 
 
-@dataclass(frozen=True, eq=False)
-class CollectiveResult:
+class CollectiveResult(_Result):
     """Each GPU's output and what the run moved (its plan, ledger and closed forms)."""
-
-    outputs: list
-    plan: Plan
-    ledger: Ledger
-    closed_form: ClosedForm
 
     def __repr__(self) -> str:
         """One line, not the arrays: '<CollectiveResult of ring-reduce-scatter · 8 GPUs · …>'."""

@@ -95,7 +95,7 @@ def test_nvls_off_in_the_nccl_log_counts_as_in_the_paste(capsys):
     assert any(n.startswith("NVLS multicast support is not available on dev 0 in the NCCL log")
                for n in summary["notes"])
     assert not {s["algorithm"] for s in sizes} & {"NVLS", "NVLSTree"}
-    # NCCL's logged choice at 1 GiB is now the model's too
+    # NCCL's logged choice at 1 GiB is the model's
     assert [c["same"] for c in tuning["choices"]] == [True]
 
 

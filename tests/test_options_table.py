@@ -155,7 +155,7 @@ def test_mpi_sizes_follow_the_units_vocabulary(text, nbytes):
 
 def test_tui_takes_a_topology(capsys):
     from ringsim.cli import build_parser
-    from ringsim.cli.tui import make_app
+    from ringsim.cli._view_args import make_app
     args = build_parser().parse_args(["tui", "-g", "16", "--topology", "dgx-h100"])
     app = make_app(args)
     assert app.state.topology == "dgx-h100" and app.clock.topology == "dgx-h100"

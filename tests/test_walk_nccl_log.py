@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ringsim.cli import build_parser
-from ringsim.cli.tui import check_scenario
+from ringsim.cli._view_args import check_scenario
 
 LOGS = Path(__file__).resolve().parent / "data" / "nccl_logs"
 
@@ -80,7 +80,7 @@ def test_the_tui_opens_on_the_rings_of_the_log():
 
 def test_the_tui_steps_through_the_logs_ring_hop_by_hop():
     import asyncio
-    from ringsim.cli.tui import make_app
+    from ringsim.cli._view_args import make_app
     from ringsim.tui.widgets.transfer_list import TransferList
     args = build_parser().parse_args(
         ["tui", "--nccl-log", str(LOGS / "deepspeed4715_2node_channel_hops_excerpt.log")])
@@ -336,7 +336,7 @@ def test_a_trees_line_of_a_million_characters_is_refused_in_one_line(tmp_path, c
 
 def test_the_tui_steps_through_the_logs_trees():
     import asyncio
-    from ringsim.cli.tui import make_app
+    from ringsim.cli._view_args import make_app
     from ringsim.tui.widgets.transfer_list import TransferList
     app = make_app(build_parser().parse_args(["tui", "--nccl-log", str(EKS), "--nccl-algo", "Tree"]))
 

@@ -14,11 +14,13 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..core.checks import parse_count
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
+from ..cost.ports import one_level
 from ._counts import Tally, from_counts, from_tally
-from ._sparse import Ring, around, busiest, flat_phase, one_level
+from ._sparse import Ring, around, busiest, flat_phase
 
 
 MAX_ORDER_CELLS = 1 << 24  # GPU numbers all the rings' orders hold, checked before building them
@@ -132,8 +134,8 @@ def _rails(text: str, gpus: int) -> tuple[tuple[tuple[int, ...], ...], np.ndarra
     """rail_orders' tuples and their (P, G) array of 0-based GPUs, read-only."""
     _, _, per_node = text.partition(":")
     try:
-        size = int(per_node)
-    except ValueError:
+        size = parse_count(per_node, "rails:P", minimum=None)
+    except RingsimError:
         raise RingsimError(f"--ring-order rails needs the GPUs per node, as rails:8, got {text!r}") from None
     if size < 1:
         raise RingsimError(f"--ring-order rails:P needs at least 1 GPU per node, got rails:{size}")

@@ -90,12 +90,6 @@ def busiest(q: int, moved: int, longs: np.ndarray, candidates: np.ndarray) -> tu
 
 # --- one level: every step of a ring phase costs the same ------------------------------------
 
-def one_level(model, gpus: int) -> bool:
-    """True when no transfer among G GPUs crosses nodes (flat topology, or one node)."""
-    per = model.topology.gpus_per_node
-    return per is None or gpus <= per
-
-
 def block_sizes(ring: Ring, q: int, r: int) -> list[int]:
     """Distinct block sizes in elements, as `ring_phase` classes them: long, partly long, short."""
     full = min(max((r - ring.base) // ring.width, 0), ring.length)  # Python ints: exact, quick

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..core.formula import ClosedForm
 from ..core.plan import Plan
-from . import _multiring, _sparse
+from ..cost.ports import one_level
+from . import _multiring
 from .spec import AlgorithmSpec, Shape, two_lanes
 
 NAME = "bidirectional-ring"
@@ -60,7 +61,7 @@ SECONDS_PER_GPU = 4e-8  # one `seconds` call across nodes, per GPU: about 40 ns 
 
 def seconds_cost(gpus: int, model, **options) -> float:
     """About how long `seconds` takes: it lays out both rings GPU by GPU across nodes."""
-    return 0.0 if _sparse.one_level(model, gpus) else gpus * SECONDS_PER_GPU
+    return 0.0 if one_level(model, gpus) else gpus * SECONDS_PER_GPU
 
 
 def busiest_gpu(gpus: int, elements: int) -> int:

@@ -20,8 +20,9 @@ import numpy as np
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
+from ..cost.ports import one_level
 from ._counts import Tally, from_counts
-from ._sparse import Ring, around, busiest, flat_phase, one_level
+from ._sparse import Ring, around, busiest, flat_phase
 from ._phases import ring_iterations
 from .spec import AlgorithmSpec, Shape
 

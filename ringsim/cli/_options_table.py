@@ -103,6 +103,7 @@ def markdown(table: list[Row]) -> str:
 
 
 def main() -> None:
+    """Rewrite docs/options.md from the parsers."""
     DOC.write_text(markdown(rows()), encoding="utf-8")
     print(f"wrote {DOC}")
 

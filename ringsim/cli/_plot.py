@@ -1,5 +1,5 @@
-"""What the terminal plots of sweep and diagnose share: a character and a colour per series,
-round ticks on the log y axis, and the legend under the plot."""
+"""What the terminal plots of sweep and diagnose share: the log-log figure, a character and a
+colour per series, round ticks on the log y axis, and the legend under the plot."""
 
 from __future__ import annotations
 
@@ -13,6 +13,16 @@ from ..core.width import display_width
 # there are more than the series a sweep draws (NCCL's model and every algorithm).
 MARKERS = "•+xo#@%&$=~^?!<>"
 COLOURS = (12, 9, 10, 11, 13, 14, 208, 15, 245, 3, 141, 130)  # 256-colour codes
+
+
+def log_log_figure(plt, limit: int | None, height: int, colour: bool) -> None:
+    """Start a plotext figure with both axes logarithmic, `height` rows tall and 100 columns wide
+    (`limit` where the output is narrower), in colour or plain."""
+    plt.clear_figure()
+    plt.plotsize(100 if limit is None else min(100, limit), height)
+    plt.theme("pro" if colour else "clear")
+    plt.xscale("log")
+    plt.yscale("log")
 
 
 def series_style(number: int) -> tuple[str, int]:

@@ -14,6 +14,7 @@ HELP = "measure the engine against the machine's own copy bandwidth (ratios)"
 
 
 def register(sub) -> None:
+    """Add the `bench` subcommand to `sub`."""
     parser = sub.add_parser("bench", help=HELP, description=HELP + ". Each figure is a ratio "
                             "of two rates measured in the same run.")
     add_backend_argument(parser)
@@ -25,6 +26,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim bench` on the parsed `args`; returns the exit status."""
     xp = array_module(args.backend)
     if xp.__name__ == "cupy":
         from ..studies.gpu_bench import cupy_cases

@@ -18,7 +18,7 @@ from ..core.textout import escaped, json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..core.width import fill_width, output_width, say, table, wrap
 from ._cost_args import load_topology, nccl_release
-from ._plot import legend_entry, legend_rows, round_yticks, series_style
+from ._plot import legend_entry, legend_rows, log_log_figure, round_yticks, series_style
 
 ORDER = 45
 HELP = "read nccl-tests output (all_reduce_perf …): measured vs NCCL's model per size, and why"
@@ -39,6 +39,7 @@ COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduc
 
 
 def register(sub) -> None:
+    """Add the `diagnose` subcommand to `sub`."""
     parser = sub.add_parser("diagnose", help=HELP, description=DESCRIPTION)
     parser.add_argument("file", metavar="FILE", help="nccl-tests output, or - for standard input")
     parser.add_argument("--topology", default=None, metavar="T",
@@ -127,6 +128,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim diagnose` on the parsed `args`; returns the exit status."""
     from ..cost.topology import load, presets
     from ..studies import diagnose as study
     from ..studies.diagnose_inputs import (assumed_network, check_inputs, check_one_test,
@@ -386,11 +388,7 @@ def terminal_plot(r, colour: bool) -> str:
     except ImportError:
         return wrap("(no plot: install plotext, e.g. pip install '.[plot]' from a clone of ringsim)")
     limit = output_width()
-    plt.clear_figure()
-    plt.plotsize(100 if limit is None else min(100, limit), 22)
-    plt.theme("pro" if colour else "clear")
-    plt.xscale("log")
-    plt.yscale("log")
+    log_log_figure(plt, limit, 22, colour)
     legend = []
     # Drawn last to first, so that where the curves meet the measured one stays on top.
     for number, (name, values) in reversed(list(enumerate(r.series().items()))):

@@ -14,9 +14,9 @@ from ..core.files import check_folder, make_folder
 from ..core.naming import plural
 from ..core.textout import escaped
 from ..core.width import say
-from ..tui.scenario import MAX_GPUS as TUI_MAX_GPUS, MIN_SIZE, MIN_SIZE_PRESENT  # below them a slide only says the screen is too small
+from ..tui.limits import MAX_GPUS as TUI_MAX_GPUS, MIN_SIZE, MIN_SIZE_PRESENT  # below them a slide only says the screen is too small
+from ._view_args import add_view_arguments, elements_follow_gpus, make_app
 from .common import add_scenario_arguments
-from .tui import add_view_arguments, elements_follow_gpus, make_app
 
 ORDER = 50
 HELP = "write the TUI's screen after every iteration as numbered SVG files (for slides)"
@@ -72,6 +72,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def register(sub) -> None:
+    """Add the `export` subcommand to `sub`."""
     parser = sub.add_parser("export", help=HELP, description=HELP + ": 00-start.svg, "
                             "01-reduce-scatter-1.svg, … The SVGs name locally installed fonts "
                             "(nothing is loaded from the internet).")
@@ -179,6 +180,7 @@ def check_screen(size: tuple[int, int], present: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim export` on the parsed `args`; returns the exit status."""
     folder: Path = args.svg
     check_folder(folder)
     check_screen(args.size, args.present)

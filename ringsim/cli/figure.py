@@ -14,8 +14,8 @@ from ..sim.scenario import shown_elements
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
 from ._collective import add_collective_argument
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log, print_preface
+from ._view_args import elements_follow_gpus
 from .common import add_scenario_arguments, options_from_args
-from .tui import elements_follow_gpus
 
 ORDER = 52
 HELP = "draw a step (or every step, animated) as .svg, .png, .pdf, .gif or .html"
@@ -24,6 +24,7 @@ MAX_ELEMENTS = 1_000_000  # a figure shows labels, not numbers: more elements on
 
 
 def register(sub) -> None:
+    """Add the `figure` subcommand to `sub`."""
     parser = sub.add_parser(
         "figure", help=HELP,
         description=HELP + ". GPUs are columns of segment cells coloured by whose gradients "
@@ -65,6 +66,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim figure` on the parsed `args`; returns the exit status."""
     from ..figures.output import parse_size, suffix_of, write
     from ..figures.render import need_drawsvg
     if args.all is not None:

@@ -20,6 +20,7 @@ HELP = "list the lessons, run lesson N (Enter at each stop), or --check a lesson
 
 
 def register(sub) -> None:
+    """Add the `lesson` subcommand to `sub`."""
     parser = sub.add_parser("lesson", help=HELP, description=HELP + ". Every number a lesson "
                             "states is computed by the engine.")
     parser.add_argument("number", nargs="?", type=int, metavar="N",
@@ -44,6 +45,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim lesson` on the parsed `args`; returns the exit status."""
     from ..lessons import check_lessons, load_lessons, load_numbered, outline_lessons
     from ..lessons.runner import listing, run_lesson
     scenario = {"gpus": args.gpus, "elements": args.elements}

@@ -35,6 +35,7 @@ def check_ranks(ranks: int, oversubscribe: bool, cores: int | None = None) -> No
 
 
 def register(sub) -> None:
+    """Add the `mpi` subcommand to `sub`."""
     parser = sub.add_parser("mpi", help=HELP, description=HELP + ". Starts the mpiexec of this "
                             "Python environment (the [mpi] extra's MPICH), else the one on PATH. "
                             "On a cluster run `srun -n G python -m ringsim.mpi …` instead.")
@@ -82,6 +83,7 @@ def launcher_flags(mpiexec: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim mpi` on the parsed `args`; returns the exit status."""
     from ..mpi.options import check_run
     check_ranks(args.ranks, args.oversubscribe)
     check_run(args, args.ranks, args.ranks)  # bad input: one line here, before any process starts

@@ -29,6 +29,7 @@ DESCRIPTION = (
 
 
 def register(sub) -> None:
+    """Add the `predict` subcommand to `sub`."""
     parser = sub.add_parser("predict", help=HELP, description=DESCRIPTION)
     parser.add_argument("--topology", default="dgx-h100", metavar="T",
                         help=f"the topology: a preset ({', '.join(presets())}) or a .toml file "
@@ -115,6 +116,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim predict` on the parsed `args`; returns the exit status."""
     if args.nccl_log is not None and not args.tuning:
         raise RingsimError("--nccl-log sets a log's tuning table beside the model's: give "
                            "--tuning too")

@@ -9,9 +9,9 @@ import socket
 import sys
 
 from ..core.errors import RingsimError
-from ..tui.scenario import MAX_GPUS as TUI_MAX_GPUS
+from ..tui.limits import MAX_GPUS as TUI_MAX_GPUS
+from ._view_args import add_view_arguments, check_scenario, elements_follow_gpus
 from .common import add_scenario_arguments, options_from_args
-from .tui import add_view_arguments, check_scenario, elements_follow_gpus
 
 ORDER = 55
 HELP = "serve the TUI to a web browser on 127.0.0.1 (needs textual-serve)"
@@ -20,6 +20,7 @@ MAX_SESSIONS = 8  # browser sessions at once: each runs its own `ringsim tui` pr
 
 
 def register(sub) -> None:
+    """Add the `serve` subcommand to `sub`."""
     parser = sub.add_parser("serve", help=HELP, description=HELP + "; open the printed address. "
                             f"Each browser tab runs its own `ringsim tui` (at most {MAX_SESSIONS} "
                             "at once); only pages of this server may connect.")
@@ -62,11 +63,12 @@ def _port_problem(port: int, error: OSError) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim serve` on the parsed `args`; returns the exit status."""
     check_scenario(args)  # the same refusals as `ringsim tui`, before anything is served
     check_port(args.port)
     try:
-        import textual_serve.server  # noqa: F401  (asked first: ..tui.web may be loaded already)
-        from ..tui.web import GuardedServer
+        import textual_serve.server  # noqa: F401  (asked first: ..tui.web.server may be loaded already)
+        from ..tui.web.server import GuardedServer
     except ImportError:
         raise RingsimError("textual-serve is not installed: from a clone of ringsim, "
                            "pip install '.[serve]'") from None

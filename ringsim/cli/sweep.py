@@ -21,7 +21,7 @@ from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..studies.whose import nccl_model, nccl_release, nccl_version
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, add_nccl_argument,
                          gpus_from_args, model_from_args)
-from ._plot import legend_entry, legend_rows, round_yticks, series_style
+from ._plot import legend_entry, legend_rows, log_log_figure, round_yticks, series_style
 
 ORDER = 25
 HELP = "sweep message sizes: each algorithm's modelled time and busbw, the best, the crossovers"
@@ -33,6 +33,7 @@ DESCRIPTION = (
 
 
 def register(sub) -> None:
+    """Add the `sweep` subcommand to `sub`."""
     parser = sub.add_parser("sweep", help=HELP, description=DESCRIPTION)
     # One GPU has nothing to synchronise: every time would be 0 and every algorithm "fastest".
     parser.add_argument("-g", "--gpus", type=count_arg("the number of GPUs", minimum=2, maximum=MAX_GPUS),
@@ -55,6 +56,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim sweep` on the parsed `args`; returns the exit status."""
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 64)
     sizes = parse_sizes(args.sizes)
@@ -139,11 +141,7 @@ def _terminal_plot(result: Sweep, metric: str, colour: bool) -> str:
     if not _plottable(result, metric):
         return wrap(f"(no plot: {_nothing_to_plot(result, metric)})")
     limit = output_width()
-    plt.clear_figure()
-    plt.plotsize(100 if limit is None else min(100, limit), 24)
-    plt.theme("pro" if colour else "clear")
-    plt.xscale("log")
-    plt.yscale("log")
+    log_log_figure(plt, limit, 24, colour)
     legend, ys = [], []
     drawn = list(enumerate(_series(result, metric).items()))
     # Drawn last to first, so that where curves meet the first algorithms (the ring) stay on top.

@@ -45,6 +45,7 @@ def _fault(parse):
 
 
 def register(sub) -> None:
+    """Add the `timeline` subcommand to `sub`."""
     from ..timeline import faults
     parser = sub.add_parser("timeline", help=HELP, description=DESCRIPTION)
     parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=list(ALGORITHMS),
@@ -80,6 +81,7 @@ def _differs(timeline, faults) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim timeline` on the parsed `args`; returns the exit status."""
     from ..algorithms.collectives import COLLECTIVES
     from ..algorithms.timing import check_timed
     from ..timeline import budget, simulate, trace

@@ -27,6 +27,7 @@ def _positive_float(text: str) -> float:
 
 
 def register(sub) -> None:
+    """Add the `train` subcommand to `sub`."""
     parser = sub.add_parser("train", help=HELP, description=HELP + ". Prints the loss per epoch, "
                             "how far the GPUs' replicas differ, how far they are from the same "
                             "model trained on one GPU with the whole batch, and what the syncs moved.")
@@ -60,6 +61,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim train` on the parsed `args`; returns the exit status."""
     if args.zero is not None:
         from ..training.zero_train import run_from_args
         return run_from_args(args, dict(options_from_args(args)))

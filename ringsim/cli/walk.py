@@ -42,7 +42,7 @@ from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, element
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log, print_preface
 from ._walk_budget import MAX_SECONDS, check as check_time, estimate as walk_work
 from .common import NODES_ALGORITHM, NODES_TOPOLOGY, add_scenario_arguments, gpus_up_to, options_from_args
-from .tui import elements_follow_gpus
+from ._view_args import elements_follow_gpus
 
 ORDER = 10
 HELP = "print every iteration in words, then the ledger vs the formulas"

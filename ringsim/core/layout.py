@@ -33,11 +33,6 @@ class Layout:
                                                          "elements", minimum=0))
 
     @property
-    def gpus(self) -> int:
-        """The number of segments (the name from when S was always G; prefer `segments`)."""
-        return self.segments
-
-    @property
     def width(self) -> int:
         """Size of the largest segment (every segment buffer is allocated this wide)."""
         return -(-self.elements // self.segments)

@@ -72,8 +72,8 @@ def wrap(text: str, width: int | None = None, hang: str | None = None, *,
     limit = output_width(stream) if width is None else width
     if limit is None and most is None:
         return text
-    # Without a limit, text is filled at `most` as it always was (files and pipes keep it);
-    # at a terminal a value also keeps its unit on its line.
+    # Without a limit (a file or a pipe) text is filled at `most`, breaking at any space; at a
+    # terminal a value also keeps its unit on its line.
     glue = limit is not None
     if not can_encode(sys.stdout if stream is None else stream, text):
         # The stream writes ASCII forms ('→' as '->', textout.py), longer than the characters

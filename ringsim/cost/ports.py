@@ -63,6 +63,14 @@ def node_period(model, gpus: int) -> int | None:
     return None if per is None or gpus <= per else per
 
 
+def one_level(model, gpus: int) -> bool:
+    """True when no transfer among G GPUs crosses nodes (flat topology, or one node)."""
+    # Read from the topology, not through node_period: tests replace node_period to make the
+    # closed forms sample every GPU, and that must not change which path prices a step.
+    per = model.topology.gpus_per_node
+    return per is None or gpus <= per
+
+
 def crosses(model, src, dst) -> np.ndarray:
     """Whether each transfer src → dst (0-based GPUs) goes across nodes on the model's topology."""
     per = model.topology.gpus_per_node

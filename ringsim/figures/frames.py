@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..algorithms import ALGORITHMS, algorithm, checked_options, plan_nodes
-from ..algorithms.collectives import ALL_REDUCE, Collective
-from ..algorithms.spec import AlgorithmSpec
+from ..algorithms import plan_nodes
+from ..algorithms.geometry import lane_count, lane_of, spec_of
 from ..algorithms.spec import Shape
 from ..core.errors import RingsimError
 from ..core.plan import Plan
@@ -63,24 +62,6 @@ class Frame:
     busiest_sent: int
     busiest_received: int
     elements: int
-
-
-def spec_of(plan: Plan, collective: Collective) -> AlgorithmSpec:
-    """The registered algorithm that built the plan: a reduce-scatter's or all-gather's plan is
-    named for its collective, so it is the first algorithm the collective is built by."""
-    if plan.algorithm in ALGORITHMS:
-        return ALGORITHMS[plan.algorithm]
-    return algorithm(collective.algorithms[0])
-
-
-def lane_count(plan: Plan, collective: Collective = ALL_REDUCE) -> int:
-    """How many rings or trees share the segments (each takes a block of S/lanes)."""
-    return spec_of(plan, collective).lanes(**checked_options(plan))
-
-
-def lane_of(segments: int, lanes: int, segment: int) -> int:
-    """The ring or tree that owns a segment."""
-    return min(segment * lanes // max(segments, 1), lanes - 1)
 
 
 def node_groups(plan: Plan) -> tuple[tuple[int, ...], ...]:

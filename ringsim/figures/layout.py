@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..algorithms.geometry import ring_order, tree_parents
 from ..algorithms.spec import Shape
 from ..core.plan import Plan
-from .frames import lane_of
 
 MAX_ROW = 8        # columns in one row before it wraps
 CELL_H = 20        # one segment's cell
@@ -123,24 +123,6 @@ def around_slots(lay: Layout, hops: list[tuple[int, int]]) -> list[int | None]:
         taken.append((key, lo, hi, slot))
         slots[order[-1]] = slot
     return slots
-
-
-def ring_order(plan: Plan) -> list[int]:
-    """The first ring's GPU order (0-based): the ring_order option, else 0, 1, …, G−1."""
-    orders = plan.options.get("ring_order")
-    if orders:
-        return [g - 1 for g in orders[0]]
-    return list(range(plan.gpus))
-
-
-def tree_parents(plan: Plan, lanes: int) -> list[int]:
-    """Each GPU's parent in the first tree (−1 for the root): where its reduces go."""
-    parents = [-1] * plan.gpus
-    for step in plan.steps:
-        for t in step.transfers():
-            if t.op == "reduce" and lane_of(plan.segments, lanes, t.first) == 0:
-                parents[t.src] = t.dst
-    return parents
 
 
 def tree_levels(parents: list[int]) -> list[list[int]]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from ..algorithms.geometry import lane_count, spec_of
 from ..core.errors import RingsimError
 from .draw import DETAILED_MAX_GPUS, Drawn, cell_width, detailed_size, draw_frame, heat_map_size
-from .frames import Frame, frames, lane_count, node_groups, spec_of
+from .frames import Frame, frames, node_groups
 from .layout import layout
 from .theme import theme as find_theme
 

@@ -29,7 +29,6 @@ from .words import SIMULATE_MAX_CELLS
 PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
 _HEAD = re.compile(r"^([A-Za-z_][\w.]*?)((?:\[[^\[\]]+\])*)((?:\.[A-Za-z_]\w*)*)$")
 SCENARIO_OPTIONS = ("algorithm", "gpus", "elements", "master")
-WHOLE_OPTIONS = ("gpus", "elements", "master", "at", "step", "epochs")
 UNIVERSAL_OPTIONS = ("unit",)
 
 __all__ = ["Context", "Expression", "LEDGER_MAX_GPUS", "PLACEHOLDER", "SCENARIO_OPTIONS",
@@ -43,6 +42,7 @@ class Deferred:
     text: str
 
     def value(self, gpus: int, elements: int) -> int:
+        """The expression's value for G GPUs and N elements each."""
         return evaluate(self.text, gpus, elements)
 
 

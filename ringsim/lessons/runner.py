@@ -105,6 +105,7 @@ class Runner:
         self.shown: int | None = None  # the position whose board was printed last
 
     def say(self, text: str = "") -> None:
+        """Print `text` (a blank line by default), wrapped to the output's width."""
         print(fit(text, stream=self.out), file=self.out, flush=True)
 
     def note(self, text: str) -> None:
@@ -150,6 +151,7 @@ class Runner:
         return 0
 
     def show(self, section: Section) -> None:
+        """Print one section: the board at its stop (once per stop), then its text."""
         self.say()
         # A lesson may stay at one stop for several sections (a recap after the last step):
         # the board is printed once, the later sections carry on below it.
@@ -166,6 +168,7 @@ class Runner:
             self.markdown(section.text)
 
     def ask(self, question: Question) -> None:
+        """Ask `question`, read the learner's answer and say whether it is right, and why."""
         self.say()
         self.note(f"Question: {question.prompt}")
         if self.inp is None:

@@ -30,11 +30,6 @@ class Stopped(Exception):
         self.signum = signum
 
 
-def session_members(session: int) -> list[int]:
-    """Process ids whose session is `session` (Linux /proc; empty elsewhere)."""
-    return _members(3, session)
-
-
 def group_members(group: int) -> list[int]:
     """Process ids whose process group is `group` (Linux /proc; empty elsewhere)."""
     return _members(2, group)

@@ -28,7 +28,8 @@ from .executor import check_memory, host
 
 
 def options_of(args: argparse.Namespace) -> dict:
-    """Algorithm options from the command line (today only the master's 1-based GPU)."""
+    """Algorithm options from the command line: the only one the MPI runner takes is the
+    master's 1-based GPU."""
     return {"master": args.master} if args.master is not None else {}
 
 
@@ -183,6 +184,8 @@ class Report:
         return ", and ranks " + ", ".join(map(str, self.switch_hosts)) + " also play the switches"
 
     def print_text(self) -> None:
+        """Print the run in words: each step's time and bytes, each rank's bytes beside the
+        ledger, and the checks against MPI_Allreduce and ringsim.allreduce."""
         say("\n".join(self._header()))
         state = self._state()
         phase = None
@@ -233,6 +236,7 @@ class Report:
         return text
 
     def print_json(self) -> None:
+        """Print the run as JSON lines: one object per step, then the summary."""
         state = self._state()
         for index, step in enumerate(self.plan.steps):
             rows = self.table[:, index]

@@ -42,21 +42,6 @@ _COMM = re.compile(r"comm (0x[0-9a-fA-F]+) rank (\d+) n[Rr]anks (\d+)")
 _NODES = re.compile(r"nNodes (\d+)")
 
 
-@dataclass(frozen=True)
-class Hop:
-    """One ring hop NCCL connected: channel, ranks (0-based as NCCL prints them), transport."""
-
-    channel: int
-    src: int
-    dst: int
-    via: str
-
-    @property
-    def network(self) -> bool:
-        """True when the hop goes over the network (it leaves the node)."""
-        return self.via.upper().startswith(("NET", "COLLNET"))
-
-
 @dataclass
 class Log:
     """What an NCCL_DEBUG=INFO log says about one communicator."""

@@ -70,7 +70,6 @@ _NGPUS = re.compile(r"#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)")
 _TEST = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv|"
                    r"gather|scatter|hypercube)_perf")
 _STARTING = re.compile(r"Collective test starting:\s*(\w+)")
-_TESTS_VERSION = re.compile(r"nccl-tests version (\d+\.\d+\.\d+)")
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
 # NCCL_ALGO / NCCL_PROTO as a command line sets them, as NCCL reports them (`NCCL_PROTO set by
 # environment to Simple`), or as the AWS OFI plugin does (`Setting NCCL_PROTO to "simple"`)
@@ -124,7 +123,6 @@ class Output:
     collective: str | None = None
     gpus_per_process: int | None = None
     nccl_version: str | None = None
-    tests_version: str | None = None
     avg_busbw: float | None = None
     env: dict[str, str] = field(default_factory=dict)  # NCCL_ALGO / NCCL_PROTO the paste shows
     nvls_off: str | None = None  # the paste's line saying NVLS is off (nvls_off), as NCCL put it
@@ -150,14 +148,6 @@ class Output:
         for r in self.ranks:
             counts[r.gpu] = counts.get(r.gpu, 0) + 1
         return sorted(counts, key=lambda name: -counts[name])
-
-    def gpus_per_host(self) -> int | None:
-        """GPUs on every host when all hosts hold the same number (None when they differ)."""
-        per = {}
-        for r in self.ranks:
-            per[r.host] = per.get(r.host, 0) + 1
-        counts = set(per.values())
-        return counts.pop() if len(counts) == 1 else None
 
 
 def parse(text: Text) -> Output:
@@ -248,8 +238,6 @@ def _header(line: str, out: Output, seen: dict[int, RankLine]) -> None:
         seen[rank] = entry
     elif m := _NGPUS.search(line):
         out.gpus_per_process = int(m.group(2))
-    elif m := _TESTS_VERSION.search(line):
-        out.tests_version = m.group(1)
     elif m := _AVG.search(line):
         out.avg_busbw = float(m.group(1)) * 1e9
     if out.collective is None and (m := _TEST.search(line)):

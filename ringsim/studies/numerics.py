@@ -5,8 +5,9 @@ all-reduce adds the same G contributions per element, but each algorithm (and ea
 each number of channels) adds them in its own order (order.py states the rule): the ring
 adds one GPU's value at a time to a growing partial sum, a tree adds sums of equal weight.
 NCCL's maintainers: "Ring, by nature, has a worse precision than say Tree, because of the
-order in which it performs the sums" (NVIDIA/nccl issue #1055, 2023; see also #1026: the
-tree "adds values of equal weights"). Every GPU still ends with the same bits (#855).
+order in which it performs the sums" (NVIDIA/nccl issue 1055, 2023; see also NVIDIA/nccl issue
+1026: the tree "adds values of equal weights"). Every GPU still ends with the same bits
+(NVIDIA/nccl issue 855).
 
 `measure` runs every algorithm on the same random gradients through the numeric executor,
 in the dtype itself (bfloat16 through the ml_dtypes package, whose adds round the exact sum

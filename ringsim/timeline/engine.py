@@ -36,10 +36,6 @@ class Engine:
         """Run `callback` `delay` seconds from now."""
         self.at(self.now + delay, callback)
 
-    def peek(self) -> float:
-        """Time of the next event (infinity when none is left)."""
-        return self._queue[0][0] if self._queue else math.inf
-
     def step(self) -> bool:
         """Process the next event; False when none is left."""
         if not self._queue:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..core.checks import parse_count
 from ..core.errors import RingsimError
 from ..core.naming import gpu_name
 from ..core.units import format_seconds, parse_seconds
@@ -72,8 +73,8 @@ def _out_of_range(kind: str, value: float) -> str | None:
 
 def _gpu(text: str, flag: str) -> int:
     try:
-        number = int(text)
-    except ValueError:
+        number = parse_count(text, flag, minimum=None)
+    except RingsimError:
         raise RingsimError(f"{flag}: expected a GPU number, got {text!r}") from None
     if number < 1:
         raise RingsimError(f"{flag}: GPU numbers start at 1, got {number}")

@@ -38,9 +38,10 @@ from ..core.units import format_seconds
 from ..cost.model import CostModel, price
 from ..cost.ports import IN, OUT, PORTS_PER_GPU, crosses, port_keys
 from ..cost.topology_model import LEVELS
-from . import budget
+from . import budget, sweep
 from .engine import Engine
 from .faults import Fault
+from .sweep import ports_distinct
 
 TIE = 1e-9  # ends this close to the total, as a share of it, arrive together (float rounding)
 
@@ -239,7 +240,6 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
                            f"{work.touches:,} (method='sweep' gives the same times)")
     if method == "sweep" or (method == "auto" and (len(src) > EVENT_TRANSFERS
                                                    or work.touches > budget.EVENT_TOUCHES)):
-        from . import sweep
         start, cause, reason = sweep.run(ports_of, plan.segments, step, src, dst, first, last,
                                          out_key, in_key, wire, extra, joined, keys)
         events = 0
@@ -275,12 +275,11 @@ def check_faults(faults, gpus: int) -> tuple[Fault, ...]:
 def _work(plan: Plan, step, first, last, out_key, in_key, ports_of: int | None = None) -> budget.Work:
     """The estimated size of one run over these columns (budget.py); `ports_of`: the owners of
     port numbers (the GPUs, and a switch's port per GPU)."""
-    from .sweep import _ports_distinct
     n = len(step)
     if not n:
         return budget.estimate(plan.gpus, plan.segments, np.zeros(0, np.int64), step, 0)
     cuts = np.concatenate([[0], np.flatnonzero(np.diff(step)) + 1, [n]])
-    distinct = _ports_distinct(step, out_key, in_key, cuts, PORTS_PER_GPU * (ports_of or plan.gpus))
+    distinct = ports_distinct(step, out_key, in_key, cuts, PORTS_PER_GPU * (ports_of or plan.gpus))
     shared = int(np.diff(cuts)[~distinct].sum())
     dense = np.repeat(np.arange(len(cuts) - 1), np.diff(cuts))
     return budget.estimate(plan.gpus, plan.segments, last - first + 1, dense, shared)

@@ -42,7 +42,7 @@ def run(gpus, segments, step, src, dst, first, last, out_key, in_key, wire, extr
     # Per step, once for all: one segment per transfer? every port used once?
     widths = last - first + 1
     single = np.logical_and.reduceat(widths == 1, cuts[:-1]) if n else np.zeros(0, bool)
-    distinct = _ports_distinct(step, out_key, in_key, cuts, PORTS_PER_GPU * gpus) if n else np.zeros(0, bool)
+    distinct = ports_distinct(step, out_key, in_key, cuts, PORTS_PER_GPU * gpus) if n else np.zeros(0, bool)
     src_flat, dst_flat = src * segments + first, dst * segments + first
     for k, (a, b) in enumerate(bounds):
         if single[k]:  # one segment per transfer: no ranges to expand
@@ -77,7 +77,7 @@ def run(gpus, segments, step, src, dst, first, last, out_key, in_key, wire, extr
     return start, cause, code
 
 
-def _ports_distinct(step, out_key, in_key, cuts, ports: int) -> np.ndarray:
+def ports_distinct(step, out_key, in_key, cuts, ports: int) -> np.ndarray:
     """For every step: True when no out port and no in port serves two of its transfers."""
     steps = len(cuts) - 1
     distinct = np.ones(steps, bool)

@@ -32,11 +32,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..algorithms._sparse import one_level
 from ..algorithms.timing import estimate, machine_options
 from ..core.errors import RingsimError
 from ..core.units import format_seconds
 from ..cost.model import CostModel
+from ..cost.ports import one_level
 from .models import Model
 from ..timeline.engine import Engine
 

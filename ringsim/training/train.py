@@ -71,14 +71,15 @@ def synthetic_data(samples: int, features: int, seed: int = 0) -> tuple[np.ndarr
     return x, y
 
 
-def _gradient(w: np.ndarray, x: np.ndarray, y: np.ndarray, scale: float) -> np.ndarray:
+def gradient(w: np.ndarray, x: np.ndarray, y: np.ndarray, scale: float) -> np.ndarray:
     """Gradient of the summed log-loss over (x, y) times `scale`; last entry is the bias."""
     p = 1 / (1 + np.exp(-(x @ w[:-1] + w[-1])))
     err = (p - y) * scale
     return np.concatenate([x.T @ err, [err.sum()]])
 
 
-def _loss(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
+def loss(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
+    """The mean log-loss of the logistic model `w` over (x, y); last entry of w is the bias."""
     z = x @ w[:-1] + w[-1]
     # log(1 + e^z) − y·z, written to stay finite for large |z|
     return float(np.mean(np.logaddexp(0, z) - y * z))
@@ -172,7 +173,7 @@ def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool
         spread = float(np.max(np.abs(replicas - replicas[0])))
         gap = float(np.max(np.abs(replicas - reference)))
         with np.errstate(over="ignore", invalid="ignore"):
-            run.epochs.append(Epoch(number, _loss(replicas[0], x, y), spread, gap))
+            run.epochs.append(Epoch(number, loss(replicas[0], x, y), spread, gap))
     return _finished(run, syncs, per_sync, replicas, reference)
 
 
@@ -183,7 +184,7 @@ def _epoch(starts, x, y, batch, gpus, sync, executor, xp, replicas, reference, l
         shards = np.array_split(np.arange(len(yb)), gpus)
         if sync:
             # Each GPU's share of the mean gradient: summing the shares gives the mean.
-            local = np.stack([_gradient(replicas[g], xb[s], yb[s], 1 / len(yb))
+            local = np.stack([gradient(replicas[g], xb[s], yb[s], 1 / len(yb))
                               for g, s in enumerate(shards)])
             executor.load(xp.asarray(local))
             executor.run()
@@ -191,8 +192,8 @@ def _epoch(starts, x, y, batch, gpus, sync, executor, xp, replicas, reference, l
         else:
             # Without sync a GPU only knows its own shard: it steps on that shard's mean.
             for g, s in enumerate(shards):
-                replicas[g] -= lr * _gradient(replicas[g], xb[s], yb[s], 1 / max(len(s), 1))
-        reference -= lr * _gradient(reference, xb, yb, 1 / len(yb))
+                replicas[g] -= lr * gradient(replicas[g], xb[s], yb[s], 1 / max(len(s), 1))
+        reference -= lr * gradient(reference, xb, yb, 1 / len(yb))
 
 
 def _finished(run: TrainingRun, syncs: int, per_sync: int, replicas, reference) -> TrainingRun:

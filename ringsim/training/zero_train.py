@@ -27,7 +27,7 @@ from ..execute.ledger import measure
 from ..core.plan import Plan
 from ..core.width import say
 from ..execute.memory import check_memory, train_bytes
-from .train import _gradient, _loss, check_training, check_work, small_difference, synthetic_data
+from .train import check_training, check_work, gradient, loss, small_difference, synthetic_data
 
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8  # Adam's defaults (Kingma & Ba 2015, Algorithm 1)
 
@@ -139,9 +139,9 @@ def train_zero(gpus: int = 4, stage: int = 2, epochs: int = 5, *, samples: int =
             xb, yb = x[start:start + batch], y[start:start + batch]
             parts = np.array_split(np.arange(len(yb)), gpus)
             params = gathered() if stage == 3 else replicas
-            local = np.stack([_gradient(params[g], xb[s], yb[s], 1 / len(yb))
+            local = np.stack([gradient(params[g], xb[s], yb[s], 1 / len(yb))
                               for g, s in enumerate(parts)])
-            dp_local = np.stack([_gradient(dp[g], xb[s], yb[s], 1 / len(yb))
+            dp_local = np.stack([gradient(dp[g], xb[s], yb[s], 1 / len(yb))
                                  for g, s in enumerate(parts)])
             # ZeRO: reduce-scatter, then each GPU updates its own shard.
             summed = scatter(local)
@@ -160,7 +160,7 @@ def train_zero(gpus: int = 4, stage: int = 2, epochs: int = 5, *, samples: int =
                 _adam(dp[g], total[g], dp_m[g], dp_v[g], t, lr)
             run.steps += 1
         final = gathered() if stage == 3 else replicas
-        run.epochs.append(ZeroEpoch(number, _loss(final[0], x, y), float(np.max(np.abs(final - dp)))))
+        run.epochs.append(ZeroEpoch(number, loss(final[0], x, y), float(np.max(np.abs(final - dp)))))
     run.zero_weights, run.dp_weights = (gathered() if stage == 3 else replicas), dp
     return run
 

@@ -13,10 +13,11 @@ from ..algorithms import ALGORITHMS, option_names, plan_options
 from ..core.errors import RingsimError
 from ..lessons import load_lessons
 from ..core.naming import gpu_name
+from ..sim.scenario import Scenario
 from ..sim.simulation import Simulation
 from .clock import Clock, fitting, on_machine
-from .scenario import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, Scenario,
-                       check_view_limits, fewer_elements, more_elements)
+from .limits import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, check_view_limits,
+                     fewer_elements, more_elements)
 from .screens.help import HelpScreen
 from .screens.simulator import SimulatorScreen
 from .state import SLOW_FACTORS, SPEEDS, Figures, ViewState
@@ -101,16 +102,18 @@ class RingsimApp(App[None]):
     state: var[ViewState] = var(ViewState(), init=False)  # no repaint of its own: the watcher redraws
 
     def __init__(self, sim: Simulation | None = None, *, present: bool = False,
-                 values: bool = False, lesson: int | None = None) -> None:
+                 values: bool = False, lesson: int | None = None, topology: str = "flat") -> None:
+        """The App on `sim` (default: a ring of 4 GPUs, 8 elements each), its clock on the
+        preset `topology`, the lesson panel open at lesson `lesson` when given."""
         super().__init__()
         self.sim = sim if sim is not None else Simulation.create("ring", 4, 8)
         check_view_limits(self.sim.plan.gpus, self.sim.layout.elements)
         scenario = Scenario(self.sim.plan.algorithm, self.sim.plan.gpus, self.sim.layout.elements,
                             plan_options(self.sim.plan))
         # The first state is set without its watcher: there is no screen to show it on yet.
-        self.set_reactive(RingsimApp.state, ViewState(scenario, self.sim.position,
-                                                      values=values, present=present))
-        self.clock = Clock()  # the state's topology and slow GPUs: flat, none
+        self.set_reactive(RingsimApp.state, ViewState(scenario, self.sim.position, values=values,
+                                                      present=present, topology=topology))
+        self.clock = Clock(topology)  # the state's topology, no GPU slowed yet
         self._timer: Timer | None = None
         self.simulator = SimulatorScreen()
         self.first_lesson = 0 if lesson is None else lesson - 1  # the lesson `l` opens first
@@ -136,6 +139,7 @@ class RingsimApp(App[None]):
             self.notify(f"Press {key} to quit", title="Do you want to quit?")
 
     def get_default_screen(self) -> SimulatorScreen:
+        """The simulator, the screen the App opens on."""
         return self.simulator
 
     async def screen_ready(self) -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..sim.scenario import Scenario
 from ..timeline import Timeline
 from .clock import Reading
-from .scenario import Scenario
 from .sweeps import SweepView
 from .training import MODEL_NAMES, TrainingStep
 

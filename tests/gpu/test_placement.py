@@ -59,8 +59,8 @@ def split(data: np.ndarray, layout: Layout) -> list[np.ndarray]:
     """Each GPU's (G, W) segment buffers, laid out as the streams executor loads them."""
     out = []
     for row in data:
-        buf = np.zeros((layout.gpus, layout.width), dtype=data.dtype)
-        for rows, width, flat in segment_blocks(layout.gpus, layout.elements):
+        buf = np.zeros((layout.segments, layout.width), dtype=data.dtype)
+        for rows, width, flat in segment_blocks(layout.segments, layout.elements):
             buf[rows, :width] = row[flat].reshape(-1, width)
         out.append(buf)
     return out
@@ -68,9 +68,9 @@ def split(data: np.ndarray, layout: Layout) -> list[np.ndarray]:
 
 def joined(buffers, layout: Layout) -> np.ndarray:
     """The (G, N) gradients back from per-GPU buffers."""
-    out = np.empty((layout.gpus, layout.elements), dtype=buffers[0].dtype)
+    out = np.empty((layout.segments, layout.elements), dtype=buffers[0].dtype)
     for k, buf in enumerate(buffers):
-        for rows, width, flat in segment_blocks(layout.gpus, layout.elements):
+        for rows, width, flat in segment_blocks(layout.segments, layout.elements):
             out[k, flat] = buf[rows, :width].reshape(-1)
     return out
 

@@ -33,7 +33,7 @@ async def _sessions(tmp_path, mark: str) -> dict:
     import aiohttp
     from aiohttp import web
 
-    from ringsim.tui.web import GuardedServer
+    from ringsim.tui.web.server import GuardedServer
     from tests.tui.serving import free_port
     port = free_port()
     size = tmp_path / "size"
@@ -85,7 +85,7 @@ async def _sessions(tmp_path, mark: str) -> dict:
 def test_a_session_process_ends_with_its_socket_and_sizes_are_bounded(tmp_path, monkeypatch):
     pytest.importorskip("aiohttp")
     pytest.importorskip("textual_serve")
-    from ringsim.tui import web
+    from ringsim.tui.web import server as web
     # The same escalation (quit, SIGTERM, SIGKILL) with shorter waits: four stubborn
     # sessions at 3 s a stage kept this test waiting 25 s.
     monkeypatch.setattr(web, "STOP_SECONDS", 0.5)

@@ -128,7 +128,7 @@ def test_a_browser_shows_the_gpu_panels_in_the_served_font_and_steps_with_a_key(
     assert count_colour(after, PANEL_RECEIVING) > 1000, "no receiving cell after pressing n"
 
 
-HINT_YELLOW = "#ffcc00"  # ringsim/tui/page_focus.py's hint
+HINT_YELLOW = "#ffcc00"  # ringsim/tui/web/page_focus.py's hint
 
 
 FOOTER_BAR = (36, 47, 56)  # the footer's background (Textual's panel colour), #242f38

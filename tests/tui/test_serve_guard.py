@@ -64,7 +64,7 @@ async def _guarded(max_sessions: int):
     """A GuardedServer's application listening on a free 127.0.0.1 port; each session sleeps."""
     from aiohttp import web
 
-    from ringsim.tui.web import GuardedServer
+    from ringsim.tui.web.server import GuardedServer
     port = free_port()
     # A session's process: any will do for counting; this one lives until textual-serve
     # writes to it (its "quit" when the websocket closes).
@@ -158,7 +158,7 @@ def test_the_served_page_names_no_other_site_and_serves_its_own_font(host):
 
 
 def test_a_page_without_a_font_file_keeps_only_its_own_links():
-    from ringsim.tui.page_font import with_local_font
+    from ringsim.tui.web.page_font import with_local_font
     page = ('<html><head><link rel="stylesheet" href="http://127.0.0.1:8000/static/css/xterm.css" />\n'
             '<link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Roboto%20Mono" />\n'
             "<link rel=stylesheet href=//cdn.example/x.css>\n<link rel=icon href=/favicon.ico>\n"

@@ -226,7 +226,7 @@ def test_export_refuses_a_folder_under_a_file_in_one_line(tmp_path, capsys):
 @pytest.mark.parametrize("size", ["30000x10000", "401x40", "120x201", "19x40", "12345678901x5"])
 def test_export_bounds_the_size(tmp_path, capsys, size):
     started = time.monotonic()
-    # main() returns argparse's usage errors as status 2 (it no longer raises SystemExit)
+    # main() returns argparse's usage errors as status 2 rather than raising SystemExit
     assert main(["export", "--svg", str(tmp_path / "x"), "--size", size]) == 2
     assert time.monotonic() - started < 5
     err = capsys.readouterr().err
@@ -279,7 +279,7 @@ def test_tui_without_a_terminal_refuses_in_one_line_at_once():
 
 def test_tui_elements_follow_gpus_by_default():
     from ringsim.cli import build_parser
-    from ringsim.cli.tui import check_scenario
+    from ringsim.cli._view_args import check_scenario
     for argv, elements in ((["tui", "--gpus", "32"], 32), (["tui"], 8), (["tui", "--gpus", "5"], 8),
                            (["tui", "--gpus", "32", "--elements", "4"], 4),
                            (["export", "--svg", "x", "--gpus", "16"], 16),

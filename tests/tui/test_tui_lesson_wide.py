@@ -4,7 +4,7 @@ saying where all of it shows), and key f shows the whole section at the terminal
 from rich.cells import cell_len
 
 from ringsim.tui.app import RingsimApp
-from ringsim.tui.lesson_markdown import cut_lines, wide_hint
+from ringsim.tui.widgets.lesson_markdown import cut_lines, wide_hint
 from ringsim.tui.screens.lesson_page import LessonPage
 from ringsim.tui.widgets.lesson_panel import LessonPanel
 

@@ -6,7 +6,7 @@ import math
 from ringsim import Simulation
 from ringsim.algorithms.timing import estimate, machine_options
 from ringsim.cli import build_parser
-from ringsim.cli.tui import make_app
+from ringsim.cli._view_args import make_app
 from ringsim.cost.model import CostModel
 from ringsim.tui.app import RingsimApp
 

@@ -1,7 +1,7 @@
 """The TUI's scenario from the command line is the one a lesson's front matter builds."""
 
 from ringsim.cli import build_parser
-from ringsim.cli.tui import make_app
+from ringsim.cli._view_args import make_app
 from ringsim.lessons import load_lessons
 from ringsim.sim.scenario import Scenario
 from ringsim.tui.widgets.lesson_panel import LessonPanel

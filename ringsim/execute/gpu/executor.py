@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ...core.checks import check_count, parse_count
 from ...core.errors import RingsimError
 from ...core.layout import Layout
 from ..numeric import NumericExecutor, buffer_row
@@ -105,12 +106,10 @@ def visible_devices(xp: Any) -> int:
     limit = os.environ.get("RINGSIM_DEVICES", "").strip()
     if limit:
         try:
-            wanted = int(limit)
-        except ValueError:
+            wanted = parse_count(limit, "RINGSIM_DEVICES", minimum=None)
+        except RingsimError:
             raise RingsimError(f"RINGSIM_DEVICES must be a whole number, got {limit!r}") from None
-        if wanted < 1:
-            raise RingsimError(f"RINGSIM_DEVICES must be at least 1, got {wanted}")
-        count = min(count, wanted)
+        count = min(count, check_count(wanted, "RINGSIM_DEVICES", minimum=1))
     return count
 
 

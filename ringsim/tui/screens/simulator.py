@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...sim.simulation import Simulation
-from ..scenario import DETAIL_MAX_GPUS, MIN_SIZE, MIN_SIZE_PRESENT
+from ..limits import DETAIL_MAX_GPUS, MIN_SIZE, MIN_SIZE_PRESENT
 from ..state import Figures, ViewState
 from ..widgets.counters import Counters, CountersBox
 from ..widgets.gpu_grid import GpuGrid

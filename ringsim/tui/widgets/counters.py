@@ -9,7 +9,7 @@ from textual.widget import Widget
 from ...core.formula import format_number
 from ...core.naming import gpu_name
 from ...sim.simulation import Simulation
-from ..lines import TextLines
+from .lines import TextLines
 
 BAR = 12  # characters per bar
 SENT = "#ff9f1c"

@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Static
 
-from ..lesson_markdown import LessonMarkdown
+from .lesson_markdown import LessonMarkdown
 
 
 def split_heading(text: str) -> tuple[str, str]:

@@ -10,7 +10,7 @@ from textual import events
 
 from ...sim.simulation import Simulation
 from ..clock import Reading
-from ..lines import TextLines
+from .lines import TextLines
 
 GAP = "   "  # between the phase and the clock
 SHORT_GAP = "  "  # the same on narrow terminals, with the short phase

@@ -15,11 +15,10 @@ import math
 
 from rich.text import Text
 
-
-from ...algorithms import algorithm, checked_options
+from ...algorithms.geometry import lane_count, lane_of, ring_order, spec_of, tree_parents
 from ...algorithms.spec import Shape
 from ...core.plan import Plan, Step
-from ..lines import TextLines
+from .lines import TextLines
 
 WIDTH, HEIGHT = 27, 11  # the drawing's canvas in characters (the widget adds two caption lines)
 LANE_COLOURS = ("#ffaf00", "#00d7ff", "#ff5fd7", "#87ff5f", "#d7d7ff", "#ff8787")
@@ -27,35 +26,6 @@ SHAPE_NAMES = {Shape.PAIRS: "pairs exchange", Shape.STAR: "star",
                Shape.ALL_TO_ALL: "everyone to everyone", Shape.SWITCH: "GPUs around the switch (S)"}
 ARROWS = {(1, 0): "→", (-1, 0): "←", (0, 1): "↓", (0, -1): "↑",
           (1, 1): "↘", (-1, -1): "↖", (1, -1): "↗", (-1, 1): "↙"}
-
-
-def lanes(plan: Plan) -> int:
-    """How many independent rings or trees share the segments (each a block of S/lanes)."""
-    return algorithm(plan.algorithm).lanes(**checked_options(plan))
-
-
-def lane_of(plan: Plan, segment: int) -> int:
-    """The ring or tree that owns a segment."""
-    count = lanes(plan)
-    return min(segment * count // max(plan.segments, 1), count - 1)
-
-
-def ring_order(plan: Plan) -> list[int]:
-    """The first ring's GPU order (0-based): the ring_order option, else 0, 1, …, G−1."""
-    orders = plan.options.get("ring_order")
-    if orders:
-        return [g - 1 for g in orders[0]]
-    return list(range(plan.gpus))
-
-
-def tree_parents(plan: Plan) -> list[int]:
-    """Each GPU's parent in the first tree (−1 for the root): where its reduces go."""
-    parents = [-1] * plan.gpus
-    for step in plan.steps:
-        for t in step.transfers():
-            if t.op == "reduce" and lane_of(plan, t.first) == 0:
-                parents[t.src] = t.dst
-    return parents
 
 
 def circle(gpus: int, order: list[int]) -> dict[int, tuple[int, int]]:
@@ -138,7 +108,7 @@ class Canvas:
 
     def text(self) -> Text:
         """The grid as Rich text, one line per row (runs of one style appended at once: a
-        canvas is mostly blank, and one append per character was most of a frame's cost)."""
+        canvas is mostly blank, and one append per character would cost most of a frame)."""
         out = Text()
         for row in self.cells:
             run, style = [], row[0][1]
@@ -154,7 +124,7 @@ class Canvas:
 
 def shape_name(plan: Plan) -> str:
     """What the drawing shows, in a few words."""
-    shape, count = algorithm(plan.algorithm).shape, lanes(plan)
+    shape, count = spec_of(plan).shape, lane_count(plan)
     if shape is Shape.TREE:
         if count == 1:
             return "tree: parent above children"
@@ -166,9 +136,9 @@ def shape_name(plan: Plan) -> str:
 
 def draw(plan: Plan, step: Step | None, bottlenecks: tuple[int, ...] = ()) -> Text:
     """The drawing for `step` (None: the start), with the bottleneck GPUs marked."""
-    gpus, shape = plan.gpus, algorithm(plan.algorithm).shape
+    gpus, shape, count = plan.gpus, spec_of(plan).shape, lane_count(plan)
     tree = shape is Shape.TREE
-    parents = tree_parents(plan) if tree else []
+    parents = tree_parents(plan, count) if tree else []
     spots = tree_spots(parents) if tree else circle(gpus, ring_order(plan))
     for w in range(plan.switches):  # a plan's switches sit in the middle, GPUs around them
         spots[gpus + w] = (WIDTH // 2 + 2 * w, HEIGHT // 2)
@@ -189,7 +159,7 @@ def draw(plan: Plan, step: Step | None, bottlenecks: tuple[int, ...] = ()) -> Te
     moves: dict[tuple[int, int], int] = {}
     if step is not None:
         for t in step.transfers():
-            moves.setdefault((t.src, t.dst), lane_of(plan, t.first))
+            moves.setdefault((t.src, t.dst), lane_of(plan.segments, count, t.first))
     heads = []  # drawn after every line, so that no line crosses out another's head
     for (src, dst), lane in moves.items():
         colour = LANE_COLOURS[lane % len(LANE_COLOURS)]
@@ -203,7 +173,6 @@ def draw(plan: Plan, step: Step | None, bottlenecks: tuple[int, ...] = ()) -> Te
     out = canvas.text()
     out.append(shape_name(plan), "dim")
     out.append("\n")
-    count = lanes(plan)
     if count > 1:
         for lane in range(count):
             out.append(f"■{lane + 1} ", LANE_COLOURS[lane % len(LANE_COLOURS)])

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from ...core.naming import gpu_name
 from ...timeline.model import Timeline
-from ..lines import TextLines
+from .lines import TextLines
 
 WIDTH = 60  # columns of the strips (ringsim timeline's default)
 MAX_GPUS = 32  # one row per GPU: past this the pane would not fit a screen

@@ -3,7 +3,7 @@ since the last frame are drawn again.
 
 A Static turns its whole text into Textual content and every line into a strip on each
 update; for the counters (bars of coloured spaces) and the shape (a canvas of single styled
-characters) that was most of a key press's frame at G = 8. Here each line is rendered alone,
+characters) that costs most of a key press's frame at G = 8. Here each line is rendered alone,
 cached, and repainted only when it differs from the line it replaces."""
 
 from __future__ import annotations

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..core.errors import RingsimError
-from ..sim.scenario import Scenario  # noqa: F401  (what the TUI shows; re-exported for its modules)
 
 MIN_GPUS = 1
 MAX_GPUS = 64       # the heat map stays readable up to here; the engine goes far beyond

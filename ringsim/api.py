@@ -12,7 +12,6 @@ from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from typing import Sequence
 
-import numpy as np
 
 from .algorithms import make_plan, named_with_options, plan_closed_form
 from .algorithms.collectives import ALL_GATHER, REDUCE_SCATTER

@@ -11,7 +11,7 @@ from ..core.errors import RingsimError
 from ..core.naming import article, plural
 from ..core.units import format_bytes, format_seconds
 from . import peers
-from .nccltests import DTYPES, MAX_ROWS, PERF, ROOTED, TESTS, Output, Row, bus_factor
+from .nccltests import DTYPES, MAX_ROWS, PERF, ROOTED, Output, Row, bus_factor
 from .nccltests_counts import (RANKS_FROM_FACTOR, count_fits, other_test, ranks_from_busbw,
                                share_count, share_of, test_from_rows, whole_count)
 

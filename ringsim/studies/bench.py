@@ -21,7 +21,7 @@ from ..algorithms import ALGORITHMS, make_plan
 from ..api import allreduce
 from ..core.files import atomic_output, read_text
 from ..core.layout import Layout
-from ..execute.numeric import NumericExecutor
+from ..execute.backend import make_executor
 from ..core.plan import Plan
 
 # Measured at G = 8 beside the ring, which numpy_cases measures at two scales; master and
@@ -61,7 +61,7 @@ def ring_seconds(gpus: int, elements: int, dtype=np.float32, repeats: int = 3,
     layout = Layout(plan.segments, elements)
     rng = np.random.default_rng(0)
     gradients = rng.standard_normal((gpus, elements), dtype=np.float32).astype(dtype, copy=False)
-    executor = NumericExecutor(plan, layout, np, np.dtype(dtype))
+    executor = make_executor(plan, layout, np, np.dtype(dtype))
     best = float("inf")
     for _ in range(repeats):
         executor.load(gradients)

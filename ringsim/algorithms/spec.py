@@ -89,6 +89,9 @@ class AlgorithmSpec:
     # GPU by GPU across nodes (work that grows with G), 0 where it does not: callers pricing
     # many sizes at huge G budget for it before they start
     seconds_cost: Callable[..., float] = lambda gpus, model, **options: 0.0
+    # The algorithm whose busiest GPU compare sets this one's beside, in a closing sentence
+    # ('The master sends 1.5× what the ring's busiest GPU sends'); None for no sentence
+    contrast: str | None = None
 
     def __repr__(self) -> str:
         """One line, not its functions: '<AlgorithmSpec ring: Ring all-reduce>'."""

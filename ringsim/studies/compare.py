@@ -8,6 +8,7 @@ closed forms, exact Python integers and Fractions computed in O(G) at most, so a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from ..algorithms import ALGORITHMS, closed_form, option_names
 from ..algorithms.timing import estimate, machine_options, timed_algorithms
@@ -48,6 +49,28 @@ class Row:
         """The title, with the options given: 'Ring all-reduce, ring order rails:8'."""
         words = [f"{k.replace('_', ' ')} {v}" for k, v in self.options]
         return ", ".join([self.title, *words])
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """One row's busiest GPU beside another's, as an algorithm's spec asks (`contrast`)."""
+
+    row: Row
+    other: Row
+    ratio: Fraction  # what row's busiest GPU sends ÷ what other's sends
+
+
+def contrasts(rows: list[Row]) -> list[Contrast]:
+    """Each contrast the rows' algorithms declare, where both are rows and the other's busiest
+    GPU sends something (the last row of an algorithm stands for it)."""
+    named = {r.algorithm: r for r in rows}
+    found = []
+    for name, row in named.items():
+        other = named.get(ALGORITHMS[name].contrast)
+        if other is not None and other.busiest_sent:
+            found.append(Contrast(row, other,
+                                  Fraction(row.busiest_sent) / Fraction(other.busiest_sent)))
+    return found
 
 
 def _whole(formula):

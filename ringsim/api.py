@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 
-from .algorithms import make_plan, named_with_options, plan_closed_form
+from .algorithms import DEFAULT_ALGORITHM, make_plan, named_with_options, plan_closed_form
 from .algorithms.collectives import ALL_GATHER, REDUCE_SCATTER
 from .execute.backend import array_module, make_executor, module_of
 from .core.checks import as_numeric_array
@@ -77,7 +77,7 @@ def _rows(arrays: Sequence):
     return [a.reshape(-1) for a in items], shape, dtype
 
 
-def allreduce(arrays: Sequence, algorithm: str = "ring", *, master: int | None = None,
+def allreduce(arrays: Sequence, algorithm: str = DEFAULT_ALGORITHM, *, master: int | None = None,
               backend: str | None = None, **options) -> AllReduceResult:
     """Sum one array per simulated GPU with `algorithm`; every output holds the element-wise sum.
 
@@ -130,7 +130,8 @@ def _run(plan: Plan, layout: Layout, rows, xp, dtype):
     return executor.result()
 
 
-def reduce_scatter(arrays: Sequence, algorithm: str = "ring", *, backend: str | None = None) -> CollectiveResult:
+def reduce_scatter(arrays: Sequence, algorithm: str = REDUCE_SCATTER.algorithms[0], *,
+                   backend: str | None = None) -> CollectiveResult:
     """Sum one array per GPU and leave GPU g only segment g of the sum (flat, 1-D).
 
     Segment g holds ⌊N/G⌋ elements, one more for the first N mod G GPUs. The arrays are
@@ -150,7 +151,8 @@ def reduce_scatter(arrays: Sequence, algorithm: str = "ring", *, backend: str | 
                             REDUCE_SCATTER.plan_closed_form(plan, layout.elements))
 
 
-def all_gather(arrays: Sequence, algorithm: str = "ring", *, backend: str | None = None) -> CollectiveResult:
+def all_gather(arrays: Sequence, algorithm: str = ALL_GATHER.algorithms[0], *,
+               backend: str | None = None) -> CollectiveResult:
     """Give every GPU every GPU's shard: one array per GPU, all of one shape; each output is
     the shards stacked, GPU1's first (shape (G, *shape), as np.stack). The inputs are never modified."""
     rows, shape, dtype = _rows(arrays)

@@ -255,3 +255,11 @@ def test_compare_sized_closed_forms_take_no_plan():
     for name in NEW + ["ring"]:
         form = closed_form(name, 1_000_000, 7_000_000_000)
         assert form.total.value > 0
+
+
+def test_a_contrast_names_another_registered_algorithm():
+    # compare's closing sentence sets two registered rows side by side: a contrast with itself,
+    # or with a name the registry lacks, would never print.
+    declared = {name: spec.contrast for name, spec in ALGORITHMS.items() if spec.contrast}
+    assert declared == {"master": "ring"}
+    assert all(other in ALGORITHMS and other != name for name, other in declared.items())

@@ -99,6 +99,26 @@ def test_compare_gives_the_textbook_formula_its_own_value(capsys, gpus, elements
         f"what the ring's busiest GPU sends: 2·(G−1)·N/G = {textbook}; exactly {exact}.")
 
 
+def test_bench_measures_every_algorithm_but_those_that_send_whole_gradients():
+    # The efficiency cases come from the registry: an algorithm added to it is benchmarked
+    # too, unless its busiest GPU sends a whole gradient to each of the others.
+    from ringsim.algorithms import ALGORITHMS, DEFAULT_ALGORITHM, make_plan
+    from ringsim.core.layout import Layout
+    from ringsim.execute.ledger import measure
+    from ringsim.studies.bench import OTHER_ALGORITHMS
+    assert list(OTHER_ALGORITHMS) == [n for n in ALGORITHMS if n in OTHER_ALGORITHMS]
+    assert DEFAULT_ALGORITHM not in OTHER_ALGORITHMS
+    assert {"nccl-tree", "nvls"} <= set(OTHER_ALGORITHMS)
+    gpus, elements = 8, 64
+    for name in ALGORITHMS:
+        if name == DEFAULT_ALGORITHM:
+            continue
+        plan = make_plan(name, gpus)
+        busiest = int(measure(plan, Layout(plan.segments, elements)).sent.max())
+        assert (name in OTHER_ALGORITHMS) == (busiest < (gpus - 1) * elements), name
+    assert set(ALGORITHMS) - set(OTHER_ALGORITHMS) == {DEFAULT_ALGORITHM, "master", "naive"}
+
+
 @pytest.mark.slow
 def test_bench_quick_json(capsys):
     status, out, _ = run(["bench", "--quick", "--json", "--backend", "numpy"], capsys)

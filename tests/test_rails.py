@@ -8,7 +8,7 @@ import pytest
 from ringsim.algorithms import make_plan
 from ringsim.algorithms._multiring import parse_orders
 from ringsim.cli import main
-from ringsim.studies.compare import rails_ring
+from ringsim.studies.compare import nccl_layout_estimate
 from ringsim.cost.model import CostModel, price
 from ringsim.core.errors import RingsimError
 from ringsim.cost.topology import load
@@ -56,7 +56,8 @@ def test_rails_time_against_the_port_queues_by_hand(nodes, elements):
     expected = 2 * (gpus - 1) * step
     priced = price(make_plan("ring", gpus, ring_order="rails:8"), elements, model).seconds
     assert priced == pytest.approx(expected, rel=1e-12)
-    assert rails_ring(gpus, elements, model)[1].seconds == pytest.approx(expected, rel=1e-12)
+    assert nccl_layout_estimate("ring", gpus, elements, model).seconds == pytest.approx(
+        expected, rel=1e-12)
     one_ring = price(make_plan("ring", gpus), elements, model).seconds
     assert one_ring == pytest.approx(2 * (gpus - 1) * 8 * segment / 50e9, rel=1e-12)
 
@@ -102,8 +103,22 @@ def test_a_ring_order_given_replaces_the_rail_row(capsys):
 def test_no_rail_line_on_one_node(capsys):
     assert main(["compare", "--time", "--topology", "dgx-h100", "--gpus", "8"]) == 0
     assert "rails" not in capsys.readouterr().out
-    assert rails_ring(8, 1024, CostModel.of("dgx-h100")) is None
-    assert rails_ring(12, 1024, CostModel.of("dgx-h100")) is None  # a part-filled node
+    assert nccl_layout_estimate("ring", 8, 1024, CostModel.of("dgx-h100")) is None
+    assert nccl_layout_estimate("ring", 12, 1024, CostModel.of("dgx-h100")) is None  # a part-filled node
+
+
+def test_the_ring_alone_declares_nccls_layout_where_it_differs_from_one_ring():
+    # compare, sweep, overlap, zero and the lessons add a row for each layout the registry
+    # declares: the ring's on several nodes, unless its own layout options are given.
+    from ringsim.algorithms.timing import LAYOUT_LIMIT, nccl_layouts
+    dgx = CostModel.of("dgx-h100")
+    assert nccl_layouts(64, dgx) == [("ring", {"ring_order": "rails:8"})]
+    assert nccl_layouts(64, dgx, {"chunks": 4, "master": 2}) == nccl_layouts(64, dgx)
+    for given in ({"channels": 2}, {"channels": 1}, {"ring_order": "rails:4"}):
+        assert nccl_layouts(64, dgx, given) == []
+    for gpus in (8, 12, LAYOUT_LIMIT + 8):  # one node, a part-filled node, too many to price
+        assert nccl_layouts(gpus, dgx) == []
+    assert nccl_layouts(64, CostModel()) == [] and nccl_layouts(64, None) == []
 
 
 def test_sweep_sets_the_rail_ring_beside_the_fastest_at_its_largest_size(capsys):

@@ -115,4 +115,6 @@ SPEC = AlgorithmSpec(
     NAME, "Single-GPU master",
     "reduce onto one GPU, broadcast back: 2·(G−1)·N, all of it through the master",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.STAR,
-    check=check_options, written=written, label=label, mpi_implementations=MPI)
+    check=check_options, written=written, label=label, mpi_implementations=MPI,
+    # Why a parameter server does not scale: its one GPU sends (G−1)·N, the ring's 2·(G−1)·N/G.
+    contrast="ring")

@@ -37,6 +37,18 @@ def lanes(channels: int = 1, ring_order=None) -> int:
     return channels
 
 
+def nccl_layout(gpus: int, topology, channels=None, ring_order=None) -> dict | None:
+    """One ring per NIC (ring order rails:P), as NCCL lays out its channels on nodes of P
+    GPUs: where G fills two or more such nodes, P > 1, and neither channels nor a ring order
+    was given; None elsewhere (one node, or one GPU per node: the default ring is NCCL's)."""
+    per_node = topology.gpus_per_node
+    if channels is not None or ring_order is not None:
+        return None
+    if not per_node or per_node == 1 or gpus % per_node or gpus // per_node < 2:
+        return None
+    return {"ring_order": f"rails:{per_node}"}
+
+
 def _several(gpus: int, channels: int, ring_order) -> bool:
     return channels != 1 or ring_order is not None
 
@@ -235,4 +247,5 @@ SPEC = AlgorithmSpec(
     NAME, "Ring all-reduce",
     "reduce-scatter then all-gather around a ring: 2·(G−1)·N in all, 2·(G−1)·N/G per GPU",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.RING,
-    check=check_options, lanes=lanes, nccl_name="Ring", mpi_implementations=MPI)
+    check=check_options, lanes=lanes, nccl_name="Ring", mpi_implementations=MPI,
+    nccl_layout=nccl_layout)

@@ -54,6 +54,11 @@ class Implementation(NamedTuple):
     function: str  # the function in that file that runs it
 
 
+def as_ringsim_lays_it_out(gpus: int, topology, **given) -> dict | None:
+    """NCCL lays the schedule out as ringsim does by default: no other layout to price."""
+    return None
+
+
 def anywhere(topology, gpus: int, dtype: str | None = None) -> str:
     """Runs on every topology, with every element type: no reason against."""
     return ""
@@ -89,6 +94,14 @@ class AlgorithmSpec:
     # GPU by GPU across nodes (work that grows with G), 0 where it does not: callers pricing
     # many sizes at huge G budget for it before they start
     seconds_cost: Callable[..., float] = lambda gpus, model, **options: 0.0
+    # (G, topology, **given) -> the options, as users write them, that lay the schedule out as
+    # NCCL does on that machine, where that differs from its default layout and none of the
+    # given options (its own, as users give them) lays it out already; None elsewhere.
+    # compare, sweep, overlap, zero and the lessons price that layout beside the default one.
+    nccl_layout: Callable[..., dict | None] = as_ringsim_lays_it_out
+    # The algorithm whose busiest GPU compare sets this one's beside, in a closing sentence
+    # ('The master sends 1.5× what the ring's busiest GPU sends'); None for no sentence
+    contrast: str | None = None
 
     def __repr__(self) -> str:
         """One line, not its functions: '<AlgorithmSpec ring: Ring all-reduce>'."""

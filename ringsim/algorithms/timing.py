@@ -22,6 +22,36 @@ def machine_options(name: str, gpus: int, model: CostModel | None) -> dict:
     return {"nodes": nodes} if per_node and nodes > 1 and gpus % per_node == 0 else {}
 
 
+# GPUs up to which NCCL's layouts are priced: a layout of K rings is priced port by port over
+# K·G ring positions, which keeps compare instant up to here.
+LAYOUT_LIMIT = 65_536
+
+
+def nccl_layout(name: str, gpus: int, model: CostModel | None,
+                given: dict | None = None) -> dict | None:
+    """The options (as users write them) that lay algorithm `name` out as NCCL does on the
+    model's machine, where that differs from its default layout and none of the `given`
+    options lays it out already: {'ring_order': 'rails:8'} for the ring on nodes of 8. None
+    elsewhere, without a model, and above LAYOUT_LIMIT GPUs."""
+    if model is None or gpus > LAYOUT_LIMIT:
+        return None
+    own = {k: v for k, v in (given or {}).items() if k in option_names(name) and v is not None}
+    return algorithm(name).nccl_layout(gpus, model.topology, **own)
+
+
+def nccl_layouts(gpus: int, model: CostModel | None,
+                 given: dict | None = None) -> list[tuple[str, dict]]:
+    """(algorithm, options) for each registered algorithm that NCCL lays out otherwise on the
+    model's machine (nccl_layout), in registry order."""
+    found = [(name, nccl_layout(name, gpus, model, given)) for name in ALGORITHMS]
+    return [(name, options) for name, options in found if options]
+
+
+def option_words(options: dict) -> str:
+    """Options as users write them, in words as compare's rows give them: 'ring order rails:8'."""
+    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in options.items())
+
+
 def timed_algorithms(model: CostModel | None = None, gpus: int | None = None) -> list[str]:
     """Names of the registered algorithms: every one has a closed-form time. Given a model and
     G, only those its hardware can run (NVLS needs a switch that adds: `AlgorithmSpec.unavailable`)."""

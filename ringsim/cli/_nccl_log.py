@@ -37,8 +37,8 @@ def add_nccl_log_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --nccl-log: the communicator of N ranks, when the log holds several")
     parser.add_argument("--nccl-algo", type=_nccl_algo, default=None, metavar="{Ring,Tree}",
                         help=NCCL_ALGO_HELP)
-    # None until apply_nccl_log: then ring, or the log's own plan, and an -a the log would
-    # override silently is refused instead.
+    # None until apply_nccl_log: then the default algorithm, or the log's own plan, and an -a
+    # the log would override silently is refused instead.
     parser.set_defaults(algorithm=None)
 
 
@@ -49,14 +49,14 @@ def apply_nccl_log(args: argparse.Namespace, max_gpus: int, *, gpus_given: bool 
     gpus_given=False where --gpus has a default of its own (tui), which the log then replaces.
     Returns the parsed log. N defaults to one element per segment (K channels × G for the
     rings, K channels × C chunks for the trees)."""
-    from ..algorithms import nccl_algorithm
+    from ..algorithms import DEFAULT_ALGORITHM, nccl_algorithm
     from ..core.errors import RingsimError
     from ..studies import ncclplan
     replay = getattr(args, "nccl_algo", None)
     given = getattr(args, "algorithm", None)
     if getattr(args, "nccl_log", None) is None:
         if given is None:
-            args.algorithm = "ring"
+            args.algorithm = DEFAULT_ALGORITHM
         ranks = getattr(args, "nccl_ranks", None)
         for words, value in (("--nccl-ranks chooses a communicator of --nccl-log", ranks),
                              ("--nccl-algo chooses which plan of --nccl-log to replay", replay)):

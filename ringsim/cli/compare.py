@@ -9,7 +9,7 @@ from fractions import Fraction
 from ..algorithms import ALGORITHMS
 from ..algorithms.timing import unavailable
 from ..core.naming import plural
-from ..studies.compare import Row, compare
+from ..studies.compare import Row, compare, contrasts
 from ..studies.whose import nccl_for, nccl_release, nccl_version
 from ..cost.model import algbw, busbw
 from ..cost.nccl import NcclChoice, fallback_note, last_node_note, path_note, socket_cap
@@ -143,15 +143,12 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
              f": {format_number(r.busiest_sent)} / {format_number(r.busiest_received)}",
              format_number(r.steps), format_number(r.messages), str(r.formulas.total))
             for r in rows])
-    named = {r.algorithm: r for r in rows}
-    ring, master = named.get("ring"), named.get("master")
-    if ring and master and ring.busiest_sent:
-        ratio = Fraction(master.busiest_sent) / Fraction(ring.busiest_sent)
+    for c in contrasts(rows):
         # The closed form as walk prints it: where G does not divide N its textbook value
         # (10.67) and the exact one (11) are each set beside their own expression.
-        sent = ring.formulas.busiest_sent
-        say(f"\nThe master sends {_ratio(ratio)}× what the ring's busiest GPU sends"
-            + (f": {sent}." if sent.uneven else f"; the ring's load per GPU is {sent}."))
+        sent, other = c.other.formulas.busiest_sent, c.other.algorithm
+        say(f"\nThe {c.row.algorithm} sends {_ratio(c.ratio)}× what the {other}'s busiest GPU "
+            "sends" + (f": {sent}." if sent.uneven else f"; the {other}'s load per GPU is {sent}."))
 
 
 def _print_times(rows: list[Row], gpus: int, elements: int, model, pick,

@@ -13,7 +13,9 @@ from ..core.files import atomic_output, check_output
 from ..core.textout import escaped
 from ..core.width import say
 from ._cost_args import MODEL_HELP, add_cost_arguments, gpus_from_args, model_from_args
-from .common import add_option_arguments, gpus_arg, options_from_args
+from ..algorithms.timing import nccl_layout, option_words
+from ._nccl_layout import flags, given_options
+from .common import add_option_arguments, gpus_arg
 
 ORDER = 38
 HELP = "overlap gradient all-reduces with the backward pass, as DDP's buckets do; sweep bucket sizes"
@@ -97,31 +99,10 @@ def _uncapped(step) -> str:
     return f"DDP's first bucket of {FIRST_BUCKET_BYTES // MIB} MiB, then one for the rest"
 
 
-def given_options(args: argparse.Namespace) -> dict:
-    """The algorithm options given, as users write them; --nodes is the topology's, not one."""
-    return {k: v for k, v in options_from_args(args) if k != "nodes"}
-
-
-def option_words(options: dict) -> str:
-    """The options given, in words as compare's rows name them: 'ring order rails:8'."""
-    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in options.items())
-
-
 def priced(algorithm: str, options: dict) -> str:
     """What was priced, in words: 'ring all-reduce (ring order rails:8)'."""
     words = option_words(options)
     return f"{algorithm} all-reduce" + (f" ({words})" if words else "")
-
-
-def nccl_rails(algorithm: str, options: dict, gpus: int, cost) -> str | None:
-    """'rails:P' where the plain ring is priced on several nodes, NCCL's layout differs from it
-    and none of the ring's layout options was given; None elsewhere."""
-    from ..algorithms import option_names
-    from ..studies.compare import rails_order
-    # rails:P is a ring order: it applies to the algorithm that takes one, laid out by default
-    if "ring_order" not in option_names(algorithm) or {"ring_order", "channels"} & set(options):
-        return None
-    return rails_order(gpus, cost)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -149,20 +130,20 @@ def run(args: argparse.Namespace) -> int:
     runs = sweep(net, gpus, cost, sizes, **options)
     step = runs[sizes.index(args.bucket_mb)]
     winner = best(runs)
-    rails = nccl_rails(args.algorithm, given, gpus, cost)
-    # The same buckets with NCCL's layout: the same simulation, the ring laid out one per NIC,
-    # and its own best bucket: the advice differs with the layout.
-    laid_out = {**options, "options": {"ring_order": rails}}
+    layout = nccl_layout(args.algorithm, gpus, cost, given)
+    # The same buckets with NCCL's layout: the same simulation, the algorithm laid out as NCCL
+    # does (the ring one per NIC), and its own best bucket: the advice differs with the layout.
+    laid_out = {**options, "options": layout}
     rails_note = ""
-    work = 0 if rails is None else laid_out_work(net, gpus, cost, sizes, laid_out["options"])
+    work = 0 if layout is None else laid_out_work(net, gpus, cost, sizes, layout)
     if work > MAX_GPU_BUCKETS:  # an extra the command was not asked for: left out, not refused
-        rails_note = (f"NCCL's layout, one ring per NIC (--ring-order {rails}), is left out: "
+        rails_note = (f"NCCL's layout, one ring per NIC ({flags(layout)}), is left out: "
                       f"pricing it at {work // gpus:,} bucket sizes × {gpus:,} GPUs would take "
                       f"about {format_seconds(work * SECONDS_PER_GPU_BUCKET)}.")
-        rails = None
-    nccl_runs = None if rails is None else sweep(net, gpus, cost, sizes, **laid_out)
-    nccl = None if rails is None else nccl_runs[sizes.index(args.bucket_mb)]
-    nccl_best = None if rails is None else best(nccl_runs)
+        layout = None
+    nccl_runs = None if layout is None else sweep(net, gpus, cost, sizes, **laid_out)
+    nccl = None if layout is None else nccl_runs[sizes.index(args.bucket_mb)]
+    nccl_best = None if layout is None else best(nccl_runs)
     if trace_path is not None:
         from ..training.overlap import trace_events
         from ..timeline.trace import write_events
@@ -184,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
             "best_bucket_mb": None if math.isinf(winner.bucket_mb) else winner.bucket_mb,
             # NCCL's layout of the same buckets, where the plain ring on several nodes was priced
             "rails": None if nccl is None else {
-                "ring_order": rails, "step_seconds": nccl.step_seconds,
+                **layout, "step_seconds": nccl.step_seconds,
                 "exposed_seconds": nccl.exposed_seconds,
                 "communication_seconds": nccl.communication_seconds,
                 "best_bucket_mb": None if math.isinf(nccl_best.bucket_mb) else nccl_best.bucket_mb,
@@ -209,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         say(rails_note)
     if nccl is not None:
         say(f"The plain ring leaves each node through one NIC; NCCL lays its rings out one per "
-            f"NIC: --ring-order {rails} gives {format_seconds(nccl.communication_seconds)} of "
+            f"NIC: {flags(layout)} gives {format_seconds(nccl.communication_seconds)} of "
             f"communication, {format_seconds(nccl.exposed_seconds)} exposed, step "
             f"{format_seconds(nccl.step_seconds)}; laid out so, the best is "
             + (f"no bucket cap ({_uncapped(nccl_best)}; step " if math.isinf(nccl_best.bucket_mb)

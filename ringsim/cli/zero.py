@@ -94,23 +94,24 @@ def _first_last(gpus: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.units import format_seconds
-    from ..training.zero import STAGE_NAMES, STAGES, paper_memory, ring_options, step
-    from .overlap import given_options, nccl_rails, option_words
+    from ..algorithms.timing import nccl_layout, option_words
+    from ..training.zero import ALGORITHM, STAGE_NAMES, STAGES, paper_memory, ring_options, step
+    from ._nccl_layout import flags, given_options
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 64)
     given = ring_options(gpus, given_options(args))  # refuses another algorithm's option
     stages = STAGES if args.stage is None else (args.stage,)
     steps = [step(s, args.params, gpus, model, given) for s in stages]
     memory, memory_from = _gpu_memory(args, model.topology)
-    rails = nccl_rails("ring", given, gpus, model)
+    layout = nccl_layout(ALGORITHM, gpus, model, given)
     # The same stages with NCCL's layout of the ring, one ring per NIC.
-    nccl = None if rails is None else [step(s, args.params, gpus, model, {"ring_order": rails})
-                                       for s in stages]
+    nccl = None if layout is None else [step(s, args.params, gpus, model, layout)
+                                        for s in stages]
     if args.json:
         for k, z in enumerate(steps):
             print(json.dumps({
                 "stage": z.stage, "params": z.params, "gpus": z.gpus, "topology": model.topology.name,
-                "algorithm": "ring", "options": given,
+                "algorithm": ALGORITHM, "options": given,
                 "collectives": [{"collective": c.name, "moves": what} for c, what in z.collectives],
                 "elements_sent_per_gpu": z.sent, "elements_received_per_gpu": z.received,
                 "paper_elements_per_gpu": z.paper_elements, "seconds": z.seconds,
@@ -123,16 +124,15 @@ def run(args: argparse.Namespace) -> int:
                 "gpu_memory_from": None if memory is None else
                 ("option" if args.gpu_memory is not None else "topology"),
                 # NCCL's layout of the ring, where the plain ring on several nodes was priced
-                "rails": None if nccl is None else {"ring_order": rails,
-                                                    "seconds": nccl[k].seconds}}))
+                "rails": None if nccl is None else {**layout, "seconds": nccl[k].seconds}}))
         return 0
     psi = args.params
     say(f"ZeRO per training step · Ψ = {plural(psi, 'parameter')} · {plural(gpus, 'GPU')} · {model.topology.name}, "
         f"{model.itemsize}-byte elements on the wire")
     say("Memory: fp16 parameters 2Ψ, fp16 gradients 2Ψ, Adam states 12Ψ bytes (fp32 copy, "
         "momentum, variance), sharded by stage.")
-    layout = option_words(given) or f"one ring, GPUs in order {_first_last(gpus)}"
-    say(f"Time: the ring's collectives ({layout}), one after another.\n")
+    rings = option_words(given) or f"one ring, GPUs in order {_first_last(gpus)}"
+    say(f"Time: the ring's collectives ({rings}), one after another.\n")
     header = ("stage", "elements sent per GPU", "× Ψ", "time", "parameters", "gradients",
               "Adam states", "memory per GPU")
     rows = [(str(z.stage), f"{z.sent:,}", f"{z.sent / psi:.3f}",
@@ -157,5 +157,5 @@ def run(args: argparse.Namespace) -> int:
         times = ", ".join(("" if len(nccl) == 1 else f"stage {z.stage} ") + format_seconds(z.seconds)
                           for z in nccl)
         say(f"The plain ring leaves each node through one NIC; NCCL lays its rings out one per "
-            f"NIC: --ring-order {rails} gives {times}.")
+            f"NIC: {flags(layout)} gives {times}.")
     return 0

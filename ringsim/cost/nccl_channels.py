@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .nccl_graph import System, graphs, system
-from .nccl_tuner import carried_release
+from .nccl_tuner import NVLS_FAMILY, carried_release
 from .topology_model import Topology
 
 
@@ -74,7 +74,7 @@ def connected(tuned: Tuned) -> tuple[int, int]:
 
 def comm_channels(tuned: Tuned, algo: str) -> int:
     """Channels an algorithm starts from: nvlsChannels for NVLS, else connect.cc's."""
-    if algo in ("NVLS", "NVLSTree"):
+    if algo in NVLS_FAMILY:
         return nvls_channels(tuned)
     # Ring, Tree and CollNetDirect start from the raised count from 2.22.3 (enqueue.cc:
     # comm->nChannels), from collChannels in 2.20.5 and 2.21.5.
@@ -132,6 +132,6 @@ def channel_threads(tuned: Tuned, algo: str, proto: str) -> int:
         if (algo, proto) == ("Ring", "Simple") and ring.bw_intra * ring.channels <= t["pci_bw"]:
             return t["ring_simple_small"]
         return t["max_threads"][proto]
-    if proto == "Simple" and algo in ("CollNetDirect", "CollNetChain", "NVLS", "NVLSTree"):
+    if proto == "Simple" and algo in ("CollNetDirect", "CollNetChain", *NVLS_FAMILY):
         return t["nccl_max"]
     return 0  # PAT's is never set

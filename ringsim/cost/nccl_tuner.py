@@ -48,7 +48,7 @@ def bus_bandwidth(sys: System, graph: Graph, func: str, algo: str, proto: str) -
     ppn = sys.ppn
     collnet = algo.startswith("CollNet")
     bw = graph.bw_intra if sys.nodes <= 2 or collnet else graph.bw_inter
-    if algo in ("NVLS", "NVLSTree") and c["rules"]["nvls_bandwidth"] != "graph":
+    if algo in NVLS_FAMILY and c["rules"]["nvls_bandwidth"] != "graph":
         efficiency = c["rules"]["nvls_bandwidth"] == "efficiency"
         if nch < 2 and efficiency:
             return 0.0
@@ -114,9 +114,9 @@ def bus_to_algorithm(sys: System, func: str, algo: str) -> float:
     rule = sys.tables["rules"]["nvls_bandwidth"]
     if algo == "NVLSTree" and rule == "graph":
         return sys.tables["factors"]["nvlstree_graph"] * sys.nodes / (2 * (sys.nodes - 1))
-    if algo in ("NVLS", "NVLSTree") and rule != "efficiency":
+    if algo in NVLS_FAMILY and rule != "efficiency":
         return 5 / 6
-    return sys.ranks / steps if algo in ("Ring", "NVLS", "NVLSTree") else 0.5
+    return sys.ranks / steps if algo in ("Ring", *NVLS_FAMILY) else 0.5
 
 
 def nvls_speeds(sys: System, graph: Graph, func: str, algo: str) -> tuple[float, float]:
@@ -194,7 +194,7 @@ def graph_searched(sys: System, algo: str) -> bool:
     CollNet's where the network reduces, NVLS's where the node has NVLS."""
     if algo.startswith("CollNet"):
         return sys.collnet_searched
-    if algo in ("NVLS", "NVLSTree"):
+    if algo in NVLS_FAMILY:
         return nvls_searched(sys)
     return True
 
@@ -253,7 +253,7 @@ def latency(sys: System, func: str, algo: str, proto: str, measured: bool = Fals
                            + (local - 1) * c["factors"]["collnet_arity_latency"]) + inter
     if algo == "CollNetChain":
         return base + 2 * (local - 1) * intra + inter
-    if algo in ("NVLS", "NVLSTree") and tables["rules"]["nvls_latency"] == "base":
+    if algo in NVLS_FAMILY and tables["rules"]["nvls_latency"] == "base":
         # 2.18: a base latency, and the network's own hop without the plugin's latency.
         hops = (1 if nodes > 1 else 0) if algo == "NVLS" else 2 * (nodes - 1)
         return base + hops * hw["network"][algo][p]
@@ -273,7 +273,7 @@ def looped(sys: System, func: str, algo: str, proto: str) -> bool:
         return False
     if func == "AllReduce" and algo == "PAT":
         return False
-    if algo in ("NVLS", "NVLSTree") and proto != "Simple":
+    if algo in NVLS_FAMILY and proto != "Simple":
         return False
     return not (algo == "PAT" and (proto != "Simple" or sys.nodes != sys.ranks))  # ncclPatEnable
 
@@ -287,7 +287,7 @@ def priced(sys: System, graph: Graph, func: str, algo: str, proto: str) -> bool:
         return False
     # From 2.28.3 (with nvlsEfficiency) the loop skips NVLS and NVLSTree with fewer than two
     # channels: "NVLS/NVLStree needs at least 2 channels".
-    return not (algo in ("NVLS", "NVLSTree") and graph.channels < 2
+    return not (algo in NVLS_FAMILY and graph.channels < 2
                 and rules["nvls_bandwidth"] == "efficiency")
 
 

@@ -3,9 +3,10 @@
 Nothing is modelled here: each all-reduce is priced by `ringsim.cost.model` on a `CostModel`
 (flat: the textbook machine of Thakur, Rabenseifner & Gropp, IJHPCA 2005; or a preset such
 as dgx-h100 with its nodes), through the algorithm's closed-form time hook
-(`algorithms.timing.estimate`), which equals its plan priced step by step. On several nodes
-the ring is priced a second time as NCCL lays out its channels, one ring per NIC (the row
-`ring_rails`, compare's row 'ring order rails:P', priced by ringsim.studies.compare).
+(`algorithms.timing.estimate`), which equals its plan priced step by step. An algorithm NCCL
+lays out otherwise on the machine is priced a second time as NCCL does (compare's extra row,
+priced by ringsim.studies.compare): on several nodes the ring, one ring per NIC (the row
+`ring_rails`, compare's row 'ring order rails:P').
 Bandwidths are nccl-tests' (doc/PERFORMANCE.md): algbw = S/t, busbw = algbw·2(G−1)/G.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..algorithms import ALGORITHMS, algorithm, closed_form, option_names
-from ..algorithms.timing import estimate
+from ..algorithms.timing import estimate, machine_options, nccl_layouts, option_words
 from ..core.units import format_seconds
 from ..core.units import itemsize as dtype_itemsize
 from ..cost import model as cost
@@ -26,9 +27,15 @@ GPUS_PER_NODE = 8              # hierarchical on a flat machine: nodes of 8, as 
 
 # Placeholder keys (latency.KEY, latencies.KEY) for every algorithm the engine registers.
 ROW_KEYS = {name.replace("-", "_"): algorithm(name).title for name in ALGORITHMS}
-# The row of the ring laid out as NCCL's channels (ring order rails:P), where the machine has nodes.
+# The ring's row laid out as NCCL's channels (ring order rails:P), where the machine has
+# nodes, as the lessons' placeholders name it (layout_key) and the vocabulary describes it.
 RAILS_KEY = "ring_rails"
 RAILS_TITLE = "the ring laid out as NCCL's channels, one ring per NIC (ring order rails:P)"
+
+
+def layout_key(name: str) -> str:
+    """The row key of algorithm `name` laid out as NCCL does on the machine: 'ring_rails'."""
+    return name.replace("-", "_") + "_rails"
 
 
 @dataclass(frozen=True)
@@ -111,7 +118,8 @@ def _level(est, model: cost.CostModel) -> str | None:
 def cost_rows(gpus: int, elements: int, model: cost.CostModel | None = None,
               only: str | None = None) -> list[Cost]:
     """Every engine algorithm's time for G GPUs and N float32 elements per GPU, in registry
-    order, then the ring as NCCL's channels where the machine has nodes (RAILS_KEY).
+    order, then each algorithm NCCL lays out otherwise on the machine, laid out so (layout_key:
+    the ring as NCCL's channels where the machine has nodes, RAILS_KEY).
 
     `only` (a row key such as 'halving_doubling') prices that row alone.
     """
@@ -127,30 +135,31 @@ def cost_rows(gpus: int, elements: int, model: cost.CostModel | None = None,
         steps = int(closed_form(name, gpus, elements, **options).steps.value)
         rows.append(Cost(name.replace("-", "_"), name, algorithm(name).title, options, steps,
                          est.seconds, elements * BYTES_PER_ELEMENT, gpus, _level(est, model)))
-    if only in (None, RAILS_KEY):
-        rails = _rails_row(gpus, elements, model)
-        rows += [rails] if rails is not None else []
+    rows += [_layout_row(name, options, gpus, elements, model)
+             for name, options in nccl_layouts(gpus, model) if only in (None, layout_key(name))]
     return rows
 
 
-def _rails_row(gpus: int, elements: int, model: cost.CostModel) -> Cost | None:
-    """The ring as compare's extra row prices it: one ring per NIC (None on one node)."""
-    from ..studies.compare import rails_order, rails_ring
-    found = rails_ring(gpus, elements, model)
-    if found is None:
-        return None
-    options = {"ring_order": rails_order(gpus, model)}
-    steps = int(closed_form("ring", gpus, elements, **options).steps.value)
-    title = f"{algorithm('ring').title}, ring order {options['ring_order']}"
-    return Cost(RAILS_KEY, "ring", title, options, steps, found[1].seconds,
-                elements * BYTES_PER_ELEMENT, gpus, _level(found[1], model))
+def _layout_row(name: str, options: dict, gpus: int, elements: int,
+                model: cost.CostModel) -> Cost:
+    """An algorithm as compare's row of NCCL's layout prices it (the ring, one ring per NIC)."""
+    from ..studies.compare import nccl_layout_estimate
+    est = nccl_layout_estimate(name, gpus, elements, model)
+    used = {**machine_options(name, gpus, model), **options}
+    steps = int(closed_form(name, gpus, elements, **used).steps.value)
+    title = f"{algorithm(name).title}, {option_words(options)}"
+    return Cost(layout_key(name), name, title, options, steps, est.seconds,
+                elements * BYTES_PER_ELEMENT, gpus, _level(est, model))
 
 
 def seconds(name: str, gpus: int, elements: int, model: cost.CostModel) -> float:
     """One row's time: an algorithm's name or row key ('halving-doubling', 'ring_rails')."""
-    if name.replace("-", "_") == RAILS_KEY:
-        from ..studies.compare import rails_ring
-        return rails_ring(gpus, elements, model)[1].seconds
+    laid = {layout_key(n): n for n in ALGORITHMS}.get(name.replace("-", "_"))
+    if laid is not None:
+        from ..studies.compare import nccl_layout_estimate
+        est = nccl_layout_estimate(laid, gpus, elements, model)
+        if est is not None:
+            return est.seconds
     name = name.replace("_", "-")
     return estimate(name, gpus, elements, model, **options_for(name, gpus, elements, model)).seconds
 

@@ -20,9 +20,6 @@ from .words import Entry, machine_flags, model_key, model_line, ratio
 
 FAULT_OPTIONS = ("slow_gpu", "slow_link", "delay")   # the command line's order
 TIMELINE_MAX_GPUS = 256  # event runs of larger rings belong to `ringsim timeline`, not a lesson
-# report.alternatives' schedules, by the key a lesson names them with.
-SCHEDULES = {"ring": "ring", "tree": "double binary tree", "around": "second around",
-             "channels": "same order"}
 OPTIONS = ("algorithm", "gpus", "elements", "alpha_us", "gbps", "topology") + FAULT_OPTIONS
 
 _RUNS = Cache(64)
@@ -130,7 +127,7 @@ def alternatives(a) -> list:
 def schedule(a, key: str):
     """One schedule of report.alternatives by its key (ring, tree, around, channels)."""
     for alt in alternatives(a):
-        if SCHEDULES[key] in alt.label:
+        if alt.key == key:
             return key, alt
     raise RingsimError(f"{a.expr.head!r}: no {key!r} schedule at G = {a.scenario.gpus:,} "
                        f"(two rings around a link need at least 4 GPUs)")
@@ -151,9 +148,7 @@ def _alternatives_block(a) -> str:
 
 
 def _fastest(a) -> str:
-    found = [(alt.faulty, key) for key in SCHEDULES for alt in alternatives(a)
-             if SCHEDULES[key] in alt.label]
-    return min(found)[1]
+    return min((alt.faulty, alt.key) for alt in alternatives(a))[1]
 
 
 def command(a) -> str:
@@ -191,8 +186,7 @@ def _sender_why(a, value: str) -> str:
 
 
 def _fastest_why(a, value: str) -> str:
-    rows = ", ".join(f"{key} {format_seconds(alt.faulty)}" for key in SCHEDULES for alt in alternatives(a)
-                     if SCHEDULES[key] in alt.label)
+    rows = ", ".join(f"{alt.key} {format_seconds(alt.faulty)}" for alt in alternatives(a))
     return f"ringsim.timeline ran each schedule with the same faults ({_setting(a)}): {rows}."
 
 
@@ -207,6 +201,7 @@ def _schedule_why(key: str):
 
 def entries() -> dict:
     """The timeline words, as vocabulary Entries."""
+    from ..timeline.report import SCHEDULES
     words = {
         "timeline.seconds": Entry(lambda a: format_seconds(run(a).seconds), OPTIONS,
                                   "the plan's time as events, with the faults named"),

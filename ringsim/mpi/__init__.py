@@ -7,10 +7,11 @@ mpi4py is imported only when an MPI call is made, never by `import ringsim`.
 
 from __future__ import annotations
 
+from ..algorithms import DEFAULT_ALGORITHM
 from .watch import ArrivalError, RankFailedError
 
 
-def allreduce(x, algorithm: str = "ring", comm=None, **options):
+def allreduce(x, algorithm: str = DEFAULT_ALGORITHM, comm=None, **options):
     """Sum x over every rank of comm (default COMM_WORLD) with a ringsim plan; see collective.allreduce."""
     from .collective import allreduce as _allreduce
     return _allreduce(x, algorithm, comm, **options)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms import make_plan
+from ..algorithms import DEFAULT_ALGORITHM, make_plan
 from ..core.checks import as_numeric_array
 from ..core.errors import RingsimError
 from ..core.layout import Layout
@@ -144,7 +144,7 @@ def _agree(watch: Watch, comm: Any, MPI: Any, elements: int, dtype: np.dtype, re
             raise RingsimError(f"every rank must pass the same {what} to allreduce: {detail}")
 
 
-def allreduce(x, algorithm: str = "ring", comm: Any = None, *, out: Any = None,
+def allreduce(x, algorithm: str = DEFAULT_ALGORITHM, comm: Any = None, *, out: Any = None,
               timeout: float = DEFAULT_TIMEOUT, **options: Any):
     """Sum `x` over every rank of `comm` (default COMM_WORLD) with a ringsim plan; call on every rank.
 
@@ -213,7 +213,7 @@ def mpi_executor(plan: Plan, layout: Layout, dtype: Any, *, comm: Any = None,
     return MPIExecutor(plan, layout, dtype, comm=chan.data, watch=watch, MPI=MPI, **options)
 
 
-def run(x, algorithm: str = "ring", comm: Any = None, *, timeout: float = DEFAULT_TIMEOUT,
+def run(x, algorithm: str = DEFAULT_ALGORITHM, comm: Any = None, *, timeout: float = DEFAULT_TIMEOUT,
         barrier: bool = False, kill_at: int | None = None, out: Any = None, **options: Any) -> RankRun:
     """allreduce with what the CLI reports: per-step times and bytes, and the transport used."""
     MPI = mpi()

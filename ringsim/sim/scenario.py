@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms import ALGORITHMS, default_options, make_plan, option_names
+from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM, default_options, make_plan, option_names
 from ..core.plan import Plan
 
 
@@ -23,7 +23,7 @@ def shown_elements(segments: int) -> int:
 class Scenario:
     """Algorithm, G, N and the algorithm's options as users write them (the master 1-based)."""
 
-    algorithm: str = "ring"
+    algorithm: str = DEFAULT_ALGORITHM
     gpus: int = 4
     elements: int = 8
     # (name, value) pairs, or a dict: kept sorted by name, without the options left at their

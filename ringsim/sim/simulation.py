@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms import make_plan, named_with_options
+from ..algorithms import DEFAULT_ALGORITHM, make_plan, named_with_options
 from ..algorithms.collectives import ALL_REDUCE, Collective
 from ..core.checks import as_numeric_array, check_count, check_elements, check_gpus
 from ..core.errors import RingsimError
@@ -74,7 +74,7 @@ class Simulation:
         self.reset()
 
     @classmethod
-    def create(cls, algorithm: str = "ring", gpus: int = 4, elements: int = 8, *,
+    def create(cls, algorithm: str = DEFAULT_ALGORITHM, gpus: int = 4, elements: int = 8, *,
                xp: Any = np, gradients=None, **options) -> "Simulation":
         """A simulation of a named algorithm, its options as make_plan takes them (master= is
         the 1-based master GPU; chunks=, channels=, ring_order=, nodes=)."""

@@ -17,19 +17,29 @@ import tracemalloc
 
 import numpy as np
 
-from ..algorithms import ALGORITHMS, make_plan
+from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM, closed_form, make_plan
 from ..api import allreduce
 from ..core.files import atomic_output, read_text
 from ..core.layout import Layout
-from ..execute.numeric import NumericExecutor
+from ..execute.backend import make_executor
 from ..core.plan import Plan
 
-# Measured at G = 8 beside the ring, which numpy_cases measures at two scales; master and
-# naive move whole gradients, one copy each, and add nothing new to measure.
 ERRORS_BYTES = 16 * 1024 * 1024  # what a failed run may print; a traceback is a few KB
 
-OTHER_ALGORITHMS = ("tree", "double-tree", "recursive-doubling", "halving-doubling",
-                    "bidirectional-ring", "hierarchical")
+
+def efficiency_algorithms(gpus: int = 8) -> tuple[str, ...]:
+    """The registered algorithms measured at G GPUs beside the default (which numpy_cases
+    measures at two scales), in registry order."""
+    # Left out: those whose busiest GPU sends a whole gradient to each of the others, (G−1)·N
+    # (the master, naive all-to-all). Every transfer of theirs is one whole-array add or copy,
+    # which adds nothing new to measure.
+    elements = 1 << 20
+    whole = (gpus - 1) * elements
+    return tuple(name for name in ALGORITHMS if name != DEFAULT_ALGORITHM
+                 and closed_form(name, gpus, elements).busiest_sent.value < whole)
+
+
+OTHER_ALGORITHMS = efficiency_algorithms()
 
 
 def useful_bytes(plan: Plan, layout: Layout, itemsize: int) -> int:
@@ -54,14 +64,14 @@ def copy_bandwidth(total_elements: int, dtype=np.float32, repeats: int = 3) -> f
 
 
 def ring_seconds(gpus: int, elements: int, dtype=np.float32, repeats: int = 3,
-                 algorithm: str = "ring") -> tuple[float, int]:
-    """Best time of `repeats` runs of an algorithm's steps (the ring's by default) over loaded
-    buffers, and its useful bytes."""
+                 algorithm: str = DEFAULT_ALGORITHM) -> tuple[float, int]:
+    """Best time of `repeats` runs of an algorithm's steps (the default algorithm's) over
+    loaded buffers, and its useful bytes."""
     plan = make_plan(algorithm, gpus)
     layout = Layout(plan.segments, elements)
     rng = np.random.default_rng(0)
     gradients = rng.standard_normal((gpus, elements), dtype=np.float32).astype(dtype, copy=False)
-    executor = NumericExecutor(plan, layout, np, np.dtype(dtype))
+    executor = make_executor(plan, layout, np, np.dtype(dtype))
     best = float("inf")
     for _ in range(repeats):
         executor.load(gradients)
@@ -77,7 +87,7 @@ def peak_memory_ratio(gpus: int, elements: int, dtype=np.float32) -> float:
     input_bytes = sum(a.nbytes for a in arrays)
     tracemalloc.start()
     tracemalloc.reset_peak()
-    result = allreduce(arrays, "ring", backend="numpy")
+    result = allreduce(arrays, DEFAULT_ALGORITHM, backend="numpy")
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     del result
@@ -94,7 +104,8 @@ def numpy_cases(quick: bool = False) -> list[dict]:
     # A quick run scales to 128 GPUs: setting up 1,024 (and tracing its memory) takes most of
     # a full run's time, and a quick run's ratios are not compared with the targets anyway.
     scale = 128 if quick else 1024
-    for case, gpus in (("ring-efficiency", 8), ("ring-scale", scale)):
+    cases = ((f"{DEFAULT_ALGORITHM}-efficiency", 8), (f"{DEFAULT_ALGORITHM}-scale", scale))
+    for case, gpus in cases:
         elements = (1 << total_log2) // gpus
         seconds, useful = ring_seconds(gpus, elements)
         efficiency[gpus] = useful / seconds / bandwidth
@@ -117,8 +128,9 @@ def numpy_cases(quick: bool = False) -> list[dict]:
                         "target": 0.7, "meaning": "useful bytes/s over np.copyto bytes/s"})
     records.extend(plan_cases(repeats=1 if quick else 3))
     elements = (1 << total_log2) // scale
-    records.append({"case": "ring-peak-memory", **base, "gpus": scale, "elements": elements,
-                    "seconds": None, "ratio": peak_memory_ratio(scale, elements), "target": 3.0,
+    records.append({"case": f"{DEFAULT_ALGORITHM}-peak-memory", **base, "gpus": scale,
+                    "elements": elements, "seconds": None,
+                    "ratio": peak_memory_ratio(scale, elements), "target": 3.0,
                     "meaning": "peak bytes (input included) over input bytes; lower is better"})
     records.extend(cost_cases(quick))
     records.extend(timeline_cases(quick))
@@ -249,7 +261,7 @@ def timeline_cases(quick: bool = False) -> list[dict]:
     gpus = 128 if quick else 1024
     elements = 1 << 24
     model = CostModel(load("dgx-h100"), 4)
-    plan = make_plan("ring", gpus)
+    plan = make_plan(DEFAULT_ALGORITHM, gpus)
     start, cpu = time.perf_counter(), time.process_time()
     timeline = simulate(plan, elements, model)
     timeline.critical_path()
@@ -261,7 +273,7 @@ def timeline_cases(quick: bool = False) -> list[dict]:
     overlap_seconds, overlap_cpu = time.perf_counter() - start, time.process_time() - cpu
     lower = "; lower is better (cpu_seconds: the same without other processes' share)"
     return [
-        {"case": "timeline-ring", "backend": "model", "dtype": "float32", "gpus": gpus,
+        {"case": f"timeline-{DEFAULT_ALGORITHM}", "backend": "model", "dtype": "float32", "gpus": gpus,
          "elements": elements, "seconds": timeline_seconds, "cpu_seconds": timeline_cpu, "ratio": timeline_seconds / 2.0,
          "target": 1.0, "meaning": f"timeline of the ring ({plan.transfer_count():,} transfers, "
                                    "dgx-h100) and its critical path, seconds over a 2 s budget" + lower},

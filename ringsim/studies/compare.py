@@ -8,9 +8,11 @@ closed forms, exact Python integers and Fractions computed in O(G) at most, so a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from ..algorithms import ALGORITHMS, closed_form, option_names
-from ..algorithms.timing import estimate, machine_options, timed_algorithms
+from ..algorithms.timing import (estimate, machine_options, nccl_layout, nccl_layouts,
+                                 timed_algorithms)
 from ..core.checks import check_elements, check_gpus
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..core.formula import ClosedForm
@@ -41,13 +43,35 @@ class Row:
     formulas: ClosedForm
     timing: Timing | None = None
     options: tuple[tuple[str, object], ...] = ()  # the options given, as users write them
-    as_nccl: bool = False  # laid out as NCCL lays out this schedule (the rails ring)
+    as_nccl: bool = False  # laid out as NCCL lays out this schedule (the spec's nccl_layout)
 
     @property
     def label(self) -> str:
         """The title, with the options given: 'Ring all-reduce, ring order rails:8'."""
         words = [f"{k.replace('_', ' ')} {v}" for k, v in self.options]
         return ", ".join([self.title, *words])
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """One row's busiest GPU beside another's, as an algorithm's spec asks (`contrast`)."""
+
+    row: Row
+    other: Row
+    ratio: Fraction  # what row's busiest GPU sends ÷ what other's sends
+
+
+def contrasts(rows: list[Row]) -> list[Contrast]:
+    """Each contrast the rows' algorithms declare, where both are rows and the other's busiest
+    GPU sends something (the last row of an algorithm stands for it)."""
+    named = {r.algorithm: r for r in rows}
+    found = []
+    for name, row in named.items():
+        other = named.get(ALGORITHMS[name].contrast)
+        if other is not None and other.busiest_sent:
+            found.append(Contrast(row, other,
+                                  Fraction(row.busiest_sent) / Fraction(other.busiest_sent)))
+    return found
 
 
 def _whole(formula):
@@ -60,17 +84,16 @@ def compare(gpus: int, elements: int, model: CostModel | None = None,
             options: dict | None = None) -> list[Row]:
     """A row per registered algorithm for G GPUs of N elements each; each option given (as
     users write them: chunks=4, ring_order="rails:8") goes to the algorithms that take it.
-    With a model on several nodes, one more row: the ring as NCCL lays out its rings."""
+    With a model, one more row for each algorithm NCCL lays out otherwise on its machine (the
+    ring on several nodes: one ring per NIC), where no option given lays it out already."""
     gpus, elements = check_gpus(gpus), check_elements(elements)
     given = {k: v for k, v in (options or {}).items() if v is not None}
     cases = [(name, tuple((k, v) for k, v in given.items() if k in option_names(name)))
              for name in ALGORITHMS]
-    rails = rails_order(gpus, model) if model is not None else None
-    if rails is not None and not {"ring_order", "channels"} & set(given):
-        cases.append(("ring", (("ring_order", rails),)))
+    layouts = [(name, tuple(laid.items())) for name, laid in nccl_layouts(gpus, model, given)]
     rows = [_row(name, gpus, elements, opts, model) for name, opts in cases]
-    if len(rows) > len(ALGORITHMS):  # the rails ring, added last
-        rows[-1] = Row(**{**rows[-1].__dict__, "as_nccl": True})
+    rows += [Row(**{**_row(name, gpus, elements, opts, model).__dict__, "as_nccl": True})
+             for name, opts in layouts]  # after the registry's rows
     return rows if model is None else _timed(rows, gpus, elements, model)
 
 
@@ -114,28 +137,14 @@ def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[
     return out
 
 
-RAILS_LIMIT = 65_536  # K·G ring positions priced port by port: keep compare instant
-
-
-def rails_order(gpus: int, model: CostModel) -> str | None:
-    """'rails:P' where NCCL's layout differs from one ring: several nodes of P > 1 GPUs, P
-    dividing G, G ≤ 65,536; None elsewhere."""
-    per_node = model.topology.gpus_per_node
-    if not per_node or per_node == 1 or gpus % per_node or gpus // per_node < 2 \
-            or gpus > RAILS_LIMIT:
+def nccl_layout_estimate(name: str, gpus: int, elements: int,
+                         model: CostModel) -> Estimate | None:
+    """Algorithm `name`'s time laid out as NCCL lays it out on the model's machine, as
+    compare's extra row prices it (a rail-optimised cluster's ring: one ring per NIC, where
+    the default ring crosses each node boundary through one GPU's NIC while the others idle);
+    None where NCCL's layout is the default one (see algorithms.timing.nccl_layout)."""
+    laid = nccl_layout(name, gpus, model)
+    if laid is None:
         return None
-    return f"rails:{per_node}"
-
-
-def rails_ring(gpus: int, elements: int, model: CostModel) -> tuple[int, Estimate] | None:
-    """The ring laid out as NCCL's channels on a rail-optimised cluster (one ring per NIC).
-
-    On two levels the default ring crosses each node boundary through one GPU's NIC while the
-    others idle; NCCL instead runs one ring per NIC (`--ring-order rails:P`). Returns (P, its
-    estimate) where that applies (see rails_order).
-    """
-    order = rails_order(gpus, model)
-    if order is None:
-        return None
-    return model.topology.gpus_per_node, estimate("ring", gpus, elements, model,
-                                                  ring_order=order)
+    options = _options(name, gpus, model, tuple(laid.items()))
+    return estimate(name, gpus, elements, model, **options)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..algorithms import make_plan
 from ..core.layout import Layout
-from ..execute.backend import array_module
+from ..execute.backend import array_module, make_executor
 from .bench import useful_bytes
 
 TARGET = 0.7  # the ring's useful bytes/s over the device's copy bytes/s (one H200, G=8, N=2^26)
@@ -90,9 +90,8 @@ def _correct(xp: Any, executor, gradients) -> bool:
 
 def ring_case(xp: Any, gpus: int, elements: int, dtype, repeats: int, devices: int) -> dict:
     """The ring at G, N: seconds, useful bytes/s, the device's copy bytes/s and their ratio."""
-    from ..execute.gpu.executor import cupy_executor
     plan, layout = make_plan("ring", gpus), Layout(gpus, elements)
-    executor = cupy_executor(plan, layout, xp, dtype, devices=devices)
+    executor = make_executor(plan, layout, xp, dtype, backend="cupy", devices=devices)
     gradients = _gradients(xp, gpus, elements, dtype)
     executor.load(gradients)
     executor.run()  # warm-up: compiles the kernel, uploads the step tables
@@ -118,9 +117,8 @@ def nccl_case(xp: Any, elements: int, dtype, repeats: int, devices: int) -> dict
             return None
     if not getattr(nccl, "available", True):
         return None
-    from ..execute.gpu.executor import cupy_executor
     plan, layout = make_plan("ring", devices), Layout(devices, elements)
-    executor = cupy_executor(plan, layout, xp, dtype, devices=devices)
+    executor = make_executor(plan, layout, xp, dtype, backend="cupy", devices=devices)
     gradients = _gradients(xp, devices, elements, dtype)
     executor.load(gradients)
     executor.run()

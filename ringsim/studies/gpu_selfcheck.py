@@ -24,17 +24,20 @@ import numpy as np
 from ..algorithms import make_plan
 from ..core.layout import Layout
 from ..core.reference import reference_sum
-from ..execute.gpu.executor import cupy_executor, visible_devices
-from ..execute.numeric import NumericExecutor
+from ..execute.backend import make_executor
+from ..execute.gpu.executor import visible_devices
 
-ALGORITHMS = ("ring", "master", "naive")
+# The executor's two ways of running a step, each with a race of its own: the ring's steps
+# send to distinct buffers (one fused launch a step), the master's and naive's bring several
+# arrivals to one buffer (gathered, then added in arrival order).
+RACE_ALGORITHMS = ("ring", "master", "naive")
 PERIOD = 65521  # the big-index inputs repeat with this prime period: no power-of-two shift hides
 
 
 def numpy_result(algorithm: str, data: np.ndarray) -> np.ndarray:
     """The plan's result with NumPy's executor: the bits the GPU must reproduce."""
     plan, layout = make_plan(algorithm, len(data)), Layout(*data.shape)
-    ex = NumericExecutor(plan, layout, np, data.dtype)
+    ex = make_executor(plan, layout, np, data.dtype)
     ex.load(data)
     ex.run()
     return ex.gradients()
@@ -64,7 +67,7 @@ def race_stress(xp: Any, *, gpus: int = 8, elements: int = 2**22 + 3, repeats: i
                 dtypes=("int32", "float32")) -> Iterator[dict]:
     """One record per (algorithm, dtype, mode): every repeat bit for bit equal to NumPy."""
     layout = Layout(gpus, elements)
-    for algorithm in ALGORITHMS:
+    for algorithm in RACE_ALGORITHMS:
         plan = make_plan(algorithm, gpus)
         for dtype in dtypes:
             data = _data(gpus, elements, dtype, seed=len(algorithm) + elements)
@@ -73,7 +76,8 @@ def race_stress(xp: Any, *, gpus: int = 8, elements: int = 2**22 + 3, repeats: i
             if data.dtype.kind in "iu":  # integers: also the plain element-wise sum
                 reference = bool(np.array_equal(expected, np.broadcast_to(reference_sum(data), expected.shape)))
             for mode, devices in _modes(xp):
-                ex = cupy_executor(plan, layout, xp, data.dtype, devices=devices, mode=mode)
+                ex = make_executor(plan, layout, xp, data.dtype, backend="cupy",
+                                   devices=devices, mode=mode)
                 differing = []
                 for _ in range(repeats):
                     got = _run(xp, ex, data)
@@ -118,7 +122,8 @@ def big_index(xp: Any, *, gpus_list=(2, 3), elements: int = 2**31 + 3) -> Iterat
             for row in rows[1:]:
                 expected += row  # CuPy's own uint8 add (wraps), not ringsim's
             plan, layout = make_plan("ring", gpus), Layout(gpus, elements)
-            ex = cupy_executor(plan, layout, xp, np.uint8, devices=devices, mode=mode)
+            ex = make_executor(plan, layout, xp, np.uint8, backend="cupy", devices=devices,
+                               mode=mode)
             ex.load(rows)
             ex.run()
             out = ex.gradients()
@@ -165,7 +170,7 @@ def specials(dtype: str, gpus: int, elements: int, seed: int = 0) -> np.ndarray:
 def float_specials(xp: Any, *, gpus_list=(3, 4, 8), elements: int = 4099) -> Iterator[dict]:
     """One record per (dtype, algorithm, mode): IEEE corner cases against NumPy."""
     for dtype in ("float16", "float32", "float64"):
-        for algorithm in ALGORITHMS:
+        for algorithm in RACE_ALGORITHMS:
             for mode, devices in _modes(xp):
                 ok, payloads, notes = True, True, []
                 for gpus in gpus_list:
@@ -173,7 +178,8 @@ def float_specials(xp: Any, *, gpus_list=(3, 4, 8), elements: int = 4099) -> Ite
                     with np.errstate(invalid="ignore", over="ignore"):
                         expected = numpy_result(algorithm, data)
                     plan, layout = make_plan(algorithm, gpus), Layout(gpus, elements)
-                    ex = cupy_executor(plan, layout, xp, data.dtype, devices=devices, mode=mode)
+                    ex = make_executor(plan, layout, xp, data.dtype, backend="cupy",
+                                       devices=devices, mode=mode)
                     with np.errstate(invalid="ignore", over="ignore"):  # a NumPy stand-in warns
                         got = _run(xp, ex, data)
                     nan = np.isnan(expected)

@@ -3,7 +3,7 @@ whose tuning tables price the run, and NVLS left out where NCCL had it off."""
 
 from __future__ import annotations
 
-NVLS_ALGOS = ("NVLS", "NVLSTree")  # what NCCL leaves out when NVLS is off (tuning.cc)
+from ..cost.nccl_tuner import NVLS_FAMILY  # what NCCL leaves out when NVLS is off (tuning.cc)
 
 
 def without_nvls(algo: str | None) -> str | None:
@@ -11,13 +11,13 @@ def without_nvls(algo: str | None) -> str | None:
     as it was where that leaves nothing, or where ringsim cannot read it (the per-collective
     form): the caller's or the paste's word then stands."""
     if algo is None:
-        return "^" + ",".join(NVLS_ALGOS)
+        return "^" + ",".join(NVLS_FAMILY)
     if ":" in algo or ";" in algo:
         return algo
-    nvls = {a.lower() for a in NVLS_ALGOS}
+    nvls = {a.lower() for a in NVLS_FAMILY}
     kept = [p.strip() for p in algo.lstrip("^").split(",") if p.strip().lower() not in nvls]
     if algo.startswith("^"):
-        return "^" + ",".join(kept + list(NVLS_ALGOS))
+        return "^" + ",".join(kept + list(NVLS_FAMILY))
     return ",".join(kept) if kept else algo
 
 

@@ -5,9 +5,9 @@ topology. A crossover is where the fastest algorithm changes between two swept s
 exact size (to the element) is found by bisection over the closed forms, as NCCL's tuner
 switches between tree and ring where their modelled times cross (src/graph/tuning.cc).
 
-On several nodes the ring is priced twice: as one ring (its registry column) and as NCCL lays
-out its channels, one ring per NIC ('ring rails:P', compare's extra row), which may be the
-fastest.
+An algorithm that NCCL lays out otherwise on the machine is priced twice: as ringsim lays it
+out (its registry column) and as NCCL does (compare's extra row, its spec's nccl_layout). On
+several nodes that is the ring, one ring per NIC ('ring rails:P'), which may be the fastest.
 """
 
 from __future__ import annotations
@@ -17,19 +17,22 @@ import re
 from dataclasses import dataclass
 
 from ..core.checks import check_gpus
-from ..algorithms.timing import estimate, machine_options, timed_algorithms
+from ..algorithms import ALGORITHMS, option_names
+from ..algorithms.timing import (estimate, machine_options, nccl_layouts, option_words,
+                                 timed_algorithms)
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..cost.nccl import NcclChoice, nccl_choices
 from ..cost.nccl_tuner import carried_release, nccl_type
 from ..core.errors import RingsimError
 from ..core.naming import plural
 from ..core.units import format_seconds, parse_size
-from .compare import rails_order, rails_ring
+from .compare import nccl_layout_estimate
 
 MAX_SIZES = 200
-# Ring positions (rings x GPUs) the rails ring is priced over, once per size and per bisection
-# probe: above this the sweep leaves that column out, to stay within about 2 s (16,384 GPUs in
-# nodes of 8: 1.8 s measured on one core); compare prices it at one size up to its own limit.
+# Ring positions (rings x GPUs, a ring per GPU of a node) an NCCL layout is priced over, once
+# per size and per bisection probe: above this the sweep leaves that column out, to stay
+# within about 2 s (16,384 GPUs in nodes of 8: 1.8 s measured on one core); compare prices it
+# at one size up to its own limit.
 RAILS_SWEEP_LIMIT = 131_072
 # Across nodes a column whose time lays out its steps GPU by GPU (its spec's seconds_cost: the
 # bidirectional ring, about 40 ns per GPU and size on one core, and the hierarchical ring where
@@ -38,9 +41,17 @@ RAILS_SWEEP_LIMIT = 131_072
 MAX_PRICING_SECONDS = 2.0
 
 
+def layout_column(name: str, options: dict) -> str:
+    """The column of an algorithm laid out as NCCL does: its name, then its layout's values
+    ('ring rails:8' for the ring with ring order rails:8)."""
+    return " ".join([name, *(str(value) for value in options.values())])
+
+
 def rails_column(order: str) -> str:
-    """The column of the ring laid out as NCCL's channels: 'ring rails:8' for order 'rails:8'."""
-    return f"ring {order}"
+    """The column of the algorithm that takes ring orders, laid out in `order`: 'ring rails:8'
+    for order 'rails:8' (as layout_column names it)."""
+    name = next(n for n in ALGORITHMS if "ring_order" in option_names(n))
+    return layout_column(name, {"ring_order": order})
 
 
 @dataclass(frozen=True)
@@ -83,27 +94,39 @@ class Sweep:
     # NCCL discards before choosing anything: src/enqueue.cc, taskAppend).
     nccl: tuple[NcclChoice | None, ...] = ()
     nccl_note: str = ""  # why NCCL's model has no answer here, when it has none
-    # 'rails:P' where the ring was also priced as NCCL lays out its channels (one ring per
-    # NIC, compare's extra row), its column 'ring rails:P' after the algorithms; None elsewhere.
-    rails: str | None = None
-    rails_note: str = ""  # why the rails ring has no column where NCCL's layout has one
+    # Each algorithm also priced as NCCL lays it out on the machine, with that layout's options
+    # (('ring', {'ring_order': 'rails:8'}): one ring per NIC, compare's extra row), its column
+    # ('ring rails:8') after the algorithms; () where none is.
+    layouts: tuple[tuple[str, dict], ...] = ()
+    rails_note: str = ""  # why a layout has no column where NCCL's layout differs
     nccl_release: str | None = None  # the release whose tables priced `nccl` (None: the model's)
 
     @property
+    def rails(self) -> str | None:
+        """The values of the priced layout's options, as its column gives them after the
+        algorithm's name ('rails:8' for 'ring rails:8'); None where none is priced."""
+        return " ".join(str(v) for v in self.layouts[0][1].values()) if self.layouts else None
+
+    @property
+    def _layout_columns(self) -> dict:
+        """{column: (algorithm, options)} for each layout: {'ring rails:8': ('ring', {...})}."""
+        return {layout_column(name, options): (name, options) for name, options in self.layouts}
+
+    @property
     def columns(self) -> tuple[str, ...]:
-        """Every priced column: the algorithms, then 'ring rails:P' where the ring has it."""
-        return self.algorithms + ((rails_column(self.rails),) if self.rails else ())
+        """Every priced column: the algorithms, then each NCCL layout's ('ring rails:8')."""
+        return self.algorithms + tuple(self._layout_columns)
 
     def algorithm(self, column: str) -> str:
         """The registered algorithm a column runs: 'ring' for 'ring rails:8'."""
-        return "ring" if self.rails and column == rails_column(self.rails) else column
+        return self._layout_columns.get(column, (column,))[0]
 
     def title(self, column: str) -> str:
-        """A column's title: the algorithm's, with its ring order for the rails ring."""
-        from ..algorithms import ALGORITHMS
+        """A column's title: the algorithm's, with its options for an NCCL layout."""
         title = ALGORITHMS[self.algorithm(column)].title
+        laid = self._layout_columns.get(column)
         # As compare labels its row: 'Ring all-reduce, ring order rails:8'.
-        return title if column == self.algorithm(column) else f"{title}, ring order {self.rails}"
+        return title if laid is None else f"{title}, {option_words(laid[1])}"
 
     def nccl_busbw(self, index: int) -> float | None:
         """nccl-tests' all-reduce busbw of NCCL's model's pick at point `index`."""
@@ -123,10 +146,10 @@ class Sweep:
 
     def options(self, name: str) -> dict:
         """The options column `name` was priced with: its defaults, the machine's nodes, and
-        the rails ring's order."""
+        NCCL's layout's options for a layout's column (the rails ring's order)."""
         from ..algorithms import default_options
         algorithm = self.algorithm(name)
-        layout = {"ring_order": self.rails} if algorithm != name else {}
+        layout = self._layout_columns.get(name, (name, {}))[1]
         return {**default_options(algorithm), **machine_options(algorithm, self.gpus, self.model),
                 **layout}
 
@@ -183,24 +206,23 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
-def _estimate(name: str, gpus: int, elements: int, model: CostModel, rails: str | None) -> Estimate:
-    """One column's time: an algorithm on the machine's nodes, or the ring as compare's rails row."""
-    if rails is not None and name == rails_column(rails):
-        return rails_ring(gpus, elements, model)[1]
+def _estimate(name: str, gpus: int, elements: int, model: CostModel, laid: dict) -> Estimate:
+    """One column's time: an algorithm on the machine's nodes, or, for a column of `laid`
+    ({column: algorithm}), that algorithm as compare's row of NCCL's layout prices it."""
+    if name in laid:
+        return nccl_layout_estimate(laid[name], gpus, elements, model)
     return estimate(name, gpus, elements, model, **machine_options(name, gpus, model))
 
 
-def _point(gpus: int, nbytes: int, model: CostModel, names: tuple[str, ...],
-           rails: str | None) -> Point:
+def _point(gpus: int, nbytes: int, model: CostModel, names: tuple[str, ...], laid: dict) -> Point:
     elements = nbytes // model.itemsize
-    estimates = {name: _estimate(name, gpus, elements, model, rails) for name in names}
+    estimates = {name: _estimate(name, gpus, elements, model, laid) for name in names}
     best = min(names, key=lambda name: estimates[name].seconds)
     return Point(nbytes, elements, estimates, best)
 
 
-def _best(gpus: int, elements: int, model: CostModel, names: tuple[str, ...],
-          rails: str | None) -> str:
-    times = {name: _estimate(name, gpus, elements, model, rails).seconds for name in names}
+def _best(gpus: int, elements: int, model: CostModel, names: tuple[str, ...], laid: dict) -> str:
+    times = {name: _estimate(name, gpus, elements, model, laid).seconds for name in names}
     return min(names, key=times.__getitem__)
 
 
@@ -208,30 +230,34 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
           algorithms: list[str] | None = None, rails: bool = True,
           nccl: str | None = None) -> Sweep:
     """Time every algorithm that has a closed-form time at each size (bytes per GPU); with
-    every algorithm, the ring as NCCL lays out its channels too where that differs from one
-    ring (compare's extra row; rails=False leaves it out); NCCL's model with the tuning
-    tables of release `nccl` (None: the model's own)."""
+    every algorithm, each one NCCL lays out otherwise on the machine as NCCL does too (the
+    ring on several nodes, one ring per NIC: compare's extra row; rails=False leaves them
+    out); NCCL's model with the tuning tables of release `nccl` (None: the model's own)."""
     model = model or CostModel()
     gpus = check_gpus(gpus)
     carried_release(nccl)  # a release ringsim lacks is refused here, not left as the note
     model.topology.check_gpus(gpus)
     algorithm_names = tuple(algorithms or timed_algorithms(model, gpus))
-    # The ring as NCCL runs it on several nodes: compare's extra row, priced by the same code.
-    order = rails_order(gpus, model) if rails and not algorithms else None
+    # The algorithms as NCCL runs them on this machine: compare's extra rows, priced by the
+    # same code.
+    layouts = nccl_layouts(gpus, model) if rails and not algorithms else []
     rails_note = ""
-    if order and model.topology.gpus_per_node * gpus > RAILS_SWEEP_LIMIT:
-        rails_note = (f"{rails_column(order)} (the ring as NCCL's channels, one ring per NIC) is "
-                      f"left out above {RAILS_SWEEP_LIMIT // model.topology.gpus_per_node:,} GPUs, "
-                      f"where pricing it at every size and probe takes too long; compare --time "
-                      f"prices it at one size")
-        order = None
-    names = algorithm_names + ((rails_column(order),) if order else ())
+    per_node = model.topology.gpus_per_node
+    if layouts and per_node * gpus > RAILS_SWEEP_LIMIT:
+        rails_note = "; ".join(
+            f"{layout_column(name, options)} (the ring as NCCL's channels, one ring per NIC) is "
+            f"left out above {RAILS_SWEEP_LIMIT // per_node:,} GPUs, where pricing it at every "
+            f"size and probe takes too long; compare --time prices it at one size"
+            for name, options in layouts)
+        layouts = []
+    laid = {layout_column(name, options): name for name, options in layouts}
+    names = algorithm_names + tuple(laid)
     for nbytes in sizes:
         if nbytes % model.itemsize:
             raise RingsimError(f"size {plural(nbytes, 'byte')} is not a whole number of "
                                f"{model.itemsize}-byte elements")
     _check_work(gpus, len(sizes), model, names)
-    points = tuple(_point(gpus, n, model, names, order) for n in sizes)
+    points = tuple(_point(gpus, n, model, names, laid) for n in sizes)
     crossovers = []
     for left, right in zip(points, points[1:]):
         if left.estimates[right.best].seconds <= left.estimates[left.best].seconds:
@@ -245,21 +271,20 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
         low, high = left.elements, right.elements
         while high - low > 1:
             middle = (low + high) // 2
-            if _best(gpus, middle, model, rivals, order) == left.best:
+            if _best(gpus, middle, model, rivals, laid) == left.best:
                 low = middle
             else:
                 high = middle
-        after = _best(gpus, high, model, rivals, order)
+        after = _best(gpus, high, model, rivals, laid)
         crossovers.append(Crossover(left.best, after, high * model.itemsize))
     picks, note = _nccl(gpus, sizes, model, nccl)
-    return Sweep(gpus, model, algorithm_names, points, tuple(crossovers), picks, note, order,
-                 rails_note, nccl)
+    return Sweep(gpus, model, algorithm_names, points, tuple(crossovers), picks, note,
+                 tuple(layouts), rails_note, nccl)
 
 
 def _check_work(gpus: int, count: int, model: CostModel, names: tuple[str, ...]) -> None:
     """Refuse, in one line, a sweep whose columns laid out GPU by GPU would take too long
     (MAX_PRICING_SECONDS)."""
-    from ..algorithms import ALGORITHMS
     costs = {n: ALGORITHMS[n].seconds_cost(gpus, model, **machine_options(n, gpus, model))
              for n in names if n in ALGORITHMS}
     per_size = sum(costs.values())

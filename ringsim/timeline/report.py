@@ -86,12 +86,17 @@ def route_around(gpus: int, a: int, b: int) -> tuple[int, ...] | None:
 
 
 TREE_CHUNKS = 16  # NCCL pipelines its trees; 16 chunks keep the pipeline's fill short
+# The schedules `alternatives` runs, in its order, by the key the lessons name each with:
+# the ring, the double binary tree, two rings the second around the slow link (where there
+# is one to route around), and two rings in the same order (NCCL's channels).
+SCHEDULES = ("ring", "tree", "around", "channels")
 
 
 @dataclass(frozen=True)
 class Alternative:
-    """An algorithm's time with and without the same faults."""
+    """A schedule's time with and without the same faults."""
 
+    key: str  # which of SCHEDULES it is
     label: str
     healthy: float
     faulty: float
@@ -99,19 +104,21 @@ class Alternative:
 
 def alternatives(gpus: int, elements: int, model: CostModel, faults: tuple[Fault, ...]) -> list[Alternative]:
     """The ring, the double binary tree, and two rings (the second routed around a slow link)."""
-    plans: list[tuple[str, Plan]] = [
-        ("ring", make_plan("ring", gpus)),
-        (f"double binary tree, {TREE_CHUNKS} chunks", make_plan("double-tree", gpus, chunks=TREE_CHUNKS))]
+    plans: list[tuple[str, str, Plan]] = [
+        ("ring", "ring", make_plan("ring", gpus)),
+        ("tree", f"double binary tree, {TREE_CHUNKS} chunks",
+         make_plan("double-tree", gpus, chunks=TREE_CHUNKS))]
     links = [f for f in faults if f.kind == "slow-link"]
     if links:
         around = route_around(gpus, *links[0].gpus)
         if around is not None:
-            plans.append(("two rings, the second around the slow link",
+            plans.append(("around", "two rings, the second around the slow link",
                           make_plan("ring", gpus, channels=2,
                                     ring_order=(tuple(range(1, gpus + 1)), around))))
-    plans.append(("two rings (NCCL channels, same order)", make_plan("ring", gpus, channels=2)))
-    return [Alternative(label, simulate(p, elements, model).seconds,
-                        simulate(p, elements, model, faults).seconds) for label, p in plans]
+    plans.append(("channels", "two rings (NCCL channels, same order)",
+                  make_plan("ring", gpus, channels=2)))
+    return [Alternative(key, label, simulate(p, elements, model).seconds,
+                        simulate(p, elements, model, faults).seconds) for key, label, p in plans]
 
 
 def lesson_lines(alts: list[Alternative]) -> list[str]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..algorithms import DEFAULT_ALGORITHM
 from ..algorithms.timing import estimate, machine_options
 from ..core.errors import RingsimError
 from ..core.units import format_seconds
@@ -149,7 +150,7 @@ def tensor_ready(model: Model, layer_ends: list[float], forward: list[float]) ->
 
 
 def simulate(model: Model, gpus: int, cost: CostModel, *, bucket_mb: float = DEFAULT_BUCKET_MB,
-             flops: float = DEFAULT_FLOPS, batch: int | None = None, algorithm: str = "ring",
+             flops: float = DEFAULT_FLOPS, batch: int | None = None, algorithm: str = DEFAULT_ALGORITHM,
              options: dict | None = None) -> Overlap:
     """One step of `model` with DDP buckets of `bucket_mb` MiB on G GPUs (a batch of samples per GPU).
 
@@ -262,7 +263,7 @@ def _simulate(model: Model, price: _Prices, bucket_mb: float, flops: float,
 
 
 def sweep(model: Model, gpus: int, cost: CostModel, sizes=SWEEP_MB, *,
-          flops: float = DEFAULT_FLOPS, batch: int | None = None, algorithm: str = "ring",
+          flops: float = DEFAULT_FLOPS, batch: int | None = None, algorithm: str = DEFAULT_ALGORITHM,
           options: dict | None = None) -> list[Overlap]:
     """The step at every bucket size of the sweep (math.inf: no cap, which DDP still splits
     into its first 1 MiB bucket and one bucket for the rest), each as `simulate` gives it; a

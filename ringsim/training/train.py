@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.naming import plural
-from ..algorithms import make_plan, plan_closed_form
+from ..algorithms import DEFAULT_ALGORITHM, make_plan, plan_closed_form
 from ..execute.backend import make_executor, to_numpy
 from ..core.checks import check_count, check_gpus
 from ..core.errors import RingsimError
@@ -136,7 +136,7 @@ def check_training(gpus, epochs, samples, features, batch) -> tuple[int, int, in
                            f"must be at most the batch size ({batch})")
     return gpus, epochs, samples, features, batch
 
-def train(gpus: int = 4, algorithm: str = "ring", epochs: int = 5, *, sync: bool = True,
+def train(gpus: int = 4, algorithm: str = DEFAULT_ALGORITHM, epochs: int = 5, *, sync: bool = True,
           samples: int = 4096, features: int = 8, batch: int = 256, lr: float = 0.5, seed: int = 0,
           xp=np, options: dict | None = None) -> TrainingRun:
     """Train logistic regression data-parallel on `gpus` simulated GPUs; see the module doc.

@@ -34,6 +34,9 @@ from ..core.checks import check_count, check_gpus
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 
+# The algorithm whose halves ZeRO's reduce-scatters and all-gathers run, and whose options
+# lay out their rings: the ring's (the only one that builds them).
+ALGORITHM = REDUCE_SCATTER.algorithms[0]
 PARAM_BYTES, GRAD_BYTES, ADAM_BYTES = 2, 2, 12  # fp16 parameters, fp16 gradients, K = 12
 STAGES = (0, 1, 2, 3)
 STAGE_NAMES = {0: "data parallelism, nothing sharded", 1: "P_os: optimizer states sharded",
@@ -111,7 +114,7 @@ def ring_options(gpus: int, options: dict | None) -> dict:
     from ..algorithms import check_options
     given = {k: v for k, v in (options or {}).items() if v is not None}
     if given:
-        check_options(ALL_REDUCE.algorithms[0], gpus, given)
+        check_options(ALGORITHM, gpus, given)
     return given
 
 

@@ -88,7 +88,7 @@ def _adam(p, g, m, v, t: int, lr: float) -> None:
 
 def train_zero(gpus: int = 4, stage: int = 2, epochs: int = 5, *, samples: int = 4096,
                features: int = 8, batch: int = 256, lr: float = 0.05, seed: int = 0,
-               xp=np, algorithm: str = "ring") -> ZeroRun:
+               xp=np, algorithm: str = REDUCE_SCATTER.algorithms[0]) -> ZeroRun:
     """Train the demo's logistic regression with ZeRO `stage` (1–3) and with plain data parallelism,
     syncing with `algorithm`'s reduce-scatter and all-gather (the ring's: no other has them)."""
     if stage not in (1, 2, 3):

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.reactive import var
 from textual.timer import Timer
 
-from ..algorithms import ALGORITHMS, option_names, plan_options
+from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM, option_names, plan_options
 from ..core.errors import RingsimError
 from ..lessons import load_lessons
 from ..core.naming import gpu_name
@@ -106,7 +106,7 @@ class RingsimApp(App[None]):
         """The App on `sim` (default: a ring of 4 GPUs, 8 elements each), its clock on the
         preset `topology`, the lesson panel open at lesson `lesson` when given."""
         super().__init__()
-        self.sim = sim if sim is not None else Simulation.create("ring", 4, 8)
+        self.sim = sim if sim is not None else Simulation.create(DEFAULT_ALGORITHM, 4, 8)
         check_view_limits(self.sim.plan.gpus, self.sim.layout.elements)
         scenario = Scenario(self.sim.plan.algorithm, self.sim.plan.gpus, self.sim.layout.elements,
                             plan_options(self.sim.plan))

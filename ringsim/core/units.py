@@ -86,12 +86,13 @@ def _within(value: Fraction, low: int, high: int, what: str, text: object, unit:
                            f"{' ' + unit if unit else ''}, got {echo(text)}")
 
 
-def parse_size(text: object, what: str = "size", counted: str = "sizes are counted") -> int:
+def parse_size(text: object, what: str = "size", counted: str = "sizes are counted",
+               example: str = "256MiB, 1GB or 4096") -> int:
     """A whole number of bytes: '256MiB', '1GB', '4096', '64K' (KiB, as nccl-tests reads it); exact.
 
     Never in bits: nccl-tests' sizes and memory are counted in bytes, so '1kb' or '80Gb' is a
     slip for kB or GB, and reading it as bits would answer for an eighth of the size meant."""
-    number, unit = _split(text, what, "256MiB, 1GB or 4096")
+    number, unit = _split(text, what, example)
     if unit in LOWER_BARE:
         # nccl-tests' parsesize takes k, m and g in either case (8g is 8 GiB); a lower-case
         # m or g with a unit (mB) is no size, so only the bare letter is read so.
@@ -117,7 +118,7 @@ def parse_size(text: object, what: str = "size", counted: str = "sizes are count
 
 def parse_memory(text: object, what: str = "memory") -> int:
     """Bytes of memory: '80GB', '141GB', '192GiB', 64G (GiB), as parse_size reads them."""
-    return parse_size(text, what, "memory is counted")
+    return parse_size(text, what, "memory is counted", "80GB or 192GiB")
 
 
 def parse_seconds(text: object, what: str = "latency", most: Fraction | None = None) -> float:

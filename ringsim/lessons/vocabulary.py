@@ -278,7 +278,7 @@ def _exact(f) -> str:
 
 def _compare(a) -> str:
     g, n = a.scenario.gpus, a.scenario.elements
-    lines = [f"G = {g:,} GPUs, N = {n:,} elements per GPU"]
+    lines = [f"G = {plural(g, 'GPU')}, N = {plural(n, 'element')} per GPU"]
     # The three algorithms of the original story, in the registry's order (new algorithms
     # are compared in lesson 9's cost table, which reads the whole registry).
     for name, spec in ((k, s) for k, s in ALGORITHMS.items() if k in COMPARED):

@@ -63,8 +63,11 @@ class Contrast:
 
 def contrasts(rows: list[Row]) -> list[Contrast]:
     """Each contrast the rows' algorithms declare, where both are rows and the other's busiest
-    GPU sends something (the last row of an algorithm stands for it)."""
-    named = {r.algorithm: r for r in rows}
+    GPU sends something. An algorithm's first row stands for it: the rows after it lay it out
+    as NCCL would (the ring, one per NIC), which is not the schedule the contrast is about."""
+    named: dict[str, Row] = {}
+    for r in rows:
+        named.setdefault(r.algorithm, r)
     found = []
     for name, row in named.items():
         other = named.get(ALGORITHMS[name].contrast)

@@ -88,3 +88,23 @@ async def test_a_block_no_page_can_hold_names_the_terminal_width_that_can():
         text = "\n".join(screen_rows(app))
         assert "a terminal of 81 columns shows it whole" in text
         assert "f shows it whole" not in text
+
+
+async def test_the_full_width_page_keeps_the_question_and_says_more_only_where_it_scrolls():
+    app = RingsimApp(lesson=5)
+    async with app.run_test(size=(120, 40)) as pilot:
+        panel = app.screen.query_one(LessonPanel)
+        while panel.question is None:
+            await pilot.press("right_square_bracket")
+        prompt = panel.question.prompt
+        await pilot.press("f")
+        assert await until(pilot, lambda: isinstance(app.screen, LessonPage))
+        await pilot.pause()
+        text = " ".join(" ".join(screen_rows(app)).split())
+        assert " ".join(prompt.split())[:40] in text
+        assert "answer it in the lesson panel" in text
+        box = app.screen.query_one("#lesson-page")
+        assert (box.max_scroll_y > 0) == ("more" in str(box.border_subtitle))
+        assert "escape or f to close" in str(box.border_subtitle)
+        await pilot.press("escape")
+        assert await until(pilot, lambda: not isinstance(app.screen, LessonPage))

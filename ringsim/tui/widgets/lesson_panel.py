@@ -93,7 +93,7 @@ class LessonPanel(Vertical, can_focus=True):
         with Vertical(id="lesson-ask"):
             yield Static(id="lesson-question")
             with Horizontal(id="lesson-answer"):
-                yield Input(placeholder="your answer, then Enter (empty: show it)", compact=True,
+                yield Input(placeholder="answer, then Enter (empty: show it)", compact=True,
                             id="lesson-input")
                 yield Button("Show", compact=True, id="lesson-show")
             yield Static(id="lesson-reply")
@@ -145,13 +145,19 @@ class LessonPanel(Vertical, can_focus=True):
         questions = self.section.questions
         return questions[self.question_index] if self.question_index < len(questions) else None
 
+    def question_text(self) -> Text:
+        """'Question 1 of 2: …' for the question being asked; empty when none is."""
+        question, count = self.question, len(self.section.questions)
+        if question is None:
+            return Text()
+        return Text.assemble((f"Question{f' {self.question_index + 1} of {count}' if count > 1 else ''}: ",
+                              "bold"), question.prompt)
+
     def ask(self, index: int) -> None:
         """Show the section's question `index` with the answer field (none left: hide it)."""
         self.question_index = index
-        question, count = self.question, len(self.section.questions)
-        text = Text() if question is None else Text.assemble(
-            (f"Question{f' {index + 1} of {count}' if count > 1 else ''}: ", "bold"), question.prompt)
-        self.query_one("#lesson-question", Static).update(text)
+        question = self.question
+        self.query_one("#lesson-question", Static).update(self.question_text())
         self.query_one("#lesson-answer").set_class(question is not None, "-asking")
         self._show_ask()
         self.query_one("#lesson-input", Input).value = ""
@@ -192,7 +198,7 @@ class LessonPanel(Vertical, can_focus=True):
     def action_full_width(self) -> None:
         """Show the section at the terminal's full width, over the simulator."""
         from ..screens.lesson_page import LessonPage
-        self.app.push_screen(LessonPage(*self.parts()))
+        self.app.push_screen(LessonPage(*self.parts(), question=self.question_text()))
 
     def action_answer(self) -> None:
         """Move into the answer field (when a question is asked)."""

@@ -5,11 +5,12 @@ stream), over the step's time; the part of the communication left after backward
 from __future__ import annotations
 
 import numpy as np
+from rich.console import Group
 from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from ...training.overlap import DEFAULT_FLOPS
+from ...training.overlap import DEFAULT_FLOPS, FIRST_BUCKET_BYTES, MIB
 from ...core.units import format_seconds
 from ..training import TrainingStep
 
@@ -86,15 +87,19 @@ class OverlapPane(Static):
         text.append("\n" + "comm".ljust(LABEL), "bold")
         text.append(comm[:end], COMM)
         text.append(comm[end:], EXPOSED)
-        text.append(f"\nstep {format_seconds(o.step_seconds)}", "bold")
-        text.append(f" · exposed {format_seconds(o.exposed_seconds)}", f"bold {EXPOSED}")
-        text.append(f" of {format_seconds(o.communication_seconds)} communication")
-        text.append("\n" + " " * LABEL + axis(end, width, format_seconds(o.computed)) + "\n", "dim")
+        text.append("\n" + " " * LABEL + axis(end, width, format_seconds(o.computed)), "dim")
+        # The tracks keep one row each; the sentences under them wrap where the pane is narrow.
         serial = o.forward_seconds + o.backward_seconds + o.communication_seconds
-        text.append(f"forward ▒ {format_seconds(o.forward_seconds)} · backward █ "
-                    f"{format_seconds(o.backward_seconds)} at {DEFAULT_FLOPS / 1e12:g} TFLOP/s\n"
-                    f"{len(o.buckets)} buckets of {o.bucket_mb:g} MiB, {step.algorithm} all-reduce · "
-                    f"without overlap {format_seconds(serial)}\n", "dim")
-        text.append(f"{step.model.title}, {step.model.params:,} parameters · O: next model",
-                    "dim")
-        self.update(text)
+        cap = "no cap" if o.bucket_mb == float("inf") else f"up to {o.bucket_mb:g} MiB"
+        words = Text()
+        words.append(f"step {format_seconds(o.step_seconds)}", "bold")
+        words.append(f" · exposed {format_seconds(o.exposed_seconds)}", f"bold {EXPOSED}")
+        words.append(f" of {format_seconds(o.communication_seconds)} communication\n")
+        words.append(f"forward ▒ {format_seconds(o.forward_seconds)} · backward █ "
+                     f"{format_seconds(o.backward_seconds)} at {DEFAULT_FLOPS / 1e12:g} TFLOP/s\n"
+                     f"{len(o.buckets)} buckets of {cap} (the first {FIRST_BUCKET_BYTES // MIB} "
+                     f"MiB, as DDP), {step.algorithm} all-reduce · without overlap "
+                     f"{format_seconds(serial)}\n"
+                     f"{step.model.title}, {step.model.params:,} parameters · O: next model",
+                     "dim")
+        self.update(Group(text, words))

@@ -131,6 +131,8 @@ def printable(text: str, *, lines: bool = False) -> str:
     rewrite a line. One line by default (line breaks and tabs become one space); with
     lines=True newlines and tabs stay and '\\r\\n' line ends become '\\n'."""
     text = str(text)
+    if text.isprintable():  # no control, format or line-break character: nothing to remove
+        return text
     if not lines:
         text = _LINE_BREAKS.sub(" ", text)
     else:

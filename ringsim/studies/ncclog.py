@@ -95,9 +95,9 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
     truncated = []
     cut_lists: dict[int, tuple[int, ...]] = {}
     for number, raw in enumerate(text.lines, 1):
-        line = LINE_PREFIX.sub("", raw)
-        if "NCCL" not in line:
+        if "NCCL" not in raw:  # most of a long log; the prefix taken off below never holds it
             continue
+        line = LINE_PREFIX.sub("", raw)
         if version is None and (m := NCCL_VERSION.search(line)):
             version = m.group(1)
         origin = _ORIGIN.match(line)
@@ -126,7 +126,8 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
             channel, src, dst = int(m.group(1)), int(m.group(2)), int(m.group(3))
             _check_channel(channel, number)
             _check_rank(max(src, dst), number)
-            hops.setdefault((channel, src, dst), shown(m.group(5), 60))
+            if (channel, src, dst) not in hops:  # a log of many ranks repeats each hop
+                hops[channel, src, dst] = shown(m.group(5), 60)
             if host is not None:
                 hosts.setdefault(dst if m.group(4) == "receive" else src, host)
         elif m := _TREES.search(line):
@@ -162,12 +163,12 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
                     trees_cut.setdefault(rank_cut, (number, by_nccl))
         elif _cut_short(line):
             truncated.append(number)
-        if m := _COMM.search(line):
+        if "comm " in line and (m := _COMM.search(line)):
             _check_rank(int(m.group(3)) - 1, number)
             comms[m.group(1)] = int(m.group(3))
             if host is not None:
                 hosts.setdefault(int(m.group(2)), host)
-        if m := _NODES.search(line):
+        if "nNodes" in line and (m := _NODES.search(line)):
             nodes = int(m.group(1))
     sizes = sorted(set(lists) | set(comms.values()))
     if nranks is None:

@@ -240,7 +240,7 @@ def test_on_eight_dgx_nodes_the_fastest_at_1gib_is_the_rails_ring_compare_prices
     result = sweep(64, parse_sizes("1KiB..8GiB"), DGX)
     top = next(p for p in result.points if p.nbytes == 2**30)
     row = _rails_row(64, top.elements)
-    assert result.rails == "rails:8" and top.best == "ring rails:8"
+    assert result.layouts == (("ring", {"ring_order": "rails:8"}),) and top.best == "ring rails:8"
     # The same time compare --time ranks first, to the last bit, and the same label.
     assert top.estimates[top.best].seconds == row.timing.estimate.seconds
     assert row.timing.rank == 1 and result.title(top.best) == row.label
@@ -281,7 +281,7 @@ def test_the_plain_rings_column_is_the_one_ring_as_before(capsys):
     from ringsim.core.units import format_seconds
     sizes = parse_sizes("1KiB..8GiB")
     result, without = sweep(64, sizes, DGX), sweep(64, sizes, DGX, rails=False)
-    assert without.rails is None and without.columns == without.algorithms == result.algorithms
+    assert without.layouts == () and without.columns == without.algorithms == result.algorithms
     for point, before in zip(result.points, without.points):
         # One ring in GPU order, priced as the engine prices the ring with no options.
         assert point.estimates["ring"].seconds == estimate("ring", 64, point.elements, DGX).seconds
@@ -311,7 +311,7 @@ def test_crossovers_to_the_rails_ring_are_exact_to_the_element():
 def test_the_rails_ring_only_where_nccls_layout_differs_from_one_ring(capsys):
     # One node (dgx-h100 at 8 GPUs), no nodes (flat), or a chosen list of algorithms: no column.
     for gpus, model in ((8, DGX), (64, CostModel(load("flat"), 4))):
-        assert sweep(gpus, [2**20], model).rails is None
+        assert sweep(gpus, [2**20], model).layouts == ()
     assert sweep(64, [2**20], DGX, algorithms=["ring", "tree"]).columns == ("ring", "tree")
     assert main(["sweep", "--topology", "dgx-h100", "-g", "8", "--no-plot"]) == 0
     assert "rails" not in capsys.readouterr().out
@@ -328,9 +328,9 @@ def test_above_its_limit_the_rails_column_is_left_out_with_a_reason(capsys):
     from ringsim.studies.sweep import RAILS_SWEEP_LIMIT
     gpus = 2 * RAILS_SWEEP_LIMIT // 8
     result = sweep(gpus, [2**20], DGX)
-    assert result.rails is None and result.columns == result.algorithms
+    assert result.layouts == () and result.columns == result.algorithms
     assert f"left out above {RAILS_SWEEP_LIMIT // 8:,} GPUs" in result.rails_note
-    assert sweep(RAILS_SWEEP_LIMIT // 8, [2**20], DGX).rails == "rails:8"
+    assert sweep(RAILS_SWEEP_LIMIT // 8, [2**20], DGX).layouts == (("ring", {"ring_order": "rails:8"}),)
     assert main(["sweep", "--topology", "dgx-h100", "-g", str(gpus), "--sizes", "1MiB", "--no-plot"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert result.rails_note + "." in out and "ring rails:8 is the ring" not in out

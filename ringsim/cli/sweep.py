@@ -16,11 +16,12 @@ from ..core.files import check_output, write_text
 from ..core.textout import escaped, printable
 from ..core.width import output_width, say, table, wrap
 from ..cost.nccl import EMPTY_CALL
-from ..studies.sweep import Sweep, parse_sizes, rails_column, sweep
+from ..studies.sweep import Sweep, parse_sizes, sweep
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..studies.whose import nccl_model, nccl_release, nccl_version
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, add_nccl_argument,
                          gpus_from_args, model_from_args)
+from ._nccl_layout import flags
 from ._plot import legend_entry, legend_rows, log_log_figure, round_yticks, series_style
 
 ORDER = 25
@@ -179,11 +180,11 @@ def _write_svg(result: Sweep, path: str, metric: str) -> None:
 
 
 def _table_columns(result: Sweep) -> tuple[str, ...]:
-    """The table's columns: the rails ring right after the plain ring it lays out otherwise."""
+    """The table's columns: each NCCL layout ('ring rails:8') right after the algorithm it
+    lays out otherwise."""
     columns = list(result.algorithms)
-    if result.rails:
-        rails = rails_column(result.rails)
-        columns.insert(columns.index(result.algorithm(rails)) + 1, rails)
+    for column, (name, _) in result.layout_columns.items():
+        columns.insert(columns.index(name) + 1, column)
     return tuple(columns)
 
 
@@ -246,25 +247,25 @@ def _pick(choice) -> str:
 
 
 def _print_rails(result: Sweep) -> None:
-    """On several nodes: what the rails ring's column is, and its time at the largest size
-    beside the fastest other column there."""
+    """On several nodes: what each NCCL layout's column is (the ring as NCCL's channels), and
+    its time at the largest size beside the fastest other column there."""
     if result.rails_note:
         say(f"{result.rails_note}.", most=100)
-    if not result.rails or not result.points:
+    if not result.points:
         return
     per_node = result.model.topology.gpus_per_node
-    column = rails_column(result.rails)
     top = result.points[-1]
-    rails = top.estimates[column]
-    other = min(result.algorithms, key=lambda name: top.estimates[name].seconds)
-    say(f"{column} is the ring as NCCL lays out its channels: {per_node} rings at once, each "
-        f"crossing between nodes through a different GPU's NIC (compare --time's row "
-        f"'{result.title(column)}'); the ring column is one ring, which crosses each node "
-        f"boundary through one NIC while the node's other NICs idle. As NCCL's channels "
-        f"(--ring-order {result.rails}), the ring takes {format_seconds(rails.seconds)} at "
-        f"{format_bytes(top.nbytes)} (busbw {format_bandwidth(top.busbw(column, result.gpus))}), "
-        f"against {format_seconds(top.estimates[other].seconds)} for {other}, the fastest "
-        f"other column there.", most=100)
+    for column, (name, options) in result.layout_columns.items():
+        laid = top.estimates[column]
+        other = min(result.algorithms, key=lambda n: top.estimates[n].seconds)
+        say(f"{column} is the {name} as NCCL lays out its channels: {per_node} rings at once, "
+            f"each crossing between nodes through a different GPU's NIC (compare --time's row "
+            f"'{result.title(column)}'); the {name} column is one ring, which crosses each node "
+            f"boundary through one NIC while the node's other NICs idle. As NCCL's channels "
+            f"({flags(options)}), the {name} takes {format_seconds(laid.seconds)} at "
+            f"{format_bytes(top.nbytes)} (busbw {format_bandwidth(top.busbw(column, result.gpus))}), "
+            f"against {format_seconds(top.estimates[other].seconds)} for {other}, the fastest "
+            f"other column there.", most=100)
 
 
 def _approx_bytes(nbytes: int) -> str:
@@ -297,10 +298,11 @@ def _nccl_json(result: Sweep, index: int) -> dict:
 
 
 def _layout_json(result: Sweep, column: str) -> dict:
-    """For the rails ring: its algorithm and ring order, as compare --json names them."""
-    if column == result.algorithm(column):
+    """For an NCCL layout's column: its algorithm and options, as compare --json names them."""
+    if column not in result.layout_columns:
         return {}
-    return {"algorithm": result.algorithm(column), "options": {"ring_order": result.rails}}
+    name, options = result.layout_columns[column]
+    return {"algorithm": name, "options": dict(options)}
 
 
 def _print_json(result: Sweep) -> None:

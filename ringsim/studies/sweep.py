@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.checks import check_gpus
-from ..algorithms import ALGORITHMS, option_names
+from ..algorithms import ALGORITHMS
 from ..algorithms.timing import (estimate, machine_options, nccl_layouts, option_words,
                                  timed_algorithms)
 from ..cost.model import CostModel, Estimate, algbw, busbw
@@ -45,13 +45,6 @@ def layout_column(name: str, options: dict) -> str:
     """The column of an algorithm laid out as NCCL does: its name, then its layout's values
     ('ring rails:8' for the ring with ring order rails:8)."""
     return " ".join([name, *(str(value) for value in options.values())])
-
-
-def rails_column(order: str) -> str:
-    """The column of the algorithm that takes ring orders, laid out in `order`: 'ring rails:8'
-    for order 'rails:8' (as layout_column names it)."""
-    name = next(n for n in ALGORITHMS if "ring_order" in option_names(n))
-    return layout_column(name, {"ring_order": order})
 
 
 @dataclass(frozen=True)
@@ -102,29 +95,23 @@ class Sweep:
     nccl_release: str | None = None  # the release whose tables priced `nccl` (None: the model's)
 
     @property
-    def rails(self) -> str | None:
-        """The values of the priced layout's options, as its column gives them after the
-        algorithm's name ('rails:8' for 'ring rails:8'); None where none is priced."""
-        return " ".join(str(v) for v in self.layouts[0][1].values()) if self.layouts else None
-
-    @property
-    def _layout_columns(self) -> dict:
+    def layout_columns(self) -> dict:
         """{column: (algorithm, options)} for each layout: {'ring rails:8': ('ring', {...})}."""
         return {layout_column(name, options): (name, options) for name, options in self.layouts}
 
     @property
     def columns(self) -> tuple[str, ...]:
         """Every priced column: the algorithms, then each NCCL layout's ('ring rails:8')."""
-        return self.algorithms + tuple(self._layout_columns)
+        return self.algorithms + tuple(self.layout_columns)
 
     def algorithm(self, column: str) -> str:
         """The registered algorithm a column runs: 'ring' for 'ring rails:8'."""
-        return self._layout_columns.get(column, (column,))[0]
+        return self.layout_columns.get(column, (column,))[0]
 
     def title(self, column: str) -> str:
         """A column's title: the algorithm's, with its options for an NCCL layout."""
         title = ALGORITHMS[self.algorithm(column)].title
-        laid = self._layout_columns.get(column)
+        laid = self.layout_columns.get(column)
         # As compare labels its row: 'Ring all-reduce, ring order rails:8'.
         return title if laid is None else f"{title}, {option_words(laid[1])}"
 
@@ -149,7 +136,7 @@ class Sweep:
         NCCL's layout's options for a layout's column (the rails ring's order)."""
         from ..algorithms import default_options
         algorithm = self.algorithm(name)
-        layout = self._layout_columns.get(name, (name, {}))[1]
+        layout = self.layout_columns.get(name, (name, {}))[1]
         return {**default_options(algorithm), **machine_options(algorithm, self.gpus, self.model),
                 **layout}
 

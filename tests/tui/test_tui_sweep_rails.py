@@ -11,7 +11,7 @@ from ringsim.tui.widgets.sweep_plot import SweepPanel, approx_bytes
 def test_the_panel_names_the_rails_ring_where_the_sweep_does():
     view = sweep_view(16, "dgx-h100", 4096)  # two DGX nodes, 16 KiB per GPU
     same = sweep(16, list(SIZES), CostModel.of("dgx-h100", "float32"))
-    assert view.sweep.columns == same.columns and view.sweep.rails == "rails:8"
+    assert view.sweep.columns == same.columns and view.sweep.layouts == (("ring", {"ring_order": "rails:8"}),)
     assert [p.best for p in view.sweep.points] == [p.best for p in same.points]
     assert view.sweep.points[-1].best == "ring rails:8"  # 4 GiB per GPU
     legend = SweepPanel._legend(view, "time", "ring").plain

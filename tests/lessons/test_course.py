@@ -298,7 +298,7 @@ def test_question_check_accepts_the_answer_in_the_learners_spelling():
 def test_interactive_run_waits_asks_and_quits(lessons):
     lesson = by_number(lessons, 5)
     # First question right, Enter, second question wrong, then input runs out.
-    replies = io.StringIO("a4 + d4\n\nwrong\n")
+    replies = io.StringIO("\na4 + d4\n\nwrong\n")  # Enter after the objectives first
     out = io.StringIO()
     assert run_lesson(lesson, out, replies) == 0
     text = out.getvalue()
@@ -308,7 +308,7 @@ def test_interactive_run_waits_asks_and_quits(lessons):
     # Input ran out: the rest prints straight through with the answer shown.
     assert "Answer: a₂+b₂+c₂+d₂" in text
     quit_out = io.StringIO()
-    run_lesson(lesson, quit_out, io.StringIO("\nq\n"))
+    run_lesson(lesson, quit_out, io.StringIO("\n\nq\n"))  # past the objectives and a question
     assert "Stopped." in quit_out.getvalue() and "Iteration 1" not in quit_out.getvalue()
 
 
@@ -323,7 +323,7 @@ def test_terminal_shows_the_simulator_state_at_each_stop(lessons):
 def test_listing_names_every_lesson(lessons):
     lines = listing(lessons)
     assert len(lines) == 19
-    assert lines[4].split()[0] == "5" and "ring, G=4, N=8, 6 parts, 4 questions" in lines[4]
+    assert lines[4].split()[0] == "5" and "ring, G=4, N=8, 7 parts, 4 questions" in lines[4]
     # Lessons without stops still have parts and questions: the list never says "0 stops".
     assert "ring, G=4, N=8, 7 parts, 4 questions" in lines[13]
     assert not any(" 0 " in line for line in lines)

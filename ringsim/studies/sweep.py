@@ -242,7 +242,9 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
     for nbytes in sizes:
         if nbytes % model.itemsize:
             raise RingsimError(f"size {plural(nbytes, 'byte')} is not a whole number of "
-                               f"{model.itemsize}-byte elements")
+                               f"{model.itemsize}-byte elements: sweep sizes that are "
+                               f"(from {model.itemsize}B), or `ringsim predict`, which rounds "
+                               "them down as nccl-tests does")
     _check_work(gpus, len(sizes), model, names)
     points = tuple(_point(gpus, n, model, names, laid) for n in sizes)
     crossovers = []

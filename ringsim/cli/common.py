@@ -32,7 +32,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, el
     """--algorithm, --gpus, --elements, --master (and --backend); defaults: the 4-GPU example;
     `most_gpus`: the most the command shows, said in --gpus' help."""
     parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=list(ALGORITHMS),
-                        help="all-reduce algorithm (default: ring)")
+                        help=f"all-reduce algorithm (default: {DEFAULT_ALGORITHM})")
     parser.add_argument("-g", "--gpus", type=gpus_up_to(most_gpus) if most_gpus else gpus_arg,
                         default=gpus, metavar="G",
                         help=f"number of GPUs{f', 1..{most_gpus}' if most_gpus else ''} "

@@ -64,7 +64,7 @@ def register(sub) -> None:
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
                         help="data-parallel GPUs (default: 8, or --nodes × GPUs per node)")
     parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=timed_algorithms(),
-                        help="all-reduce algorithm for the buckets (default: ring)")
+                        help=f"all-reduce algorithm for the buckets (default: {DEFAULT_ALGORITHM})")
     # train's --batch is the global batch; this one is per GPU, so it has its own name
     # (DeepSpeed's train_micro_batch_size_per_gpu).
     parser.add_argument("--micro-batch", dest="batch", default=None, metavar="B",

@@ -49,7 +49,7 @@ def register(sub) -> None:
     from ..timeline import faults
     parser = sub.add_parser("timeline", help=HELP, description=DESCRIPTION)
     parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=list(ALGORITHMS),
-                        help="all-reduce algorithm (default: ring)")
+                        help=f"all-reduce algorithm (default: {DEFAULT_ALGORITHM})")
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
                         help="number of GPUs (default: 8, or --nodes × GPUs per node)")
     parser.add_argument("-n", "--elements", type=elements_arg, default=None, metavar="N",

@@ -34,7 +34,7 @@ def register(sub) -> None:
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=4, metavar="G",
                         help="number of simulated GPUs (default: 4)")
     parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=list(ALGORITHMS),
-                        help="all-reduce algorithm for the gradients (default: ring)")
+                        help=f"all-reduce algorithm for the gradients (default: {DEFAULT_ALGORITHM})")
     parser.add_argument("--master", type=master_arg, default=None, metavar="K",
                         help="the master GPU of the master algorithm, 1..G (default: 1)")
     parser.add_argument("-e", "--epochs", type=count_arg("the number of epochs", minimum=1, maximum=10_000), default=5,

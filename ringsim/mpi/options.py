@@ -56,7 +56,7 @@ _elements = count_arg("the number of elements per GPU", minimum=0)
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Every option the ranks read (the launcher adds -n and passes the rest through)."""
     parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=list(ALGORITHMS),
-                        help="all-reduce algorithm (default: ring)")
+                        help=f"all-reduce algorithm (default: {DEFAULT_ALGORITHM})")
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--elements", "-N", type=_elements, default=None, metavar="N",
                       help="elements per rank (default: 8; 2^22 with --bench)")

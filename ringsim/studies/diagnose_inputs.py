@@ -261,7 +261,7 @@ def measured_rows(output: Output) -> tuple[list[Row], list[str]]:
 
     A size printed again (nccl-tests -N prints every cycle; two runs' rows pasted together
     print each size twice) is left out; where its time differs from the first by more than
-    the model's tolerance the note says by how much, since the answer speaks for the first."""
+    25% the note says by how much, since the answer speaks for the first."""
     notes, seen, rows, first, apart = [], set(), [], {}, 1.0
     for row in output.rows:
         if row.bytes <= 0:

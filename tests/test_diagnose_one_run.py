@@ -116,7 +116,8 @@ def test_wrong_results_lead_the_verdict_and_mark_their_row(tmp_path, capsys):
     code, out, err = run(capsys, paste(tmp_path, *lines))
     assert code == 0, err
     row = next(line for line in out.splitlines() if line.split()[:1] == ["1MiB"])
-    assert row.endswith("#wrong 237,858")
+    assert row.endswith("✗")
+    assert "✗ where nccl-tests counted wrong results (#wrong: 1MiB 237,858)" in " ".join(out.split())
     verdict = out.split("Verdict:\n", 1)[1].splitlines()[0]
     assert verdict.startswith("  The results were corrupted at 1 size (#wrong is not 0, from 1MiB)")
 

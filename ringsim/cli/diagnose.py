@@ -292,11 +292,20 @@ NO_HOPS = ("the log given ({}) has no hop lines ('Channel 00/0 : 0[…] -> 1[…
            "GDRDMA go through host memory)")
 
 
-def _mark(x) -> str:
-    """The row's last column: ◀ where it falls short, and its #wrong where that is not 0."""
+def _wrong_key(r) -> str:
+    """What ✗ means, where a row carries it."""
     from ..studies.diagnose_verdicts import corrupted
-    wrong = f"#wrong {x.wrong:,.0f}" if corrupted(x) else ""
-    return " ".join(part for part in ("◀" if x.flag else "", wrong) if part)
+    wrong = [x for x in r.rows if corrupted(x)]
+    if not wrong:
+        return ""
+    counts = ", ".join(f"{format_bytes(x.bytes)} {x.wrong:,.0f}" for x in wrong[:3])
+    return f"; ✗ where nccl-tests counted wrong results (#wrong: {counts}{', …' if len(wrong) > 3 else ''})"
+
+
+def _mark(x) -> str:
+    """The row's last column: ◀ where it falls short, ✗ where nccl-tests counted wrong results."""
+    from ..studies.diagnose_verdicts import corrupted
+    return " ".join(part for part in ("◀" if x.flag else "", "✗" if corrupted(x) else "") if part)
 
 
 def text_lines(r) -> list[str]:
@@ -312,7 +321,7 @@ def text_lines(r) -> list[str]:
     lines = [f"{r.source}: {r.collective}, {where}" + (f", {r.gpu}" if r.gpu else ""),
              f"Model: {model} on topology {r.topology} "
              f"({r.topology_reason}); flagged (◀) where measured busbw is short of the model's "
-             f"by more than {percent(r.tolerance)}", ""]
+             f"by more than {percent(r.tolerance)}" + _wrong_key(r), ""]
     header = ("size", "measured", "busbw", "model", "busbw", "NCCL's choice", "measured/model", "")
     body = []
     for x in r.rows:

@@ -139,6 +139,21 @@ def test_a_header_with_rank_lines_left_out_is_one_run_of_its_highest_rank_or_mor
     assert code == 2 and "--gpus 3 is fewer than the 4 ranks the header lists" in err
 
 
+def test_a_rank_list_cut_after_its_first_lines_is_read_with_the_gpus_given(tmp_path, capsys):
+    import re
+    kept = [line for line in A3.read_text().splitlines()
+            if not (m := re.match(r"#\s+Rank\s+(\d+)", line)) or int(m.group(1)) < 8]
+    path = paste(tmp_path, *kept)
+    code, out, err = run(capsys, path)  # the rows say 16, the header 8: which is asked
+    assert code == 2 and "(or, where the header's rank list was cut short, give --gpus 16)" in err
+    code, out, err = run(capsys, path, "--gpus", 16)
+    assert code == 0, err
+    said = " ".join(out.split())
+    assert "all-reduce, 16 GPUs on 2 nodes" in out
+    assert "the header lists 8 rank lines (0 to 7); --gpus 16 takes the others as left out" in said
+    assert "the output names only some of its hosts: 2 nodes assumed" in said
+
+
 def test_a_gpus_the_rows_busbw_contradicts_is_refused_naming_what_they_imply(tmp_path, capsys):
     # busbw 297.86 over algbw 158.86 at 1 GiB: 1.875 = 2(n-1)/n, so 16 GPUs, not 8
     rows = paste(tmp_path, *rows_of(A3))

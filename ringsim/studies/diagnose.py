@@ -227,7 +227,7 @@ def _check_layout(output: Output, topology, gpus: int, nodes: int, assumed: bool
         held[r.host] = held.get(r.host, 0) + 1
     numbers = sorted({r.rank for r in output.ranks})
     # A header with rank lines left out (not numbered 0 to n-1) cannot say what each host held.
-    whole = numbers == list(range(len(numbers)))
+    whole = numbers == list(range(gpus))
     counts = sorted(held.values(), reverse=True) if held and whole else None
     if assumed or (len(placed) == nodes and counts in (None, placed)):
         from ..cost.nccl_notes import last_node_note  # the model's, imported once the paste has passed
@@ -308,7 +308,8 @@ def _checked_run(output: Output, topology, gpus: int | None, nodes: int | None,
     if assumed:
         # Nothing says how the run's GPUs sat: as the topology places them, in order.
         nodes = topology.nodes(gpus)
-        notes.append(f"no host names in the output: {plural(nodes, 'node')} assumed, as topology "
+        named = "the output names only some of its hosts" if output.hosts else "no host names in the output"
+        notes.append(f"{named}: {plural(nodes, 'node')} assumed, as topology "
                      f"{topology.name} places {plural(gpus, 'GPU')} (give --nodes M)")
     _check_layout(output, topology, gpus, nodes, assumed, notes)
     return gpus, nodes, collective, rows, notes

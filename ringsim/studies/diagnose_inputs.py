@@ -121,8 +121,14 @@ def scenario(output: Output, gpus: int | None, nodes: int | None,
             raise RingsimError(f"{output.name} has no '# Rank … on HOST device …' lines, so the "
                                "number of GPUs is unknown: give --gpus G (and --nodes M)")
         gpus = seen_gpus
-    elif seen_gpus is not None and gpus != seen_gpus:
+    elif seen_gpus is not None and gpus < seen_gpus:
         raise RingsimError(f"--gpus {gpus} disagrees with the {seen_gpus} ranks the header lists")
+    elif seen_gpus is not None and gpus > seen_gpus:
+        # A paste whose rank list was cut after its first lines: the user says how many ran,
+        # and the hosts it names are not all of them either.
+        notes.append(f"the header lists {plural(seen_gpus, 'rank line')} (0 to {seen_gpus - 1:,}); "
+                     f"--gpus {gpus:,} takes the others as left out of the paste")
+        hosts = []
     if nodes is None:
         nodes = len(hosts) if hosts else None
     elif hosts and nodes != len(hosts):
@@ -221,8 +227,10 @@ def check_gpus(output: Output, gpus: int, collective: str, named: bool = True) -
     implied = " or ".join(f"{lo:,}" if lo == hi else f"{lo:,} to {hi:,}" for lo, hi in fits)
     given = (f"the {gpus:,} ranks the header lists" if output.gpus is not None
              else f"--gpus {gpus:,}")
+    cut = (f" (or, where the header's rank list was cut short, give --gpus {fits[0][0]:,})"
+           if len(fits) == 1 and fits[0][0] == fits[0][1] and fits[0][0] > gpus else "")
     advice = ("the rows are not those of the run the header describes: paste one run's header "
-              "and its rows" if output.gpus is not None else
+              "and its rows" + cut if output.gpus is not None else
               f"give --gpus {fits[0][0]:,}" if len(fits) == 1 and fits[0][0] == fits[0][1]
               else "give the --gpus that ran")
     if not named and collective == "all-reduce" and fits == [(2, 2)]:

@@ -106,54 +106,10 @@ def test_tui_refuses_a_lesson_that_does_not_exist(capsys):
     assert f"--lesson must be from 1 to {count}, got {count + 1}" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
-def test_bare_ringsim_in_a_terminal_opens_the_tui():
-    import os
-    import pty
-    import select
-    import signal
-    import struct
-    from fcntl import ioctl
-    from termios import TIOCSWINSZ
-
-    title, sentence = "Ring all-reduce".encode(), "GPU1 sends a₁ to GPU2".encode()
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: bare `ringsim` on a 120×40 terminal
-        ioctl(0, TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        os.environ["TERM"] = "xterm-256color"
-        os.execv(sys.executable, [sys.executable, "-m", "ringsim"])
-    screen, pressed, status = b"", 0.0, None
-    deadline = time.monotonic() + 30
-    try:
-        while time.monotonic() < deadline and status is None:
-            ready, _, _ = select.select([fd], [], [], 0.1)
-            if ready:
-                try:
-                    screen += os.read(fd, 65536)
-                except OSError:  # the child closed the terminal
-                    pass
-            # Again if the first press came before the app listened (not sooner than 3 s: a
-            # busy machine may take that long to draw, and a second step would hide the first).
-            if title in screen and b"step 1 of 6" not in screen and time.monotonic() - pressed > 3:
-                os.write(fd, b"n")
-                pressed = time.monotonic()
-            if sentence in screen:
-                os.write(fd, b"q")
-            done, code = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status = os.waitstatus_to_exitcode(code)
-    finally:
-        if status is None:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        os.close(fd)
-    assert title in screen, screen[-2000:]
-    assert sentence in screen, screen[-2000:]
-    assert status == 0
-
-
-def _in_dumb_terminal(*args: str) -> tuple[int | None, bytes]:
-    """Run `python -m ringsim ARGS` on a 100×30 pseudo-terminal whose TERM is dumb."""
+def _in_terminal(args: list[str], term: str, size: tuple[int, int], respond=None):
+    """Run `python -m ringsim ARGS` on a pseudo-terminal of `size` (columns, rows) whose TERM is
+    `term`, calling respond(output so far, terminal) as output arrives; its exit status (None
+    if it had not ended within 30 s, when it is killed) and all it wrote."""
     import os
     import pty
     import select
@@ -164,8 +120,8 @@ def _in_dumb_terminal(*args: str) -> tuple[int | None, bytes]:
 
     pid, fd = pty.fork()
     if pid == 0:
-        ioctl(0, TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-        os.environ["TERM"] = "dumb"
+        ioctl(0, TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+        os.environ["TERM"] = term
         os.execv(sys.executable, [sys.executable, "-m", "ringsim", *args])
     output, status = b"", None
     deadline = time.monotonic() + 30
@@ -177,6 +133,8 @@ def _in_dumb_terminal(*args: str) -> tuple[int | None, bytes]:
                     output += os.read(fd, 65536)
                 except OSError:  # the child closed the terminal
                     pass
+            if respond is not None:
+                respond(output, fd)
             done, code = os.waitpid(pid, os.WNOHANG)
             if done:
                 status = os.waitstatus_to_exitcode(code)
@@ -189,14 +147,37 @@ def _in_dumb_terminal(*args: str) -> tuple[int | None, bytes]:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_bare_ringsim_in_a_terminal_opens_the_tui():
+    import os
+    title, sentence = "Ring all-reduce".encode(), "GPU1 sends a₁ to GPU2".encode()
+    pressed = 0.0
+
+    def respond(screen: bytes, fd: int) -> None:
+        nonlocal pressed
+        # Again if the first press came before the app listened (not sooner than 3 s: a
+        # busy machine may take that long to draw, and a second step would hide the first).
+        if title in screen and b"step 1 of 6" not in screen and time.monotonic() - pressed > 3:
+            os.write(fd, b"n")
+            pressed = time.monotonic()
+        if sentence in screen:
+            os.write(fd, b"q")
+
+    # bare `ringsim` on a 120×40 terminal
+    status, screen = _in_terminal([], "xterm-256color", (120, 40), respond)
+    assert title in screen, screen[-2000:]
+    assert sentence in screen, screen[-2000:]
+    assert status == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 def test_a_dumb_terminal_gets_the_walkthrough_not_a_screen_that_never_settles():
     # Rich takes a dumb terminal to be 80×25, the terminal says 100×30, and Textual's layout
     # would resize between the two forever, deaf to q and Ctrl-C.
-    status, output = _in_dumb_terminal()
+    status, output = _in_terminal([], "dumb", (100, 30))
     assert status == 0, output[-2000:]
     assert "Every GPU holds the sum: yes".encode() in output
     assert b"\x1b[?1049h" not in output  # no full-screen mode was entered
-    status, output = _in_dumb_terminal("tui")
+    status, output = _in_terminal(["tui"], "dumb", (100, 30))
     assert status == 2
     assert b"the TUI needs a terminal that can move its cursor, and TERM=dumb" in output
 

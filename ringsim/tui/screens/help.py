@@ -11,10 +11,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import ScrollableContainer, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..widgets.lesson_panel import LessonPanel
+from .scrolling_modal import ScrollingModal
 
 
 # The scrolling keys every box of the simulator takes (Textual's ScrollableContainer), in the
@@ -44,17 +44,17 @@ def help_rows(app, bindings: list[BindingType]) -> list[tuple[str, str]]:
     return [("  ".join(keys), " / ".join(texts)) for keys, texts in rows.values()]
 
 
-MORE, CLOSE = "↓ pgdn end: more", "escape or ? to close"
 # The marks the view draws that no key or legend names.
 MARKS = (("↑  ↓", "under each GPU: the elements it has sent and received so far (in the "
                   "counters, the busiest GPU's)"),)
 KEYS_WIDTH = 13  # the key column wraps its longest rows (the scrolling keys) past this
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(ScrollingModal):
     """Every key of the simulator and of the lesson panel; escape, ? or q closes it."""
 
     BINDINGS = [Binding("escape,question_mark,q", "close", "Close")]
+    BOX, CLOSE = "help-box", "escape or ? to close"
 
     def __init__(self, bindings: list[BindingType]) -> None:
         super().__init__()
@@ -79,16 +79,8 @@ class HelpScreen(ModalScreen[None]):
             table.add_row(Text(marks), Text(what))
         with VerticalScroll(id="help-box") as box:
             box.border_title = "ringsim keys"
-            box.border_subtitle = CLOSE
+            box.border_subtitle = self.CLOSE
             yield Static(table)
-
-    def on_resize(self, event) -> None:
-        self.call_after_refresh(self._say_more)
-
-    def _say_more(self) -> None:
-        """Name the scrolling keys in the box's edge only where it holds more than it shows."""
-        box = self.query_one("#help-box", VerticalScroll)
-        box.border_subtitle = f"{MORE} · {CLOSE}" if box.max_scroll_y > 0 else CLOSE
 
     def action_close(self) -> None:
         self.dismiss()

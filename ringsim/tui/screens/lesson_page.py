@@ -9,17 +9,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
-MORE, CLOSE = "↓ pgdn end: more", "escape or f to close"
+from .scrolling_modal import ScrollingModal
 
 
-class LessonPage(ModalScreen[None]):
+class LessonPage(ScrollingModal):
     """A section's heading, text and open question, wrapped to the terminal; escape, f or q
     closes it (the question is answered in the panel, which keeps the answer field)."""
 
     BINDINGS = [Binding("escape,f,q", "close", "Close")]
+    BOX, CLOSE = "lesson-page", "escape or f to close"
 
     def __init__(self, title: str, heading: Text, body: str, question: Text | None = None) -> None:
         super().__init__()
@@ -30,21 +30,13 @@ class LessonPage(ModalScreen[None]):
         with VerticalScroll(id="lesson-page") as box:
             # Content, not markup: a lesson's title shows its brackets as written.
             box.border_title = Content(self.title_text)
-            box.border_subtitle = CLOSE
+            box.border_subtitle = self.CLOSE
             yield Static(self.heading, id="lesson-page-head")
             yield Static(Markdown(self.body))
             if self.question is not None and self.question.plain:
                 yield Static(Text.assemble(self.question, ("  (answer it in the lesson panel: "
                                                            "escape, then Enter)", "dim")),
                              id="lesson-page-question")
-
-    def on_resize(self, event) -> None:
-        self.call_after_refresh(self._say_more)
-
-    def _say_more(self) -> None:
-        """Name the scrolling keys in the box's edge only where it holds more than it shows."""
-        box = self.query_one("#lesson-page", VerticalScroll)
-        box.border_subtitle = f"{MORE} · {CLOSE}" if box.max_scroll_y > 0 else CLOSE
 
     def action_close(self) -> None:
         """Back to the simulator and the lesson panel."""

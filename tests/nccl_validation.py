@@ -81,11 +81,13 @@ def checks(ran: str | None = "all-reduce") -> list[Check]:
         stated = p.get("nccl", s.get("nccl"))
         tables = stated if stated in versions() else versions()[0]
         # The run's NCCL_ALGO / NCCL_PROTO, where the source states them, restrict the pick.
-        # One thread issues each call to the GPUs its process drives (`-g`; 1 where unstated).
+        # One thread issues each call to the GPUs its process drives (`-g`; 1 where unstated),
+        # and NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS hold its channels where the source set them.
         choice = nccl_choice(peers.topology(s["topology"]), g, p["bytes"], peers.collective(s),
                              algo=p.get("algo"), proto=p.get("proto"), nccl=tables,
                              gpus_per_process=s.get("gpus_per_process", 1),
-                             dtype=s.get("dtype", "float"))
+                             dtype=s.get("dtype", "float"),
+                             min_channels=s.get("min_channels"), max_channels=s.get("max_channels"))
         found.append(Check(s, p, peers.measured_seconds(p, g, peers.collective(s)) * 1e6,
                            choice.seconds * 1e6, choice.algorithm, choice.protocol, tables))
     return found

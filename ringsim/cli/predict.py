@@ -7,14 +7,14 @@ import json
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
-from ..cost.nccl import max_threads, tuning_table
+from ..cost.nccl import MAX_CHANNELS, max_threads, tuning_table
 from ..cost.nccl_notes import algo_note, fallback_note, last_node_note, path_note
 from ..cost.nccl_tuner import names, versions
 from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..studies.nccltests import PERF
 from ..studies.nccltuning_log import format_table
-from ..studies.predict import (BUS_FACTORS, TYPES, empty_note, falls_note, host_note,
+from ..studies.predict import (BUS_FACTORS, TYPES, channels_note, empty_note, falls_note, host_note,
                                 nvls_note, predict, rooted_note, rounding_note)
 from ._cost_args import add_nccl_argument
 
@@ -77,6 +77,17 @@ def register(sub) -> None:
                              "process per GPU): one thread issues every call to each of them "
                              "in turn, so small calls take at least N times the host's issue "
                              "time (docs/cost.md)")
+    for bound, word in (("min", "at least N channels, copies of the rings that run over "
+                                "the same links and so add no speed"),
+                        ("max", "at most N channels, while NCCL still chooses as if "
+                                "every channel its search found ran")):
+        parser.add_argument(f"--{bound}-channels", type=count_arg(
+                                f"NCCL_{bound.upper()}_NCHANNELS", minimum=1, maximum=MAX_CHANNELS),
+                            default=None, metavar="N",
+                            help=f"as NCCL_{bound.upper()}_NCHANNELS does: ring, tree and "
+                                 f"CollNet calls run on {word} (1 to {MAX_CHANNELS}; a "
+                                 "release with fewer channels holds it to its own most); "
+                                 "NVLS keeps its own channels")
     parser.add_argument("--tuning", action="store_true",
                         help="print instead the tuning table NCCL itself prints at init with "
                              "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING, row for row: Max "
@@ -136,6 +147,12 @@ def run(args: argparse.Namespace) -> int:
     if args.tuning and ignored:
         raise RingsimError(f"--tuning prints NCCL's table for every collective, size, type and "
                            f"process layout at once: it takes no {', '.join(ignored)}")
+    limits = [flag for flag, value in (("--min-channels", args.min_channels),
+                                       ("--max-channels", args.max_channels)) if value is not None]
+    if args.tuning and limits:
+        raise RingsimError(f"--tuning prints NCCL's table, whose bandwidths count the searched "
+                           f"graph's channels whatever NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS "
+                           f"say: it takes no {', '.join(limits)}")
     args.collective = "all-reduce" if args.collective is None else args.collective
     args.sizes = "8B..8GiB" if args.sizes is None else args.sizes
     args.dtype = "float" if args.dtype is None else args.dtype
@@ -146,13 +163,16 @@ def run(args: argparse.Namespace) -> int:
     if args.tuning:
         return _tuning(args, topology)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
-                   args.dtype, args.nccl, args.gpus_per_process)
+                   args.dtype, args.nccl, args.gpus_per_process,
+                   min_channels=args.min_channels, max_channels=args.max_channels)
     found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process, args.collective,
                                 args.dtype) if args.published else ([], {}))
     if args.json:
         # each line says what produced it, so that a saved file can be traced back
         made = {"topology": topology.name, "gpus": args.gpus, "nodes": topology.nodes(args.gpus),
-                "collective": args.collective, "nccl": args.nccl or versions()[0]}
+                "collective": args.collective, "nccl": args.nccl or versions()[0],
+                **{f"{bound}_channels": value for bound, value in
+                   (("min", args.min_channels), ("max", args.max_channels)) if value is not None}}
         for row in rows:
             record = {**row.to_json(), **made}
             if args.published:
@@ -176,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
                            TYPES[args.dtype][0]),
                  far and f"# {far}",
                  (last := last_node_note(topology, args.gpus)) and f"# {last}",
+                 channels_note(args.min_channels, args.max_channels),
                  rounding_note(rows, args.collective, args.gpus),
                  empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows),
                  nvls_note(topology, args.gpus, rows, args.collective, args.algo, args.proto,

@@ -34,6 +34,9 @@ from .nccl_tuner import (ALGORITHMS, PROTOCOLS, TABLE_FUNCTIONS, algorithm_on, a
 from .topology_model import Topology
 
 MAX_BYTES = 1 << 50
+# MAXCHANNELS of the newest releases (src/include/device.h); NCCL holds a larger
+# NCCL_MIN_NCHANNELS or NCCL_MAX_NCHANNELS to it, and older releases to their own 32.
+MAX_CHANNELS = 64
 
 
 @dataclass(frozen=True)
@@ -174,13 +177,15 @@ EMPTY_CALL = "an empty call, which NCCL discards before choosing anything"
 def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce",
                 algo: str | None = None, proto: str | None = None,
                 nccl: str | None = None, gpus_per_process: int = 1,
-                dtype: str = "float") -> NcclChoice:
+                dtype: str = "float", min_channels: int | None = None,
+                max_channels: int | None = None) -> NcclChoice:
     """NCCL's fastest (algorithm, protocol) for one call of `nbytes` per GPU (nccl-tests'
     `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`, with the latency
     tables of NCCL release `nccl` (one of versions(); None: the model's own), issued by
     processes that each drive `gpus_per_process` GPUs. `collective`: all-reduce, all-gather,
     reduce-scatter, broadcast or reduce (the last two on the ring only, as NCCL tunes them);
-    `dtype`: the data type as nccl-tests names it (NVLS adds no 8-bit type: int8, uint8, f8e4m3, f8e5m2)."""
+    `dtype`: the data type as nccl-tests names it (NVLS adds no 8-bit type: int8, uint8, f8e4m3, f8e5m2);
+    `min_channels` / `max_channels`: NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (None: unset)."""
     func = _function(collective, algo, nccl)
     dtype = check_dtype(dtype)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
@@ -188,8 +193,16 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     topo = _topology(topology, gpus)
     nbytes = _check_count(nbytes, "bytes", 0, MAX_BYTES)
     check_per_process(topo, gpus, gpus_per_process)
-    return _choose(tune(topo, gpus, nccl), func, algos, protos, proto is not None, nbytes,
+    tuned = tune(topo, gpus, nccl, **channel_settings(min_channels, max_channels))
+    return _choose(tuned, func, algos, protos, proto is not None, nbytes,
                    host_seconds(gpus_per_process), dtype)
+
+
+def channel_settings(min_channels: int | None, max_channels: int | None) -> dict:
+    """NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS checked (None: unset), as tune() takes them."""
+    return {name: None if value is None else _check_count(value, what, 1, MAX_CHANNELS)
+            for name, value, what in (("min_channels", min_channels, "NCCL_MIN_NCHANNELS"),
+                                      ("max_channels", max_channels, "NCCL_MAX_NCHANNELS"))}
 
 
 def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
@@ -207,11 +220,12 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
                            + (f": {'; '.join(why)}" if why else ""))
     seconds, a, p, lat, bw = best
     nccl_seconds = seconds
-    # NCCL picks on its model, which counts every channel; the call then runs on the channels
-    # topoGetAlgoInfo leaves it. Its time is NCCL's own bandwidth formula for that share of
+    # NCCL picks on its model, which counts every channel of the searched graph; the call then
+    # runs on the channels NCCL_MAX_NCHANNELS and topoGetAlgoInfo leave it (the copies that
+    # NCCL_MIN_NCHANNELS adds run the same rings over the same links, so they add no speed). Its time is NCCL's own bandwidth formula for that share of
     # the graph's channels (run_graph: each channel keeps its speed, or on a link the
     # channels share, the whole link up to their own speed; caps on the total still apply).
-    full, run = comm_channels(tuned, a), run_channels(tuned, a, p, nbytes)
+    full, run = comm_channels(tuned, a, limited=False), run_channels(tuned, a, p, nbytes)
     # Every channel of CollNetDirect drives all its heads, so a cut call is no share of the
     # graph's channels that ringsim can price: it keeps NCCL's time.
     cut = run < full and a != "CollNetDirect"
@@ -252,7 +266,8 @@ def nvls_link_rates(topology, gpus: int, nccl: str | None = None, algo: str | No
 def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: str = "all-reduce",
                  algo: str | None = None, proto: str | None = None,
                  nccl: str | None = None, gpus_per_process: int = 1,
-                 dtype: str = "float") -> list[NcclChoice | None]:
+                 dtype: str = "float", min_channels: int | None = None,
+                 max_channels: int | None = None) -> list[NcclChoice | None]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints); None for
     a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
     func = _function(collective, algo, nccl)
@@ -262,6 +277,7 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
     sizes = [_check_count(n, "bytes", 0, MAX_BYTES) for n in sizes]
     topology = _topology(topology, gpus)
     check_per_process(topology, gpus, gpus_per_process)
-    tuned, host = tune(topology, gpus, nccl), host_seconds(gpus_per_process)
+    settings = channel_settings(min_channels, max_channels)
+    tuned, host = tune(topology, gpus, nccl, **settings), host_seconds(gpus_per_process)
     return [_choose(tuned, func, algos, protos, proto is not None, n, host, dtype) if n else None
             for n in sizes]

@@ -1,7 +1,7 @@
 """The channels and threads NCCL runs an algorithm on: connect.cc's comm->nChannels (the ring
 graph connected twice, CollNet's extra half, Hopper's doubling, the raise to NVLS's channels),
-transport/nvls.cc's nvlsChannels, and enqueue.cc's topoGetAlgoInfo, which runs a small call on
-fewer channels than NCCL tuned for.
+transport/nvls.cc's nvlsChannels, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS, and enqueue.cc's
+topoGetAlgoInfo, which runs a small call on fewer channels than NCCL tuned for.
 """
 
 from __future__ import annotations
@@ -20,13 +20,17 @@ class Tuned:
     sys: System
     graphs: dict
     nccl: str | None = None
+    min_channels: int | None = None  # NCCL_MIN_NCHANNELS, None where unset
+    max_channels: int | None = None  # NCCL_MAX_NCHANNELS, None where unset
 
 
-def tune(topology: Topology, gpus: int, nccl: str | None = None) -> Tuned:
-    """G GPUs on a topology as release `nccl` (None: the model's own) sees and searches them."""
+def tune(topology: Topology, gpus: int, nccl: str | None = None, *,
+         min_channels: int | None = None, max_channels: int | None = None) -> Tuned:
+    """G GPUs on a topology as release `nccl` (None: the model's own) sees and searches them,
+    with NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS set to `min_channels` / `max_channels`."""
     release = carried_release(nccl)  # an unknown version is an error before any work
     sys = system(topology, gpus, release)
-    return Tuned(sys, graphs(sys), release)
+    return Tuned(sys, graphs(sys), release, min_channels, max_channels)
 
 
 def nvls_channels(tuned: Tuned) -> int:
@@ -49,8 +53,9 @@ def nvls_channels(tuned: Tuned) -> int:
     return channels
 
 
-def connected(tuned: Tuned) -> tuple[int, int]:
-    """connect.cc's comm->collChannels and comm->nChannels (raised to nvlsChannels)."""
+def connected(tuned: Tuned, limited: bool = True) -> tuple[int, int]:
+    """connect.cc's comm->collChannels and comm->nChannels (raised to nvlsChannels), held to
+    NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS unless `limited` is False."""
     sys = tuned.sys
     limits, rules = sys.tables["channels"], sys.tables["rules"]
     ring, chain = tuned.graphs["Ring"], tuned.graphs["CollNetChain"]
@@ -64,6 +69,8 @@ def connected(tuned: Tuned) -> tuple[int, int]:
             and ring.bw_intra > limits["comm_double_above"]
             and channels < limits["comm_double_below"]):
         channels = min(limits["max"], 2 * channels)
+    if limited:
+        channels = set_channels(tuned, channels)
     # collChannels is taken here; from 2.20.5 to 2.27.7 comm->nChannels is then raised to
     # nvlsChannels where NVLS runs.
     raised = channels
@@ -72,13 +79,28 @@ def connected(tuned: Tuned) -> tuple[int, int]:
     return channels, raised
 
 
-def comm_channels(tuned: Tuned, algo: str) -> int:
-    """Channels an algorithm starts from: nvlsChannels for NVLS, else connect.cc's."""
+def set_channels(tuned: Tuned, channels: int) -> int:
+    """The communicator's channels after NCCL_MAX_NCHANNELS, then NCCL_MIN_NCHANNELS
+    (connect.cc, ncclTopoPostset): at most the maximum, then copies of the first channels up
+    to the minimum; either is held to MAXCHANNELS as ncclMaxNchannels/ncclMinNchannels do."""
+    top = tuned.sys.tables["channels"]["max"]
+    if tuned.max_channels is not None:
+        channels = min(channels, max(1, min(tuned.max_channels, top)))
+    if tuned.min_channels is not None:
+        # copyChannels(comm, nChannels, min) adds copies of the rings, never removes any
+        channels = max(channels, min(tuned.min_channels, top))
+    return channels
+
+
+def comm_channels(tuned: Tuned, algo: str, limited: bool = True) -> int:
+    """Channels an algorithm starts from: nvlsChannels for NVLS, else connect.cc's; with
+    `limited` False, as if NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS were unset (the count
+    NCCL's tuning prices, since its bandwidths count the searched graph's channels)."""
     if algo in NVLS_FAMILY:
-        return nvls_channels(tuned)
+        return nvls_channels(tuned)  # nvlsChannels has its own setting, NCCL_NVLS_NCHANNELS
     # Ring, Tree and CollNetDirect start from the raised count from 2.22.3 (enqueue.cc:
     # comm->nChannels), from collChannels in 2.20.5 and 2.21.5.
-    start, raised = connected(tuned)
+    start, raised = connected(tuned, limited)
     return raised if tuned.sys.tables["rules"]["comm_nvls_raise"] == "rings" else start
 
 

@@ -26,7 +26,7 @@ def run_graph(tuned: Tuned, algo: str, run: int) -> Graph:
     move where nothing is shared): min(run channels x own speed, the link's total as the graph
     shares it)."""
     graph = tuned.graphs[algo]
-    share = graph.channels * run / comm_channels(tuned, algo)
+    share = graph.channels * run / comm_channels(tuned, algo, limited=False)
     cut = replace(graph, channels=share)
     if tuned.sys.cpu_link is None or share <= 0:
         return cut

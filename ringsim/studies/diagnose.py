@@ -349,6 +349,9 @@ def _model(output: Output, topology, predict, gpus: int, nodes: int, collective:
     per_process = inputs.per_process(output, topology, gpus, nodes, notes)
     if per_process > 1:
         predict = functools.partial(predict, gpus_per_process=per_process)
+    limits = _channel_limits(output, notes)
+    if limits:
+        predict = functools.partial(predict, **limits)
     predict = functools.partial(_all_sizes, predict)
     nvls_off = output.nvls_off or nvls_off
     if nvls_off:
@@ -511,6 +514,28 @@ def _held(price, algo, proto, pasted: dict[str, str]):
         except RingsimError:
             if i == len(tries) - 1:
                 raise
+
+
+def _channel_limits(output: Output, notes: list[str]) -> dict[str, int]:
+    """The NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS the paste shows, as predict takes them, held
+    where NCCL holds them (a minimum of 0 is none, a maximum at least 1, either at most
+    MAX_CHANNELS), with a note saying what the model does with them."""
+    from ..cost.nccl import MAX_CHANNELS  # imported once the paste has passed
+    limits = {}
+    for bound, low in (("min", 0), ("max", 1)):
+        name = f"NCCL_{bound.upper()}_NCHANNELS"
+        if name not in output.env:
+            continue
+        value = min(max(int(output.env[name]), low), MAX_CHANNELS)
+        if value:
+            limits[f"{bound}_channels"] = value
+        held = "" if str(value) == output.env[name] else f" (NCCL holds it to {value})"
+        does = ("ring and tree calls run on at least that many channels, copies of the same "
+                "rings" if bound == "min" else "ring and tree calls run on at most that many "
+                "channels, though NCCL still chooses as if it had them all")
+        notes.append(f"{name}={output.env[name]} in the paste{held}: {does}, in the model too"
+                     if value else f"{name}=0 in the paste sets no minimum")
+    return limits
 
 
 def _held_note(name: str, value: str, kept: bool, what: str) -> str:

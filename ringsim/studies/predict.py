@@ -99,7 +99,8 @@ def nccl_tests_size(nbytes: int, width: int, collective: str, gpus: int) -> tupl
 def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: str | None = None,
             proto: str | None = None, dtype: str = "float",
             nccl: str | None = None, gpus_per_process: int = 1,
-            printed: bool = False) -> list[PredictRow]:
+            printed: bool = False, min_channels: int | None = None,
+            max_channels: int | None = None) -> list[PredictRow]:
     """NCCL's modelled time per size on a topology (a name, a path or a Topology); sizes are
     bytes per GPU (a list of ints, or text as `--sizes` takes it); `nccl`: the release whose
     tuning tables price it (None: the release the model follows); `gpus_per_process`: the
@@ -107,7 +108,8 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     size is rounded down as nccl-tests rounds it (nccl_tests_size); one that comes to 0 bytes
     is an empty call, which NCCL discards: its row has no time and no pick. `printed`: the
     sizes are nccl-tests' own size column, rounded already by the release that ran (older
-    ones round differently), so they are priced as they are."""
+    ones round differently), so they are priced as they are. `min_channels` / `max_channels`:
+    NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (None: unset)."""
     topo = load(topology) if isinstance(topology, str) else topology
     if not isinstance(topo, Topology):
         raise RingsimError("topology: give a preset name, a .toml path or a Topology")
@@ -136,7 +138,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     whole = [(n // width // ranks, n) if printed else nccl_tests_size(n, width, collective, gpus)
              for n in sizes]
     choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto,
-                           nccl, gpus_per_process, type_name)
+                           nccl, gpus_per_process, type_name, min_channels, max_channels)
     factor = BUS_FACTORS[collective](gpus)
     rows = []
     for nbytes, (count, used), choice in zip(sizes, whole, choices):
@@ -164,6 +166,17 @@ def host_note(rows: list[PredictRow], gpus_per_process: int) -> str | None:
             f"thread issues each call to {gpus_per_process} GPUs, "
             f"{format_seconds(bound[0].seconds)} a call ({format_seconds(host_seconds(1))} per GPU, "
             f"ringsim's estimate); it, not the GPUs, sets the time of {sizes}")
+
+
+def channels_note(min_channels: int | None, max_channels: int | None) -> str | None:
+    """One comment line saying what NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS do (None: unset)."""
+    said = [f"NCCL_{bound}_NCHANNELS={value}" for bound, value in
+            (("MIN", min_channels), ("MAX", max_channels)) if value is not None]
+    if not said:
+        return None
+    return (f"# {' and '.join(said)}: ring, tree and CollNet calls run on the channels it leaves "
+            "them (the channels column); NCCL's choice still counts every channel its search "
+            "found, and NVLS keeps its own (NCCL_NVLS_NCHANNELS)")
 
 
 MAX_NAMED = 4  # rounded sizes named one by one in the table's note, then a count

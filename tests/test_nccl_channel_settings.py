@@ -1,0 +1,162 @@
+"""NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS: the communicator's channels, the calls priced on
+them, `predict --min-channels/--max-channels`, and diagnose reading them from a paste."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ringsim.cli import main
+from ringsim.core.errors import RingsimError
+from ringsim.cost.nccl import nccl_choice, nccl_choices
+from ringsim.cost.nccl_channels import connected, tune
+from ringsim.cost.topology import load
+
+from test_diagnose_readings import NVLS0
+
+MIB = 1 << 20
+
+
+def reference(natural: int, low: int | None, high: int | None, most: int) -> int:
+    """connect.cc, written from its lines: nChannels = min(ncclMaxNchannels(), nChannels), then
+    copyChannels(comm, nChannels, max(ncclMinNchannels(), minCTAs = 1)), which copies rings up
+    to the minimum and returns the larger of the two; both settings held to MAXCHANNELS."""
+    channels = natural
+    if high is not None:
+        channels = min(channels, max(1, min(high, most)))
+    floor = 1 if low is None else min(low, most)
+    return max(channels, floor)
+
+
+@pytest.mark.parametrize("nccl", ["2.18.5", "2.22.3", "2.30.7"])
+@pytest.mark.parametrize("topology, gpus", [("dgx-h100", 8), ("dgx-h100", 16), ("dgx-a100", 32)])
+@pytest.mark.parametrize("low, high", [(None, 4), (None, 1), (48, None), (2, None), (40, 3),
+                                       (None, 64), (64, 64)])
+def test_the_communicators_channels_follow_connect_cc(nccl, topology, gpus, low, high):
+    topo = load(topology)
+    natural = tune(topo, gpus, nccl)
+    limited = tune(topo, gpus, nccl, min_channels=low, max_channels=high)
+    most = natural.sys.tables["channels"]["max"]
+    start, _ = connected(natural)
+    assert connected(limited, limited=False) == connected(natural)
+    assert connected(limited)[0] == reference(start, low, high, most)
+
+
+def test_a_release_that_raises_the_rings_to_nvls_does_so_after_the_maximum():
+    # 2.22.3 copies the rings up to nvlsChannels after NCCL_MAX_NCHANNELS (connect.cc:
+    # copyChannels(comm, comm->nChannels, comm->nvlsChannels)), so a maximum of 4 leaves 16.
+    tuned = tune(load("dgx-h100"), 8, "2.22.3", max_channels=4)
+    assert connected(tuned) == (4, 16)
+    assert connected(tune(load("dgx-h100"), 8, "2.30.7", max_channels=4))[1] == 4
+
+
+def test_fewer_channels_make_a_ring_call_slower_and_nvls_keeps_its_own():
+    sizes = [MIB, 64 * MIB, 1 << 30]
+    free = nccl_choices(load("dgx-h100"), 8, sizes, algo="Ring")
+    four = nccl_choices(load("dgx-h100"), 8, sizes, algo="Ring", max_channels=4)
+    assert [c.channels for c in four] == [min(4, c.channels) for c in free]
+    # NCCL still chooses as if every channel ran: its own estimate is unchanged
+    assert [c.nccl_seconds for c in four] == [c.nccl_seconds for c in free]
+    # at 1 GiB the bandwidth term rules: 4 of the 24 channels take close to 6 times as long
+    assert free[2].channels == 24
+    assert 5.8 < four[2].seconds / free[2].seconds < 6.0
+    nvls = nccl_choice(load("dgx-h100"), 8, 1 << 30, algo="NVLS", max_channels=1)
+    assert nvls.channels == 16 and nvls.seconds == nccl_choice(load("dgx-h100"), 8, 1 << 30,
+                                                               algo="NVLS").seconds
+
+
+def test_copies_of_the_rings_add_no_speed():
+    big = [1 << 30]
+    free = nccl_choices(load("dgx-h100"), 16, big, algo="Ring")[0]
+    more = nccl_choices(load("dgx-h100"), 16, big, algo="Ring", min_channels=64)[0]
+    assert more.channels == 64 > free.channels
+    assert more.seconds <= free.seconds * 1.0001 and more.nccl_seconds == free.nccl_seconds
+
+
+@pytest.mark.parametrize("value", [0, 65, -1, 2.5, True, "4"])
+def test_a_setting_out_of_range_is_refused_in_one_line(value):
+    with pytest.raises(RingsimError, match=r"NCCL_MAX_NCHANNELS must be a whole number from 1 to 64"):
+        nccl_choice("dgx-h100", 8, MIB, max_channels=value)
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_predict_takes_the_settings_and_says_what_they_do(capsys):
+    code, out, _ = run(capsys, "predict", "--gpus", "16", "--sizes", "1MiB,1GiB", "--algo",
+                       "Ring,Tree", "--max-channels", "4", "--json")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["channels"] for r in rows] == [4, 4] and rows[0]["max_channels"] == 4
+    assert "min_channels" not in rows[0]
+    code, out, _ = run(capsys, "predict", "--gpus", "16", "--sizes", "1GiB", "--min-channels", "48")
+    assert code == 0
+    assert ("# NCCL_MIN_NCHANNELS=48: ring, tree and CollNet calls run on the channels it leaves "
+            "them") in out.replace("\n#   ", " ")
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--max-channels", "0"], "NCCL_MAX_NCHANNELS must be from 1 to 64, got 0"),
+    (["--min-channels", "1e400"], "NCCL_MIN_NCHANNELS is too large"),
+    (["--tuning", "--max-channels", "4"], "it takes no --max-channels"),
+])
+def test_predict_refuses_bad_settings_in_one_line(capsys, argv, said):
+    code, out, err = run(capsys, "predict", *argv)
+    assert code == 2 and not out and said in err and len(err.splitlines()) == 1
+
+
+def _paste(tmp_path, max_channels: int | None, echoed: bool) -> str:
+    """NVLS0's header and rows timed as the model times a ring/tree run held to
+    `max_channels`; with `echoed`, NCCL's line saying the setting was made."""
+    lines = open(NVLS0).read().splitlines()
+    head = [line for line in lines if not line.strip()[:1].isdigit()]
+    rows = [line.split() for line in lines if line.strip()[:1].isdigit()]
+    sizes = [int(r[0]) for r in rows]
+    # priced with the tables diagnose uses by default (its note names the release that ran)
+    times = nccl_choices(load("dgx-h100"), 16, sizes, algo="Ring,Tree", max_channels=max_channels)
+    body = []
+    for r, choice in zip(rows, times):
+        us = f"{choice.seconds * 1e6:.2f}"
+        body.append(f"{r[0]:>12} {r[1]:>13} {r[2]:>9} {r[3]:>7} {r[4]:>7} {us:>8} 0.00 0.00 0 "
+                    f"{us:>8} 0.00 0.00 0")
+    at = next(i for i, line in enumerate(head) if "NVLS_ENABLE" in line) + 1
+    if echoed:
+        head.insert(at, f"node01:1000:1000 [0] NCCL INFO NCCL_MAX_NCHANNELS set by environment "
+                        f"to {max_channels}.")
+    table = next(i for i, line in enumerate(head) if "(B)" in line) + 1
+    path = tmp_path / "paste.txt"
+    path.write_text("\n".join(head[:table] + body + head[table:]) + "\n")
+    return str(path)
+
+
+def test_diagnose_holds_the_model_to_a_maximum_the_paste_shows(tmp_path, capsys):
+    code, out, err = run(capsys, "diagnose", _paste(tmp_path, 2, echoed=True), "--json")
+    assert code == 0, err
+    *sizes, summary = [json.loads(line) for line in out.splitlines()]
+    assert summary["flagged_sizes"] == []
+    assert all(0.999 < s["ratio"] < 1.001 for s in sizes if s.get("ratio") is not None)
+    assert any(n.startswith("NCCL_MAX_NCHANNELS=2 in the paste: ring and tree calls run on at "
+                            "most that many channels") for n in summary["notes"])
+    # the same run without NCCL's line: the model counts every channel and finds it slow
+    code, out, _ = run(capsys, "diagnose", _paste(tmp_path, 2, echoed=False), "--json")
+    assert code == 0
+    assert len(json.loads(out.splitlines()[-1])["flagged_sizes"]) > 5
+
+
+def test_diagnose_holds_a_setting_where_nccl_holds_it(tmp_path, capsys):
+    path = tmp_path / "paste.txt"
+    text = open(NVLS0).read().replace(
+        "NCCL_NVLS_ENABLE set by environment to 0.",
+        "NCCL_NVLS_ENABLE set by environment to 0.\nNCCL_MAX_NRINGS=9 NCCL_MAX_NCHANNELS=900 "
+        "NCCL_MIN_NCHANNELS=0")
+    path.write_text(text)
+    code, out, err = run(capsys, "diagnose", str(path), "--json")
+    assert code == 0, err
+    notes = json.loads(out.splitlines()[-1])["notes"]
+    assert any(n.startswith("NCCL_MAX_NCHANNELS=900 in the paste (NCCL holds it to 64)")
+               for n in notes)
+    assert "NCCL_MIN_NCHANNELS=0 in the paste sets no minimum" in notes

@@ -160,3 +160,19 @@ def test_diagnose_holds_a_setting_where_nccl_holds_it(tmp_path, capsys):
     assert any(n.startswith("NCCL_MAX_NCHANNELS=900 in the paste (NCCL holds it to 64)")
                for n in notes)
     assert "NCCL_MIN_NCHANNELS=0 in the paste sets no minimum" in notes
+
+
+def test_diagnose_takes_the_setting_from_the_command_line_before_the_paste(tmp_path, capsys):
+    paste = _paste(tmp_path, 2, echoed=False)
+    code, out, err = run(capsys, "diagnose", paste, "--max-channels", "2", "--json")
+    assert code == 0, err
+    summary = json.loads(out.splitlines()[-1])
+    assert summary["flagged_sizes"] == []
+    assert ("NCCL_MAX_NCHANNELS=2 (--max-channels): the model's ring and tree calls run on at "
+            "most that many channels") in summary["notes"]
+    code, out, err = run(capsys, "diagnose", _paste(tmp_path, 2, echoed=True), "--max-channels", "8",
+                         "--json")
+    assert code == 0 and not any(n.startswith("NCCL_MAX_NCHANNELS=2 in the paste")
+                                 for n in json.loads(out.splitlines()[-1])["notes"])
+    code, out, err = run(capsys, "diagnose", paste, "--min-channels", "65")
+    assert code == 2 and not out and "NCCL_MIN_NCHANNELS must be from 1 to 64, got 65" in err

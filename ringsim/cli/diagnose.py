@@ -17,6 +17,7 @@ from ..core.files import check_output, write_text
 from ..core.textout import escaped, json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..core.width import fill_width, output_width, say, table, wrap
+from ..cost.nccl import MAX_CHANNELS
 from ._cost_args import load_topology, nccl_release
 from ._plot import legend_entry, legend_rows, log_log_figure, round_yticks, series_style
 
@@ -61,6 +62,13 @@ def register(sub) -> None:
                         help="hold the model to the protocols of NCCL_PROTO (LL, LL128, Simple; "
                              "default: what the paste shows where the model can run it, else "
                              "NCCL's own choice)")
+    for bound in ("min", "max"):
+        parser.add_argument(f"--{bound}-channels", default=None, metavar="N",
+                            type=count_arg(f"NCCL_{bound.upper()}_NCHANNELS", minimum=1,
+                                           maximum=MAX_CHANNELS),
+                            help=f"hold the model's ring and tree calls to NCCL_{bound.upper()}"
+                                 f"_NCHANNELS (1 to {MAX_CHANNELS}; default: what the paste "
+                                 "shows, else none; ringsim predict --help says what it does)")
     parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
                         help="the NCCL release whose tuning tables price the model (the ones "
                              "ringsim has: ringsim predict --help; default: the release the "
@@ -178,7 +186,8 @@ def run(args: argparse.Namespace) -> int:
                             collective=args.collective, tolerance=tolerance,
                             topology_reason=reason, algo=args.algo, proto=args.proto,
                             nccl=nccl, ran=tuning.version,
-                            nvls_off=nvls_off(log_text.lines) if log_text is not None else None)
+                            nvls_off=nvls_off(log_text.lines) if log_text is not None else None,
+                            min_channels=args.min_channels, max_channels=args.max_channels)
     report.tuning_from(tuning, topology)
     if mixed:
         report.notes.append(f"the header names {mixed}; the model takes every GPU as "

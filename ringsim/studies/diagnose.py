@@ -249,19 +249,23 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
              tolerance: float = DEFAULT_TOLERANCE, topology_reason: str = "",
              algo: str | None = None, proto: str | None = None,
              nccl: str | None = None, ran: str | None = None,
-             nvls_off: str | None = None) -> Report:
+             nvls_off: str | None = None, min_channels: int | None = None,
+             max_channels: int | None = None) -> Report:
     """Compare every measured size with `predict(topology, G, sizes, collective, algo, proto,
     dtype=…)`; algo and proto default to the NCCL_ALGO / NCCL_PROTO the paste shows; `nccl`,
     the release whose tuning tables price it (passed on as predict's `nccl=`), to the
     release the model follows. `ran` and `nvls_off` are what the run's NCCL log says where
     the paste does not: the release that ran, and its line saying NVLS was off (nccltests.
-    nvls_off), after which the model leaves NVLS and NVLSTree out as NCCL did."""
+    nvls_off), after which the model leaves NVLS and NVLSTree out as NCCL did.
+    `min_channels` / `max_channels` (NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS) default to what
+    the paste shows."""
     gpus, nodes, collective, rows, notes = _checked_run(output, topology, gpus, nodes, collective,
                                                         tolerance)
     factor = float(bus_factor(collective, gpus))
     dtype = OTHER_NAMES.get(rows[0].dtype, rows[0].dtype)
+    given = {"min_channels": min_channels, "max_channels": max_channels}
     model = _model(output, topology, predict, gpus, nodes, collective, rows, dtype, notes,
-                   algo, proto, nccl, ran, nvls_off)
+                   algo, proto, nccl, ran, nvls_off, given)
     measured, modelled, split = _curves(rows, model, topology, gpus, collective, dtype, factor,
                                         notes)
     out_rows = _size_rows(rows, model.predicted, factor, tolerance, split)
@@ -332,7 +336,7 @@ class _Model:
 
 def _model(output: Output, topology, predict, gpus: int, nodes: int, collective: str, rows: list,
            dtype: str, notes: list[str], algo: str | None, proto: str | None, nccl: str | None,
-           ran: str | None, nvls_off: str | None) -> _Model:
+           ran: str | None, nvls_off: str | None, given: dict) -> _Model:
     """The model priced at the paste's sizes as the run ran (diagnose's arguments), with its
     notes: the release, the processes, a far NIC or slow links, and what became of the
     paste's NCCL_ALGO / NCCL_PROTO and NVLS, said where the notes on the paste end."""
@@ -349,7 +353,7 @@ def _model(output: Output, topology, predict, gpus: int, nodes: int, collective:
     per_process = inputs.per_process(output, topology, gpus, nodes, notes)
     if per_process > 1:
         predict = functools.partial(predict, gpus_per_process=per_process)
-    limits = _channel_limits(output, notes)
+    limits = _channel_limits(output, notes, given)
     if limits:
         predict = functools.partial(predict, **limits)
     predict = functools.partial(_all_sizes, predict)
@@ -516,14 +520,20 @@ def _held(price, algo, proto, pasted: dict[str, str]):
                 raise
 
 
-def _channel_limits(output: Output, notes: list[str]) -> dict[str, int]:
-    """The NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS the paste shows, as predict takes them, held
-    where NCCL holds them (a minimum of 0 is none, a maximum at least 1, either at most
-    MAX_CHANNELS), with a note saying what the model does with them."""
+def _channel_limits(output: Output, notes: list[str], given: dict) -> dict[str, int]:
+    """NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS as predict takes them: as `given`
+    (min_channels, max_channels), else as the paste shows them, held where NCCL holds them (a
+    minimum of 0 is none, a maximum at least 1, either at most MAX_CHANNELS), with a note
+    saying what the model does with them."""
     from ..cost.nccl import MAX_CHANNELS  # imported once the paste has passed
-    limits = {}
+    limits = {key: value for key, value in given.items() if value is not None}
     for bound, low in (("min", 0), ("max", 1)):
         name = f"NCCL_{bound.upper()}_NCHANNELS"
+        if f"{bound}_channels" in limits:
+            notes.append(f"{name}={limits[f'{bound}_channels']} (--{bound}-channels): the model's "
+                         f"ring and tree calls run on at {'least' if bound == 'min' else 'most'} "
+                         "that many channels")
+            continue
         if name not in output.env:
             continue
         value = min(max(int(output.env[name]), low), MAX_CHANNELS)

@@ -176,3 +176,15 @@ def test_diagnose_takes_the_setting_from_the_command_line_before_the_paste(tmp_p
                                  for n in json.loads(out.splitlines()[-1])["notes"])
     code, out, err = run(capsys, "diagnose", paste, "--min-channels", "65")
     assert code == 2 and not out and "NCCL_MIN_NCHANNELS must be from 1 to 64, got 65" in err
+
+
+def test_a_published_run_held_to_its_channels_is_not_a_peer_and_its_copy_says_so():
+    from ringsim.studies import peers
+    spx = next(s for s in peers.data()["system"] if s["id"] == "spx-xe9680-h200-2x8-roce")
+    assert spx["min_channels"] == 32
+    assert not any(p.id == spx["id"] for p in peers.peers(load("dgx-h200"), 16, 2, 8))
+    theirs = [p for p in peers.data()["point"] if p["system"] == spx["id"]]
+    mine = {p["bytes"]: peers.measured_seconds(p, 16, "all-reduce") for p in theirs}
+    copy = peers.copy_of(16, 2, 8, "float", "all-reduce", mine)
+    assert copy is not None and copy.min_channels == 32
+    assert copy.settings == "NCCL_MIN_NCHANNELS=32"

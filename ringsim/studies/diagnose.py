@@ -96,6 +96,8 @@ class Report:
     in_place: dict | None = None  # where one of nccl-tests' two time columns is slower (slowsizes)
     dips: list[int] = field(default_factory=list)  # flagged sizes slower than both neighbours
     gpus_per_process: int = 1  # GPUs one process drove (the header's nGpus), as modelled
+    min_channels: int | None = None  # the NCCL_MIN_NCHANNELS the model was held to
+    max_channels: int | None = None  # likewise NCCL_MAX_NCHANNELS
     tuning: list[str] = field(default_factory=list)  # NCCL's own tuning output beside the model's
     tuning_record: dict = field(default_factory=dict)  # the same as JSON
     peers: list = field(default_factory=list)  # published healthy runs like this one (peers.Peer)
@@ -123,6 +125,7 @@ class Report:
                 "flagged_sizes": [r.bytes for r in self.rows if r.flag],
                 "ring_check": self.ring_check, "algo": self.algo, "proto": self.proto,
                 "nccl_tables": self.nccl, "nvls_off": self.nvls_off,
+                "min_channels": self.min_channels, "max_channels": self.max_channels,
                 "in_place_check": self.in_place, "dips": self.dips,
                 "gpus_per_process": self.gpus_per_process,
                 "host_seconds": self.host_seconds,
@@ -273,7 +276,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                     output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
                     measured, modelled, notes=notes, algo=model.algo, proto=model.proto, nccl=nccl,
                     gpus_per_process=model.per_process, nvls_off=model.nvls_off,
-                    release_note=model.release_note)
+                    release_note=model.release_note, **model.limits)
     report.in_place = slowsizes.in_place_check(out_rows, tolerance)
     report.dips = [r.bytes for r in slowsizes.dips(out_rows, tolerance)]
     if model.algo is None and nodes == 2 and gpus > nodes and _not_rings(out_rows):
@@ -332,6 +335,7 @@ class _Model:
     per_process: int
     nvls_off: str | None
     release_note: str | None
+    limits: dict  # min_channels / max_channels, where the model was held to them
 
 
 def _model(output: Output, topology, predict, gpus: int, nodes: int, collective: str, rows: list,
@@ -378,7 +382,7 @@ def _model(output: Output, topology, predict, gpus: int, nodes: int, collective:
         where = "the paste" if output.nvls_off else "the NCCL log"
         notes.insert(held, f"{nvls_off} in {where}: NCCL ran without NVLS and NVLSTree, and so "
                            "does the model")
-    return _Model(predict, predicted, algo, proto, per_process, nvls_off, release_note)
+    return _Model(predict, predicted, algo, proto, per_process, nvls_off, release_note, limits)
 
 
 def _curves(rows: list, model: _Model, topology, gpus: int, collective: str, dtype: str,
@@ -445,7 +449,9 @@ def _peer_notes(report: Report, topology, dtype: str) -> None:
     notes, gpus, nodes = report.notes, report.gpus, report.nodes
     per_process, collective, nvls_off = report.gpus_per_process, report.collective, report.nvls_off
     held_to = ", ".join(f"{name}={value}" for name, value in
-                        (("NCCL_ALGO", report.algo), ("NCCL_PROTO", report.proto)) if value is not None)
+                        (("NCCL_ALGO", report.algo), ("NCCL_PROTO", report.proto),
+                         ("NCCL_MIN_NCHANNELS", report.min_channels),
+                         ("NCCL_MAX_NCHANNELS", report.max_channels)) if value is not None)
     mine = {r.bytes: r.measured_seconds for r in report.rows}
     copy = peers.copy_of(gpus, nodes, per_process, dtype, collective, mine)
     found = peers.peers(topology, gpus, nodes, per_process, collective, dtype)
@@ -476,8 +482,9 @@ def copy_note(copy: peers.Copy, held_to: str) -> str:
     words = f"this run is the published {copy.id} ({copy.source})"
     if copy.settings:
         words += f", which its source ran with {copy.settings}"
-        flags = " ".join(f"{flag} {value}" for flag, value in (("--algo", copy.algo),
-                                                               ("--proto", copy.proto)) if value)
+        flags = " ".join(f"{flag} {value}" for flag, value in (
+            ("--algo", copy.algo), ("--proto", copy.proto), ("--min-channels", copy.min_channels),
+            ("--max-channels", copy.max_channels)) if value)
         if not held_to:
             words += (": the paste does not show it, "
                       + (f"{flags} holds the model to it, " if flags else "")

@@ -175,8 +175,9 @@ def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1,
     inside a node, and across nodes the same network rate per GPU, latency and path from GPU
     to NIC (a finite rate: an inf network is like no measured one), an element type `dtype`
     that NCCL runs alike there (_added_alike); only sizes NCCL
-    chose the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO, or loaded a
-    tuner plugin, measures something else).
+    chose the algorithm for itself (a run that forced NCCL_ALGO or NCCL_PROTO, held its
+    channels with NCCL_MIN_NCHANNELS or NCCL_MAX_NCHANNELS, or loaded a tuner plugin, measures
+    something else).
 
     One thread issuing every call to -g GPUs sets the small sizes' time (cost.nccl.host_seconds),
     so runs of other -g are not alike. A run whose source shows no command is taken as -g 1,
@@ -188,7 +189,8 @@ def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1,
             points.setdefault(p["system"], {})[p["bytes"]] = p
     for s in data()["system"]:
         if (s["health"] != "healthy" or s["gpus"] != gpus or s["id"] not in points
-                or s.get("gpus_per_process", 1) != gpus_per_process or "tuner" in s
+                or s.get("gpus_per_process", 1) != gpus_per_process
+                or any(key in s for key in ("tuner", "min_channels", "max_channels"))
                 or collective(s) != ran or not _added_alike(s.get("dtype", "float"), dtype, topo)):
             continue
         theirs = topology(s["topology"])
@@ -255,12 +257,16 @@ class Copy:
     algo: str | None   # NCCL_ALGO at every size, or None
     proto: str | None  # NCCL_PROTO at every size, or None
     tuner: bool
+    min_channels: int | None = None  # NCCL_MIN_NCHANNELS, or None
+    max_channels: int | None = None  # NCCL_MAX_NCHANNELS, or None
 
     @property
     def settings(self) -> str:
         """'NCCL_ALGO=Ring,Tree and NCCL_PROTO=Simple, with a tuner plugin' ('' where NCCL chose)."""
-        said = " and ".join(f"{name}={value}" for name, value in (("NCCL_ALGO", self.algo),
-                                                                  ("NCCL_PROTO", self.proto)) if value)
+        said = " and ".join(f"{name}={value}" for name, value in (
+            ("NCCL_ALGO", self.algo), ("NCCL_PROTO", self.proto),
+            ("NCCL_MIN_NCHANNELS", self.min_channels), ("NCCL_MAX_NCHANNELS", self.max_channels))
+            if value)
         plugin = "a tuner plugin" if self.tuner else ""
         return f"{said}, with {plugin}" if said and plugin else said or plugin
 
@@ -284,7 +290,8 @@ def copy_of(gpus: int, nodes: int, per_process: int, dtype: str, ran: str,
         quoted = frozenset(p["bytes"] for p in theirs if "time_us" not in p)
         if same_run(Peer(s["id"], s["hardware"], s["source"], None, times, quoted), mine):
             found.append(Copy(s["id"], s["source"], s["health"], _one(theirs, "algo"),
-                              _one(theirs, "proto"), "tuner" in s))
+                              _one(theirs, "proto"), "tuner" in s, s.get("min_channels"),
+                              s.get("max_channels")))
     # Two published runs alike to the digits (one machine, two settings) cannot be told apart.
     return found[0] if len(found) == 1 else None
 

@@ -95,8 +95,8 @@ def test_predict_takes_the_settings_and_says_what_they_do(capsys):
     assert "min_channels" not in rows[0]
     code, out, _ = run(capsys, "predict", "--gpus", "16", "--sizes", "1GiB", "--min-channels", "48")
     assert code == 0
-    assert ("# NCCL_MIN_NCHANNELS=48: ring, tree and CollNet calls run on the channels it leaves "
-            "them") in out.replace("\n#   ", " ")
+    assert ("# NCCL_MIN_NCHANNELS=48: calls run on the channels the channels column shows (a copy "
+            "of a ring adds none of its speed)") in out.replace("\n#   ", " ")
 
 
 @pytest.mark.parametrize("argv, said", [
@@ -139,8 +139,8 @@ def test_diagnose_holds_the_model_to_a_maximum_the_paste_shows(tmp_path, capsys)
     *sizes, summary = [json.loads(line) for line in out.splitlines()]
     assert summary["flagged_sizes"] == []
     assert all(0.999 < s["ratio"] < 1.001 for s in sizes if s.get("ratio") is not None)
-    assert any(n.startswith("NCCL_MAX_NCHANNELS=2 in the paste: ring and tree calls run on at "
-                            "most that many channels") for n in summary["notes"])
+    assert any(n.startswith("NCCL_MAX_NCHANNELS=2 in the paste: the model's ring and tree calls "
+                            "run on at most that many channels") for n in summary["notes"])
     # the same run without NCCL's line: the model counts every channel and finds it slow
     code, out, _ = run(capsys, "diagnose", _paste(tmp_path, 2, echoed=False), "--json")
     assert code == 0
@@ -168,8 +168,8 @@ def test_diagnose_takes_the_setting_from_the_command_line_before_the_paste(tmp_p
     assert code == 0, err
     summary = json.loads(out.splitlines()[-1])
     assert summary["flagged_sizes"] == []
-    assert ("NCCL_MAX_NCHANNELS=2 (--max-channels): the model's ring and tree calls run on at "
-            "most that many channels") in summary["notes"]
+    assert any(n.startswith("NCCL_MAX_NCHANNELS=2 (--max-channels): the model's ring and tree "
+                            "calls run on at most that many channels") for n in summary["notes"])
     code, out, err = run(capsys, "diagnose", _paste(tmp_path, 2, echoed=True), "--max-channels", "8",
                          "--json")
     assert code == 0 and not any(n.startswith("NCCL_MAX_NCHANNELS=2 in the paste")
@@ -188,3 +188,86 @@ def test_a_published_run_held_to_its_channels_is_not_a_peer_and_its_copy_says_so
     copy = peers.copy_of(16, 2, 8, "float", "all-reduce", mine)
     assert copy is not None and copy.min_channels == 32
     assert copy.settings == "NCCL_MIN_NCHANNELS=32"
+
+
+@pytest.mark.parametrize("text, value", [("4", 4), ("010", 8), ("0x10", 16), ("09", 0), ("-1", -1),
+                                         ("+7", 7), ("0", 0)])
+def test_a_value_is_read_as_nccl_reads_it(text, value):
+    from ringsim.studies.nccl_settings import c_integer
+    assert c_integer(text) == value
+
+
+def _with(tmp_path, *lines: str) -> str:
+    path = tmp_path / "paste.txt"
+    path.write_text(open(NVLS0).read().replace(
+        "NCCL_NVLS_ENABLE set by environment to 0.",
+        "\n".join(("NCCL_NVLS_ENABLE set by environment to 0.",) + lines)))
+    return str(path)
+
+
+def _notes(capsys, path, *argv):
+    code, out, err = run(capsys, "diagnose", path, "--json", *argv)
+    assert code == 0, err
+    return json.loads(out.splitlines()[-1])["notes"]
+
+
+def test_the_newer_name_wins_and_the_older_counts_where_alone(tmp_path, capsys):
+    notes = _notes(capsys, _with(tmp_path, "NCCL_MAX_NCHANNELS set by environment to 4.",
+                                 "mpirun -x NCCL_MAX_NRINGS=2"))
+    assert any(n.startswith("NCCL_MAX_NCHANNELS=4 in the paste:") for n in notes)
+    notes = _notes(capsys, _with(tmp_path, "mpirun -x NCCL_MIN_NRINGS=0x10 ./all_reduce_perf"))
+    assert any(n.startswith("NCCL_MIN_NRINGS=16 in the paste: the model's ring and tree calls run "
+                            "on at least that many channels") for n in notes)
+    notes = _notes(capsys, _with(tmp_path, "NCCL_MAX_NCHANNELS set by environment to -1."))
+    assert any(n.startswith("NCCL_MAX_NCHANNELS=-1 in the paste (NCCL holds it to 1)") for n in notes)
+
+
+def test_two_values_for_one_setting_are_refused_unless_a_flag_settles_it(tmp_path, capsys):
+    path = _with(tmp_path, "NCCL_MAX_NCHANNELS set by environment to 4.",
+                 "NCCL_MAX_NCHANNELS set by environment to 4.",
+                 "NCCL_MAX_NCHANNELS set by environment to 8.")
+    code, out, err = run(capsys, "diagnose", path)
+    assert code == 2 and not out and len(err.splitlines()) == 1
+    assert "sets NCCL_MAX_NCHANNELS to 4 (line 22) and to 8 (line 24): pass one run's output, " \
+        "or give --max-channels" in err
+    assert any(n.startswith("NCCL_MAX_NCHANNELS=8 (--max-channels)")
+               for n in _notes(capsys, path, "--max-channels", "8"))
+
+
+def test_the_ctas_settings_are_named_as_not_modelled(tmp_path, capsys):
+    notes = _notes(capsys, _with(tmp_path, "NCCL_MAX_CTAS set by environment to 4."))
+    assert any(n.startswith("NCCL_MAX_CTAS in the paste: not modelled") for n in notes)
+
+
+SHARP = "ringsim/studies/published/systems/h100-ndr-sharp.toml"
+
+
+def test_nvls_across_nodes_on_fewer_channels_is_that_share_of_its_rate():
+    # From 2.28.3 NVLS across nodes runs on at most the communicator's channels (enqueue.cc);
+    # NCCL's NVLS formula gives a graph under 2 channels no bandwidth, so the share is priced
+    # as that share of the whole graph's rate, never as no rate at all.
+    free = nccl_choice(load(SHARP), 32, 1 << 30)
+    one = nccl_choice(load(SHARP), 32, 1 << 30, max_channels=1)
+    assert free.algorithm == one.algorithm == "NVLS" and one.channels == 1
+    assert one.seconds < float("inf") and one.bandwidth > 0
+    assert one.bandwidth == pytest.approx(free.bandwidth / free.channels, rel=1e-9)
+
+
+def test_copies_of_the_kept_channels_are_priced_as_the_channels_they_copy():
+    # 2.24.3 copies one kept ring up to NVLS's 16 channels after NCCL_MAX_NCHANNELS=1
+    # (connect.cc: copyChannels(comm, comm->nChannels, comm->nvlsChannels)): 16 copies of
+    # ring 0 cross the one NIC it crosses, so they take what one ring takes.
+    old = nccl_choice(load("dgx-h100"), 16, 8 << 30, algo="Ring", nccl="2.24.3", max_channels=1)
+    new = nccl_choice(load("dgx-h100"), 16, 8 << 30, algo="Ring", max_channels=1)
+    assert (old.channels, new.channels) == (16, 1)
+    assert old.bandwidth == pytest.approx(new.bandwidth, rel=1e-6)
+    more = nccl_choice(load("dgx-h100"), 16, 8 << 30, algo="Ring", max_channels=1, min_channels=4)
+    assert more.channels == 4 and more.bandwidth == pytest.approx(new.bandwidth, rel=1e-6)
+
+
+def test_with_nvls_off_the_rings_are_not_raised_to_nvls_channels():
+    tuned = tune(load("dgx-h100"), 16, "2.26.2", max_channels=4, nvls=False)
+    assert connected(tuned) == (4, 4)
+    assert connected(tune(load("dgx-h100"), 16, "2.26.2", max_channels=4)) == (4, 16)
+    off = nccl_choices(load("dgx-h100"), 16, [1 << 20, 1 << 30], nvls=False)
+    assert not {c.algorithm for c in off} & {"NVLS", "NVLSTree"}

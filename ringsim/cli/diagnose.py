@@ -66,9 +66,9 @@ def register(sub) -> None:
         parser.add_argument(f"--{bound}-channels", default=None, metavar="N",
                             type=count_arg(f"NCCL_{bound.upper()}_NCHANNELS", minimum=1,
                                            maximum=MAX_CHANNELS),
-                            help=f"hold the model's ring and tree calls to NCCL_{bound.upper()}"
-                                 f"_NCHANNELS (1 to {MAX_CHANNELS}; default: what the paste "
-                                 "shows, else none; ringsim predict --help says what it does)")
+                            help=f"hold the model to NCCL_{bound.upper()}_NCHANNELS (1 to "
+                                 f"{MAX_CHANNELS}; default: what the paste shows, else none; "
+                                 f"ringsim predict --help says what --{bound}-channels does)")
     parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
                         help="the NCCL release whose tuning tables price the model (the ones "
                              "ringsim has: ringsim predict --help; default: the release the "

@@ -77,17 +77,21 @@ def register(sub) -> None:
                              "process per GPU): one thread issues every call to each of them "
                              "in turn, so small calls take at least N times the host's issue "
                              "time (docs/cost.md)")
-    for bound, word in (("min", "at least N channels, copies of the rings that run over "
-                                "the same links and so add no speed"),
-                        ("max", "at most N channels, while NCCL still chooses as if "
-                                "every channel its search found ran")):
-        parser.add_argument(f"--{bound}-channels", type=count_arg(
-                                f"NCCL_{bound.upper()}_NCHANNELS", minimum=1, maximum=MAX_CHANNELS),
-                            default=None, metavar="N",
-                            help=f"as NCCL_{bound.upper()}_NCHANNELS does: ring, tree and "
-                                 f"CollNet calls run on {word} (1 to {MAX_CHANNELS}; a "
-                                 "release with fewer channels holds it to its own most); "
-                                 "NVLS keeps its own channels")
+    parser.add_argument("--min-channels", type=count_arg("NCCL_MIN_NCHANNELS", minimum=1,
+                                                         maximum=MAX_CHANNELS),
+                        default=None, metavar="N",
+                        help="as NCCL_MIN_NCHANNELS does: the communicator gets at least N "
+                             "channels, copies of its rings that add no speed in NCCL's model; "
+                             f"a small call still runs on fewer (1 to {MAX_CHANNELS} here, held "
+                             "to a release's own most; NCCL reads 0 as no minimum)")
+    parser.add_argument("--max-channels", type=count_arg("NCCL_MAX_NCHANNELS", minimum=1,
+                                                         maximum=MAX_CHANNELS),
+                        default=None, metavar="N",
+                        help="as NCCL_MAX_NCHANNELS does: ring, tree, PAT and CollNet calls run "
+                             "on at most N distinct channels (2.20.5 to 2.27.7 then copy them "
+                             "up to NVLS's count), and from 2.28.3 NVLS across nodes too; NCCL "
+                             "still chooses as if every channel its search found ran (1 to "
+                             f"{MAX_CHANNELS} here; NCCL reads less than 1 as 1)")
     parser.add_argument("--tuning", action="store_true",
                         help="print instead the tuning table NCCL itself prints at init with "
                              "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING, row for row: Max "
@@ -235,9 +239,12 @@ def run(args: argparse.Namespace) -> int:
         found, beside = _published(topology, args.gpus, rows, args.gpus_per_process,
                                    args.collective, args.dtype)
         if found:
+            held = (" (they let NCCL choose its channels)"
+                    if args.min_channels or args.max_channels else "")
             say(f"# {len(found)} published healthy {PERF[args.collective]} "
-                f"run{'s' * (len(found) > 1)} on machines like this one: --published sets "
-                f"their median time beside each size{_against(beside.values())}", hang="#   ")
+                f"run{'s' * (len(found) > 1)} on machines like this one{held}: --published "
+                f"sets their median time beside each size{_against(beside.values())}",
+                hang="#   ")
     return 0
 
 
@@ -285,7 +292,8 @@ def _published_lines(topology, gpus: int, found, gpus_per_process: int = 1,
         return [wrap(f"# no published {PERF[collective]} run matches {_where(topology, gpus)} ({like}); "
                      "docs/cost.md's validation table lists the runs ringsim holds", hang="#   ")]
     return ([wrap(f"# published: the median time of the runs on machines like this one ({like}, "
-                  "as ringsim's file for each describes it; healthy by their sources' word):",
+                  "as ringsim's file for each describes it; healthy by their sources' word; "
+                  "each let NCCL choose its algorithm, protocol and channels):",
                   hang="#   ")]
             + [f"#   {line}" for line in peers.describe(found, fill_width(96) - 4)])
 

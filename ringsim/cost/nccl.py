@@ -21,15 +21,16 @@ from dataclasses import dataclass
 from ..core.checks import echo
 from ..core.errors import RingsimError
 from .nccl_call import MAX_GPUS, RING, _candidates, _check_count, _function, _pick, _topology
-from .nccl_channels import Tuned, channel_threads, comm_channels, connected, run_channels, tune
+from .nccl_channels import (Tuned, channel_threads, comm_channels, connected, distinct_channels,
+                            run_channels, tune)
 from .nccl_graph import Graph, constants, log2i
 from .nccl_notes import _off_reasons
 # The notes beside a choice, where callers of the choice look for them.
 from .nccl_notes import fallback_note, last_node_note, path_note  # noqa: F401  (re-exported)
 from .nccl_runtime import (fallback_link_graph, fill as fill_time, nvls_link_graph, ring_hops,
                            run_graph)
-from .nccl_tuner import (ALGORITHMS, PROTOCOLS, TABLE_FUNCTIONS, algorithm_on, allowed,
-                         bus_bandwidth, check_dtype, enabled_algorithms, graph_searched, latency,
+from .nccl_tuner import (ALGORITHMS, NVLS_FAMILY, PROTOCOLS, TABLE_FUNCTIONS, algorithm_on,
+                         allowed, bus_bandwidth, check_dtype, enabled_algorithms, graph_searched, latency,
                          names, priced, protocol_on, ring_fallback)
 from .topology_model import Topology
 
@@ -178,14 +179,15 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
                 algo: str | None = None, proto: str | None = None,
                 nccl: str | None = None, gpus_per_process: int = 1,
                 dtype: str = "float", min_channels: int | None = None,
-                max_channels: int | None = None) -> NcclChoice:
+                max_channels: int | None = None, nvls: bool = True) -> NcclChoice:
     """NCCL's fastest (algorithm, protocol) for one call of `nbytes` per GPU (nccl-tests'
     `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`, with the latency
     tables of NCCL release `nccl` (one of versions(); None: the model's own), issued by
     processes that each drive `gpus_per_process` GPUs. `collective`: all-reduce, all-gather,
     reduce-scatter, broadcast or reduce (the last two on the ring only, as NCCL tunes them);
     `dtype`: the data type as nccl-tests names it (NVLS adds no 8-bit type: int8, uint8, f8e4m3, f8e5m2);
-    `min_channels` / `max_channels`: NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (None: unset)."""
+    `min_channels` / `max_channels`: NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (None: unset);
+    `nvls` False: NVLS off, as NCCL_NVLS_ENABLE=0 or a machine without multicast leaves it."""
     func = _function(collective, algo, nccl)
     dtype = check_dtype(dtype)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
@@ -193,9 +195,14 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     topo = _topology(topology, gpus)
     nbytes = _check_count(nbytes, "bytes", 0, MAX_BYTES)
     check_per_process(topo, gpus, gpus_per_process)
-    tuned = tune(topo, gpus, nccl, **channel_settings(min_channels, max_channels))
-    return _choose(tuned, func, algos, protos, proto is not None, nbytes,
+    tuned = tune(topo, gpus, nccl, **channel_settings(min_channels, max_channels), nvls=nvls)
+    return _choose(tuned, func, _nvls_on(algos, nvls), protos, proto is not None, nbytes,
                    host_seconds(gpus_per_process), dtype)
+
+
+def _nvls_on(algos: set, nvls: bool) -> set:
+    """The algorithms NCCL may pick from, less NVLS and NVLSTree where NVLS is off."""
+    return algos if nvls else algos - set(NVLS_FAMILY)
 
 
 def channel_settings(min_channels: int | None, max_channels: int | None) -> dict:
@@ -221,21 +228,29 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
     seconds, a, p, lat, bw = best
     nccl_seconds = seconds
     # NCCL picks on its model, which counts every channel of the searched graph; the call then
-    # runs on the channels NCCL_MAX_NCHANNELS and topoGetAlgoInfo leave it (the copies that
-    # NCCL_MIN_NCHANNELS adds run the same rings over the same links, so they add no speed). Its time is NCCL's own bandwidth formula for that share of
-    # the graph's channels (run_graph: each channel keeps its speed, or on a link the
-    # channels share, the whole link up to their own speed; caps on the total still apply).
+    # runs on the channels NCCL_MAX_NCHANNELS and topoGetAlgoInfo leave it. Its time is NCCL's
+    # own bandwidth formula for that share of the graph's channels (run_graph: each channel
+    # keeps its speed, or on a link the channels share, the whole link up to their own speed;
+    # caps on the total still apply). Copies that a setting added (distinct_channels) run the
+    # same rings over the same links: they split the data but add no speed.
     full, run = comm_channels(tuned, a, limited=False), run_channels(tuned, a, p, nbytes)
+    priced = distinct_channels(tuned, a, run)
     # Every channel of CollNetDirect drives all its heads, so a cut call is no share of the
     # graph's channels that ringsim can price: it keeps NCCL's time.
-    cut = run < full and a != "CollNetDirect"
-    graph = run_graph(tuned, a, run) if cut else tuned.graphs[a]
+    cut = priced < full and a != "CollNetDirect"
+    # NCCL's NVLS formula is for a whole graph ((n - 1) / n of its channels' speed, none at
+    # all below 2), so a cut NVLS call is priced as that share of the whole graph's rate.
+    shared = cut and a in NVLS_FAMILY
+    graph = run_graph(tuned, a, priced) if cut and not shared else tuned.graphs[a]
     linked = nvls_link_graph(tuned, func, a) or fallback_link_graph(tuned, a)
     graph = linked or graph
     measured = tuned.sys.net_measured is not None
     if cut or measured or linked:
         # NCCL chose on what the plugin reports; the call takes what the network measures.
         seconds, lat, bw = _seconds(tuned, func, a, p, nbytes, graph, measured)
+        if shared:
+            bw *= priced / full
+            seconds = lat + nbytes / bw
     # NCCL's model prices the pipeline at its steady rate from the first byte; the call also
     # waits for its first step to cross it (nccl_pipeline.py). NCCL's choice does not weigh it.
     fill = (fill_time(tuned, func, a, p, nbytes, run, graph, bw)
@@ -267,7 +282,7 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
                  algo: str | None = None, proto: str | None = None,
                  nccl: str | None = None, gpus_per_process: int = 1,
                  dtype: str = "float", min_channels: int | None = None,
-                 max_channels: int | None = None) -> list[NcclChoice | None]:
+                 max_channels: int | None = None, nvls: bool = True) -> list[NcclChoice | None]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints); None for
     a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
     func = _function(collective, algo, nccl)
@@ -278,6 +293,7 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
     topology = _topology(topology, gpus)
     check_per_process(topology, gpus, gpus_per_process)
     settings = channel_settings(min_channels, max_channels)
-    tuned, host = tune(topology, gpus, nccl, **settings), host_seconds(gpus_per_process)
+    tuned, host = tune(topology, gpus, nccl, **settings, nvls=nvls), host_seconds(gpus_per_process)
+    algos = _nvls_on(algos, nvls)
     return [_choose(tuned, func, algos, protos, proto is not None, n, host, dtype) if n else None
             for n in sizes]

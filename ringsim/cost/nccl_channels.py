@@ -22,15 +22,18 @@ class Tuned:
     nccl: str | None = None
     min_channels: int | None = None  # NCCL_MIN_NCHANNELS, None where unset
     max_channels: int | None = None  # NCCL_MAX_NCHANNELS, None where unset
+    nvls: bool = True  # False where NVLS is off (NCCL_NVLS_ENABLE=0 or no multicast support)
 
 
 def tune(topology: Topology, gpus: int, nccl: str | None = None, *,
-         min_channels: int | None = None, max_channels: int | None = None) -> Tuned:
+         min_channels: int | None = None, max_channels: int | None = None,
+         nvls: bool = True) -> Tuned:
     """G GPUs on a topology as release `nccl` (None: the model's own) sees and searches them,
-    with NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS set to `min_channels` / `max_channels`."""
+    with NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS set to `min_channels` / `max_channels`, and
+    NVLS off where `nvls` is False."""
     release = carried_release(nccl)  # an unknown version is an error before any work
     sys = system(topology, gpus, release)
-    return Tuned(sys, graphs(sys), release, min_channels, max_channels)
+    return Tuned(sys, graphs(sys), release, min_channels, max_channels, nvls)
 
 
 def nvls_channels(tuned: Tuned) -> int:
@@ -74,7 +77,8 @@ def connected(tuned: Tuned, limited: bool = True) -> tuple[int, int]:
     # collChannels is taken here; from 2.20.5 to 2.27.7 comm->nChannels is then raised to
     # nvlsChannels where NVLS runs.
     raised = channels
-    if rules["comm_nvls_raise"] != "none" and tuned.graphs["NVLS"].channels:
+    # With NVLS off ncclNvlsInit leaves nvlsChannels at 0 (transport/nvls.cc): nothing to raise to.
+    if rules["comm_nvls_raise"] != "none" and tuned.graphs["NVLS"].channels and tuned.nvls:
         raised = min(limits["max"], max(channels, nvls_channels(tuned)))
     return channels, raised
 
@@ -90,6 +94,18 @@ def set_channels(tuned: Tuned, channels: int) -> int:
         # copyChannels(comm, nChannels, min) adds copies of the rings, never removes any
         channels = max(channels, min(tuned.min_channels, top))
     return channels
+
+
+def distinct_channels(tuned: Tuned, algo: str, run: int) -> int:
+    """Of the `run` channels a call runs on, those that are not copies a setting added:
+    NCCL_MAX_NCHANNELS keeps the communicator's first channels, and what NCCL_MIN_NCHANNELS
+    or the raise to nvlsChannels add after it are copies of those, on the same links. NVLS's
+    channels are each its own."""
+    if algo in NVLS_FAMILY or tuned.max_channels is None:
+        return run
+    kept = min(comm_channels(tuned, algo, limited=False),
+               max(1, min(tuned.max_channels, tuned.sys.tables["channels"]["max"])))
+    return min(run, kept)
 
 
 def comm_channels(tuned: Tuned, algo: str, limited: bool = True) -> int:

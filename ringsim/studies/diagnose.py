@@ -24,7 +24,7 @@ from ..core.fit import theil_sen
 from ..core.naming import plural
 from ..core.units import format_bytes
 from . import diagnose_inputs as inputs
-from . import peers, slowsizes
+from . import nccl_settings, peers, slowsizes
 from .diagnose_verdicts import checks, percent, ring_check, verdicts
 from .ncclrun import no_nvls, without_nvls
 from .nccltests import DTYPES, OTHER_NAMES, SHARE_COUNT, Output, bus_factor
@@ -357,7 +357,8 @@ def _model(output: Output, topology, predict, gpus: int, nodes: int, collective:
     per_process = inputs.per_process(output, topology, gpus, nodes, notes)
     if per_process > 1:
         predict = functools.partial(predict, gpus_per_process=per_process)
-    limits = _channel_limits(output, notes, given)
+    from ..cost.nccl import MAX_CHANNELS  # imported once the paste has passed
+    limits = nccl_settings.limits(output.channel_settings, given, output.name, MAX_CHANNELS, notes)
     if limits:
         predict = functools.partial(predict, **limits)
     predict = functools.partial(_all_sizes, predict)
@@ -525,34 +526,6 @@ def _held(price, algo, proto, pasted: dict[str, str]):
         except RingsimError:
             if i == len(tries) - 1:
                 raise
-
-
-def _channel_limits(output: Output, notes: list[str], given: dict) -> dict[str, int]:
-    """NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS as predict takes them: as `given`
-    (min_channels, max_channels), else as the paste shows them, held where NCCL holds them (a
-    minimum of 0 is none, a maximum at least 1, either at most MAX_CHANNELS), with a note
-    saying what the model does with them."""
-    from ..cost.nccl import MAX_CHANNELS  # imported once the paste has passed
-    limits = {key: value for key, value in given.items() if value is not None}
-    for bound, low in (("min", 0), ("max", 1)):
-        name = f"NCCL_{bound.upper()}_NCHANNELS"
-        if f"{bound}_channels" in limits:
-            notes.append(f"{name}={limits[f'{bound}_channels']} (--{bound}-channels): the model's "
-                         f"ring and tree calls run on at {'least' if bound == 'min' else 'most'} "
-                         "that many channels")
-            continue
-        if name not in output.env:
-            continue
-        value = min(max(int(output.env[name]), low), MAX_CHANNELS)
-        if value:
-            limits[f"{bound}_channels"] = value
-        held = "" if str(value) == output.env[name] else f" (NCCL holds it to {value})"
-        does = ("ring and tree calls run on at least that many channels, copies of the same "
-                "rings" if bound == "min" else "ring and tree calls run on at most that many "
-                "channels, though NCCL still chooses as if it had them all")
-        notes.append(f"{name}={output.env[name]} in the paste{held}: {does}, in the model too"
-                     if value else f"{name}=0 in the paste sets no minimum")
-    return limits
 
 
 def _held_note(name: str, value: str, kept: bool, what: str) -> str:

@@ -22,8 +22,9 @@ def without_nvls(algo: str | None) -> str | None:
 
 
 def no_nvls(predict, *args, algo: str | None = None, **options):
-    """`predict` with NVLS and NVLSTree left out of its `algo` (without_nvls)."""
-    return predict(*args, algo=without_nvls(algo), **options)
+    """`predict` with NVLS off: NVLS and NVLSTree left out of its `algo` (without_nvls), and
+    no nvlsChannels for the rings to be raised to."""
+    return predict(*args, algo=without_nvls(algo), nvls=False, **options)
 
 
 def run_release(version: str | None) -> str | None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..core.errors import RingsimError
+from . import nccl_settings
 from .textfile import LAUNCHER_PREFIX, NCCL_VERSION, Text, shown
 
 DTYPES = {"int8": 1, "uint8": 1, "char": 1, "int32": 4, "uint32": 4, "int": 4, "int64": 8,
@@ -78,11 +79,6 @@ _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
 # not part of a value.
 _ENV = re.compile(r"\b(NCCL_ALGO|NCCL_PROTO)(?:=| set by environment to |\s+to\s+)[\"']?"
                   r"([\^A-Za-z0-9_,:]+(?:;[\^A-Za-z0-9_,]+:[\^A-Za-z0-9_,:]+)*)")
-# NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS as a command line sets them or as NCCL echoes them
-# (`NCCL_MAX_NCHANNELS set by environment to 4.`), and their older names NCCL_MIN_NRINGS /
-# NCCL_MAX_NRINGS, which the newer ones override (src/graph/connect.cc, ncclMinNchannels).
-_CHANNELS = re.compile(r"\bNCCL_(MIN|MAX)_N(CHANNELS|RINGS)(?:=| set by environment to )[\"']?"
-                       r"(\d{1,9})(?![\w.]*\d)")
 # NCCL's own word that NVLS (and so NVLSTree) is off: its echo of the setting (src/misc/param.cc,
 # `NCCL_NVLS_ENABLE set by environment to 0.`), the line ncclNvlsInit prints for every rank
 # (src/transport/nvls.cc, `NVLS multicast support is not available on dev 0`), or a command
@@ -129,8 +125,9 @@ class Output:
     gpus_per_process: int | None = None
     nccl_version: str | None = None
     avg_busbw: float | None = None
-    # NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS as the paste shows them
-    env: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)  # NCCL_ALGO / NCCL_PROTO the paste shows
+    # NCCL's channel settings the paste shows: each value and the line that first set it
+    channel_settings: dict[str, dict[int, int]] = field(default_factory=dict)
     nvls_off: str | None = None  # the paste's line saying NVLS is off (nvls_off), as NCCL put it
     skipped: int = 0  # row-like lines cut or malformed
     first_skip: str = ""  # the first of them and why it was left out
@@ -171,11 +168,8 @@ def parse(text: Text) -> Output:
                 out.env.setdefault(name, shown(value, 40))
         if out.nvls_off is None and "NVLS" in line:
             out.nvls_off = nvls_off([line])
-        if "_N" in line:
-            for bound, kind, value in _CHANNELS.findall(line):
-                name = f"NCCL_{bound}_NCHANNELS"
-                if kind == "CHANNELS" or name not in out.env:
-                    out.env[name] = value
+        if "NCCL_M" in line:
+            nccl_settings.read(line, number, out.channel_settings)
         if line.startswith("#"):
             if m := _STARTING.search(line):
                 started.append(m.group(1))

@@ -100,7 +100,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
             proto: str | None = None, dtype: str = "float",
             nccl: str | None = None, gpus_per_process: int = 1,
             printed: bool = False, min_channels: int | None = None,
-            max_channels: int | None = None) -> list[PredictRow]:
+            max_channels: int | None = None, nvls: bool = True) -> list[PredictRow]:
     """NCCL's modelled time per size on a topology (a name, a path or a Topology); sizes are
     bytes per GPU (a list of ints, or text as `--sizes` takes it); `nccl`: the release whose
     tuning tables price it (None: the release the model follows); `gpus_per_process`: the
@@ -109,7 +109,8 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     is an empty call, which NCCL discards: its row has no time and no pick. `printed`: the
     sizes are nccl-tests' own size column, rounded already by the release that ran (older
     ones round differently), so they are priced as they are. `min_channels` / `max_channels`:
-    NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (None: unset)."""
+    NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (None: unset); `nvls` False: NVLS off (as
+    NCCL_NVLS_ENABLE=0)."""
     topo = load(topology) if isinstance(topology, str) else topology
     if not isinstance(topo, Topology):
         raise RingsimError("topology: give a preset name, a .toml path or a Topology")
@@ -138,7 +139,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     whole = [(n // width // ranks, n) if printed else nccl_tests_size(n, width, collective, gpus)
              for n in sizes]
     choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto,
-                           nccl, gpus_per_process, type_name, min_channels, max_channels)
+                           nccl, gpus_per_process, type_name, min_channels, max_channels, nvls)
     factor = BUS_FACTORS[collective](gpus)
     rows = []
     for nbytes, (count, used), choice in zip(sizes, whole, choices):
@@ -174,9 +175,10 @@ def channels_note(min_channels: int | None, max_channels: int | None) -> str | N
             (("MIN", min_channels), ("MAX", max_channels)) if value is not None]
     if not said:
         return None
-    return (f"# {' and '.join(said)}: ring, tree and CollNet calls run on the channels it leaves "
-            "them (the channels column); NCCL's choice still counts every channel its search "
-            "found, and NVLS keeps its own (NCCL_NVLS_NCHANNELS)")
+    return (f"# {' and '.join(said)}: calls run on the channels the channels column shows (a "
+            "copy of a ring adds none of its speed), while NCCL still chooses as if every "
+            "channel its search found ran; NVLS keeps its own channels but across nodes from "
+            "2.28.3, and CollNetDirect keeps NCCL's own time (docs/cost.md, deviation 6)")
 
 
 MAX_NAMED = 4  # rounded sizes named one by one in the table's note, then a count

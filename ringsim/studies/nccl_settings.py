@@ -1,0 +1,79 @@
+"""NCCL's channel settings as a paste shows them, and what the model does with them.
+
+NCCL reads NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS, or their older names NCCL_MIN_NRINGS and
+NCCL_MAX_NRINGS, which the newer ones override whatever their order (src/graph/connect.cc,
+ncclMinNchannels); NCCL_MIN_CTAS and NCCL_MAX_CTAS bound the same count and NVLS's channels
+too (src/init.cc), which the model does not follow. A value is read as C's strtoll reads it
+(src/misc/param.cc): 010 is eight, 0x4 is four; NCCL then echoes it in decimal
+(`NCCL_MAX_NCHANNELS set by environment to 4.`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..core.errors import RingsimError
+
+_SETTING = re.compile(r"\bNCCL_(MIN|MAX)_(NCHANNELS|NRINGS|CTAS)(?:=| set by environment to )"
+                      r"[\"']?([-+]?(?:0[xX][0-9a-fA-F]{1,16}|\d{1,18}))(?![\w.]*\d)")
+
+
+def c_integer(text: str) -> int:
+    """`text` as C's strtoll(text, NULL, 0) reads it: 0x… hexadecimal, 0… octal up to the
+    first digit that is not octal, else decimal."""
+    sign = -1 if text.startswith("-") else 1
+    digits = text.lstrip("+-")
+    if digits[:2].lower() == "0x":
+        return sign * int(digits[2:], 16)
+    if digits.startswith("0"):
+        octal = re.match(r"[0-7]*", digits).group()
+        return sign * int(octal, 8)
+    return sign * int(digits)
+
+
+def read(line: str, number: int, found: dict[str, dict[int, int]]) -> None:
+    """Add the settings `line` (line `number` of a paste) makes to `found`: by name, each value
+    seen and the first line that set it."""
+    for bound, kind, text in _SETTING.findall(line):
+        found.setdefault(f"NCCL_{bound}_{kind}", {}).setdefault(c_integer(text), number)
+
+
+def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], source: str,
+           most: int, notes: list[str]) -> dict[str, int]:
+    """min_channels / max_channels as predict takes them: as `given`, else as the paste set
+    them (`found`, by read), held where NCCL holds them (a minimum below 1 is none, a maximum
+    at least 1, either at most `most`); the notes say what the model does with each. Two
+    values for one setting, with no flag to settle it, are refused in one line."""
+    held = {key: value for key, value in given.items() if value is not None}
+    for bound, low in (("min", 0), ("max", 1)):
+        key, name = f"{bound}_channels", f"NCCL_{bound.upper()}_NCHANNELS"
+        what = ("at least that many channels" if bound == "min" else
+                "at most that many channels, while NCCL chooses as if all its channels ran")
+        if key in held:
+            notes.append(f"{name}={held[key]} (--{bound}-channels): the model's ring and tree "
+                         f"calls run on {what}")
+            continue
+        shown = next((n for n in (name, f"NCCL_{bound.upper()}_NRINGS") if n in found), None)
+        if shown is None:
+            continue
+        values = found[shown]
+        if len(values) > 1:
+            (a, line_a), (b, line_b) = sorted(values.items(), key=lambda item: item[1])[:2]
+            raise RingsimError(f"{source} sets {shown} to {a:,} (line {line_a:,}) and to {b:,} "
+                               f"(line {line_b:,}): pass one run's output, or give "
+                               f"--{bound}-channels")
+        value = next(iter(values))
+        kept = min(max(value, low), most)
+        said = f"{shown}={value:,} in the paste"
+        if kept != value:
+            said += f" (NCCL holds it to {kept})"
+        if bound == "min" and kept == 0:
+            notes.append(f"{said} sets no minimum")
+            continue
+        held[key] = kept
+        notes.append(f"{said}: the model's ring and tree calls run on {what}, as NCCL's do")
+    ctas = [name for name in ("NCCL_MIN_CTAS", "NCCL_MAX_CTAS") if name in found]
+    if ctas:
+        notes.append(f"{' and '.join(ctas)} in the paste: not modelled (they bound the ring, tree "
+                     "and NVLS channels; give --min-channels/--max-channels for the first two)")
+    return held

@@ -13,6 +13,8 @@ The CLI's choices, compare, sweep, the TUI and the lessons then find it in the r
 from __future__ import annotations
 
 import dataclasses
+import functools
+import typing
 
 from ..core.checks import check_elements, check_gpus
 from ..core.errors import RingsimError
@@ -52,6 +54,12 @@ def nccl_algorithm(nccl_name: str) -> str:
     raise RingsimError(f"no algorithm here runs NCCL's {nccl_name!r}; these do: {known}")
 
 
+# Every option an algorithm's Options holds (tests/test_cli.py holds this list to the
+# registry), in the order the commands list their flags, the master first: an error about
+# several options names them in this order, and lists of them are shown in it.
+OPTION_ORDER = ("master", "chunks", "channels", "ring_order", "nodes", "gpus_per_node", "tree_parents")
+
+
 def option_names(name: str) -> tuple[str, ...]:
     """The keyword options algorithm `name` takes."""
     return tuple(f.name for f in dataclasses.fields(algorithm(name).Options))
@@ -63,22 +71,49 @@ def default_options(name: str) -> dict:
     return spec.written(**dataclasses.asdict(spec.Options()))
 
 
-def _flag(option: str) -> str:
+def algorithms_taking(option: str) -> list[str]:
+    """The registered algorithms that take `option`, in the registry's order."""
+    return [n for n in ALGORITHMS if option in option_names(n)]
+
+
+@functools.cache
+def whole_number_options() -> tuple[str, ...]:
+    """The options users write as a whole number, as their Options fields are typed (the
+    master, chunks, nodes); the others (ring orders, trees) are text the algorithm reads."""
+    whole = {name for spec in ALGORITHMS.values()
+             for name, kind in typing.get_type_hints(spec.Options).items() if kind in (int, int | None)}
+    return tuple(o for o in OPTION_ORDER if o in whole)
+
+
+def given_options(source: object) -> tuple[tuple[str, object], ...]:
+    """The algorithm options an object's attributes give (an argparse Namespace's flags), as
+    (name, value) pairs for a Scenario, in OPTION_ORDER; None (or no attribute): not given."""
+    return tuple((name, getattr(source, name)) for name in OPTION_ORDER
+                 if getattr(source, name, None) is not None)
+
+
+def option_flag(option: str) -> str:
+    """An option as a command-line flag: ring_order is --ring-order."""
     return "--" + option.replace("_", "-")
+
+
+def check_option_names(name: str, given: dict) -> None:
+    """Refuse, in one line, an option algorithm `name` does not take, naming those that take it."""
+    allowed = option_names(name)
+    for option, value in given.items():
+        if option not in allowed and value is not None:
+            users = algorithms_taking(option)
+            if users == [option]:  # an option named after its algorithm (--master) says so
+                raise RingsimError(f"{option_flag(option)} only applies to the {option} algorithm")
+            takes = ", ".join(option_flag(o) for o in allowed) if allowed else "no options"
+            where = f" ({option_flag(option)} is for {', '.join(users)})" if users else ""
+            raise RingsimError(f"{name} takes {takes}, not {option_flag(option)}{where}")
 
 
 def check_options(name: str, gpus: int, given: dict) -> dict:
     """The algorithm's checked options from those users give (None: the default)."""
     given = {k: v for k, v in given.items() if v is not None}
-    allowed = option_names(name)
-    for option in given:
-        if option not in allowed:
-            users = [n for n in ALGORITHMS if option in option_names(n)]
-            if users == [option]:  # an option named after its algorithm (--master) says so
-                raise RingsimError(f"{_flag(option)} only applies to the {option} algorithm")
-            takes = ", ".join(_flag(o) for o in allowed) if allowed else "no options"
-            where = f" ({_flag(option)} is for {', '.join(users)})" if users else ""
-            raise RingsimError(f"{name} takes {takes}, not {_flag(option)}{where}")
+    check_option_names(name, given)
     return algorithm(name).check(gpus, **given)
 
 
@@ -151,6 +186,13 @@ def option_text(plan: Plan) -> str:
                                                                   for ring in value)
             shown.append(f"{key.replace('_', ' ')} {value}")
     return ", ".join(shown)
+
+
+def plan_hub(plan: Plan) -> int | None:
+    """The 0-based GPU every transfer of the plan goes into or out of, as its algorithm
+    declares it (the master); None where there is none."""
+    spec = ALGORITHMS.get(plan.algorithm)
+    return None if spec is None else spec.hub(**checked_options(plan))
 
 
 def named_with_options(name: str, plan: Plan) -> str:

@@ -37,6 +37,11 @@ def label(master: int = 0) -> str:
     return gpu_name(master)
 
 
+def hub(master: int = 0) -> int:
+    """The master: every transfer goes into it or out of it."""
+    return master
+
+
 def plan(gpus: int, master: int = 0) -> Plan:
     """Every other GPU sends its whole gradient to `master` (0-based), which then sends the sum back."""
     others = np.array([g for g in range(gpus) if g != master], dtype=np.int64)
@@ -116,5 +121,6 @@ SPEC = AlgorithmSpec(
     "reduce onto one GPU, broadcast back: 2·(G−1)·N, all of it through the master",
     Options, plan, closed_form, transfers, seconds, busiest_gpu, shape=Shape.STAR,
     check=check_options, written=written, label=label, mpi_implementations=MPI,
+    gpu_options=("master",), hub=hub,
     # Why a parameter server does not scale: its one GPU sends (G−1)·N, the ring's 2·(G−1)·N/G.
     contrast="ring")

@@ -59,6 +59,11 @@ def as_ringsim_lays_it_out(gpus: int, topology, **given) -> dict | None:
     return None
 
 
+def no_hub(**options) -> None:
+    """No GPU that every transfer passes through."""
+    return None
+
+
 def anywhere(topology, gpus: int, dtype: str | None = None) -> str:
     """Runs on every topology, with every element type: no reason against."""
     return ""
@@ -102,10 +107,21 @@ class AlgorithmSpec:
     # The algorithm whose busiest GPU compare sets this one's beside, in a closing sentence
     # ('The master sends 1.5× what the ring's busiest GPU sends'); None for no sentence
     contrast: str | None = None
+    # The options users write as one of the G GPUs, 1..G (the master GPU): such a value still
+    # holds on another G while that GPU exists there
+    gpu_options: tuple[str, ...] = ()
+    # (**options) -> the 0-based GPU that every transfer goes into or out of (the master),
+    # None where there is none: the TUI draws it apart
+    hub: Callable[..., int | None] = no_hub
 
     def __repr__(self) -> str:
         """One line, not its functions: '<AlgorithmSpec ring: Ring all-reduce>'."""
         return f"<AlgorithmSpec {self.name}: {self.title}>"
+
+    def holds_on(self, gpus: int, option: str, value: object) -> bool:
+        """Whether an option's value, as users write it, still holds on G GPUs: a GPU that is
+        one of them does; the other options are written for one G (ring orders, node counts)."""
+        return option in self.gpu_options and 1 <= value <= gpus
 
     def title_for(self, **options) -> str:
         """The title of a plan made with these options: `title`, unless `retitle` says otherwise."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM
+from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM, OPTION_ORDER, given_options
 from ..execute.backend import BACKENDS, array_module
 from ..core.checks import MAX_GPUS, count_arg
 from ..sim.simulation import Simulation
@@ -47,9 +47,8 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, el
         add_backend_argument(parser)
 
 
-# Every option an algorithm's Options holds, as a flag (tests/test_cli.py holds this list to
-# the registry); the master first, so that an error names the options in the order shown.
-OPTION_FLAGS = ("master", "chunks", "channels", "ring_order", "nodes", "gpus_per_node", "tree_parents")
+# Every option an algorithm's Options holds, as a flag, in the order an error names them.
+OPTION_FLAGS = OPTION_ORDER
 
 
 def add_option_arguments(parser: argparse.ArgumentParser, *, nodes: bool = True) -> None:
@@ -80,8 +79,7 @@ def add_option_arguments(parser: argparse.ArgumentParser, *, nodes: bool = True)
 
 def options_from_args(args: argparse.Namespace) -> tuple[tuple[str, object], ...]:
     """The algorithm options given on the command line, as (name, value) pairs for a Scenario."""
-    return tuple((name, getattr(args, name)) for name in OPTION_FLAGS
-                 if getattr(args, name, None) is not None)
+    return given_options(args)
 
 
 def add_backend_argument(parser: argparse.ArgumentParser) -> None:

@@ -122,14 +122,15 @@ def _status(code: int) -> int:
 
 def _rebuild(args: argparse.Namespace) -> list[str]:
     """The rank program's options, written back out from the parsed ones."""
+    from ..algorithms import given_options, option_flag
     out = ["--algorithm", args.algorithm, "--dtype", args.dtype, "--backend", args.backend,
            "--timeout", repr(args.timeout), "--seed", str(args.seed)]
     if args.elements is not None:
         out += ["--elements", str(args.elements)]
     if args.size is not None:
         out += ["--size", str(args.size)]
-    if args.master is not None:
-        out += ["--master", str(args.master)]
+    for name, value in given_options(args):
+        out += [option_flag(name), str(value)]
     if args.kill_rank is not None:
         out += ["--kill-rank", str(args.kill_rank), "--at-step", str(args.at_step)]
     if getattr(args, "write_topology", None) is not None:

@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..algorithms import ALGORITHMS, make_plan, option_names
+from ..algorithms import (ALGORITHMS, OPTION_ORDER, algorithms_taking, make_plan, option_names,
+                          whole_number_options)
 from ..core.checks import check_elements, check_gpus
 from ..core.errors import RingsimError
 from ..core.files import Wording, read_text
@@ -19,11 +20,13 @@ from .budget import MAX_LESSON_FILES, Budget, OverBudget
 from .expr import evaluate
 from .model import Lesson, Outline, Question, Scenario, Section
 from .placeholders import PLACEHOLDER, Context, parse
-from .text import clean, clip, plural
+from .text import clean, clip, one_of, plural
 
 LESSON_FILE = re.compile(r"^(\d+)[-_ .].*\.md$|^(\d+)\.md$")
 MAX_ELEMENTS = 100_000  # a lesson's own scenario runs beside the reader, labels and all
-FRONT_KEYS = ("title", "algorithm", "gpus", "elements", "master", "stops")
+# The scenario's keys, each algorithm's options among them (accepted with an algorithm that
+# takes them), and the stops
+FRONT_KEYS = ("title", "algorithm", "gpus", "elements") + OPTION_ORDER + ("stops",)
 _STOP = re.compile(r"^\s*<!--\s*stop\b(.*?)-->\s*$")
 _PAUSE = re.compile(r"^\s*<!--\s*pause\s*-->\s*$")
 _IF = re.compile(r"^\s*<!--\s*(if|elif)\b(.*?)-->\s*$")
@@ -311,7 +314,9 @@ def _settings(front: dict, refuse) -> tuple[Scenario, str, list[int]]:
         refuse(line, f"unknown algorithm {algorithm!r}; choose one of: {', '.join(ALGORITHMS)}")
     gpus = _whole(front["gpus"], "gpus", refuse)
     elements = _whole(front["elements"], "elements", refuse)
-    master = _whole(front["master"], "master", refuse) if "master" in front else None
+    # Whole-number options are read as gpus is; ring orders and trees are text the algorithm reads.
+    options = {key: _whole(front[key], key, refuse) if key in whole_number_options() else front[key][1]
+               for key in OPTION_ORDER if key in front}
     try:
         check_gpus(gpus)
     except RingsimError as error:
@@ -327,12 +332,16 @@ def _settings(front: dict, refuse) -> tuple[Scenario, str, list[int]]:
     if elements > MAX_ELEMENTS:
         refuse(front["elements"][0], f"a lesson's scenario runs beside the text, so elements must "
                                      f"be from 0 to {MAX_ELEMENTS:,}, got {clip(f'{elements:,}')}")
-    if master is not None and "master" not in option_names(algorithm):
-        refuse(front["master"][0], "'master:' applies only to 'algorithm: master'")
+    for key in options:
+        if key not in option_names(algorithm):
+            takes = one_of([f"'algorithm: {name}'" for name in algorithms_taking(key)])
+            refuse(front[key][0], f"'{key}:' applies only to {takes}")
     try:
-        make_plan(algorithm, gpus, master=master)
+        make_plan(algorithm, gpus, **options)
     except RingsimError as error:
-        refuse(front.get("master", front.get("algorithm", (1, "")))[0], str(error))
+        # The line of the first option given, where one is: the plan refuses what it holds.
+        line = min((front[key][0] for key in options), default=front.get("algorithm", (1, ""))[0])
+        refuse(line, str(error))
     stops = None
     if "stops" in front:
         line, value = front["stops"]
@@ -342,7 +351,7 @@ def _settings(front: dict, refuse) -> tuple[Scenario, str, list[int]]:
                 stops.append(int(part))
             except ValueError:
                 refuse(line, f"stops must be whole numbers (steps done), got {clip(part)!r}")
-    return Scenario(algorithm, gpus, elements, {"master": master}), title, stops
+    return Scenario(algorithm, gpus, elements, options), title, stops
 
 
 def _whole(entry: tuple[int, str], key: str, refuse) -> int:

@@ -3,7 +3,8 @@
 An expression is a name, optional 1-based indices and options: 'sent[3]', 'held[1][G]',
 'sentences step=1', 'formula.total gpus=2*G'. Indices and whole-number options may be
 expressions in G and N (ringsim.lessons.expr); '{{= G-1}}' prints one. The lesson's own
-scenario is used unless the options name another (algorithm=, gpus=, elements=, master=);
+scenario is used unless the options name another (algorithm=, gpus=, elements=, and the
+options the algorithm takes: master=, chunks=, …);
 the position is the section's stop (the end of the run when it has none) unless at= says
 otherwise. unit=WORD after any number adds its noun, singular for 1: '{{G unit=GPU}}'.
 """
@@ -13,22 +14,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..algorithms import ALGORITHMS, closed_form, option_names
-from ..core.checks import check_count, check_elements, check_gpus
+from ..algorithms import (ALGORITHMS, OPTION_ORDER, algorithms_taking, check_options, closed_form,
+                          option_names, whole_number_options)
+from ..core.checks import check_elements, check_gpus
 from ..core.errors import RingsimError
 from ..execute.ledger import Ledger
 from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
 from .budget import Budget, ledger_cost, own_simulation_costs, placeholder_cost, simulation_cost
 from .expr import compile_expression, evaluate
 from .model import Scenario
-from .text import clip, plural
+from .text import clip, one_of, plural
 from .vocabulary import LEDGER_MAX_GPUS, VOCABULARY
 from . import cache, vocabulary
-from .words import SIMULATE_MAX_CELLS
+from .words import SCENARIO_OPTIONS, SIMULATE_MAX_CELLS
 
 PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
 _HEAD = re.compile(r"^([A-Za-z_][\w.]*?)((?:\[[^\[\]]+\])*)((?:\.[A-Za-z_]\w*)*)$")
-SCENARIO_OPTIONS = ("algorithm", "gpus", "elements", "master")
 UNIVERSAL_OPTIONS = ("unit",)
 
 __all__ = ["Context", "Expression", "LEDGER_MAX_GPUS", "PLACEHOLDER", "SCENARIO_OPTIONS",
@@ -186,7 +187,9 @@ def _text_options() -> dict:
             return checked_list(value, kind, flag)
         return check
 
-    return {"slow_link": faults.slow_link, "slow_gpu": faults.slow_gpu,
+    # Ring orders and trees are text the algorithm's own check reads, as from the command line.
+    written = {option: str for option in OPTION_ORDER if option not in whole_number_options()}
+    return {**written, "slow_link": faults.slow_link, "slow_gpu": faults.slow_gpu,
             "delay": faults.delay, "model": model, "bucket_mb": check_bucket,
             "params": parse_params, "collective": lambda v: collective(v).name,
             "algo": nccl_list("algorithms", "algo"), "proto": nccl_list("protocols", "proto"),
@@ -288,14 +291,16 @@ class _Ask:
             self.plan = ctx.plan
         else:
             algorithm = named.get("algorithm", base.algorithm)
-            if "master" in named and "master" not in option_names(algorithm):
-                raise RingsimError("master= only applies to algorithm=master")
-            master = named.get("master", base.option("master") if algorithm == base.algorithm else None)
+            given = {k: v for k, v in named.items() if k in OPTION_ORDER}
+            for key in given:
+                if key not in option_names(algorithm):
+                    takes = one_of([f"algorithm={name}" for name in algorithms_taking(key)])
+                    raise RingsimError(f"{key}= only applies to {takes}")
+            # The same algorithm keeps the lesson's options, unless the placeholder names others.
+            options = {**(dict(base.options) if algorithm == base.algorithm else {}), **given}
             self.scenario = Scenario(algorithm, check_gpus(named.get("gpus", base.gpus)),
-                                     check_elements(named.get("elements", base.elements)),
-                                     {"master": master})
-            if master is not None:
-                check_count(master, "the master GPU", minimum=1, maximum=self.scenario.gpus)
+                                     check_elements(named.get("elements", base.elements)), options)
+            check_options(algorithm, self.scenario.gpus, options)
             self.plan = None
         self.indices = tuple(i.value(base.gpus, base.elements) if isinstance(i, Deferred) else i
                              for i in expr.indices)
@@ -314,7 +319,7 @@ class _Ask:
 
     def closed(self):
         s = self.scenario
-        return closed_form(s.algorithm, s.gpus, s.elements)
+        return closed_form(s.algorithm, s.gpus, s.elements, **dict(s.options))
 
     def ledger(self, position: int | None = None) -> Ledger:
         s = self.scenario

@@ -41,6 +41,11 @@ _FENCE = re.compile(r"^\s*(```+|~~~+)")
 _ITEM = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
 
 
+def one_of(words: list[str]) -> str:
+    """Words as a choice: 'a', 'a or b', 'a, b or c'."""
+    return " or ".join(filter(None, (", ".join(words[:-1]), words[-1]))) if words else ""
+
+
 def wrap(text: str, width: int = 80, indent: str = "") -> str:
     """One paragraph or list item filled to `width` columns."""
     return textwrap.fill(" ".join(text.split()), width=width, subsequent_indent=indent,

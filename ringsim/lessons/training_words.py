@@ -12,10 +12,11 @@ from ..core.formula import format_number
 from .budget import ledger_cost
 from .cache import Cache
 from .text import plural
-from .words import SIMULATE_MAX_CELLS, Entry, check_training, small_number
+from .words import SCENARIO_OPTIONS, SIMULATE_MAX_CELLS, Entry, check_training, small_number
 
-PRECISION_OPTIONS = ("algorithm", "gpus", "elements", "master")
-TRAIN_OPTIONS = ("algorithm", "gpus", "master", "epochs", "sync")
+PRECISION_OPTIONS = SCENARIO_OPTIONS
+# The demo's N is its model's parameters, never an option
+TRAIN_OPTIONS = tuple(o for o in SCENARIO_OPTIONS if o != "elements") + ("epochs", "sync")
 PRECISION_SEED = 0  # one fixed draw of gradients, so the lesson's figures are reproducible
 
 _PRECISION, _TRAININGS = Cache(64), Cache(16)

@@ -21,7 +21,7 @@ from ..sim.scenario import Scenario
 from . import buckets, cost_words, faults, protocols, sharding, training_words
 from .cache import Cache as _Cache
 from .text import plural
-from .words import Entry
+from .words import SCENARIO_OPTIONS, Entry
 
 LEDGER_MAX_GPUS = 1024     # ledgers of other scenarios come from real plans: keep them small
 LIST_MAX = 8           # per-GPU lists longer than this are shortened
@@ -419,7 +419,7 @@ def _busiest_why(a, value: str) -> str:
             f"{_n(ledger.sent[k] + ledger.received[k])}.")
 
 
-_SCEN = ("algorithm", "gpus", "elements", "master")
+_SCEN = SCENARIO_OPTIONS
 _SIZE = ("gpus", "elements")  # figures that compare every algorithm take only G and N
 _POS = _SCEN + ("at",)
 

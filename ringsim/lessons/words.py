@@ -11,8 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ..algorithms import OPTION_ORDER
 from ..core.errors import RingsimError
 
+# The options that name a scenario: its algorithm, G, N and every algorithm's own options
+# (each accepted only with an algorithm that takes it)
+SCENARIO_OPTIONS = ("algorithm", "gpus", "elements") + OPTION_ORDER
 TRAIN_MAX_EPOCHS = 50  # lessons load eagerly: keep a training placeholder to a second or so
 TRAIN_MAX_GPUS = 256   # `ringsim train`'s default batch: every GPU needs a sample of it
 SIMULATE_MAX_CELLS = 1_000_000  # G·N of another scenario that is simulated for its labels

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM, option_names
+from ..algorithms import (ALGORITHMS, DEFAULT_ALGORITHM, algorithm, check_option_names, given_options,
+                          option_flag)
 from ..core.checks import count_arg
 from ..core.errors import RingsimError
 
@@ -160,7 +161,7 @@ def bytes_needed(args: argparse.Namespace, ranks: int, ranks_here: int,
     check = -(-5 * b // 4)
     if args.calibrate:
         return processes + ranks_here * (3 * b + check + (ranks - 1) * b)
-    plan = make_plan(args.algorithm, ranks, **({"master": args.master} if args.master is not None else {}))
+    plan = make_plan(args.algorithm, ranks, **dict(given_options(args)))
     receive = int(np.sort(receive_bytes(plan, elements, itemsize))[::-1][:ranks_here].sum())
     if args.bench:
         return processes + receive + ranks_here * (3 * b + check)
@@ -184,10 +185,11 @@ def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1,
                            f"there is nothing to send ({more_ranks})")
     if elements_of(args) == 0:
         raise RingsimError("there are 0 elements per rank: nothing to send (try --elements 8)")
-    if args.master is not None and "master" not in option_names(args.algorithm):
-        raise RingsimError("--master only applies to the master algorithm")
-    if args.master is not None and not 1 <= args.master <= ranks:
-        raise RingsimError(f"--master must be from 1 to {ranks}, got {args.master}")
+    options = dict(given_options(args))
+    check_option_names(args.algorithm, options)
+    for name in algorithm(args.algorithm).gpu_options:  # the ranks are the GPUs, 1..ranks
+        if options.get(name) is not None and not 1 <= options[name] <= ranks:
+            raise RingsimError(f"{option_flag(name)} must be from 1 to {ranks}, got {options[name]}")
     if args.kill_rank is None and args.at_step is not None:
         raise RingsimError("--at-step is the step at which --kill-rank dies: give --kill-rank R too")
     if args.kill_rank is not None:
@@ -197,7 +199,7 @@ def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1,
         if args.bench or args.calibrate:
             raise RingsimError("--kill-rank runs one narrated all-reduce; leave out --bench/--calibrate")
         from ..algorithms import make_plan
-        steps = len(make_plan(args.algorithm, ranks, master=args.master))
+        steps = len(make_plan(args.algorithm, ranks, **options))
         if not 1 <= args.at_step <= steps:
             raise RingsimError(f"--at-step must be from 1 to {steps} (the plan's steps), got {args.at_step}")
     check_timeout(args.timeout)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms import ALGORITHMS
+from ..algorithms import ALGORITHMS, given_options
 from ..execute.backend import array_module, to_numpy
 from ..core.errors import RingsimError
 from ..core.naming import plural
@@ -28,9 +28,8 @@ from .executor import check_memory, host
 
 
 def options_of(args: argparse.Namespace) -> dict:
-    """Algorithm options from the command line: the only one the MPI runner takes is the
-    master's 1-based GPU."""
-    return {"master": args.master} if args.master is not None else {}
+    """Algorithm options from the command line, those the MPI runner's flags give."""
+    return dict(given_options(args))
 
 
 def bytes_text(n: float) -> str:

@@ -21,7 +21,7 @@ def shown_elements(segments: int) -> int:
 
 @dataclass(frozen=True)
 class Scenario:
-    """Algorithm, G, N and the algorithm's options as users write them (the master 1-based)."""
+    """Algorithm, G, N and the algorithm's options as users write them (GPUs 1-based)."""
 
     algorithm: str = DEFAULT_ALGORITHM
     gpus: int = 4
@@ -58,12 +58,12 @@ class Scenario:
         return self if self.elements >= segments else replace(self, elements=segments)
 
     def with_gpus(self, gpus: int) -> "Scenario":
-        """The same scenario with G GPUs: a master GPU that still exists is kept, every other
-        option falls back to its default."""
+        """The same scenario with G GPUs: the options the algorithm says still hold on G GPUs
+        are kept (a master GPU that still exists), every other falls back to its default."""
         # Ring orders and node counts are written for one G (the TUI holds even the automatic
-        # node count), so the options start again from their defaults at the new G.
-        master = self.option("master")
-        kept = {"master": master} if master is not None and master <= gpus else {}
+        # node count), so the spec keeps only what means the same at the new G.
+        spec = ALGORITHMS[self.algorithm]
+        kept = {k: v for k, v in self.options if spec.holds_on(gpus, k, v)}
         return replace(self, gpus=gpus, options=kept)
 
     def next_algorithm(self) -> "Scenario":

@@ -19,7 +19,8 @@ CASES = [
     ("---\ntitle: T\ngpus: 4\n", 1, "the front matter is not closed: add a '---' line after it"),
     ("---\ntitle: T\ngpus 4\n---\n", 3, "front matter lines are 'key: value', got 'gpus 4'"),
     ("---\ntitle: T\ncolour: red\n---\n", 3, "unknown front matter key 'colour'; known keys: "
-                                            "title, algorithm, gpus, elements, master, stops"),
+                                            "title, algorithm, gpus, elements, master, chunks, channels, "
+                                            "ring_order, nodes, gpus_per_node, tree_parents, stops"),
     ("---\ngpus: 4\nelements: 8\nstops:\n---\n", 1, "the front matter needs 'title:'"),
     ("---\ntitle: T\ngpus: four\nelements: 8\nstops:\n---\n", 3, "gpus must be a whole number, got 'four'"),
     ("---\ntitle: T\nalgorithm: bogus\ngpus: 4\nelements: 8\nstops:\n---\n", 3,
@@ -51,7 +52,8 @@ CASES = [
      "{{sent[9]}}: GPU9 does not exist: the scenario has GPU1..GPU4"),
     (GOOD_FRONT + GOOD_BODY + "{{ledger.total colour=red}}\n", 10,
      "{{ledger.total colour=red}}: 'ledger.total' takes no option 'colour' "
-     "(allowed: algorithm, gpus, elements, master, at)"),
+     "(allowed: algorithm, gpus, elements, master, chunks, channels, ring_order, nodes, "
+     "gpus_per_node, tree_parents, at)"),
     (GOOD_FRONT + GOOD_BODY + "{{ledger.total at=9}}\n", 10,
      "{{ledger.total at=9}}: at=9 is outside the run (0..6 steps)"),
     (GOOD_FRONT + GOOD_BODY + "{{formula.total gpus=0}}\n", 10,

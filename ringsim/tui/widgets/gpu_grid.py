@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.containers import Horizontal
 
+from ...algorithms import plan_hub
 from ...execute.backend import to_numpy
 from ...core.naming import gpu_name, participant_name
 from ...sim.simulation import Simulation
@@ -91,7 +92,7 @@ class GpuGrid(Horizontal):
                for j in range(t.first, t.last + 1)}
         ledger = sim.ledger()
         load_row = self._load_row = self.load_row(sim)
-        master = sim.plan.options.get("master")
+        hub = plan_hub(sim.plan)  # drawn as the master: the GPU every transfer passes through
         numbers = to_numpy(sim.values()) if values else None
         offsets = [sim.layout.offset(j) for j in range(segments + 1)]
         max_terms = 0 if gpus <= 4 else 4
@@ -115,7 +116,7 @@ class GpuGrid(Horizontal):
                                                         gpus, sim.plan.switches), complete,
                                       bool(sent_to[g][j]), bool(came_from[g][j]), terms, max_terms))
             title = title_wordings(g, selected=g == selected, slow=slow.get(g),
-                                   master=g == master, bottleneck=g in bottlenecks)
+                                   master=g == hub, bottleneck=g in bottlenecks)
             panel.show(title, int(ledger.sent[g]), int(ledger.received[g]), cells,
-                       master=g == master, present=present, selected=g == selected, rows=rows,
+                       master=g == hub, present=present, selected=g == selected, rows=rows,
                        load_row=load_row)

@@ -177,7 +177,7 @@ def channels_note(min_channels: int | None, max_channels: int | None) -> str | N
         return None
     return (f"# {' and '.join(said)}: calls run on the channels the channels column shows (a "
             "copy of a ring adds none of its speed), while NCCL still chooses as if every "
-            "channel its search found ran; NVLS keeps its own channels but across nodes from "
+            "channel its search found ran; NVLS keeps its own channels, except across nodes from "
             "2.28.3, and CollNetDirect keeps NCCL's own time (docs/cost.md, deviation 6)")
 
 

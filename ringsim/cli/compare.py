@@ -196,8 +196,12 @@ def _print_times(rows: list[Row], gpus: int, elements: int, model, pick,
     _print_relation(timed, pick)
 
 
+# What the reader types as it is written: never cut at the end of a line.
+COMMANDS = ("compare --json",)
+
+
 def _wrap(text: str) -> str:
-    return wrap(text, most=100)
+    return wrap(text, most=100, keep=COMMANDS)
 
 
 def _print_nccl(pick, gpus: int, nbytes: int, nccl: str | None) -> None:

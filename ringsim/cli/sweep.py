@@ -16,6 +16,7 @@ from ..core.files import check_output, write_text
 from ..core.textout import escaped, printable
 from ..core.width import output_width, say, table, wrap
 from ..cost.nccl import EMPTY_CALL
+from ..studies.predict import rounded_sizes_note
 from ..studies.sweep import Sweep, parse_sizes, sweep
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..studies.whose import nccl_model, nccl_release, nccl_version
@@ -42,7 +43,10 @@ def register(sub) -> None:
                         help="number of GPUs, 2 or more (default: 64, or --nodes × GPUs per node)")
     parser.add_argument("--sizes", default="1KiB..8GiB", metavar="A..B",
                         help="bytes per GPU: a range doubling each time (1KiB..8GiB, the default: "
-                             "24 sizes), A..B:xF for a factor F, or a list 1KiB,1MiB,1GiB")
+                             "24 sizes), A..B:xF for a factor F, or a list 1KiB,1MiB,1GiB; "
+                             "rounded down to whole elements as nccl-tests and predict do (the "
+                             "output says which were); a size that rounds to 0 B is an empty "
+                             "call, which takes every algorithm no time")
     parser.add_argument("--plot", choices=("time", "busbw"), default="time",
                         help="what the terminal plot and --svg show (default: time)")
     parser.add_argument("--no-plot", action="store_true", help="print the table only")
@@ -50,7 +54,9 @@ def register(sub) -> None:
                         help="also write the plot as an SVG file (for slides); the name must "
                              "end in .svg")
     parser.add_argument("--json", action="store_true",
-                        help="one JSON object per size, then one per crossover")
+                        help="one JSON object per size (requested_bytes: the size asked for, "
+                             "before it was rounded down to whole elements), then one per "
+                             "crossover")
     add_cost_arguments(parser, size=False)
     add_nccl_argument(parser, "NCCL's model's column")
     parser.set_defaults(run=run)
@@ -204,6 +210,9 @@ def _print_table(result: Sweep) -> None:
             "run" + ("" if nccl_release(result.nccl_release) else f" ({nccl_version()})") + "."
             if nccl
             else f". NCCL's model: none here ({result.nccl_note})."), most=100)
+    if result.rounded:
+        say(rounded_sizes_note(result.rounded, result.model.dtype, result.model.itemsize) + ".",
+            most=100)
     print()
     header = ("size", *(heads[n] for n in names), "fastest textbook",
               "its busbw") + ((nccl_model(result.nccl_release), "NCCL's pick") if nccl else ())
@@ -310,7 +319,8 @@ def _print_json(result: Sweep) -> None:
     for index, p in enumerate(result.points):
         print(json.dumps({
             "type": "size", "gpus": result.gpus, "topology": result.model.topology.name,
-            "bytes": p.nbytes, "elements": p.elements, "best": p.best,
+            "bytes": p.nbytes, "requested_bytes": p.nbytes if p.requested is None else p.requested,
+            "elements": p.elements, "best": p.best,
             "algorithms": {n: {"seconds": p.estimates[n].seconds, "algbw": p.algbw(n),
                                "busbw": p.busbw(n, result.gpus),
                                "bottleneck": p.estimates[n].describe(result.model.topology),

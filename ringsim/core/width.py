@@ -62,13 +62,13 @@ def display_width(text: str, stream=None) -> int:
 
 
 def wrap(text: str, width: int | None = None, hang: str | None = None, *,
-         most: int | None = None, stream=None) -> str:
+         most: int | None = None, stream=None, keep: Collection[str] = ()) -> str:
     """`text` with every line wider than `width` (by default the width of `stream`, stdout
     unless given; at most `most`) wrapped at its spaces. Wrapped lines continue under the
     line's indent (two further in where it is indented: an item of a list), past a leading
     '- ' or '• ' bullet, or under `hang` where given. Lines that fit stay as they are, and
     where there is no limit (nor `most`) all do; a word wider than the line (a path) is kept
-    whole."""
+    whole, and so is each phrase of `keep` (a command to type: 'compare --json')."""
     limit = output_width(stream) if width is None else width
     if limit is None and most is None:
         return text
@@ -80,7 +80,9 @@ def wrap(text: str, width: int | None = None, hang: str | None = None, *,
         # they stand for: wrap what it will show, or the lines run past the width.
         text = ascii_form(text)
     limit = most if limit is None else min(limit, most or limit)
-    return "\n".join(_fill(line, limit, hang, glue) for line in text.split("\n"))
+    for phrase in keep:
+        text = text.replace(phrase, phrase.replace(" ", _GLUE))
+    return "\n".join(_fill(line, limit, hang, glue) for line in text.split("\n")).replace(_GLUE, " ")
 
 
 def _fill(line: str, width: int, hang: str | None, glue: bool) -> str:

@@ -228,9 +228,9 @@ def _check_layout(output: Output, topology, gpus: int, nodes: int, assumed: bool
     held = {}
     for r in output.ranks:
         held[r.host] = held.get(r.host, 0) + 1
-    numbers = sorted({r.rank for r in output.ranks})
-    # A header with rank lines left out (not numbered 0 to n-1) cannot say what each host held.
-    whole = numbers == list(range(gpus))
+    # A header with rank lines left out (renumbered, or fewer than the run's G) cannot say what
+    # each host held.
+    whole = output.ranks_numbered_in_order and output.gpus == gpus
     counts = sorted(held.values(), reverse=True) if held and whole else None
     if assumed or (len(placed) == nodes and counts in (None, placed)):
         from ..cost.nccl_notes import last_node_note  # the model's, imported once the paste has passed

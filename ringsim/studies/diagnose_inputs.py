@@ -106,9 +106,8 @@ def scenario(output: Output, gpus: int | None, nodes: int | None,
     the output nor --nodes says it: the topology places the GPUs then."""
     notes = []
     seen_gpus, hosts = output.gpus, output.hosts
-    numbers = sorted({r.rank for r in output.ranks})
-    if numbers and numbers != list(range(len(numbers))):
-        return _partial_header(output, collective, gpus, nodes, numbers)
+    if output.ranks and not output.ranks_numbered_in_order:
+        return _partial_header(output, collective, gpus, nodes, output.rank_numbers)
     implied = implied_gpus(output, collective) if gpus is None and seen_gpus is None else None
     if implied:
         gpus, (ratio, test) = implied

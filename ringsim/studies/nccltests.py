@@ -140,6 +140,18 @@ class Output:
         return len({r.rank for r in self.ranks}) or None
 
     @property
+    def rank_numbers(self) -> list[int]:
+        """The rank numbers the header lists, each once, in increasing order."""
+        return sorted({r.rank for r in self.ranks})
+
+    @property
+    def ranks_numbered_in_order(self) -> bool:
+        """Whether the header's rank lines are numbered 0 to n-1, as nccl-tests numbers them
+        (False without rank lines): otherwise lines were left out of the paste or edited."""
+        numbers = self.rank_numbers
+        return numbers == list(range(len(numbers))) and bool(numbers)
+
+    @property
     def hosts(self) -> list[str]:
         """Host names in the order the header first names them."""
         return list(dict.fromkeys(r.host for r in self.ranks))

@@ -1,7 +1,7 @@
 """What nccl-tests rows say of the run they came from: which test printed them (its count,
 redop and root columns), whether a count is the whole size's or each rank's share, and how
-many ranks ran (busbw / algbw). nccltests.py reads the rows; diagnose_inputs checks a paste
-with what is worked out here.
+many ranks ran (busbw / algbw); and how nccl-tests rounds a size down to what it runs.
+nccltests.py reads the rows; diagnose_inputs checks a paste with what is worked out here.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import math
 import statistics
 
 from ..core.checks import MAX_GPUS
-from .nccltests import DTYPES, Row
+from .nccltests import DTYPES, SHARE_COUNT, Row
 
 # nccl-tests prints algbw and busbw in GB/s with two decimals, both from one value (busbw is
 # algbw times the test's factor), so each printed value is within half a cent of it (and a
@@ -88,7 +88,7 @@ def _columns_of(row: Row) -> list[tuple[object, str]]:
 
 def count_fits(row: Row, ranks: int) -> bool:
     """Whether a row's count is the whole size's or a share of `ranks` ranks, as nccl-tests
-    prints them or rounds them down (predict.nccl_tests_size): a size is whole elements, and
+    prints them or rounds them down (nccl_tests_size): a size is whole elements, and
     in the share tests `ranks` shares of a multiple of 16 bytes each."""
     width = DTYPES[row.dtype]
     elements = row.bytes // width
@@ -120,6 +120,34 @@ def per_rank(width: int) -> int:
     """The elements each GPU's share is rounded down to a multiple of, in all_gather_perf and
     reduce_scatter_perf: 16 bytes' worth (1 for elements of 16 bytes or more)."""
     return max(1, 16 // width)
+
+
+def whole_elements(nbytes: int, width: int) -> tuple[int, int]:
+    """(count, bytes) as nccl-tests sets up a size: count = size / wordSize in integer
+    division (src/common.cu, setupArgs), so a size that is not whole elements is rounded
+    down and the test moves, times and prints count × wordSize bytes."""
+    count = nbytes // width
+    return count, count * width
+
+
+def nccl_tests_size(nbytes: int, width: int, collective: str, gpus: int) -> tuple[int, int]:
+    """(count, bytes) that nccl-tests prints and times for a size (its -b/-e/-f value).
+
+    all_reduce_perf, broadcast_perf and reduce_perf: whole elements (whole_elements), the
+    buffer NCCL is given (src/broadcast.cu, src/reduce.cu: sendcount = recvcount = count).
+    all_gather_perf and reduce_scatter_perf split the count among the ranks: each GPU's share
+    is count / nranks, rounded down to a multiple of 16 bytes, the count column prints that
+    share and the size column the whole buffer, share × nranks × wordSize (src/all_gather.cu,
+    src/reduce_scatter.cu, *GetCollByteCount: base = (count/nranks) & ~(16/eltSize - 1);
+    src/common.cu, setupArgs and the max(sendBytes, expectedBytes) it prints; nccl-tests
+    2.13.12 on, where earlier releases rounded the share to a multiple of 4 elements, the same
+    for 4-byte types)."""
+    count, whole = whole_elements(nbytes, width)
+    if collective not in SHARE_COUNT:
+        return count, whole
+    align = per_rank(width)
+    share = count // gpus // align * align
+    return share, share * gpus * width
 
 
 def _count_words(row: Row) -> str:

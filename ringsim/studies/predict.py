@@ -12,7 +12,8 @@ from ..cost.nccl_tuner import AS_NCCL
 from ..cost.topology import load
 from ..cost.topology_model import Topology
 from .nccltests import ROOTED, SHARE_COUNT
-from .nccltests_counts import per_rank
+# nccl-tests' rounding lives beside its counts, where sweep reads it too.
+from .nccltests_counts import nccl_tests_size, per_rank, whole_elements  # noqa: F401
 from .sweep import parse_sizes
 
 # nccl-tests doc/PERFORMANCE.md: busbw = algbw × factor, the bytes each GPU's link carries.
@@ -66,34 +67,6 @@ class PredictRow:
                 "requested_bytes": self.bytes if self.requested is None else self.requested,
                 "host_bound": self.host_bound, "fill": self.fill,
                 "nccl_seconds": self.nccl_seconds}
-
-
-def whole_elements(nbytes: int, width: int) -> tuple[int, int]:
-    """(count, bytes) as nccl-tests sets up a size: count = size / wordSize in integer
-    division (src/common.cu, setupArgs), so a size that is not whole elements is rounded
-    down and the test moves, times and prints count × wordSize bytes."""
-    count = nbytes // width
-    return count, count * width
-
-
-def nccl_tests_size(nbytes: int, width: int, collective: str, gpus: int) -> tuple[int, int]:
-    """(count, bytes) that nccl-tests prints and times for a size (its -b/-e/-f value).
-
-    all_reduce_perf, broadcast_perf and reduce_perf: whole elements (whole_elements), the
-    buffer NCCL is given (src/broadcast.cu, src/reduce.cu: sendcount = recvcount = count).
-    all_gather_perf and reduce_scatter_perf split the count among the ranks: each GPU's share
-    is count / nranks, rounded down to a multiple of 16 bytes, the count column prints that
-    share and the size column the whole buffer, share × nranks × wordSize (src/all_gather.cu,
-    src/reduce_scatter.cu, *GetCollByteCount: base = (count/nranks) & ~(16/eltSize - 1);
-    src/common.cu, setupArgs and the max(sendBytes, expectedBytes) it prints; nccl-tests
-    2.13.12 on, where earlier releases rounded the share to a multiple of 4 elements, the same
-    for 4-byte types)."""
-    count, whole = whole_elements(nbytes, width)
-    if collective not in SHARE_COUNT:
-        return count, whole
-    align = per_rank(width)
-    share = count // gpus // align * align
-    return share, share * gpus * width
 
 
 def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: str | None = None,
@@ -193,16 +166,24 @@ def rounding_note(rows: list[PredictRow], collective: str = "all-reduce",
         return None
     dtype = rounded[0].dtype
     width = dict(TYPES.values())[dtype]  # nccl-tests' name → bytes per element
-    named = ", ".join(f"{r.requested:,} B → {r.bytes:,} B" for r in rounded[:MAX_NAMED])
+    return "# " + rounded_sizes_note([(r.requested, r.bytes) for r in rounded], dtype, width,
+                                     collective, gpus)
+
+
+def rounded_sizes_note(rounded: list[tuple[int, int]], dtype: str, width: int,
+                       collective: str = "all-reduce", gpus: int = 1) -> str:
+    """What nccl_tests_size did to sizes of `width`-byte elements named `dtype`, in words: the
+    (asked, used) pairs, the first MAX_NAMED of them one by one."""
+    named = ", ".join(f"{asked:,} B → {used:,} B" for asked, used in rounded[:MAX_NAMED])
     more = f" and {len(rounded) - MAX_NAMED:,} more" if len(rounded) > MAX_NAMED else ""
     if collective not in SHARE_COUNT:
         which = (("a size that is not", "was") if len(rounded) == 1 else
                  (f"{len(rounded):,} sizes that are not", "were"))
-        return (f"# {which[0]} whole {dtype} elements ({width} B each) {which[1]} rounded "
+        return (f"{which[0]} whole {dtype} elements ({width} B each) {which[1]} rounded "
                 f"down, as nccl-tests does (count = size / wordSize): {named}{more}")
     which = "a size was" if len(rounded) == 1 else f"{len(rounded):,} sizes were"
     align = per_rank(width)
-    return (f"# {which} rounded down as {collective.replace('-', '_')}_perf does: each GPU's "
+    return (f"{which} rounded down as {collective.replace('-', '_')}_perf does: each GPU's "
             f"share (the count column) is size / wordSize / {gpus:,} GPUs, rounded down to a "
             f"multiple of {align} {dtype} element{'s' * (align > 1)} ({align * width} B), and "
             f"the size column holds all {gpus:,} shares: {named}{more}")

@@ -24,9 +24,9 @@ from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..cost.nccl import NcclChoice, nccl_choices
 from ..cost.nccl_tuner import carried_release, nccl_type
 from ..core.errors import RingsimError
-from ..core.naming import plural
 from ..core.units import format_seconds, parse_size
 from .compare import nccl_layout_estimate
+from .nccltests_counts import nccl_tests_size
 
 MAX_SIZES = 200
 # Ring positions (rings x GPUs, a ring per GPU of a node) an NCCL layout is priced over, once
@@ -55,6 +55,7 @@ class Point:
     elements: int
     estimates: dict
     best: str
+    requested: int | None = None  # the size asked for, where nccl-tests would round it down
 
     def algbw(self, name: str) -> float | None:
         """nccl-tests' algbw of one algorithm at this size."""
@@ -114,6 +115,11 @@ class Sweep:
         laid = self.layout_columns.get(column)
         # As compare labels its row: 'Ring all-reduce, ring order rails:8'.
         return title if laid is None else f"{title}, {option_words(laid[1])}"
+
+    @property
+    def rounded(self) -> list[tuple[int, int]]:
+        """(asked, swept) for each size that was rounded down to whole elements."""
+        return [(p.requested, p.nbytes) for p in self.points if p.requested is not None]
 
     def nccl_busbw(self, index: int) -> float | None:
         """nccl-tests' all-reduce busbw of NCCL's model's pick at point `index`."""
@@ -201,11 +207,12 @@ def _estimate(name: str, gpus: int, elements: int, model: CostModel, laid: dict)
     return estimate(name, gpus, elements, model, **machine_options(name, gpus, model))
 
 
-def _point(gpus: int, nbytes: int, model: CostModel, names: tuple[str, ...], laid: dict) -> Point:
-    elements = nbytes // model.itemsize
+def _point(gpus: int, asked: int, model: CostModel, names: tuple[str, ...], laid: dict) -> Point:
+    """One size, rounded down to whole elements as nccl-tests' all_reduce_perf does."""
+    elements, nbytes = nccl_tests_size(asked, model.itemsize, "all-reduce", gpus)
     estimates = {name: _estimate(name, gpus, elements, model, laid) for name in names}
     best = min(names, key=lambda name: estimates[name].seconds)
-    return Point(nbytes, elements, estimates, best)
+    return Point(nbytes, elements, estimates, best, None if nbytes == asked else asked)
 
 
 def _best(gpus: int, elements: int, model: CostModel, names: tuple[str, ...], laid: dict) -> str:
@@ -216,7 +223,8 @@ def _best(gpus: int, elements: int, model: CostModel, names: tuple[str, ...], la
 def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
           algorithms: list[str] | None = None, rails: bool = True,
           nccl: str | None = None) -> Sweep:
-    """Time every algorithm that has a closed-form time at each size (bytes per GPU); with
+    """Time every algorithm that has a closed-form time at each size (bytes per GPU, rounded
+    down to whole elements as nccl-tests does: Point.requested keeps the size asked for); with
     every algorithm, each one NCCL lays out otherwise on the machine as NCCL does too (the
     ring on several nodes, one ring per NIC: compare's extra row; rails=False leaves them
     out); NCCL's model with the tuning tables of release `nccl` (None: the model's own)."""
@@ -239,12 +247,6 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
         layouts = []
     laid = {layout_column(name, options): name for name, options in layouts}
     names = algorithm_names + tuple(laid)
-    for nbytes in sizes:
-        if nbytes % model.itemsize:
-            raise RingsimError(f"size {plural(nbytes, 'byte')} is not a whole number of "
-                               f"{model.itemsize}-byte elements: sweep sizes that are "
-                               f"(from {model.itemsize}B), or `ringsim predict`, which rounds "
-                               "them down as nccl-tests does")
     _check_work(gpus, len(sizes), model, names)
     points = tuple(_point(gpus, n, model, names, laid) for n in sizes)
     crossovers = []
@@ -266,7 +268,7 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
                 high = middle
         after = _best(gpus, high, model, rivals, laid)
         crossovers.append(Crossover(left.best, after, high * model.itemsize))
-    picks, note = _nccl(gpus, sizes, model, nccl)
+    picks, note = _nccl(gpus, [p.nbytes for p in points], model, nccl)
     return Sweep(gpus, model, algorithm_names, points, tuple(crossovers), picks, note,
                  tuple(layouts), rails_note, nccl)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from time import monotonic
 
 from textual.app import App
 from textual.binding import Binding
@@ -105,6 +106,8 @@ class RingsimApp(App[None]):
                  values: bool = False, lesson: int | None = None, topology: str = "flat") -> None:
         """The App on `sim` (default: a ring of 4 GPUs, 8 elements each), its clock on the
         preset `topology`, the lesson panel open at lesson `lesson` when given."""
+        # When each notice on screen times out, by (title, words): notify shows no second copy.
+        self._notice_ends: dict[tuple[str, str], float] = {}
         super().__init__()
         self.sim = sim if sim is not None else Simulation.create(DEFAULT_ALGORITHM, 4, 8)
         check_view_limits(self.sim.plan.gpus, self.sim.layout.elements)
@@ -122,12 +125,21 @@ class RingsimApp(App[None]):
     def notify(self, message: str, *, title: str = "", severity="information",
                timeout: float | None = None, markup: bool = False) -> None:
         """A notice, as plain text: an error's `held[3][1]` or `'.[plot]'` shows as written
-        (Textual would read brackets as markup and drop them). A notice already on screen
-        with the same words is replaced, not stacked: a held key would pile up copies."""
-        for shown in list(getattr(self, "_notifications", ())):
-            if shown.message == message and shown.title == title:
-                self._unnotify(shown, refresh=False)
+        (Textual would read brackets as markup and drop them). A notice whose words are still
+        on screen is not shown again: a held key would pile up copies."""
+        now = monotonic()
+        key = (title, message)
+        if self._notice_ends.get(key, now) > now:
+            return
+        # Forget the notices that have timed out, so the record stays as small as the screen's.
+        self._notice_ends = {shown: end for shown, end in self._notice_ends.items() if end > now}
+        self._notice_ends[key] = now + (self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def clear_notifications(self) -> None:
+        """Take every notice off the screen; the next one of the same words shows again."""
+        self._notice_ends.clear()
+        super().clear_notifications()
 
     def action_help_quit(self) -> None:
         """Ctrl+C: say which key quits, in plain words (Textual's own hint is written in markup,

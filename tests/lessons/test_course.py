@@ -150,10 +150,12 @@ def test_answers_match_the_engine(lessons):
     # Hierarchical on 8 nodes of 8: 2·(8−1) steps inside + 2·(8−1) across = 28.
     assert answers10[next(q for q in answers10 if q.startswith("Now dgx-h100"))] == "28"
     answers11 = _answers(by_number(lessons, 11))
-    # NCCL's binary tree of 8 GPUs, unpipelined: 3 levels up, 3 down; an inner node with two
-    # children sends N to its parent and N to each child: 3·N.
-    assert answers11["Predict: with 8 GPUs, how many steps does this tree take (up, then down)?"] == "6"
-    assert answers11["At G = 8 and N = 8, how many elements does the busiest GPU send?"] == "24"
+    # NCCL's binary tree of the board's 4 GPUs, unpipelined: 2 levels up, 2 down; of 1,000 GPUs,
+    # 10 and 10; an inner node with two children sends N to its parent and N to each child: 3·N.
+    assert answers11["Predict: how many steps will this tree take (up, then down)?"] == "4"
+    assert answers11["Predict: over the whole run, how many elements will the busiest GPU "
+                     "send?"] == "24"
+    assert answers11[next(q for q in answers11 if q.startswith("At 1,000 GPUs"))] == "20"
     answers12 = _answers(by_number(lessons, 12))
     assert answers12["Predict: how many steps at G = 24, which is not a power of two?"] == str(2 * 4 + 2)
     assert answers12["At G = 8 and N = 16, how many elements does each GPU send in all?"] == \
@@ -244,7 +246,8 @@ def test_numbers_follow_the_scenario_not_the_text():
 def test_segment_sizes_are_the_lessons_own_algorithms():
     """The tree keeps its whole gradient as one segment: N elements, not the ring's N/G."""
     for elements in (8, 12):
-        text = by_number(load_lessons(elements=elements), 11).sections()[0].text
+        sections = by_number(load_lessons(elements=elements), 11).sections()
+        text = next(s.text for s in sections if s.stop == 0)  # read beside the start's board
         assert f"its whole gradient ({elements} elements)" in " ".join(text.split())
 
 

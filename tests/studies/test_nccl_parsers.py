@@ -301,3 +301,28 @@ def test_a_log_names_the_communicators_it_shows_whole():
     # Ranks 0 to 19 in order may be the start of a longer ring an older NCCL cut at 20 ranks.
     first = " ".join(f"{r:3d}" for r in range(20))
     assert ncclog.communicators(Text("log", (f"h:1:1 [0] NCCL INFO Channel 00/02 : {first}",), 0)) == []
+
+
+def _header(*numbers: int) -> nccltests.Output:
+    """An output whose header lists these rank numbers, two ranks a host."""
+    return nccltests.Output("paste", ranks=[nccltests.RankLine(n, f"h{n // 2}", 100 + n, n % 2, "GPU")
+                                            for n in numbers])
+
+
+@pytest.mark.parametrize("numbers, in_order", [
+    ((0, 1, 2, 3), True),
+    ((3, 1, 0, 2), True),  # the lines' order does not matter, their numbers do
+    ((0, 1, 1, 2), True),  # a rank listed twice is one rank
+    ((0, 7, 8, 15), False),  # lines left out of the paste
+    ((1, 2, 3, 4), False),  # renumbered
+    ((), False),  # no header
+])
+def test_the_header_says_whether_its_ranks_are_numbered_0_to_n_minus_1(numbers, in_order):
+    out = _header(*numbers)
+    assert out.ranks_numbered_in_order is in_order
+    assert out.rank_numbers == sorted(set(numbers))
+
+
+def test_a_real_header_is_numbered_0_to_n_minus_1():
+    out = output("eks_efa_t4_2node_mpirun.txt")
+    assert out.ranks_numbered_in_order and out.rank_numbers == list(range(out.gpus))

@@ -1,7 +1,8 @@
 """Small whole-number expressions in G and N, for stops, indices, options and conditions.
 
 'G-1', '2*G', 'N % G == 0', 'G >= 4 and N % G'. Only + − * // % and comparisons, and/or/not,
-min() and max() over whole numbers: nothing a lesson file writes can run code or grow huge.
+min(), max() and log2up() (⌈log₂x⌉, the levels of a binary tree on x GPUs) over whole numbers:
+nothing a lesson file writes can run code or grow huge.
 """
 
 from __future__ import annotations
@@ -19,7 +20,16 @@ _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
             ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
-_CALLS = {"min": min, "max": max}
+def _log2up(values: list[int]) -> int:
+    """⌈log₂x⌉ of one whole number x ≥ 1: the levels a binary tree on x GPUs climbs."""
+    if len(values) != 1 or values[0] < 1:
+        raise RingsimError(f"log2up() takes one whole number from 1, got {len(values)} "
+                           f"({', '.join(map(str, values[:3]))})")
+    return (values[0] - 1).bit_length()
+
+
+_CALLS = {"min": min, "max": max, "log2up": _log2up}
+_CALLED = "min(), max() and log2up()"
 
 
 def compile_expression(text: str) -> ast.Expression:
@@ -33,13 +43,14 @@ def compile_expression(text: str) -> ast.Expression:
         tree = ast.parse(source, mode="eval")
     except SyntaxError:
         raise RingsimError(f"cannot read expression {clip(source)!s}: use whole numbers, G, N, "
-                           "+ - * // %, comparisons, and/or/not, min() and max()") from None
+                           f"+ - * // %, comparisons, and/or/not, {_CALLED}") from None
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
                                  ast.Name, ast.Constant, ast.Call, ast.Load, ast.USub, ast.UAdd,
                                  ast.Not, ast.And, ast.Or, *_BINARY, *_COMPARE)):
             raise RingsimError(f"expression {clip(source)}: {type(node).__name__} is not allowed "
-                               "(whole numbers, G, N, + - * // %, comparisons, and/or/not, min, max)")
+                               "(whole numbers, G, N, + - * // %, comparisons, and/or/not, min, max, "
+                               "log2up)")
         if isinstance(node, ast.Constant) and (isinstance(node.value, bool)
                                                or not isinstance(node.value, int)):
             raise RingsimError(f"expression {clip(source)}: only whole numbers, got {node.value!r}")
@@ -47,7 +58,7 @@ def compile_expression(text: str) -> ast.Expression:
             raise RingsimError(f"expression {clip(source)}: unknown name {node.id!r} (use G or N)")
         if isinstance(node, ast.Call) and (not isinstance(node.func, ast.Name)
                                            or node.func.id not in _CALLS or node.keywords):
-            raise RingsimError(f"expression {clip(source)}: only min() and max() may be called")
+            raise RingsimError(f"expression {clip(source)}: only {_CALLED} may be called")
     return tree
 
 
@@ -83,7 +94,7 @@ def _value(node: ast.AST, names: dict, text: str) -> int:
             right = _value(right_node, names, text)
             result = result and _COMPARE[type(op)](left, right)
             left = right
-    else:  # ast.Call of min or max
+    else:  # ast.Call of min, max or log2up
         args = [_value(a, names, text) for a in node.args]
         if not args:
             raise RingsimError(f"expression {clip(text)}: {node.func.id}() needs numbers")

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Callable
 
 from ..algorithms import ALGORITHMS, check_options, closed_form, default_options
+from ..algorithms.spec import Shape
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.layout import Layout
@@ -63,7 +64,13 @@ def title_text(scenario: Scenario) -> str:
     name = ALGORITHMS[scenario.algorithm].title
     if label := _label(scenario):
         name += f" ({label})"
-    return f"{name} · {plural(scenario.gpus, 'GPU')} · {plural(scenario.elements, 'element')} per GPU"
+    title = f"{name} · {plural(scenario.gpus, 'GPU')} · {plural(scenario.elements, 'element')} per GPU"
+    # options the closed forms name by a letter, where the lesson sets them ('· C = 4')
+    defaults = default_options(scenario.algorithm)
+    given = dict(scenario.options)
+    return title + "".join(f" · {letter_name} = {given[option]:,}"
+                           for option, letter_name in _OPTION_LETTERS.items()
+                           if isinstance(given.get(option), int) and given[option] != defaults.get(option))
 
 
 def _sentences(a) -> str:
@@ -367,7 +374,8 @@ def _formula_why(field: str) -> Callable:
     def why(a, value: str) -> str:
         s = a.scenario
         formula = getattr(a.closed(), field)
-        values = letter_values(s)
+        # the letters of the options this scenario runs with (C = 4 for a tree in 4 chunks)
+        values = letter_values(s, {**default_options(s.algorithm), **dict(s.options)})
         worked = substitute(formula.text, values)
         return (f"For {ALGORITHMS[s.algorithm].title}, {words} is {formula.text}; with "
                 f"{_given(formula.text, values)} that is "
@@ -408,6 +416,32 @@ def _complete(a) -> str:
     return sum_label(tuple(range(a.scenario.gpus)), j, max_terms=8)
 
 
+def _tree_parents(a) -> str:
+    """'GPU2 and GPU4 send up to GPU3, GPU3 to GPU1': each parent and the GPUs whose sums it
+    takes, read off the plan's first tree, the root's children first."""
+    from ..algorithms.geometry import lane_count, spec_of, tree_parents
+    plan = a.sim().plan
+    if spec_of(plan).shape is not Shape.TREE:
+        raise RingsimError(f"tree.parents: {ALGORITHMS[a.scenario.algorithm].title} is not a tree")
+    parents = tree_parents(plan, lane_count(plan))
+    root = parents.index(-1)
+    depth, queue = {root: 0}, [root]  # from the root down, so the sentence can climb from the leaves
+    for node in queue:
+        for g, p in enumerate(parents):
+            if p == node:
+                depth[g] = depth[node] + 1
+                queue.append(g)
+    parts = []
+    for node in sorted(depth, key=lambda g: (-depth[g], g)):
+        kids = [gpu_name(g) for g, p in enumerate(parents) if p == node]
+        if kids:
+            said = kids[0] if len(kids) == 1 else _listed_names(kids)
+            parts.append(f"{said} {'sends' if len(kids) == 1 else 'send'} up to {gpu_name(node)}")
+    if len(parts) > LIST_MAX:  # a big tree: its deepest parents, then the root's
+        parts = parts[:LIST_MAX - 2] + ["…", parts[-1]]
+    return "; ".join(parts)
+
+
 def _busiest(a) -> int:
     return a.ledger().busiest()
 
@@ -438,6 +472,8 @@ VOCABULARY: dict[str, Entry] = {
     "segment.size": Entry(_sizes, _SCEN, "elements per segment of the algorithm's plan: '2' or '2 or 3'"),
     "letters": Entry(_letters, _SCEN, "the GPUs' gradient letters as a sum: 'a + b + c + d'"),
     "segments[]": Entry(_segments, _SCEN, "GPU k's segment names: 'a₁ a₂ a₃ a₄'"),
+    "tree.parents": Entry(_tree_parents, _SCEN, "a tree's parents, from the leaves up: 'GPU2 and "
+                                                "GPU4 send up to GPU3; GPU3 sends up to GPU1'"),
     "complete[]": Entry(_complete, _SCEN, "the complete sum of segment j: 'a₂+b₂+c₂+d₂'"),
     "ledger.total": Entry(lambda a: _n(a.ledger().total), _POS, "elements moved so far",
                           _ledger_why("total", False)),

@@ -150,12 +150,11 @@ def test_answers_match_the_engine(lessons):
     # Hierarchical on 8 nodes of 8: 2·(8−1) steps inside + 2·(8−1) across = 28.
     assert answers10[next(q for q in answers10 if q.startswith("Now dgx-h100"))] == "28"
     answers11 = _answers(by_number(lessons, 11))
-    # NCCL's binary tree of the board's 4 GPUs, unpipelined: 2 levels up, 2 down; of 1,000 GPUs,
-    # 10 and 10; an inner node with two children sends N to its parent and N to each child: 3·N.
-    assert answers11["Predict: how many steps will this tree take (up, then down)?"] == "4"
-    assert answers11["Predict: over the whole run, how many elements will the busiest GPU "
-                     "send?"] == "24"
-    assert answers11[next(q for q in answers11 if q.startswith("At 1,000 GPUs"))] == "20"
+    # NCCL's binary tree of 1,000 GPUs, unpipelined: 10 levels up, 10 down; an inner node with
+    # two children sends N to its parent and N to each child: 3·N, at 8 GPUs of 16 elements 48.
+    assert answers11[next(q for q in answers11 if q.startswith("The board has 4 GPUs. On 1,000 "
+                                                                "GPUs the ring takes 1,998"))] == "20"
+    assert answers11[next(q for q in answers11 if q.startswith("A GPU with two children"))] == "48"
     answers12 = _answers(by_number(lessons, 12))
     assert answers12["Predict: how many steps at G = 24, which is not a power of two?"] == str(2 * 4 + 2)
     assert answers12["At G = 8 and N = 16, how many elements does each GPU send in all?"] == \

@@ -1,5 +1,6 @@
-"""Lesson 11 shows the tree the learner is looking at before asking about it, and asks about
-another number of GPUs only once the whole run of this one has been read."""
+"""Lesson 11 shows the tree the learner is looking at, parents and all, before asking about
+it; asks about trees of other sizes, so that the run's own counters never give an answer
+away; and walks the whole run, the total coming back down included."""
 
 from __future__ import annotations
 
@@ -18,26 +19,37 @@ def _questions(out: str) -> list[int]:
     return [i for i in range(len(out)) if out.startswith("Question:", i)]
 
 
-@pytest.mark.parametrize("gpus", [None, "8", "5"])
-def test_each_question_on_this_tree_comes_after_its_board(capsys, gpus):
+@pytest.mark.parametrize("gpus, parents", [
+    (None, "GPU2 and GPU4 send up to GPU3; GPU3 sends up to GPU1"),
+    ("2", "GPU2 sends up to GPU1"),
+    ("8", "GPU2 and GPU4 send up to GPU3; GPU6 and GPU8 send up to GPU7; GPU3 and GPU7 send "
+          "up to GPU5; GPU5 sends up to GPU1"),
+])
+def test_the_board_and_the_trees_parents_come_before_the_first_question(capsys, gpus, parents):
     out = _run(capsys, *(["--gpus", gpus] if gpus else []))
     g = int(gpus or 4)
     start = out.index("─── Start: every GPU holds only its own gradient")
-    first, second, third = _questions(out)
+    first, second = _questions(out)
     assert start < first
     board = out[start:first].split("\n\n")[0].splitlines()[1:]  # under its title, to a blank line
     assert [line.split()[0] for line in board] == [f"GPU{k}" for k in range(1, g + 1)]
-    assert out.index("Tree reduce · iteration 1 of") < second < out.index("Step 2")
-    # the question on another number of GPUs comes once this run has been read to its end
-    assert out.index("The whole run") < out.index("Apply it") < third
-    assert out[third:].startswith("Question: At 1,000 GPUs the ring takes 1,998 steps.")
+    assert parents in " ".join(out[start:first].split())
+    assert out.index("Tree reduce · iteration 1 of") < second
 
 
-def test_the_questions_are_asked_at_the_runs_start_and_first_step_then_after_its_end():
+@pytest.mark.parametrize("gpus, down", [(None, 3), ("3", 2), ("8", 5), ("2", 1)])
+def test_the_run_is_read_to_its_end_with_the_total_coming_down(capsys, gpus, down):
+    out = _run(capsys, *(["--gpus", gpus] if gpus else []))
+    done = out.index("─── Done: every GPU holds the sum")
+    section = out[done:out.index("The whole run")]
+    assert "The total comes back down" in section
+    # the root's first hand-down, and at G > 2 the last step's too
+    assert section.count("down the tree to") == down
+
+
+def test_the_questions_ask_about_other_trees_than_the_boards():
     lesson = next(x for x in load_lessons() if x.number == 11)
-    sections = lesson.sections()
-    asked = [s for s in sections if s.questions]
-    assert [s.stop for s in asked[:2]] == [0, 1]
-    assert [q.answer for s in asked for q in s.questions] == ["4", "24", "20"]
-    last_stop = max(i for i, s in enumerate(sections) if s.stop is not None)
-    assert sections.index(asked[2]) > last_stop and asked[2].stop is None
+    asked = [q for s in lesson.sections() for q in s.questions]
+    assert [q.expression for q in asked] == ["formula.steps.value gpus=1000",
+                                             "formula.busiest_sent.value gpus=2*G elements=2*N"]
+    assert [q.answer for q in asked] == ["20", "48"]

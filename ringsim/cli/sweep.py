@@ -211,13 +211,17 @@ def _print_table(result: Sweep) -> None:
             if nccl
             else f". NCCL's model: none here ({result.nccl_note})."), most=100)
     if result.rounded:
-        say(rounded_sizes_note(result.rounded, result.model.dtype, result.model.itemsize) + ".",
-            most=100)
+        merged = len(result.merged)
+        say(rounded_sizes_note(result.rounded, result.model.dtype, result.model.itemsize)
+            + (f"; {merged:,} of them round{'s' * (merged == 1)} down to a size already swept and "
+               f"{'is' if merged == 1 else 'are'} not repeated" if merged else "") + ".", most=100)
     print()
     header = ("size", *(heads[n] for n in names), "fastest textbook",
               "its busbw") + ((nccl_model(result.nccl_release), "NCCL's pick") if nccl else ())
+    # an empty call ties every algorithm at no time: none is the fastest there
     body = [(format_bytes(p.nbytes), *(format_seconds(p.estimates[n].seconds) for n in names),
-             p.best + mark[p.best], format_bandwidth(p.busbw(p.best, result.gpus)))
+             *((p.best + mark[p.best], format_bandwidth(p.busbw(p.best, result.gpus)))
+               if p.elements else ("—", "—")))
             + (_nccl_cells(result.nccl[i]) if nccl else ())
             for i, p in enumerate(result.points)]
     print("\n".join(table([header, *body])))
@@ -320,7 +324,7 @@ def _print_json(result: Sweep) -> None:
         print(json.dumps({
             "type": "size", "gpus": result.gpus, "topology": result.model.topology.name,
             "bytes": p.nbytes, "requested_bytes": p.nbytes if p.requested is None else p.requested,
-            "elements": p.elements, "best": p.best,
+            "elements": p.elements, "best": p.best if p.elements else None,
             "algorithms": {n: {"seconds": p.estimates[n].seconds, "algbw": p.algbw(n),
                                "busbw": p.busbw(n, result.gpus),
                                "bottleneck": p.estimates[n].describe(result.model.topology),

@@ -159,8 +159,8 @@ def test_cli_json_and_table_and_one_line_errors():
 
 def test_a_list_of_sizes_out_of_order_or_repeated_is_said_so():
     out = _cli("--sizes", "1GiB,1GiB,8B").stdout.splitlines()
-    assert ("# the sizes are printed in increasing order, each once, as nccl-tests prints "
-            "them (1 repeated size left out)") in out
+    assert ("# the sizes asked for are printed in increasing order, each once, as nccl-tests "
+            "prints them (1 repeated size left out)") in out
     rows = [line.split()[0] for line in out if not line.startswith("#")]
     assert rows == ["8", "1073741824"]
     for sizes in ("8B,1GiB", "8B..1GiB"):  # as given: no such line

@@ -169,9 +169,6 @@ def run(args: argparse.Namespace) -> int:
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process,
                    min_channels=args.min_channels, max_channels=args.max_channels)
-    if ".." not in args.sizes:
-        # a list is printed each size once: sizes that round to one size make one row
-        rows = [r for i, r in enumerate(rows) if all(r.bytes != q.bytes for q in rows[:i])]
     found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process, args.collective,
                                 args.dtype) if args.published else ([], {}))
     if args.json:
@@ -311,9 +308,9 @@ def _order_note(text: str, priced: int) -> str | None:
     repeated = len(given) - priced
     if not repeated and given == sorted(given):
         return None
-    return ("# the sizes are printed in increasing order, each once, as nccl-tests prints them"
-            + (f" ({repeated:,} size{'s' * (repeated > 1)} that repeat{'s' * (repeated == 1)} "
-               "another or round down to it left out)" if repeated else ""))
+    return ("# the sizes asked for are printed in increasing order, each once, as nccl-tests "
+            "prints them" + (f" ({repeated:,} repeated size{'s' * (repeated > 1)} left out)"
+                             if repeated else ""))
 
 
 def _tuning(args: argparse.Namespace, topology) -> int:

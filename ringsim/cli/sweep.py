@@ -211,10 +211,8 @@ def _print_table(result: Sweep) -> None:
             if nccl
             else f". NCCL's model: none here ({result.nccl_note})."), most=100)
     if result.rounded:
-        merged = len(result.merged)
-        say(rounded_sizes_note(result.rounded, result.model.dtype, result.model.itemsize)
-            + (f"; {merged:,} of them round{'s' * (merged == 1)} down to a size already swept and "
-               f"{'is' if merged == 1 else 'are'} not repeated" if merged else "") + ".", most=100)
+        say(rounded_sizes_note(result.rounded, result.model.dtype, result.model.itemsize) + ".",
+            most=100)
     print()
     header = ("size", *(heads[n] for n in names), "fastest textbook",
               "its busbw") + ((nccl_model(result.nccl_release), "NCCL's pick") if nccl else ())

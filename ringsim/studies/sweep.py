@@ -94,7 +94,6 @@ class Sweep:
     layouts: tuple[tuple[str, dict], ...] = ()
     rails_note: str = ""  # why a layout has no column where NCCL's layout differs
     nccl_release: str | None = None  # the release whose tables priced `nccl` (None: the model's)
-    merged: tuple = ()  # (asked, swept) for sizes left out: they round down to a size swept
 
     @property
     def layout_columns(self) -> dict:
@@ -120,8 +119,7 @@ class Sweep:
     @property
     def rounded(self) -> list[tuple[int, int]]:
         """(asked, swept) for each size that was rounded down to whole elements."""
-        return sorted([(p.requested, p.nbytes) for p in self.points if p.requested is not None]
-                      + list(self.merged))
+        return [(p.requested, p.nbytes) for p in self.points if p.requested is not None]
 
     def nccl_busbw(self, index: int) -> float | None:
         """nccl-tests' all-reduce busbw of NCCL's model's pick at point `index`."""
@@ -250,10 +248,7 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
     laid = {layout_column(name, options): name for name, options in layouts}
     names = algorithm_names + tuple(laid)
     _check_work(gpus, len(sizes), model, names)
-    priced = [_point(gpus, n, model, names, laid) for n in sizes]
-    # Sizes that round down to one size make one row (every estimate would be the same).
-    points = tuple(p for i, p in enumerate(priced) if i == 0 or p.nbytes != priced[i - 1].nbytes)
-    merged = tuple((p.requested or p.nbytes, p.nbytes) for p in priced if p not in points)
+    points = tuple(_point(gpus, n, model, names, laid) for n in sizes)
     crossovers = []
     for left, right in zip(points, points[1:]):
         if left.estimates[right.best].seconds <= left.estimates[left.best].seconds:
@@ -275,7 +270,7 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
         crossovers.append(Crossover(left.best, after, high * model.itemsize))
     picks, note = _nccl(gpus, [p.nbytes for p in points], model, nccl)
     return Sweep(gpus, model, algorithm_names, points, tuple(crossovers), picks, note,
-                 tuple(layouts), rails_note, nccl, merged)
+                 tuple(layouts), rails_note, nccl)
 
 
 def _check_work(gpus: int, count: int, model: CostModel, names: tuple[str, ...]) -> None:

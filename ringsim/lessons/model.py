@@ -48,6 +48,12 @@ class Question:
     line: int = 0
     why: str = ""
 
+    def unreadable(self, reply: str) -> bool:
+        """True for a reply with no digit to a question whose answer is a number ('abc' for
+        '24'): a slip to point out, not an answer to mark wrong."""
+        wants_number = re.fullmatch(r"[\d.]+[a-zµ]*", _normalise(self.answer)) is not None
+        return wants_number and bool(reply.strip()) and not re.search(r"\d", reply)
+
     def check(self, reply: str) -> bool:
         """True when the learner's reply matches the answer (ignoring case, spaces, commas, 'GPU')."""
         given, wanted = _normalise(reply), _normalise(self.answer)

@@ -176,6 +176,8 @@ class Runner:
             self.note(f"Why: {question.explain()}")
             return
         reply = self.read("Your answer (Enter to see it): ")
+        while reply is not None and question.unreadable(reply):
+            reply = self.read("The answer is a number: type it, or Enter to see it: ")
         if reply is None or not reply.strip():
             self.say(f"Answer: {question.answer}")
             self.note(f"Why: {question.explain()}")

@@ -39,3 +39,17 @@ async def test_a_wrong_reply_gives_the_reason_with_one_full_stop(plain):
                 continue
             await pilot.press("right_square_bracket")
         assert replies >= 3
+
+
+async def test_a_reply_with_no_number_to_a_number_question_keeps_it_open():
+    app = RingsimApp()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.press("l", "right_curly_bracket")  # lesson 2: the master
+        panel = app.screen.query_one(LessonPanel)
+        while panel.question is None:
+            await pilot.press("right_square_bracket")
+        question, asked = panel.question, panel.asked
+        verdict = panel.reply("abc")
+        assert verdict == "The answer is a number: type it, or Enter with nothing to see it."
+        assert panel.question is question and panel.asked == asked  # not marked, still open
+        assert panel.reply(question.answer).startswith("Right:")

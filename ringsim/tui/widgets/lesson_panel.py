@@ -175,6 +175,12 @@ class LessonPanel(Vertical, can_focus=True):
         if question is None:
             return ""
         # Text, not markup: an answer or an expression such as held[3][1] is shown as written.
+        if question.unreadable(text):
+            # a slip, not an answer: the question stays open
+            verdict = Text("The answer is a number: type it, or Enter with nothing to see it.")
+            self.query_one("#lesson-reply", Static).update(verdict)
+            self._replied = True
+            return verdict.plain
         if not text.strip():
             verdict = Text(f"Answer: {full_stop(question.answer)}")
         else:

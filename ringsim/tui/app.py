@@ -387,12 +387,19 @@ class RingsimApp(App[None]):
         if not MIN_GPUS <= gpus <= MAX_GPUS:
             self.notify(f"The view shows {MIN_GPUS} to {MAX_GPUS} GPUs.", severity="warning")
             return
-        scenario = self.state.scenario.with_gpus(gpus)
+        before = self.state.scenario
+        scenario = before.with_gpus(gpus)
         try:
             scenario = scenario.filled()
         except RingsimError:
             pass  # a plan G cannot build: switch() says why
         self.switch(scenario)
+        # an option set for the old G (a master GPU that is gone, a ring order) is said, not lost quietly
+        dropped = [name.replace("_", " ") for name, _ in before.options
+                   if name not in dict(scenario.options)]
+        if dropped and self.state.scenario.gpus == gpus:
+            self.notify(f"With {gpus} GPUs the {' and '.join(dropped)} you set no longer "
+                        f"hold{'s' * (len(dropped) == 1)}: back to the default.")
 
     def action_elements(self, change: int) -> None:
         """Fewer or more elements per GPU (0 to 4,096)."""

@@ -62,3 +62,15 @@ async def test_the_same_words_show_again_after_the_notices_are_cleared():
         assert await toasts(app, pilot) == []
         await pilot.press("g")
         assert await toasts(app, pilot) == [FEW_GPUS]
+
+
+async def test_a_master_gone_with_fewer_gpus_is_said_and_one_that_stays_is_kept():
+    app = RingsimApp(Simulation.create("master", 4, 8, master=4))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("G")  # 5 GPUs: GPU4 is still there
+        assert dict(app.state.scenario.options) == {"master": 4}
+        assert await toasts(app, pilot) == []
+        await pilot.press("g", "g")  # 3 GPUs: GPU4 is gone
+        assert dict(app.state.scenario.options) == {}
+        assert await toasts(app, pilot) == [
+            "With 3 GPUs the master you set no longer holds: back to the default."]

@@ -94,6 +94,10 @@ def _folder_files(directory: str | Path | None) -> list[Path]:
     """The lesson files of a folder (the shipped course by default); an error when there are none."""
     folder = default_directory() if directory is None else Path(directory)
     if not folder.is_dir():
+        if folder.exists():
+            # one lesson file given where its folder is wanted: say how to run it
+            raise RingsimError(f"{clean(str(folder))} is not a folder: give the folder that holds "
+                               "the lesson files")
         raise RingsimError(f"{clean(str(folder))}: no such lessons folder")
     files = lesson_files(folder)
     if not files:

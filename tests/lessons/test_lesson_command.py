@@ -139,3 +139,12 @@ def test_lesson_help_gives_the_gpus_a_lesson_takes(capsys):
     assert "instead of its own scenario (2..128)" in out
     assert main(["lesson", "5", "-g", "1", "--no-pause"]) == 2  # one GPU has nothing to sync
     assert main(["lesson", "5", "-g", "2", "--no-pause"]) == 0 and main(["lesson", "5", "-g", "128", "--no-pause"]) == 0
+
+
+def test_a_lesson_file_given_for_its_folder_is_told_apart(tmp_path, capsys):
+    lesson = tmp_path / "03-naive.md"
+    lesson.write_text("---\ntitle: x\n---\n")
+    for argv in (["lesson", "--check", str(lesson)], ["lesson", "1", "--lessons-dir", str(lesson)]):
+        assert main(argv) == 2
+        assert capsys.readouterr().err == (f"ringsim lesson: error: {lesson} is not a folder: give "
+                                           "the folder that holds the lesson files\n")

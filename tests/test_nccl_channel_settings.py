@@ -271,3 +271,19 @@ def test_with_nvls_off_the_rings_are_not_raised_to_nvls_channels():
     assert connected(tune(load("dgx-h100"), 16, "2.26.2", max_channels=4)) == (4, 16)
     off = nccl_choices(load("dgx-h100"), 16, [1 << 20, 1 << 30], nvls=False)
     assert not {c.algorithm for c in off} & {"NVLS", "NVLSTree"}
+
+
+def test_predict_no_nvls_is_nccl_nvls_enable_0(capsys):
+    code, out, _ = run(capsys, "predict", "--gpus", "16", "--sizes", "1GiB", "--no-nvls", "--json")
+    assert code == 0 and json.loads(out)["algorithm"] == "Ring"
+    # 2.26.2 copies the rings up to NVLS's 16 channels after NCCL_MAX_NCHANNELS, unless NVLS is off
+    code, out, _ = run(capsys, "predict", "--gpus", "16", "--sizes", "8GiB", "--nccl", "2.26.2",
+                       "--algo", "Ring", "--max-channels", "4", "--json")
+    assert json.loads(out)["channels"] == 16
+    code, out, _ = run(capsys, "predict", "--gpus", "16", "--sizes", "8GiB", "--nccl", "2.26.2",
+                       "--no-nvls", "--max-channels", "4")
+    assert code == 0 and "# NCCL_NVLS_ENABLE=0 (--no-nvls): NVLS and NVLSTree are off" in out
+    row = next(line for line in out.splitlines() if line.strip().startswith("8589934592"))
+    assert row.split()[-3:] == ["Ring", "Simple", "4"]
+    code, out, err = run(capsys, "predict", "--gpus", "16", "--no-nvls", "--algo", "NVLS")
+    assert code == 2 and "--algo NVLS names only what --no-nvls turns off (NVLS, NVLSTree)" in err

@@ -7,6 +7,7 @@ import json
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
+from ..core.textout import printable
 from ..cost.nccl import MAX_CHANNELS, max_threads, tuning_table
 from ..cost.nccl_notes import algo_note, fallback_note, last_node_note, path_note
 from ..cost.nccl_tuner import names, versions
@@ -92,6 +93,10 @@ def register(sub) -> None:
                              "up to NVLS's count), and from 2.28.3 NVLS across nodes too; NCCL "
                              "still chooses as if every channel its search found ran (1 to "
                              f"{MAX_CHANNELS} here; NCCL reads less than 1 as 1)")
+    parser.add_argument("--no-nvls", action="store_true",
+                        help="as NCCL_NVLS_ENABLE=0 (or a machine without multicast support): "
+                             "NVLS and NVLSTree are off, and NCCL 2.20.5 to 2.27.7 no longer "
+                             "copy the rings up to NVLS's channels")
     parser.add_argument("--tuning", action="store_true",
                         help="print instead the tuning table NCCL itself prints at init with "
                              "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING, row for row: Max "
@@ -153,10 +158,11 @@ def run(args: argparse.Namespace) -> int:
                            f"process layout at once: it takes no {', '.join(ignored)}")
     limits = [flag for flag, value in (("--min-channels", args.min_channels),
                                        ("--max-channels", args.max_channels)) if value is not None]
+    if args.no_nvls:
+        limits.append("--no-nvls")
     if args.tuning and limits:
-        raise RingsimError(f"--tuning prints NCCL's table, whose bandwidths count the searched "
-                           f"graph's channels whatever NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS "
-                           f"say: it takes no {', '.join(limits)}")
+        raise RingsimError(f"--tuning prints NCCL's table as its model counts every channel and "
+                           f"algorithm the search found: it takes no {', '.join(limits)}")
     args.collective = "all-reduce" if args.collective is None else args.collective
     args.sizes = "8B..8GiB" if args.sizes is None else args.sizes
     args.dtype = "float" if args.dtype is None else args.dtype
@@ -166,9 +172,18 @@ def run(args: argparse.Namespace) -> int:
     args.gpus = gpus_from_args(args, topology, 8)
     if args.tuning:
         return _tuning(args, topology)
+    if args.no_nvls:
+        from ..studies.ncclrun import without_nvls
+        kept = without_nvls(args.algo)
+        if args.algo is not None and kept == args.algo and not args.algo.startswith("^") \
+                and ":" not in args.algo:
+            raise RingsimError(f"--algo {printable(args.algo)[:40]} names only what --no-nvls "
+                               "turns off (NVLS, NVLSTree)")
+        args.algo = kept
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process,
-                   min_channels=args.min_channels, max_channels=args.max_channels)
+                   min_channels=args.min_channels, max_channels=args.max_channels,
+                   nvls=not args.no_nvls)
     found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process, args.collective,
                                 args.dtype) if args.published else ([], {}))
     if args.json:
@@ -203,8 +218,9 @@ def run(args: argparse.Namespace) -> int:
                  channels_note(args.min_channels, args.max_channels),
                  rounding_note(rows, args.collective, args.gpus),
                  empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows),
-                 nvls_note(topology, args.gpus, rows, args.collective, args.algo, args.proto,
-                           args.nccl, args.gpus_per_process),
+                 "# NCCL_NVLS_ENABLE=0 (--no-nvls): NVLS and NVLSTree are off" if args.no_nvls
+                 else nvls_note(topology, args.gpus, rows, args.collective, args.algo, args.proto,
+                                args.nccl, args.gpus_per_process),
                  _order_note(args.sizes, len(rows))):
         if note:
             say(note, hang="#   ")
@@ -239,8 +255,10 @@ def run(args: argparse.Namespace) -> int:
         found, beside = _published(topology, args.gpus, rows, args.gpus_per_process,
                                    args.collective, args.dtype)
         if found:
-            held = (" (they let NCCL choose its channels)"
-                    if args.min_channels or args.max_channels else "")
+            held = [word for word, given in (("chose its channels", args.min_channels or
+                                              args.max_channels),
+                                             ("may have run NVLS", args.no_nvls)) if given]
+            held = f" (NCCL {' and '.join(held)} there)" if held else ""
             say(f"# {len(found)} published healthy {PERF[args.collective]} "
                 f"run{'s' * (len(found) > 1)} on machines like this one{held}: --published "
                 f"sets their median time beside each size{_against(beside.values())}",

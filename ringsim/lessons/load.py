@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..algorithms import (ALGORITHMS, OPTION_ORDER, algorithms_taking, make_plan, option_names,
-                          whole_number_options)
+from ..algorithms import (ALGORITHMS, OPTION_ORDER, algorithms_taking, make_plan, option_flag,
+                          option_names, whole_number_options)
 from ..core.checks import check_elements, check_gpus
 from ..core.errors import RingsimError
 from ..core.files import Wording, read_text
@@ -345,7 +345,11 @@ def _settings(front: dict, refuse) -> tuple[Scenario, str, list[int]]:
     except RingsimError as error:
         # The line of the first option given, where one is: the plan refuses what it holds.
         line = min((front[key][0] for key in options), default=front.get("algorithm", (1, ""))[0])
-        refuse(line, str(error))
+        # the plan speaks of command-line flags; a lesson file writes its keys
+        said = str(error)
+        for key in options:
+            said = re.sub(rf"{re.escape(option_flag(key))}\b", f"'{key}:'", said)
+        refuse(line, said)
     stops = None
     if "stops" in front:
         line, value = front["stops"]

@@ -34,6 +34,9 @@ CASES = [
      "the number of elements per GPU must be at least 0, got -1"),
     ("---\ntitle: T\nalgorithm: master\nmaster: 5\ngpus: 4\nelements: 8\nstops:\n---\n", 4,
      "the master GPU must be from 1 to 4, got 5"),
+    # the plan's words name the lesson's keys, not the command line's flags
+    ("---\ntitle: T\nalgorithm: tree\nchunks: 0\ngpus: 4\nelements: 8\nstops:\n---\n", 4,
+     "'chunks:' must be a whole number from 1 to 1,024, got 0"),
     ("---\ntitle: T\ngpus: 4\nelements: 8\nstops: 7\n---\n<!-- stop 7 -->\n", 5,
      "stop 7 is outside the run: this scenario has 6 steps, so stops are 0..6"),
     ("---\ntitle: T\ngpus: 4\nelements: 8\nstops: 1, x\n---\n", 5,

@@ -43,9 +43,11 @@ def register(sub) -> None:
     parser.add_argument("--ranks", type=ranks, default=4, metavar="G",
                         help=f"number of MPI ranks, one per GPU (default: 4; at most "
                              f"{RANKS_PER_CORE} per core unless --oversubscribe); mpiexec's -n G "
-                             "works too")
+                             "and the other commands' -g G work too")
     # `-n` is elements in every other command; here it stays as mpiexec users type it, unlisted.
     parser.add_argument("-n", dest="ranks", type=ranks, help=argparse.SUPPRESS)
+    # every other command counts GPUs with -g: one rank per GPU, so it means the same here
+    parser.add_argument("-g", "--gpus", dest="ranks", type=ranks, help=argparse.SUPPRESS)
     parser.add_argument("--oversubscribe", action="store_true",
                         help=f"allow more than {RANKS_PER_CORE} ranks per core (still at most "
                              f"{MAX_RANKS:,}, and as many as memory holds)")

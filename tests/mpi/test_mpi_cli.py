@@ -168,3 +168,10 @@ def test_write_topology_needs_calibrate_and_a_writable_toml_path(tmp_path):
                           (["--calibrate", "--write-topology", str(tmp_path / "no" / "a.toml")], "does not exist")):
         run = ringsim("mpi", "-n", "2", *argv)
         assert run.returncode == 2 and message in run.stderr, run.stderr
+
+
+@mpi
+def test_g_counts_ranks_as_it_counts_gpus_in_every_other_command(mpiexec):
+    run = ringsim("mpi", "-g", "3", "-a", "master", "--master", "2", "--size", "48")
+    assert run.returncode == 0, run.stderr
+    assert "3 ranks" in run.stdout and "equal, bit for bit on every rank" in run.stdout

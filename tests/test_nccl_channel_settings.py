@@ -66,7 +66,7 @@ def test_fewer_channels_make_a_ring_call_slower_and_nvls_keeps_its_own():
                                                                algo="NVLS").seconds
 
 
-def test_copies_of_the_rings_add_no_speed():
+def test_copies_past_nccls_own_count_add_no_speed():
     big = [1 << 30]
     free = nccl_choices(load("dgx-h100"), 16, big, algo="Ring")[0]
     more = nccl_choices(load("dgx-h100"), 16, big, algo="Ring", min_channels=64)[0]
@@ -95,8 +95,9 @@ def test_predict_takes_the_settings_and_says_what_they_do(capsys):
     assert "min_channels" not in rows[0]
     code, out, _ = run(capsys, "predict", "--gpus", "16", "--sizes", "1GiB", "--min-channels", "48")
     assert code == 0
-    assert ("# NCCL_MIN_NCHANNELS=48: calls run on the channels the channels column shows (a copy "
-            "of a ring adds none of its speed)") in out.replace("\n#   ", " ")
+    assert ("# NCCL_MIN_NCHANNELS=48: calls run on the channels the channels column shows, a copy "
+            "of a ring adding speed only up to the blocks a ring gets by default") in \
+        out.replace("\n#   ", " ")
 
 
 @pytest.mark.parametrize("argv, said", [
@@ -139,8 +140,8 @@ def test_diagnose_holds_the_model_to_a_maximum_the_paste_shows(tmp_path, capsys)
     *sizes, summary = [json.loads(line) for line in out.splitlines()]
     assert summary["flagged_sizes"] == []
     assert all(0.999 < s["ratio"] < 1.001 for s in sizes if s.get("ratio") is not None)
-    assert any(n.startswith("NCCL_MAX_NCHANNELS=2 in the paste: the model's ring and tree calls "
-                            "run on at most that many channels") for n in summary["notes"])
+    assert ("NCCL_MAX_NCHANNELS=2 in the paste: as in NCCL, the model's ring and tree calls run "
+            "on the first that many channels") in summary["notes"]
     # the same run without NCCL's line: the model counts every channel and finds it slow
     code, out, _ = run(capsys, "diagnose", _paste(tmp_path, 2, echoed=False), "--json")
     assert code == 0
@@ -169,7 +170,7 @@ def test_diagnose_takes_the_setting_from_the_command_line_before_the_paste(tmp_p
     summary = json.loads(out.splitlines()[-1])
     assert summary["flagged_sizes"] == []
     assert any(n.startswith("NCCL_MAX_NCHANNELS=2 (--max-channels): the model's ring and tree "
-                            "calls run on at most that many channels") for n in summary["notes"])
+                            "calls run on the first that many channels") for n in summary["notes"])
     code, out, err = run(capsys, "diagnose", _paste(tmp_path, 2, echoed=True), "--max-channels", "8",
                          "--json")
     assert code == 0 and not any(n.startswith("NCCL_MAX_NCHANNELS=2 in the paste")
@@ -216,8 +217,8 @@ def test_the_newer_name_wins_and_the_older_counts_where_alone(tmp_path, capsys):
                                  "mpirun -x NCCL_MAX_NRINGS=2"))
     assert any(n.startswith("NCCL_MAX_NCHANNELS=4 in the paste:") for n in notes)
     notes = _notes(capsys, _with(tmp_path, "mpirun -x NCCL_MIN_NRINGS=0x10 ./all_reduce_perf"))
-    assert any(n.startswith("NCCL_MIN_NRINGS=16 in the paste: the model's ring and tree calls run "
-                            "on at least that many channels") for n in notes)
+    assert any(n.startswith("NCCL_MIN_NRINGS=16 in the paste: as in NCCL, the model's ring and "
+                            "tree calls run on at least that many channels") for n in notes)
     notes = _notes(capsys, _with(tmp_path, "NCCL_MAX_NCHANNELS set by environment to -1."))
     assert any(n.startswith("NCCL_MAX_NCHANNELS=-1 in the paste (NCCL holds it to 1)") for n in notes)
 
@@ -253,16 +254,26 @@ def test_nvls_across_nodes_on_fewer_channels_is_that_share_of_its_rate():
     assert one.bandwidth == pytest.approx(free.bandwidth / free.channels, rel=1e-9)
 
 
-def test_copies_of_the_kept_channels_are_priced_as_the_channels_they_copy():
+def test_copies_drive_the_kept_rings_up_to_nccls_own_blocks_a_ring():
+    # NCCL connects each of 12 searched rings twice on one DGX H100 (24 channels, connect.cc:
+    # channel c + nChannels copies channel c); keeping 12 and copying them up to 24 builds
+    # that same communicator, so it runs at NCCL's own speed.
+    free = nccl_choice(load("dgx-h100"), 8, 8 << 30, algo="Ring")
+    same = nccl_choice(load("dgx-h100"), 8, 8 << 30, algo="Ring", max_channels=12, min_channels=24)
+    assert (free.channels, same.channels) == (24, 24) and same.seconds == free.seconds
+    half = nccl_choice(load("dgx-h100"), 8, 8 << 30, algo="Ring", max_channels=12)
+    assert half.bandwidth == pytest.approx(free.bandwidth / 2, rel=1e-6)
     # 2.24.3 copies one kept ring up to NVLS's 16 channels after NCCL_MAX_NCHANNELS=1
-    # (connect.cc: copyChannels(comm, comm->nChannels, comm->nvlsChannels)): 16 copies of
-    # ring 0 cross the one NIC it crosses, so they take what one ring takes.
+    # (copyChannels(comm, comm->nChannels, comm->nvlsChannels)): the 16 copies of ring 0 cross
+    # its one NIC, driven by NCCL's own two blocks a ring, no more.
     old = nccl_choice(load("dgx-h100"), 16, 8 << 30, algo="Ring", nccl="2.24.3", max_channels=1)
-    new = nccl_choice(load("dgx-h100"), 16, 8 << 30, algo="Ring", max_channels=1)
-    assert (old.channels, new.channels) == (16, 1)
-    assert old.bandwidth == pytest.approx(new.bandwidth, rel=1e-6)
-    more = nccl_choice(load("dgx-h100"), 16, 8 << 30, algo="Ring", max_channels=1, min_channels=4)
-    assert more.channels == 4 and more.bandwidth == pytest.approx(new.bandwidth, rel=1e-6)
+    one = nccl_choice(load("dgx-h100"), 16, 8 << 30, algo="Ring", max_channels=1)
+    two = nccl_choice(load("dgx-h100"), 16, 8 << 30, algo="Ring", max_channels=1, min_channels=2)
+    many = nccl_choice(load("dgx-h100"), 16, 8 << 30, algo="Ring", max_channels=1, min_channels=8)
+    assert (old.channels, one.channels, two.channels, many.channels) == (16, 1, 2, 8)
+    assert two.bandwidth == pytest.approx(2 * one.bandwidth, rel=1e-6)
+    assert old.bandwidth == pytest.approx(two.bandwidth, rel=1e-6)
+    assert many.bandwidth == pytest.approx(two.bandwidth, rel=1e-6)
 
 
 def test_with_nvls_off_the_rings_are_not_raised_to_nvls_channels():
@@ -287,3 +298,31 @@ def test_predict_no_nvls_is_nccl_nvls_enable_0(capsys):
     assert row.split()[-3:] == ["Ring", "Simple", "4"]
     code, out, err = run(capsys, "predict", "--gpus", "16", "--no-nvls", "--algo", "NVLS")
     assert code == 2 and "--algo NVLS names only what --no-nvls turns off (NVLS, NVLSTree)" in err
+    for algo in ("Ring", "ring,tree", "^tree", "NVLS,Ring"):
+        code, out, err = run(capsys, "predict", "--gpus", "16", "--sizes", "1GiB", "--no-nvls",
+                             "--algo", algo, "--json")
+        assert code == 0, err
+        row = json.loads(out)
+        assert row["algorithm"] not in ("NVLS", "NVLSTree") and row["nvls_enable"] == 0
+
+
+def test_nvls_enable_is_read_as_nccl_reads_it_and_both_values_are_refused(tmp_path, capsys):
+    base = open(NVLS0).read().replace("NCCL_NVLS_ENABLE set by environment to 0.", "")
+    path = tmp_path / "paste.txt"
+    for said in ("mpirun -x NCCL_NVLS_ENABLE=0x0 ./all_reduce_perf", "NCCL_NVLS_ENABLE=-0"):
+        path.write_text(base.replace("NCCL version 2.26.2+cuda12.4",
+                                     f"NCCL version 2.26.2+cuda12.4\n{said}"))
+        code, out, err = run(capsys, "diagnose", str(path), "--json")
+        assert code == 0, err
+        assert json.loads(out.splitlines()[-1])["nvls_off"] == "NCCL_NVLS_ENABLE=0"
+    path.write_text(base.replace("NCCL version 2.26.2+cuda12.4", "NCCL version 2.26.2+cuda12.4\n"
+                                 "NCCL_NVLS_ENABLE set by environment to 0.\n"
+                                 "NCCL_NVLS_ENABLE set by environment to 1."))
+    code, out, err = run(capsys, "diagnose", str(path))
+    assert code == 2 and not out and len(err.splitlines()) == 1
+    assert "sets NCCL_NVLS_ENABLE to 0 (line 21) and to another value (line 22)" in err
+
+
+def test_a_value_stops_where_strtoll_stops(tmp_path, capsys):
+    notes = _notes(capsys, _with(tmp_path, "mpirun -x NCCL_MAX_NCHANNELS=4.5 ./all_reduce_perf"))
+    assert any(n.startswith("NCCL_MAX_NCHANNELS=4 in the paste:") for n in notes)

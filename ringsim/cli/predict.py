@@ -82,17 +82,18 @@ def register(sub) -> None:
                                                          maximum=MAX_CHANNELS),
                         default=None, metavar="N",
                         help="as NCCL_MIN_NCHANNELS does: the communicator gets at least N "
-                             "channels, copies of its rings that add no speed in NCCL's model; "
-                             f"a small call still runs on fewer (1 to {MAX_CHANNELS} here, held "
-                             "to a release's own most; NCCL reads 0 as no minimum)")
+                             "channels, copies of its rings that add speed only up to the blocks "
+                             "a ring gets by default; a small call still runs on fewer (1 to "
+                             f"{MAX_CHANNELS} here, held to a release's own most; NCCL reads 0 as "
+                             "no minimum)")
     parser.add_argument("--max-channels", type=count_arg("NCCL_MAX_NCHANNELS", minimum=1,
                                                          maximum=MAX_CHANNELS),
                         default=None, metavar="N",
-                        help="as NCCL_MAX_NCHANNELS does: ring, tree, PAT and CollNet calls run "
-                             "on at most N distinct channels (2.20.5 to 2.27.7 then copy them "
-                             "up to NVLS's count), and from 2.28.3 NVLS across nodes too; NCCL "
-                             "still chooses as if every channel its search found ran (1 to "
-                             f"{MAX_CHANNELS} here; NCCL reads less than 1 as 1)")
+                        help="as NCCL_MAX_NCHANNELS does: ring, tree and PAT calls run on the "
+                             "first N channels (2.22.3 to 2.27.7 then copy them up to NVLS's "
+                             "count), and from 2.28.3 NVLS across nodes too; NCCL still weighs "
+                             "every ring its search found, and CollNetDirect keeps NCCL's time "
+                             f"(1 to {MAX_CHANNELS} here; NCCL reads less than 1 as 1)")
     parser.add_argument("--no-nvls", action="store_true",
                         help="as NCCL_NVLS_ENABLE=0 (or a machine without multicast support): "
                              "NVLS and NVLSTree are off, and NCCL 2.20.5 to 2.27.7 no longer "
@@ -174,12 +175,12 @@ def run(args: argparse.Namespace) -> int:
         return _tuning(args, topology)
     if args.no_nvls:
         from ..studies.ncclrun import without_nvls
-        kept = without_nvls(args.algo)
-        if args.algo is not None and kept == args.algo and not args.algo.startswith("^") \
-                and ":" not in args.algo:
+        named = [] if args.algo is None or args.algo.startswith("^") or ":" in args.algo else \
+            [part.strip().lower() for part in args.algo.split(",")]
+        if named and all(part in ("nvls", "nvlstree") for part in named):
             raise RingsimError(f"--algo {printable(args.algo)[:40]} names only what --no-nvls "
                                "turns off (NVLS, NVLSTree)")
-        args.algo = kept
+        args.algo = without_nvls(args.algo)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process,
                    min_channels=args.min_channels, max_channels=args.max_channels,
@@ -191,7 +192,8 @@ def run(args: argparse.Namespace) -> int:
         made = {"topology": topology.name, "gpus": args.gpus, "nodes": topology.nodes(args.gpus),
                 "collective": args.collective, "nccl": args.nccl or versions()[0],
                 **{f"{bound}_channels": value for bound, value in
-                   (("min", args.min_channels), ("max", args.max_channels)) if value is not None}}
+                   (("min", args.min_channels), ("max", args.max_channels)) if value is not None},
+                **({"nvls_enable": 0} if args.no_nvls else {})}
         for row in rows:
             record = {**row.to_json(), **made}
             if args.published:

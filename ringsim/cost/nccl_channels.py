@@ -96,16 +96,21 @@ def set_channels(tuned: Tuned, channels: int) -> int:
     return channels
 
 
-def distinct_channels(tuned: Tuned, algo: str, run: int) -> int:
-    """Of the `run` channels a call runs on, those that are not copies a setting added:
-    NCCL_MAX_NCHANNELS keeps the communicator's first channels, and what NCCL_MIN_NCHANNELS
-    or the raise to nvlsChannels add after it are copies of those, on the same links. NVLS's
-    channels are each its own."""
-    if algo in NVLS_FAMILY or tuned.max_channels is None:
+def distinct_channels(tuned: Tuned, algo: str, run: int) -> float:
+    """Of the `run` channels a call runs on, how many NCCL's own pricing counts: each of the
+    communicator's channels is its share of the searched graph's rings, the way NCCL connects
+    every ring twice (and again on Hopper across nodes) to drive it with more blocks. Comm
+    channel c runs ring c mod the graph's rings, so the first channels NCCL_MAX_NCHANNELS
+    keeps hold that many rings at most; the copies NCCL_MIN_NCHANNELS or the raise to
+    nvlsChannels add after it drive those rings only, up to NCCL's own count of blocks a ring.
+    NVLS's channels are each its own."""
+    rings = tuned.graphs[algo].channels
+    if algo in NVLS_FAMILY or tuned.max_channels is None or rings <= 0:
         return run
-    kept = min(comm_channels(tuned, algo, limited=False),
-               max(1, min(tuned.max_channels, tuned.sys.tables["channels"]["max"])))
-    return min(run, kept)
+    natural = comm_channels(tuned, algo, limited=False)
+    kept = max(1, min(tuned.max_channels, tuned.sys.tables["channels"]["max"]))
+    # the kept rings, each driven by at most as many blocks as NCCL's own communicator gives it
+    return min(run, min(kept, rings) * natural / rings, natural)
 
 
 def comm_channels(tuned: Tuned, algo: str, limited: bool = True) -> int:

@@ -357,8 +357,11 @@ def _model(output: Output, topology, predict, gpus: int, nodes: int, collective:
     per_process = inputs.per_process(output, topology, gpus, nodes, notes)
     if per_process > 1:
         predict = functools.partial(predict, gpus_per_process=per_process)
-    from ..cost.nccl import MAX_CHANNELS  # imported once the paste has passed
-    limits = nccl_settings.limits(output.channel_settings, given, output.name, MAX_CHANNELS, notes)
+    from ..cost.nccl_graph import constants  # imported once the paste has passed
+    from ..cost.nccl_tuner import carried_release
+    # NCCL holds a setting to its release's MAXCHANNELS: 32 up to 2.24.3, 64 from 2.25.1
+    most = constants(carried_release(nccl))["channels"]["max"]
+    limits = nccl_settings.limits(output.channel_settings, given, output.name, most, notes)
     if limits:
         predict = functools.partial(predict, **limits)
     predict = functools.partial(_all_sizes, predict)

@@ -14,8 +14,12 @@ import re
 
 from ..core.errors import RingsimError
 
-_SETTING = re.compile(r"\bNCCL_(MIN|MAX)_(NCHANNELS|NRINGS|CTAS)(?:=| set by environment to )"
-                      r"[\"']?([-+]?(?:0[xX][0-9a-fA-F]{1,16}|\d{1,18}))(?![\w.]*\d)")
+# strtoll stops at the first character that is not a digit (4.5 is 4); a value too long for it
+# is an error, after which NCCL keeps its default, so it is not read here either
+_SETTING = re.compile(r"\bNCCL_((?:MIN|MAX)_(?:NCHANNELS|NRINGS|CTAS)|NVLS_ENABLE)"
+                      r"(?:=| set by environment to )[\"']?"
+                      r"([-+]?(?:0[xX][0-9a-fA-F]{1,15}|\d{1,18}))(?![0-9a-fA-F]*\d)")
+NVLS_ENABLE = "NCCL_NVLS_ENABLE"
 
 
 def c_integer(text: str) -> int:
@@ -34,8 +38,20 @@ def c_integer(text: str) -> int:
 def read(line: str, number: int, found: dict[str, dict[int, int]]) -> None:
     """Add the settings `line` (line `number` of a paste) makes to `found`: by name, each value
     seen and the first line that set it."""
-    for bound, kind, text in _SETTING.findall(line):
-        found.setdefault(f"NCCL_{bound}_{kind}", {}).setdefault(c_integer(text), number)
+    for name, text in _SETTING.findall(line):
+        found.setdefault(f"NCCL_{name}", {}).setdefault(c_integer(text), number)
+
+
+def nvls_setting(found: dict[str, dict[int, int]], source: str) -> str | None:
+    """'NCCL_NVLS_ENABLE=0' where the paste turns NVLS off (any value NCCL reads as 0: 0x0,
+    -0), None where it does not say; a paste that sets it both off and on is refused."""
+    values = found.get(NVLS_ENABLE, {})
+    off = [line for value, line in values.items() if value == 0]
+    on = [line for value, line in values.items() if value != 0]
+    if off and on:
+        raise RingsimError(f"{source} sets {NVLS_ENABLE} to 0 (line {min(off):,}) and to another "
+                           f"value (line {min(on):,}): pass one run's output")
+    return f"{NVLS_ENABLE}=0" if off else None
 
 
 def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], source: str,
@@ -48,7 +64,7 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
     for bound, low in (("min", 0), ("max", 1)):
         key, name = f"{bound}_channels", f"NCCL_{bound.upper()}_NCHANNELS"
         what = ("at least that many channels" if bound == "min" else
-                "at most that many channels, while NCCL chooses as if all its channels ran")
+                "the first that many channels")
         if key in held:
             notes.append(f"{name}={held[key]} (--{bound}-channels): the model's ring and tree "
                          f"calls run on {what}")
@@ -71,9 +87,10 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
             notes.append(f"{said} sets no minimum")
             continue
         held[key] = kept
-        notes.append(f"{said}: the model's ring and tree calls run on {what}, as NCCL's do")
+        notes.append(f"{said}: as in NCCL, the model's ring and tree calls run on {what}")
     ctas = [name for name in ("NCCL_MIN_CTAS", "NCCL_MAX_CTAS") if name in found]
     if ctas:
-        notes.append(f"{' and '.join(ctas)} in the paste: not modelled (they bound the ring, tree "
-                     "and NVLS channels; give --min-channels/--max-channels for the first two)")
+        notes.append(f"{' and '.join(ctas)} in the paste: not modelled ({'they bound' if len(ctas) > 1 else 'it bounds'} "
+                     "the ring, tree and NVLS channels; --min-channels/--max-channels give the "
+                     "ring and tree part)")
     return held

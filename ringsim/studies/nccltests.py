@@ -180,7 +180,7 @@ def parse(text: Text) -> Output:
                 out.env.setdefault(name, shown(value, 40))
         if out.nvls_off is None and "NVLS" in line:
             out.nvls_off = nvls_off([line])
-        if "NCCL_M" in line:
+        if "NCCL_M" in line or "NCCL_NVLS_ENABLE" in line:
             nccl_settings.read(line, number, out.channel_settings)
         if line.startswith("#"):
             if m := _STARTING.search(line):
@@ -222,6 +222,10 @@ def parse(text: Text) -> Output:
         else:
             out.past_limit += 1
     out.ranks = sorted(seen_ranks.values(), key=lambda r: r.rank)
+    # a value NCCL reads as 0 that NCCL's own words above missed (0x0, -0); both 0 and not: refused
+    stated = nccl_settings.nvls_setting(out.channel_settings, text.name)
+    if out.nvls_off is None and stated is not None:
+        out.nvls_off = stated
     if not out.rows and out.skipped:
         raise RingsimError(f"{text.name} holds {out.skipped:,} row{'s' * (out.skipped > 1)} of "
                            f"nccl-tests' layout, none readable (at {out.first_skip})")

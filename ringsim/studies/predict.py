@@ -148,10 +148,9 @@ def channels_note(min_channels: int | None, max_channels: int | None) -> str | N
             (("MIN", min_channels), ("MAX", max_channels)) if value is not None]
     if not said:
         return None
-    return (f"# {' and '.join(said)}: calls run on the channels the channels column shows (a "
-            "copy of a ring adds none of its speed), while NCCL still chooses as if every "
-            "channel its search found ran; NVLS keeps its own channels, except across nodes from "
-            "2.28.3, and CollNetDirect keeps NCCL's own time (docs/cost.md, deviation 6)")
+    return (f"# {' and '.join(said)}: calls run on the channels the channels column shows, "
+            "a copy of a ring adding speed only up to the blocks a ring gets by default, while "
+            "NCCL still weighs every ring its search found (docs/cost.md, deviation 6)")
 
 
 MAX_NAMED = 4  # rounded sizes named one by one in the table's note, then a count

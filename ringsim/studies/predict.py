@@ -13,7 +13,7 @@ from ..cost.topology import load
 from ..cost.topology_model import Topology
 from .nccltests import ROOTED, SHARE_COUNT
 # nccl-tests' rounding lives beside its counts, where sweep reads it too.
-from .nccltests_counts import nccl_tests_size, per_rank, whole_elements  # noqa: F401
+from .nccltests_counts import nccl_tests_size, per_rank
 from .sweep import parse_sizes
 
 # nccl-tests doc/PERFORMANCE.md: busbw = algbw × factor, the bytes each GPU's link carries.

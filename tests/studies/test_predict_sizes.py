@@ -14,7 +14,8 @@ import pytest
 from ringsim.cli import main
 from ringsim.core.errors import RingsimError
 from ringsim.studies.nccltests import parse
-from ringsim.studies.predict import predict, nccl_tests_size, whole_elements
+from ringsim.studies.nccltests_counts import nccl_tests_size, whole_elements
+from ringsim.studies.predict import predict
 from ringsim.studies.textfile import read_text
 
 OUTPUTS = __import__("pathlib").Path(__file__).parents[1] / "data" / "nccl_outputs"

@@ -10,7 +10,7 @@ from ..core.errors import RingsimError
 from ..core.textout import printable
 from ..cost.nccl import MAX_CHANNELS, max_threads, tuning_table
 from ..cost.nccl_notes import algo_note, fallback_note, last_node_note, path_note
-from ..cost.nccl_tuner import names, versions
+from ..cost.nccl_tuner import NVLS_FAMILY, names, versions
 from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..studies.nccltests import PERF
@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
         from ..studies.ncclrun import without_nvls
         named = [] if args.algo is None or args.algo.startswith("^") or ":" in args.algo else \
             [part.strip().lower() for part in args.algo.split(",")]
-        if named and all(part in ("nvls", "nvlstree") for part in named):
+        if named and all(part in {a.lower() for a in NVLS_FAMILY} for part in named):
             raise RingsimError(f"--algo {printable(args.algo)[:40]} names only what --no-nvls "
                                "turns off (NVLS, NVLSTree)")
         args.algo = without_nvls(args.algo)

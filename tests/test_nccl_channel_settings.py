@@ -326,3 +326,12 @@ def test_nvls_enable_is_read_as_nccl_reads_it_and_both_values_are_refused(tmp_pa
 def test_a_value_stops_where_strtoll_stops(tmp_path, capsys):
     notes = _notes(capsys, _with(tmp_path, "mpirun -x NCCL_MAX_NCHANNELS=4.5 ./all_reduce_perf"))
     assert any(n.startswith("NCCL_MAX_NCHANNELS=4 in the paste:") for n in notes)
+
+
+def test_a_setting_is_held_to_the_cap_of_the_release_that_ran(tmp_path, capsys):
+    path = tmp_path / "paste.txt"
+    path.write_text(open(NVLS0).read().replace("NCCL version 2.26.2", "NCCL version 2.24.3").replace(
+        "NCCL_NVLS_ENABLE set by environment to 0.",
+        "NCCL_NVLS_ENABLE set by environment to 0.\nNCCL_MIN_NCHANNELS set by environment to 100."))
+    notes = _notes(capsys, str(path))
+    assert any(n.startswith("NCCL_MIN_NCHANNELS=100 in the paste (NCCL holds it to 32)") for n in notes)

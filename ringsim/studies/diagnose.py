@@ -26,7 +26,7 @@ from ..core.units import format_bytes
 from . import diagnose_inputs as inputs
 from . import nccl_settings, peers, slowsizes
 from .diagnose_verdicts import checks, percent, ring_check, verdicts
-from .ncclrun import no_nvls, without_nvls
+from .ncclrun import no_nvls, run_release, without_nvls
 from .nccltests import DTYPES, OTHER_NAMES, SHARE_COUNT, Output, bus_factor
 
 DEFAULT_TOLERANCE = 0.3
@@ -359,8 +359,10 @@ def _model(output: Output, topology, predict, gpus: int, nodes: int, collective:
         predict = functools.partial(predict, gpus_per_process=per_process)
     from ..cost.nccl_graph import constants  # imported once the paste has passed
     from ..cost.nccl_tuner import carried_release
-    # NCCL holds a setting to its release's MAXCHANNELS: 32 up to 2.24.3, 64 from 2.25.1
-    most = constants(carried_release(nccl))["channels"]["max"]
+    # NCCL holds a setting to its release's MAXCHANNELS (32 up to 2.24.3, 64 from 2.25.1): the
+    # release that ran, where ringsim carries it, else the one pricing the run
+    release = run_release(output.nccl_version or ran) or carried_release(nccl)
+    most = constants(release)["channels"]["max"]
     limits = nccl_settings.limits(output.channel_settings, given, output.name, most, notes)
     if limits:
         predict = functools.partial(predict, **limits)

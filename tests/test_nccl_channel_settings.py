@@ -335,3 +335,34 @@ def test_a_setting_is_held_to_the_cap_of_the_release_that_ran(tmp_path, capsys):
         "NCCL_NVLS_ENABLE set by environment to 0.\nNCCL_MIN_NCHANNELS set by environment to 100."))
     notes = _notes(capsys, str(path))
     assert any(n.startswith("NCCL_MIN_NCHANNELS=100 in the paste (NCCL holds it to 32)") for n in notes)
+
+
+def test_nvls_nchannels_replaces_nccls_own_count_and_fewer_run_at_that_share():
+    # transport/nvls.cc: a set NCCL_NVLS_NCHANNELS (config nvlsCTAs) takes the place of
+    # NVLS_NCHANNELS (16 on Hopper); NCCL's tuning still prices the searched NVLS graph.
+    free = nccl_choice(load("dgx-h100"), 8, 1 << 30, algo="NVLS")
+    four = nccl_choice(load("dgx-h100"), 8, 1 << 30, algo="NVLS", nvls_channels=4)
+    more = nccl_choice(load("dgx-h100"), 8, 1 << 30, algo="NVLS", nvls_channels=32)
+    assert (free.channels, four.channels, more.channels) == (16, 4, 32)
+    assert four.bandwidth == pytest.approx(free.bandwidth / 4, rel=1e-9)
+    assert more.seconds == free.seconds and four.nccl_seconds == free.nccl_seconds
+    tree = nccl_choice(load("dgx-h100"), 16, 1 << 30, algo="NVLSTree", nvls_channels=8)
+    assert tree.channels == 8
+    # 2.24.3 copies the rings up to the NVLS count it has: the setting's
+    assert connected(tune(load("dgx-h100"), 16, "2.24.3", max_channels=2, nvls_channels=6)) == (2, 6)
+
+
+def test_nvls_nchannels_in_a_paste_and_on_the_command_line(tmp_path, capsys):
+    base = open(NVLS0).read().replace("NCCL_NVLS_ENABLE set by environment to 0.", "")
+    path = tmp_path / "paste.txt"
+    path.write_text(base.replace("NCCL version 2.26.2+cuda12.4", "NCCL version 2.26.2+cuda12.4\n"
+                                 "NCCL_NVLS_NCHANNELS set by environment to 4."))
+    code, out, err = run(capsys, "diagnose", str(path), "--json")
+    assert code == 0, err
+    summary = json.loads(out.splitlines()[-1])
+    assert summary["nvls_channels"] == 4
+    assert ("NCCL_NVLS_NCHANNELS=4 in the paste: as in NCCL, the model's NVLS and NVLSTree calls "
+            "run on that many channels") in summary["notes"]
+    code, out, _ = run(capsys, "predict", "--gpus", "8", "--sizes", "1GiB", "--nvls-channels", "4",
+                       "--json")
+    assert code == 0 and json.loads(out)["channels"] == 4 and json.loads(out)["nvls_channels"] == 4

@@ -62,7 +62,7 @@ def register(sub) -> None:
                         help="hold the model to the protocols of NCCL_PROTO (LL, LL128, Simple; "
                              "default: what the paste shows where the model can run it, else "
                              "NCCL's own choice)")
-    for bound in ("min", "max"):
+    for bound in ("min", "max", "nvls"):
         parser.add_argument(f"--{bound}-channels", default=None, metavar="N",
                             type=count_arg(f"NCCL_{bound.upper()}_NCHANNELS", minimum=1,
                                            maximum=MAX_CHANNELS),
@@ -187,7 +187,8 @@ def run(args: argparse.Namespace) -> int:
                             topology_reason=reason, algo=args.algo, proto=args.proto,
                             nccl=nccl, ran=tuning.version,
                             nvls_off=nvls_off(log_text.lines) if log_text is not None else None,
-                            min_channels=args.min_channels, max_channels=args.max_channels)
+                            min_channels=args.min_channels, max_channels=args.max_channels,
+                            nvls_channels=args.nvls_channels)
     report.tuning_from(tuning, topology)
     if mixed:
         report.notes.append(f"the header names {mixed}; the model takes every GPU as "

@@ -94,6 +94,13 @@ def register(sub) -> None:
                              "count), and from 2.28.3 NVLS across nodes too; NCCL still weighs "
                              "every ring its search found, and CollNetDirect keeps NCCL's time "
                              f"(1 to {MAX_CHANNELS} here; NCCL reads less than 1 as 1)")
+    parser.add_argument("--nvls-channels", type=count_arg("NCCL_NVLS_NCHANNELS", minimum=1,
+                                                          maximum=MAX_CHANNELS),
+                        default=None, metavar="N",
+                        help="as NCCL_NVLS_NCHANNELS does: NVLS and NVLSTree run on N channels "
+                             "in place of NCCL's own count (16 on Hopper); fewer run at that "
+                             "share of its rate, more add nothing, and NCCL still chooses as if "
+                             f"its own count ran (1 to {MAX_CHANNELS} here)")
     parser.add_argument("--no-nvls", action="store_true",
                         help="as NCCL_NVLS_ENABLE=0 (or a machine without multicast support): "
                              "NVLS and NVLSTree are off, and NCCL 2.20.5 to 2.27.7 no longer "
@@ -158,7 +165,9 @@ def run(args: argparse.Namespace) -> int:
         raise RingsimError(f"--tuning prints NCCL's table for every collective, size, type and "
                            f"process layout at once: it takes no {', '.join(ignored)}")
     limits = [flag for flag, value in (("--min-channels", args.min_channels),
-                                       ("--max-channels", args.max_channels)) if value is not None]
+                                       ("--max-channels", args.max_channels),
+                                       ("--nvls-channels", args.nvls_channels))
+              if value is not None]
     if args.no_nvls:
         limits.append("--no-nvls")
     if args.tuning and limits:
@@ -184,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process,
                    min_channels=args.min_channels, max_channels=args.max_channels,
-                   nvls=not args.no_nvls)
+                   nvls=not args.no_nvls, nvls_channels=args.nvls_channels)
     found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process, args.collective,
                                 args.dtype) if args.published else ([], {}))
     if args.json:
@@ -192,7 +201,8 @@ def run(args: argparse.Namespace) -> int:
         made = {"topology": topology.name, "gpus": args.gpus, "nodes": topology.nodes(args.gpus),
                 "collective": args.collective, "nccl": args.nccl or versions()[0],
                 **{f"{bound}_channels": value for bound, value in
-                   (("min", args.min_channels), ("max", args.max_channels)) if value is not None},
+                   (("min", args.min_channels), ("max", args.max_channels),
+                    ("nvls", args.nvls_channels)) if value is not None},
                 **({"nvls_enable": 0} if args.no_nvls else {})}
         for row in rows:
             record = {**row.to_json(), **made}
@@ -217,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
                            TYPES[args.dtype][0]),
                  far and f"# {far}",
                  (last := last_node_note(topology, args.gpus)) and f"# {last}",
-                 channels_note(args.min_channels, args.max_channels),
+                 channels_note(args.min_channels, args.max_channels, args.nvls_channels),
                  rounding_note(rows, args.collective, args.gpus),
                  empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows),
                  "# NCCL_NVLS_ENABLE=0 (--no-nvls): NVLS and NVLSTree are off" if args.no_nvls
@@ -258,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
                                    args.collective, args.dtype)
         if found:
             held = [word for word, given in (("chose its channels", args.min_channels or
-                                              args.max_channels),
+                                              args.max_channels or args.nvls_channels),
                                              ("may have run NVLS", args.no_nvls)) if given]
             held = f" (NCCL {' and '.join(held)} there)" if held else ""
             say(f"# {len(found)} published healthy {PERF[args.collective]} "

@@ -179,7 +179,8 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
                 algo: str | None = None, proto: str | None = None,
                 nccl: str | None = None, gpus_per_process: int = 1,
                 dtype: str = "float", min_channels: int | None = None,
-                max_channels: int | None = None, nvls: bool = True) -> NcclChoice:
+                max_channels: int | None = None, nvls: bool = True,
+                nvls_channels: int | None = None) -> NcclChoice:
     """NCCL's fastest (algorithm, protocol) for one call of `nbytes` per GPU (nccl-tests'
     `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`, with the latency
     tables of NCCL release `nccl` (one of versions(); None: the model's own), issued by
@@ -187,7 +188,8 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     reduce-scatter, broadcast or reduce (the last two on the ring only, as NCCL tunes them);
     `dtype`: the data type as nccl-tests names it (NVLS adds no 8-bit type: int8, uint8, f8e4m3, f8e5m2);
     `min_channels` / `max_channels`: NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (None: unset);
-    `nvls` False: NVLS off, as NCCL_NVLS_ENABLE=0 or a machine without multicast leaves it."""
+    `nvls` False: NVLS off, as NCCL_NVLS_ENABLE=0 or a machine without multicast leaves it;
+    `nvls_channels`: NCCL_NVLS_NCHANNELS (None: unset)."""
     func = _function(collective, algo, nccl)
     dtype = check_dtype(dtype)
     algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
@@ -195,7 +197,8 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     topo = _topology(topology, gpus)
     nbytes = _check_count(nbytes, "bytes", 0, MAX_BYTES)
     check_per_process(topo, gpus, gpus_per_process)
-    tuned = tune(topo, gpus, nccl, **channel_settings(min_channels, max_channels), nvls=nvls)
+    tuned = tune(topo, gpus, nccl, **channel_settings(min_channels, max_channels, nvls_channels),
+                 nvls=nvls)
     return _choose(tuned, func, _nvls_on(algos, nvls), protos, proto is not None, nbytes,
                    host_seconds(gpus_per_process), dtype)
 
@@ -205,11 +208,14 @@ def _nvls_on(algos: set, nvls: bool) -> set:
     return algos if nvls else algos - set(NVLS_FAMILY)
 
 
-def channel_settings(min_channels: int | None, max_channels: int | None) -> dict:
-    """NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS checked (None: unset), as tune() takes them."""
+def channel_settings(min_channels: int | None, max_channels: int | None,
+                     nvls_channels: int | None = None) -> dict:
+    """NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS and NCCL_NVLS_NCHANNELS checked (None: unset),
+    as tune() takes them."""
     return {name: None if value is None else _check_count(value, what, 1, MAX_CHANNELS)
             for name, value, what in (("min_channels", min_channels, "NCCL_MIN_NCHANNELS"),
-                                      ("max_channels", max_channels, "NCCL_MAX_NCHANNELS"))}
+                                      ("max_channels", max_channels, "NCCL_MAX_NCHANNELS"),
+                                      ("nvls_channels", nvls_channels, "NCCL_NVLS_NCHANNELS"))}
 
 
 def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
@@ -282,7 +288,8 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
                  algo: str | None = None, proto: str | None = None,
                  nccl: str | None = None, gpus_per_process: int = 1,
                  dtype: str = "float", min_channels: int | None = None,
-                 max_channels: int | None = None, nvls: bool = True) -> list[NcclChoice | None]:
+                 max_channels: int | None = None, nvls: bool = True,
+                 nvls_channels: int | None = None) -> list[NcclChoice | None]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints); None for
     a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
     func = _function(collective, algo, nccl)
@@ -292,7 +299,7 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
     sizes = [_check_count(n, "bytes", 0, MAX_BYTES) for n in sizes]
     topology = _topology(topology, gpus)
     check_per_process(topology, gpus, gpus_per_process)
-    settings = channel_settings(min_channels, max_channels)
+    settings = channel_settings(min_channels, max_channels, nvls_channels)
     tuned, host = tune(topology, gpus, nccl, **settings, nvls=nvls), host_seconds(gpus_per_process)
     algos = _nvls_on(algos, nvls)
     return [_choose(tuned, func, algos, protos, proto is not None, n, host, dtype) if n else None

@@ -23,23 +23,27 @@ class Tuned:
     min_channels: int | None = None  # NCCL_MIN_NCHANNELS, None where unset
     max_channels: int | None = None  # NCCL_MAX_NCHANNELS, None where unset
     nvls: bool = True  # False where NVLS is off (NCCL_NVLS_ENABLE=0 or no multicast support)
+    nvls_count: int | None = None  # NCCL_NVLS_NCHANNELS, None where unset
 
 
 def tune(topology: Topology, gpus: int, nccl: str | None = None, *,
          min_channels: int | None = None, max_channels: int | None = None,
-         nvls: bool = True) -> Tuned:
+         nvls: bool = True, nvls_channels: int | None = None) -> Tuned:
     """G GPUs on a topology as release `nccl` (None: the model's own) sees and searches them,
-    with NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS set to `min_channels` / `max_channels`, and
-    NVLS off where `nvls` is False."""
+    with NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS / NCCL_NVLS_NCHANNELS set to `min_channels` /
+    `max_channels` / `nvls_channels`, and NVLS off where `nvls` is False."""
     release = carried_release(nccl)  # an unknown version is an error before any work
     sys = system(topology, gpus, release)
-    return Tuned(sys, graphs(sys), release, min_channels, max_channels, nvls)
+    return Tuned(sys, graphs(sys), release, min_channels, max_channels, nvls, nvls_channels)
 
 
-def nvls_channels(tuned: Tuned) -> int:
+def nvls_channels(tuned: Tuned, limited: bool = True) -> int:
     """comm->nvlsChannels: NVLS_NCHANNELS by architecture and nodes, and from 2.30.3 on
     Blackwell across nodes what ncclNvlsTreeSm100Tuning (transport/nvls.cc) picks from the
-    NIC's rate and the GPUs per node."""
+    NIC's rate and the GPUs per node; NCCL_NVLS_NCHANNELS in its place where set (and
+    `limited`), held to 1..MAXCHANNELS as ncclNvlsInit/ncclNvlsTuning hold it to the CTAs."""
+    if limited and tuned.nvls_count is not None:
+        return max(1, min(tuned.nvls_count, tuned.sys.tables["channels"]["max"]))
     sys = tuned.sys
     limits = sys.tables["channels"]
     table = limits["nvls_channels_nodes" if sys.nodes > 1 else "nvls_channels"]
@@ -79,7 +83,7 @@ def connected(tuned: Tuned, limited: bool = True) -> tuple[int, int]:
     raised = channels
     # With NVLS off ncclNvlsInit leaves nvlsChannels at 0 (transport/nvls.cc): nothing to raise to.
     if rules["comm_nvls_raise"] != "none" and tuned.graphs["NVLS"].channels and tuned.nvls:
-        raised = min(limits["max"], max(channels, nvls_channels(tuned)))
+        raised = min(limits["max"], max(channels, nvls_channels(tuned, limited)))
     return channels, raised
 
 
@@ -118,7 +122,7 @@ def comm_channels(tuned: Tuned, algo: str, limited: bool = True) -> int:
     `limited` False, as if NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS were unset (the count
     NCCL's tuning prices, since its bandwidths count the searched graph's channels)."""
     if algo in NVLS_FAMILY:
-        return nvls_channels(tuned)  # nvlsChannels has its own setting, NCCL_NVLS_NCHANNELS
+        return nvls_channels(tuned, limited)  # nvlsChannels has its own setting, NCCL_NVLS_NCHANNELS
     # Ring, Tree and CollNetDirect start from the raised count from 2.22.3 (enqueue.cc:
     # comm->nChannels), from collChannels in 2.20.5 and 2.21.5.
     start, raised = connected(tuned, limited)

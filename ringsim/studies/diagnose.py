@@ -98,6 +98,7 @@ class Report:
     gpus_per_process: int = 1  # GPUs one process drove (the header's nGpus), as modelled
     min_channels: int | None = None  # the NCCL_MIN_NCHANNELS the model was held to
     max_channels: int | None = None  # likewise NCCL_MAX_NCHANNELS
+    nvls_channels: int | None = None  # likewise NCCL_NVLS_NCHANNELS
     tuning: list[str] = field(default_factory=list)  # NCCL's own tuning output beside the model's
     tuning_record: dict = field(default_factory=dict)  # the same as JSON
     peers: list = field(default_factory=list)  # published healthy runs like this one (peers.Peer)
@@ -126,6 +127,7 @@ class Report:
                 "ring_check": self.ring_check, "algo": self.algo, "proto": self.proto,
                 "nccl_tables": self.nccl, "nvls_off": self.nvls_off,
                 "min_channels": self.min_channels, "max_channels": self.max_channels,
+                "nvls_channels": self.nvls_channels,
                 "in_place_check": self.in_place, "dips": self.dips,
                 "gpus_per_process": self.gpus_per_process,
                 "host_seconds": self.host_seconds,
@@ -253,20 +255,21 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
              algo: str | None = None, proto: str | None = None,
              nccl: str | None = None, ran: str | None = None,
              nvls_off: str | None = None, min_channels: int | None = None,
-             max_channels: int | None = None) -> Report:
+             max_channels: int | None = None, nvls_channels: int | None = None) -> Report:
     """Compare every measured size with `predict(topology, G, sizes, collective, algo, proto,
     dtype=…)`; algo and proto default to the NCCL_ALGO / NCCL_PROTO the paste shows; `nccl`,
     the release whose tuning tables price it (passed on as predict's `nccl=`), to the
     release the model follows. `ran` and `nvls_off` are what the run's NCCL log says where
     the paste does not: the release that ran, and its line saying NVLS was off (nccltests.
     nvls_off), after which the model leaves NVLS and NVLSTree out as NCCL did.
-    `min_channels` / `max_channels` (NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS) default to what
-    the paste shows."""
+    `min_channels` / `max_channels` / `nvls_channels` (NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS
+    / NCCL_NVLS_NCHANNELS) default to what the paste shows."""
     gpus, nodes, collective, rows, notes = _checked_run(output, topology, gpus, nodes, collective,
                                                         tolerance)
     factor = float(bus_factor(collective, gpus))
     dtype = OTHER_NAMES.get(rows[0].dtype, rows[0].dtype)
-    given = {"min_channels": min_channels, "max_channels": max_channels}
+    given = {"min_channels": min_channels, "max_channels": max_channels,
+             "nvls_channels": nvls_channels}
     model = _model(output, topology, predict, gpus, nodes, collective, rows, dtype, notes,
                    algo, proto, nccl, ran, nvls_off, given)
     measured, modelled, split = _curves(rows, model, topology, gpus, collective, dtype, factor,
@@ -457,7 +460,8 @@ def _peer_notes(report: Report, topology, dtype: str) -> None:
     held_to = ", ".join(f"{name}={value}" for name, value in
                         (("NCCL_ALGO", report.algo), ("NCCL_PROTO", report.proto),
                          ("NCCL_MIN_NCHANNELS", report.min_channels),
-                         ("NCCL_MAX_NCHANNELS", report.max_channels)) if value is not None)
+                         ("NCCL_MAX_NCHANNELS", report.max_channels),
+                         ("NCCL_NVLS_NCHANNELS", report.nvls_channels)) if value is not None)
     mine = {r.bytes: r.measured_seconds for r in report.rows}
     copy = peers.copy_of(gpus, nodes, per_process, dtype, collective, mine)
     found = peers.peers(topology, gpus, nodes, per_process, collective, dtype)

@@ -16,7 +16,7 @@ from ..core.errors import RingsimError
 
 # strtoll stops at the first character that is not a digit (4.5 is 4); a value too long for it
 # is an error, after which NCCL keeps its default, so it is not read here either
-_SETTING = re.compile(r"\bNCCL_((?:MIN|MAX)_(?:NCHANNELS|NRINGS|CTAS)|NVLS_ENABLE)"
+_SETTING = re.compile(r"\bNCCL_((?:MIN|MAX)_(?:NCHANNELS|NRINGS|CTAS)|NVLS_ENABLE|NVLS_NCHANNELS)"
                       r"(?:=| set by environment to )[\"']?"
                       r"([-+]?(?:0[xX][0-9a-fA-F]{1,15}|\d{1,18}))(?![0-9a-fA-F]*\d)")
 NVLS_ENABLE = "NCCL_NVLS_ENABLE"
@@ -56,20 +56,23 @@ def nvls_setting(found: dict[str, dict[int, int]], source: str) -> str | None:
 
 def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], source: str,
            most: int, notes: list[str]) -> dict[str, int]:
-    """min_channels / max_channels as predict takes them: as `given`, else as the paste set
-    them (`found`, by read), held where NCCL holds them (a minimum below 1 is none, a maximum
-    at least 1, either at most `most`); the notes say what the model does with each. Two
-    values for one setting, with no flag to settle it, are refused in one line."""
+    """min_channels / max_channels / nvls_channels as predict takes them: as `given`, else as
+    the paste set them (`found`, by read), held where NCCL holds them (a minimum below 1 is
+    none, a maximum or NVLS's count at least 1, each at most `most`); the notes say what the
+    model does with each. Two values for one setting, with no flag to settle it, are refused
+    in one line."""
     held = {key: value for key, value in given.items() if value is not None}
-    for bound, low in (("min", 0), ("max", 1)):
+    # each setting, the least NCCL keeps, and the older name it overrides
+    for bound, low, older in (("min", 0, "NCCL_MIN_NRINGS"), ("max", 1, "NCCL_MAX_NRINGS"),
+                              ("nvls", 1, None)):
         key, name = f"{bound}_channels", f"NCCL_{bound.upper()}_NCHANNELS"
-        what = ("at least that many channels" if bound == "min" else
-                "the first that many channels")
+        what = {"min": "the model's ring and tree calls run on at least that many channels",
+                "max": "the model's ring and tree calls run on the first that many channels",
+                "nvls": "the model's NVLS and NVLSTree calls run on that many channels"}[bound]
         if key in held:
-            notes.append(f"{name}={held[key]} (--{bound}-channels): the model's ring and tree "
-                         f"calls run on {what}")
+            notes.append(f"{name}={held[key]} (--{bound}-channels): {what}")
             continue
-        shown = next((n for n in (name, f"NCCL_{bound.upper()}_NRINGS") if n in found), None)
+        shown = next((n for n in (name, older) if n in found), None)
         if shown is None:
             continue
         values = found[shown]
@@ -83,14 +86,15 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
         said = f"{shown}={value:,} in the paste"
         if kept != value:
             said += f" (NCCL holds it to {kept})"
-        if bound == "min" and kept == 0:
+        if kept == 0:  # only a minimum may be 0: none
             notes.append(f"{said} sets no minimum")
             continue
         held[key] = kept
-        notes.append(f"{said}: as in NCCL, the model's ring and tree calls run on {what}")
+        notes.append(f"{said}: as in NCCL, {what}")
     ctas = [name for name in ("NCCL_MIN_CTAS", "NCCL_MAX_CTAS") if name in found]
     if ctas:
-        notes.append(f"{' and '.join(ctas)} in the paste: not modelled ({'they bound' if len(ctas) > 1 else 'it bounds'} "
-                     "the ring, tree and NVLS channels; --min-channels/--max-channels give the "
-                     "ring and tree part)")
+        bound = "they bound" if len(ctas) > 1 else "it bounds"
+        notes.append(f"{' and '.join(ctas)} in the paste: not modelled ({bound} the ring, tree and "
+                     "NVLS channels; --min-channels, --max-channels and --nvls-channels give "
+                     "them)")
     return held

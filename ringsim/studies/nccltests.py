@@ -180,7 +180,7 @@ def parse(text: Text) -> Output:
                 out.env.setdefault(name, shown(value, 40))
         if out.nvls_off is None and "NVLS" in line:
             out.nvls_off = nvls_off([line])
-        if "NCCL_M" in line or "NCCL_NVLS_ENABLE" in line:
+        if "NCCL_M" in line or "NCCL_NVLS_" in line:
             nccl_settings.read(line, number, out.channel_settings)
         if line.startswith("#"):
             if m := _STARTING.search(line):

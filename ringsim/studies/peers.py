@@ -190,7 +190,7 @@ def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1,
     for s in data()["system"]:
         if (s["health"] != "healthy" or s["gpus"] != gpus or s["id"] not in points
                 or s.get("gpus_per_process", 1) != gpus_per_process
-                or any(key in s for key in ("tuner", "min_channels", "max_channels"))
+                or any(key in s for key in ("tuner", "min_channels", "max_channels", "nvls_channels"))
                 or collective(s) != ran or not _added_alike(s.get("dtype", "float"), dtype, topo)):
             continue
         theirs = topology(s["topology"])

@@ -73,7 +73,8 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
             proto: str | None = None, dtype: str = "float",
             nccl: str | None = None, gpus_per_process: int = 1,
             printed: bool = False, min_channels: int | None = None,
-            max_channels: int | None = None, nvls: bool = True) -> list[PredictRow]:
+            max_channels: int | None = None, nvls: bool = True,
+            nvls_channels: int | None = None) -> list[PredictRow]:
     """NCCL's modelled time per size on a topology (a name, a path or a Topology); sizes are
     bytes per GPU (a list of ints, or text as `--sizes` takes it); `nccl`: the release whose
     tuning tables price it (None: the release the model follows); `gpus_per_process`: the
@@ -83,7 +84,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     sizes are nccl-tests' own size column, rounded already by the release that ran (older
     ones round differently), so they are priced as they are. `min_channels` / `max_channels`:
     NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (None: unset); `nvls` False: NVLS off (as
-    NCCL_NVLS_ENABLE=0)."""
+    NCCL_NVLS_ENABLE=0); `nvls_channels`: NCCL_NVLS_NCHANNELS (None: unset)."""
     topo = load(topology) if isinstance(topology, str) else topology
     if not isinstance(topo, Topology):
         raise RingsimError("topology: give a preset name, a .toml path or a Topology")
@@ -112,7 +113,8 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     whole = [(n // width // ranks, n) if printed else nccl_tests_size(n, width, collective, gpus)
              for n in sizes]
     choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto,
-                           nccl, gpus_per_process, type_name, min_channels, max_channels, nvls)
+                           nccl, gpus_per_process, type_name, min_channels, max_channels, nvls,
+                           nvls_channels)
     factor = BUS_FACTORS[collective](gpus)
     rows = []
     for nbytes, (count, used), choice in zip(sizes, whole, choices):
@@ -142,15 +144,18 @@ def host_note(rows: list[PredictRow], gpus_per_process: int) -> str | None:
             f"ringsim's estimate); it, not the GPUs, sets the time of {sizes}")
 
 
-def channels_note(min_channels: int | None, max_channels: int | None) -> str | None:
-    """One comment line saying what NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS do (None: unset)."""
+def channels_note(min_channels: int | None, max_channels: int | None,
+                  nvls_channels: int | None = None) -> str | None:
+    """One comment line saying what NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS and
+    NCCL_NVLS_NCHANNELS do (None: none set)."""
     said = [f"NCCL_{bound}_NCHANNELS={value}" for bound, value in
-            (("MIN", min_channels), ("MAX", max_channels)) if value is not None]
+            (("MIN", min_channels), ("MAX", max_channels), ("NVLS", nvls_channels))
+            if value is not None]
     if not said:
         return None
     return (f"# {' and '.join(said)}: calls run on the channels the channels column shows, "
             "a copy of a ring adding speed only up to the blocks a ring gets by default, while "
-            "NCCL still weighs every ring its search found (docs/cost.md, deviation 6)")
+            "NCCL still weighs every channel its search found (docs/cost.md, deviation 6)")
 
 
 MAX_NAMED = 4  # rounded sizes named one by one in the table's note, then a count

@@ -366,3 +366,9 @@ def test_nvls_nchannels_in_a_paste_and_on_the_command_line(tmp_path, capsys):
     code, out, _ = run(capsys, "predict", "--gpus", "8", "--sizes", "1GiB", "--nvls-channels", "4",
                        "--json")
     assert code == 0 and json.loads(out)["channels"] == 4 and json.loads(out)["nvls_channels"] == 4
+
+
+def test_nvls_channels_with_nvls_off_is_refused(capsys):
+    code, out, err = run(capsys, "predict", "--no-nvls", "--nvls-channels", "4")
+    assert code == 2 and not out and len(err.splitlines()) == 1
+    assert "--nvls-channels sets the channels of NVLS, which --no-nvls turns off" in err

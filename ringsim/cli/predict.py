@@ -168,6 +168,9 @@ def run(args: argparse.Namespace) -> int:
                                        ("--max-channels", args.max_channels),
                                        ("--nvls-channels", args.nvls_channels))
               if value is not None]
+    if args.no_nvls and args.nvls_channels is not None:
+        raise RingsimError("--nvls-channels sets the channels of NVLS, which --no-nvls turns off: "
+                           "give one of them")
     if args.no_nvls:
         limits.append("--no-nvls")
     if args.tuning and limits:

@@ -97,3 +97,15 @@ def test_predict_says_a_listed_size_is_printed_once_as_asked(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "# the sizes asked for are printed in increasing order, each once" in out
     assert "1,001 B → 1,000 B, 1,002 B → 1,000 B" in out
+
+
+def test_sizes_too_close_for_two_labels_get_one(tmp_path, capsys):
+    import re
+
+    from ringsim.cli import main
+    path = tmp_path / "s.svg"
+    assert main(["sweep", "--sizes", "1001,1KiB,6", "-g", "8", "--svg", str(path), "--no-plot"]) == 0
+    labels = re.findall(r'<text x="([\d.]+)" y="\d+" text-anchor="middle">([^<]*B)</text>',
+                        path.read_text())
+    assert [label for _, label in labels] == ["4B", "1,000B"]  # 1KiB sits 2 px from 1,000B
+    assert path.read_text().count('stroke="#e0e0e0"/>') >= 3  # every size keeps its grid line

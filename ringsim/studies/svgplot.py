@@ -67,10 +67,15 @@ def loglog_svg(title: str, xlabel: str, ylabel: str, series: dict[str, list[tupl
                    'stroke="#e0e0e0"/>')
         out.append(f'<text x="{LEFT - 8}" y="{y + 4:.2f}" text-anchor="end">'
                    f'{escape(yformat(value))}</text>')
+    shown_to = -math.inf  # the right edge of the last label drawn
     for value, label in xticks:
         x = px(value)
         out.append(f'<line x1="{x:.2f}" y1="{TOP}" x2="{x:.2f}" y2="{TOP + plot_h}" '
                    'stroke="#e0e0e0"/>')
+        half = len(label) * CHAR_WIDTH / 2
+        if x - half < shown_to + 6:
+            continue  # sizes this close (1,000 B and 1 KiB) would print one label over another
+        shown_to = x + half
         out.append(f'<text x="{x:.2f}" y="{TOP + plot_h + 18}" text-anchor="middle">'
                    f'{escape(label)}</text>')
     out.append(f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" '

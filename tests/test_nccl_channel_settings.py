@@ -372,3 +372,49 @@ def test_nvls_channels_with_nvls_off_is_refused(capsys):
     code, out, err = run(capsys, "predict", "--no-nvls", "--nvls-channels", "4")
     assert code == 2 and not out and len(err.splitlines()) == 1
     assert "--nvls-channels sets the channels of NVLS, which --no-nvls turns off" in err
+
+
+def test_a_paste_from_the_release_the_model_follows_is_read(tmp_path, capsys):
+    path = tmp_path / "paste.txt"
+    path.write_text(open(NVLS0).read().replace("NCCL version 2.26.2", "NCCL version 2.30.7"))
+    code, out, err = run(capsys, "diagnose", str(path), "--json")
+    assert code == 0 and not err
+
+
+def test_nvls_nchannels_where_nvls_did_not_run_changes_nothing(tmp_path, capsys):
+    # NVLS off in the paste: its NVLS count holds nothing back, and the published runs stay
+    notes = _notes(capsys, _with(tmp_path, "NCCL_NVLS_NCHANNELS set by environment to 8."))
+    assert "NCCL_NVLS_NCHANNELS=8 in the paste: NCCL ran no NVLS here, so it changes nothing" in notes
+    assert not any("held to NCCL_NVLS_NCHANNELS" in n for n in notes)
+    code, out, err = run(capsys, "diagnose", _with(tmp_path), "--nvls-channels", "8", "--json")
+    notes = json.loads(out.splitlines()[-1])["notes"]
+    assert code == 0 and ("NCCL_NVLS_NCHANNELS=8 (--nvls-channels): NCCL ran no NVLS here, so it "
+                          "changes nothing the model prices") in notes
+    code, out, _ = run(capsys, "predict", "--topology", "dgx-a100", "--sizes", "1GiB",
+                       "--nvls-channels", "4")
+    assert "# NCCL_NVLS_NCHANNELS=4: NCCL runs no NVLS for this call here" in out
+
+
+@pytest.mark.parametrize("release, value, said", [
+    ("2.24.3", -1, "NCCL_NVLS_NCHANNELS=-1 in the paste (NCCL holds it to 1)"),
+    ("2.26.2", 0, "NCCL_NVLS_NCHANNELS=0 in the paste (NCCL holds it to 1)"),
+    ("2.26.2", -1, "NCCL_NVLS_NCHANNELS=-1 in the paste: this release keeps its own NVLS channels "
+                   "below 0"),
+    ("2.27.7", 0, "NCCL_NVLS_NCHANNELS=0 in the paste: this release keeps its own NVLS channels "
+                  "below 1"),
+])
+def test_a_pasted_nvls_count_below_one_is_read_as_its_release_reads_it(tmp_path, capsys, release,
+                                                                       value, said):
+    base = open(NVLS0).read().replace("NCCL_NVLS_ENABLE set by environment to 0.", "")
+    path = tmp_path / "paste.txt"
+    path.write_text(base.replace("NCCL version 2.26.2+cuda12.4", f"NCCL version {release}+cuda12.4\n"
+                                 f"NCCL_NVLS_NCHANNELS set by environment to {value}."))
+    notes = _notes(capsys, str(path))
+    assert any(n.startswith(said) for n in notes), notes
+
+
+def test_nvls_channels_past_nccls_own_count_leave_the_time_as_it_is():
+    sizes = [8 << 20, 16 << 20, 1 << 30]
+    own = nccl_choices(load("dgx-h100"), 8, sizes, nccl="2.27.7")
+    more = nccl_choices(load("dgx-h100"), 8, sizes, nccl="2.27.7", nvls_channels=64)
+    assert [c.seconds for c in more] == [c.seconds for c in own]

@@ -8,7 +8,7 @@ import json
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
 from ..core.textout import printable
-from ..cost.nccl import MAX_CHANNELS, max_threads, tuning_table
+from ..cost.nccl import MAX_CHANNELS, max_threads, runs_nvls, tuning_table
 from ..cost.nccl_notes import algo_note, fallback_note, last_node_note, path_note
 from ..cost.nccl_tuner import NVLS_FAMILY, names, versions
 from ..cost.topology import presets
@@ -100,7 +100,8 @@ def register(sub) -> None:
                         help="as NCCL_NVLS_NCHANNELS does: NVLS and NVLSTree run on N channels "
                              "in place of NCCL's own count (16 on Hopper); fewer run at that "
                              "share of its rate, more add nothing, and NCCL still chooses as if "
-                             f"its own count ran (1 to {MAX_CHANNELS} here)")
+                             "its own count ran; 2.22.3 to 2.27.7 also copy the rings up to N "
+                             f"(1 to {MAX_CHANNELS} here, held to a release's own most)")
     parser.add_argument("--no-nvls", action="store_true",
                         help="as NCCL_NVLS_ENABLE=0 (or a machine without multicast support): "
                              "NVLS and NVLSTree are off, and NCCL 2.20.5 to 2.27.7 no longer "
@@ -230,7 +231,11 @@ def run(args: argparse.Namespace) -> int:
                            TYPES[args.dtype][0]),
                  far and f"# {far}",
                  (last := last_node_note(topology, args.gpus)) and f"# {last}",
-                 channels_note(args.min_channels, args.max_channels, args.nvls_channels),
+                 channels_note(args.min_channels, args.max_channels, args.nvls_channels,
+                               _most_channels(args.nccl),
+                               args.nvls_channels is None
+                               or runs_nvls(topology, args.gpus, args.collective, args.nccl,
+                                            TYPES[args.dtype][0])),
                  rounding_note(rows, args.collective, args.gpus),
                  empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows),
                  "# NCCL_NVLS_ENABLE=0 (--no-nvls): NVLS and NVLSTree are off" if args.no_nvls
@@ -329,6 +334,13 @@ def _published_lines(topology, gpus: int, found, gpus_per_process: int = 1,
                   "each let NCCL choose its algorithm, protocol and channels):",
                   hang="#   ")]
             + [f"#   {line}" for line in peers.describe(found, fill_width(96) - 4)])
+
+
+def _most_channels(nccl: str | None) -> int:
+    """MAXCHANNELS of the release pricing the table: 32 up to 2.24.3, 64 from 2.25.1."""
+    from ..cost.nccl_graph import constants
+    from ..cost.nccl_tuner import carried_release
+    return constants(carried_release(nccl))["channels"]["max"]
 
 
 def _order_note(text: str, priced: int) -> str | None:

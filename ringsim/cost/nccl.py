@@ -208,6 +208,16 @@ def _nvls_on(algos: set, nvls: bool) -> set:
     return algos if nvls else algos - set(NVLS_FAMILY)
 
 
+def runs_nvls(topology, gpus: int, collective: str = "all-reduce", nccl: str | None = None,
+              dtype: str = "float") -> bool:
+    """Whether NCCL weighs NVLS or NVLSTree for the collective on that machine at all (so that
+    NCCL_NVLS_NCHANNELS can matter)."""
+    tuned = tune(_topology(topology, gpus), gpus, nccl)
+    pairs = _candidates(tuned, _function(collective, None, nccl), set(names("algorithms")),
+                        set(names("protocols")), False, check_dtype(dtype))[0]
+    return any(a in NVLS_FAMILY for a, _ in pairs)
+
+
 def channel_settings(min_channels: int | None, max_channels: int | None,
                      nvls_channels: int | None = None) -> dict:
     """NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS and NCCL_NVLS_NCHANNELS checked (None: unset),
@@ -259,7 +269,8 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
             seconds = lat + nbytes / bw
     # NCCL's model prices the pipeline at its steady rate from the first byte; the call also
     # waits for its first step to cross it (nccl_pipeline.py). NCCL's choice does not weigh it.
-    fill = (fill_time(tuned, func, a, p, nbytes, run, graph, bw)
+    # channels past NCCL's own count add nothing, to the pipeline's first step neither
+    fill = (fill_time(tuned, func, a, p, nbytes, min(run, full), graph, bw)
             + ring_hops(tuned, func, p, measured))
     # Calls are issued back to back while the GPUs run the ones before, so a call takes as
     # long as the slower of the two; NCCL's choice does not weigh the host either.

@@ -360,17 +360,12 @@ def _model(output: Output, topology, predict, gpus: int, nodes: int, collective:
     per_process = inputs.per_process(output, topology, gpus, nodes, notes)
     if per_process > 1:
         predict = functools.partial(predict, gpus_per_process=per_process)
-    from ..cost.nccl_graph import constants  # imported once the paste has passed
-    from ..cost.nccl_tuner import carried_release
-    # NCCL holds a setting to its release's MAXCHANNELS (32 up to 2.24.3, 64 from 2.25.1): the
-    # release that ran, where ringsim carries it, else the one pricing the run
-    release = run_release(output.nccl_version or ran) or carried_release(nccl)
-    most = constants(release)["channels"]["max"]
-    limits = nccl_settings.limits(output.channel_settings, given, output.name, most, notes)
+    nvls_off = output.nvls_off or nvls_off
+    limits = _channel_limits(output, topology, gpus, collective, dtype, nccl, ran, nvls_off,
+                             given, notes)
     if limits:
         predict = functools.partial(predict, **limits)
     predict = functools.partial(_all_sizes, predict)
-    nvls_off = output.nvls_off or nvls_off
     if nvls_off:
         # NCCL gives NVLS and NVLSTree no bandwidth once NVLS is off, whatever NCCL_ALGO says
         # (tuning.cc), so every call the model prices leaves them out too.
@@ -510,6 +505,25 @@ def _not_rings(rows: list[SizeRow]) -> bool:
     """Whether the model runs anything but rings at a flagged bandwidth-bound size: where it
     runs rings already, holding it to NCCL_ALGO=Ring would change nothing."""
     return any(r.flag and r.regime == "bandwidth" and r.algorithm != "Ring" for r in rows)
+
+
+def _channel_limits(output: Output, topology, gpus: int, collective: str, dtype: str,
+                    nccl: str | None, ran: str | None, nvls_off: str | None, given: dict,
+                    notes: list[str]) -> dict:
+    """The channel settings the model is held to (nccl_settings.limits), as the NCCL release
+    that ran holds them where ringsim carries it, else the release pricing the run: its
+    MAXCHANNELS (32 up to 2.24.3, 64 from 2.25.1), which NVLS_NCHANNELS it takes, and whether
+    NVLS ran at all."""
+    from ..cost.nccl import runs_nvls  # imported once the paste has passed
+    from ..cost.nccl_graph import constants
+    from ..cost.nccl_tuner import carried_release, versions
+    ran_release = run_release(output.nccl_version or ran) or nccl
+    most = constants(carried_release(ran_release))["channels"]["max"]
+    asked = given.get("nvls_channels") is not None or "NCCL_NVLS_NCHANNELS" in output.channel_settings
+    nvls_runs = asked and not nvls_off and runs_nvls(topology, gpus, collective, nccl, dtype)
+    floor = nccl_settings.nvls_unset_below(ran_release or versions()[0])
+    return nccl_settings.limits(output.channel_settings, given, output.name, most, notes,
+                                nvls_runs, floor)
 
 
 def _all_sizes(predict, topology, gpus: int, sizes: list[int], **options) -> list:

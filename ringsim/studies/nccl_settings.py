@@ -54,13 +54,24 @@ def nvls_setting(found: dict[str, dict[int, int]], source: str) -> str | None:
     return f"{NVLS_ENABLE}=0" if off else None
 
 
+def nvls_unset_below(release: str) -> int | None:
+    """The least NCCL_NVLS_NCHANNELS NCCL `release` takes as a setting (below it, NCCL keeps
+    its own count); None where every value is one, held to 1: up to 2.24.3 any value is
+    clamped (transport/nvls.cc), 2.25.1 and 2.26 drop a negative one, and from 2.27.3 the
+    config takes only a positive one (init.cc)."""
+    version = tuple(int(part) for part in release.split(".")[:3])
+    return None if version < (2, 25, 1) else 0 if version < (2, 27) else 1
+
+
 def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], source: str,
-           most: int, notes: list[str]) -> dict[str, int]:
+           most: int, notes: list[str], nvls_runs: bool = True,
+           nvls_floor: int | None = None) -> dict[str, int]:
     """min_channels / max_channels / nvls_channels as predict takes them: as `given`, else as
     the paste set them (`found`, by read), held where NCCL holds them (a minimum below 1 is
     none, a maximum or NVLS's count at least 1, each at most `most`); the notes say what the
-    model does with each. Two values for one setting, with no flag to settle it, are refused
-    in one line."""
+    model does with each. NCCL_NVLS_NCHANNELS below `nvls_floor` (nvls_unset_below) leaves
+    NCCL's own count, and where NVLS does not run (`nvls_runs` False) changes nothing. Two
+    values for one setting, with no flag to settle it, are refused in one line."""
     held = {key: value for key, value in given.items() if value is not None}
     # each setting, the least NCCL keeps, and the older name it overrides
     for bound, low, older in (("min", 0, "NCCL_MIN_NRINGS"), ("max", 1, "NCCL_MAX_NRINGS"),
@@ -69,6 +80,10 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
         what = {"min": "the model's ring and tree calls run on at least that many channels",
                 "max": "the model's ring and tree calls run on the first that many channels",
                 "nvls": "the model's NVLS and NVLSTree calls run on that many channels"}[bound]
+        if key in held and key == "nvls_channels" and not nvls_runs:
+            notes.append(f"{name}={held.pop(key)} (--{bound}-channels): NCCL ran no NVLS here, "
+                         "so it changes nothing the model prices")
+            continue
         if key in held:
             notes.append(f"{name}={held[key]} (--{bound}-channels): {what}")
             continue
@@ -82,8 +97,14 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
                                f"(line {line_b:,}): pass one run's output, or give "
                                f"--{bound}-channels")
         value = next(iter(values))
-        kept = min(max(value, low), most)
         said = f"{shown}={value:,} in the paste"
+        if key == "nvls_channels" and not nvls_runs:
+            notes.append(f"{said}: NCCL ran no NVLS here, so it changes nothing")
+            continue
+        if key == "nvls_channels" and nvls_floor is not None and value < nvls_floor:
+            notes.append(f"{said}: this release keeps its own NVLS channels below {nvls_floor}")
+            continue
+        kept = min(max(value, low), most)
         if kept != value:
             said += f" (NCCL holds it to {kept})"
         if kept == 0:  # only a minimum may be 0: none

@@ -145,17 +145,30 @@ def host_note(rows: list[PredictRow], gpus_per_process: int) -> str | None:
 
 
 def channels_note(min_channels: int | None, max_channels: int | None,
-                  nvls_channels: int | None = None) -> str | None:
+                  nvls_channels: int | None = None, most: int = 64,
+                  nvls_runs: bool = True) -> str | None:
     """One comment line saying what NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS and
-    NCCL_NVLS_NCHANNELS do (None: none set)."""
-    said = [f"NCCL_{bound}_NCHANNELS={value}" for bound, value in
-            (("MIN", min_channels), ("MAX", max_channels), ("NVLS", nvls_channels))
-            if value is not None]
-    if not said:
+    NCCL_NVLS_NCHANNELS do (None: none set), each held to the release's `most` channels;
+    `nvls_runs` False where NCCL runs no NVLS for the call."""
+    def setting(bound: str, value: int) -> str:
+        held = f" (held to {most})" if value > most else ""
+        return f"NCCL_{bound}_NCHANNELS={value}{held}"
+
+    parts = []
+    rings = [setting(b, v) for b, v in (("MIN", min_channels), ("MAX", max_channels))
+             if v is not None]
+    if rings:
+        parts.append(f"{' and '.join(rings)}: calls run on the channels the channels column "
+                     "shows, a copy of a ring adding speed only up to the blocks a ring gets by "
+                     "default, while NCCL still weighs every ring its search found")
+    if nvls_channels is not None:
+        parts.append(f"{setting('NVLS', nvls_channels)}: " + (
+            "NVLS and NVLSTree run on that many channels, fewer at that share of NCCL's rate "
+            "(2.22.3 to 2.27.7 copy the rings up to it too)" if nvls_runs else
+            "NCCL runs no NVLS for this call here"))
+    if not parts:
         return None
-    return (f"# {' and '.join(said)}: calls run on the channels the channels column shows, "
-            "a copy of a ring adding speed only up to the blocks a ring gets by default, while "
-            "NCCL still weighs every channel its search found (docs/cost.md, deviation 6)")
+    return "# " + "; ".join(parts) + " (docs/cost.md, deviation 6)"
 
 
 MAX_NAMED = 4  # rounded sizes named one by one in the table's note, then a count

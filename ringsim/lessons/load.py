@@ -465,15 +465,16 @@ def _sections(lines: list[str], start: int, scenario: Scenario, refuse) -> list[
 def _check_stops(drafts: list[_Draft], stops: list[int], front: dict, steps: int, refuse) -> None:
     """The markers must be the front matter's stops (when it lists them), in order, each within the run."""
     line = front.get("stops", (1, ""))[0]
-    for stop in stops:
+    # the front matter's list where it has one, else each marker at its own line
+    for stop in stops if "stops" in front else ():
         if not 0 <= stop <= steps:
             refuse(line, f"stop {stop} is outside the run: this scenario has "
                          f"{plural(steps, 'step')}, "
                          f"so stops are 0..{steps}")
     for draft in drafts:
         if draft.stop is not None and not 0 <= draft.stop <= steps:
-            refuse(draft.line, f"stop {draft.stop} is outside the run: this scenario has {steps} "
-                               f"steps, so stops are 0..{steps}")
+            refuse(draft.line, f"stop {draft.stop} is outside the run: this scenario has "
+                               f"{plural(steps, 'step')}, so stops are 0..{steps}")
     if any(b < a for a, b in zip(stops, stops[1:])):
         refuse(line, "stops must be in order")
     marked = [d for d in drafts if d.stop is not None]

@@ -39,6 +39,9 @@ CASES = [
      "'chunks:' must be a whole number from 1 to 1,024, got 0"),
     ("---\ntitle: T\ngpus: 4\nelements: 8\nstops: 7\n---\n<!-- stop 7 -->\n", 5,
      "stop 7 is outside the run: this scenario has 6 steps, so stops are 0..6"),
+    # with no stops listed, a marker beyond the run is refused at its own line
+    ("---\ntitle: T\ngpus: 4\nelements: 8\n---\nText\n<!-- stop 9 -->\n", 7,
+     "stop 9 is outside the run: this scenario has 6 steps, so stops are 0..6"),
     ("---\ntitle: T\ngpus: 4\nelements: 8\nstops: 1, x\n---\n", 5,
      "stops must be whole numbers (steps done), got 'x'"),
     # markers

@@ -27,6 +27,28 @@ MODEL_HELP = (
     "(its bottleneck).")
 
 
+# NCCL's channel settings, as predict and diagnose take them: --min-channels (NCCL_MIN_NCHANNELS),
+# --max-channels and --nvls-channels
+CHANNEL_BOUNDS = ("min", "max", "nvls")
+
+
+def add_channel_arguments(parser: argparse.ArgumentParser, helps: dict[str, str]) -> None:
+    """--min-channels, --max-channels and --nvls-channels N, each 1 to MAX_CHANNELS, with the
+    help `helps` gives each bound."""
+    from ..cost.nccl import MAX_CHANNELS
+    for bound in CHANNEL_BOUNDS:
+        parser.add_argument(f"--{bound}-channels", default=None, metavar="N",
+                            type=count_arg(f"NCCL_{bound.upper()}_NCHANNELS", minimum=1,
+                                           maximum=MAX_CHANNELS),
+                            help=helps[bound])
+
+
+def channel_arguments(args: argparse.Namespace) -> dict[str, int]:
+    """The channel settings given, as predict and diagnose take them: {'max_channels': 4}."""
+    return {f"{bound}_channels": getattr(args, f"{bound}_channels") for bound in CHANNEL_BOUNDS
+            if getattr(args, f"{bound}_channels") is not None}
+
+
 def add_cost_arguments(parser: argparse.ArgumentParser, *, size: bool = True) -> None:
     """--topology, --nodes, (--size,) --dtype, --alpha, --bandwidth, --reduce-bandwidth."""
     group = parser.add_argument_group("time model (α-β-γ)")

@@ -18,7 +18,8 @@ from ..core.textout import escaped, json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..cost.nccl import MAX_CHANNELS
-from ._cost_args import load_topology, nccl_release
+from ._cost_args import (CHANNEL_BOUNDS, add_channel_arguments, channel_arguments,
+                         load_topology, nccl_release)
 from ._plot import legend_entry, legend_rows, log_log_figure, round_yticks, series_style
 
 ORDER = 45
@@ -62,13 +63,10 @@ def register(sub) -> None:
                         help="hold the model to the protocols of NCCL_PROTO (LL, LL128, Simple; "
                              "default: what the paste shows where the model can run it, else "
                              "NCCL's own choice)")
-    for bound in ("min", "max", "nvls"):
-        parser.add_argument(f"--{bound}-channels", default=None, metavar="N",
-                            type=count_arg(f"NCCL_{bound.upper()}_NCHANNELS", minimum=1,
-                                           maximum=MAX_CHANNELS),
-                            help=f"hold the model to NCCL_{bound.upper()}_NCHANNELS (1 to "
-                                 f"{MAX_CHANNELS}; default: what the paste shows, else none; "
-                                 f"ringsim predict --help says what --{bound}-channels does)")
+    add_channel_arguments(parser, {
+        bound: f"hold the model to NCCL_{bound.upper()}_NCHANNELS (1 to {MAX_CHANNELS}; default: "
+               f"what the paste shows, else none; ringsim predict --help says what "
+               f"--{bound}-channels does)" for bound in CHANNEL_BOUNDS})
     parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
                         help="the NCCL release whose tuning tables price the model (the ones "
                              "ringsim has: ringsim predict --help; default: the release the "
@@ -187,8 +185,7 @@ def run(args: argparse.Namespace) -> int:
                             topology_reason=reason, algo=args.algo, proto=args.proto,
                             nccl=nccl, ran=tuning.version,
                             nvls_off=nvls_off(log_text.lines) if log_text is not None else None,
-                            min_channels=args.min_channels, max_channels=args.max_channels,
-                            nvls_channels=args.nvls_channels)
+                            **channel_arguments(args))
     report.tuning_from(tuning, topology)
     if mixed:
         report.notes.append(f"the header names {mixed}; the model takes every GPU as "

@@ -8,16 +8,16 @@ import json
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
 from ..core.textout import printable
-from ..cost.nccl import MAX_CHANNELS, max_threads, runs_nvls, tuning_table
+from ..cost.nccl import MAX_CHANNELS, channel_cap, max_threads, runs_nvls, tuning_table
 from ..cost.nccl_notes import algo_note, fallback_note, last_node_note, path_note
-from ..cost.nccl_tuner import NVLS_FAMILY, names, versions
+from ..cost.nccl_tuner import names, versions
 from ..cost.topology import presets
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..studies.nccltests import PERF
 from ..studies.nccltuning_log import format_table
 from ..studies.predict import (BUS_FACTORS, TYPES, channels_note, empty_note, falls_note, host_note,
                                 nvls_note, predict, rooted_note, rounding_note)
-from ._cost_args import add_nccl_argument
+from ._cost_args import add_channel_arguments, add_nccl_argument, channel_arguments
 
 ORDER = 26
 HELP = "predict all_reduce_perf's table on a system with NCCL's own tuning model"
@@ -78,30 +78,20 @@ def register(sub) -> None:
                              "process per GPU): one thread issues every call to each of them "
                              "in turn, so small calls take at least N times the host's issue "
                              "time (docs/cost.md)")
-    parser.add_argument("--min-channels", type=count_arg("NCCL_MIN_NCHANNELS", minimum=1,
-                                                         maximum=MAX_CHANNELS),
-                        default=None, metavar="N",
-                        help="as NCCL_MIN_NCHANNELS does: the communicator gets at least N "
-                             "channels, copies of its rings that add speed only up to the blocks "
-                             "a ring gets by default; a small call still runs on fewer (1 to "
-                             f"{MAX_CHANNELS} here, held to a release's own most; NCCL reads 0 as "
-                             "no minimum)")
-    parser.add_argument("--max-channels", type=count_arg("NCCL_MAX_NCHANNELS", minimum=1,
-                                                         maximum=MAX_CHANNELS),
-                        default=None, metavar="N",
-                        help="as NCCL_MAX_NCHANNELS does: ring, tree and PAT calls run on the "
-                             "first N channels (2.22.3 to 2.27.7 then copy them up to NVLS's "
-                             "count), and from 2.28.3 NVLS across nodes too; NCCL still weighs "
-                             "every ring its search found, and CollNetDirect keeps NCCL's time "
-                             f"(1 to {MAX_CHANNELS} here; NCCL reads less than 1 as 1)")
-    parser.add_argument("--nvls-channels", type=count_arg("NCCL_NVLS_NCHANNELS", minimum=1,
-                                                          maximum=MAX_CHANNELS),
-                        default=None, metavar="N",
-                        help="as NCCL_NVLS_NCHANNELS does: NVLS and NVLSTree run on N channels "
-                             "in place of NCCL's own count (16 on Hopper); fewer run at that "
-                             "share of its rate, more add nothing, and NCCL still chooses as if "
-                             "its own count ran; 2.22.3 to 2.27.7 also copy the rings up to N "
-                             f"(1 to {MAX_CHANNELS} here, held to a release's own most)")
+    add_channel_arguments(parser, {
+        "min": "as NCCL_MIN_NCHANNELS does: the communicator gets at least N channels, copies of "
+               "its rings that add speed only up to the blocks a ring gets by default; a small "
+               f"call still runs on fewer (1 to {MAX_CHANNELS} here, held to a release's own "
+               "most; NCCL reads 0 as no minimum)",
+        "max": "as NCCL_MAX_NCHANNELS does: ring, tree and PAT calls run on the first N channels "
+               "(2.22.3 to 2.27.7 then copy them up to NVLS's count), and from 2.28.3 NVLS "
+               "across nodes too; NCCL still weighs every ring its search found, and "
+               f"CollNetDirect keeps NCCL's time (1 to {MAX_CHANNELS} here; NCCL reads less "
+               "than 1 as 1)",
+        "nvls": "as NCCL_NVLS_NCHANNELS does: NVLS and NVLSTree run on N channels in place of "
+                "NCCL's own count (16 on Hopper); fewer run at that share of its rate, more add "
+                "nothing, and NCCL still chooses as if its own count ran; 2.22.3 to 2.27.7 also "
+                f"copy the rings up to N (1 to {MAX_CHANNELS} here, held to a release's own most)"})
     parser.add_argument("--no-nvls", action="store_true",
                         help="as NCCL_NVLS_ENABLE=0 (or a machine without multicast support): "
                              "NVLS and NVLSTree are off, and NCCL 2.20.5 to 2.27.7 no longer "
@@ -165,10 +155,8 @@ def run(args: argparse.Namespace) -> int:
     if args.tuning and ignored:
         raise RingsimError(f"--tuning prints NCCL's table for every collective, size, type and "
                            f"process layout at once: it takes no {', '.join(ignored)}")
-    limits = [flag for flag, value in (("--min-channels", args.min_channels),
-                                       ("--max-channels", args.max_channels),
-                                       ("--nvls-channels", args.nvls_channels))
-              if value is not None]
+    settings = channel_arguments(args)
+    limits = [f"--{key.replace('_', '-')}" for key in settings]
     if args.no_nvls and args.nvls_channels is not None:
         raise RingsimError("--nvls-channels sets the channels of NVLS, which --no-nvls turns off: "
                            "give one of them")
@@ -187,26 +175,21 @@ def run(args: argparse.Namespace) -> int:
     if args.tuning:
         return _tuning(args, topology)
     if args.no_nvls:
-        from ..studies.ncclrun import without_nvls
-        named = [] if args.algo is None or args.algo.startswith("^") or ":" in args.algo else \
-            [part.strip().lower() for part in args.algo.split(",")]
-        if named and all(part in {a.lower() for a in NVLS_FAMILY} for part in named):
+        from ..studies.ncclrun import only_nvls, without_nvls
+        if only_nvls(args.algo):
             raise RingsimError(f"--algo {printable(args.algo)[:40]} names only what --no-nvls "
                                "turns off (NVLS, NVLSTree)")
         args.algo = without_nvls(args.algo)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process,
-                   min_channels=args.min_channels, max_channels=args.max_channels,
-                   nvls=not args.no_nvls, nvls_channels=args.nvls_channels)
+                   nvls=not args.no_nvls, **settings)
     found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process, args.collective,
                                 args.dtype) if args.published else ([], {}))
     if args.json:
         # each line says what produced it, so that a saved file can be traced back
         made = {"topology": topology.name, "gpus": args.gpus, "nodes": topology.nodes(args.gpus),
                 "collective": args.collective, "nccl": args.nccl or versions()[0],
-                **{f"{bound}_channels": value for bound, value in
-                   (("min", args.min_channels), ("max", args.max_channels),
-                    ("nvls", args.nvls_channels)) if value is not None},
+                **settings,
                 **({"nvls_enable": 0} if args.no_nvls else {})}
         for row in rows:
             record = {**row.to_json(), **made}
@@ -232,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
                  far and f"# {far}",
                  (last := last_node_note(topology, args.gpus)) and f"# {last}",
                  channels_note(args.min_channels, args.max_channels, args.nvls_channels,
-                               _most_channels(args.nccl),
+                               channel_cap(args.nccl),
                                args.nvls_channels is None
                                or runs_nvls(topology, args.gpus, args.collective, args.nccl,
                                             TYPES[args.dtype][0])),
@@ -275,8 +258,7 @@ def run(args: argparse.Namespace) -> int:
         found, beside = _published(topology, args.gpus, rows, args.gpus_per_process,
                                    args.collective, args.dtype)
         if found:
-            held = [word for word, given in (("chose its channels", args.min_channels or
-                                              args.max_channels or args.nvls_channels),
+            held = [word for word, given in (("chose its channels", settings),
                                              ("may have run NVLS", args.no_nvls)) if given]
             held = f" (NCCL {' and '.join(held)} there)" if held else ""
             say(f"# {len(found)} published healthy {PERF[args.collective]} "
@@ -334,13 +316,6 @@ def _published_lines(topology, gpus: int, found, gpus_per_process: int = 1,
                   "each let NCCL choose its algorithm, protocol and channels):",
                   hang="#   ")]
             + [f"#   {line}" for line in peers.describe(found, fill_width(96) - 4)])
-
-
-def _most_channels(nccl: str | None) -> int:
-    """MAXCHANNELS of the release pricing the table: 32 up to 2.24.3, 64 from 2.25.1."""
-    from ..cost.nccl_graph import constants
-    from ..cost.nccl_tuner import carried_release
-    return constants(carried_release(nccl))["channels"]["max"]
 
 
 def _order_note(text: str, priced: int) -> str | None:

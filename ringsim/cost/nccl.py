@@ -30,8 +30,8 @@ from .nccl_notes import fallback_note, last_node_note, path_note  # noqa: F401  
 from .nccl_runtime import (fallback_link_graph, fill as fill_time, nvls_link_graph, ring_hops,
                            run_graph)
 from .nccl_tuner import (ALGORITHMS, NVLS_FAMILY, PROTOCOLS, TABLE_FUNCTIONS, algorithm_on,
-                         allowed, bus_bandwidth, check_dtype, enabled_algorithms, graph_searched, latency,
-                         names, priced, protocol_on, ring_fallback)
+                         allowed, bus_bandwidth, carried_release, check_dtype, enabled_algorithms,
+                         graph_searched, latency, names, priced, protocol_on, ring_fallback)
 from .topology_model import Topology
 
 MAX_BYTES = 1 << 50
@@ -199,13 +199,14 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     check_per_process(topo, gpus, gpus_per_process)
     tuned = tune(topo, gpus, nccl, **channel_settings(min_channels, max_channels, nvls_channels),
                  nvls=nvls)
-    return _choose(tuned, func, _nvls_on(algos, nvls), protos, proto is not None, nbytes,
+    return _choose(tuned, func, algos, protos, proto is not None, nbytes,
                    host_seconds(gpus_per_process), dtype)
 
 
-def _nvls_on(algos: set, nvls: bool) -> set:
-    """The algorithms NCCL may pick from, less NVLS and NVLSTree where NVLS is off."""
-    return algos if nvls else algos - set(NVLS_FAMILY)
+def channel_cap(nccl: str | None = None) -> int:
+    """MAXCHANNELS of NCCL release `nccl` (None: the model's own), to which NCCL holds every
+    channel setting: 32 up to 2.24.3, 64 from 2.25.1."""
+    return constants(carried_release(nccl))["channels"]["max"]
 
 
 def runs_nvls(topology, gpus: int, collective: str = "all-reduce", nccl: str | None = None,
@@ -230,6 +231,8 @@ def channel_settings(min_channels: int | None, max_channels: int | None,
 
 def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
             nbytes: int, host: float = 0.0, dtype: str = "float") -> NcclChoice:
+    if not tuned.nvls:  # NVLS off: NCCL has neither NVLS nor NVLSTree to pick
+        algos = algos - set(NVLS_FAMILY)
     best = None
     for a, p in _candidates(tuned, func, algos, protos, proto_given, dtype)[0]:
         seconds, lat, bw = _seconds(tuned, func, a, p, nbytes)
@@ -247,8 +250,8 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
     # runs on the channels NCCL_MAX_NCHANNELS and topoGetAlgoInfo leave it. Its time is NCCL's
     # own bandwidth formula for that share of the graph's channels (run_graph: each channel
     # keeps its speed, or on a link the channels share, the whole link up to their own speed;
-    # caps on the total still apply). Copies that a setting added (distinct_channels) run the
-    # same rings over the same links: they split the data but add no speed.
+    # caps on the total still apply). Copies that a setting added drive the rings they copy,
+    # adding speed only up to the blocks NCCL's own communicator gives a ring (distinct_channels).
     full, run = comm_channels(tuned, a, limited=False), run_channels(tuned, a, p, nbytes)
     priced = distinct_channels(tuned, a, run)
     # Every channel of CollNetDirect drives all its heads, so a cut call is no share of the
@@ -312,6 +315,5 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
     check_per_process(topology, gpus, gpus_per_process)
     settings = channel_settings(min_channels, max_channels, nvls_channels)
     tuned, host = tune(topology, gpus, nccl, **settings, nvls=nvls), host_seconds(gpus_per_process)
-    algos = _nvls_on(algos, nvls)
     return [_choose(tuned, func, algos, protos, proto is not None, n, host, dtype) if n else None
             for n in sizes]

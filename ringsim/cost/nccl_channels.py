@@ -91,13 +91,17 @@ def set_channels(tuned: Tuned, channels: int) -> int:
     """The communicator's channels after NCCL_MAX_NCHANNELS, then NCCL_MIN_NCHANNELS
     (connect.cc, ncclTopoPostset): at most the maximum, then copies of the first channels up
     to the minimum; either is held to MAXCHANNELS as ncclMaxNchannels/ncclMinNchannels do."""
-    top = tuned.sys.tables["channels"]["max"]
     if tuned.max_channels is not None:
-        channels = min(channels, max(1, min(tuned.max_channels, top)))
+        channels = min(channels, _kept(tuned))
     if tuned.min_channels is not None:
         # copyChannels(comm, nChannels, min) adds copies of the rings, never removes any
-        channels = max(channels, min(tuned.min_channels, top))
+        channels = max(channels, min(tuned.min_channels, tuned.sys.tables["channels"]["max"]))
     return channels
+
+
+def _kept(tuned: Tuned) -> int:
+    """NCCL_MAX_NCHANNELS as ncclMaxNchannels holds it: 1 to the release's MAXCHANNELS."""
+    return max(1, min(tuned.max_channels, tuned.sys.tables["channels"]["max"]))
 
 
 def distinct_channels(tuned: Tuned, algo: str, run: int) -> float:
@@ -112,7 +116,7 @@ def distinct_channels(tuned: Tuned, algo: str, run: int) -> float:
     if algo in NVLS_FAMILY or tuned.max_channels is None or rings <= 0:
         return run
     natural = comm_channels(tuned, algo, limited=False)
-    kept = max(1, min(tuned.max_channels, tuned.sys.tables["channels"]["max"]))
+    kept = _kept(tuned)
     # the kept rings, each driven by at most as many blocks as NCCL's own communicator gives it
     return min(run, min(kept, rings) * natural / rings, natural)
 

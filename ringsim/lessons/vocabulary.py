@@ -423,17 +423,18 @@ def _tree_parents(a) -> str:
     plan = a.sim().plan
     if spec_of(plan).shape is not Shape.TREE:
         raise RingsimError(f"tree.parents: {ALGORITHMS[a.scenario.algorithm].title} is not a tree")
-    parents = tree_parents(plan, lane_count(plan))
-    root = parents.index(-1)
+    children: dict[int, list[int]] = {}
+    for gpu, parent in enumerate(tree_parents(plan, lane_count(plan))):
+        children.setdefault(parent, []).append(gpu)
+    root = children[-1][0]
     depth, queue = {root: 0}, [root]  # from the root down, so the sentence can climb from the leaves
     for node in queue:
-        for g, p in enumerate(parents):
-            if p == node:
-                depth[g] = depth[node] + 1
-                queue.append(g)
+        for child in children.get(node, []):
+            depth[child] = depth[node] + 1
+            queue.append(child)
     parts = []
     for node in sorted(depth, key=lambda g: (-depth[g], g)):
-        kids = [gpu_name(g) for g, p in enumerate(parents) if p == node]
+        kids = [gpu_name(g) for g in children.get(node, [])]
         if kids:
             said = kids[0] if len(kids) == 1 else _listed_names(kids)
             parts.append(f"{said} {'sends' if len(kids) == 1 else 'send'} up to {gpu_name(node)}")

@@ -514,11 +514,10 @@ def _channel_limits(output: Output, topology, gpus: int, collective: str, dtype:
     that ran holds them where ringsim carries it, else the release pricing the run: its
     MAXCHANNELS (32 up to 2.24.3, 64 from 2.25.1), which NVLS_NCHANNELS it takes, and whether
     NVLS ran at all."""
-    from ..cost.nccl import runs_nvls  # imported once the paste has passed
-    from ..cost.nccl_graph import constants
-    from ..cost.nccl_tuner import carried_release, versions
+    from ..cost.nccl import channel_cap, runs_nvls  # imported once the paste has passed
+    from ..cost.nccl_tuner import versions
     ran_release = run_release(output.nccl_version or ran) or nccl
-    most = constants(carried_release(ran_release))["channels"]["max"]
+    most = channel_cap(ran_release)
     asked = given.get("nvls_channels") is not None or "NCCL_NVLS_NCHANNELS" in output.channel_settings
     nvls_runs = asked and not nvls_off and runs_nvls(topology, gpus, collective, nccl, dtype)
     floor = nccl_settings.nvls_unset_below(ran_release or versions()[0])

@@ -73,45 +73,29 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
     NCCL's own count, and where NVLS does not run (`nvls_runs` False) changes nothing. Two
     values for one setting, with no flag to settle it, are refused in one line."""
     held = {key: value for key, value in given.items() if value is not None}
-    # each setting, the least NCCL keeps, and the older name it overrides
-    for bound, low, older in (("min", 0, "NCCL_MIN_NRINGS"), ("max", 1, "NCCL_MAX_NRINGS"),
-                              ("nvls", 1, None)):
+    # each setting, the least NCCL keeps, the older name it overrides, the least its release
+    # takes as a setting
+    for bound, low, older, floor in (("min", 0, "NCCL_MIN_NRINGS", None),
+                                     ("max", 1, "NCCL_MAX_NRINGS", None),
+                                     ("nvls", 1, None, nvls_floor)):
         key, name = f"{bound}_channels", f"NCCL_{bound.upper()}_NCHANNELS"
-        what = {"min": "the model's ring and tree calls run on at least that many channels",
-                "max": "the model's ring and tree calls run on the first that many channels",
-                "nvls": "the model's NVLS and NVLSTree calls run on that many channels"}[bound]
-        if key in held and key == "nvls_channels" and not nvls_runs:
-            notes.append(f"{name}={held.pop(key)} (--{bound}-channels): NCCL ran no NVLS here, "
-                         "so it changes nothing the model prices")
+        flag = key in held
+        if flag:
+            value = held.pop(key)
+            said = f"{name}={value} (--{bound}-channels)"
+        else:
+            value, said = _pasted(found, source, bound, (name, older), low, most, floor, notes)
+        if value is None:
             continue
-        if key in held:
-            notes.append(f"{name}={held[key]} (--{bound}-channels): {what}")
-            continue
-        shown = next((n for n in (name, older) if n in found), None)
-        if shown is None:
-            continue
-        values = found[shown]
-        if len(values) > 1:
-            (a, line_a), (b, line_b) = sorted(values.items(), key=lambda item: item[1])[:2]
-            raise RingsimError(f"{source} sets {shown} to {a:,} (line {line_a:,}) and to {b:,} "
-                               f"(line {line_b:,}): pass one run's output, or give "
-                               f"--{bound}-channels")
-        value = next(iter(values))
-        said = f"{shown}={value:,} in the paste"
         if key == "nvls_channels" and not nvls_runs:
-            notes.append(f"{said}: NCCL ran no NVLS here, so it changes nothing")
+            notes.append(f"{said}: NCCL ran no NVLS here, so it changes nothing"
+                         + (" the model prices" if flag else ""))
             continue
-        if key == "nvls_channels" and nvls_floor is not None and value < nvls_floor:
-            notes.append(f"{said}: this release keeps its own NVLS channels below {nvls_floor}")
-            continue
-        kept = min(max(value, low), most)
-        if kept != value:
-            said += f" (NCCL holds it to {kept})"
-        if kept == 0:  # only a minimum may be 0: none
-            notes.append(f"{said} sets no minimum")
-            continue
-        held[key] = kept
-        notes.append(f"{said}: as in NCCL, {what}")
+        held[key] = value
+        notes.append(f"{said}: " + ("" if flag else "as in NCCL, ") + {
+            "min": "the model's ring and tree calls run on at least that many channels",
+            "max": "the model's ring and tree calls run on the first that many channels",
+            "nvls": "the model's NVLS and NVLSTree calls run on that many channels"}[bound])
     ctas = [name for name in ("NCCL_MIN_CTAS", "NCCL_MAX_CTAS") if name in found]
     if ctas:
         bound = "they bound" if len(ctas) > 1 else "it bounds"
@@ -119,3 +103,28 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
                      "NVLS channels; --min-channels, --max-channels and --nvls-channels give "
                      "them)")
     return held
+
+
+def _pasted(found: dict[str, dict[int, int]], source: str, bound: str, names: tuple,
+            low: int, most: int, floor: int | None, notes: list[str]) -> tuple[int | None, str]:
+    """A setting as the paste makes it under the first of `names` it uses, held where NCCL
+    holds it, and its words; None for the value where it is unset, sets nothing (a note says
+    so) or the release keeps its own count."""
+    shown = next((n for n in names if n in found), None)
+    if shown is None:
+        return None, ""
+    values = found[shown]
+    if len(values) > 1:
+        (a, line_a), (b, line_b) = sorted(values.items(), key=lambda item: item[1])[:2]
+        raise RingsimError(f"{source} sets {shown} to {a:,} (line {line_a:,}) and to {b:,} "
+                           f"(line {line_b:,}): pass one run's output, or give --{bound}-channels")
+    value = next(iter(values))
+    said = f"{shown}={value:,} in the paste"
+    if low == 0 and value <= 0:  # a minimum of 0 or less is none
+        notes.append(f"{said} sets no minimum")
+        return None, said
+    if floor is not None and value < floor:
+        notes.append(f"{said}: this release keeps its own NVLS channels below {floor}")
+        return None, said
+    kept = min(max(value, low), most)
+    return kept, said + (f" (NCCL holds it to {kept})" if kept != value else "")

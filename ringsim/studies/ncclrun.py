@@ -21,6 +21,15 @@ def without_nvls(algo: str | None) -> str | None:
     return ",".join(kept) if kept else algo
 
 
+def only_nvls(algo: str | None) -> bool:
+    """Whether an NCCL_ALGO setting names NVLS or NVLSTree alone, leaving NCCL nothing once
+    NVLS is off (without_nvls then keeps it as it was)."""
+    if algo is None or algo.startswith("^") or ":" in algo or ";" in algo:
+        return False
+    nvls = {a.lower() for a in NVLS_FAMILY}
+    return all(part.strip().lower() in nvls for part in algo.split(","))
+
+
 def no_nvls(predict, *args, algo: str | None = None, **options):
     """`predict` with NVLS off: NVLS and NVLSTree left out of its `algo` (without_nvls), and
     no nvlsChannels for the rings to be raised to."""

@@ -175,13 +175,10 @@ class LessonPanel(Vertical, can_focus=True):
         if question is None:
             return ""
         # Text, not markup: an answer or an expression such as held[3][1] is shown as written.
-        if question.unreadable(text):
-            # a slip, not an answer: the question stays open
+        slip = question.unreadable(text)  # a slip, not an answer: the question stays open
+        if slip:
             verdict = Text("The answer is a number: type it, or Enter with nothing to see it.")
-            self.query_one("#lesson-reply", Static).update(verdict)
-            self._replied = True
-            return verdict.plain
-        if not text.strip():
+        elif not text.strip():
             verdict = Text(f"Answer: {full_stop(question.answer)}")
         else:
             self.asked += 1
@@ -192,9 +189,10 @@ class LessonPanel(Vertical, can_focus=True):
                 verdict = Text.assemble(("Not quite:", "yellow"), f" {full_stop(question.explain())}")
         self.query_one("#lesson-reply", Static).update(verdict)
         self._replied = True
-        self.ask(self.question_index + 1)
-        if self.question is None:
-            self.focus()
+        if not slip:
+            self.ask(self.question_index + 1)
+            if self.question is None:
+                self.focus()
         return verdict.plain
 
     def action_scroll(self, how: str) -> None:

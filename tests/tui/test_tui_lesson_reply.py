@@ -52,4 +52,7 @@ async def test_a_reply_with_no_number_to_a_number_question_keeps_it_open():
         verdict = panel.reply("abc")
         assert verdict == "The answer is a number: type it, or Enter with nothing to see it."
         assert panel.question is question and panel.asked == asked  # not marked, still open
+        await pilot.pause()
+        assert panel.query_one("#lesson-reply").display  # the learner sees why
+        assert "The answer is a number" in " ".join(screen(app).replace("│", " ").split())
         assert panel.reply(question.answer).startswith("Right:")

@@ -189,7 +189,10 @@ class LessonPanel(Vertical, can_focus=True):
                 verdict = Text.assemble(("Not quite:", "yellow"), f" {full_stop(question.explain())}")
         self.query_one("#lesson-reply", Static).update(verdict)
         self._replied = True
-        if not slip:
+        if slip:
+            self._show_ask()  # the same question, its field cleared for the number
+            self.query_one("#lesson-input", Input).value = ""
+        else:
             self.ask(self.question_index + 1)
             if self.question is None:
                 self.focus()

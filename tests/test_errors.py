@@ -27,9 +27,9 @@ def test_bad_elements_unknown_algorithm_and_master():
         Simulation.create("ring", 4, -1)
     with pytest.raises(RingsimError, match="unknown algorithm 'butterfly'; choose one of: ring, master, naive"):
         make_plan("butterfly", 4)
-    with pytest.raises(RingsimError, match="the master GPU must be from 1 to 4, got 5"):
+    with pytest.raises(RingsimError, match="--master must be from 1 to 4, got 5"):
         make_plan("master", 4, master=5)
-    with pytest.raises(RingsimError, match="the master GPU must be from 1 to 4, got 0"):
+    with pytest.raises(RingsimError, match="--master must be from 1 to 4, got 0"):
         make_plan("master", 4, master=0)
 
 
@@ -60,7 +60,7 @@ def test_any_iterable_of_arrays_and_any_shape():
     (["walk", "--gpus", "four"], "expected a whole number, got 'four'"),
     (["walk", "--elements", "-1"], "elements per GPU must be at least 0"),
     (["walk", "--algorithm", "butterfly"], "invalid choice: 'butterfly'"),
-    (["walk", "--algorithm", "master", "--master", "9"], "the master GPU must be from 1 to 4, got 9"),
+    (["walk", "--algorithm", "master", "--master", "9"], "--master must be from 1 to 4, got 9"),
     (["walk", "--master", "2"], "--master only applies to the master algorithm"),
     (["walk", "--gpus", "500"], "walk prints every transfer"),
     (["compare", "--gpus", "0"], "the number of GPUs must be from 1"),
@@ -78,7 +78,7 @@ def test_cli_errors_are_one_line_with_status_2(argv, message):
 def test_main_returns_2_in_process(capsys):
     assert main(["walk", "--algorithm", "master", "--master", "0"]) == 2
     err = capsys.readouterr().err
-    assert err == "ringsim walk: error: the master GPU must be from 1 to 4, got 0\n"
+    assert err == "ringsim walk: error: --master must be from 1 to 4, got 0\n"
 
 
 def test_plans_that_no_executor_could_run_are_refused():

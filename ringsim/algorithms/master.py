@@ -24,7 +24,8 @@ class Options:
 
 def check_options(gpus: int, master: int = 1) -> dict:
     """The 1-based master GPU users give (1 to G, GPU1 by default), made 0-based."""
-    return {"master": check_count(master, "the master GPU", minimum=1, maximum=gpus) - 1}
+    # named by its flag, as every algorithm's option is: '--master must be from 1 to 4, got 9'
+    return {"master": check_count(master, "--master", minimum=1, maximum=gpus) - 1}
 
 
 def written(master: int = 0) -> dict:

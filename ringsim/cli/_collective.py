@@ -32,10 +32,10 @@ def compare_one(args: argparse.Namespace, c: Collective) -> int:
     model = model_from_args(args) if timed else None
     gpus = gpus_from_args(args, model.topology, 4) if model else (args.gpus or 4)
     elements = elements_from_args(args, model.itemsize if model else 4, 8)
-    from .common import options_from_args
+    from ._nccl_layout import given_options
     algorithm, = c.algorithms
     # the half's counts are the single ring's: an algorithm option is refused, not ignored
-    given = {k: v for k, v in options_from_args(args) if k != "nodes"}
+    given = given_options(args)
     form = c.closed_form(gpus, elements, algorithm, **given)
     factor = c.bus_factor(gpus)
     record = {"collective": c.name, "algorithm": algorithm, "gpus": gpus, "elements": elements,

@@ -1,4 +1,5 @@
-"""The algorithm options overlap and zero take, and NCCL's layout of them as flags."""
+"""The algorithm options of the commands that price time (compare, timeline, overlap, zero),
+and NCCL's layout of them as flags."""
 
 from __future__ import annotations
 

@@ -37,6 +37,12 @@ def run_numerics(args: argparse.Namespace, timed: bool) -> int:
     if timed:
         raise RingsimError("--numerics measures rounding, not time: give it without --time and "
                            "the time-model options")
+    from ..algorithms import option_flag
+    from ._nccl_layout import given_options
+    given = given_options(args)
+    if given:  # refused, not ignored: the rows would not say which options they ran with
+        raise RingsimError(f"--numerics measures every algorithm at its default options: give it "
+                           f"without {', '.join(option_flag(k) for k in given)}")
     dtypes = tuple(d for d in DEFAULT_DTYPES if d != "bfloat16" or has_bfloat16())
     result = measure(args.gpus or DEFAULT_GPUS,
                      DEFAULT_ELEMENTS if args.elements is None else args.elements,

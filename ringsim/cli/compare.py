@@ -22,7 +22,8 @@ from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, add_ncc
 from ..algorithms.collectives import collective
 from ._collective import add_collective_argument, compare_one
 from ._numerics_view import add_numerics_arguments, run_numerics
-from .common import add_option_arguments, elements_arg, gpus_arg, options_from_args
+from ._nccl_layout import given_options
+from .common import add_option_arguments, elements_arg, gpus_arg
 
 ORDER = 20
 HELP = "compare the algorithms' traffic (and with --time their modelled time) in one table"
@@ -78,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
     model = model_from_args(args) if timed else None
     gpus = gpus_from_args(args, model.topology, 4) if model else (args.gpus or 4)
     elements = elements_from_args(args, model.itemsize if model else 4, 8)
-    # --nodes here is the topology's (G = M × GPUs per node), not an algorithm option
-    options = {k: v for k, v in options_from_args(args) if k != "nodes"}
+    options = given_options(args)  # --nodes here is the topology's, not an algorithm option
     rows = compare(gpus, elements, model, options)
     pick = nccl_for(model, gpus, elements * model.itemsize, nccl=args.nccl) \
         if model is not None else None

@@ -16,6 +16,7 @@ from ..core.width import output_width, say
 from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args, node_option,
                          model_from_args)
 from ._collective import add_collective_argument
+from ._nccl_layout import given_options
 from .common import add_option_arguments, elements_arg, gpus_arg
 
 ORDER = 22
@@ -70,11 +71,6 @@ def register(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def _options(args) -> dict:
-    return {k: getattr(args, k) for k in ("chunks", "channels", "ring_order")
-            if getattr(args, k) is not None}
-
-
 def _differs(timeline, faults) -> bool:
     """True when, without faults, the events and the lockstep model give different totals."""
     return not faults and abs(timeline.seconds - timeline.lockstep) > 1e-9 * max(timeline.lockstep, 1e-30)
@@ -93,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     faults = tuple(args.slow_gpu + args.slow_link + args.delay)
     check_timed(args.algorithm, model, gpus)  # a timeline is its time: none where it cannot run
     collective = COLLECTIVES[args.collective]
-    options = {**_options(args), **node_option(args, model.topology, gpus)}
+    options = {**given_options(args), **node_option(args, model.topology, gpus)}
     # The least the timeline could take, from the closed forms' counts: a plan too large to
     # time is refused before it is built (building one can take seconds and gigabytes).
     # Counted at the run's N: the timeline leaves out transfers that carry nothing at N.

@@ -8,7 +8,7 @@ from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM
 from ..execute.backend import array_module
 from ..core.checks import count_arg
 from ..core.width import say
-from .common import add_backend_argument, add_option_arguments, gpus_arg, master_arg, options_from_args
+from .common import add_backend_argument, add_option_arguments, gpus_arg, options_from_args
 
 ORDER = 35
 HELP = "train a small model data-parallel on G simulated GPUs, syncing gradients with an algorithm"
@@ -35,8 +35,6 @@ def register(sub) -> None:
                         help="number of simulated GPUs (default: 4)")
     parser.add_argument("-a", "--algorithm", default=DEFAULT_ALGORITHM, choices=list(ALGORITHMS),
                         help=f"all-reduce algorithm for the gradients (default: {DEFAULT_ALGORITHM})")
-    parser.add_argument("--master", type=master_arg, default=None, metavar="K",
-                        help="the master GPU of the master algorithm, 1..G (default: 1)")
     parser.add_argument("-e", "--epochs", type=count_arg("the number of epochs", minimum=1, maximum=10_000), default=5,
                         metavar="E", help="passes over the data (default: 5)")
     parser.add_argument("--batch", type=count_arg("the batch size", minimum=1, maximum=10_000_000), default=256,

@@ -41,7 +41,8 @@ from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, element
                          gpus_from_args, topology_from_args)
 from ._nccl_log import add_nccl_log_arguments, apply_nccl_log, print_preface
 from ._walk_budget import MAX_SECONDS, check as check_time, estimate as walk_work
-from .common import NODES_ALGORITHM, NODES_TOPOLOGY, add_scenario_arguments, gpus_up_to, options_from_args
+from ..algorithms.flags import NODES_ALGORITHM
+from .common import NODES_TOPOLOGY, add_scenario_arguments, gpus_up_to, options_from_args
 from ._view_args import elements_follow_gpus
 
 ORDER = 10

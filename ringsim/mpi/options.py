@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..algorithms import (ALGORITHMS, DEFAULT_ALGORITHM, algorithm, check_option_names, given_options,
-                          option_flag)
+from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM, check_options, given_options, option_flag
+from ..algorithms.flags import add_option_arguments
 from ..core.checks import count_arg
 from ..core.errors import RingsimError
 
@@ -65,8 +65,6 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                       help="bytes per rank, with a unit: 16MiB, 1GB, 4096 (instead of --elements)")
     parser.add_argument("--dtype", default="float32", choices=DTYPES,
                         help="element type (default: float32); integers use their whole range, so sums wrap")
-    parser.add_argument("--master", type=count_arg("the master GPU", minimum=None), default=None, metavar="K",
-                        help="the master GPU (rank K−1) of the master algorithm")
     parser.add_argument("--backend", default="numpy", choices=("numpy", "cupy", "auto"),
                         help="rank buffers in host memory (numpy, the default) or on a CUDA device")
     parser.add_argument("--json", action="store_true",
@@ -88,6 +86,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--write-topology", metavar="FILE", default=None,
                         help="with --calibrate: write the fitted α, β and γ as a topology file "
                              "(TOML) that --topology FILE of predict, compare and diagnose reads")
+    add_option_arguments(parser)  # the ranks are the GPUs: --master K is rank K−1
 
 
 def elements_of(args: argparse.Namespace) -> int:
@@ -186,10 +185,10 @@ def check_run(args: argparse.Namespace, ranks: int, ranks_here: int = 1,
     if elements_of(args) == 0:
         raise RingsimError("there are 0 elements per rank: nothing to send (try --elements 8)")
     options = dict(given_options(args))
-    check_option_names(args.algorithm, options)
-    for name in algorithm(args.algorithm).gpu_options:  # the ranks are the GPUs, 1..ranks
-        if options.get(name) is not None and not 1 <= options[name] <= ranks:
-            raise RingsimError(f"{option_flag(name)} must be from 1 to {ranks}, got {options[name]}")
+    check_options(args.algorithm, ranks, options)  # the ranks are the GPUs: as every command checks them
+    if args.calibrate and options:  # refused, not ignored: its rows would not say which ran
+        raise RingsimError(f"--calibrate times every algorithm at its default options: give it "
+                           f"without {', '.join(option_flag(k) for k in options)}")
     if args.kill_rank is None and args.at_step is not None:
         raise RingsimError("--at-step is the step at which --kill-rank dies: give --kill-rank R too")
     if args.kill_rank is not None:

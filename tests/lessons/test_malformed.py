@@ -33,7 +33,7 @@ CASES = [
     ("---\ntitle: T\ngpus: 4\nelements: -1\nstops:\n---\n", 4,
      "the number of elements per GPU must be at least 0, got -1"),
     ("---\ntitle: T\nalgorithm: master\nmaster: 5\ngpus: 4\nelements: 8\nstops:\n---\n", 4,
-     "the master GPU must be from 1 to 4, got 5"),
+     "'master:' must be from 1 to 4, got 5"),
     # the plan's words name the lesson's keys, not the command line's flags
     ("---\ntitle: T\nalgorithm: tree\nchunks: 0\ngpus: 4\nelements: 8\nstops:\n---\n", 4,
      "'chunks:' must be a whole number from 1 to 1,024, got 0"),

@@ -109,6 +109,11 @@ def test_one_rank_and_no_elements_pass_through_the_api_unchanged(mpiexec):
     (["--kill-rank", "4"], "--kill-rank must be from 0 to 3, got 4"),
     (["--kill-rank", "1", "--at-step", "7"], "--at-step must be from 1 to 6 (the plan's steps), got 7"),
     (["-a", "ring", "--master", "2"], "--master only applies to the master algorithm"),
+    # the one line every command gives, the ranks being the GPUs
+    (["-a", "master", "--master", "9"], "--master must be from 1 to 4, got 9"),
+    (["-a", "tree", "--chunks", "0"], "--chunks must be a whole number from 1 to 1,024, got 0"),
+    (["--calibrate", "-a", "tree", "--chunks", "2"],
+     "--calibrate times every algorithm at its default options: give it without --chunks"),
     (["--size", "lots"], "argument --size: cannot read 'lots'; write it like 256MiB, 1GB or 4096"),
     (["--size", "1GB", "--dtype", "float64", "-n", "1"], "at least 2 ranks"),
     # A size that splits an element is refused as every other command refuses it, not rounded.
@@ -168,6 +173,20 @@ def test_write_topology_needs_calibrate_and_a_writable_toml_path(tmp_path):
                           (["--calibrate", "--write-topology", str(tmp_path / "no" / "a.toml")], "does not exist")):
         run = ringsim("mpi", "-n", "2", *argv)
         assert run.returncode == 2 and message in run.stderr, run.stderr
+
+
+@mpi
+def test_the_ranks_run_the_plan_with_the_algorithm_options_given(mpiexec):
+    run = ringsim("mpi", "-n", "4", "-a", "tree", "--chunks", "2", "--elements", "8", "--json")
+    assert run.returncode == 0, run.stderr
+    steps = json_lines(run.stdout)[:-1]
+    walk = json_lines(ringsim("walk", "-a", "tree", "--chunks", "2", "-g", "4", "-n", "8",
+                              "--json").stdout)[:-1]
+    assert len(walk) != len(json_lines(ringsim("walk", "-a", "tree", "-g", "4", "-n", "8",
+                                               "--json").stdout)[:-1])
+    assert [[t["sentence"] for t in s["transfers"]] for s in steps] == \
+        [[t["sentence"] for t in s["transfers"]] for s in walk]
+    assert json_lines(run.stdout)[-1]["correct"]
 
 
 @mpi

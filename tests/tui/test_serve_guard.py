@@ -23,7 +23,7 @@ pytest.importorskip("textual_serve")
 
 @pytest.mark.parametrize("argv, message", [
     (["--master", "9"], "--master only applies to the master algorithm"),
-    (["-a", "master", "--master", "0"], "the master GPU must be from 1 to 4, got 0"),
+    (["-a", "master", "--master", "0"], "--master must be from 1 to 4, got 0"),
     (["--gpus", "65"], "the TUI shows 1 to 64 GPUs, got 65"),
 ])
 def test_serve_refuses_what_tui_refuses_before_serving(capsys, argv, message):

@@ -126,13 +126,17 @@ def table(rows: Sequence[Sequence[str]], *, head: int = 1, keys: int = 1,
     `width` (the output's, by default) is cut into blocks of whole columns, as pandas prints
     a wide frame: the first `keys` columns in every block, blocks parted by a blank line,
     a column with no header beside the one before it. The free column's text is wrapped
-    within what its block leaves it, or under each row where the keys leave too little."""
+    within what its block leaves it, or under each row where the keys leave too little.
+    Where the keys, or the keys and one further column, are wider than `width`, each row is
+    a record instead: its keys on a line, then 'header: value' lines indented under them."""
     limit = output_width() if width is None else width
     count = max((len(row) for row in rows), default=0)
     rows = [tuple(row) + ("",) * (count - len(row)) for row in rows]
     widths = [max([minimum[i] if i < len(minimum) else 0]
                   + [display_width(row[i]) for row in rows]) for i in range(count)]
     layout = _Layout(rows, widths, head, min(keys, count), gap, limit, strip)
+    if layout.too_narrow(free):
+        return layout.records(left)
     out: list[str] = []
     for cols, room in layout.blocks(free):
         if out:
@@ -159,22 +163,36 @@ class _Layout:
         """The columns the cells of `cols` take with the gaps between them."""
         return sum(self.widths[i] for i in cols) + self.gap * (len(cols) - 1)
 
+    def units(self) -> list[list[int]]:
+        """The columns past the keys in the groups that are never parted: a column with no
+        header (a mark such as ◀) stays with the column it marks."""
+        units: list[list[int]] = []
+        for i in range(self.keys, len(self.widths)):
+            if units and not any(row[i] for row in self.rows[:self.head]):
+                units[-1].append(i)
+            else:
+                units.append([i])
+        return units
+
+    def too_narrow(self, free: bool) -> bool:
+        """Whether no block fits: the keys, or the keys and one further column (but a free
+        one, which wraps), are wider than the line."""
+        count, limit = len(self.widths), self.limit
+        if limit is None or self.span(range(count)) <= limit or not 0 < self.keys < count:
+            return False
+        lead = list(range(self.keys))
+        fixed = [u for u in self.units() if not (free and u == [count - 1])]
+        return self.span(lead) > limit or any(self.span(lead + u) > limit for u in fixed)
+
     def blocks(self, free: bool) -> list[tuple[list[int], int | None]]:
         """The columns of each block, and the room a free last column has beside them."""
         count, limit = len(self.widths), self.limit
         if limit is None or self.span(range(count)) <= limit or count <= self.keys:
             return [(list(range(count)), None)]
-        # A column with no header (a mark such as ◀) stays with the column it marks.
-        units: list[list[int]] = []
-        for i in range(self.keys, count):
-            if units and not any(row[i] for row in self.rows[:self.head]):
-                units[-1].append(i)
-            else:
-                units.append([i])
         lead = list(range(self.keys))
         blocks: list[tuple[list[int], int | None]] = []
         current = list(lead)
-        for unit in units:
+        for unit in self.units():
             if free and unit == [count - 1]:
                 return blocks + self._text_block(current, lead, count - 1)
             if len(current) > self.keys and self.span(current + unit) > limit:
@@ -225,6 +243,35 @@ class _Layout:
                 lines += [" " * under + text for text in _lines(row[-1], self.limit - under)]
             if number == self.head - 1 and rule:
                 lines.append((" " * self.gap).join(rule * w for w in sizes).rstrip())
+        return lines
+
+    def records(self, left: Collection[int]) -> list[str]:
+        """Every row as a record: its keys on a line, wrapped at their spaces, then each further
+        column on a line of its own, 'header: value', two columns in from the last key; a
+        blank line between records, so that a key's second line reads as part of it."""
+        # Where not even one column fits beside the keys, wrapping the keys alone would leave
+        # them a sliver (compare's 'busiest GPU sent / received' takes 27 of 40 columns), and
+        # a block per column would print the keys once for every value. A record gives every
+        # value the whole line and names it, as a form does; the keys still start each record.
+        last, limit = self.keys - 1, self.limit
+        # Continuation lines of the keys go under the last key (past a number), within reason.
+        start = min(self.span(range(last)) + self.gap if last else 0, limit // 2)
+        indent = " " * (start + 2)
+        heads, units = self.rows[:self.head], self.units()
+        lines: list[str] = []
+        for row in self.rows[self.head:]:
+            lines += [""] if lines else []
+            keys = [_pad(row[i], self.widths[i], i in left) for i in range(last)] + [row[last]]
+            lines += _lines((" " * self.gap).join(keys).rstrip(), limit, hang=" " * start)
+            for unit in units:
+                value = " ".join(row[i].strip() for i in unit if row[i].strip())
+                label = " ".join(h[unit[0]].strip() for h in heads if h[unit[0]].strip())
+                if not value:
+                    continue
+                hang = indent + "  " * bool(label)
+                if display_width(hang + value) <= limit:  # a value that fits its line is kept whole
+                    value = value.replace(" ", _GLUE)
+                lines += _lines(f"{label}: {value}" if label else value, limit, indent, hang)
         return lines
 
 

@@ -1,0 +1,86 @@
+"""Output in a narrow window (ringsim/core/width.py, cli/_help.py): at COLUMNS=40 and 30 every
+line of compare and of every --help fits, a table too wide for its keys and one column prints
+each row as a record, and usage lines and section headings of --help wrap."""
+
+from __future__ import annotations
+
+import pytest
+
+from ringsim.cli import main
+from ringsim.cli._options_table import commands as subcommands
+from ringsim.core.width import display_width, table
+
+COMPARE = ["compare --gpus 4", "compare --gpus 16 --time",
+           "compare --gpus 16 --time --topology dgx-h100 --nodes 2"]
+
+
+def printed(monkeypatch, capsys, command: str, columns: int) -> list[str]:
+    """The lines `ringsim COMMAND` prints with COLUMNS set (capsys is no terminal)."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(command.split()) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize("columns", [40, 30])
+@pytest.mark.parametrize("command", COMPARE)
+def test_every_line_of_compare_fits(monkeypatch, capsys, command, columns):
+    lines = printed(monkeypatch, capsys, command, columns)
+    assert [line for line in lines if display_width(line) > columns] == []
+    # Each algorithm starts its record, its values named beneath it.
+    assert "Ring all-reduce" in lines
+    assert "  steps: 6" in lines or "  steps: 30" in lines
+
+
+def test_compare_keeps_its_columns_where_they_fit(monkeypatch, capsys):
+    lines = printed(monkeypatch, capsys, "compare --gpus 4", 60)
+    assert any(line.startswith("algorithm ") and "steps" in line for line in lines)
+    assert not any(line.startswith("  steps:") for line in lines)
+
+
+@pytest.mark.parametrize("columns", [40, 30])
+@pytest.mark.parametrize("command", ["", *sorted(subcommands())])
+def test_every_help_fits(monkeypatch, capsys, command, columns):
+    lines = printed(monkeypatch, capsys, f"{command} --help".strip(), columns)
+    assert [line for line in lines if display_width(line) > columns] == []
+
+
+def test_a_narrow_usage_goes_under_usage_with_its_options_whole(monkeypatch, capsys):
+    lines = printed(monkeypatch, capsys, "overlap --help", 30)
+    assert lines[0] == "usage: ringsim overlap [-h]"
+    usage = " ".join(lines[:lines.index("")])
+    assert "[--bandwidth [LEVEL=]B]" in usage and "[--model MODEL | --layers SPEC]" in " ".join(usage.split())
+    assert "  -a, --algorithm ALGORITHM" in lines  # the value named once where twice is too wide
+    assert "algorithm options (each" in lines  # a long section heading wraps
+
+
+ROWS = [("algorithm", "elements moved", "busiest GPU sent / received", ""),
+        ("Halving-doubling (Rabenseifner)", "48", "GPU1: 12 / 12", "◀"),
+        ("Ring", "96", "GPU1: 24 / 24", "")]
+
+
+def test_a_table_too_narrow_for_its_keys_and_a_column_prints_records():
+    assert table(ROWS, left=(0,), width=30) == [
+        "Halving-doubling",
+        "(Rabenseifner)",
+        "  elements moved: 48",
+        "  busiest GPU sent / received:",
+        "    GPU1: 12 / 12 ◀",  # the mark stays with its value
+        "",
+        "Ring",
+        "  elements moved: 96",
+        "  busiest GPU sent / received:",
+        "    GPU1: 24 / 24",
+    ]
+    wide = table(ROWS, left=(0,), width=80)  # where a block fits, columns as before
+    assert wide[0] == "algorithm                        elements moved  busiest GPU sent / received"
+
+
+def test_records_of_several_keys_wrap_under_the_last_and_a_free_column_under_it():
+    listing = [(" 1", "A long title of many words", "ring, G=4, 5 parts"), ("12", "Short", "")]
+    assert table(listing, head=0, keys=2, left=(1,), free=True, rule="", width=24) == [
+        " 1  A long title of many",
+        "    words",
+        "      ring, G=4, 5 parts",
+        "",
+        "12  Short",  # an empty cell gives no line
+    ]

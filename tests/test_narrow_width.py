@@ -1,6 +1,7 @@
 """Output in a narrow window (ringsim/core/width.py, cli/_help.py): at COLUMNS=40 and 30 every
-line of compare and of every --help fits, a table too wide for its keys and one column prints
-each row as a record, and usage lines and section headings of --help wrap."""
+line of compare, of the other commands' usual runs and of every --help fits; a table too wide
+for its keys and one column prints each row as a record; usage lines, section headings, a
+plot's legend and a lesson's headings wrap."""
 
 from __future__ import annotations
 
@@ -8,10 +9,15 @@ import pytest
 
 from ringsim.cli import main
 from ringsim.cli._options_table import commands as subcommands
+from ringsim.cli._plot import legend_entry, legend_rows
 from ringsim.core.width import display_width, table
+from ringsim.lessons.text import plain
 
 COMPARE = ["compare --gpus 4", "compare --gpus 16 --time",
            "compare --gpus 16 --time --topology dgx-h100 --nodes 2"]
+# Commands that fit 40 and 30 columns but for no word wider than the line.
+OTHERS = ["sweep -g 8 --topology dgx-h100", "predict -g 8", "timeline -g 8", "walk -g 4",
+          "zero --params 7B", "overlap -g 8", "compare --numerics -g 8 -n 64", "lesson"]
 
 
 def printed(monkeypatch, capsys, command: str, columns: int) -> list[str]:
@@ -29,6 +35,13 @@ def test_every_line_of_compare_fits(monkeypatch, capsys, command, columns):
     # Each algorithm starts its record, its values named beneath it.
     assert "Ring all-reduce" in lines
     assert "  steps: 6" in lines or "  steps: 30" in lines
+
+
+@pytest.mark.parametrize("columns", [40, 30])
+@pytest.mark.parametrize("command", OTHERS)
+def test_every_line_of_the_other_commands_fits(monkeypatch, capsys, command, columns):
+    lines = printed(monkeypatch, capsys, command, columns)
+    assert [line for line in lines if display_width(line) > columns] == []
 
 
 def test_compare_keeps_its_columns_where_they_fit(monkeypatch, capsys):
@@ -84,3 +97,17 @@ def test_records_of_several_keys_wrap_under_the_last_and_a_free_column_under_it(
         "",
         "12  Short",  # an empty cell gives no line
     ]
+
+
+def test_a_legend_entry_too_wide_for_its_row_wraps_under_its_name():
+    name = "Halving-doubling (Rabenseifner)"
+    legend = [legend_entry(1, name, False), legend_entry(2, "ring", False)]
+    assert legend_rows(legend, 30) == ["  + Halving-doubling", "    (Rabenseifner)", "  x ring"]
+    assert legend_rows(legend, 40) == ["  + Halving-doubling (Rabenseifner)", "  x ring"]
+    coloured = legend_rows([legend_entry(1, name, True)], 30)
+    assert coloured == ["  \x1b[38;5;9m+\x1b[0m Halving-doubling", "    (Rabenseifner)"]
+
+
+def test_a_lesson_heading_wider_than_the_line_wraps_with_its_rule():
+    assert plain("# In-network reduction: the switch adds\n\nText.", 30).splitlines()[:3] == [
+        "In-network reduction: the", "switch adds", "========================="]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ..core.width import display_width
+from ..core.width import display_width, wrap
 
 # Plain text cannot tell curves apart by colour: each series draws with its own character,
 # named in the legend printed under the plot (outside the data, where it hides no curve).
@@ -38,12 +38,23 @@ def legend_entry(number: int, name: str, colour: bool) -> tuple[str, str]:
 
 
 def legend_rows(legend: list[tuple[str, str]], limit: int | None) -> list[str]:
-    """The legend's entries, up to three a row, in as many as `limit` columns hold."""
+    """The legend's entries, up to three a row, in as many as `limit` columns hold; one too
+    wide for its own row wraps, under its name."""
     width = max((display_width(plain) for plain, _ in legend), default=0) + 3
     per = 3 if limit is None else max(1, min(3, (limit - 2 + 3) // width))  # the last pads nothing
+    if per == 1 and limit is not None and width - 3 + 2 > limit:
+        return [line for plain, shown in legend for line in _wrapped_entry(plain, shown, limit)]
     return ["  " + "".join(shown + " " * (width - display_width(plain))
                            for plain, shown in legend[i:i + per]).rstrip()
             for i in range(0, len(legend), per)]
+
+
+def _wrapped_entry(plain: str, shown: str, limit: int) -> list[str]:
+    """One legend entry's lines within `limit` columns: its marker (coloured as in `shown`),
+    then its name, wrapped under itself."""
+    marker, name = plain.split(" ", 1)
+    lines = wrap("  " + plain, limit, hang=" " * (3 + display_width(marker))).split("\n")
+    return ["  " + shown[:len(shown) - len(name) - 1] + lines[0][2 + len(marker):], *lines[1:]]
 
 
 def round_yticks(plt, values: list[float], metric: str, scale: float = 1.0) -> None:

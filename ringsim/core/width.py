@@ -253,6 +253,8 @@ class _Layout:
         # them a sliver (compare's 'busiest GPU sent / received' takes 27 of 40 columns), and
         # a block per column would print the keys once for every value. A record gives every
         # value the whole line and names it, as a form does; the keys still start each record.
+        # Every row is a record then, even where other columns would fit as blocks: one table,
+        # one form to read.
         last, limit = self.keys - 1, self.limit
         # Continuation lines of the keys go under the last key (past a number), within reason.
         start = min(self.span(range(last)) + self.gap if last else 0, limit // 2)

@@ -6,6 +6,7 @@ import re
 import textwrap
 
 from ..core.textout import printable
+from ..core.width import display_width
 
 
 def clean(text: str) -> str:
@@ -83,9 +84,11 @@ def plain(markdown: str, width: int = 80) -> str:
         heading = _HEADING.match(line)
         if heading:
             flush()
-            title = _inline(heading.group(2))
+            # A title wider than the line wraps, its rule as long as its longest line.
+            title = wrap(_inline(heading.group(2)), width)
             out.append(title)
-            out.append(("=" if len(heading.group(1)) == 1 else "-") * len(title))
+            out.append(("=" if len(heading.group(1)) == 1 else "-")
+                       * max(map(display_width, title.split("\n"))))
             continue
         if not line.strip():
             flush()
@@ -112,7 +115,6 @@ _CELL = re.compile(r"\S+(?: \S+)*")  # words joined by single spaces
 def _cells(line: str) -> list[tuple[int, int]]:
     # Each cell of a table row as (first column, column after it), in terminal columns, not
     # characters, so that a wide glyph or a combining mark cannot hide a misalignment.
-    from ..core.width import display_width
     return [(display_width(line[:m.start()]), display_width(line[:m.end()])) for m in _CELL.finditer(line)]
 
 

@@ -5,6 +5,11 @@ plot's legend and a lesson's headings wrap."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from ringsim.cli import main
@@ -13,6 +18,7 @@ from ringsim.cli._plot import legend_entry, legend_rows
 from ringsim.core.width import display_width, table
 from ringsim.lessons.text import plain
 
+ROOT = Path(__file__).resolve().parents[1]
 COMPARE = ["compare --gpus 4", "compare --gpus 16 --time",
            "compare --gpus 16 --time --topology dgx-h100 --nodes 2"]
 # Commands that fit 40 and 30 columns but for no word wider than the line.
@@ -42,6 +48,19 @@ def test_every_line_of_compare_fits(monkeypatch, capsys, command, columns):
 def test_every_line_of_the_other_commands_fits(monkeypatch, capsys, command, columns):
     lines = printed(monkeypatch, capsys, command, columns)
     assert [line for line in lines if display_width(line) > columns] == []
+
+
+@pytest.mark.parametrize("command", ["lesson", "compare --numerics -g 8 -n 64"])
+def test_records_in_ascii_fit_too(command):
+    # '—' prints as '--' and '≠' as '!=' where the stream takes only ASCII: a record is
+    # filled to what will be shown.
+    env = {**os.environ, "COLUMNS": "40", "PYTHONIOENCODING": "ascii", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "ringsim", *command.split()],
+                          capture_output=True, env=env, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.decode("ascii").splitlines()
+    assert any("--" in line or "!=" in line for line in lines)
+    assert [line for line in lines if len(line) > 40] == []
 
 
 def test_compare_keeps_its_columns_where_they_fit(monkeypatch, capsys):

@@ -75,14 +75,18 @@ def wrap(text: str, width: int | None = None, hang: str | None = None, *,
     # Without a limit (a file or a pipe) text is filled at `most`, breaking at any space; at a
     # terminal a value also keeps its unit on its line.
     glue = limit is not None
-    if not can_encode(sys.stdout if stream is None else stream, text):
-        # The stream writes ASCII forms ('→' as '->', textout.py), longer than the characters
-        # they stand for: wrap what it will show, or the lines run past the width.
-        text = ascii_form(text)
+    text = _shown(text, stream)
     limit = most if limit is None else min(limit, most or limit)
     for phrase in keep:
         text = text.replace(phrase, phrase.replace(" ", _GLUE))
     return "\n".join(_fill(line, limit, hang, glue) for line in text.split("\n")).replace(_GLUE, " ")
+
+
+def _shown(text: str, stream=None) -> str:
+    """`text` as `stream` (stdout by default) will show it."""
+    # A stream that cannot encode a character writes its ASCII form ('→' as '->', textout.py),
+    # longer than the character: wrap what it will show, or the lines run past the width.
+    return text if can_encode(sys.stdout if stream is None else stream, text) else ascii_form(text)
 
 
 def _fill(line: str, width: int, hang: str | None, glue: bool) -> str:
@@ -264,10 +268,10 @@ class _Layout:
         for row in self.rows[self.head:]:
             lines += [""] if lines else []
             keys = [_pad(row[i], self.widths[i], i in left) for i in range(last)] + [row[last]]
-            lines += _lines((" " * self.gap).join(keys).rstrip(), limit, hang=" " * start)
+            lines += _lines(_shown((" " * self.gap).join(keys).rstrip()), limit, hang=" " * start)
             for unit in units:
-                value = " ".join(row[i].strip() for i in unit if row[i].strip())
-                label = " ".join(h[unit[0]].strip() for h in heads if h[unit[0]].strip())
+                value = _shown(" ".join(row[i].strip() for i in unit if row[i].strip()))
+                label = _shown(" ".join(h[unit[0]].strip() for h in heads if h[unit[0]].strip()))
                 if not value:
                     continue
                 hang = indent + "  " * bool(label)

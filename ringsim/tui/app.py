@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from time import monotonic
+from typing import Callable
 
 from textual.app import App
 from textual.binding import Binding
+from textual.notifications import Notification, Notify, SeverityLevel
 from textual.reactive import var
 from textual.timer import Timer
 
@@ -19,6 +20,7 @@ from ..sim.simulation import Simulation
 from .clock import Clock, fitting, on_machine
 from .limits import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, check_view_limits,
                      fewer_elements, more_elements)
+from .notices import Notice, Notices
 from .screens.help import HelpScreen
 from .screens.simulator import SimulatorScreen
 from .state import SLOW_FACTORS, SPEEDS, Figures, ViewState
@@ -106,8 +108,7 @@ class RingsimApp(App[None]):
                  values: bool = False, lesson: int | None = None, topology: str = "flat") -> None:
         """The App on `sim` (default: a ring of 4 GPUs, 8 elements each), its clock on the
         preset `topology`, the lesson panel open at lesson `lesson` when given."""
-        # When each notice on screen times out, by (title, words): notify shows no second copy.
-        self._notice_ends: dict[tuple[str, str], float] = {}
+        self._notices = Notices()  # what each notice on screen speaks of
         super().__init__()
         self.sim = sim if sim is not None else Simulation.create(DEFAULT_ALGORITHM, 4, 8)
         check_view_limits(self.sim.plan.gpus, self.sim.layout.elements)
@@ -122,24 +123,44 @@ class RingsimApp(App[None]):
         self.first_lesson = 0 if lesson is None else lesson - 1  # the lesson `l` opens first
         self.open_lesson = lesson is not None
 
-    def notify(self, message: str, *, title: str = "", severity="information",
-               timeout: float | None = None, markup: bool = False) -> None:
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False,
+               about: Callable[[], object] | None = None) -> None:
         """A notice, as plain text: an error's `held[3][1]` or `'.[plot]'` shows as written
         (Textual would read brackets as markup and drop them). A notice whose words are still
-        on screen is not shown again: a held key would pile up copies."""
-        now = monotonic()
-        key = (title, message)
-        if self._notice_ends.get(key, now) > now:
+        on screen is not shown again: a held key would pile up copies. `about` (the_run,
+        the_scenario, the lesson panel's place) says what it speaks of: it goes as soon as that
+        changes, not seconds later when it is no longer true."""
+        notification = Notification(message, title, severity,
+                                    self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
+        if self._notices.add(Notice(notification, about)):
+            self.post_message(Notify(notification))
+            self.drop_stale_notices()  # a stale copy of these words goes
+
+    def drop_stale_notices(self) -> None:
+        """Take off the screen each notice that no longer holds; the others stay."""
+        held = self._notices.drop_stale()
+        if held is None:
             return
-        # Forget the notices that have timed out, so the record stays as small as the screen's.
-        self._notice_ends = {shown: end for shown, end in self._notice_ends.items() if end > now}
-        self._notice_ends[key] = now + (self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        # Textual clears only every notice at once. The ones that still hold are posted again
+        # first: the same notifications, so their toasts stay as they are, with their time left.
+        for notification in held:
+            self.post_message(Notify(notification))
+        super().clear_notifications()
 
     def clear_notifications(self) -> None:
         """Take every notice off the screen; the next one of the same words shows again."""
-        self._notice_ends.clear()
+        self._notices.clear()
         super().clear_notifications()
+
+    # What a notice may speak of (notify's `about`).
+    def the_run(self) -> tuple:
+        """The scenario and the steps done (what 'the run is done' speaks of)."""
+        return self.state.scenario, self.state.position
+
+    def the_scenario(self) -> tuple:
+        """The scenario and the clock's topology (what a note on a change speaks of)."""
+        return self.state.scenario, self.state.topology
 
     def action_help_quit(self) -> None:
         """Ctrl+C: say which key quits, in plain words (Textual's own hint is written in markup,
@@ -161,7 +182,9 @@ class RingsimApp(App[None]):
             self.action_lesson()
 
     async def watch_state(self, old: ViewState, new: ViewState) -> None:
-        """A new state: the autoplay timer and the clock follow it, then the screen shows it."""
+        """A new state: the notices about the old one go, the autoplay timer and the clock
+        follow it, then the screen shows it."""
+        self.drop_stale_notices()
         if (old.playing, old.speed) != (new.playing, new.speed):
             self._restart_timer(new)
         if (old.topology, old.slow) != (new.topology, new.slow):
@@ -178,7 +201,7 @@ class RingsimApp(App[None]):
         if state.pane and (why := self.clock.unavailable(plan)):
             # The panes are timed as the clock is: none where the topology cannot run the plan.
             self.notify(f"{self.sim.collective.plan_title(plan)} is not timed on {state.topology}: "
-                        f"{why}", severity="warning")
+                        f"{why}", severity="warning", about=self.the_scenario)
             self.state = replace(state, pane=None)
             return
         if state.pane == "overlap":
@@ -201,7 +224,7 @@ class RingsimApp(App[None]):
         try:
             return compute(*args)
         except RingsimError as error:
-            self.notify(str(error), severity="warning")
+            self.notify(str(error), severity="warning", about=self.the_scenario)
             return None
 
     def _at_end(self) -> bool:
@@ -211,14 +234,14 @@ class RingsimApp(App[None]):
     def action_next(self) -> None:
         """Carry out the next iteration."""
         if self._at_end():
-            self.notify("The run is done: press r to start again.", severity="information")
+            self.notify("The run is done: press r to start again.", about=self.the_run)
             return
         self.state = replace(self.state, position=self.state.position + 1)
 
     def action_back(self) -> None:
         """Undo the last iteration."""
         if self.state.position == 0:
-            self.notify("Already at the start.", severity="information")
+            self.notify("Already at the start.", about=self.the_run)
             return
         self.state = replace(self.state, position=self.state.position - 1)
 
@@ -281,21 +304,21 @@ class RingsimApp(App[None]):
             sim = scenario.simulation(self.sim.xp)
             sim.goto(position)
         except RingsimError as error:
-            self.notify(str(error), severity="warning")
+            self.notify(str(error), severity="warning", about=self.the_scenario)
             return
-        if not fits:
-            self.notify(f"{scenario.gpus} GPUs do not fit {topology}'s nodes: "
-                        "the clock is back on flat.", severity="information")
-            topology = "flat"
         gone = [g for g, _ in state.slow if g >= scenario.gpus]
-        if gone:
-            self.notify(f"{', '.join(gpu_name(g) for g in gone)} left the run: no longer slow.",
-                        severity="information")
         selected = None if state.selected is None else min(state.selected, scenario.gpus - 1)
         self.sim = sim
         self.state = replace(state, scenario=scenario, position=position, playing=False,
-                             topology=topology, selected=selected,
+                             topology=topology if fits else "flat", selected=selected,
                              slow=tuple((g, f) for g, f in state.slow if g < scenario.gpus))
+        # Said once the new scenario is set: these notices speak of it, and go with the next.
+        if not fits:
+            self.notify(f"{scenario.gpus} GPUs do not fit {topology}'s nodes: "
+                        "the clock is back on flat.", about=self.the_scenario)
+        if gone:
+            self.notify(f"{', '.join(gpu_name(g) for g in gone)} left the run: no longer slow.",
+                        about=self.the_scenario)
 
     def action_algorithm(self) -> None:
         """The next algorithm of the registry, same G and N (one that refuses G is skipped)."""
@@ -308,7 +331,7 @@ class RingsimApp(App[None]):
                 continue
             self.switch(shown)
             return
-        self.notify("No other algorithm takes this G.", severity="warning")
+        self.notify("No other algorithm takes this G.", severity="warning", about=self.the_scenario)
 
     def action_parts(self, change: int) -> None:
         """Fewer or more chunks (the trees, NVLS) or channels (ring)."""
@@ -317,7 +340,7 @@ class RingsimApp(App[None]):
         if name is None:
             self.notify(f"{self.sim.plan.algorithm} has neither chunks nor channels "
                         f"(chunks: {taking('chunks')}; channels: {taking('channels')}).",
-                        severity="information")
+                        about=self.the_scenario)
             return
         options = dict(scenario.options)
         count = int(options.get(name, 1)) + change
@@ -369,17 +392,21 @@ class RingsimApp(App[None]):
         names = fit or ["flat"]
         now = self.state.topology
         topology = names[(names.index(now) + 1) % len(names)] if now in names else names[0]
-        if skip:
-            self.notify(f"Skipped {', '.join(skip)}: {gpus} GPUs do not fill their nodes.",
-                        severity="information")
         scenario = self.state.scenario
         machine = on_machine(scenario, topology)
         if machine != scenario:  # the plan follows the machine's nodes: a new plan, from its start
-            self.notify(f"{self.sim.plan.algorithm} on {topology}'s {machine.option('nodes')} "
-                        "nodes: from the start.", severity="information")
             self.switch(machine, 0, topology)
         else:
             self.state = replace(self.state, topology=topology)
+        if self.state.topology != topology:
+            return  # refused: switch() says why
+        # Said once the topology is set: these notices speak of it, and go with the next change.
+        if skip:
+            self.notify(f"Skipped {', '.join(skip)}: {gpus} GPUs do not fill their nodes.",
+                        about=self.the_scenario)
+        if machine != scenario:
+            self.notify(f"{self.sim.plan.algorithm} on {topology}'s {machine.option('nodes')} "
+                        "nodes: from the start.", about=self.the_scenario)
 
     def action_gpus(self, change: int) -> None:
         """One GPU fewer or more (1 to 64); N follows G up, so that no segment is empty."""
@@ -399,7 +426,8 @@ class RingsimApp(App[None]):
                    if name not in dict(scenario.options)]
         if dropped and self.state.scenario.gpus == gpus:
             self.notify(f"With {gpus} GPUs the {' and '.join(dropped)} you set no longer "
-                        f"hold{'s' * (len(dropped) == 1)}: back to the default.")
+                        f"hold{'s' * (len(dropped) == 1)}: back to the default.",
+                        about=self.the_scenario)
 
     def action_elements(self, change: int) -> None:
         """Fewer or more elements per GPU (0 to 4,096)."""
@@ -415,7 +443,7 @@ class RingsimApp(App[None]):
         """Cells show labels (a₁+b₁) or the numbers they hold."""
         if self.sim.plan.gpus > 8:
             self.notify("Numbers are shown for up to 8 GPUs; the heat map shows the sums.",
-                        severity="information")
+                        about=self.the_scenario)
         self.state = replace(self.state, values=not self.state.values)
 
     def action_present(self) -> None:
@@ -445,7 +473,9 @@ class RingsimApp(App[None]):
         self.state = replace(self.state, lesson=True, plot=None)
 
     def on_lesson_panel_section_shown(self, message: LessonPanel.SectionShown) -> None:
-        """The reader moved to a section: switch to its lesson's scenario and its stop."""
+        """The reader moved to a section: switch to its lesson's scenario and its stop (the
+        notices about the section before go)."""
+        self.drop_stale_notices()
         scenario = message.lesson.scenario
         stop = message.section.stop
         if scenario != self.state.scenario:

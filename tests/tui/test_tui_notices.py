@@ -1,7 +1,9 @@
 """The App's notices as the screen shows them: one copy of the same words at a time, again
-once it has gone, and other words beside it."""
+once it has gone, and other words beside it; a notice goes as soon as what it speaks of changes."""
 
 import asyncio
+
+import pytest
 
 from ringsim import Simulation
 from ringsim.tui.app import RingsimApp
@@ -9,6 +11,8 @@ from ringsim.tui.app import RingsimApp
 SIZE = (120, 40)
 FEW_GPUS = "The view shows 1 to 64 GPUs."
 FEW_ELEMENTS = "The view shows 0 to 4,096 elements per GPU."
+RUN_DONE = "The run is done: press r to start again."
+MASTER_GONE = "With 3 GPUs the master you set no longer holds: back to the default."
 
 
 async def toasts(app, pilot) -> list[str]:
@@ -72,5 +76,58 @@ async def test_a_master_gone_with_fewer_gpus_is_said_and_one_that_stays_is_kept(
         assert await toasts(app, pilot) == []
         await pilot.press("g", "g")  # 3 GPUs: GPU4 is gone
         assert dict(app.state.scenario.options) == {}
-        assert await toasts(app, pilot) == [
-            "With 3 GPUs the master you set no longer holds: back to the default."]
+        assert await toasts(app, pilot) == [MASTER_GONE]
+
+
+# r resets, p steps back, space plays from the start, g G a e E change the scenario.
+@pytest.mark.parametrize("key", ["r", "p", "space", "g", "G", "a", "e", "E"])
+async def test_the_run_done_notice_goes_as_soon_as_the_run_is_not_done(key):
+    app = RingsimApp()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press(*"n" * 7)  # six steps, then once more
+        assert await toasts(app, pilot) == [RUN_DONE]
+        await pilot.press(key)
+        assert await toasts(app, pilot) == []
+
+
+async def test_the_run_done_notice_stays_while_the_run_is_still_done():
+    app = RingsimApp()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press(*"n" * 7)
+        await pilot.press("v", "T", "n")  # numbers, the timeline, n again: still done
+        assert await toasts(app, pilot) == [RUN_DONE]
+
+
+async def test_a_notice_about_the_change_stays_and_goes_with_the_next_change():
+    app = RingsimApp(Simulation.create("master", 4, 8, master=4))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press(*"n" * 3)
+        assert await toasts(app, pilot) == [RUN_DONE]
+        await pilot.press("g")  # the run done goes; the notice about 3 GPUs comes
+        assert await toasts(app, pilot) == [MASTER_GONE]
+        await pilot.press("n", "v")
+        assert await toasts(app, pilot) == [MASTER_GONE]
+        await pilot.press("g")
+        assert await toasts(app, pilot) == []
+
+
+async def test_a_rule_stays_and_keeps_its_toast_when_a_notice_beside_it_goes():
+    app = at_the_minimum()  # no steps: the run is done from the start
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("g", "n")
+        assert await toasts(app, pilot) == [FEW_GPUS, RUN_DONE]
+        rule = app.screen.query("Toast").first()
+        await pilot.press("E")  # one element: a fresh run
+        assert await toasts(app, pilot) == [FEW_GPUS]
+        assert app.screen.query("Toast").first() is rule
+
+
+async def test_a_notice_about_a_lesson_section_goes_when_the_reader_moves_on():
+    app = RingsimApp(lesson=1)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("left_square_bracket")
+        assert await toasts(app, pilot) == ["That is the first section."]
+        await pilot.press("right_square_bracket")
+        assert await toasts(app, pilot) == []
+

@@ -130,6 +130,10 @@ class LessonPanel(Vertical, can_focus=True):
         self.query_one("#lesson-body").scroll_home(animate=False)
         self.post_message(self.SectionShown(lesson, section))
 
+    def place(self) -> tuple[int, int]:
+        """The lesson and the section shown: a notice about them goes when the reader moves on."""
+        return self.lesson_index, self.section_index
+
     def parts(self) -> tuple[str, Text, str]:
         """The section shown: its lesson's title, its head line and its Markdown text."""
         lesson, section = self.lesson, self.section
@@ -210,7 +214,7 @@ class LessonPanel(Vertical, can_focus=True):
     def action_answer(self) -> None:
         """Move into the answer field (when a question is asked)."""
         if self.question is None:
-            self.notify("This section asks no question: ] goes on.", severity="information")
+            self.app.notify("This section asks no question: ] goes on.", about=self.place)
             return
         self.query_one("#lesson-input", Input).focus()
 
@@ -243,8 +247,8 @@ class LessonPanel(Vertical, can_focus=True):
             previous = self.lessons[self.lesson_index - 1]
             self.show(self.lesson_index - 1, len(previous.sections()) - 1)
         else:
-            self.notify("That is the end of the course." if change > 0 else "That is the first section.",
-                        severity="information")
+            self.app.notify("That is the end of the course." if change > 0
+                            else "That is the first section.", about=self.place)
 
     def action_lesson(self, change: int) -> None:
         """Next or previous lesson, from its first section."""

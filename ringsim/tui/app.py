@@ -135,10 +135,10 @@ class RingsimApp(App[None]):
                                     self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
         if self._notices.add(Notice(notification, about)):
             self.post_message(Notify(notification))
-            self.drop_stale_notices()  # a stale copy of these words goes
+            self.drop_stale_notices()  # a stale copy of these words goes, and the oldest past three
 
     def drop_stale_notices(self) -> None:
-        """Take off the screen each notice that no longer holds; the others stay."""
+        """Take off the screen each notice that no longer holds (and the oldest past three)."""
         held = self._notices.drop_stale()
         if held is None:
             return

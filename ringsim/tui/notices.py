@@ -8,6 +8,10 @@ from typing import Callable
 
 from textual.notifications import Notification
 
+# Notices on screen at once, the newest (an older one goes for a new one): each takes a row of
+# the status line, and more would squeeze the counters out of an 80×24 terminal.
+MOST = 3
+
 
 @dataclass
 class Notice:
@@ -49,9 +53,9 @@ class Notices:
         return True
 
     def drop_stale(self) -> list[Notification] | None:
-        """Forget the notices that no longer hold: those that stay, None if all do."""
+        """Forget the notices that no longer hold (and past MOST): those that stay, None if all do."""
         live = self._live()
-        held = [notice for notice in live if notice.holds()]
+        held = [notice for notice in live if notice.holds()][-MOST:]
         self._shown = held
         return None if len(held) == len(live) else [notice.notification for notice in held]
 

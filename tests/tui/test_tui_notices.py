@@ -131,3 +131,12 @@ async def test_a_notice_about_a_lesson_section_goes_when_the_reader_moves_on():
         await pilot.press("right_square_bracket")
         assert await toasts(app, pilot) == []
 
+
+async def test_three_notices_at_most_the_oldest_goes_first():
+    app = at_the_minimum()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("g", "e", "n", "minus", "minus")  # the slowest speed, then slower
+        slowest = "Autoplay runs at 2 to 0.1 s per iteration."
+        assert await toasts(app, pilot) == [FEW_ELEMENTS, RUN_DONE, slowest]
+        await pilot.press("g")  # gone, so it shows again
+        assert await toasts(app, pilot) == [RUN_DONE, slowest, FEW_GPUS]

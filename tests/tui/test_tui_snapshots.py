@@ -65,3 +65,8 @@ def test_80x24_lesson_below_the_gpu_cells(snap_compare):
 
 def test_heat_map_end_of_reduce_scatter_shows_complete_sums(snap_compare):
     assert snap_compare(RingsimApp(Simulation.create("ring", 16, 64)), press=["n"] * 15, terminal_size=SIZE)
+
+
+def test_80x24_run_done_notice_in_the_footers_row(snap_compare):
+    # The notice takes the key footer's row: the counters above it stay whole.
+    assert snap_compare(RingsimApp(), press=["n"] * 7, terminal_size=(80, 24))

@@ -92,6 +92,10 @@ class SimulatorScreen(Screen):
     async def on_mount(self) -> None:
         # The App owns the Simulation; once the widgets exist, ask it for the first frame.
         self.ready = True
+        # The notices' rack (Textual's, first among the screen's children) after the footer:
+        # both sit in the bottom row, and the later one draws over the other (ringsim.tcss).
+        for rack in self.query("ToastRack"):
+            self.move_child(rack, after=self.query_one(Footer))
         for box in ("#view", "#transfers-box", "#counters-box"):
             self.watch(self.query_one(box), "scroll_y", self._scrolled, init=False)
         # A box as tall as its text settles a layout pass after the text: count again then.

@@ -230,12 +230,6 @@ def test_compare_time_errors_are_one_line(capsys, argv, words):
     assert status == 2 and words in err and len(err.strip().splitlines()) == 1
 
 
-def test_the_option_flags_are_every_option_the_algorithms_take():
-    from ringsim.algorithms import ALGORITHMS, option_names
-    from ringsim.cli.common import OPTION_FLAGS
-    assert set(OPTION_FLAGS) == {o for name in ALGORITHMS for o in option_names(name)}
-
-
 @pytest.mark.parametrize("columns", ["80", None])
 def test_diagnose_plot_labels_busbw_at_round_decades(columns, capsys, monkeypatch):
     # Left to plotext, a log axis reads 460.7180, 36.3129, 0.0001: values nobody rounds in

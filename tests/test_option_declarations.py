@@ -65,6 +65,9 @@ def test_the_declared_hub_is_the_gpu_on_every_transfer(name):
 
 def test_whole_number_options_are_those_typed_int():
     assert set(whole_number_options()) == {"master", "chunks", "channels", "nodes", "gpus_per_node"}
+
+
+def test_option_order_is_every_option_the_algorithms_take():
     assert set(OPTION_ORDER) == {o for name in ALGORITHMS for o in option_names(name)}
 
 

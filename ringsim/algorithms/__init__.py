@@ -54,8 +54,8 @@ def nccl_algorithm(nccl_name: str) -> str:
     raise RingsimError(f"no algorithm here runs NCCL's {nccl_name!r}; these do: {known}")
 
 
-# Every option an algorithm's Options holds (tests/test_cli.py holds this list to the
-# registry), in the order the commands list their flags, the master first: an error about
+# Every option an algorithm's Options holds (tests/test_option_declarations.py holds this list
+# to the registry), in the order the commands list their flags, the master first: an error about
 # several options names them in this order, and lists of them are shown in it.
 OPTION_ORDER = ("master", "chunks", "channels", "ring_order", "nodes", "gpus_per_node", "tree_parents")
 

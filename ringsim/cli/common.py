@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM, OPTION_ORDER, given_options
+from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM, given_options
 from ..algorithms.flags import add_option_arguments
 from ..execute.backend import BACKENDS, array_module
 from ..core.checks import MAX_GPUS, count_arg
@@ -44,10 +44,6 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, gpus: int = 4, el
     add_option_arguments(parser)
     if backend:
         add_backend_argument(parser)
-
-
-# Every option an algorithm's Options holds, as a flag, in the order an error names them.
-OPTION_FLAGS = OPTION_ORDER
 
 
 def options_from_args(args: argparse.Namespace) -> tuple[tuple[str, object], ...]:

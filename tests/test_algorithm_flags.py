@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 
 import pytest
 
 from ringsim import RingsimError
-from ringsim.algorithms import OPTION_ORDER, make_plan, option_flag
-from ringsim.algorithms.flags import OPTIONS_TITLE
+from ringsim.algorithms import ALGORITHMS, OPTION_ORDER, algorithms_taking, make_plan, option_flag
+from ringsim.algorithms.flags import OPTIONS_TITLE, add_option_arguments
 from ringsim.algorithms.timing import estimate
 from ringsim.cli import build_parser, main
 from ringsim.cli._options_table import commands
@@ -53,6 +54,26 @@ def test_tui_help_lists_master_under_the_algorithm_options(capsys):
     assert "--master K" not in general.split("options:", 1)[1]  # past the usage line
     assert "  --master K            master: the master GPU" in options
     assert options.index("--master") < options.index("--chunks")
+
+
+def _named_in_help() -> dict[str, list[str]]:
+    """Each algorithm option of the flag group, and the algorithms its help names before ': '."""
+    parser = argparse.ArgumentParser()
+    add_option_arguments(parser)
+    (group,) = [g for g in parser._action_groups if g.title == OPTIONS_TITLE]
+    return {a.dest: a.help.split(": ", 1)[0].split(", ") for a in group._group_actions}
+
+
+def test_each_flag_help_names_exactly_the_algorithms_that_take_it():
+    named = _named_in_help()
+    assert set(named) == set(OPTION_ORDER)
+    for option, names in named.items():
+        assert names == algorithms_taking(option), option
+
+
+def test_a_new_algorithm_that_takes_chunks_is_named_in_the_help_by_itself(monkeypatch):
+    monkeypatch.setitem(ALGORITHMS, "tree2", dataclasses.replace(ALGORITHMS["tree"], name="tree2"))
+    assert _named_in_help()["chunks"][-1] == "tree2"
 
 
 def _argv(command: str, tmp_path) -> list[str]:

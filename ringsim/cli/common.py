@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM, given_options
-from ..algorithms.flags import add_option_arguments
+from ..algorithms.flags import add_option_arguments, applies_to
 from ..execute.backend import BACKENDS, array_module
 from ..core.checks import MAX_GPUS, count_arg
 from ..sim.simulation import Simulation
@@ -17,8 +17,8 @@ elements_arg = count_arg("the number of elements per GPU", minimum=0)
 COUNT_HELP = "whole numbers: digits (1000000, 1_000_000) or 1e6, never a decimal point"
 # --nodes is always "the GPUs sit in M nodes" (NODES_ALGORITHM); each command's help adds
 # what it sets from M.
-NODES_TOPOLOGY = ("M nodes of the topology (dgx-h100, …): G = M × its GPUs per node, and the "
-                  "hierarchical algorithm's M")
+NODES_TOPOLOGY = ("M nodes of the topology (dgx-h100, …): G = M × its GPUs per node, and M "
+                  f"for {applies_to('nodes')}")
 
 
 def gpus_up_to(most: int, fewest: int = 1):

@@ -144,7 +144,7 @@ def test_compare_gives_master_to_the_master_row_only(capsys):
     assert main(["compare", "-g", "4", "--master", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
     (row,) = [line for line in lines if line.startswith("Single-GPU master")]
-    assert row.startswith("Single-GPU master, master 2 ") and "GPU2: 24 / 24" in row
+    assert row.startswith("Single-GPU master (GPU2) ") and "GPU2: 24 / 24" in row
     plain, given = _rows(capsys, "-g", "4"), _rows(capsys, "-g", "4", "--master", "2")
     assert given["master"]["options"] == {"master": 2} and given["master"]["busiest_gpu"] == 2
     assert {k: v for k, v in given.items() if k != "master"} == \
@@ -162,7 +162,7 @@ def test_compare_times_the_master_where_master_puts_it(capsys):
     # two whole nodes: the master costs the same in either, and the row names where it sits
     assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "2", "--master", "9"]) == 0
     (row,) = [line for line in capsys.readouterr().out.splitlines()
-              if line.startswith("Single-GPU master, master 9") and "ports" in line]
+              if line.startswith("Single-GPU master (GPU9)") and "ports" in line]
     assert "GPU9's ports (the master)" in row
 
 

@@ -205,7 +205,7 @@ def test_nccls_ring_is_set_beside_the_rails_row(capsys):
     assert main(["compare", "--time", "--topology", "dgx-h100", "--nodes", "4",
                  "--size", "1GiB"]) == 0
     flat = " ".join(capsys.readouterr().out.split())
-    assert (f"NCCL's Ring in the textbook model is Ring all-reduce, ring order rails:8: "
+    assert (f"NCCL's Ring in the textbook model is Ring all-reduce (ring order rails:8): "
             f"{format_seconds(rails)} (rank 1), against NCCL's model's "
             f"{format_seconds(want.seconds)}, which adds NCCL's fixed cost per call "
             f"({format_seconds(want.latency)})") in flat

@@ -100,9 +100,9 @@ def test_lesson_10_names_the_commands_that_print_the_rails_ring(capsys):
     assert rows["1GiB"][heads.index("its busbw")] == busbw
     assert round(float(rows["32MiB"][column].split()[0]), 1) == float(rails_32)
     assert round(float(rows["32MiB"][heads.index("halving-doubling*")].split()[0]), 1) == float(hd_32)
-    # The compare it names: its row 'Ring all-reduce, ring order rails:8', ranked first.
+    # The compare it names: its row 'Ring all-reduce (ring order rails:8)', ranked first.
     cli = _run(capsys, _named_command(text, "compare"))
-    row = next(line for line in cli.splitlines() if line.startswith("Ring all-reduce, ring order rails:8 ")
+    row = next(line for line in cli.splitlines() if line.startswith("Ring all-reduce (ring order rails:8) ")
                and "GB/s" in line)
     time, _, _, rank = re.search(r"  ([\d.]+) ms\s+([\d.]+ GB/s)\s+([\d.]+ GB/s)\s+(\d+)  ", row).groups()
     assert round(float(time), 1) == float(big) and busbw in row and rank == "1"

@@ -67,7 +67,7 @@ def test_compare_times_the_rail_layout_as_a_row(capsys):
     out = capsys.readouterr().out
     model = CostModel.of("dgx-h100", "float32")
     seconds = price(make_plan("ring", 32, ring_order="rails:8"), 2**28, model).seconds
-    row = [line for line in out.splitlines() if line.startswith("Ring all-reduce, ring order rails:8")][-1]
+    row = [line for line in out.splitlines() if line.startswith("Ring all-reduce (ring order rails:8)")][-1]
     assert row.split()[5:7] == [f"{seconds * 1e3:.2f}", "ms"]
     assert "369.11 GB/s" in row  # NCCL measures about 370 GB/s here (docs/cost.md)
     assert " 1  Ring " in row  # the fastest textbook row, and a schedule NCCL has

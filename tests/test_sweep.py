@@ -155,7 +155,7 @@ def test_without_plotext_the_table_and_one_line(monkeypatch, capsys):
 # 12 series: NCCL's model, every algorithm but NVLS (no switch here adds), and the ring as
 # NCCL lays out its channels on the two nodes (one ring per NIC).
 EVERY_SERIES = ["sweep", "--topology", "dgx-h100", "--nodes", "2", "--sizes", "1KiB..1GiB:x16"]
-RAILS_SERIES = "Ring all-reduce, ring order rails:8"
+RAILS_SERIES = "Ring all-reduce (ring order rails:8)"
 
 
 def _series_names(every: bool = False) -> list[str]:

@@ -45,7 +45,7 @@ def test_the_rails_ring_is_labelled_as_the_ring_with_its_order_as_compare_labels
     result = sweep(16, [2 ** k for k in range(10, 31, 4)], model)
     (row,) = [r for r in compare(16, 1024, model) if r.as_nccl]
     assert result.columns[-1] == "ring rails:8" and result.label("ring rails:8") == row.label
-    assert row.label == "Ring all-reduce, ring order rails:8"
+    assert row.label == "Ring all-reduce (ring order rails:8)"
     # The chart draws it under that label, beside the one ring's own line.
     svg = result._repr_svg_()
     assert row.label in svg and ">Ring all-reduce<" in svg

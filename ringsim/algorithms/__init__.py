@@ -166,17 +166,17 @@ def plan_closed_form(plan: Plan, elements: int) -> ClosedForm:
     return closed_form(plan.algorithm, plan.gpus, elements, **plan_options(plan))
 
 
-def option_text(plan: Plan) -> str:
-    """The plan's options as a title shows them: 'chunks 4', 'nodes 2', 'GPU3' ('' for none)."""
-    spec = ALGORITHMS.get(plan.algorithm)
+def option_label(name: str, gpus: int, options: dict) -> str:
+    """Checked options as every title shows them: 'GPU3', 'chunks 4', 'ring order rails:8' ('' for none)."""
+    # The spec's label words them where it has one; otherwise each option off its default is named.
+    spec = ALGORITHMS.get(name)
     if spec is None:
         return ""
-    options = checked_options(plan)
     if spec.label is not None:
         return spec.label(**options)
     defaults = spec.Options()
     shown = []
-    rails = rails_size(options.get("ring_order"), plan.gpus)
+    rails = rails_size(options.get("ring_order"), gpus)
     for key, value in options.items():
         if value is not None and value != getattr(defaults, key, None):
             if key == "channels" and rails == value:
@@ -188,6 +188,29 @@ def option_text(plan: Plan) -> str:
     return ", ".join(shown)
 
 
+def option_text(plan: Plan) -> str:
+    """The plan's options as a title shows them: 'chunks 4', 'nodes 2', 'GPU3' ('' for none)."""
+    return option_label(plan.algorithm, plan.gpus, checked_options(plan))
+
+
+def given_text(name: str, gpus: int, given: dict) -> str:
+    """Options given as users write them (master=9), as a plan's title shows them ('GPU9')."""
+    given = {k: v for k, v in given.items() if v is not None}
+    if not given:
+        return ""  # a row of defaults keeps its bare title, without the 'GPU1' a label spells out
+    return option_label(name, gpus, check_options(name, gpus, given))
+
+
+def given_title(name: str, gpus: int, given: dict) -> str:
+    """A run priced without a plan, as walk titles its plan: 'Single-GPU master (GPU9)'."""
+    return with_options(algorithm(name).title_for(**given), given_text(name, gpus, given))
+
+
+def with_options(title: str, words: str) -> str:
+    """A title followed by its options' words in brackets, where there are any: 'tree (chunks 4)'."""
+    return f"{title} ({words})" if words else title
+
+
 def plan_hub(plan: Plan) -> int | None:
     """The 0-based GPU every transfer of the plan goes into or out of, as its algorithm
     declares it (the master); None where there is none."""
@@ -197,8 +220,7 @@ def plan_hub(plan: Plan) -> int | None:
 
 def named_with_options(name: str, plan: Plan) -> str:
     """`name` followed by the plan's options in brackets, where it has any: 'tree (chunks 4)'."""
-    shown = option_text(plan)
-    return f"{name} ({shown})" if shown else name
+    return with_options(name, option_text(plan))
 
 
 def plan_nodes(plan: Plan) -> int | None:

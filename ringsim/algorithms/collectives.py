@@ -27,7 +27,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import (ALGORITHMS, MAX_PLAN_TRANSFERS, closed_form as algorithm_form, make_plan,
-               plan_closed_form, plan_options)
+               named_with_options, plan_closed_form, plan_options)
 from ..core.checks import check_elements, check_gpus, check_timed_elements
 from ..core.errors import RingsimError
 from ..core.textout import printable
@@ -95,6 +95,10 @@ class Collective(ABC):
     @abstractmethod
     def plan_title(self, plan: Plan) -> str:
         """What the plan is, in words: 'Ring all-reduce', 'Ring reduce-scatter'."""
+
+    def run_title(self, plan: Plan) -> str:
+        """What every run's title calls the plan: 'Single-GPU master (GPU2)', 'Binary tree (chunks 2)'."""
+        return named_with_options(self.plan_title(plan), plan)
 
     @abstractmethod
     def plan_closed_form(self, plan: Plan, elements: int) -> ClosedForm:

@@ -47,11 +47,6 @@ def nccl_layouts(gpus: int, model: CostModel | None,
     return [(name, options) for name, options in found if options]
 
 
-def option_words(options: dict) -> str:
-    """Options as users write them, in words as compare's rows give them: 'ring order rails:8'."""
-    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in options.items())
-
-
 def timed_algorithms(model: CostModel | None = None, gpus: int | None = None) -> list[str]:
     """Names of the registered algorithms: every one has a closed-form time. Given a model and
     G, only those its hardware can run (NVLS needs a switch that adds: `AlgorithmSpec.unavailable`)."""

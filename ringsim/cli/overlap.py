@@ -13,7 +13,8 @@ from ..core.files import atomic_output, check_output
 from ..core.textout import escaped
 from ..core.width import say
 from ._cost_args import MODEL_HELP, add_cost_arguments, gpus_from_args, model_from_args
-from ..algorithms.timing import nccl_layout, option_words
+from ..algorithms import given_text, with_options
+from ..algorithms.timing import nccl_layout
 from ._nccl_layout import flags, given_options
 from .common import add_option_arguments, gpus_arg
 
@@ -99,10 +100,9 @@ def _uncapped(step) -> str:
     return f"DDP's first bucket of {FIRST_BUCKET_BYTES // MIB} MiB, then one for the rest"
 
 
-def priced(algorithm: str, options: dict) -> str:
+def priced(algorithm: str, gpus: int, options: dict) -> str:
     """What was priced, in words: 'ring all-reduce (ring order rails:8)'."""
-    words = option_words(options)
-    return f"{algorithm} all-reduce" + (f" ({words})" if words else "")
+    return with_options(f"{algorithm} all-reduce", given_text(algorithm, gpus, options))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         f"{batch:,} × {net.sample} per GPU · {plural(gpus, 'GPU')} · {cost.topology.name}")
     say(f"Gradients of {cost.itemsize} bytes; buckets of {_mb(args.bucket_mb)} (the first "
         f"{FIRST_BUCKET_BYTES // MIB} MiB, as DDP): {plural(len(step.buckets), 'bucket')}"
-        f", {priced(args.algorithm, given)} each, one stream")
+        f", {priced(args.algorithm, gpus, given)} each, one stream")
     say(f"Forward {format_seconds(step.forward_seconds)}, backward "
         f"{format_seconds(step.backward_seconds)} at {args.tflops:g} TFLOP/s")
     hidden = step.communication_seconds - step.exposed_seconds

@@ -119,8 +119,8 @@ def run(args: argparse.Namespace) -> int:
             "critical_path_ties": len(timeline.last_arrivals()),
             "faults": [{"fault": c.fault.flag(), "seconds": c.seconds} for c in costs]}))
         return 0
-    what = collective.plan_title(plan)  # as the algorithm's spec writes it: NVLS, Rabenseifner
-    say(f"Timeline of {what} · {plural(gpus, 'GPU')} · "
+    # as walk titles the same run: the spec's words (NVLS, Rabenseifner) and the options
+    say(f"Timeline of {collective.run_title(plan)} · {plural(gpus, 'GPU')} · "
         f"{format_bytes(elements * model.itemsize)} per GPU · {model.topology.name}")
     if len(timeline):
         how = (f"run as {timeline.events:,} events" if timeline.events

@@ -94,7 +94,8 @@ def _first_last(gpus: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.units import format_seconds
-    from ..algorithms.timing import nccl_layout, option_words
+    from ..algorithms import given_text
+    from ..algorithms.timing import nccl_layout
     from ..training.zero import ALGORITHM, STAGE_NAMES, STAGES, paper_memory, ring_options, step
     from ._nccl_layout import flags, given_options
     model = model_from_args(args)
@@ -131,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         f"{model.itemsize}-byte elements on the wire")
     say("Memory: fp16 parameters 2Ψ, fp16 gradients 2Ψ, Adam states 12Ψ bytes (fp32 copy, "
         "momentum, variance), sharded by stage.")
-    rings = option_words(given) or f"one ring, GPUs in order {_first_last(gpus)}"
+    rings = given_text(ALGORITHM, gpus, given) or f"one ring, GPUs in order {_first_last(gpus)}"
     say(f"Time: the ring's collectives ({rings}), one after another.\n")
     header = ("stage", "elements sent per GPU", "× Ψ", "time", "parameters", "gradients",
               "Adam states", "memory per GPU")

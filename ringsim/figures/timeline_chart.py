@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from ..algorithms import named_with_options
 from ..core.errors import RingsimError
 from ..core.units import format_seconds
 from .draw import FONT
@@ -29,7 +30,8 @@ def timeline_svg(timeline, theme: str = "light") -> str:
     height = TOP + rows * ROW_H + 50
     d = draw.Drawing(WIDTH, height, font_family=FONT)
     d.append(draw.Rectangle(0, 0, WIDTH, height, fill=t.background))
-    d.append(draw.Text(f"{timeline.plan.algorithm} · {gpus} GPUs · {timeline.elements:,} elements: "
+    name = named_with_options(timeline.plan.algorithm, timeline.plan)  # as its repr names it
+    d.append(draw.Text(f"{name} · {gpus} GPUs · {timeline.elements:,} elements: "
                        f"{format_seconds(timeline.seconds)} (lockstep {format_seconds(timeline.lockstep)})",
                        15, 18, 26, fill=t.text, font_weight="bold", class_="title"))
     d.append(draw.Text("a bar per transfer on its sender's row, start to arrival; outlined: the "

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..algorithms import ALGORITHMS, algorithm, closed_form, option_names
-from ..algorithms.timing import estimate, machine_options, nccl_layouts, option_words
+from ..algorithms import ALGORITHMS, algorithm, closed_form, given_title, option_names
+from ..algorithms.timing import estimate, machine_options, nccl_layouts
 from ..core.units import format_seconds
 from ..core.units import itemsize as dtype_itemsize
 from ..cost import model as cost
@@ -147,7 +147,7 @@ def _layout_row(name: str, options: dict, gpus: int, elements: int,
     est = nccl_layout_estimate(name, gpus, elements, model)
     used = {**machine_options(name, gpus, model), **options}
     steps = int(closed_form(name, gpus, elements, **used).steps.value)
-    title = f"{algorithm(name).title}, {option_words(options)}"
+    title = given_title(name, gpus, options)  # as compare labels its row
     return Cost(layout_key(name), name, title, options, steps, est.seconds,
                 elements * BYTES_PER_ELEMENT, gpus, _level(est, model))
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..algorithms import given_text, with_options
 from ..core.errors import RingsimError
 from .collective import run, session
 from .data import rank_data
@@ -90,7 +91,9 @@ def bench(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
     # timed, then checked: a fast wrong sum is no result
     run(x, args.algorithm, comm, out=out, timeout=args.timeout, **options_of(args))
     check_sum(watch, chan.data, MPI, x, out, f"ringsim's {args.algorithm}")
-    record = {"case": f"{args.algorithm} over MPI vs MPI_Allreduce", "ranks": size,
+    # the options named as every title names them: 'master (GPU2) over MPI vs MPI_Allreduce'
+    what = with_options(args.algorithm, given_text(args.algorithm, size, options_of(args)))
+    record = {"case": f"{what} over MPI vs MPI_Allreduce", "ranks": size,
               "elements": int(x.size), "dtype": args.dtype, "bytes_per_rank": int(x.nbytes),
               "ringsim_seconds": ours, "mpi_allreduce_seconds": theirs, "ratio": ours / theirs,
               "target": TARGET, "met": ours / theirs <= TARGET, "mpi_library": library_name(MPI),

@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms import ALGORITHMS, given_options
+from ..algorithms import given_options
+from ..algorithms.collectives import ALL_REDUCE
 from ..execute.backend import array_module, to_numpy
 from ..core.errors import RingsimError
 from ..core.naming import plural
@@ -162,7 +163,7 @@ class Report:
 
     def _header(self) -> list[str]:
         g, n = self.plan.gpus, self.layout.elements
-        title = ALGORITHMS[self.plan.algorithm].title
+        title = ALL_REDUCE.run_title(self.plan)  # as walk titles the same plan
         library = library_name(self.MPI)
         import mpi4py
         cores = os.cpu_count() or 1

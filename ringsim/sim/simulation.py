@@ -142,8 +142,7 @@ class Simulation:
     @property
     def title(self) -> str:
         """The plan's title and the scenario: 'Ring all-reduce · 4 GPUs · 8 elements per GPU'."""
-        name = named_with_options(self.collective.plan_title(self.plan), self.plan)
-        return (f"{name} · {plural(self.plan.gpus, 'GPU')} · "
+        return (f"{self.collective.run_title(self.plan)} · {plural(self.plan.gpus, 'GPU')} · "
                 f"{plural(self.layout.elements, 'element')} per GPU")
 
     @property

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..algorithms import ALGORITHMS, closed_form, option_names
+from ..algorithms import ALGORITHMS, closed_form, given_title, option_names
 from ..algorithms.timing import (estimate, machine_options, nccl_layout, nccl_layouts,
                                  timed_algorithms)
 from ..core.checks import check_elements, check_gpus
@@ -34,6 +34,7 @@ class Row:
 
     algorithm: str
     title: str
+    label: str  # the title with the options given, as every title names them: 'Ring all-reduce (channels 2)'
     total: int
     busiest_gpu: int
     busiest_sent: int
@@ -44,12 +45,6 @@ class Row:
     timing: Timing | None = None
     options: tuple[tuple[str, object], ...] = ()  # the options given, as users write them
     as_nccl: bool = False  # laid out as NCCL lays out this schedule (the spec's nccl_layout)
-
-    @property
-    def label(self) -> str:
-        """The title, with the options given: 'Ring all-reduce, ring order rails:8'."""
-        words = [f"{k.replace('_', ' ')} {v}" for k, v in self.options]
-        return ", ".join([self.title, *words])
 
 
 @dataclass(frozen=True)
@@ -110,7 +105,7 @@ def _row(name: str, gpus: int, elements: int, options: tuple, model: CostModel |
     spec = ALGORITHMS[name]
     used = _options(name, gpus, model, options)
     cf = closed_form(name, gpus, elements, **used)
-    return Row(name, spec.title, _whole(cf.total), spec.busiest_gpu(gpus, elements, **_checked(
+    return Row(name, spec.title, given_title(name, gpus, dict(options)), _whole(cf.total), spec.busiest_gpu(gpus, elements, **_checked(
         name, gpus, used)), _whole(cf.busiest_sent), _whole(cf.busiest_received),
         _whole(cf.steps), _whole(cf.messages), cf, options=options)
 

@@ -17,9 +17,8 @@ import re
 from dataclasses import dataclass
 
 from ..core.checks import check_gpus
-from ..algorithms import ALGORITHMS
-from ..algorithms.timing import (estimate, machine_options, nccl_layouts, option_words,
-                                 timed_algorithms)
+from ..algorithms import ALGORITHMS, given_title
+from ..algorithms.timing import estimate, machine_options, nccl_layouts, timed_algorithms
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..cost.nccl import NcclChoice, nccl_choices
 from ..cost.nccl_tuner import carried_release, nccl_type
@@ -111,10 +110,11 @@ class Sweep:
 
     def title(self, column: str) -> str:
         """A column's title: the algorithm's, with its options for an NCCL layout."""
-        title = ALGORITHMS[self.algorithm(column)].title
         laid = self.layout_columns.get(column)
-        # As compare labels its row: 'Ring all-reduce, ring order rails:8'.
-        return title if laid is None else f"{title}, {option_words(laid[1])}"
+        if laid is None:
+            return ALGORITHMS[column].title
+        name, options = laid
+        return given_title(name, self.gpus, options)  # as compare labels its row
 
     @property
     def rounded(self) -> list[tuple[int, int]]:

@@ -27,7 +27,7 @@ from functools import cached_property, partial
 
 import numpy as np
 
-from ..algorithms import ALGORITHMS
+from ..algorithms import ALGORITHMS, named_with_options
 from ..algorithms.timing import check_timed
 from ..core.checks import check_timed_elements
 from ..core.errors import RingsimError
@@ -89,7 +89,7 @@ class Timeline:
     def __repr__(self) -> str:
         """One line, not every column: '<Timeline of ring · 8 GPUs · 16 transfers · 1.2 ms>'."""
         faults = f" · {plural(len(self.faults), 'fault')}" if self.faults else ""
-        return (f"<Timeline of {self.plan.algorithm} · {plural(self.plan.gpus, 'GPU')} · "
+        return (f"<Timeline of {named_with_options(self.plan.algorithm, self.plan)} · {plural(self.plan.gpus, 'GPU')} · "
                 f"{plural(self.elements, 'element')} per GPU{faults} · "
                 f"{plural(len(self), 'transfer')} · {format_seconds(self.seconds)}>")
 

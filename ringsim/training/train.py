@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core.naming import plural
 from ..algorithms import DEFAULT_ALGORITHM, make_plan, plan_closed_form
+from ..algorithms.collectives import ALL_REDUCE
 from ..execute.backend import make_executor, to_numpy
 from ..core.checks import check_count, check_gpus
 from ..core.errors import RingsimError
@@ -49,6 +50,7 @@ class TrainingRun:
     formula_per_sync: str = ""
     weights: np.ndarray | None = None
     reference: np.ndarray | None = None
+    title: str = ""  # what syncs the gradients, as walk titles its plan: 'Single-GPU master (GPU2)'
 
     @property
     def elements_moved(self) -> int:
@@ -162,7 +164,8 @@ def train(gpus: int = 4, algorithm: str = DEFAULT_ALGORITHM, epochs: int = 5, *,
     reference = np.zeros(n)
     starts = list(range(0, samples, batch))
     run = TrainingRun(gpus, algorithm, sync, samples, features, batch, len(starts),
-                      formula_per_sync=str(plan_closed_form(plan, n).total))
+                      formula_per_sync=str(plan_closed_form(plan, n).total),
+                      title=ALL_REDUCE.run_title(plan))
     syncs = 0
     for number in range(1, epochs + 1):
         with np.errstate(over="ignore", invalid="ignore"):  # divergence is refused below
@@ -204,9 +207,8 @@ def _finished(run: TrainingRun, syncs: int, per_sync: int, replicas, reference) 
 
 def report_lines(run: TrainingRun) -> list[str]:
     """The run as text: settings, a row per epoch, and what the syncs moved."""
-    from ..algorithms import ALGORITHMS
     from ..core.formula import format_number
-    how = ALGORITHMS[run.algorithm].title if run.sync else "no sync"  # its case kept: NVLS, GPU
+    how = run.title if run.sync else "no sync"
     per_gpu = run.batch // run.gpus
     share = f"{per_gpu}" if run.batch % run.gpus == 0 else f"{per_gpu}–{per_gpu + 1}"
     lines = [

@@ -73,7 +73,7 @@ def test_bad_settings_are_refused(kwargs, message):
 def test_train_command_prints_the_report(capsys):
     assert main(["train", "--gpus", "3", "--algorithm", "master", "--epochs", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "Data-parallel logistic regression · 3 GPUs · Single-GPU master"
+    assert lines[0] == "Data-parallel logistic regression · 3 GPUs · Single-GPU master (GPU1)"
     assert lines[2].split()[:2] == ["epoch", "loss"]
     rows = [line.split() for line in lines[3:5]]
     assert [r[0] for r in rows] == ["1", "2"] and all(r[2] == "0" for r in rows)

@@ -50,6 +50,19 @@ def test_text_run_reports_bytes_beside_the_ledger_and_the_verdicts(mpiexec):
 
 
 @mpi
+def test_the_title_names_the_options_as_walk_does(mpiexec):
+    run = ringsim("mpi", "-n", "4", "-a", "master", "--master", "2", "--dtype", "int64", "--elements", "8")
+    assert run.returncode == 0, run.stderr
+    walk = ringsim("walk", "-g", "4", "-a", "master", "--master", "2").stdout.splitlines()[0]
+    assert walk.startswith("Single-GPU master (GPU2) · ")
+    assert run.stdout.splitlines()[0] == ("Single-GPU master (GPU2) over MPI · 4 ranks · 8 int64 "
+                                          "elements per rank (64 B)")
+    bench = ringsim("mpi", "-n", "2", "-a", "tree", "--chunks", "2", "--bench", "-N", "64", "--json")
+    assert bench.returncode == 0, bench.stderr
+    assert json_lines(bench.stdout)[0]["case"] == "tree (chunks 2) over MPI vs MPI_Allreduce"
+
+
+@mpi
 def test_rank_0_plays_the_switch_and_its_bytes_are_counted_apart(mpiexec):
     run = ringsim("mpi", "-n", "4", "-a", "nvls", "--dtype", "int32", "--elements", "8")
     assert run.returncode == 0, run.stderr

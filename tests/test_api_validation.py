@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ringsim import RingsimError, Simulation, allreduce, closed_form, demo_gradients
+from ringsim import Layout, RingsimError, Simulation, allreduce, closed_form, demo_gradients
 
 pytestmark = pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
 
@@ -76,3 +76,13 @@ def test_a_layout_past_int64_is_refused_where_arrays_would_count_it():
     from ringsim import Layout, make_plan, measure
     with pytest.raises(RingsimError, match="more than an int64 array counts"):
         measure(make_plan("ring", 8), Layout(8, 10**21))
+
+
+def test_layout_distinct_sizes_are_the_listed_ones_without_listing_them():
+    for segments, elements in [(4, 10), (4, 2), (4, 8), (7, 0), (1, 5), (12, 100)]:
+        layout = Layout(segments, elements)
+        assert layout.distinct_sizes() == sorted(set(layout.sizes()))
+    # 10^30 segments: the sizes come from N and S alone, and listing them is refused at once.
+    assert Layout(10**30, 5).distinct_sizes() == [0, 1]
+    with pytest.raises(RingsimError, match="too many to list"):
+        Layout(10**30, 5).sizes()

@@ -357,7 +357,7 @@ def _values_lines(sim: Simulation) -> list[str]:
 
 def _text(sim: Simulation, values: bool, timing: Timing | None, dtype: str | None,
           untimed: tuple[str, str] | None = None) -> None:
-    sizes = sorted(set(sim.layout.sizes()))
+    sizes = sim.layout.distinct_sizes()
     size_text = " or ".join(str(s) for s in sizes)
     say(sim.title)
     g = sim.plan.segments
@@ -483,7 +483,7 @@ def uneven_note(sim: Simulation) -> str:
     g, n, s = sim.plan.gpus, sim.layout.elements, sim.layout.segments
     # Halving-doubling cuts N into p2 segments, not G: name the count it really uses.
     count, cut = ("G", "the segments") if s == g else (str(s), f"the {s} segments")
-    sizes = " and ".join(str(size) for size in sorted(set(sim.layout.sizes()), reverse=True))
+    sizes = " and ".join(str(size) for size in reversed(sim.layout.distinct_sizes()))
     return (f"N mod {count} = {n % s}: {cut} differ by one element (sizes {sizes}), so GPUs "
             f"do not all send the same. The busiest sends exactly {form.exact} = "
             f"{format_number(form.value)}, not the textbook {form.text} = "

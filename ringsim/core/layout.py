@@ -11,10 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import check_count
+from .checks import MAX_GPUS, check_count
 from .errors import RingsimError
 
 INT64_MAX = 2**63 - 1
+# A list of one size per segment is built only for a layout of one segment per GPU.
+MAX_LISTED = MAX_GPUS
 
 
 @dataclass(frozen=True)
@@ -66,4 +68,13 @@ class Layout:
 
     def sizes(self) -> list[int]:
         """Every segment's size, in order."""
+        # One Python integer per segment: a layout of 10^30 segments would never finish.
+        if self.segments > MAX_LISTED:
+            raise RingsimError(f"{self.segments:,} segments are too many to list one by one "
+                               f"(at most {MAX_LISTED:,}); distinct_sizes() gives their sizes")
         return [self.size(j) for j in range(self.segments)]
+
+    def distinct_sizes(self) -> list[int]:
+        """The sizes the segments take, smallest first: one, or two a step apart."""
+        q, r = divmod(self.elements, self.segments)
+        return [q, q + 1] if r else [q]

@@ -150,7 +150,7 @@ def segments_of(scenario: Scenario) -> int:
 
 
 def _sizes(a) -> str:
-    sizes = sorted(set(Layout(segments_of(a.scenario), a.scenario.elements).sizes()))
+    sizes = Layout(segments_of(a.scenario), a.scenario.elements).distinct_sizes()
     return " or ".join(_n(s) for s in sizes)
 
 

@@ -215,7 +215,8 @@ def test_nccls_model_has_no_time_for_an_empty_call(capsys):
 @pytest.mark.parametrize("sizes, words", [
     ("8..8G:x1.01", "the factor after :x must be a whole number of at least 2 (nccl-tests' -f), got '1.01'"),
     ("8..8G:x1", "the factor after :x must be a whole number of at least 2 (nccl-tests' -f), got '1'"),
-    ("1..1e30:x2", "sizes: NCCL's model prices 0 B to 1PiB per GPU, got "),
+    ("1..1e30:x2", "sizes: NCCL's model prices 0 B to 1PiB per GPU, got 6.34e+29 B (the largest "
+                   "size the range reaches)"),
     ("2PiB", "sizes: NCCL's model prices 0 B to 1PiB per GPU, got 2PiB")])
 def test_predict_names_what_is_wrong_with_its_sizes(capsys, sizes, words):
     assert main(["predict", "--sizes", sizes]) == 2

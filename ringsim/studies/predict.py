@@ -95,6 +95,8 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
         raise RingsimError(f"unknown collective {str(collective)[:40]!r}; choose one of "
                            f"{', '.join(BUS_FACTORS)}")
     named = "--sizes" if isinstance(sizes, str) else "sizes"  # text is what --sizes takes
+    # A range's largest size is a step of it, not the end typed: the error says which it is.
+    ranged = isinstance(sizes, str) and ".." in sizes
     if isinstance(sizes, str):
         sizes = parse_sizes(sizes)
     sizes = list(sizes)
@@ -108,7 +110,8 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
         # past an exbibyte, a size reads better as a power of ten than as thousands of PiB
         shown = format_bytes(bad) if abs(bad) < 1 << 60 else f"{bad:.3g} B"
         raise RingsimError(f"{named}: NCCL's model prices 0 B to {format_bytes(MAX_BYTES)} per GPU, "
-                           f"got {shown}")
+                           f"got {shown}" + (" (the largest size the range reaches)"
+                                             if ranged and bad > MAX_BYTES else ""))
     ranks = gpus if collective in SHARE_COUNT else 1  # the count column is a share per GPU
     whole = [(n // width // ranks, n) if printed else nccl_tests_size(n, width, collective, gpus)
              for n in sizes]

@@ -22,6 +22,11 @@ from ..core.textout import prepare_streams, printable
 from ._help import FittingHelp
 
 PROG = "ringsim"
+# The most words a command line may hold. argparse's work grows with the square of the options
+# it is given (it looks for the next option among all of them, once per option): 10,000 take it
+# seconds, 30,000 minutes. The longest command a person writes is far shorter: each option is
+# given once, and the fault options (--slow-gpu, --slow-link, --delay) at most MAX_FAULTS times.
+MAX_WORDS = 1_000
 # Errors a write to an output stream raises (no file name: opening a file gives one).
 _WRITE_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF}
 
@@ -99,6 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     # The command's name heads every error line, as argparse's own do ("ringsim predict:
     # error: ..."), so that all of one command's errors read alike.
     prog = [f"{PROG} {argv[0]}" if argv and argv[0] in _choices(parser) else PROG]
+    if len(argv) > MAX_WORDS:
+        from ..timeline.budget import MAX_FAULTS  # here only: numpy stays out of a light start
+        _say(f"the command line holds {len(argv):,} words; at most {MAX_WORDS:,} (each option "
+             f"once, the fault options at most {MAX_FAULTS} times in all)", prog[0])
+        return 2
     if sys.stdout is None:  # started with stdout closed (`ringsim >&-`)
         _say("standard output is closed: nothing could be printed (run it without >&-)", prog[0])
         return 2

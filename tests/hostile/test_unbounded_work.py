@@ -17,8 +17,14 @@ from .conftest import bounded, refused
     (["timeline", "-a", "naive", "--gpus", "2000"], ["at least", "3,998,000 transfers in 1 step"]),
     (["timeline", "-a", "naive", "--gpus", "500"], ["limits are 2.0 GiB and 30.00 s"]),
     (["timeline", "--gpus", "1000", "--trace", "t.json"], ["--trace would write", "1,998,000 transfers"]),
+    (["timeline", *[f for i in range(300) for f in ("--slow-gpu", f"{i % 8 + 1}:0.5")]],
+     ["at most 64 faults", "300"]),
+    # argparse's own work grows with the square of the options given: 30,000 words take it
+    # minutes, so the command line's length is refused before it is parsed
+    (["walk", *["--json"] * 30_000], ["30,001 words", "at most 1,000"]),
+    (["walk", *["--no-such-option"] * 10_000], ["10,001 words", "at most 1,000"]),
     (["timeline", *[f for i in range(3000) for f in ("--slow-gpu", f"{i % 8 + 1}:0.5")]],
-     ["at most 64 faults", "3,000"]),
+     ["6,001 words", "at most 1,000"]),
     (["timeline", "--slow-gpu", "2:0.5", "--slow-gpu", "2:0.3"], ["given twice for the same GPU"]),
     (["timeline", "--slow-link", "1-2:0.5", "--slow-link", "2-1:0.3"], ["given twice for the same link"]),
     (["timeline", "--delay", "3:1us", "--delay", "3:2us"], ["given twice"]),

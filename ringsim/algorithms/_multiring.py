@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..core.checks import parse_count
+from ..core.checks import echo, parse_count
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
@@ -69,7 +69,7 @@ def _parse(ring_order, gpus: int) -> tuple[tuple[int, ...], ...]:
             parsed = [[int(x) for x in ring] for ring in rings]
         except ValueError:
             raise RingsimError(f"--ring-order must be GPU numbers separated by commas, rings by "
-                               f"semicolons (1,3,2,4;1,2,3,4), got {ring_order!r}") from None
+                               f"semicolons (1,3,2,4;1,2,3,4), got {echo(ring_order)}") from None
     else:
         if not isinstance(ring_order, _SEQUENCES):
             raise RingsimError(f"ring_order must be text such as '1,3,2,4', a list of GPU numbers "

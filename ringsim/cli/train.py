@@ -6,7 +6,7 @@ import argparse
 
 from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM
 from ..execute.backend import array_module
-from ..core.checks import count_arg
+from ..core.checks import count_arg, echo
 from ..core.width import say
 from .common import add_backend_argument, add_option_arguments, gpus_arg, options_from_args
 
@@ -19,7 +19,7 @@ def _positive_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {echo(text)}") from None
     if not 0 < value <= MAX_LR:
         raise argparse.ArgumentTypeError(f"expected a number above 0 and at most {MAX_LR:,.0f}, "
                                          f"got {text!r}")

@@ -51,7 +51,7 @@ _RATE = re.compile(rf"({_PREFIX})?(B|b)(/s|ps)")
 
 def _split(text: object, what: str, example: str) -> tuple[Fraction, str]:
     if not isinstance(text, str):
-        raise RingsimError(f"{what} must be text such as {example}, got {text!r}")
+        raise RingsimError(f"{what} must be text such as {example}, got {echo(text)}")
     match = _QUANTITY.fullmatch(text)
     if not match:
         raise RingsimError(f"{what}: cannot read {text[:40]!r}; write it like {example}")
@@ -99,7 +99,7 @@ def parse_size(text: object, what: str = "size", counted: str = "sizes are count
         unit = unit.upper()
     match = _BYTES.fullmatch(unit)
     if not match:
-        raise RingsimError(f"{what}: unknown unit {unit!r} in {text!r}; use B, KiB, MiB, GiB, "
+        raise RingsimError(f"{what}: unknown unit {echo(unit)} in {echo(text)}; use B, KiB, MiB, GiB, "
                            "TiB, PiB, kB, MB, GB, TB, PB, or a bare K, M, G, T, P for KiB to "
                            "PiB as nccl-tests reads them")
     prefix, byte = match.group(1) or "", match.group(2)
@@ -125,9 +125,9 @@ def parse_seconds(text: object, what: str = "latency", most: Fraction | None = N
     """A duration in seconds: '0.5us', '5µs', '1.2ms', '0'; at most `most` where given."""
     number, unit = _split(text, what, "0.5us, 5µs or 1ms")
     if unit == "" and number != 0:
-        raise RingsimError(f"{what} {text!r} needs a unit: s, ms, us (µs) or ns")
+        raise RingsimError(f"{what} {echo(text)} needs a unit: s, ms, us (µs) or ns")
     if unit and unit not in SECONDS:
-        raise RingsimError(f"{what}: unknown unit {unit!r} in {text!r}; use s, ms, us (µs) or ns")
+        raise RingsimError(f"{what}: unknown unit {echo(unit)} in {echo(text)}; use s, ms, us (µs) or ns")
     value = number * SECONDS.get(unit, 1)
     if most is not None and not 0 <= value <= most:  # a field's own bound, named before the general one
         raise RingsimError(f"{what} must be from 0 to {format_seconds(float(most), digits=0)}, got {echo(text)}")
@@ -142,11 +142,11 @@ def parse_bandwidth(text: object, what: str = "bandwidth") -> float:
     number, unit = _split(text, what, "450GB/s, 400Gb/s or inf")
     match = _RATE.fullmatch(unit)
     if not match:
-        raise RingsimError(f"{what}: unknown unit {unit!r} in {text!r}; use B/s with a prefix "
+        raise RingsimError(f"{what}: unknown unit {echo(unit)} in {echo(text)}; use B/s with a prefix "
                            "(GB/s, GiB/s), b/s for bits (Gb/s), or inf")
     value = number * PREFIXES[match.group(1) or ""] / (8 if match.group(2) == "b" else 1)
     if value <= 0:
-        raise RingsimError(f"{what} must be more than zero, got {text!r}")
+        raise RingsimError(f"{what} must be more than zero, got {echo(text)}")
     _within(value, MIN_BANDWIDTH, MAX_BANDWIDTH, what, text, "B/s (or inf)")
     return float(value)
 

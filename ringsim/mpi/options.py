@@ -9,7 +9,7 @@ import numpy as np
 
 from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM, check_options, given_options, option_flag
 from ..algorithms.flags import add_option_arguments
-from ..core.checks import count_arg
+from ..core.checks import count_arg, echo
 from ..core.errors import RingsimError
 
 DTYPES = ("int32", "int64", "float32", "float64")
@@ -43,7 +43,7 @@ def _timeout(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds such as 10, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected seconds such as 10, got {echo(text)}") from None
     try:
         return check_timeout(value)
     except RingsimError as error:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..core.checks import parse_count
+from ..core.checks import echo, parse_count
 from ..core.errors import RingsimError
 from ..core.naming import gpu_name
 from ..core.units import format_seconds, parse_seconds
@@ -85,7 +85,7 @@ def _factor(text: str, flag: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise RingsimError(f"{flag}: expected a speed factor such as 0.5, got {text!r}") from None
+        raise RingsimError(f"{flag}: expected a speed factor such as 0.5, got {echo(text)}") from None
     why = _out_of_range("slow-gpu", value)
     if why:
         raise RingsimError(f"{flag}: {why}, got {text}")

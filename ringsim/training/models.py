@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.checks import echo
 from ..core.errors import RingsimError
 
 
@@ -117,7 +118,7 @@ def parse_layers(spec: str, flops_per_param: float = 2.0) -> Model:
         try:
             repeat = int(count)
         except ValueError:
-            raise RingsimError(f"--layers: {item!r} should be SIZE or COUNTxSIZE, e.g. 32x202M") from None
+            raise RingsimError(f"--layers: {echo(item)} should be SIZE or COUNTxSIZE, e.g. 32x202M") from None
         if not 1 <= repeat <= 100_000:
             raise RingsimError(f"--layers: a repeat count must be from 1 to 100,000, got {repeat}")
         try:

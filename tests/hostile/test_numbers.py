@@ -67,3 +67,37 @@ def test_huge_times_print_in_scientific_form():
     longest = max(len(word) for word in ran.out.split())
     assert longest < 30, longest  # not a 300-digit figure
     assert "e+" in ran.out
+
+
+LONG = "x" * 5000
+
+# A value as long as the command line allows is echoed cut, not whole: the error stays one
+# readable line (under 300 characters) whatever was typed.
+@pytest.mark.parametrize("args", [
+    ("predict", "--sizes", "1" + LONG),
+    ("sweep", "--alpha", "5" + LONG),
+    ("sweep", "--alpha", "5" + " " * 5000),
+    ("sweep", "--bandwidth", "5" + LONG),
+    ("sweep", "--reduce-bandwidth", "5" + LONG),
+    ("walk", "--size", "1" + LONG),
+    ("zero", "--params", "1e6", "--gpu-memory", "1" + LONG),
+    ("timeline", "--delay", "1:5" + LONG),
+    ("timeline", "--slow-gpu", "1:" + LONG),
+    ("timeline", "--slow-link", "1-2:" + LONG),
+    ("overlap", "--layers", LONG),
+    ("walk", "--ring-order", LONG),
+    ("train", "--lr", "1" + LONG),
+    ("mpi", "--timeout", "1" + LONG),
+], ids=lambda v: " ".join(v)[:30])
+def test_a_long_bad_value_is_echoed_cut(args):
+    line = refused(cli(*args))
+    assert len(line) < 300, (len(line), line[:300])
+
+
+@pytest.mark.parametrize("parse, text", [
+    (parse_size, "1" + LONG), (parse_seconds, "1" + LONG), (parse_seconds, "1" + " " * 5000),
+    (parse_bandwidth, "1" + LONG), (parse_bandwidth, "0" + " " * 5000 + "B/s")])
+def test_the_parsers_echo_a_long_value_cut(parse, text):
+    with pytest.raises(RingsimError) as caught:
+        parse(text)
+    assert len(str(caught.value)) < 300, str(caught.value)[:300]

@@ -91,9 +91,16 @@ def parse(text: str) -> Expression:
     return Expression(name, indices, options, parts[0])
 
 
+MAX_INDEX_DIGITS = 20  # far past any GPU or segment a lesson names; int() refuses past 4,300
+
+
 def _index(text: str):
-    if text.strip().isdigit():
-        return int(text)
+    stripped = text.strip()
+    # 0-9 only: str.isdigit also takes ² (which int() refuses) and other scripts' digits
+    if stripped.isascii() and stripped.isdigit():
+        if len(stripped) > MAX_INDEX_DIGITS:
+            raise RingsimError(f"an index has at most {MAX_INDEX_DIGITS} digits, got {clip(stripped)}")
+        return int(stripped)
     compile_expression(text)
     return Deferred(text.strip())
 

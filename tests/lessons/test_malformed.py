@@ -169,3 +169,16 @@ def test_a_published_run_is_read_at_a_size_it_printed(tmp_path):
         path.write_text(GOOD_FRONT + GOOD_BODY + body + "\n", encoding="utf-8")
         lessons, problems = check_lessons(tmp_path)
         assert [str(p) for p in problems] == [f"{path}:10: {body}: {reason}"]
+
+
+@pytest.mark.parametrize("index, words", [
+    ("9" * 5000, "an index has at most 20 digits, got 99999"),  # past int()'s 4,300 digits
+    ("²", "cannot read expression ²"),  # a digit to str.isdigit, not to int()
+    ("٣", "cannot read expression ٣"),  # another script's three: 0-9 only, as everywhere
+])
+def test_an_index_is_digits_0_to_9_and_few_of_them(tmp_path, index, words):
+    path = tmp_path / "01-lesson.md"
+    path.write_text(GOOD_FRONT + GOOD_BODY + f"{{{{segments[{index}]}}}}\n", encoding="utf-8")
+    with pytest.raises(RingsimError) as info:
+        load_lessons(tmp_path)
+    assert f"{path}:10: " in str(info.value) and words in str(info.value), str(info.value)[:300]

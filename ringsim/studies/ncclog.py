@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..core.errors import RingsimError
-from .textfile import LINE_PREFIX, NCCL_VERSION, Text, shown
+from .textfile import DIGITS, LINE_PREFIX, NCCL_VERSION, Text, shown
 
 MAX_CHANNELS = 64  # NCCL's MAXCHANNELS
 MAX_RANKS = 4096
@@ -29,17 +29,18 @@ MAX_RANKS = 4096
 # ends mid-tree was cut by NCCL itself, every rank's at about the same channel. A shorter
 # line that ends mid-tree was cut by whoever pasted the log.
 NCCL_LINE_CUT = 990
-_ORIGIN = re.compile(r"^(\S*?):(\d+):(\d+) \[(\d+)\] NCCL INFO ")
-_LIST = re.compile(r"NCCL INFO (?:Channel (\d+)/(\d+)|Ring (\d+)) :((?:\s+\d+)+)\s*(\.\.\.)?\s*$")
-_HOP = re.compile(r"NCCL INFO (?:Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[[0-9a-fA-Fx]+\])? -> "
-                  r"(\d+)(?:\[[0-9a-fA-Fx]+\])?(?: \[(send|receive)\])? via (\S.*?)\s*$")
+_D = DIGITS
+_ORIGIN = re.compile(rf"^(\S*?):({_D}):({_D}) \[({_D})\] NCCL INFO ")
+_LIST = re.compile(rf"NCCL INFO (?:Channel ({_D})/({_D})|Ring ({_D})) :((?:\s+{_D})+)\s*(\.\.\.)?\s*$")
+_HOP = re.compile(rf"NCCL INFO (?:Channel|Ring) ({_D})(?:/{_D})? : ({_D})(?:\[[0-9a-fA-Fx]+\])? -> "
+                  rf"({_D})(?:\[[0-9a-fA-Fx]+\])?(?: \[(send|receive)\])? via (\S.*?)\s*$")
 _TREES = re.compile(r"NCCL INFO Trees(?= \[\d+\] -?\d)")
-_N = r"(-?\d+)"
+_N = rf"(-?{_D})"
 _DOWN = rf"{_N}/{_N}/{_N}->{_N}->{_N}"   # children -> rank -> parent (2.5 on)
 _UP = rf"{_N}->{_N}->{_N}/{_N}/{_N}"     # parent -> rank -> children (2.4; 2.5–2.7's second tree)
-_TREE = re.compile(rf" \[(\d+)\] (?:{_DOWN}(?:\|{_UP})?|{_UP})(?=\s|$)")
-_COMM = re.compile(r"comm (0x[0-9a-fA-F]+) rank (\d+) n[Rr]anks (\d+)")
-_NODES = re.compile(r"nNodes (\d+)")
+_TREE = re.compile(rf" \[({_D})\] (?:{_DOWN}(?:\|{_UP})?|{_UP})(?=\s|$)")
+_COMM = re.compile(rf"comm (0x[0-9a-fA-F]+) rank ({_D}) n[Rr]anks ({_D})")
+_NODES = re.compile(rf"nNodes ({_D})")
 
 
 @dataclass
@@ -121,7 +122,7 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
                                    "size?): cut the log to one communicator")
             seen[channel] = ring
             if m.group(2) is not None:
-                declared[len(ring)] = int(m.group(2))
+                declared[len(ring)] = _channel_count(int(m.group(2)), number)
         elif m := _HOP.search(line):
             channel, src, dst = int(m.group(1)), int(m.group(2)), int(m.group(3))
             _check_channel(channel, number)
@@ -252,7 +253,7 @@ def _tree_item(t: re.Match) -> tuple[int, int, int, tuple[int, ...], tuple | Non
 
 def _cut_rank(line: str) -> int | None:
     """The rank whose Trees line this is (its first tree's middle number), None when cut before it."""
-    for item in re.finditer(r"->(\d+)->", line):
+    for item in re.finditer(rf"->({_D})->", line):
         return int(item.group(1))
     return None
 
@@ -274,6 +275,15 @@ def _check_channel(channel: int, number: int) -> None:
     if channel >= MAX_CHANNELS:
         raise RingsimError(f"line {number} names channel {channel}; NCCL has at most "
                            f"{MAX_CHANNELS} channels (0..{MAX_CHANNELS - 1})")
+
+
+def _channel_count(count: int, number: int) -> int:
+    """The NN of `Channel 00/NN`, refused past NCCL's MAXCHANNELS: every channel below it is
+    looked for in the log."""
+    if count > MAX_CHANNELS:
+        raise RingsimError(f"line {number} says the communicator has {count:,} channels; NCCL "
+                           f"has at most {MAX_CHANNELS}")
+    return count
 
 
 def _check_ring(channel: int, ring: tuple[int, ...], nranks: int) -> None:

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 from ..core.errors import RingsimError
 from . import nccl_settings
-from .textfile import LAUNCHER_PREFIX, NCCL_VERSION, Text, shown
+from .textfile import DIGITS, LAUNCHER_PREFIX, NCCL_VERSION, Text, shown
 
 DTYPES = {"int8": 1, "uint8": 1, "char": 1, "int32": 4, "uint32": 4, "int": 4, "int64": 8,
           "uint64": 8, "half": 2, "float16": 2, "float": 4, "float32": 4, "double": 8,
@@ -65,9 +65,9 @@ def bus_factor(collective: str, gpus: int) -> Fraction:
 # mpirun's `[1,0]<stdout>:`, srun's `[0]` or `0:` at the start of a line, anywhere in srun rows
 _PREFIX = re.compile(LAUNCHER_PREFIX)
 _LEAD = re.compile(r"^\s*(?:\d+:\s)")
-_RANK = re.compile(r"#\s*Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(?:(\S+)\s+)?"
-                   r"device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$")
-_NGPUS = re.compile(r"#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)")
+_RANK = re.compile(rf"#\s*Rank\s+({DIGITS})\s+(?:Group\s+({DIGITS})\s+)?Pid\s+({DIGITS})\s+on\s+"
+                   rf"(?:(\S+)\s+)?device\s+({DIGITS})\s+\[([^\]]*)\]\s*(.*)$")
+_NGPUS = re.compile(rf"#\s*nThread\s+({DIGITS})\s+nGpus\s+({DIGITS})")
 _TEST = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv|"
                    r"gather|scatter|hypercube)_perf")
 _STARTING = re.compile(r"Collective test starting:\s*(\w+)")
@@ -211,7 +211,7 @@ def parse(text: Text) -> Output:
         if "NCCL INFO" in line or "NCCL WARN" in line:
             continue
         tokens = line.split()
-        if len(tokens) < 4 or not tokens[0].isdigit():
+        if len(tokens) < 4 or not _whole(tokens[0]):
             continue
         row = _row(tokens)
         if isinstance(row, str):
@@ -273,9 +273,15 @@ def _number(token: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _whole(token: str) -> bool:
+    """True for a size or count column: digits 0-9 only (str.isdigit also takes ², which int()
+    refuses). int() reads no more than 18 of them here: past 4,300 it raises ValueError."""
+    return token.isascii() and token.isdigit()
+
+
 def _row(tokens: list[str]) -> Row | str:
     """A row from its tokens, or why it cannot be read (cut, or fitting no layout)."""
-    if len(tokens) < 7 or not tokens[1].isdigit() or tokens[2] not in DTYPES:
+    if len(tokens) < 7 or not _whole(tokens[1]) or len(tokens[1]) > 18 or tokens[2] not in DTYPES:
         return "it is cut short or its type is not one nccl-tests prints"
     rest = tokens[3:]
     redop = None
@@ -284,11 +290,11 @@ def _row(tokens: list[str]) -> Row | str:
     # What follows is [root] time algbw busbw wrong, once or twice: 4 or 8 fields, +1 with root.
     root = None
     if len(rest) in (5, 9):
-        root = int(rest[0]) if re.fullmatch(r"-?\d+", rest[0]) else None
+        root = int(rest[0]) if re.fullmatch(rf"-?{DIGITS}", rest[0]) else None
         rest = rest[1:]
     if len(rest) not in (4, 8):
         return "its columns fit no nccl-tests layout"
-    if int(tokens[0]) > MAX_SIZE:
+    if len(tokens[0]) > 18 or int(tokens[0]) > MAX_SIZE:
         return f"its size {shown(tokens[0], 24)} is past 1 PiB"
     fields = [None if t == "N/A" else _number(t) for t in rest]
     time_us, alg, bus = fields[0], fields[1], fields[2]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 # NCCL's algorithms in its own order, the numbers TRACE builds print for them.
 from ..cost.nccl_tuner import ALGORITHMS
-from .textfile import LINE_PREFIX, NCCL_VERSION, Text
+from .textfile import DIGITS, LINE_PREFIX, NCCL_VERSION, Text
 
 FUNCS = ("Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce")
 PROTOS = ("LL", "LL128", "Simple")
@@ -37,10 +37,10 @@ _CELL = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*/\s*(-?\d+(?:\.\d+)?)\s*")
 # cell NCCL printed (a mangled line), and is read as no cell at all.
 MAX_CELL_US, MAX_CELL_GBPS = 1e9, 1e7
 _BODY = re.compile(r"NCCL INFO\s+(.*)$")
-_CHOICE = re.compile(r"NCCL INFO (Broadcast|Reduce|AllGather|ReduceScatter|AllReduce): (\d+) "
+_CHOICE = re.compile(rf"NCCL INFO (Broadcast|Reduce|AllGather|ReduceScatter|AllReduce): ({DIGITS}) "
                      r"Bytes -> Algo (\w+) proto (\w+)"
                      r"(?: channel\{Lo\.\.Hi\}=\{(\d{1,4})\.\.(\d{1,4})\})?")
-_TRACE = re.compile(r"(\d+) Bytes -> Algo (\d+) proto (\d+) time (\d+(?:\.\d+)?)")
+_TRACE = re.compile(rf"({DIGITS}) Bytes -> Algo ({DIGITS}) proto ({DIGITS}) time (\d+(?:\.\d+)?)")
 MAX_TABLES = 64  # a log with more communicators than this is cut to its first tables
 MAX_SIZES = 4096  # distinct call sizes kept (NCCL logs one line per call, thousands a run)
 MAX_DIGITS = 18  # a byte count longer than this is no call NCCL made
@@ -145,7 +145,7 @@ def parse(text: Text) -> Tuning:
                 a, _, p = (part.strip() for part in name.partition("/"))
                 columns.append((_CHOICE_ALGOS.get(a.upper(), a), _CHOICE_PROTOS.get(p.upper(), p)))
         elif head == "Max NThreads" and columns and found.threads:
-            counts = [int(c) for c in _columns("|" + rest) if c.isdigit() and len(c) <= 6]
+            counts = [int(c) for c in _columns("|" + rest) if c.isascii() and c.isdigit() and len(c) <= 6]
             found.threads[-1].update(zip(columns, counts))
         elif head in FUNCS and columns and found.tables:
             for (a, p), cell in zip(columns, _cells(rest)):

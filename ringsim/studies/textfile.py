@@ -26,6 +26,10 @@ NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 
 MAX_BYTES = 32 * 1024 * 1024  # a 1,000-rank NCCL_DEBUG=INFO log is a few MB
 MAX_LINE = 16_384  # characters kept of one line; a 64-channel Trees line is about 2,000
+# A whole number as a paste prints it, for a pattern: at most 18 digits, none beside (a size or
+# a pid has fewer). A longer run matches no pattern, so it is never read: past 4,300 digits,
+# Python's int() raises ValueError.
+DIGITS = r"(?<!\d)\d{1,18}(?!\d)"
 
 
 @dataclass(frozen=True)

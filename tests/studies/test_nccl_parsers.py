@@ -326,3 +326,64 @@ def test_the_header_says_whether_its_ranks_are_numbered_0_to_n_minus_1(numbers, 
 def test_a_real_header_is_numbered_0_to_n_minus_1():
     out = output("eks_efa_t4_2node_mpirun.txt")
     assert out.ranks_numbered_in_order and out.rank_numbers == list(range(out.gpus))
+
+
+
+A3MEGA = DATA / "nccl_outputs" / "a3mega_h100_2node_all_reduce.txt"
+HUGE = "9" * 5000  # past Python's 4,300 digits for int(): a ValueError if any parser read it
+
+
+@pytest.mark.parametrize("old, new", [
+    ("#  Rank  1 Group", f"#  Rank  {HUGE} Group"),
+    ("device  1 [0000", f"device  {HUGE} [0000"),
+    ("Pid   6900", f"Pid   {HUGE}"),
+    ("           8             2     float", f"  {HUGE}             2     float"),
+    ("           8             2     float", f"           8  {HUGE}     float"),
+    ("           8             2     float", "           ²             2     float"),
+    ("           8             2     float", "           8             ²     float"),
+    ("sum      -1    135.8", f"sum      {HUGE}    135.8"),
+    ("## NCCL TEST RESULT", f"h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks {HUGE} nNodes 2"),
+    ("## NCCL TEST RESULT", f"h:1:1 [0] NCCL INFO Channel 00/{HUGE} : 0 1 2 3"),
+    ("## NCCL TEST RESULT", f"h:1:1 [0] NCCL INFO AllReduce: {HUGE} Bytes -> Algo 1 proto 2"),
+], ids=range(11))
+def test_a_number_no_output_prints_is_never_read_as_one(tmp_path, capsys, old, new):
+    # a garbled number is a line that fits no form (a row counted as unreadable), never a
+    # traceback, and never its last digits read as a number
+    from ringsim.cli import main
+    text = A3MEGA.read_text()
+    assert old in text
+    path = tmp_path / "paste.txt"
+    path.write_text(text.replace(old, new, 1))
+    out = nccltests.parse(read_text(str(path), "nccl-tests output"))
+    numbers = [n for r in out.rows for n in (r.bytes, r.count)] + \
+        [n for e in out.ranks for n in (e.rank, e.pid, e.device)]
+    assert max(numbers) < 10**18
+    assert main(["diagnose", "--no-plot", str(path)]) in (0, 2)
+    assert main(["predict", "--tuning", "--nccl-log", str(path)]) in (0, 2)
+    assert len(capsys.readouterr().err.splitlines()) <= 2
+
+
+def test_a_row_of_a_garbled_size_is_counted_as_unreadable():
+    out = _rows("1024  256  float  sum  -1", f"{HUGE}  256  float  sum  -1", "²  256  float  sum  -1")
+    assert [r.bytes for r in out.rows] == [1024] and out.skipped == 1
+
+
+@pytest.mark.parametrize("line", [
+    f"h:1:1 [0] NCCL INFO Channel {'0' * 5000}1/02 : 0 1 2 3",
+    f"h:1:1 [0] NCCL INFO Channel 00/01 : 0 1 2 {HUGE}",
+    f"h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> {HUGE}[1] via P2P/IPC",
+    f"h:1:1 [2] NCCL INFO Trees [0] {HUGE}/-1/-1->2->1",
+    f"h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks {HUGE}",
+], ids=range(5))
+def test_a_log_line_with_a_number_too_long_is_no_line_of_the_log(tmp_path, capsys, line):
+    from ringsim.cli import main
+    text = _text(tmp_path, f"h:1:1 [0] NCCL INFO Channel 00/01 : 0 1 2 3\n{line}\n")
+    assert ncclog.parse(text).rings == {0: (0, 1, 2, 3)}
+    assert main(["walk", "-n", "2", "--nccl-log", str(tmp_path / "x.log")]) == 0
+
+
+def test_a_channel_count_past_nccls_is_refused_before_it_is_counted_out(tmp_path):
+    # 'Channel 00/NN': NN channels, each looked for in the log (18 digits: forever)
+    with pytest.raises(RingsimError, match="line 1 says the communicator has "
+                                           "999,999,999,999,999,999 channels; NCCL has at most 64"):
+        ncclog.parse(_text(tmp_path, "h:1:1 [0] NCCL INFO Channel 00/999999999999999999 : 0 1\n"))

@@ -341,6 +341,8 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     (["{tmp}/ring.svg", "-g", "200"], "at most 128 GPUs"),
     (["{tmp}/ring.svg", "--step", "7"], "--step must be from 0"),
     (["{tmp}/ring.svg", "--dimensions", "99999"], "--dimensions must be from"),
+    (["{tmp}/ring.png", "--dimensions", "²x²"], "--dimensions must be a width"),  # int('²') fails
+    (["{tmp}/ring.png", "--dimensions", "9" * 5000], "--dimensions must be from"),
     (["{tmp}/ring.svg", "-n", "10000000"], "at most 1,000,000 elements"),
     (["{tmp}/ring.gif", "-g", "128"], "draw one step"),
     ([], "say which file"),

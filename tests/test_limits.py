@@ -76,6 +76,9 @@ def test_memory_settings_and_sizes():
     assert parse_size("1000") == 1000
     with pytest.raises(RingsimError, match="RINGSIM_MEMORY_LIMIT must be a size"):
         parse_size("lots")
+    for garbled in ("²G", "2²", "9" * 5000 + "G"):  # int() refuses these: no ValueError
+        with pytest.raises(RingsimError, match="RINGSIM_MEMORY_LIMIT"):
+            parse_size(garbled)
     assert format_bytes(999) == "999 bytes" and format_bytes(9_200_000_000_000_000) == "9.2 PB"
     check_memory(10, "nothing", instead="-")
     with pytest.raises(RingsimError, match="would need about 1,000.0 EB"):

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.checks import echo
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..core.plan import Plan, Step
@@ -86,8 +87,11 @@ def parse_size(text: str) -> int:
     value = value.removesuffix("I")
     unit = value[-1:] if value[-1:] in "KMGT" and value[-1:] else ""
     number = value[:-1] if unit else value
-    if not number.isdigit() or (binary and not unit):
-        raise RingsimError(f"{LIMIT_VARIABLE} must be a size in bytes like 2G or 500MB, got {text!r}")
+    # 0-9 only (str.isdigit also takes ², which int() refuses), and no more digits than a
+    # memory has: past 4,300, int() raises ValueError
+    if not (number.isascii() and number.isdigit()) or len(number) > 30 or (binary and not unit):
+        raise RingsimError(f"{LIMIT_VARIABLE} must be a size in bytes like 2G or 500MB, got "
+                           f"{echo(text)}")
     power = "_KMGT".index(unit) if unit else 0
     return int(number) * (1024 if binary else 1000) ** power
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..core.checks import echo
 from ..core.errors import RingsimError
 from ..core.files import atomic_output, check_output
 from ..core.textout import printable
@@ -30,12 +31,16 @@ WHAT = "the figure"  # how errors name the file
 def parse_size(text: str) -> tuple[int, int]:
     """'800' (the width) or '800x600' as (width, height) in px; 0 keeps the aspect ratio."""
     parts = str(text).lower().split("x")
-    if len(parts) not in (1, 2) or not all(p.strip().isdigit() for p in parts):
-        raise RingsimError(f"--dimensions must be a width in px (800) or width x height (800x600), got {text!r}")
+    # 0-9 only: str.isdigit also takes ², which int() refuses
+    if len(parts) not in (1, 2) or not all(p.strip().isascii() and p.strip().isdigit() for p in parts):
+        raise RingsimError(f"--dimensions must be a width in px (800) or width x height (800x600), "
+                           f"got {echo(text)}")
+    for part in parts:
+        digits = part.strip().lstrip("0") or "0"
+        # more digits than MAX_SIZE has is out of range unread (int() refuses past 4,300)
+        if len(digits) > len(str(MAX_SIZE)) or not MIN_SIZE <= int(digits) <= MAX_SIZE:
+            raise RingsimError(f"--dimensions must be from {MIN_SIZE} to {MAX_SIZE} px, got {echo(text)}")
     values = [int(p) for p in parts]
-    for v in values:
-        if not MIN_SIZE <= v <= MAX_SIZE:
-            raise RingsimError(f"--dimensions must be from {MIN_SIZE} to {MAX_SIZE} px, got {text!r}")
     return (values[0], values[1] if len(values) == 2 else 0)
 
 

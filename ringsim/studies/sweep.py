@@ -16,7 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..core.checks import check_gpus
+from ..core.checks import check_gpus, echo
 from ..algorithms import ALGORITHMS, given_title
 from ..algorithms.timing import estimate, machine_options, nccl_layouts, timed_algorithms
 from ..cost.model import CostModel, Estimate, algbw, busbw
@@ -188,7 +188,7 @@ def parse_sizes(text: str) -> list[int]:
                                f"(nccl-tests' -f), got {written[:20]!r}")
         factor = int(written)
         if low < 1 or high < low:
-            raise RingsimError(f"--sizes: the range {text!r} must go up from at least 1 byte")
+            raise RingsimError(f"--sizes: the range {echo(text)} must go up from at least 1 byte")
         sizes = [low]
         while sizes[-1] * factor <= high and len(sizes) <= MAX_SIZES:
             sizes.append(sizes[-1] * factor)

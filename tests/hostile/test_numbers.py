@@ -75,6 +75,8 @@ LONG = "x" * 5000
 # readable line (under 300 characters) whatever was typed.
 @pytest.mark.parametrize("args", [
     ("predict", "--sizes", "1" + LONG),
+    ("predict", "--sizes", "1KiB" + " " * 5000 + "..1B"),
+    ("figure", "--dimensions", LONG, "x.png"),
     ("sweep", "--alpha", "5" + LONG),
     ("sweep", "--alpha", "5" + " " * 5000),
     ("sweep", "--bandwidth", "5" + LONG),

@@ -266,6 +266,16 @@ def test_the_counters_say_one_message_in_the_singular():
     assert "moved so far: 8 elements in 1 message ·" in counters
 
 
+def test_the_counters_give_one_gpus_sent_and_received():
+    # The master after its reduce: GPU1 has received 24 and sent nothing; the others sent 8.
+    # Both counts belong to one named GPU, as the TUI's counters and the lessons give them,
+    # never the most any GPU sent beside the most any GPU received.
+    svg = figure_svg(Simulation.create("master", 4), 1)
+    assert "busiest GPU1 sent 0, received 24" in text_of(classed(svg, "counters")[0])
+    svg = figure_svg(Simulation.create("ring", 4), 6)
+    assert "busiest GPU1 sent 12, received 12" in text_of(classed(svg, "counters")[0])
+
+
 def test_the_pdf_deck_is_vector_and_searchable():
     pypdfium2 = pytest.importorskip("pypdfium2", reason="reads the deck back (the test extras)")
     sim = ring4()

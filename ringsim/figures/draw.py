@@ -152,7 +152,7 @@ def _legend(d, f: Frame, t: Theme, y: float, width: float) -> None:
 
 def _counters(f: Frame) -> str:
     return (f"step {f.position} of {f.steps} · moved so far: {plural(f.moved, 'element')} in "
-            f"{plural(f.messages, 'message')} · busiest GPU sent {f.busiest_sent:,}, received "
+            f"{plural(f.messages, 'message')} · busiest {gpu_name(f.busiest)} sent {f.busiest_sent:,}, received "
             f"{f.busiest_received:,}")
 
 

@@ -59,8 +59,9 @@ class Frame:
     switch_holds: tuple[tuple[tuple[int, ...], ...], ...]  # [switch][segment]: the GPUs summed in it
     moved: int        # elements moved so far
     messages: int     # transfers so far
-    busiest_sent: int
-    busiest_received: int
+    busiest: int      # the 0-based GPU the whole run's ledger names busiest (the TUI's too)
+    busiest_sent: int      # what that GPU has sent so far
+    busiest_received: int  # and received
     elements: int
 
 
@@ -94,6 +95,9 @@ def _frame(sim, moves: tuple[Move, ...], shape: Shape, lanes: int, nodes, known:
     state, g, s = sim.symbolic, sim.plan.gpus, sim.plan.segments
     ledger = sim.ledger()
     banner = sim.banner
+    # One GPU's two counts: the largest sent beside the largest received could be two GPUs'
+    # (after the master's reduce, 8 sent by a worker and 24 received by the master).
+    busiest = sim.busiest_gpu() if g else 0
 
     def label(k: int, j: int) -> str:
         # The frames of an animation repeat most labels: each is worked out once (`known`).
@@ -113,8 +117,9 @@ def _frame(sim, moves: tuple[Move, ...], shape: Shape, lanes: int, nodes, known:
                             for k in range(g, sim.plan.participants)),
         switch_holds=tuple(tuple(state.held[k][j] for j in range(s)) for k in range(g, sim.plan.participants)),
         moved=ledger.total, messages=ledger.messages,
-        busiest_sent=int(ledger.sent.max()) if g else 0,
-        busiest_received=int(ledger.received.max()) if g else 0,
+        busiest=busiest,
+        busiest_sent=int(ledger.sent[busiest]) if g else 0,
+        busiest_received=int(ledger.received[busiest]) if g else 0,
         elements=sim.layout.elements)
 
 

@@ -276,6 +276,19 @@ def test_the_counters_give_one_gpus_sent_and_received():
     assert "busiest GPU1 sent 12, received 12" in text_of(classed(svg, "counters")[0])
 
 
+def test_long_counters_are_squeezed_into_the_picture_rather_than_cut():
+    # A million elements on 2 GPUs: the counters' line is wider than the 680 px picture.
+    from ringsim.figures.cells import text_width
+    svg = figure_svg(Simulation.create("master", 2, 1_000_000), 2)
+    width = float(ET.fromstring(svg).get("viewBox").split()[2])
+    counters = classed(svg, "counters")[0]
+    assert text_width(text_of(counters), 12) > width - 36  # too long as set
+    assert float(counters.get("textLength")) <= width - 36 and counters.get("lengthAdjust")
+    assert "received 1,000,000" in text_of(counters)  # every number whole
+    for step in range(7):  # the 4-GPU example's lines fit as they are set, never stretched
+        assert classed(figure_svg(ring4(), step), "counters")[0].get("textLength") is None, step
+
+
 def test_the_pdf_deck_is_vector_and_searchable():
     pypdfium2 = pytest.importorskip("pypdfium2", reason="reads the deck back (the test extras)")
     sim = ring4()

@@ -156,6 +156,15 @@ def _counters(f: Frame) -> str:
             f"{f.busiest_received:,}")
 
 
+def _counters_line(f: Frame, t: Theme, width: float, height: float):
+    """The counters under the picture, squeezed to its width when long (a million elements
+    on 2 GPUs), as a long label is in its cell: every number stays whole."""
+    import drawsvg as draw
+    text, room = _counters(f), width - 36
+    squeeze = {"textLength": room, "lengthAdjust": "spacingAndGlyphs"} if text_width(text, 12) > room else {}
+    return draw.Text(text, 12, 18, height - FOOTER + 20, fill=t.text, class_="counters", **squeeze)
+
+
 BANNER_SIZE = 20       # the banner's font size when it fits on one line
 BANNER_WRAPPED = 17    # its two lines' size when it does not: both fit in the title block
 # DejaVu Sans Bold's advance widths (in ems), each class's widest but a few: an estimate that
@@ -265,7 +274,7 @@ def draw_frame(f: Frame, lay: Layout | None, t: Theme, size: tuple[int, int] | N
         body.append(draw.Text(f"node {m + 1}", 11, x + 8, y - 6, fill=t.muted, stroke=t.background,
                               stroke_width=3, paint_order="stroke", class_="node-label"))
     d.append(body)
-    d.append(draw.Text(_counters(f), 12, 18, height - FOOTER + 20, fill=t.text, class_="counters"))
+    d.append(_counters_line(f, t, width, height))
     _legend(d, f, t, height - FOOTER + 44, width)
     return Drawn(d.as_svg(), width, height)
 
@@ -364,7 +373,7 @@ def draw_heat_map(f: Frame, t: Theme, size: tuple[int, int] | None = None) -> Dr
         g.append(draw.Title(m.sentence))
         g.append(draw.Rectangle(mat_x + m.dst * mat, top + m.src * mat, mat, mat, fill=colour))
         d.append(g)
-    d.append(draw.Text(_counters(f), 12, 18, height - FOOTER + 20, fill=t.text, class_="counters"))
+    d.append(_counters_line(f, t, width, height))
     _legend(d, f, t, height - FOOTER + 44, width)
     return Drawn(d.as_svg(), width, height)
 

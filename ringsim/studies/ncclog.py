@@ -185,9 +185,7 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
     if not nranks and not need_rings and trees:
         nranks = max(r for ranks in trees.values() for r in ranks) + 1
     if not nranks:
-        raise RingsimError(f"{text.name} shows no rings: it needs NCCL_DEBUG=INFO lines such as "
-                           "'Channel 00/02 :    0   1' or 'Ring 00 : 0[0] -> 1[1] via P2P/IPC' "
-                           "(set NCCL_DEBUG=INFO and run again)")
+        raise _no_rings(text)
     log = Log(text.name, nranks, {}, declared.get(nranks), hops, hosts, trees, nodes, version,
               trees_cut=trees_cut, tree_clashes=clashes)
     if truncated:
@@ -201,6 +199,9 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
             rings = {}
         log.from_hops = bool(rings)
     elif not rings:
+        if not hops and not cut_lists:
+            # A communicator's size from its Init line, but not one hop: no rings to walk.
+            raise _no_rings(text)
         if cut_lists and not hops:
             channel, start = min(cut_lists.items())
             raise RingsimError(
@@ -219,6 +220,12 @@ def parse(text: Text, nranks: int | None = None, need_rings: bool = True) -> Log
     log.rings = dict(sorted(rings.items()))
     _note_missing(log)
     return log
+
+
+def _no_rings(text: Text) -> RingsimError:
+    return RingsimError(f"{text.name} shows no rings: it needs NCCL_DEBUG=INFO lines such as "
+                        "'Channel 00/02 :    0   1' or 'Ring 00 : 0[0] -> 1[1] via P2P/IPC' "
+                        "(set NCCL_DEBUG=INFO and run again)")
 
 
 def communicators(text: Text) -> list[int]:

@@ -142,6 +142,16 @@ def test_several_communicators_and_broken_rings_get_one_line_each(tmp_path):
         ncclog.parse(_text(tmp_path, "nothing to see\n"))
 
 
+def test_a_log_with_a_communicator_but_no_ring_or_hop_lines_shows_no_rings(tmp_path):
+    # Init lines alone (NCCL_DEBUG_SUBSYS=INIT, or a few lines pasted) name the communicator's
+    # size but no hop: that is a log without rings, not one whose rings are broken.
+    body = ("n0:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+            "n0:1:9 [0] NCCL INFO comm 0x55 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 18000 "
+            "commId 0xabc - Init COMPLETE\n")
+    with pytest.raises(RingsimError, match="shows no rings: it needs NCCL_DEBUG=INFO"):
+        ncclog.parse(_text(tmp_path, body))
+
+
 @pytest.mark.parametrize("body, message", [
     (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 40, "looks binary"),
     (b"", "no nccl-tests rows"),

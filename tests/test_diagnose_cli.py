@@ -122,12 +122,18 @@ def test_bad_input_exits_2_with_one_line(argv, message, ringsim):
     ("NVIDIA GB200", " include gb200-4-nvl.toml, gb200-nvl72.toml in "),
     ("NVIDIA GH200 480GB", " include gh200-4-slingshot.toml in "),
     ("NVIDIA L40S", ", each named for its machine, are in "),
+    # A PCIe card is pointed at the PCIe machines' files, never at the SXM servers' of its model.
+    ("NVIDIA A100-PCIE-40GB", " include a100pcie-nvlink-pair.toml in "),
+    ("NVIDIA H100 PCIe", " include h100pcie-nvlink-pair.toml in "),
+    ("NVIDIA H100 NVL", ", each named for its machine, are in "),
 ])
 def test_a_gpu_with_no_preset_is_pointed_at_the_published_system_files(gpu, named, tmp_path,
                                                                         ringsim, monkeypatch):
     from nccl_pastes import all_reduce_perf
     # 8 GPUs, as their machines hold them: Grace boards have 4 a node, so 2 nodes of 4
     hosts = ["n1"] * 4 + ["n2"] * 4 if "GH200" in gpu or "GB200" in gpu else ["n1"] * 8
+    if "PCIE" in gpu.upper():  # the published PCIe machines are pairs
+        hosts = ["n1"] * 2
     paste = all_reduce_perf(tmp_path / "run.txt", {8: 20.0, 1 << 30: 5000.0}, gpu, hosts)
     monkeypatch.chdir(Path(__file__).resolve().parents[1])
     code, out, err = ringsim("diagnose", str(paste))
@@ -136,6 +142,7 @@ def test_a_gpu_with_no_preset_is_pointed_at_the_published_system_files(gpu, name
     # The folder as this installation has it: relative to here in a clone, else absolute.
     assert f"ringsim's published system files{named}" in err
     assert "ringsim/studies/published/systems: pass one as --topology " in err
+    assert ("without NVLink bridges: --topology pcie-gen4" in err) == ("PCIE" in gpu.upper())
     given = err.split("--topology ")[-1].strip()
     if "NAME.toml" not in given:  # the file it names is one --topology takes
         code, out, err = ringsim("diagnose", str(paste), "--topology", given, "--no-plot")

@@ -50,8 +50,11 @@ def _preset(gpu: str | None, available: list[str]) -> str | None:
 
 def _topology_request(gpu: str | None) -> str:
     """What to give in place of a preset: --topology, and where the published system files are."""
+    # The PCIe presets model PCIe cards without NVLink bridges; the published files, pairs with.
+    pcie = ("; PCIe cards without NVLink bridges: --topology pcie-gen4 (one PCIe switch) or "
+            "pcie-switches (two, joined through the CPU)" if "PCIE" in (gpu or "").upper() else "")
     return ("give --topology NAME or a .toml file describing the machine (`ringsim mpi "
-            "--calibrate --write-topology FILE` measures one); " + _published_hint(gpu))
+            f"--calibrate --write-topology FILE` measures one){pcie}; " + _published_hint(gpu))
 
 
 def check_inputs(output: Output, gpus: int | None, topology_given: bool, available: list[str],
@@ -90,13 +93,22 @@ def _published_hint(gpu: str | None) -> str:
     files = sorted(p.name for p in folder.glob("*.toml"))
     relative = os.path.relpath(folder)
     shown = str(folder) if relative.startswith("..") else relative
-    words = set(re.findall(r"[a-z0-9]+", (gpu or "").lower()))
-    fits = [name for name in files if name.split("-")[0] in words]
+    fits = [name for name in files if _names_gpu(name.split("-")[0], gpu)]
     if fits:
         return (f"ringsim's published system files include {', '.join(fits)} in {shown}: pass "
                 f"one as --topology {os.path.join(shown, fits[0])}")
     return (f"ringsim's published system files, each named for its machine, are in {shown}: "
             f"pass one as --topology {os.path.join(shown, 'NAME.toml')}")
+
+
+def _names_gpu(key: str, gpu: str | None) -> bool:
+    """Whether a system file's first name part (a100, a100pcie) names this GPU: its model,
+    with the card's form (PCIe, NVL) where the name has one, so a PCIe card is never given an
+    SXM server's file."""
+    words = re.findall(r"[a-z0-9]+", (gpu or "").lower())
+    names = set(words) | {a + b for a, b in zip(words, words[1:])}
+    forms = [form.lower() for form in NOT_SXM if form in (gpu or "").upper()]
+    return key in names and all(form in key for form in forms)
 
 
 def scenario(output: Output, gpus: int | None, nodes: int | None,

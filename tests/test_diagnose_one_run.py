@@ -122,6 +122,30 @@ def test_wrong_results_lead_the_verdict_and_mark_their_row(tmp_path, capsys):
     assert verdict.startswith("  The results were corrupted at 1 size (#wrong is not 0, from 1MiB)")
 
 
+def test_wrong_results_point_at_the_paths_the_run_used(tmp_path, capsys):
+    # Across nodes the network's GPUDirect RDMA is a suspect; inside one node it is not, and
+    # peer-to-peer (ACS, the IOMMU) and NVLS are; each named with the setting that takes it out.
+    from nccl_pastes import all_reduce_perf
+
+    def next_steps(hosts):
+        path = all_reduce_perf(tmp_path / "run.txt", {8: 20.0, 1 << 20: 60.0, 1 << 30: 5000.0},
+                               "NVIDIA H100 80GB HBM3", hosts)
+        lines = path.read_text().splitlines()
+        fields = lines[-1].split()
+        fields[8] = "1234"  # the out-of-place #wrong at 1 GiB
+        lines[-1] = "  ".join(fields)
+        code, out, err = run(capsys, paste(tmp_path, *lines), "--no-plot")
+        assert code == 0, err
+        return " ".join(out.split("What to check next:", 1)[1].split())
+
+    across = next_steps(["a"] * 8 + ["b"] * 8)
+    assert "NCCL_NET_GDR_LEVEL=LOC" in across and "NCCL_P2P_DISABLE=1" in across
+    inside = next_steps(["a"] * 8)
+    assert "GPUDirect RDMA" not in inside and "NCCL_NET_GDR_LEVEL" not in inside
+    assert "NCCL_P2P_DISABLE=1" in inside and "NCCL_NVLS_ENABLE=0" in inside
+    assert "issue 133" not in across + inside
+
+
 def test_a_header_with_rank_lines_left_out_is_one_run_of_its_highest_rank_or_more(tmp_path, capsys):
     # A trimmed paste keeps ranks 0, 7, 8 and 15 of 16: the rows' busbw says 16 GPUs.
     import re

@@ -323,6 +323,18 @@ def log_verdict(r, crossing: dict[str, int], gdr: str | None = None,
     return None
 
 
+def _corruption_suspects(nodes: int) -> str:
+    """The paths that can corrupt a run's data, each with the setting that takes it out; the
+    network's only where the run crosses nodes."""
+    # Taking one path out at a time finds the one that corrupts, without guessing.
+    paths = ["NCCL_P2P_DISABLE=1 (peer-to-peer between a node's GPUs, which PCIe ACS or the "
+             "IOMMU can break)", "NCCL_NVLS_ENABLE=0 (NVLink SHARP, on NVSwitch machines)"]
+    if nodes > 1:
+        paths.insert(0, "NCCL_NET_GDR_LEVEL=LOC (GPUDirect RDMA between GPU and NIC)")
+    return ("run it again with one path taken out at a time, " + ", ".join(paths)
+            + "; then the driver and the NCCL release")
+
+
 def checks(r) -> list[str]:
     """What to look at next."""
     out = []
@@ -330,7 +342,7 @@ def checks(r) -> list[str]:
     if wrong:
         out.append(f"#wrong is not 0 at {len(wrong)} size{'s' * (len(wrong) > 1)} (from "
                    f"{format_bytes(wrong[0])}): the results were corrupted; fix that before any "
-                   "timing (driver, GPUDirect RDMA, NVIDIA/nccl issue 133)")
+                   f"timing: {_corruption_suspects(r.nodes)}")
     flagged = sum(x.flag for x in r.rows)
     # The verdicts' own next steps first, where they explain the flagged sizes.
     if _in_place_fine(r):

@@ -146,6 +146,26 @@ def test_wrong_results_point_at_the_paths_the_run_used(tmp_path, capsys):
     assert "issue 133" not in across + inside
 
 
+def test_a_run_that_stops_before_its_largest_size_is_said_to_have_stopped(tmp_path, capsys):
+    # The header asks for 8 B to 8 GiB; the rows stop at 1 GiB and no footer follows: the run
+    # hung, crashed or ran out of time there, or the paste is cut, and the reader is told.
+    from nccl_pastes import all_reduce_perf
+    sizes = {1 << k: 20.0 + (1 << k) / 250e3 for k in range(3, 31)}
+    path = all_reduce_perf(tmp_path / "run.txt", sizes, "NVIDIA H100 80GB HBM3", ["a"] * 8)
+    lines = path.read_text().replace("maxBytes 1073741824", "maxBytes 8589934592").splitlines()
+    code, out, err = run(capsys, paste(tmp_path, *lines), "--no-plot")
+    assert code == 0, err
+    said = " ".join(out.split())
+    assert ("the rows stop at 1GiB, though the header asks for sizes up to 8GiB (maxBytes), and "
+            "no '# Avg bus bandwidth' line follows them: the run stopped there") in said
+    # The whole run, its footer printed, or a run whose last size is its maxBytes: no such note.
+    whole = lines + ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 100.0 "]
+    code, out, err = run(capsys, paste(tmp_path, *whole), "--no-plot")
+    assert code == 0 and "the rows stop at" not in out
+    code, out, err = run(capsys, str(path), "--no-plot")
+    assert code == 0 and "the rows stop at" not in out
+
+
 def test_a_header_with_rank_lines_left_out_is_one_run_of_its_highest_rank_or_more(tmp_path, capsys):
     # A trimmed paste keeps ranks 0, 7, 8 and 15 of 16: the rows' busbw says 16 GPUs.
     import re

@@ -306,7 +306,33 @@ def measured_rows(output: Output) -> tuple[list[Row], list[str]]:
                      f"{MAX_ROWS:,} left out (diagnose reads at most {MAX_ROWS:,})")
     if not rows:
         raise RingsimError(f"{output.name} has only 0-byte rows: nothing to compare")
-    return sorted(rows, key=lambda r: r.bytes), notes
+    rows = sorted(rows, key=lambda r: r.bytes)
+    stopped = _stopped_short(output, rows[-1].bytes)
+    if stopped:
+        notes.append(stopped)
+    return rows, notes
+
+
+def _stopped_short(output: Output, largest: int) -> str:
+    """A note where the rows end a whole step before the largest size the header asked for
+    and no footer follows them ('' otherwise): a run that hung or died there, or a cut paste."""
+    if output.asked is None or output.avg_busbw is not None:
+        return ""
+    low, high, step, factor = output.asked
+    if low < 1 or high < low or (factor and step < 2) or (not factor and step < 1):
+        return ""
+    # The largest size nccl-tests' loop reaches: low, low·f, low·f², … (or low + k·step) ≤ high.
+    last = low + (high - low) // step * step if not factor else low
+    while factor and last * step <= high:
+        last *= step
+    # A row is its size rounded down to whole elements (or ranks' shares), never a step short.
+    short = largest * step <= last if factor else largest + step <= last
+    if not short:
+        return ""
+    return (f"the rows stop at {format_bytes(largest)}, though the header asks for sizes up to "
+            f"{format_bytes(last)} (maxBytes), and no '# Avg bus bandwidth' line follows them: the "
+            "run stopped there (a hang, a crash or a time limit: NCCL_DEBUG=WARN says which) or "
+            "the paste is cut")
 
 
 # What each test's rows print (nccltests_counts.test_from_rows): whether its redop column reduces,

@@ -68,6 +68,8 @@ _LEAD = re.compile(r"^\s*(?:\d+:\s)")
 _RANK = re.compile(rf"#\s*Rank\s+({DIGITS})\s+(?:Group\s+({DIGITS})\s+)?Pid\s+({DIGITS})\s+on\s+"
                    rf"(?:(\S+)\s+)?device\s+({DIGITS})\s+\[([^\]]*)\]\s*(.*)$")
 _NGPUS = re.compile(rf"#\s*nThread\s+({DIGITS})\s+nGpus\s+({DIGITS})")
+# The sizes the run was asked for, on the same line: -b, -e and -f (factor) or -i (bytes).
+_ASKED = re.compile(rf"minBytes\s+({DIGITS})\s+maxBytes\s+({DIGITS})\s+step:\s*({DIGITS})\((factor|bytes)\)")
 _TEST = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv|"
                    r"gather|scatter|hypercube)_perf")
 _STARTING = re.compile(r"Collective test starting:\s*(\w+)")
@@ -125,6 +127,8 @@ class Output:
     gpus_per_process: int | None = None
     nccl_version: str | None = None
     avg_busbw: float | None = None
+    # the header's minBytes, maxBytes, step and whether the step is a factor (-f) or bytes (-i)
+    asked: tuple[int, int, int, bool] | None = None
     env: dict[str, str] = field(default_factory=dict)  # NCCL_ALGO / NCCL_PROTO the paste shows
     # NCCL's channel settings the paste shows: each value and the line that first set it
     channel_settings: dict[str, dict[int, int]] = field(default_factory=dict)
@@ -259,6 +263,8 @@ def _header(line: str, out: Output, seen: dict[int, RankLine]) -> None:
         seen[rank] = entry
     elif m := _NGPUS.search(line):
         out.gpus_per_process = int(m.group(2))
+        if a := _ASKED.search(line):
+            out.asked = (int(a.group(1)), int(a.group(2)), int(a.group(3)), a.group(4) == "factor")
     elif m := _AVG.search(line):
         out.avg_busbw = float(m.group(1)) * 1e9
     if out.collective is None and (m := _TEST.search(line)):

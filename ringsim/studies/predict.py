@@ -254,6 +254,8 @@ def nvls_note(topology, gpus: int, rows: list[PredictRow], collective: str = "al
     it at (nvls_link_rates) and that shows in the table: a size runs NVLS, or NCCL gives a
     size to something slower (named); None otherwise."""
     timed = [r for r in rows if r.seconds is not None]
+    if collective in ("all-gather", "reduce-scatter"):
+        return _nvls_gather_note(topology, gpus, timed, collective, nccl, gpus_per_process)
     if collective != "all-reduce" or not timed:
         return None
     dtype = timed[0].dtype
@@ -285,6 +287,27 @@ def nvls_note(topology, gpus: int, rows: list[PredictRow], collective: str = "al
         which += f" would take up to {gain:.0%} less"
     return (f"{text}. NCCL chooses on its own figure, so with NCCL_ALGO=NVLS (--algo NVLS) "
             f"{which}")
+
+
+def _nvls_gather_note(topology, gpus: int, timed: list[PredictRow], collective: str,
+                      nccl: str | None, gpus_per_process: int) -> str | None:
+    """One comment line where an all-gather or reduce-scatter row runs NVLS: its time is
+    NCCL's own figure, unchecked, and set beside an NVLS all-reduce of the same bytes."""
+    nvls = [r for r in timed if r.algorithm == "NVLS"]
+    if not nvls:
+        return None
+    text = (f"# NVLS {collective}: the time is NCCL's own figure (docs/cost.md, deviation 14), "
+            "which no published run checks")
+    # An all-reduce on NVLS is a reduce-scatter and an all-gather of the same bytes: where
+    # NCCL's figure for the half is above the whole, a run is likely faster than the table.
+    last = nvls[-1]
+    whole = nccl_choices(topology, gpus, [last.bytes], "all-reduce", "NVLS", "Simple", nccl,
+                         gpus_per_process, last.dtype)[0]
+    if whole.seconds is not None and whole.seconds < last.seconds:
+        text += (f"; it rates {format_bytes(last.bytes)} at {format_seconds(last.seconds)}, above "
+                 f"the {format_seconds(whole.seconds)} of an NVLS all-reduce of the same bytes, "
+                 "which does this and more, so a run may well be faster")
+    return text
 
 
 def empty_note(rows: list[PredictRow]) -> str | None:

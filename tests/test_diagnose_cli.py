@@ -528,10 +528,11 @@ def test_a_nic_on_the_other_socket_is_named_among_the_causes_and_said_when_the_f
     code, out, err = ringsim("diagnose", str(paste), "--topology", str(far), "--no-plot")
     assert code == 0, err
     notes = [line for line in out.splitlines() if line.startswith("Note: nic_path")]
+    # the paste ran NCCL 2.21.5, whose tables price it
     assert notes == ["Note: nic_path sys: each GPU's NIC is on the other CPU socket, so NCCL "
-                     "2.30.7 turns LL128 off across nodes (src/graph/tuning.cc), and every channel "
+                     "2.21.5 turns LL128 off across nodes (src/graph/tuning.cc), and every channel "
                      "of a node crosses the link between the sockets, which they share: 16 GB/s "
-                     "each way, NCCL 2.30.7's AMD_BW for cpu = \"amd\" (src/graph/topo.cc, "
+                     "each way, NCCL 2.21.5's AMD_BW for cpu = \"amd\" (src/graph/topo.cc, "
                      "ncclTopoGetInterCpuBw)"]
 
 

@@ -174,10 +174,15 @@ def test_the_release_the_log_names_prices_the_whole_report_and_is_named_once(cap
     assert "(NCCL 2.26.2's tables, the release the log ran, as in the rest of this report)" in out
 
 
-def test_a_banner_alone_keeps_the_models_release_and_the_note_names_both(capsys):
-    # No tuning output to set beside the model: the usual yardstick, and the note says so.
+def test_a_banner_alone_prices_the_run_with_the_release_that_ran(capsys):
+    # No tuning output, but the banner names a release ringsim carries: its tables price the
+    # run, as the published runs the model is checked against are priced.
     _, _, summary = records(capsys, NVLS0)
-    assert summary["nccl_tables"] is None
+    assert summary["nccl_tables"] == "2.26.2"
+    assert "the run used NCCL 2.26.2; the model uses that release's tuning tables" in summary["notes"]
+    # --nccl still names another yardstick, and the note says which ran.
+    _, _, summary = records(capsys, NVLS0, "--nccl", "2.30.7")
+    assert summary["nccl_tables"] == "2.30.7"
     assert ("the run used NCCL 2.26.2; the model uses NCCL 2.30.7's tuning tables (--nccl 2.26.2 "
             "prices it with its own)") in summary["notes"]
 

@@ -70,8 +70,8 @@ def register(sub) -> None:
     parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
                         help="the NCCL release whose tuning tables price the model (the ones "
                              "ringsim has: ringsim predict --help; default: the release the "
-                             "run used where the paste or --nccl-log holds NCCL's tuning output "
-                             "and ringsim has its tables, else the release the model follows; "
+                             "run used, from the paste's or --nccl-log's 'NCCL version' line, "
+                             "where ringsim has its tables, else the release the model follows; "
                              "the notes say which)")
     parser.add_argument("--tolerance", default="30%", metavar="PCT",
                         help="flag a size whose busbw is short of the model's by more than PCT "
@@ -173,11 +173,12 @@ def run(args: argparse.Namespace) -> int:
         reason += assumed_network(topology, nodes)
     log_text = read_text(args.nccl_log, "NCCL_DEBUG=INFO log") if args.nccl_log else None
     tuning = parse_all([text] + ([log_text] if log_text is not None else []))
-    # One release prices every part of a report. Where NCCL's own tuning output is set beside
-    # the model, that is the release which printed it (where ringsim has its tables), so that
-    # NCCL's numbers and the model's differ only where the machine or ringsim's reading does;
-    # elsewhere the release the model follows, the same yardstick whatever the run used.
-    nccl = args.nccl or (run_release(tuning.version) if tuning.tables or tuning.choices else None)
+    # One release prices every part of a report: the one that ran, where ringsim has its
+    # tables, as the published runs the model is checked against are priced (docs/cost.md);
+    # else the release the model follows. Where NCCL's own tuning output is set beside the
+    # model, that is the release which printed it, so NCCL's numbers and the model's differ
+    # only where the machine or ringsim's reading does.
+    nccl = args.nccl or run_release(output.nccl_version or tuning.version)
     # the model is imported only once the run itself has passed every check
     report = study.diagnose(output, topology, lambda *a, **k: _predict()(*a, **k),
                             gpus=args.gpus, nodes=args.nodes,

@@ -38,8 +38,8 @@ def register(sub) -> None:
     parser.add_argument("-g", "--gpus", type=count_arg("the number of GPUs", minimum=2,
                                                        maximum=MAX_GPUS),
                         default=None, metavar="G", help="number of GPUs, 2 to 1,000,000 "
-                        "(default: 8, or --nodes × the topology's GPUs per node), filling nodes "
-                        "in order")
+                        "(default: one node of the topology, 8 on dgx-h100, or 8 where it has no "
+                        "nodes; --nodes M gives M × its GPUs per node), filling nodes in order")
     parser.add_argument("--nodes", type=count_arg("the number of nodes", minimum=None),
                         default=None, metavar="M",
                         help="M nodes of the topology's GPUs per node: G = M × GPUs per node "
@@ -171,7 +171,10 @@ def run(args: argparse.Namespace) -> int:
     args.gpus_per_process = 1 if args.gpus_per_process is None else args.gpus_per_process
     from ._cost_args import gpus_from_args, load_topology
     topology = load_topology(args.topology, args.command)
-    args.gpus = gpus_from_args(args, topology, 8)
+    # One node of the machine by default (72 GPUs on an NVL72 file), as a first all_reduce_perf
+    # run on it would be; 8 where the topology has no nodes of two GPUs or more.
+    per_node = topology.gpus_per_node
+    args.gpus = gpus_from_args(args, topology, per_node if per_node and per_node >= 2 else 8)
     if args.tuning:
         return _tuning(args, topology)
     if args.no_nvls:

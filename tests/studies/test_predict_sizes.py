@@ -144,3 +144,16 @@ def test_sizes_nccl_tests_printed_are_priced_as_they_are():
     assert (asked.bytes, asked.count, asked.seconds) == (0, 0, None)
     assert (printed.bytes, printed.count, printed.requested) == (64, 4, None)
     assert printed.seconds > 0 and printed.algorithm
+
+
+@pytest.mark.parametrize("topology, gpus, nodes", [
+    ("dgx-h100", 8, 1), ("flat", 8, 1),
+    (str(OUTPUTS.parent / "topologies" / "h100-4gpu-4x200g.toml"), 4, 1)])
+def test_without_gpus_predict_prices_one_node_of_the_machine(capsys, topology, gpus, nodes):
+    assert main(["predict", "--topology", topology, "--sizes", "1GiB", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert main(["predict", "--topology", topology, "--sizes", "1GiB", "--json",
+                 "--gpus", str(gpus)]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[0]) == row
+    assert main(["predict", "--topology", topology, "--sizes", "1GiB"]) == 0
+    assert f"{gpus} GPUs in {nodes} node" in capsys.readouterr().out

@@ -1,6 +1,7 @@
 """The GPUs' colours: the 4-GPU example keeps the colours the README's animation shows; at 16
-GPUs, GPUs side by side (neighbours in a ring or a chain) are clearly different colours; and
-a cell's label stays readable on every GPU's colour and on partial sums, in both themes."""
+GPUs, GPUs side by side (neighbours in a ring or a chain) are clearly different colours; no
+GPU's own colour looks like the complete sum's green; and a cell's label stays readable on
+every GPU's colour and on partial sums, in both themes."""
 
 from __future__ import annotations
 
@@ -37,8 +38,8 @@ def _contrast(a: str, b: str) -> float:
 
 
 def test_the_four_gpu_example_keeps_its_colours():
-    assert [gpu_colour(k, 4, THEMES["light"]) for k in range(4)] == ["#5aa1e2", "#df5ae2", "#e29b5a", "#5de25a"]
-    assert [gpu_colour(k, 4, THEMES["dark"]) for k in range(4)] == ["#206eb6", "#b320b6", "#b66820", "#23b620"]
+    assert [gpu_colour(k, 4, THEMES["light"]) for k in range(4)] == ["#5ab0e2", "#9a5ae2", "#e25a95", "#e2b55a"]
+    assert [gpu_colour(k, 4, THEMES["dark"]) for k in range(4)] == ["#207fb6", "#6620b6", "#b62061", "#b68420"]
 
 
 @pytest.mark.parametrize("theme", list(THEMES))
@@ -50,6 +51,17 @@ def test_neighbouring_gpus_differ_clearly_beyond_eight(theme, gpus):
     for d in (1, 2):
         assert min(math.dist(labs[k], labs[k + d]) for k in range(gpus - d)) > 30, d
     assert len({gpu_colour(k, gpus, t) for k in range(gpus)}) == gpus  # every GPU its own
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_no_gpu_looks_like_the_complete_sum(theme):
+    t = THEMES[theme]
+    done = _lab(_rgb(t.complete))
+    # ΔE (CIE76) from the sum's green: GPU4 of 4 was 20 (its cells 27) in the dark theme.
+    for gpus in range(1, 65):
+        for k in range(gpus):
+            own = (gpu_rgb(k, gpus, t), _rgb(mixture((k,), gpus, t)))  # its hue and its cells
+            assert min(math.dist(_lab(c), done) for c in own) >= 40, (gpus, k)
 
 
 @pytest.mark.parametrize("theme", list(THEMES))

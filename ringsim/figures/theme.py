@@ -54,7 +54,13 @@ def _rgb(colour: str) -> tuple[float, float, float]:
     return tuple(int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
 
 
-IN_ORDER_MAX_GPUS = 8  # up to here neighbours' hues are 45 degrees or more apart in wheel order
+IN_ORDER_MAX_GPUS = 8  # up to here neighbours' hues are 33 degrees or more apart in wheel order
+
+# How far (CIE76 ΔE) every GPU's own colour stays from its theme's complete-sum colour: at 4
+# GPUs the 4th GPU's cells were green, ΔE 27 from the dark theme's sum, and read as complete.
+# At 40 the nearest GPU hues are a yellow and a teal, plainly not the sum's green, and the band
+# kept out is about a quarter of the wheel, leaving the GPUs room for distinct hues.
+MIN_SUM_DELTA_E = 40.0
 
 
 @functools.cache
@@ -72,11 +78,48 @@ def hue_stride(gpus: int) -> int:
     return max(strides, key=lambda s: (min(apart(s, 1), apart(s, 2)), apart(s, 3)), default=1)
 
 
+def _lab(rgb: tuple[float, float, float]) -> tuple[float, float, float]:
+    """CIE L*a*b* (D65) of an sRGB colour, channels 0–1."""
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb)
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(v: float) -> float:
+        return v ** (1 / 3) if v > 0.008856 else 7.787 * v + 16 / 116
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def _wheel_rgb(hue: float, t: Theme) -> tuple[float, float, float]:
+    return colorsys.hls_to_rgb(hue % 1.0, t.lightness, 0.7)
+
+
+@functools.cache
+def _gpu_hues() -> tuple[float, float]:
+    """Where the GPUs' arc of the wheel starts and how long it is: the whole wheel less the band
+    of hues, round the sums' green, whose colour in some theme is within MIN_SUM_DELTA_E of that
+    theme's sum colour. One band for both themes, so that a GPU has the same hue in each."""
+    def edge(t: Theme, step: float) -> float:
+        # Walk out from the sum's hue until a colour is far enough. The band is lopsided: at
+        # the GPUs' lightness yellow-greens stay near the sum's green further than blue-greens.
+        sum_lab = _lab(_rgb(t.complete))
+        hue = colorsys.rgb_to_hls(*_rgb(t.complete))[0]
+        while math.dist(_lab(_wheel_rgb(hue, t)), sum_lab) < MIN_SUM_DELTA_E:
+            hue += step
+        return hue
+    below = min(edge(t, -1 / 360) for t in THEMES.values())
+    above = max(edge(t, 1 / 360) for t in THEMES.values())
+    return above, 1.0 - (above - below)
+
+
 def gpu_rgb(gpu: int, gpus: int, t: Theme) -> tuple[float, float, float]:
-    """GPU `gpu`'s own hue (0-based): G hues evenly spaced around the colour wheel, taken in
-    strides (hue_stride) so that neighbouring GPUs differ."""
-    place = gpu * hue_stride(max(gpus, 1)) % max(gpus, 1)
-    return colorsys.hls_to_rgb((place / max(gpus, 1) + 0.58) % 1.0, t.lightness, 0.7)
+    """GPU `gpu`'s own hue (0-based): G hues evenly spaced round the colour wheel less the sum's
+    green (_gpu_hues), taken in strides (hue_stride) so that neighbouring GPUs differ."""
+    gpus = max(gpus, 1)
+    start, arc = _gpu_hues()
+    place = gpu * hue_stride(gpus) % gpus
+    # Half a step in from each end, so that the first and last GPUs are as far from the band.
+    return _wheel_rgb(start + (place + 0.5) * arc / gpus, t)
 
 
 def gpu_colour(gpu: int, gpus: int, t: Theme) -> str:

@@ -56,10 +56,10 @@ def _rgb(colour: str) -> tuple[float, float, float]:
 
 IN_ORDER_MAX_GPUS = 8  # up to here neighbours' hues are 33 degrees or more apart in wheel order
 
-# How far (CIE76 ΔE) every GPU's own colour stays from its theme's complete-sum colour: at 4
-# GPUs the 4th GPU's cells were green, ΔE 27 from the dark theme's sum, and read as complete.
-# At 40 the nearest GPU hues are a yellow and a teal, plainly not the sum's green, and the band
-# kept out is about a quarter of the wheel, leaving the GPUs room for distinct hues.
+# How far (CIE76 delta E) every GPU's own colour stays from its theme's complete-sum colour:
+# at 4 GPUs the 4th GPU's cells were green, delta E 27 from the dark theme's sum, and read as
+# complete. At 40 the nearest GPU hues are a yellow and a teal, plainly not the sum's green,
+# and the band kept out is about a quarter of the wheel, leaving the GPUs room for distinct hues.
 MIN_SUM_DELTA_E = 40.0
 
 

@@ -46,7 +46,7 @@ class AllReduceResult(_Result):
 
 
 def _one_line(result, data: str) -> str:
-    """'<AllReduceResult of tree (chunks 4) · 8 GPUs · {data} · 14,000 elements moved in 9 steps>'."""
+    """'<AllReduceResult of tree (4 chunks) · 8 GPUs · {data} · 14,000 elements moved in 9 steps>'."""
     plan, ledger = result.plan, result.ledger
     name = named_with_options(plan.algorithm, plan)
     return (f"<{type(result).__name__} of {name} · {plural(plan.gpus, 'GPU')} · {data} · "

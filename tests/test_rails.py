@@ -148,7 +148,7 @@ def test_a_rails_ring_is_named_so_and_drawn_in_its_nodes(tmp_path):
     assert node_groups(make_plan("ring", 8, ring_order="rails:8")) == ()
     assert plan_nodes(make_plan("ring", 8, ring_order="rails:1")) is None
     wander = make_plan("ring", 8, ring_order="1,5,2,6,3,7,4,8;1,2,3,4,5,6,7,8")
-    assert plan_nodes(wander) is None and option_text(wander).startswith("channels 2, ring order 1,5,")
+    assert plan_nodes(wander) is None and option_text(wander).startswith("2 channels, ring order 1,5,")
     out = tmp_path / "rails.svg"
     assert main(["figure", str(out), "-g", "8", "--ring-order", "rails:4"]) == 0
     svg = out.read_text(encoding="utf-8")

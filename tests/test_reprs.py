@@ -38,7 +38,7 @@ def objects(grads, plan):
          ["AllReduceResult", "halving-doubling", "64 GPUs", "1,000 float32 elements per GPU",
           f"{result.ledger.total:,} elements moved", f"{len(result.plan)} steps"]),
         ("AllReduceResult with options", ringsim.allreduce(grads, "tree", chunks=4),
-         ["tree (chunks 4)", "64 GPUs", "1,000 float32 elements per GPU"]),
+         ["tree (4 chunks)", "64 GPUs", "1,000 float32 elements per GPU"]),
         ("reduce-scatter", scattered,
          ["CollectiveResult", "reduce-scatter", "64 GPUs", "1,000 float32 elements per GPU",
           f"{scattered.ledger.total:,} elements moved"]),

@@ -1,5 +1,5 @@
 """Every front end titles a run as walk does: the algorithm's title, then its options in the
-words its spec gives them ('Single-GPU master (GPU2)', 'Binary tree (chunks 2)')."""
+words its spec gives them ('Single-GPU master (GPU2)', 'Binary tree (2 chunks)')."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def test_the_master_is_named_by_its_gpu_in_every_title(capsys):
     assert _lines(capsys, "timeline", "-g", "4", "-a", "master", "--master", "2")[0] \
         .startswith("Timeline of Single-GPU master (GPU2) · 4 GPUs")
     assert _lines(capsys, "timeline", "-g", "4", "-a", "tree", "--chunks", "2")[0] \
-        .startswith("Timeline of Binary tree (chunks 2) · 4 GPUs")
+        .startswith("Timeline of Binary tree (2 chunks) · 4 GPUs")
     rows = _lines(capsys, "compare", "-g", "12", "--master", "9")
     assert any(line.startswith("Single-GPU master (GPU9)  ") for line in rows)
     assert not any("master 9" in line for line in rows)
@@ -61,3 +61,14 @@ def test_a_timeline_object_and_its_chart_name_the_options():
     pytest.importorskip("drawsvg")
     from ringsim.figures.timeline_chart import timeline_svg
     assert ">master (GPU2) · 4 GPUs · 64 elements: " in timeline_svg(timeline)
+
+
+def test_a_count_comes_before_its_noun_and_brackets_are_never_doubled():
+    from ringsim.algorithms import option_label, with_options
+    assert option_label("tree", 8, {"chunks": 1}) == ""  # the default is not named
+    assert option_label("tree", 8, {"chunks": 4}) == "4 chunks"
+    assert option_label("hierarchical", 8, {"nodes": 2}) == "2 nodes"
+    assert option_label("ring", 8, {"channels": 2}) == "2 channels"
+    assert with_options("Binary tree", "4 chunks") == "Binary tree (4 chunks)"
+    assert with_options("NVLS (NVLink SHARP)", "3 chunks") == "NVLS (NVLink SHARP; 3 chunks)"
+    assert with_options("Halving-doubling (Rabenseifner)", "") == "Halving-doubling (Rabenseifner)"

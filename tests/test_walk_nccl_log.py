@@ -32,7 +32,7 @@ def test_a_two_node_log_walks_its_two_channels_and_says_every_hop_crosses_nodes(
     assert "Hops that cross nodes: 4 of 4, over NET/AWS Libfabric/0 (4)" in out
     assert "Tree of channel 00 (2 of 2 ranks' lines): root 1; 1 → 2" in out
     assert "(--nccl-algo Tree walks these trees instead of the rings)" in out
-    assert "Ring all-reduce (channels 2, ring order 1,2;1,2) · 2 GPUs · 4 elements per GPU" in out
+    assert "Ring all-reduce (2 channels, ring order 1,2;1,2) · 2 GPUs · 4 elements per GPU" in out
     assert "Modelled time (textbook α-β-γ):" in out and "Every GPU holds the sum: yes" in out
 
 

@@ -17,6 +17,7 @@ import functools
 import typing
 
 from ..core.checks import check_elements, check_gpus
+from ..core.naming import plural
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan
@@ -167,7 +168,7 @@ def plan_closed_form(plan: Plan, elements: int) -> ClosedForm:
 
 
 def option_label(name: str, gpus: int, options: dict) -> str:
-    """Checked options as every title shows them: 'GPU3', 'chunks 4', 'ring order rails:8' ('' for none)."""
+    """Checked options as every title shows them: 'GPU3', '4 chunks', 'ring order rails:8' ('' for none)."""
     # The spec's label words them where it has one; otherwise each option off its default is named.
     spec = ALGORITHMS.get(name)
     if spec is None:
@@ -184,12 +185,23 @@ def option_label(name: str, gpus: int, options: dict) -> str:
             if key == "ring_order":
                 value = f"rails:{rails}" if rails else ";".join(",".join(str(x) for x in ring)
                                                                   for ring in value)
-            shown.append(f"{key.replace('_', ' ')} {value}")
+            shown.append(_option_words(key, value))
     return ", ".join(shown)
 
 
+def _option_words(key: str, value) -> str:
+    """One option as a title says it: a count before its noun ('2 nodes', '4 chunks', '1 GPU
+    per node'), any other value after its name ('ring order 1,3,2,4')."""
+    words = key.replace("_", " ")
+    if isinstance(value, int) and not isinstance(value, bool) and words.endswith("s"):
+        return plural(value, words[:-1])
+    if isinstance(value, int) and not isinstance(value, bool) and words.startswith("gpus "):
+        return f"{plural(value, 'GPU')} {words[5:]}"
+    return f"{words} {value}"
+
+
 def option_text(plan: Plan) -> str:
-    """The plan's options as a title shows them: 'chunks 4', 'nodes 2', 'GPU3' ('' for none)."""
+    """The plan's options as a title shows them: '4 chunks', '2 nodes', 'GPU3' ('' for none)."""
     return option_label(plan.algorithm, plan.gpus, checked_options(plan))
 
 
@@ -207,8 +219,11 @@ def given_title(name: str, gpus: int, given: dict) -> str:
 
 
 def with_options(title: str, words: str) -> str:
-    """A title followed by its options' words in brackets, where there are any: 'tree (chunks 4)'."""
-    return f"{title} ({words})" if words else title
+    """A title followed by its options' words in brackets, where there are any: 'tree (4
+    chunks)'; a title that ends in brackets takes them inside its own, after a semicolon."""
+    if not words:
+        return title
+    return f"{title[:-1]}; {words})" if title.endswith(")") else f"{title} ({words})"
 
 
 def plan_hub(plan: Plan) -> int | None:
@@ -219,7 +234,7 @@ def plan_hub(plan: Plan) -> int | None:
 
 
 def named_with_options(name: str, plan: Plan) -> str:
-    """`name` followed by the plan's options in brackets, where it has any: 'tree (chunks 4)'."""
+    """`name` followed by the plan's options in brackets, where it has any: 'tree (4 chunks)'."""
     return with_options(name, option_text(plan))
 
 

@@ -97,7 +97,7 @@ class Collective(ABC):
         """What the plan is, in words: 'Ring all-reduce', 'Ring reduce-scatter'."""
 
     def run_title(self, plan: Plan) -> str:
-        """What every run's title calls the plan: 'Single-GPU master (GPU2)', 'Binary tree (chunks 2)'."""
+        """What every run's title calls the plan: 'Single-GPU master (GPU2)', 'Binary tree (2 chunks)'."""
         return named_with_options(self.plan_title(plan), plan)
 
     @abstractmethod

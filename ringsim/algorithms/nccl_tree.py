@@ -29,6 +29,7 @@ import numpy as np
 
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
+from ..core.naming import plural
 from ..core.plan import Plan
 from ..cost.ports import ACROSS, IN, OUT, node_period, port_keys, port_seconds, slower_level
 from . import _chains, _given_trees, _trees
@@ -328,7 +329,7 @@ def seconds(gpus: int, elements: int, model, gpus_per_node=None, chunks: int = 1
 
 
 def label(gpus_per_node=None, chunks: int = 1, tree_parents=None) -> str:
-    """'nodes of 8, chunks 4': the chain length always (it shapes the tree), chunks when not 1;
+    """'nodes of 8, 4 chunks': the chain length always (it shapes the tree), chunks when not 1;
     given trees as '2 given trees 0,1;2,0' (their parents, when short enough for a title)."""
     words = [f"nodes of {gpus_per_node}"] if gpus_per_node else []
     if tree_parents is not None:
@@ -336,7 +337,7 @@ def label(gpus_per_node=None, chunks: int = 1, tree_parents=None) -> str:
         count = len(tree_parents)
         words.append(f"{count} given tree{'s' * (count > 1)}" + (f" {text}" if len(text) <= 40 else ""))
     if chunks != 1:
-        words.append(f"chunks {chunks}")
+        words.append(plural(chunks, "chunk"))
     return ", ".join(words)
 
 

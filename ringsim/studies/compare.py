@@ -34,7 +34,7 @@ class Row:
 
     algorithm: str
     title: str
-    label: str  # the title with the options given, as every title names them: 'Ring all-reduce (channels 2)'
+    label: str  # the title with the options given, as every title names them: 'Ring all-reduce (2 channels)'
     total: int
     busiest_gpu: int
     busiest_sent: int

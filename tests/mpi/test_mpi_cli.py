@@ -59,7 +59,7 @@ def test_the_title_names_the_options_as_walk_does(mpiexec):
                                           "elements per rank (64 B)")
     bench = ringsim("mpi", "-n", "2", "-a", "tree", "--chunks", "2", "--bench", "-N", "64", "--json")
     assert bench.returncode == 0, bench.stderr
-    assert json_lines(bench.stdout)[0]["case"] == "tree (chunks 2) over MPI vs MPI_Allreduce"
+    assert json_lines(bench.stdout)[0]["case"] == "tree (2 chunks) over MPI vs MPI_Allreduce"
 
 
 @mpi

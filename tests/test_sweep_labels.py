@@ -18,7 +18,7 @@ def test_labels_give_the_chunks_each_schedule_was_priced_with():
         found = re.search(r"C=([\d,]+)\)$", label)
         assert bool(found) == (name in pipelined), label
         title = ALGORITHMS[name].title
-        # One pair of brackets at most: 'NCCL tree (chain + 2 trees, C=1)', not '(…) (C=1)'.
+        # One pair of brackets at most: 'NCCL tree (chain + 2 trees; C=1)', not '(…) (C=1)'.
         assert label == title if not found else label.count("(") == max(1, title.count("(")), label
         if found:
             chunks = int(found.group(1).replace(",", ""))

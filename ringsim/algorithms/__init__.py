@@ -193,10 +193,11 @@ def _option_words(key: str, value) -> str:
     """One option as a title says it: a count before its noun ('2 nodes', '4 chunks', '1 GPU
     per node'), any other value after its name ('ring order 1,3,2,4')."""
     words = key.replace("_", " ")
-    if isinstance(value, int) and not isinstance(value, bool) and words.endswith("s"):
-        return plural(value, words[:-1])
-    if isinstance(value, int) and not isinstance(value, bool) and words.startswith("gpus "):
-        return f"{plural(value, 'GPU')} {words[5:]}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        if words.startswith("gpus "):
+            return f"{plural(value, 'GPU')} {words[5:]}"
+        if words.endswith("s"):
+            return plural(value, words[:-1])
     return f"{words} {value}"
 
 

@@ -104,9 +104,11 @@ def _gpu_hues() -> tuple[float, float]:
         # the GPUs' lightness yellow-greens stay near the sum's green further than blue-greens.
         sum_lab = _lab(_rgb(t.complete))
         hue = colorsys.rgb_to_hls(*_rgb(t.complete))[0]
-        while math.dist(_lab(_wheel_rgb(hue, t)), sum_lab) < MIN_SUM_DELTA_E:
+        for _ in range(180):  # half the wheel at most: a bound that no theme could make loop forever
+            if math.dist(_lab(_wheel_rgb(hue, t)), sum_lab) >= MIN_SUM_DELTA_E:
+                return hue
             hue += step
-        return hue
+        raise ValueError(f"theme {t.name}: no GPU hue is {MIN_SUM_DELTA_E} from its sum colour")
     below = min(edge(t, -1 / 360) for t in THEMES.values())
     above = max(edge(t, 1 / 360) for t in THEMES.values())
     return above, 1.0 - (above - below)

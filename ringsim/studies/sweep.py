@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.checks import check_gpus, echo
-from ..algorithms import ALGORITHMS, given_title
+from ..algorithms import ALGORITHMS, given_title, with_options
 from ..algorithms.timing import estimate, machine_options, nccl_layouts, timed_algorithms
 from ..cost.model import CostModel, Estimate, algbw, busbw
 from ..cost.nccl import NcclChoice, nccl_choices
@@ -153,11 +153,7 @@ class Sweep:
         a chart would otherwise rank it against schedules priced at their best.
         """
         chunks = self.options(name).get("chunks")
-        title = self.title(name)
-        if chunks is None:
-            return title
-        # A title that ends in brackets takes the count inside them: one pair, not two.
-        return f"{title[:-1]}, C={chunks:,})" if title.endswith(")") else f"{title} (C={chunks:,})"
+        return with_options(self.title(name), "" if chunks is None else f"C={chunks:,}")
 
     def _repr_svg_(self) -> str | None:
         """Jupyter shows the sweep as the log-log chart of each algorithm's modelled time."""

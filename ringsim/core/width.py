@@ -178,11 +178,15 @@ class _Layout:
                 units.append([i])
         return units
 
+    def fits_whole(self) -> bool:
+        """Whether the whole table fits on the line as one block (or there is no limit)."""
+        return self.limit is None or self.span(range(len(self.widths))) <= self.limit
+
     def too_narrow(self, free: bool) -> bool:
         """Whether no block fits: the keys, or the keys and one further column (but a free
         one, which wraps), are wider than the line."""
         count, limit = len(self.widths), self.limit
-        if limit is None or self.span(range(count)) <= limit or not 0 < self.keys < count:
+        if self.fits_whole() or not 0 < self.keys < count:
             return False
         lead = list(range(self.keys))
         fixed = [u for u in self.units() if not (free and u == [count - 1])]
@@ -191,7 +195,7 @@ class _Layout:
     def blocks(self, free: bool) -> list[tuple[list[int], int | None]]:
         """The columns of each block, and the room a free last column has beside them."""
         count, limit = len(self.widths), self.limit
-        if limit is None or self.span(range(count)) <= limit or count <= self.keys:
+        if self.fits_whole() or count <= self.keys:
             return [(list(range(count)), None)]
         lead = list(range(self.keys))
         blocks: list[tuple[list[int], int | None]] = []

@@ -33,6 +33,13 @@ class Clock:
         level = np.atleast_1d(np.asarray(-1 if level is None else level)).astype(np.int8, copy=False)
         self.parts.append((seconds, np.broadcast_to(level, seconds.shape), count))
 
+    def add_moving(self, inside, across) -> None:
+        """Steps priced by the slower of their levels' times; steps that move nothing are left out."""
+        seconds, level = slower_level(inside, across)
+        moved = level >= 0
+        if moved.any():
+            self.add(seconds[moved], level[moved])
+
     def estimate(self, ports: str = ""):
         """The Estimate: total seconds and the level that held the bottleneck longest (across on ties).
 

@@ -165,7 +165,7 @@ def seconds(gpus: int, elements: int, model):
     level's largest block shows among O(P²) ranks (one period of lcm(2^(s+1), P)).
     The doubling step at a distance carries the same blocks back, as copies.
     """
-    from ..cost.ports import ACROSS, INSIDE, port_seconds, slower_level
+    from ..cost.ports import ACROSS, INSIDE, port_seconds
     from ._fold import fold_timing
     from ._step_times import Clock
     clock = Clock()
@@ -185,10 +185,7 @@ def seconds(gpus: int, elements: int, model):
             # All steps of the phase priced at once (one port_seconds() call, not one per step).
             _, arrive = port_seconds(model, np.maximum(sizes[rows], 0), np.array([[False, True]]), reduce)
             times = np.where(used[rows], arrive, -1.0)
-            top, level = slower_level(times[:, INSIDE], times[:, ACROSS])
-            moved = level >= 0
-            if moved.any():
-                clock.add(top[moved], level[moved])
+            clock.add_moving(times[:, INSIDE], times[:, ACROSS])
     fold_timing(model, gpus, elements, clock, False)
     return clock.estimate("every GPU's ports")
 

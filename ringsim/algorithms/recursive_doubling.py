@@ -92,7 +92,7 @@ def seconds(gpus: int, elements: int, model):
     step costs its slowest level's α + Nβ + Nγ; which levels a step uses repeats with period
     lcm(2^(s+1), P) along the ranks, so O(P²) ranks per step decide it (O(log G) steps).
     """
-    from ..cost.ports import port_seconds, slower_level
+    from ..cost.ports import port_seconds
     from ._fold import fold_timing
     from ._step_times import Clock
     clock = Clock()
@@ -107,10 +107,7 @@ def seconds(gpus: int, elements: int, model):
         inside, across = swap_levels(model, gpus, mask)
         times.append((arrive[0] if inside else -1.0, arrive[1] if across else -1.0))
         mask *= 2
-    top, level = slower_level(*np.array(times).T)
-    moved = level >= 0
-    if moved.any():
-        clock.add(top[moved], level[moved])
+    clock.add_moving(*np.array(times).T)
     fold_timing(model, gpus, elements, clock, False)
     return clock.estimate("every GPU's ports")
 

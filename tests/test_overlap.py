@@ -21,10 +21,31 @@ def model_of(sizes, flops=1e6):
 
 
 def test_buckets_as_ddp_assigns_them():
-    # float32: 262,144 elements are 1 MiB. The first bucket closes at 1 MiB, later ones at the cap.
+    # From the second step on, DDP's buckets are the ones Reducer::rebuild_buckets made
+    # (torch/csrc/distributed/c10d/reducer.cpp): compute_bucket_assignment_by_size over the
+    # parameters in the order their gradients became ready (last defined first here), with
+    # limits [first_bucket_bytes (1 MiB), bucket_bytes_cap], and not reversed after: the
+    # small bucket holds the gradients ready first and is launched first (the environment
+    # variable DDP_SET_LAST_BUCKET_CAP=1 is what would move it last).
+    # float32: 262,144 elements are 1 MiB; the cap 10 MiB is 2,621,440 elements. By hand, from
+    # the last tensor: 10 + 7,000,000 >= 262,144 closes bucket 1 (layers 6-7); 100,000 +
+    # 3,000,000 >= 2,621,440 closes bucket 2 (layers 4-5); the rest, 600,000, is bucket 3.
     m = model_of([100_000, 200_000, 300_000, 3_000_000, 100_000, 7_000_000, 10])
-    assert assign_buckets(m, 10 * MIB, 4) == [(0, 1, 300_000), (2, 3, 3_300_000), (4, 5, 7_100_000),
-                                              (6, 6, 10)]
+    assert assign_buckets(m, 10 * MIB, 4) == [(5, 6, 7_000_010), (3, 4, 3_100_000), (0, 2, 600_000)]
+
+
+def test_the_small_first_bucket_is_launched_first():
+    """Four layers of 1 MiB (float32) on 2 GPUs of the flat machine (alpha 5 us, 100 GB/s, reduce
+    1 TB/s), bucket cap 5 MiB. DDP's rebuilt buckets (reducer.cpp, see above): the last layer,
+    ready first, fills the 1 MiB first bucket; layers 3, 2, 1 share the second, launched when
+    layer 1's backward ends, so the whole of it is exposed.
+    Its all-reduce by hand (2-GPU ring, Thakur et al. 2005): 3 MiB = 3,145,728 bytes cut in 2,
+    two steps of alpha + 1,572,864 B / 100 GB/s = 5 + 15.72864 us, plus one reduce of
+    1,572,864 B at 1 TB/s = 1.572864 us: 43.030144 us."""
+    m = model_of([262_144] * 4)
+    step = simulate(m, 2, CostModel.of("flat"), bucket_mb=5, flops=1e12)
+    assert [(b.lo, b.hi, b.elements) for b in step.buckets] == [(3, 3, 262_144), (0, 2, 786_432)]
+    assert step.exposed_seconds == pytest.approx(43.030144e-6, rel=1e-9)
 
 
 def test_presets_have_their_published_sizes():
@@ -47,7 +68,7 @@ def test_events_match_the_recurrence(sizes, bucket_mb, gpus, flops):
         t += 2 * forward[i]
         done[i] = t
     clock = 0.0
-    for lo, hi, elements in reversed(assign_buckets(m, bucket_mb * MIB, 4)):
+    for lo, hi, elements in assign_buckets(m, bucket_mb * MIB, 4):  # in launch order
         clock = max(done[lo], clock) + estimate("ring", gpus, elements, cost).seconds
     assert math.isclose(got.step_seconds, max(clock, t), rel_tol=1e-9)
     assert got.exposed_seconds >= -1e-15
@@ -119,7 +140,8 @@ def test_a_layers_tensors_are_ready_one_by_one_in_reverse_order():
     assert step.computed == pytest.approx(end0, rel=1e-12)
     # The first all-reduce starts before its layer's backward ends.
     assert step.buckets[0].start < end1
-    assert assign_buckets(m, MIB, 4) == [(0, 0, big), (0, 0, 3 * big), (1, 1, 2 * big), (1, 1, 2 * big)]
+    # Filled in ready order (layer 2's tensors, then layer 1's, last defined first), launched so.
+    assert assign_buckets(m, MIB, 4) == [(1, 1, 2 * big), (1, 1, 2 * big), (0, 0, 3 * big), (0, 0, big)]
 
 
 def test_a_bucket_that_ends_inside_a_layer_waits_for_all_its_gradients():
@@ -258,17 +280,19 @@ def test_an_empty_layer_spec_and_a_huge_micro_batch_are_refused_in_one_line(caps
 
 def test_a_tie_for_the_best_bucket_is_named_as_a_range(capsys):
     from ringsim.cli import main
-    assert main(["overlap", "--model", "resnet-50", "-a", "halving-doubling"]) == 0
+    assert main(["overlap", "--model", "llama-7b", "-a", "recursive-doubling", "-g", "2"]) == 0
     out = capsys.readouterr().out
     rows = [line.split() for line in out.splitlines() if line.strip().endswith(("ms", "µs", "best"))
             and line.strip()[0].isdigit()]
-    steps = {f"{r[0]} {r[1]}": r[3] for r in rows}
-    # 2 to 25 MiB print the same step; the sentence names that range, not one size
-    assert steps["2 MiB"] == steps["25 MiB"] != steps["1 MiB"]
-    assert "Best bucket size: 25 MiB (from 2 MiB to 25 MiB the step is the same" in out
+    steps = {f"{r[0]} {r[1]}": float(r[3]) for r in rows}
+    # 100 and 250 MiB are within a part in a thousand of each other, 50 and 1000 MiB are not;
+    # the sentence names that range, not one size
+    assert math.isclose(steps["100 MiB"], steps["250 MiB"], rel_tol=1e-3)
+    assert not math.isclose(steps["50 MiB"], steps["250 MiB"], rel_tol=1e-3)
+    assert not math.isclose(steps["1000 MiB"], steps["250 MiB"], rel_tol=1e-3)
+    assert "Best bucket size: 250 MiB (from 100 MiB to 250 MiB the step is the same" in out
     # of the tied sizes, the one that launches the fewest all-reduces is named, with its count
-    fewest = min((r for r in rows if f"{r[0]} {r[1]}" in steps and steps[f"{r[0]} {r[1]}"]
-                  == steps["25 MiB"]), key=lambda r: int(r[2]))
+    fewest = min((r for r in rows if f"{r[0]} {r[1]}" in ("100 MiB", "250 MiB")), key=lambda r: int(r[2]))
     assert f"{fewest[0]} {fewest[1]} launches the fewest all-reduces, {fewest[2]})" in out
 
 
@@ -314,8 +338,9 @@ def test_the_uncapped_row_says_no_cap_and_why_it_has_two_buckets(capsys):
 
 
 def test_the_rails_note_names_the_uncapped_best_as_two_buckets(capsys):
-    # ResNet-50 on two DGX H100 laid out as NCCL's rings: the best is no cap, two buckets.
-    argv = ["overlap", "--model", "resnet-50", "--topology", "dgx-h100", "--nodes", "2"]
+    # Eight 10M-parameter layers (one sample: next to no compute to hide under) on two DGX H100
+    # laid out as NCCL's rings: the fewest all-reduces win, so the best is no cap, two buckets.
+    argv = ["overlap", "--layers", "8x10M", "--topology", "dgx-h100", "--nodes", "2"]
     assert main([*argv, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rails"]["best_bucket_mb"] is None
     assert main(argv) == 0

@@ -23,8 +23,8 @@ HELP = "overlap gradient all-reduces with the backward pass, as DDP's buckets do
 DESCRIPTION = (
     HELP + ". The backward pass runs layer by layer, last layer first (2 × the forward FLOPs at "
     "--tflops); DDP packs gradients into buckets in reverse layer order (a 1 MiB first bucket, "
-    "then --bucket-mb, 25 MiB by default) and all-reduces each bucket, in order on one stream, "
-    "once its gradients are ready. Reports the step time, the communication left exposed after "
+    "launched first, then --bucket-mb, 25 MiB by default) and all-reduces each bucket, in order "
+    "on one stream, once its gradients are ready. Reports the step time, the communication left exposed after "
     "the backward pass, and the best bucket size of a sweep. The ring is the textbook's, GPUs in "
     "order 1, 2, …, G, unless --ring-order or --channels lay it out otherwise; on several nodes "
     "it also prints what NCCL's layout, one ring per NIC (--ring-order rails:P), would take. "

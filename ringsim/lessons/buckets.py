@@ -116,7 +116,8 @@ def _buckets_why(a, value: str) -> str:
     from ..training import overlap
     net, _, mb, _ = _setup(a)
     tensors = sum(len(layer.tensors) for layer in net.layers)
-    return (f"DDP fills buckets tensor by tensor in definition order, the first up to "
+    return (f"DDP fills buckets tensor by tensor in the order the gradients are ready (last "
+            f"defined first), the first up to "
             f"{overlap.FIRST_BUCKET_BYTES // overlap.MIB} MiB, the others up to the cap "
             f"({'none' if math.isinf(mb) else f'{mb:g} MiB'}), each closing once it holds at least "
             f"its limit: {net.title}'s {tensors} tensors make {value} buckets.")

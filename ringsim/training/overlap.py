@@ -1,14 +1,17 @@
 """Overlap: DDP's gradient buckets all-reduced while the backward pass still runs.
 
-PyTorch's DistributedDataParallel packs the parameters into buckets in the order they are
-defined (torch/nn/parallel/distributed.py, `_compute_bucket_assignment_by_size(parameters,
-[dist._DEFAULT_FIRST_BUCKET_BYTES, self.bucket_bytes_cap])`): the first bucket closes at
-1 MiB (kDefaultFirstBucketBytes = 1024·1024, torch/csrc/distributed/c10d/reducer.hpp) so
-that the gradients computed last do not wait in a large bucket, and every later bucket at
-bucket_cap_mb (25 MiB by default; a tensor larger than the cap gets a bucket of its own).
-The buckets are then reversed, because backward produces gradients last layer first, and
-each bucket's all-reduce is launched, in order, once all its gradients are ready; the
-all-reduces run one after another on one communication stream.
+PyTorch's DistributedDataParallel (find_unused_parameters=False, the default) runs its first
+step with one bucket, records the order the gradients became ready, and rebuilds its buckets
+from that order before the second step (torch/csrc/distributed/c10d/reducer.cpp,
+`Reducer::rebuild_buckets`): `compute_bucket_assignment_by_size` walks the parameters in that
+order and closes the first bucket at 1 MiB (`first_bucket_bytes`, kDefaultFirstBucketBytes =
+1024·1024 in reducer.hpp, `dist._DEFAULT_FIRST_BUCKET_BYTES` in Python) and every later one
+at bucket_cap_mb (25 MiB by default; a tensor larger than the cap gets a bucket of its own).
+The buckets are not reversed after, so the small bucket holds the gradients ready first and
+its all-reduce starts early in the backward pass (DDP_SET_LAST_BUCKET_CAP=1 would move it
+last instead). Each bucket's all-reduce is launched, in order, once all its gradients are
+ready; the all-reduces run one after another on one communication stream. ringsim models
+every step after the rebuild.
 
 The model here: the backward pass runs layer by layer, last layer first, each taking
 2 × its forward FLOPs (ringsim/training/models.py) at `flops` FLOP/s. Inside a layer, autograd
@@ -16,9 +19,9 @@ produces its tensors' gradients in reverse order of definition (a block's last s
 first); ringsim splits the layer's backward time among its tensors in proportion to their
 elements, so tensor t of a layer is ready once the layer's backward has covered the tensors
 after it and t itself, and the layer's first tensor exactly when the layer ends (a
-single-tensor layer is ready at its end). Buckets are filled tensor by tensor, as DDP
-assigns parameters, so a bucket may end inside a layer; as in DDP's Reducer
-(torch/csrc/distributed/c10d/reducer.cpp: `mark_variable_ready` counts a bucket's pending
+single-tensor layer is ready at its end). The gradients are therefore ready in reverse order
+of definition, and buckets are filled tensor by tensor in that order, so a bucket may end
+inside a layer; as in DDP's Reducer (`mark_variable_ready` counts a bucket's pending
 gradients, `mark_bucket_ready` launches buckets in order once that count reaches zero) a
 bucket is ready when all its gradients are. An all-reduce of b elements takes the cost
 model's closed-form time for the algorithm with its options (ringsim/algorithms/timing.py
@@ -108,26 +111,30 @@ def _tensors(model: Model) -> list[tuple[int, int]]:
 
 def _assign(model: Model, bucket_bytes: float, itemsize: int,
             first_bytes: float) -> list[tuple[int, int, int]]:
-    """(first tensor, last tensor, elements) per bucket, tensors numbered in definition order."""
-    out, first, size, elements = [], 0, 0, 0
+    """(first tensor, last tensor, elements) per bucket in launch order, tensors numbered in
+    definition order; buckets fill from the last tensor, whose gradient is ready first."""
+    out, size, elements = [], 0, 0
     limit = first_bytes
     tensors = _tensors(model)
-    for t, (_, tensor) in enumerate(tensors):
+    last = len(tensors) - 1
+    for t in range(last, -1, -1):
+        tensor = tensors[t][1]
         size += tensor * itemsize
         elements += tensor
-        if size >= limit or t == len(tensors) - 1:
-            out.append((first, t, elements))
-            first, size, elements, limit = t + 1, 0, 0, bucket_bytes
+        if size >= limit or t == 0:
+            out.append((t, last, elements))
+            last, size, elements, limit = t - 1, 0, 0, bucket_bytes
     return out
 
 
 def assign_buckets(model: Model, bucket_bytes: float, itemsize: int,
                    first_bytes: float = FIRST_BUCKET_BYTES) -> list[tuple[int, int, int]]:
-    """DDP's assignment in definition order: (first layer, last layer, elements) per bucket.
+    """DDP's rebuilt buckets in launch order: (first layer, last layer, elements) per bucket.
 
-    A bucket closes once it holds at least its limit (1 MiB for the first, the cap after),
-    tensor by tensor, so a layer's tensors may fall into two buckets (then the layer is the
-    last of one and the first of the next).
+    Filled in the order the gradients are ready (the last tensor first); a bucket closes once
+    it holds at least its limit (1 MiB for the first, the cap after), tensor by tensor, so a
+    layer's tensors may fall into two buckets (then the layer is the first of one and the
+    last of the next).
     """
     tensors = _tensors(model)
     return [(tensors[a][0], tensors[b][0], elements)
@@ -230,8 +237,8 @@ def _simulate(model: Model, price: _Prices, bucket_mb: float, flops: float,
         layer_end[i] = now
     ready_at = tensor_ready(model, layer_end, forward)
     engine = Engine()
-    # Buckets in the order DDP launches them: last layers first.
-    order = list(range(len(buckets)))[::-1]
+    # Buckets in the order DDP launches them, the order they were filled: last layers first.
+    order = list(range(len(buckets)))
     ready: dict[int, float] = {}
     started: dict[int, tuple[float, float]] = {}
     stream = {"busy_until": 0.0, "next": 0}

@@ -3,7 +3,8 @@
 The references are written from the sources, not from ringsim's code: the ring's per-step
 time α + ⌈N/G⌉·β (Thakur, Rabenseifner & Gropp 2005) and the rule that every step crosses
 the slow link (so a link at F× speed stretches a bandwidth-bound ring by 1/F); PyTorch DDP's
-bucket rule (first bucket 1 MiB, then bucket_cap_mb, reversed, one stream); the ZeRO paper's
+rebuilt buckets (filled in gradient-ready order, first bucket 1 MiB, then bucket_cap_mb,
+launched in that order on one stream: reducer.cpp Reducer::rebuild_buckets); the ZeRO paper's
 formulas (2Ψ/3Ψ per GPU, (2 + 2 + 12)Ψ bytes and its shards, Figure 1).
 """
 
@@ -93,14 +94,16 @@ def test_one_slow_link_on_eight_gpus_against_the_reference():
 
 # --- lesson 15: overlap ----------------------------------------------------------------------
 def ddp_buckets(sizes: list[int], cap_mb: float) -> list[tuple[int, int]]:
-    """PyTorch DDP's _compute_bucket_assignment_by_size over tensors: (first tensor, elements)."""
-    out, first, nbytes, count, limit = [], 0, 0, 0, 1 * MIB
-    for i, size in enumerate(sizes):
-        nbytes += size * ITEM
-        count += size
-        if nbytes >= limit or i == len(sizes) - 1:
-            out.append((first, count))
-            first, nbytes, count, limit = i + 1, 0, 0, cap_mb * MIB
+    """PyTorch DDP's compute_bucket_assignment_by_size over the tensors in gradient-ready order
+    (last defined first), as Reducer::rebuild_buckets calls it: (first tensor, elements) per
+    bucket, in launch order; a bucket's first tensor is its lowest, the one ready last."""
+    out, nbytes, count, limit = [], 0, 0, 1 * MIB
+    for i in range(len(sizes) - 1, -1, -1):
+        nbytes += sizes[i] * ITEM
+        count += sizes[i]
+        if nbytes >= limit or i == 0:
+            out.append((i, count))
+            nbytes, count, limit = 0, 0, cap_mb * MIB
     return out
 
 
@@ -123,7 +126,7 @@ def ddp_step(g: int, cap_mb: float) -> tuple[float, float, int]:
     stream = 0.0
     sizes = [size for layer in net.layers for size in layer.tensors]
     buckets = ddp_buckets(sizes, cap_mb)
-    for first, count in reversed(buckets):
+    for first, count in buckets:
         stream = max(stream, ready[first]) + ring_seconds(g, count, ALPHA)
     exposed = max(0.0, stream - end)
     return end + exposed, exposed, len(buckets)

@@ -382,3 +382,33 @@ def test_a_fault_writes_itself_as_the_command_line_reads_it(flag):
     fault = {"--slow-link": faults.slow_link, "--slow-gpu": faults.slow_gpu,
              "--delay": faults.delay}[option](text)
     assert fault.flag() == flag
+
+
+def test_a_slow_gpu_on_the_ring_by_hand(tmp_path, capsys):
+    """Ring of 4 on flat (alpha 5 us, 100 GB/s, reduce 1 TB/s), 4,000,000 float32 per GPU, GPU2
+    at half speed. By hand from docs/timeline.md's rules: a segment is 1,000,000 elements =
+    4 MB; a healthy send is 5 + 40 = 45 us, a reduce 4 us. GPU2 sends at half speed, 90 us,
+    and every step waits on it: 3 reduce-scatter sends of 90 + 4 (GPU3 adds at full speed)
+    and 3 all-gather sends of 90, 552 us in all; healthy, 3 x 49 + 3 x 45 = 282 us."""
+    path = tmp_path / "slow.json"
+    argv = ["timeline", "-g", "4", "-n", "4000000", "--slow-gpu", "2:0.5"]
+    assert main([*argv, "--json", "--trace", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert summary["seconds"] == pytest.approx(552e-6, rel=1e-12)
+    assert summary["lockstep_seconds"] == pytest.approx(282e-6, rel=1e-12)
+    assert summary["faults"][0]["seconds"] == pytest.approx(270e-6, rel=1e-12)
+    # The trace: one process per GPU, ts and dur in microseconds; each track sums by hand.
+    spans = {}
+    for e in json.loads(path.read_text())["traceEvents"]:
+        if e["ph"] == "X":
+            spans[(e["pid"], e["cat"])] = spans.get((e["pid"], e["cat"]), 0.0) + e["dur"]
+    assert {pid for pid, _ in spans} == {1, 2, 3, 4}
+    assert spans[(2, "send")] == pytest.approx(6 * 90)      # the slow GPU's 6 sends
+    assert spans[(3, "receive")] == pytest.approx(6 * 90)   # what GPU3 receives from it
+    assert spans[(1, "send")] == pytest.approx(6 * 45)
+    assert spans[(2, "reduce")] == pytest.approx(3 * 8)     # GPU2 adds at half speed too
+    assert spans[(3, "reduce")] == pytest.approx(3 * 4)
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Total: 552.00 µs (lockstep model without faults: 282.00 µs)" in out
+    assert "GPU2 → GPU3: 6 transfers, 552.00 µs of it" in out

@@ -264,3 +264,21 @@ def test_a_bad_gpu_memory_names_the_flag_once(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["ringsim zero: error: argument --gpu-memory: cannot read 'inf'; write it like "
                    "80GB or 192GiB"]
+
+
+def test_stage_times_by_hand_on_the_flat_machine(capsys):
+    """Psi = 7.5B fp16 on 64 GPUs of flat (alpha 5 us, 100 GB/s, reduce 1 TB/s), one ring.
+    Each ring step moves Psi/64 = 117,187,500 elements = 234,375,000 bytes: 5 us + 2.34375 ms
+    on the wire, plus 234.375 us of adds in a reduce-scatter step (Thakur et al. 2005).
+    A reduce-scatter or an all-gather is 63 steps. Stages 0-2 (all-reduce, or reduce-scatter
+    then all-gather): 126 wire steps + 63 adds = 310.708125 ms. Stage 3 (FSDP: two all-gathers
+    of the parameters and a reduce-scatter of the gradients, Rajbhandari et al. SC'20 and
+    PyTorch FSDP FULL_SHARD): 189 wire steps + 63 adds = 458.679375 ms, 1.5x stage 0's traffic."""
+    wire, add = 5e-6 + 234_375_000 / 100e9, 234_375_000 / 1e12
+    assert main(["zero", "--params", "7.5B", "--gpus", "64", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    for row in rows:
+        steps = 189 if row["stage"] == 3 else 126
+        assert row["seconds"] == pytest.approx(steps * wire + 63 * add, rel=1e-12)
+    assert [rows[0]["seconds"], rows[3]["seconds"]] == pytest.approx([0.310708125, 0.458679375], rel=1e-12)
+    assert rows[3]["elements_sent_per_gpu"] * 2 == 3 * rows[0]["elements_sent_per_gpu"]

@@ -176,6 +176,8 @@ def calibrate(args: argparse.Namespace, comm: Any, MPI: Any) -> dict:
 
 
 def _text(r: dict, nbytes: int) -> str:
+    # The column as wide as the longest name, so the times stay under their headings.
+    width = max([len("algorithm")] + [len(row["algorithm"]) for row in r["algorithms"]])
     lines = [f"Ping-pong between ranks 0 and 1 ({r['mpi_library']}), one message = α + β·bytes:",
              f"  α = {r['alpha'] * 1e6:,.2f} ± {r['alpha_error'] * 1e6:,.2f} µs   "
              f"β = {r['beta'] * 1e9:,.4f} ± {r['beta_error'] * 1e9:,.4f} ns/byte "
@@ -183,10 +185,10 @@ def _text(r: dict, nbytes: int) -> str:
              f"  γ = {r['gamma'] * 1e9:,.4f} ns per byte added (np.add on rank 0)",
              f"\n{r['ranks']} ranks, {r['elements']:,} {r['dtype']} per rank ({bytes_text(nbytes)}): "
              "the α–β model against the clock (best of 3)",
-             f"  {'algorithm':<10} {'predicted':>12} {'measured':>12} {'measured/predicted':>19}"]
+             f"  {'algorithm':<{width}} {'predicted':>12} {'measured':>12} {'measured/predicted':>19}"]
     for row in r["algorithms"]:
         ratio = row["measured_seconds"] / row["predicted_seconds"] if row["predicted_seconds"] else float("nan")
-        lines.append(f"  {row['algorithm']:<10} {format_seconds(row['predicted_seconds']):>12} "
+        lines.append(f"  {row['algorithm']:<{width}} {format_seconds(row['predicted_seconds']):>12} "
                      f"{format_seconds(row['measured_seconds']):>12} {ratio:>19.2f}")
     lines.append("  (the model does not know when ranks share cores: then the clock runs slower)")
     if r.get("topology_file"):

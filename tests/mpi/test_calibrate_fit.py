@@ -50,3 +50,25 @@ def test_the_topology_text_reads_back_as_a_one_level_topology():
     assert topo.reduce_bandwidth == pytest.approx(5e9)
     free = parse(topology_text({**record, "beta": 0.0}, "free"), "free")
     assert free.level("inside").bandwidth == float("inf")
+
+
+def test_the_calibration_table_keeps_its_columns_for_long_algorithm_names():
+    """`ringsim mpi --calibrate` printed 'recursive-doubling      8.46 ms' past the header's
+    10-character algorithm column, so the times no longer lined up under their headings."""
+    from ringsim.mpi.calibrate import _text
+    names = ["ring", "recursive-doubling", "bidirectional-ring", "nccl-tree"]
+    record = {"mpi_library": "MPICH", "alpha": 5e-6, "alpha_error": 1e-7, "beta": 1e-10,
+              "beta_error": 1e-12, "r2": 0.99, "gamma": 1e-11, "ranks": 3, "elements": 8,
+              "dtype": "float32",
+              "algorithms": [{"algorithm": n, "predicted_seconds": 1e-3, "measured_seconds": 2e-3}
+                             for n in names]}
+    lines = _text(record, 32).splitlines()
+    header = next(i for i, line in enumerate(lines) if line.strip().startswith("algorithm"))
+    rows = lines[header:header + 1 + len(names)]
+    # The columns are right-aligned: each time ends where its heading does.
+    predicted = rows[0].index("predicted") + len("predicted")
+    measured = rows[0].index("measured") + len("measured")
+    for line, name in zip(rows[1:], names):
+        assert line.split()[0] == name
+        assert line[:predicted].endswith("1.00 ms") and line[:measured].endswith("2.00 ms"), rows
+    assert len({len(line) for line in rows}) == 1, rows

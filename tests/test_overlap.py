@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -348,3 +349,26 @@ def test_the_rails_note_names_the_uncapped_best_as_two_buckets(capsys):
     assert ("laid out so, the best is no bucket cap (DDP's first bucket of 1 MiB, then one for "
             "the rest; step ") in flat
     assert "one bucket for the whole model" not in flat
+
+
+@pytest.mark.parametrize("kwargs, says", [
+    ({"gpus": 0}, "the number of GPUs must be from 1"),
+    ({"bucket_mb": -1}, "bucket_mb must be above 0 MiB (math.inf for no cap), got -1"),
+    ({"bucket_mb": math.nan}, "bucket_mb must be above 0 MiB (math.inf for no cap), got nan"),
+    ({"bucket_mb": "25"}, "bucket_mb must be above 0 MiB (math.inf for no cap), got '25'"),
+    ({"flops": 0}, "flops must be a finite number above 0 FLOP/s per GPU, got 0"),
+    ({"flops": math.inf}, "flops must be a finite number above 0 FLOP/s per GPU, got inf"),
+    ({"batch": 0}, "the micro-batch must be from 1"),
+])
+def test_the_python_api_refuses_what_the_command_line_refuses(kwargs, says):
+    """overlap.simulate and sweep answered a step for 0 GPUs, a negative or NaN bucket cap and
+    a batch of 0, and raised ZeroDivisionError or TypeError for flops=0 or a cap given as text."""
+    from ringsim.training.overlap import sweep
+    args = {"gpus": 4, **kwargs}
+    gpus = args.pop("gpus")
+    with pytest.raises(RingsimError, match=re.escape(says)):
+        simulate(resnet_50(), gpus, CostModel.of("flat"), **args)
+    args.pop("bucket_mb", None)
+    if kwargs.keys() != {"bucket_mb"}:
+        with pytest.raises(RingsimError, match=re.escape(says)):
+            sweep(resnet_50(), gpus, CostModel.of("flat"), **args)

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from ..algorithms import DEFAULT_ALGORITHM
 from ..algorithms.timing import estimate, machine_options
+from ..core.checks import check_count, check_gpus, echo
 from ..core.errors import RingsimError
 from ..core.units import format_seconds
 from ..cost.model import CostModel
@@ -164,8 +165,26 @@ def simulate(model: Model, gpus: int, cost: CostModel, *, bucket_mb: float = DEF
     `options` are the algorithm's own, as users give them (ring_order="rails:8", channels=4);
     on a topology with nodes the hierarchical ring's nodes are the machine's.
     """
+    gpus, batch = check_step(gpus, [bucket_mb], flops, batch)
     check_work(model, gpus, cost, [bucket_mb], options)
     return _simulate(model, _Prices(gpus, cost, algorithm, options), bucket_mb, flops, batch)
+
+
+MAX_BATCH = 1_000_000_000
+
+
+def check_step(gpus, sizes, flops, batch) -> tuple[int, int | None]:
+    """G and the micro-batch checked, and the bucket caps and FLOP/s refused in one line
+    where a step cannot use them (the command line's own checks, for Python callers)."""
+    gpus = check_gpus(gpus)
+    for mb in sizes:
+        if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not mb > 0:
+            raise RingsimError(f"bucket_mb must be above 0 MiB (math.inf for no cap), got {echo(mb)}")
+    if isinstance(flops, bool) or not isinstance(flops, (int, float)) or not 0 < flops < math.inf:
+        raise RingsimError(f"flops must be a finite number above 0 FLOP/s per GPU, got {echo(flops)}")
+    if batch is not None:
+        batch = check_count(batch, "the micro-batch", minimum=1, maximum=MAX_BATCH)
+    return gpus, batch
 
 
 def bucket_sizes(model: Model, cost: CostModel, sizes) -> set[int]:
@@ -275,6 +294,7 @@ def sweep(model: Model, gpus: int, cost: CostModel, sizes=SWEEP_MB, *,
     """The step at every bucket size of the sweep (math.inf: no cap, which DDP still splits
     into its first 1 MiB bucket and one bucket for the rest), each as `simulate` gives it; a
     bucket size the sizes share is priced once."""
+    gpus, batch = check_step(gpus, sizes, flops, batch)
     check_work(model, gpus, cost, sizes, options)
     price = _Prices(gpus, cost, algorithm, options)
     return [_simulate(model, price, mb, flops, batch) for mb in sizes]

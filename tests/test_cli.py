@@ -119,6 +119,19 @@ def test_bench_measures_every_algorithm_but_those_that_send_whole_gradients():
     assert set(ALGORITHMS) - set(OTHER_ALGORITHMS) == {DEFAULT_ALGORITHM, "master", "naive"}
 
 
+def test_bench_help_says_what_its_rows_are():
+    """The help said "Each figure is a ratio of two rates measured in the same run", but most
+    rows are a time, a peak memory or a file size over a budget (plan building, compare,
+    sweep, predict, timeline, overlap, figures); only the efficiency rows divide two rates."""
+    proc = subprocess.run([sys.executable, "-m", "ringsim", "bench", "--help"],
+                          capture_output=True, text=True, check=True)
+    text = " ".join(proc.stdout.split())
+    assert "Each figure is a ratio of two rates" not in text
+    assert "over NumPy's own copy bandwidth measured in the same run" in text
+    assert "a time, a peak memory or a file size over its budget (lower is better)" in text
+    assert "A full run takes minutes; --quick, seconds." in text
+
+
 @pytest.mark.slow
 def test_bench_quick_json(capsys):
     status, out, _ = run(["bench", "--quick", "--json", "--backend", "numpy"], capsys)

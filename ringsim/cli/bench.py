@@ -11,12 +11,17 @@ from .common import add_backend_argument
 
 ORDER = 40
 HELP = "measure the engine against the machine's own copy bandwidth (ratios)"
+DESCRIPTION = (
+    HELP + ", and the commands against their time budgets. Each row is a ratio beside its "
+    "target: an algorithm's useful bytes per second over NumPy's own copy bandwidth measured "
+    "in the same run (the device's with --backend cupy, which also sets ringsim beside NCCL; "
+    "higher is better), or a time, a peak memory or a file size over its budget (lower is "
+    "better). A full run takes minutes; --quick, seconds.")
 
 
 def register(sub) -> None:
     """Add the `bench` subcommand to `sub`."""
-    parser = sub.add_parser("bench", help=HELP, description=HELP + ". Each figure is a ratio "
-                            "of two rates measured in the same run.")
+    parser = sub.add_parser("bench", help=HELP, description=DESCRIPTION)
     add_backend_argument(parser)
     parser.add_argument("--quick", action="store_true",
                         help="small sizes: a smoke run in seconds; its ratios are not "

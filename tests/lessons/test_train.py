@@ -109,3 +109,47 @@ def test_bad_options_exit_2_with_one_line(argv, message, capsys):
     assert status == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == message + "\n"
+
+
+def _independent_reference(samples, features, batch, lr, epochs, adam=False):
+    """Logistic regression on one process, whole batch per step, written from the formulas
+    alone: d/dw of the mean log-loss is X^T (sigmoid(Xw + b) - y) / B (and the bias the sum
+    of the residuals / B); plain SGD, or Adam with Kingma & Ba's defaults (ICLR 2015,
+    Algorithm 1: beta1 0.9, beta2 0.999, eps 1e-8, bias-corrected moments)."""
+    x, y = synthetic_data(samples, features, 0)
+    w = np.zeros(features + 1)
+    m, v, t = np.zeros_like(w), np.zeros_like(w), 0
+    for _ in range(epochs):
+        for start in range(0, samples, batch):
+            xb, yb = x[start:start + batch], y[start:start + batch]
+            r = 1 / (1 + np.exp(-(xb @ w[:-1] + w[-1]))) - yb
+            g = np.append(xb.T @ r, r.sum()) / len(yb)
+            if not adam:
+                w = w - lr * g
+                continue
+            t += 1
+            m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
+            w = w - lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+    return w
+
+
+@pytest.mark.parametrize("gpus", [1, 3, 7])
+@pytest.mark.parametrize("algorithm", ["ring", "tree", "halving-doubling", "nvls"])
+def test_synced_training_matches_an_independent_one_gpu_run(algorithm, gpus):
+    """97 samples per batch: 3 and 7 GPUs get uneven shards, and the last batch (1,000 = 10 x
+    97 + 30) is short; the summed shares must still be the whole batch's mean gradient."""
+    run = train(gpus, algorithm, 3, samples=1000, features=5, batch=97, lr=0.5)
+    want = _independent_reference(1000, 5, 97, 0.5, 3)
+    assert np.array_equal(run.weights, np.broadcast_to(run.weights[0], run.weights.shape))
+    np.testing.assert_allclose(run.weights[0], want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("stage", [1, 2, 3])
+@pytest.mark.parametrize("gpus", [2, 3, 7])
+def test_zero_training_matches_an_independent_adam(stage, gpus):
+    from ringsim.training.zero_train import train_zero
+    run = train_zero(gpus, stage, 3, samples=1000, features=10, batch=97, lr=0.05)
+    assert run.identical
+    want = _independent_reference(1000, 10, 97, 0.05, 3, adam=True)
+    np.testing.assert_allclose(run.zero_weights, np.broadcast_to(want, run.zero_weights.shape),
+                               rtol=0, atol=1e-12)

@@ -282,3 +282,10 @@ def test_stage_times_by_hand_on_the_flat_machine(capsys):
         assert row["seconds"] == pytest.approx(steps * wire + 63 * add, rel=1e-12)
     assert [rows[0]["seconds"], rows[3]["seconds"]] == pytest.approx([0.310708125, 0.458679375], rel=1e-12)
     assert rows[3]["elements_sent_per_gpu"] * 2 == 3 * rows[0]["elements_sent_per_gpu"]
+
+
+@pytest.mark.parametrize("stage", [4, -1, True, 2.5, "1"])
+def test_every_stage_helper_refuses_a_stage_zero_does_not_have(stage):
+    for ask in (memory, paper_memory, step):
+        with pytest.raises(RingsimError, match="stage must be 0, 1, 2 or 3"):
+            ask(stage, 1000, 4)

@@ -91,8 +91,15 @@ class ZeroStep:
         return [part for c, _ in self.collectives for part in c.parts()]
 
 
+def check_stage(stage) -> None:
+    """Refuse a stage ZeRO does not have, in one line."""
+    if isinstance(stage, bool) or stage not in STAGES:
+        raise RingsimError(f"the ZeRO stage must be 0, 1, 2 or 3, got {repr(stage)[:40]}")
+
+
 def memory(stage: int, params: int, gpus: int) -> Memory:
     """Bytes per GPU in mixed-precision Adam (Figure 1 of the paper), shards as Layout(G, Ψ) cuts them."""
+    check_stage(stage)
     shard = Layout(gpus, params).width  # the largest shard: ⌈Ψ/G⌉
     return Memory(PARAM_BYTES * (shard if stage >= 3 else params),
                   GRAD_BYTES * (shard if stage >= 2 else params),
@@ -101,6 +108,7 @@ def memory(stage: int, params: int, gpus: int) -> Memory:
 
 def paper_memory(stage: int, params: int, gpus: int) -> Fraction:
     """The paper's formula in bytes: (2 + 2 + 12)Ψ, 4Ψ + 12Ψ/N_d, 2Ψ + 14Ψ/N_d, 16Ψ/N_d."""
+    check_stage(stage)
     psi, nd = Fraction(params), gpus
     return {0: 16 * psi, 1: 4 * psi + 12 * psi / nd, 2: 2 * psi + 14 * psi / nd,
             3: 16 * psi / nd}[stage]
@@ -121,8 +129,7 @@ def ring_options(gpus: int, options: dict | None) -> dict:
 def step(stage: int, params: int, gpus: int, model=None, options: dict | None = None) -> ZeroStep:
     """One training step of ZeRO `stage` for Ψ = `params` on G GPUs (time when a CostModel is
     given, on the ring with `options`: channels=, ring_order= as users give them)."""
-    if stage not in STAGES:
-        raise RingsimError(f"the ZeRO stage must be 0, 1, 2 or 3, got {stage!r}")
+    check_stage(stage)
     gpus = check_gpus(gpus)
     params = check_count(params, "the number of parameters", minimum=1)
     if params > 10**15:

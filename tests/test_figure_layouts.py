@@ -48,3 +48,19 @@ def test_across_nodes_and_in_a_binary_tree_the_layout_is_as_before():
     tree = _layout(Simulation.create("tree", 8)).rows
     assert len(tree) > 2 and len(tree[0]) == 1  # the root alone on top, its children below
     assert _layout(Simulation.create("tree", 2)).rows == ((0,), (1,))  # a parent above its child
+
+
+def test_two_nodes_of_four_stand_one_above_the_other_as_wide_as_a_ring():
+    sim = Simulation.create("nccl-tree", 8, gpus_per_node=4)
+    lay = _layout(sim)
+    assert lay.rows == ((0, 1, 2, 3), (4, 5, 6, 7))  # a row per node, not one strip of eight
+    assert [box[0] for box in lay.boxes] == [0, 1]
+    assert lay.boxes[1][2] > lay.boxes[0][2] + lay.boxes[0][4]  # node 2's box below node 1's
+
+    def width(s: Simulation) -> float:
+        return float(ET.fromstring(figure_svg(s, 1)).get("viewBox").split()[2])
+    # No wider than the plain ring of 8 GPUs, drawn as a loop of two rows of four.
+    assert width(sim) <= 1.15 * width(Simulation.create("ring", 8))
+    # A ring through the nodes in turn keeps them side by side: each hop to the next node is
+    # then between neighbours, where a row per node would slant every one of them.
+    assert _layout(Simulation.create("ring", 8, ring_order="rails:4")).rows == (tuple(range(8)),)

@@ -22,6 +22,7 @@ from ..algorithms.spec import Shape
 from ..core.plan import Plan
 
 MAX_ROW = 8        # columns in one row before it wraps
+SMALL_NODE = 2     # GPUs in a node small enough to stand beside the others in one row
 CELL_H = 20        # one segment's cell
 HEADER_H = 24      # the GPU's name above its cells
 GAP_X = 58         # between columns of a row: room for an arrow
@@ -152,13 +153,27 @@ def _wrap(row: list[int]) -> list[list[int]]:
     return [row[i:i + per] for i in range(0, len(row), per)]
 
 
-def _node_rows(nodes) -> list[list[int]]:
-    """Every node side by side in one row where all the GPUs fit in one (MAX_ROW), as racks
-    stand in a hall; otherwise one node per row, so that the arrows between nodes run
-    between rows and never bunch up in one gap."""
-    if sum(len(node) for node in nodes) <= MAX_ROW:
-        return [[g for node in nodes for g in node]]
-    return [r for node in nodes for r in _wrap(list(node))]
+def _far_hops(plan: Plan, rows: list[list[int]]) -> int:
+    """How many of the plan's pairs of sender and receiver are neither side by side in a row
+    nor one straight above the other (rows start at the left): each is a long or slanting arrow."""
+    where = {k: (r, i) for r, row in enumerate(rows) for i, k in enumerate(row)}
+    far = 0
+    for a, b in {p for step in plan.steps for p in zip(step.src.tolist(), step.dst.tolist())}:
+        (ra, ia), (rb, ib) = where[a], where[b]
+        far += not ((ra == rb and abs(ia - ib) == 1) or (abs(ra - rb) == 1 and ia == ib))
+    return far
+
+
+def _node_rows(plan: Plan, nodes) -> list[list[int]]:
+    """One node per row, so that the picture reads as so many nodes and stays as wide as a
+    ring's rows; or every node side by side in one row, as racks stand in a hall, where all the
+    GPUs fit in one (MAX_ROW) and that leaves fewer long arrows (a ring through the nodes in
+    turn hops from one node's last GPU to the next one's first, a neighbour in one row)."""
+    per_node = [r for node in nodes for r in _wrap(list(node))]
+    one = [g for node in nodes for g in node]
+    if len(one) <= MAX_ROW and _far_hops(plan, [one]) < _far_hops(plan, per_node):
+        return [one]
+    return per_node
 
 
 def _chain_rows(chain: list[int]) -> tuple[list[list[int]], list[str]]:
@@ -177,7 +192,7 @@ def rows_for(plan: Plan, shape: Shape, lanes: int, nodes=()) -> tuple[list[list[
         rest = _wrap(list(range(g)))
         return [list(range(g, plan.participants)), *rest], ["centre"] * (1 + len(rest))
     if nodes:  # a node's GPUs side by side; the nodes in one row or one below another
-        rows = _node_rows(nodes)
+        rows = _node_rows(plan, nodes)
         return rows, ["left"] * len(rows)
     if shape is Shape.TREE:
         levels = tree_levels(tree_parents(plan, lanes))

@@ -156,3 +156,32 @@ def test_two_players_in_a_notebook_keep_to_themselves(browse, in_place):
     assert seen["first's key"] == ["step 2 of 6", "step 0 of 14"]
     assert seen["second's"] == ["step 2 of 6", "step 2 of 14"]
     assert seen["host"] == ["3px", "13.3333px", "0px"]  # the page's own styles, untouched
+
+
+SHOWN = ("(function () { var r = document.querySelector('.frame:not([hidden]) svg').getBoundingClientRect();"
+         " return [r.width, r.height, innerWidth, innerHeight]; })()")
+
+
+def test_the_player_grows_to_a_wide_window_keeping_its_aspect_ratio(browse):
+    natural = 680 / 502  # the 4-GPU ring's picture, 680 x 502 px
+
+    async def visit(b: Browser):
+        seen = {}
+        for w, h in ((2560, 1440), (2560, 700), (500, 900)):  # a projector, a short strip, a phone
+            await b.call("Emulation.setDeviceMetricsOverride", width=w, height=h, deviceScaleFactor=1, mobile=False)
+            seen[w, h] = await b.value(SHOWN)
+        return seen
+    seen = browse(_page(), visit)
+    for (w, h), (sw, sh, iw, ih) in seen.items():
+        assert abs(sw / sh - natural) < 0.01, (w, h, sw, sh)  # never stretched
+        assert sw <= iw and sh <= ih - 40, (w, h, sw, sh)  # within the window, below the controls
+    assert seen[2560, 1440][1] > 1100  # fills a projector's height, far past its natural 502 px
+    assert seen[2560, 700][1] > 560  # a short window: as tall as it leaves room for
+    assert seen[500, 900][0] < 480  # a narrow one: as wide as the window
+    # --dimensions sets the player's size: it keeps that, shrinking only to fit a window.
+    sized = render(Simulation(ALL_REDUCE.plan(4, "ring"), 8), ".html", size=(900, 0)).decode()
+
+    async def asked(b: Browser):
+        await b.call("Emulation.setDeviceMetricsOverride", width=2560, height=1440, deviceScaleFactor=1, mobile=False)
+        return await b.value(SHOWN)
+    assert round(browse(sized, asked)[0]) == 900

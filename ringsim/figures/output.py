@@ -97,7 +97,7 @@ def render(sim: Simulation, suffix: str, step: int | None = None, theme: str = "
         return raster.gif(svgs, sizes, background)
     if suffix == ".pdf":
         return typeset.pdf(svgs, sizes, sim.title, background)
-    return page.html(sim.title, svgs, find_theme(theme)).encode("utf-8")
+    return page.html(sim.title, svgs, find_theme(theme), fit=not size).encode("utf-8")
 
 
 def _check_work(sim: Simulation, suffix: str, step: int | None,

@@ -8,6 +8,7 @@ on its own root, and keys only while the focus is inside the player (never in a 
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from .theme import Theme
@@ -90,12 +91,22 @@ _STYLE = """
   color: var(--rsp-text); border: 1px solid var(--rsp-muted); border-radius: 6px; cursor: pointer; }}
 .{r} input[type=range] {{ width: 320px; }}
 .{r} .frame svg {{ max-width: 100%; height: auto; }}
+.{r}[data-fit][data-alone] .frame svg {{ display: block; margin: 0 auto;
+  width: min(100%, calc((100vh - {room}px) * var(--rsp-aspect))); }}
 """
 
+# A page of its own (a file on a projector) fits each picture to the window; in a notebook,
+# among cells, it keeps its natural size. The height of the controls, the player's padding and
+# the page's margins: a picture fitted to the window leaves them this much of its height.
+CONTROLS_ROOM = 100
+_SIZE = re.compile(r'<svg\b[^>]*?\swidth="([0-9.]+)"[^>]*?\sheight="([0-9.]+)"')
 
-def html(title: str, svgs: list[str], t: Theme, ms: int = 1400, autoplay: bool = False) -> str:
-    """The page: every frame's SVG inline (hidden but the one shown) and the controls."""
-    body = "\n".join(f'<div class="frame" data-step="{i}"{" hidden" if i else ""}>'
+
+def html(title: str, svgs: list[str], t: Theme, ms: int = 1400, autoplay: bool = False,
+         fit: bool = True) -> str:
+    """The page: every frame's SVG inline (hidden but the one shown) and the controls; with
+    `fit` each picture on a page of its own grows or shrinks to the window, never stretched."""
+    body = "\n".join(f'<div class="frame" data-step="{i}"{" hidden" if i else ""}{_aspect(svg)}>'
                      f'{_inline(svg)}</div>' for i, svg in enumerate(svgs))
     last = len(svgs) - 1
     script = _SCRIPT % {"ms": ms, "autoplay": "true" if autoplay else "false", "root": ROOT}
@@ -109,10 +120,10 @@ def html(title: str, svgs: list[str], t: Theme, ms: int = 1400, autoplay: bool =
 <head>
 <meta charset="utf-8">
 <title>{escape(title)}</title>
-<style>{_STYLE.format(r=ROOT)}</style>
+<style>{_STYLE.format(r=ROOT, room=CONTROLS_ROOM)}</style>
 </head>
 <body style="margin: 16px; background: {t.background}">
-<div class="{ROOT}" tabindex="0" role="group" aria-label="{escape(title)}: step by step (keys: ← → space)" style="{colours}">
+<div class="{ROOT}" tabindex="0"{" data-fit" if fit else ""} role="group" aria-label="{escape(title)}: step by step (keys: ← → space)" style="{colours}">
 <div class="controls">
 <button type="button" data-part="back" title="previous step (←)">◀ back</button>
 <button type="button" data-part="play" title="play or pause (space)">▶ play</button>
@@ -126,6 +137,14 @@ def html(title: str, svgs: list[str], t: Theme, ms: int = 1400, autoplay: bool =
 </body>
 </html>
 """
+
+
+def _aspect(svg: str) -> str:
+    """The frame's style attribute that tells the player its picture's width over height."""
+    found = _SIZE.search(svg)
+    if not found or not float(found.group(2)):
+        return ""
+    return f' style="--rsp-aspect: {float(found.group(1)) / float(found.group(2)):.6f}"'
 
 
 def _inline(svg: str) -> str:

@@ -20,7 +20,7 @@ from ..sim.simulation import Simulation
 from .clock import Clock, fitting, on_machine
 from .limits import (DETAIL_MAX_GPUS, MAX_ELEMENTS, MAX_GPUS, MIN_GPUS, check_view_limits,
                      fewer_elements, more_elements)
-from .notices import Notice, Notices
+from .notices import Notice, Notices, rows_on
 from .screens.help import HelpScreen
 from .screens.simulator import SimulatorScreen
 from .state import SLOW_FACTORS, SPEEDS, Figures, ViewState
@@ -139,7 +139,7 @@ class RingsimApp(App[None]):
 
     def drop_stale_notices(self) -> None:
         """Take off the screen each notice that no longer holds (and the oldest past three)."""
-        held = self._notices.drop_stale()
+        held = self._notices.drop_stale(lambda notification: rows_on(notification, self.size.width))
         if held is None:
             return
         # Textual clears only every notice at once. The ones that still hold are posted again

@@ -6,11 +6,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from textual.content import Content
 from textual.notifications import Notification
 
 # Notices on screen at once, the newest (an older one goes for a new one): each takes a row of
 # the status line, and more would squeeze the counters out of an 80×24 terminal.
 MOST = 3
+# Rows the notices take at most, together: a notice that wraps counts each of its rows, so that
+# on 80x24 the GPU view keeps every row it needs (the oldest notices go first to make room).
+ROWS = 3
+EDGE = 3  # columns of a notice that hold no words: its coloured left edge and a space each side
+
+
+def rows_on(notification: Notification, width: int) -> int:
+    """The rows a notice takes in a status line `width` columns wide: its title's and its words'."""
+    words = len(Content(notification.message).wrap(max(1, width - EDGE)))
+    return words + (1 if notification.title else 0)
 
 
 @dataclass
@@ -52,10 +63,18 @@ class Notices:
         self._shown.append(notice)
         return True
 
-    def drop_stale(self) -> list[Notification] | None:
-        """Forget the notices that no longer hold (and past MOST): those that stay, None if all do."""
+    def drop_stale(self, rows: Callable[[Notification], int] = lambda _: 1) -> list[Notification] | None:
+        """Forget the notices that no longer hold, and the oldest past MOST or past ROWS rows
+        (`rows`: the rows a notice takes on screen; the newest always stays): those that stay,
+        None if all do."""
         live = self._live()
         held = [notice for notice in live if notice.holds()][-MOST:]
+        used = 0
+        for n in range(len(held) - 1, -1, -1):
+            used += rows(held[n].notification)
+            if used > ROWS and n < len(held) - 1:
+                held = held[n + 1:]
+                break
         self._shown = held
         return None if len(held) == len(live) else [notice.notification for notice in held]
 

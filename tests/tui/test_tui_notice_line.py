@@ -1,5 +1,6 @@
 """Where the notices show: in the key footer's row at the bottom, taking rows from the boxes
-above when there are more, never over the counters (80×24, 120×40, presentation mode)."""
+above when there are more, never over the counters (80×24, 120×40, presentation mode); the oldest
+go first when wrapped ones would take rows from the GPU view."""
 
 import pytest
 
@@ -61,3 +62,20 @@ async def test_one_notice_takes_only_the_footers_row():
         assert [(r.y, r.height) for r in notice_regions(app)] == [(23, 1)]
         # Nothing moves, nothing is covered.
         assert {box: app.screen.query_one(box).region for box in before} == before
+
+
+async def test_notices_that_wrap_give_way_before_the_gpu_view_does():
+    app = RingsimApp(Simulation.create("master", 5, 8, master=5))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settled(pilot)
+        await pilot.press("less_than_sign", "s", "g")  # two notices of one row each
+        await settled(pilot)
+        await pilot.press("c")  # a third, two rows long: four rows would not fit
+        await settled(pilot)
+        texts = [str(toast.render()) for toast in app.screen.query("Toast")]
+        assert len(texts) == 2 and LONG in texts[-1]  # the oldest went; the newest shows whole
+        assert sum(region.height for region in notice_regions(app)) == 3
+        view = app.screen.query_one("#view")
+        assert view.max_scroll_y == 0  # every GPU panel's bottom edge in view
+        assert not any(region.overlaps(view.region) for region in notice_regions(app))
+        assert_clear_of_the_counters(app)

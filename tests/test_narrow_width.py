@@ -130,3 +130,42 @@ def test_a_legend_entry_too_wide_for_its_row_wraps_under_its_name():
 def test_a_lesson_heading_wider_than_the_line_wraps_with_its_rule():
     assert plain("# In-network reduction: the switch adds\n\nText.", 30).splitlines()[:3] == [
         "In-network reduction: the", "switch adds", "========================="]
+
+
+NOTE = "columns wide and cannot be laid out"
+
+
+def test_every_lesson_fits_40_columns_but_for_drawings_it_says_it_cannot_fit(monkeypatch, capsys):
+    from ringsim.lessons import load_lessons
+    kept = {}
+    for lesson in load_lessons():
+        lines = printed(monkeypatch, capsys, f"lesson {lesson.number} --no-pause", 40)
+        wide = [n for n, line in enumerate(lines) if display_width(line) > 40]
+        for n in wide:  # only inside a block that a note just above it announced
+            note = max((k for k in range(n) if lines[k].endswith("as drawn.)")), default=None)
+            assert note is not None and NOTE in " ".join(lines[note - 3:note + 1]), (lesson.number, lines[n])
+            assert all(line.strip() for line in lines[note + 2:n]), (lesson.number, lines[n])
+        if wide:
+            kept[lesson.number] = len(wide)
+        if lesson.number == 9:  # a table of costs, laid out again as two blocks of columns
+            assert "    ring                   510  10.5 ms" in lines
+            assert "    ring                   75.76 GB/s" in lines
+        if lesson.number == 14:  # a command to type, folded so that it still pastes as one
+            assert "  ringsim timeline -g 8 -n 16777216 \\" in lines
+    # The three that cannot: a drawing of boxes (8), a timeline's bars (14), the cheat-sheet (19).
+    assert sorted(kept) == [8, 14, 19]
+
+
+def test_a_wide_table_in_a_lesson_block_is_laid_out_again_as_blocks_or_records():
+    from ringsim.lessons.narrow import fit_block
+    block = ["  schedule                   healthy      faulty  stretch",
+             "  ring                       1.24 ms     2.49 ms  2×",
+             "  double binary tree         2.52 ms     2.68 ms  1.06×"]
+    assert fit_block(block, 60) == block  # it fits: as written
+    # Narrower: blocks of whole columns, the names in each, as every command's tables do.
+    assert fit_block(block, 30)[:4] == ["  schedule            healthy", "  ring                1.24 ms",
+                                        "  double binary tree  2.52 ms", ""]
+    assert fit_block(block, 22) == ["  ring", "    healthy: 1.24 ms", "    faulty: 2.49 ms",
+                                    "    stretch: 2×", "", "  double binary tree",
+                                    "    healthy: 2.52 ms", "    faulty: 2.68 ms", "    stretch: 1.06×"]
+    assert fit_block(["  " + "█" * 50], 30) is None  # a drawing cannot be laid out again

@@ -8,6 +8,7 @@ from ..core.textout import ascii_form, can_encode
 from ..core.width import output_width, table, wrap as fit
 from ..sim.simulation import Simulation
 from .model import Lesson, Question, Section
+from .narrow import fitted
 from .text import plain, plural, wrap
 from .vocabulary import title_text
 
@@ -80,12 +81,15 @@ def shown(text: str, out: TextIO) -> str:
 
 def markdown_printer(out: TextIO, rich: bool) -> Callable[[str], None]:
     """How section text reaches the reader: Rich Markdown on a terminal, plain text otherwise."""
+    # A narrow terminal gets the code blocks (tables, lines of figures) laid out to its width.
+    width = width_for(out)
     if not rich:
-        return lambda text: print(plain(shown(text, out), width_for(out)), file=out, flush=True)
+        return lambda text: print(plain(fitted(shown(text, out), width), width), file=out, flush=True)
     from rich.console import Console
     from rich.markdown import Markdown
     console = Console(file=out, highlight=False, emoji=False, markup=False)
-    return lambda text: console.print(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
+    return lambda text: console.print(Markdown(fitted(text, width), code_theme="ansi_dark",
+                                               hyperlinks=False))
 
 
 class Runner:

@@ -165,6 +165,25 @@ class _Sub:
         self.scenario = replace(a.scenario, elements=elements)
 
 
+def _links(a) -> str:
+    """'α = 5 µs, 100 GB/s' (one kind of link), or each level's: 'inside a node α = 0.47 µs,
+    450 GB/s; across nodes α = 2.7 µs, 50 GB/s', read off the machine the lesson prices on."""
+    from ..cost.topology_model import LEVEL_WORDS
+    from .costs import model_of
+    levels = model_of(*model_key(a)).topology.levels
+    said = {key: f"α = {level.alpha * 1e6:g} µs, {level.bandwidth / 1e9:g} GB/s" for key, level in levels.items()}
+    if len(said) == 1:
+        return next(iter(said.values()))
+    return "; ".join(f"{LEVEL_WORDS.get(key, key)} {words}" for key, words in said.items())
+
+
+def _slowest_link(a) -> str:
+    """The slowest link's bandwidth per direction: '100 GB/s', or the NIC's across nodes."""
+    from .costs import model_of
+    levels = model_of(*model_key(a)).topology.levels.values()
+    return f"{min(level.bandwidth for level in levels) / 1e9:g} GB/s"
+
+
 def entries() -> dict:
     """The cost words, as vocabulary Entries: the table, the fastest, the sweep, the machine's
     flags, and for each algorithm its time, steps, chunks (where it takes them) and bandwidths."""
@@ -176,6 +195,10 @@ def entries() -> dict:
         "machine.flags": Entry(lambda a: " ".join(machine_flags(a)), MODEL,
                                "the flags that give `ringsim sweep`, `overlap` or `timeline` the lessons' "
                                "machine: '--reduce-bandwidth inf' on flat"),
+        "machine.links": Entry(_links, MODEL, "the machine's links, α and bandwidth per direction: "
+                               "'α = 5 µs, 100 GB/s' on flat, each level's on a topology of nodes"),
+        "machine.bandwidth": Entry(_slowest_link, MODEL, "the slowest link's bandwidth per direction: "
+                                   "'100 GB/s' on flat, the NIC's across nodes on a topology of nodes"),
     }
     for key, name in {**ROW_KEYS, RAILS_KEY: RAILS_TITLE}.items():
         found[f"latency.{key}"] = Entry(_latency_row(key), OPTIONS,

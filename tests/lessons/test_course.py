@@ -390,3 +390,21 @@ def test_a_wide_scenario_prints_counts_instead_of_a_grid(tmp_path):
     run_lesson(load_lessons(tmp_path)[0], out)
     # After reduce-scatter each GPU holds exactly one complete segment.
     assert "  complete segments per GPU (of 10): " + ", ".join(["1"] * 10) + "\n" in out.getvalue()
+
+
+def test_the_machines_links_are_read_off_the_cost_model_never_typed(lessons):
+    """A link's α or bandwidth in a lesson's words is a placeholder: were a preset's numbers to
+    change, the prose would change with them."""
+    from ringsim.cost.model import CostModel
+    typed = re.compile(r"\d(?:[\d.,]*\d)? ?GB/s|α = (?!0\b)\d")  # a bandwidth, or an α that is not 0
+    for path in sorted(default_directory().glob("*.md")):
+        prose = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)
+        prose = re.sub(r"\{\{.*?\}\}", "", prose, flags=re.DOTALL)
+        assert typed.findall(prose) == [], path.name
+    text = " ".join(s.text for s in by_number(lessons, 10).sections())
+    inside, across = CostModel.of("dgx-h100").topology.levels.values()
+    assert (f"inside a node α = {inside.alpha * 1e6:g} µs, {inside.bandwidth / 1e9:g} GB/s; "
+            f"across nodes α = {across.alpha * 1e6:g} µs, {across.bandwidth / 1e9:g} GB/s") in " ".join(text.split())
+    assert f"passes the NIC's {across.bandwidth / 1e9:g} GB/s" in " ".join(text.split())
+    text = " ".join(s.text for s in by_number(lessons, 17).sections())
+    assert "on links with α = 0.5 µs, 450 GB/s per direction" in " ".join(text.split())

@@ -184,7 +184,9 @@ def test_the_tui_clock_and_sweep_panel_name_nccls_pick():
     assert words[0].endswith(f"NCCL's model: {which} ×{want.channels} "
                              f"{format_seconds(want.seconds)}")
     assert words[1].endswith(f"NCCL {which} {format_seconds(want.seconds)}")
-    assert all("NCCL" not in w for w in words[3:])  # the narrow wordings stay as they were
+    nccl = reading.nccl_wordings()
+    assert nccl[-1].startswith("α-β-γ ") and nccl[-1].endswith(f" · NCCL {format_seconds(want.seconds)}")
+    assert words[len(nccl):] == reading.plain_wordings() and all("NCCL" not in w for w in words[len(nccl):])
     view = sweep_view(16, "dgx-h100", 4096)
     legend = SweepPanel._legend(view, "time", "ring").plain
     assert f"NCCL's model there: {which} ×{want.channels} {format_seconds(want.seconds)}" in legend

@@ -64,29 +64,47 @@ class Reading:
     faults: tuple[Fault, ...] = ()
     nccl: str = ""  # NCCL's model's pick and time for the whole call: 'Ring/LL ×4 15.00 µs'
     nccl_short: str = ""  # the same without the channels: 'Ring/LL 15.00 µs'
+    nccl_time: str = ""  # the time alone: '15.00 µs'
     untimed: str = ""  # why the topology cannot run the plan (then no time at all), '' when it can
 
     def wordings(self) -> list[str]:
-        """The same reading from the full wording down to the shortest (for narrow terminals);
-        the longest two add what NCCL's own model would run, beside the textbook clock."""
+        """The same reading from the full wording down to the shortest (for narrow terminals):
+        those that set NCCL's own model beside the textbook clock first, then the clock alone."""
+        return self.nccl_wordings() + self.plain_wordings()
+
+    def nccl_wordings(self) -> list[str]:
+        """The wordings that name NCCL's model's time beside the textbook (α-β-γ) clock, longest
+        first; none with slow GPUs, which NCCL's model does not know, or where it has no pick."""
+        if self.untimed or not self.nccl or self.faults:
+            return []
+        step, so_far, end = (format_seconds(v) for v in (self.step, self.so_far, self.end))
+        both, topology = self._both(so_far, end), self.topology
+        return [f"textbook α-β-γ: step {step} · so far {so_far} · end {end} · {topology} · "
+                f"NCCL's model: {self.nccl}",
+                f"α-β-γ step {step} · so far {so_far} · end {end} · {topology} · NCCL {self.nccl_short}",
+                f"α-β-γ step {step} · {so_far} of {end} · {topology} · NCCL {self.nccl_short}",
+                f"α-β-γ {both} · {topology} · NCCL {self.nccl_short}",
+                f"α-β-γ {both} · {topology} · NCCL {self.nccl_time}"]
+
+    def plain_wordings(self) -> list[str]:
+        """The textbook clock alone (with its slow GPUs), longest first."""
         if self.untimed:
             return [f"not timed on {self.topology}: {self.untimed}", f"not timed on {self.topology}"]
         step, so_far, end = (format_seconds(v) for v in (self.step, self.so_far, self.end))
         full = "".join(f" · {f}" for f in self.faults)
         short = "".join(f" · {_short(f)}" for f in self.faults)
-        number, _, unit = so_far.partition(" ")
-        both = f"{number}/{end}" if end.endswith(" " + unit) else f"{so_far}/{end}"  # 5.00/30.00 µs
-        nccl = ([f"textbook α-β-γ: step {step} · so far {so_far} · end {end} · {self.topology}"
-                 f"{full} · NCCL's model: {self.nccl}",
-                 f"step {step} · so far {so_far} · end {end} · {self.topology}{short} · "
-                 f"NCCL {self.nccl_short}",
-                 f"step {step} · {so_far} of {end} · {self.topology}{short} · NCCL {self.nccl_short}"]
-                if self.nccl and not self.faults else [])  # NCCL's model knows no slow GPU
-        return nccl + [f"time: step {step} · so far {so_far} · end {end} · {self.topology}{full}",
+        both = self._both(so_far, end)
+        return [f"time: step {step} · so far {so_far} · end {end} · {self.topology}{full}",
                 f"step {step} · so far {so_far} · end {end} · {self.topology}{short}",
                 f"step {step} · {so_far} of {end} · {self.topology}{short}",
                 f"step {step} · {both} · {self.topology}{short}",
                 f"{both} · {self.topology}{short}"]
+
+    @staticmethod
+    def _both(so_far: str, end: str) -> str:
+        """'5.00/30.00 µs' where both share a unit, else '5.00 ms/1.20 s'."""
+        number, _, unit = so_far.partition(" ")
+        return f"{number}/{end}" if end.endswith(" " + unit) else f"{so_far}/{end}"
 
     def text(self, width: int | None = None) -> str:
         """The longest wording that fits `width` columns (None: the full one; else the shortest)."""
@@ -175,15 +193,16 @@ class Clock:
         return bottleneck_gpus(self.model, step.src, step.dst, spans, step.reduces,
                                plan.gpus if plan.switches else None)
 
-    def nccl(self, plan: Plan, elements: int, collective: str = "all-reduce") -> tuple[str, str]:
-        """NCCL's model's pick and time for this call, with and without its channels:
-        ('Ring/LL ×4 15.00 µs', 'Ring/LL 15.00 µs'); ('', '') where it has none."""
+    def nccl(self, plan: Plan, elements: int, collective: str = "all-reduce") -> tuple[str, str, str]:
+        """NCCL's model's pick and time for this call, with and without its channels, and the
+        time alone: ('Ring/LL ×4 15.00 µs', 'Ring/LL 15.00 µs', '15.00 µs'); ('', '', '')
+        where it has none."""
         pick = nccl_for(CostModel.of(self.topology, DTYPE), plan.gpus,
                         elements * itemsize(DTYPE), collective)
         if not isinstance(pick, NcclChoice):
-            return "", ""
+            return "", "", ""
         which, took = f"{pick.algorithm}/{pick.protocol}", format_seconds(pick.seconds)
-        return f"{which} ×{pick.channels} {took}", f"{which} {took}"
+        return f"{which} ×{pick.channels} {took}", f"{which} {took}", took
 
     def reading(self, plan: Plan, elements: int, position: int,
                 collective: str = "all-reduce") -> Reading:

@@ -214,6 +214,8 @@ def test_the_clock_fits_beside_every_phase_at_80_columns():
                         assert gap.strip() == "" and len(gap) >= 2
                         if slow and not reading.untimed:  # NVLS on a switch that only forwards
                             assert f"GPU{gpus} ×0.25" in words or f"GPU{gpus} at 0.25× speed" in words
+                        if reading.nccl_wordings():  # whose each time is, at the default width
+                            assert words.startswith("α-β-γ ") and f"NCCL {reading.nccl_time}" in words
 
 
 async def test_80x24_clock_and_counters_fit_without_cutting_or_scrolling(plain):

@@ -23,18 +23,21 @@ def short_phase(banner: str) -> str:
 
 
 def phase_line(banner: str, clock: Reading | str | None, width: int | None) -> tuple[str, str, str]:
-    """The phase and the clock's wording for a line of `width` columns: the full phase with
-    the longest wording that fits, else the short phase with the longest that fits (else
-    the shortest of all, which the banner cuts with an ellipsis)."""
+    """The phase and the clock's wording for a line of `width` columns: the longest wording
+    that sets NCCL's time beside the clock, with the full phase or else the short one; where
+    none fits, the full phase with the longest plain wording that fits, else the short phase
+    with the longest that fits (else the shortest of all, which the banner cuts with an ellipsis)."""
     if not isinstance(clock, Reading):
         return banner, GAP, clock or ""
-    wordings = clock.wordings()
+    wordings = clock.plain_wordings()
     if width is None:
-        return banner, GAP, wordings[0]
+        return banner, GAP, clock.wordings()[0]
     short = short_phase(banner)
     head, sep, tail = short.partition(" · ")
     shortest = head.replace(" inside each node", " in node").replace(" across nodes", " across") + sep + tail
-    tries = ([(banner, GAP, w) for w in wordings[:-2] or wordings[:1]]
+    # Setting NCCL's time beside the textbook clock is worth the phase's longer words.
+    tries = ([t for w in clock.nccl_wordings() for t in ((banner, GAP, w), (short, SHORT_GAP, w))]
+             + [(banner, GAP, w) for w in wordings[:-2] or wordings[:1]]
              + [(short, SHORT_GAP, w) for w in wordings]
              + [(shortest, SHORT_GAP, w) for w in wordings[-2:]])
     return next((t for t in tries if sum(map(len, t)) <= width), tries[-1])

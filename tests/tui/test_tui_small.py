@@ -304,3 +304,16 @@ async def test_100x30_counters_show_all_their_rows_under_eight_gpu_panels():
             await pilot.pause()
             box = app.screen.query_one("#counters-box")
             assert app.screen.has_class("-compact") and box.max_scroll_y == 0, (algorithm, gpus)
+
+
+async def test_80x24_title_drops_whole_parts_never_cuts_a_word():
+    # The master's title with its option is one of the longest at G = 4: at 80 columns
+    # "· 8 elements per GPU" goes whole rather than ending "per G…".
+    app = RingsimApp(Simulation.create("master", 4, 8))
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("space")  # playing: the state's longer wording
+        await pilot.pause()
+        title = screen_rows(app)[0]
+        assert "…" not in title and "per G" not in title, title
+        assert title.strip().startswith("Single-GPU master (GPU1) · 4 GPUs")
+        assert "step " in title

@@ -45,12 +45,21 @@ def phase_line(banner: str, clock: Reading | str | None, width: int | None) -> t
 
 def title_line(title: str, where: str, play: tuple[str, str], width: int | None) -> tuple[str, str]:
     """The title and 'step 3 of 6 · ■ paused' for a line of `width` columns: the step and the
-    play state always show whole; the speed goes first, then the title's end (with '…')."""
+    play state always show whole; the speed goes first, then the title's last parts whole
+    ('· 8 elements per GPU'), then its end at a word (with '…')."""
     for state in (where + play[0], where + play[1]):
         if width is None or cell_len(title + state) <= width:
             return title, state
-    room = max(width - cell_len(state) - 1, 0)
-    return (title[:room].rstrip() + "…" if room else ""), state
+    room = max(width - cell_len(state), 0)
+    parts = title.split(" · ")
+    while len(parts) > 1:
+        parts.pop()
+        if cell_len(" · ".join(parts)) <= room:
+            return " · ".join(parts), state
+    cut = title[:max(room - 1, 0)]
+    if " " in cut.strip():
+        cut = cut.rstrip().rsplit(" ", 1)[0]
+    return (cut.rstrip() + "…" if room > 1 else ""), state
 
 
 class PhaseBanner(TextLines):

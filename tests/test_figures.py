@@ -102,7 +102,7 @@ def test_all_gather_copies_on_the_same_ring(iteration):
 
 def test_counters_say_what_moved_so_far():
     counters = "".join(classed(figure_svg(ring4(), 2), "counters")[0].itertext())
-    assert "step 2 of 6" in counters and "16 elements in 8 messages" in counters
+    assert "step 2 of 6" in counters and "16 elements moved in 8 messages" in counters
 
 
 # --- every algorithm, G = 2..16 ---------------------------------------------------------------
@@ -263,7 +263,7 @@ def test_every_format_is_written(tmp_path):
 def test_the_counters_say_one_message_in_the_singular():
     svg = figure_svg(Simulation.create("tree", 3), 1)
     counters = text_of(classed(svg, "counters")[0])
-    assert "moved so far: 8 elements in 1 message ·" in counters
+    assert "8 elements moved in 1 message ·" in counters
 
 
 def test_the_counters_give_one_gpus_sent_and_received():
@@ -271,9 +271,13 @@ def test_the_counters_give_one_gpus_sent_and_received():
     # Both counts belong to one named GPU, as the TUI's counters and the lessons give them,
     # never the most any GPU sent beside the most any GPU received.
     svg = figure_svg(Simulation.create("master", 4), 1)
-    assert "busiest GPU1 sent 0, received 24" in text_of(classed(svg, "counters")[0])
+    assert "busiest GPU1 sent 0 of 24, received 24 of 24" in text_of(classed(svg, "counters")[0])
     svg = figure_svg(Simulation.create("ring", 4), 6)
-    assert "busiest GPU1 sent 12, received 12" in text_of(classed(svg, "counters")[0])
+    assert "busiest GPU1 sent 12 of 12, received 12 of 12" in text_of(classed(svg, "counters")[0])
+    # The busiest GPU is the whole run's: early on it may not have moved yet, and "of" says
+    # how much is still to come (the ring's GPU1 after its first step: 2 of 12).
+    svg = figure_svg(Simulation.create("ring", 4), 1)
+    assert "busiest GPU1 sent 2 of 12, received 2 of 12" in text_of(classed(svg, "counters")[0])
 
 
 def test_long_counters_are_squeezed_into_the_picture_rather_than_cut():

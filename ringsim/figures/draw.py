@@ -151,9 +151,10 @@ def _legend(d, f: Frame, t: Theme, y: float, width: float) -> None:
 
 
 def _counters(f: Frame) -> str:
-    return (f"step {f.position} of {f.steps} · moved so far: {plural(f.moved, 'element')} in "
-            f"{plural(f.messages, 'message')} · busiest {gpu_name(f.busiest)} sent {f.busiest_sent:,}, received "
-            f"{f.busiest_received:,}")
+    """The counters so far; the busiest GPU is the whole run's, so its counts say of how many."""
+    return (f"step {f.position} of {f.steps} · {plural(f.moved, 'element')} moved in "
+            f"{plural(f.messages, 'message')} · busiest {gpu_name(f.busiest)} sent {f.busiest_sent:,} of "
+            f"{f.busiest_total[0]:,}, received {f.busiest_received:,} of {f.busiest_total[1]:,}")
 
 
 def _counters_line(f: Frame, t: Theme, width: float, height: float):

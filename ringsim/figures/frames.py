@@ -62,6 +62,7 @@ class Frame:
     busiest: int      # the 0-based GPU the whole run's ledger names busiest (the TUI's too)
     busiest_sent: int      # what that GPU has sent so far
     busiest_received: int  # and received
+    busiest_total: tuple[int, int]  # what that GPU sends and receives over the whole run
     elements: int
 
 
@@ -98,6 +99,7 @@ def _frame(sim, moves: tuple[Move, ...], shape: Shape, lanes: int, nodes, known:
     # One GPU's two counts: the largest sent beside the largest received could be two GPUs'
     # (after the master's reduce, 8 sent by a worker and 24 received by the master).
     busiest = sim.busiest_gpu() if g else 0
+    whole = sim.run_ledger() if g else None  # the busiest GPU's counts "of" the whole run's
 
     def label(k: int, j: int) -> str:
         # The frames of an animation repeat most labels: each is worked out once (`known`).
@@ -120,6 +122,7 @@ def _frame(sim, moves: tuple[Move, ...], shape: Shape, lanes: int, nodes, known:
         busiest=busiest,
         busiest_sent=int(ledger.sent[busiest]) if g else 0,
         busiest_received=int(ledger.received[busiest]) if g else 0,
+        busiest_total=(int(whole.sent[busiest]), int(whole.received[busiest])) if g else (0, 0),
         elements=sim.layout.elements)
 
 

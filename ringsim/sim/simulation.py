@@ -185,13 +185,17 @@ class Simulation:
             self._ledgers[self.position] = measure(self.plan, self.layout, self.position)
         return self._ledgers[self.position]
 
-    def busiest_gpu(self) -> int:
-        """The 0-based GPU the whole run's ledger names busiest: the one whose figures the
-        closed form's busiest counts give, however far the run has got."""
+    def run_ledger(self):
+        """The whole run's ledger, however far the run has got (measured once)."""
         end = len(self.plan.steps)
         if end not in self._ledgers:
             self._ledgers[end] = measure(self.plan, self.layout, end)
-        return self._ledgers[end].busiest()
+        return self._ledgers[end]
+
+    def busiest_gpu(self) -> int:
+        """The 0-based GPU the whole run's ledger names busiest: the one whose figures the
+        closed form's busiest counts give, however far the run has got."""
+        return self.run_ledger().busiest()
 
     def closed_form(self) -> ClosedForm:
         """The exact closed-form figures for this plan at this G and N."""

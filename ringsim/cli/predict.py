@@ -56,11 +56,13 @@ def register(sub) -> None:
     parser.add_argument("--algo", default=None, metavar="NAME",
                         help="restrict NCCL's choice as NCCL_ALGO does: "
                              f"{', '.join(names('algorithms'))}, a comma list, or ^NAME to "
-                             "exclude (any case); broadcast and reduce run on Ring only, so "
-                             "a choice without Ring is refused for them")
+                             "exclude (any case), and from NCCL 2.24.3 entries for one "
+                             "function after ';' (ring;allreduce:tree); broadcast and reduce "
+                             "run on Ring only, so a choice without Ring is refused for them")
     parser.add_argument("--proto", default=None, metavar="NAME",
                         help="restrict the protocol as NCCL_PROTO does: "
-                             f"{', '.join(names('protocols'))}, a comma list or ^NAME")
+                             f"{', '.join(names('protocols'))}, a comma list or ^NAME, and "
+                             "from NCCL 2.24.3 entries for one function (^LL128;allreduce:LL128)")
     parser.add_argument("--collective", default=None, choices=tuple(BUS_FACTORS),
                         help="all-reduce (all_reduce_perf, the default), all-gather, "
                              "reduce-scatter, broadcast (broadcast_perf) or reduce "

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from ..core.checks import echo
 from ..core.errors import RingsimError
-from .nccl_call import MAX_GPUS, RING, _candidates, _check_count, _function, _pick, _topology
+from .nccl_call import (MAX_GPUS, RING, _candidates, _check_count, _function, _named, _pick,
+                        _topology)
 from .nccl_channels import (Tuned, channel_threads, comm_channels, connected, distinct_channels,
                             run_channels, tune)
 from .nccl_graph import Graph, constants, log2i
@@ -108,12 +109,12 @@ def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None 
     has no channels, LL128 is off by default, or NCCL_ALGO / NCCL_PROTO (`algo`, `proto`)
     leave it out; up to 2.23.4 a function they leave nothing shows the ring NCCL falls back
     to, and in 2.18 the ring of every function but AllReduce stays whatever `algo` says."""
-    algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
     tuned = tune(_topology(topology, gpus), gpus, nccl)
     sys = tuned.sys
-    algos = enabled_algorithms(sys, algos)
     table = {}
     for func in TABLE_FUNCTIONS:
+        algos = enabled_algorithms(sys, _pick(algo, "algorithms", "--algo", func, nccl))
+        protos, named = _pick(proto, "protocols", "--proto", func, nccl), _named(proto, func)
         for a in ALGORITHMS:
             if a in sys.tables["rules"]["absent"]:
                 continue  # that release's table has no such column
@@ -123,14 +124,14 @@ def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None 
                 if priced(sys, graph, func, a, p):
                     bw = 0.0
                     if (allowed(sys, func, a, p) and algorithm_on(sys, func, a, algos)
-                            and protocol_on(sys, p, protos, proto is not None)):
+                            and protocol_on(sys, p, protos, named)):
                         bw = bus_bandwidth(sys, graph, func, a, p)
                     cell = (latency(sys, func, a, p, searched=graph_searched(sys, a)), bw)
                 table[(func, a, p)] = cell
         if not any(bw for (f, _, _), (_, bw) in table.items() if f == func):
             # Up to 2.23.4 tuning.cc gives a function left without bandwidth the ring's back
             # (comm->ringbdw) before it prints the table.
-            for p in ring_fallback(sys, protos, proto is not None):
+            for p in ring_fallback(sys, protos, named):
                 lat = table[(func, RING, p)][0]
                 ring = bus_bandwidth(sys, tuned.graphs[RING], func, RING, p)
                 table[(func, RING, p)] = (lat, ring)
@@ -192,14 +193,15 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     `nvls_channels`: NCCL_NVLS_NCHANNELS (None: unset)."""
     func = _function(collective, algo, nccl)
     dtype = check_dtype(dtype)
-    algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
+    algos = _pick(algo, "algorithms", "--algo", func, nccl)
+    protos = _pick(proto, "protocols", "--proto", func, nccl)
     gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
     topo = _topology(topology, gpus)
     nbytes = _check_count(nbytes, "bytes", 0, MAX_BYTES)
     check_per_process(topo, gpus, gpus_per_process)
     tuned = tune(topo, gpus, nccl, **channel_settings(min_channels, max_channels, nvls_channels),
                  nvls=nvls)
-    return _choose(tuned, func, algos, protos, proto is not None, nbytes,
+    return _choose(tuned, func, algos, protos, _named(proto, func), nbytes,
                    host_seconds(gpus_per_process), dtype)
 
 
@@ -287,8 +289,9 @@ def nvls_link_rates(topology, gpus: int, nccl: str | None = None, algo: str | No
     `algo` / `proto` (as NCCL_ALGO / NCCL_PROTO) leave it out."""
     tuned = tune(_topology(topology, gpus), gpus, nccl)
     linked = nvls_link_graph(tuned, "AllReduce", "NVLS")
-    algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
-    weighed = _candidates(tuned, "AllReduce", algos, protos, proto is not None,
+    algos = _pick(algo, "algorithms", "--algo", "AllReduce", nccl)
+    protos = _pick(proto, "protocols", "--proto", "AllReduce", nccl)
+    weighed = _candidates(tuned, "AllReduce", algos, protos, _named(proto),
                           check_dtype(dtype))[0]
     if linked is None or ("NVLS", "Simple") not in weighed:
         return None
@@ -308,12 +311,13 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
     a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
     func = _function(collective, algo, nccl)
     dtype = check_dtype(dtype)
-    algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
+    algos = _pick(algo, "algorithms", "--algo", func, nccl)
+    protos = _pick(proto, "protocols", "--proto", func, nccl)
     gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
     sizes = [_check_count(n, "bytes", 0, MAX_BYTES) for n in sizes]
     topology = _topology(topology, gpus)
     check_per_process(topology, gpus, gpus_per_process)
     settings = channel_settings(min_channels, max_channels, nvls_channels)
     tuned, host = tune(topology, gpus, nccl, **settings, nvls=nvls), host_seconds(gpus_per_process)
-    return [_choose(tuned, func, algos, protos, proto is not None, n, host, dtype) if n else None
+    return [_choose(tuned, func, algos, protos, _named(proto, func), n, host, dtype) if n else None
             for n in sizes]

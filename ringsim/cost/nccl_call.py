@@ -14,6 +14,7 @@ from ..core.checks import echo
 from ..core.errors import RingsimError
 from .nccl_channels import Tuned
 from .nccl_graph import constants
+from .nccl_lists import per_function
 from .nccl_tuner import (FUNCTIONS, RING_ONLY, algorithm_on, allowed, bus_bandwidth,
                          carried_release, enabled_algorithms, names, protocol_on, ring_fallback,
                          ring_restored, runs)
@@ -24,26 +25,22 @@ MAX_GPUS = 1_000_000  # core/checks.py's bound, as every command has
 RING = "Ring"
 
 
-def _pick(given, kind: str, flag: str) -> set[str]:
-    """NCCL_ALGO / NCCL_PROTO: a name or comma list, any case, '^' to exclude; None for all."""
+def _pick(given, kind: str, flag: str, func: str = "AllReduce",
+          nccl: str | None = None) -> set[str]:
+    """NCCL_ALGO / NCCL_PROTO for one of NCCL's functions, as parseList reads them (a name or
+    comma list, any case, '^' to exclude, per-function entries from 2.24.3: nccl_lists.py);
+    every name where the setting is None or leaves the function alone."""
     valid = names(kind)
     if given is None:
         return set(valid)
-    if not isinstance(given, str) or not given.strip():
-        raise RingsimError(f"{flag}: give one of {', '.join(valid)} (or a comma list)")
-    text = given.strip()
-    exclude = text.startswith("^")
-    chosen = set()
-    # One leading ^ excludes, as NCCL's parseList reads it; a second is part of a name.
-    for part in (text[1:] if exclude else text).split(","):
-        match = [v for v in valid if v.lower() == part.strip().lower()]
-        if not match:
-            name = part.strip()
-            raise RingsimError(f"{flag}: unknown {kind[:-1]} "
-                               f"{name[:40] + ('…' if len(name) > 40 else '')!r}; "
-                               f"valid: {', '.join(valid)}")
-        chosen.add(match[0])
-    return set(valid) - chosen if exclude else chosen
+    chosen = per_function(given, kind, flag, nccl)[func]
+    return set(valid) if chosen is None else chosen
+
+
+def _named(proto, func: str = "AllReduce") -> bool:
+    """Whether NCCL_PROTO (`proto`) sets a function's protocols: there LL128 runs whenever it
+    is named, where elsewhere it keeps its default (tuning.cc starts it at 2)."""
+    return proto is not None and per_function(proto, "protocols", "--proto")[func] is not None
 
 
 def _function(collective: str, algo: str | None = None, nccl: str | None = None) -> str:
@@ -54,7 +51,8 @@ def _function(collective: str, algo: str | None = None, nccl: str | None = None)
         raise RingsimError(f"unknown collective {str(collective)[:40]!r}; choose one of "
                            f"{', '.join(table)}")
     func = table[collective]
-    if (func in RING_ONLY and algo is not None and RING not in _pick(algo, "algorithms", "--algo")
+    if (func in RING_ONLY and algo is not None
+            and RING not in _pick(algo, "algorithms", "--algo", func, nccl)
             and not ring_restored(constants(carried_release(nccl)))):
         # From 2.24.3 NCCL stops such a call ("no algorithm/protocol available", enqueue.cc),
         # whatever the size; the releases before ran the ring all the same.

@@ -8,7 +8,7 @@ there is nothing to say.
 from __future__ import annotations
 
 from ..core.naming import plural
-from .nccl_call import RING, _candidates, _function, _pick, _topology
+from .nccl_call import RING, _candidates, _function, _named, _pick, _topology
 from .nccl_channels import tune
 from .nccl_graph import constants, search_speeds
 from .nccl_runtime import fallback_link_graph
@@ -24,12 +24,13 @@ def algo_note(topology, gpus: int, collective: str = "all-reduce", algo: str | N
     if algo is None:
         return None
     func = _function(collective, algo, nccl)
-    algos, protos = _pick(algo, "algorithms", "--algo"), _pick(proto, "protocols", "--proto")
+    algos = _pick(algo, "algorithms", "--algo", func, nccl)
+    protos = _pick(proto, "protocols", "--proto", func, nccl)
     tuned = tune(_topology(topology, gpus), gpus, nccl)
     sys = tuned.sys
     release = f"NCCL {nccl or carried()[0]}"
     asked = f"--algo {algo.strip()[:40]}"
-    pairs, fallback = _candidates(tuned, func, algos, protos, proto is not None,
+    pairs, fallback = _candidates(tuned, func, algos, protos, _named(proto, func),
                                   check_dtype(dtype))
     if fallback and pairs:
         kept = sorted({p for _, p in pairs}, key=PROTOCOLS.index)

@@ -242,15 +242,20 @@ def test_a_rooted_test_is_refused_in_one_line(redop, count, test):
 
 def test_an_nccl_algo_in_the_paste_that_nccl_cannot_honour_gives_way_to_its_own_choice():
     # Azure's ND A100 v4 run sets NCCL_ALGO=NVLS, which an A100 lacks; the run finished, so NCCL
-    # ran its own choice. A setting ringsim cannot read (NCCL's per-collective form) likewise.
+    # ran its own choice. A setting ringsim cannot read likewise, and NCCL's per-function form
+    # that leaves all-reduce only NVLS.
     out = output("a3mega_h100_2node_all_reduce.txt")
-    for value in ("NVLS", "allreduce:tree;allgather:ring", "foo"):
+    for value in ("NVLS", "allreduce:nvls;allgather:ring", "foo"):
         forced = replace(out, env={"NCCL_ALGO": value})
         report = study.diagnose(forced, load("dgx-a100"), nccl_model())
         assert report.algo is None and report.rows[0].algorithm
         assert f"NCCL_ALGO={value} in the paste leaves NCCL's model no algorithm and protocol " \
                "for all-reduce on dgx-a100" in " ".join(report.notes)
-    # what NCCL can run is kept
+    # what NCCL can run is kept, the per-function form included (parseList, tuning.cc)
+    report = study.diagnose(replace(out, env={"NCCL_ALGO": "allreduce:tree;allgather:ring"}),
+                            load("dgx-a100"), nccl_model())
+    assert report.algo == "allreduce:tree;allgather:ring"
+    assert {r.algorithm for r in report.rows} == {"Tree"}
     report = study.diagnose(replace(out, env={"NCCL_ALGO": "Ring", "NCCL_PROTO": "foo"}),
                             load("dgx-a100"), nccl_model())
     assert (report.algo, report.proto) == ("Ring", None)

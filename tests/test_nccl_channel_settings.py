@@ -235,9 +235,13 @@ def test_two_values_for_one_setting_are_refused_unless_a_flag_settles_it(tmp_pat
                for n in _notes(capsys, path, "--max-channels", "8"))
 
 
-def test_the_ctas_settings_are_named_as_not_modelled(tmp_path, capsys):
+def test_the_ctas_settings_bound_the_channels_as_nccl_does(tmp_path, capsys):
+    # connect.cc: rings on min(NCCL_MAX_NCHANNELS, maxCTAs); nvls.cc: NVLS held to maxCTAs
     notes = _notes(capsys, _with(tmp_path, "NCCL_MAX_CTAS set by environment to 4."))
-    assert any(n.startswith("NCCL_MAX_CTAS in the paste: not modelled") for n in notes)
+    assert any(n.startswith("NCCL_MAX_CTAS=4 in the paste: as NCCL bounds its channels") and
+               n.endswith("rings and trees on at most 4") for n in notes)
+    notes = _notes(capsys, _with(tmp_path, "NCCL_MIN_CTAS set by environment to 0."))
+    assert "NCCL_MIN_CTAS=0 in the paste: NCCL reads a value below 1 as unset (init.cc)" in notes
 
 
 SHARP = "ringsim/studies/published/systems/h100-ndr-sharp.toml"

@@ -49,6 +49,27 @@ def channel_arguments(args: argparse.Namespace) -> dict[str, int]:
             if getattr(args, f"{bound}_channels") is not None}
 
 
+def add_ctas_arguments(parser: argparse.ArgumentParser, words: str) -> None:
+    """--min-ctas and --max-ctas N (NCCL_MIN_CTAS / NCCL_MAX_CTAS), each 1 to MAX_CHANNELS;
+    `words` ends each help."""
+    from ..cost.nccl import MAX_CHANNELS
+    for bound, does in (("min", "copies the rings up to at least N and raises NVLS's channels "
+                                "to N, as NCCL_MIN_NCHANNELS and NCCL_NVLS_NCHANNELS would"),
+                        ("max", "runs rings and trees on at most N channels and holds NVLS's to "
+                                "N, as NCCL_MAX_NCHANNELS and NCCL_NVLS_NCHANNELS would")):
+        parser.add_argument(f"--{bound}-ctas", default=None, metavar="N",
+                            type=count_arg(f"NCCL_{bound.upper()}_CTAS", minimum=1,
+                                           maximum=MAX_CHANNELS),
+                            help=f"as NCCL_{bound.upper()}_CTAS does (connect.cc, "
+                                 f"transport/nvls.cc): {does} (1 to {MAX_CHANNELS}); {words}")
+
+
+def ctas_arguments(args: argparse.Namespace) -> dict[str, int]:
+    """The CTA bounds given: {'max_ctas': 4}."""
+    return {key: getattr(args, key) for key in ("min_ctas", "max_ctas")
+            if getattr(args, key) is not None}
+
+
 def add_cost_arguments(parser: argparse.ArgumentParser, *, size: bool = True) -> None:
     """--topology, --nodes, (--size,) --dtype, --alpha, --bandwidth, --reduce-bandwidth."""
     group = parser.add_argument_group("time model (α-β-γ)")

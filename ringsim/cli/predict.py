@@ -17,7 +17,8 @@ from ..studies.nccltests import PERF
 from ..studies.nccltuning_log import format_table
 from ..studies.predict import (BUS_FACTORS, TYPES, channels_note, empty_note, falls_note, host_note,
                                 nvls_note, predict, rooted_note, rounding_note)
-from ._cost_args import add_channel_arguments, add_nccl_argument, channel_arguments
+from ._cost_args import (add_channel_arguments, add_ctas_arguments, add_nccl_argument,
+                         channel_arguments, ctas_arguments)
 
 ORDER = 26
 HELP = "predict all_reduce_perf's table on a system with NCCL's own tuning model"
@@ -94,6 +95,7 @@ def register(sub) -> None:
                 "NCCL's own count (16 on Hopper); fewer run at that share of its rate, more add "
                 "nothing, and NCCL still chooses as if its own count ran; 2.22.3 to 2.27.7 also "
                 f"copy the rings up to N (1 to {MAX_CHANNELS} here, held to a release's own most)"})
+    add_ctas_arguments(parser, "where both bounds are set, the tighter holds")
     parser.add_argument("--no-nvls", action="store_true",
                         help="as NCCL_NVLS_ENABLE=0 (or a machine without multicast support): "
                              "NVLS and NVLSTree are off, and NCCL 2.20.5 to 2.27.7 no longer "
@@ -157,8 +159,8 @@ def run(args: argparse.Namespace) -> int:
     if args.tuning and ignored:
         raise RingsimError(f"--tuning prints NCCL's table for every collective, size, type and "
                            f"process layout at once: it takes no {', '.join(ignored)}")
-    settings = channel_arguments(args)
-    limits = [f"--{key.replace('_', '-')}" for key in settings]
+    settings, ctas = channel_arguments(args), ctas_arguments(args)
+    limits = [f"--{key.replace('_', '-')}" for key in (*settings, *ctas)]
     if args.no_nvls and args.nvls_channels is not None:
         raise RingsimError("--nvls-channels sets the channels of NVLS, which --no-nvls turns off: "
                            "give one of them")
@@ -185,16 +187,18 @@ def run(args: argparse.Namespace) -> int:
             raise RingsimError(f"--algo {printable(args.algo)[:40]} names only what --no-nvls "
                                "turns off (NVLS, NVLSTree)")
         args.algo = without_nvls(args.algo)
+    from ..cost.nccl_ctas import ctas_note, with_ctas
+    bounded = with_ctas(topology, args.gpus, args.nccl, settings, **ctas, nvls=not args.no_nvls)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process,
-                   nvls=not args.no_nvls, **settings)
+                   nvls=not args.no_nvls, **bounded)
     found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process, args.collective,
                                 args.dtype) if args.published else ([], {}))
     if args.json:
         # each line says what produced it, so that a saved file can be traced back
         made = {"topology": topology.name, "gpus": args.gpus, "nodes": topology.nodes(args.gpus),
                 "collective": args.collective, "nccl": args.nccl or versions()[0],
-                **settings,
+                **settings, **ctas,
                 **({"nvls_enable": 0} if args.no_nvls else {})}
         for row in rows:
             record = {**row.to_json(), **made}
@@ -224,6 +228,7 @@ def run(args: argparse.Namespace) -> int:
                                args.nvls_channels is None
                                or runs_nvls(topology, args.gpus, args.collective, args.nccl,
                                             TYPES[args.dtype][0])),
+                 (said := ctas_note(args.min_ctas, args.max_ctas, bounded)) and f"# {said}",
                  rounding_note(rows, args.collective, args.gpus),
                  empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows),
                  "# NCCL_NVLS_ENABLE=0 (--no-nvls): NVLS and NVLSTree are off" if args.no_nvls
@@ -263,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
         found, beside = _published(topology, args.gpus, rows, args.gpus_per_process,
                                    args.collective, args.dtype)
         if found:
-            held = [word for word, given in (("chose its channels", settings),
+            held = [word for word, given in (("chose its channels", settings or ctas),
                                              ("may have run NVLS", args.no_nvls)) if given]
             held = f" (NCCL {' and '.join(held)} there)" if held else ""
             say(f"# {len(found)} published healthy {PERF[args.collective]} "

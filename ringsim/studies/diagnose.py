@@ -521,8 +521,16 @@ def _channel_limits(output: Output, topology, gpus: int, collective: str, dtype:
     asked = given.get("nvls_channels") is not None or "NCCL_NVLS_NCHANNELS" in output.channel_settings
     nvls_runs = asked and not nvls_off and runs_nvls(topology, gpus, collective, nccl, dtype)
     floor = nccl_settings.nvls_unset_below(ran_release or versions()[0])
-    return nccl_settings.limits(output.channel_settings, given, output.name, most, notes,
+    held = nccl_settings.limits(output.channel_settings, given, output.name, most, notes,
                                 nvls_runs, floor)
+    ctas = {key: held.pop(key) for key in ("min_ctas", "max_ctas") if key in held}
+    if not ctas:
+        return held
+    from ..cost.nccl_ctas import ctas_note, with_ctas
+    bounded = with_ctas(topology, gpus, nccl, held, **ctas,
+                        nvls=not nvls_off and runs_nvls(topology, gpus, collective, nccl, dtype))
+    notes.append(ctas_note(ctas.get("min_ctas"), ctas.get("max_ctas"), bounded, "in the paste"))
+    return bounded
 
 
 def _all_sizes(predict, topology, gpus: int, sizes: list[int], **options) -> list:

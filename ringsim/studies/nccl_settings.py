@@ -3,7 +3,7 @@
 NCCL reads NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS, or their older names NCCL_MIN_NRINGS and
 NCCL_MAX_NRINGS, which the newer ones override whatever their order (src/graph/connect.cc,
 ncclMinNchannels); NCCL_MIN_CTAS and NCCL_MAX_CTAS bound the same count and NVLS's channels
-too (src/init.cc), which the model does not follow. A value is read as C's strtoll reads it
+too (src/init.cc), which cost/nccl_ctas.py applies. A value is read as C's strtoll reads it
 (src/misc/param.cc): 010 is eight, 0x4 is four; NCCL then echoes it in decimal
 (`NCCL_MAX_NCHANNELS set by environment to 4.`).
 """
@@ -71,7 +71,8 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
     none, a maximum or NVLS's count at least 1, each at most `most`); the notes say what the
     model does with each. NCCL_NVLS_NCHANNELS below `nvls_floor` (nvls_unset_below) leaves
     NCCL's own count, and where NVLS does not run (`nvls_runs` False) changes nothing. Two
-    values for one setting, with no flag to settle it, are refused in one line."""
+    values for one setting, with no flag to settle it, are refused in one line. The paste's
+    NCCL_MIN_CTAS / NCCL_MAX_CTAS come back as min_ctas / max_ctas, for the caller to apply."""
     held = {key: value for key, value in given.items() if value is not None}
     # each setting, the least NCCL keeps, the older name it overrides, the least its release
     # takes as a setting
@@ -96,17 +97,19 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
             "min": "the model's ring and tree calls run on at least that many channels",
             "max": "the model's ring and tree calls run on the first that many channels",
             "nvls": "the model's NVLS and NVLSTree calls run on that many channels"}[bound])
-    ctas = [name for name in ("NCCL_MIN_CTAS", "NCCL_MAX_CTAS") if name in found]
-    if ctas:
-        bound = "they bound" if len(ctas) > 1 else "it bounds"
-        notes.append(f"{' and '.join(ctas)} in the paste: not modelled ({bound} the ring, tree and "
-                     "NVLS channels; --min-channels, --max-channels and --nvls-channels give "
-                     "them)")
+    for bound in ("min", "max"):
+        # NCCL_MIN_CTAS / NCCL_MAX_CTAS: init.cc keeps its default for a value below 1; the
+        # caller applies the rest as NCCL does (cost/nccl_ctas.py)
+        value, said = _pasted(found, source, bound, (f"NCCL_{bound.upper()}_CTAS",), 1, 1 << 30,
+                              None, notes, flag="the paste's")
+        if value is not None:
+            held[f"{bound}_ctas"] = value
     return held
 
 
 def _pasted(found: dict[str, dict[int, int]], source: str, bound: str, names: tuple,
-            low: int, most: int, floor: int | None, notes: list[str]) -> tuple[int | None, str]:
+            low: int, most: int, floor: int | None, notes: list[str],
+            flag: str | None = None) -> tuple[int | None, str]:
     """A setting as the paste makes it under the first of `names` it uses, held where NCCL
     holds it, and its words; None for the value where it is unset, sets nothing (a note says
     so) or the release keeps its own count."""
@@ -117,11 +120,15 @@ def _pasted(found: dict[str, dict[int, int]], source: str, bound: str, names: tu
     if len(values) > 1:
         (a, line_a), (b, line_b) = sorted(values.items(), key=lambda item: item[1])[:2]
         raise RingsimError(f"{source} sets {shown} to {a:,} (line {line_a:,}) and to {b:,} "
-                           f"(line {line_b:,}): pass one run's output, or give --{bound}-channels")
+                           f"(line {line_b:,}): pass one run's output"
+                           + ("" if flag else f", or give --{bound}-channels"))
     value = next(iter(values))
     said = f"{shown}={value:,} in the paste"
     if low == 0 and value <= 0:  # a minimum of 0 or less is none
         notes.append(f"{said} sets no minimum")
+        return None, said
+    if flag and value < low:
+        notes.append(f"{said}: NCCL reads a value below {low} as unset (init.cc)")
         return None, said
     if floor is not None and value < floor:
         notes.append(f"{said}: this release keeps its own NVLS channels below {floor}")

@@ -24,7 +24,7 @@ from ..core.fit import theil_sen
 from ..core.naming import plural
 from ..core.units import format_bytes
 from . import diagnose_inputs as inputs
-from . import nccl_settings, peers, slowsizes
+from . import nccl_settings, nccl_unmodelled, peers, slowsizes
 from .diagnose_verdicts import checks, percent, ring_check, verdicts
 from .ncclrun import no_nvls, run_release, without_nvls
 from .nccltests import DTYPES, OTHER_NAMES, SHARE_COUNT, Output, bus_factor
@@ -272,6 +272,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
              "nvls_channels": nvls_channels}
     model = _model(output, topology, predict, gpus, nodes, collective, rows, dtype, notes,
                    algo, proto, nccl, ran, nvls_off, given)
+    notes += nccl_unmodelled.notes(output.unmodelled)
     measured, modelled, split = _curves(rows, model, topology, gpus, collective, dtype, factor,
                                         notes)
     out_rows = _size_rows(rows, model.predicted, factor, tolerance, split)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..core.errors import RingsimError
-from . import nccl_settings
+from . import nccl_settings, nccl_unmodelled
 from .textfile import DIGITS, LAUNCHER_PREFIX, NCCL_VERSION, Text, shown
 
 DTYPES = {"int8": 1, "uint8": 1, "char": 1, "int32": 4, "uint32": 4, "int": 4, "int64": 8,
@@ -132,6 +132,8 @@ class Output:
     env: dict[str, str] = field(default_factory=dict)  # NCCL_ALGO / NCCL_PROTO the paste shows
     # NCCL's channel settings the paste shows: each value and the line that first set it
     channel_settings: dict[str, dict[int, int]] = field(default_factory=dict)
+    # NCCL settings the paste shows that the model does not follow (nccl_unmodelled.py)
+    unmodelled: dict[str, str] = field(default_factory=dict)
     nvls_off: str | None = None  # the paste's line saying NVLS is off (nvls_off), as NCCL put it
     skipped: int = 0  # row-like lines cut or malformed
     first_skip: str = ""  # the first of them and why it was left out
@@ -186,6 +188,8 @@ def parse(text: Text) -> Output:
             out.nvls_off = nvls_off([line])
         if "NCCL_M" in line or "NCCL_NVLS_" in line:
             nccl_settings.read(line, number, out.channel_settings)
+        if "NCCL_" in line:
+            nccl_unmodelled.read(line, out.unmodelled)
         if line.startswith("#"):
             if m := _STARTING.search(line):
                 started.append(m.group(1))

@@ -1,0 +1,53 @@
+"""NCCL settings a paste may show that change what NCCL does, but that the model does not
+follow: each is named in a note, so that a run made with one is not read as NCCL's default.
+What each changes, in NCCL's source (src/): the words after each name.
+"""
+
+from __future__ import annotations
+
+import re
+
+UNMODELLED = {
+    "NCCL_BUFFSIZE": "it sets Simple's buffer, so its step size and the pipeline's fill "
+                     "(init.cc, computeBuffSizes); the model keeps the default 4 MiB",
+    "NCCL_LL_BUFFSIZE": "it sets LL's buffer (init.cc, computeBuffSizes)",
+    "NCCL_LL128_BUFFSIZE": "it sets LL128's buffer (init.cc, computeBuffSizes)",
+    "NCCL_NTHREADS": "it sets the threads of a Ring or Tree channel with LL and Simple "
+                     "(graph/tuning.cc, getNthreads), and so how far a small call's channels "
+                     "drop (enqueue.cc)",
+    "NCCL_LL128_NTHREADS": "it sets the threads of an LL128 channel (graph/tuning.cc, "
+                           "getNthreads), and so how far a small call's channels drop",
+    "NCCL_THREAD_THRESHOLDS": "it sets the bytes per thread below which a call drops a channel "
+                              "(graph/tuning.cc)",
+    "NCCL_CROSS_NIC": "it lets a ring leave a node on one NIC and enter the next on another "
+                      "(graph/search.cc)",
+    "NCCL_P2P_LEVEL": "it sets which GPU pairs in a node use P2P (graph/paths.cc)",
+    "NCCL_P2P_DISABLE": "it turns off P2P between a node's GPUs (graph/paths.cc)",
+    "NCCL_COLLNET_ENABLE": "it turns on CollNet's algorithms where the network has the plugin "
+                           "(graph/tuning.cc); the topology file's network says whether the "
+                           "model has them",
+    "NCCL_PAT_ENABLE": "it sets whether PAT runs all-gather and reduce-scatter "
+                       "(graph/tuning.cc, ncclPatEnable)",
+    "NCCL_NET_OVERHEAD": "it sets what posting a ring's step to the network costs "
+                         "(graph/tuning.cc, getNetOverhead)",
+    "NCCL_NVLS_CHUNKSIZE": "it sets NVLS's chunk size (transport/nvls.cc)",
+    "NCCL_TUNER_PLUGIN": "a tuner plugin chooses in NCCL's place",
+    "NCCL_CTA_POLICY": "it changes how many blocks NCCL's calls run on (init.cc)",
+    "NCCL_TOPO_FILE": "NCCL reads the machine from that file rather than from the system",
+    "NCCL_GRAPH_FILE": "NCCL reads its rings and trees from that file rather than searching",
+}
+_SETTING = re.compile(r"\b(" + "|".join(UNMODELLED) + r")(?:=| set by environment to )[\"']?"
+                      r"([^\s\"';,]{1,40})")
+
+
+def read(line: str, found: dict[str, str]) -> None:
+    """Add the unmodelled settings `line` makes to `found`: by name, the first value seen (a
+    trailing full stop, as NCCL's echo ends, left off)."""
+    for name, value in _SETTING.findall(line):
+        found.setdefault(name, value.rstrip("."))
+
+
+def notes(found: dict[str, str]) -> list[str]:
+    """One note per unmodelled setting the paste shows, in the order it shows them."""
+    return [f"{name}={value} in the paste: not modelled, the model prices NCCL without it: "
+            f"{UNMODELLED[name]}" for name, value in found.items()]

@@ -1,0 +1,44 @@
+"""NCCL settings a paste shows that change what NCCL does but that the model does not follow:
+diagnose names each in a note rather than pricing the run as if it were unset."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ringsim.cli import main
+
+RUN = "tests/data/nccl_outputs/a3mega_h100_2node_all_reduce.txt"
+
+
+def _notes(tmp_path, capsys, *lines: str) -> list[str]:
+    paste = tmp_path / "run.txt"
+    paste.write_text("\n".join(lines) + "\n" + open(RUN).read())
+    assert main(["diagnose", "--no-plot", "--json", str(paste)]) == 0
+    return json.loads(capsys.readouterr().out.splitlines()[-1])["notes"]
+
+
+@pytest.mark.parametrize("line, name, value", [
+    # init.cc, computeBuffSizes: NCCL_BUFFSIZE is Simple's buffer, so its step size
+    ("host:1:1 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 16777216.", "NCCL_BUFFSIZE",
+     "16777216"),
+    # tuning.cc, getNthreads: a channel's threads, which set how far a small call's channels drop
+    ("mpirun -x NCCL_NTHREADS=256 ./all_reduce_perf", "NCCL_NTHREADS", "256"),
+    # search.cc: whether a ring may leave a node on one NIC and enter the next on another
+    ("NCCL INFO NCCL_CROSS_NIC set by environment to 1.", "NCCL_CROSS_NIC", "1"),
+    # paths.cc: which GPU pairs use P2P
+    ("NCCL INFO NCCL_P2P_LEVEL set by environment to PHB", "NCCL_P2P_LEVEL", "PHB"),
+    # tuning.cc: CollNet's algorithms, where the network has the plugin
+    ("export NCCL_COLLNET_ENABLE=1", "NCCL_COLLNET_ENABLE", "1"),
+])
+def test_a_setting_the_model_does_not_follow_is_named(tmp_path, capsys, line, name, value):
+    notes = _notes(tmp_path, capsys, line)
+    said = [n for n in notes if n.startswith(f"{name}={value} in the paste: not modelled")]
+    assert len(said) == 1, notes
+
+
+def test_settings_the_model_follows_or_reads_elsewhere_are_not_named(tmp_path, capsys):
+    notes = _notes(tmp_path, capsys, "NCCL INFO NCCL_MAX_NCHANNELS set by environment to 8.",
+                   "NCCL INFO NCCL_DEBUG set by environment to INFO.")
+    assert not [n for n in notes if "not modelled" in n]

@@ -73,6 +73,10 @@ def register(sub) -> None:
                         help="element type, as nccl-tests' -d (default: float); NVLS adds no "
                              "8-bit type (int8, uint8, f8e4m3, f8e5m2), so NCCL runs "
                              "something else for them")
+    parser.add_argument("--op", default=None, choices=("sum", "prod", "max", "min", "avg"),
+                        help="the reduction, as nccl-tests' -o (default: sum); NVLS takes the "
+                             "sum, and the min and max of integers, half and bfloat16, only, so "
+                             "NCCL runs something else for the rest")
     add_nccl_argument(parser)
     parser.add_argument("--gpus-per-process", type=count_arg("GPUs per process", minimum=1,
                                                              maximum=MAX_GPUS),
@@ -152,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     # The tuning table holds every collective, size, type and process layout: a flag that
     # would pick one of them is refused.
     ignored = [flag for flag, value in (("--sizes", args.sizes), ("--dtype", args.dtype),
+                                        ("--op", args.op),
                                         ("--gpus-per-process", args.gpus_per_process),
                                         # with a log, the collective picks its choices to compare
                                         ("--collective", args.nccl_log is None and args.collective))
@@ -191,14 +196,14 @@ def run(args: argparse.Namespace) -> int:
     bounded = with_ctas(topology, args.gpus, args.nccl, settings, **ctas, nvls=not args.no_nvls)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process,
-                   nvls=not args.no_nvls, **bounded)
+                   nvls=not args.no_nvls, **bounded, redop=args.op or "sum")
     found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process, args.collective,
                                 args.dtype) if args.published else ([], {}))
     if args.json:
         # each line says what produced it, so that a saved file can be traced back
         made = {"topology": topology.name, "gpus": args.gpus, "nodes": topology.nodes(args.gpus),
                 "collective": args.collective, "nccl": args.nccl or versions()[0],
-                **settings, **ctas,
+                **settings, **ctas, **({"redop": args.op} if args.op else {}),
                 **({"nvls_enable": 0} if args.no_nvls else {})}
         for row in rows:
             record = {**row.to_json(), **made}
@@ -269,7 +274,8 @@ def run(args: argparse.Namespace) -> int:
                                    args.collective, args.dtype)
         if found:
             held = [word for word, given in (("chose its channels", settings or ctas),
-                                             ("may have run NVLS", args.no_nvls)) if given]
+                                             ("may have run NVLS", args.no_nvls),
+                                             ("summed", args.op not in (None, "sum"))) if given]
             held = f" (NCCL {' and '.join(held)} there)" if held else ""
             say(f"# {len(found)} published healthy {PERF[args.collective]} "
                 f"run{'s' * (len(found) > 1)} on machines like this one{held}: --published "

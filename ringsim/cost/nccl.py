@@ -31,7 +31,8 @@ from .nccl_notes import fallback_note, last_node_note, path_note  # noqa: F401  
 from .nccl_runtime import (fallback_link_graph, fill as fill_time, nvls_link_graph, ring_hops,
                            run_graph)
 from .nccl_tuner import (ALGORITHMS, NVLS_FAMILY, PROTOCOLS, TABLE_FUNCTIONS, algorithm_on,
-                         allowed, bus_bandwidth, carried_release, check_dtype, enabled_algorithms,
+                         allowed, bus_bandwidth, carried_release, check_dtype, check_redop,
+                         enabled_algorithms,
                          graph_searched, latency, names, priced, protocol_on, ring_fallback)
 from .topology_model import Topology
 
@@ -181,7 +182,7 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
                 nccl: str | None = None, gpus_per_process: int = 1,
                 dtype: str = "float", min_channels: int | None = None,
                 max_channels: int | None = None, nvls: bool = True,
-                nvls_channels: int | None = None) -> NcclChoice:
+                nvls_channels: int | None = None, redop: str = "sum") -> NcclChoice:
     """NCCL's fastest (algorithm, protocol) for one call of `nbytes` per GPU (nccl-tests'
     `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`, with the latency
     tables of NCCL release `nccl` (one of versions(); None: the model's own), issued by
@@ -190,9 +191,10 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     `dtype`: the data type as nccl-tests names it (NVLS adds no 8-bit type: int8, uint8, f8e4m3, f8e5m2);
     `min_channels` / `max_channels`: NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (None: unset);
     `nvls` False: NVLS off, as NCCL_NVLS_ENABLE=0 or a machine without multicast leaves it;
-    `nvls_channels`: NCCL_NVLS_NCHANNELS (None: unset)."""
+    `nvls_channels`: NCCL_NVLS_NCHANNELS (None: unset); `redop`: the reduction, as nccl-tests'
+    -o names it (NVLS takes sum, and min and max of integers and 16-bit floats, only)."""
     func = _function(collective, algo, nccl)
-    dtype = check_dtype(dtype)
+    dtype, redop = check_dtype(dtype), check_redop(redop)
     algos = _pick(algo, "algorithms", "--algo", func, nccl)
     protos = _pick(proto, "protocols", "--proto", func, nccl)
     gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
@@ -202,7 +204,7 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     tuned = tune(topo, gpus, nccl, **channel_settings(min_channels, max_channels, nvls_channels),
                  nvls=nvls)
     return _choose(tuned, func, algos, protos, _named(proto, func), nbytes,
-                   host_seconds(gpus_per_process), dtype)
+                   host_seconds(gpus_per_process), dtype, redop)
 
 
 def channel_cap(nccl: str | None = None) -> int:
@@ -232,16 +234,17 @@ def channel_settings(min_channels: int | None, max_channels: int | None,
 
 
 def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
-            nbytes: int, host: float = 0.0, dtype: str = "float") -> NcclChoice:
+            nbytes: int, host: float = 0.0, dtype: str = "float",
+            redop: str = "sum") -> NcclChoice:
     if not tuned.nvls:  # NVLS off: NCCL has neither NVLS nor NVLSTree to pick
         algos = algos - set(NVLS_FAMILY)
     best = None
-    for a, p in _candidates(tuned, func, algos, protos, proto_given, dtype)[0]:
+    for a, p in _candidates(tuned, func, algos, protos, proto_given, dtype, redop)[0]:
         seconds, lat, bw = _seconds(tuned, func, a, p, nbytes)
         if best is None or seconds < best[0]:
             best = (seconds, a, p, lat, bw)
     if best is None or not math.isfinite(best[0]):
-        why = _off_reasons(tuned.sys, algos, func, protos, dtype)
+        why = _off_reasons(tuned.sys, algos, func, protos, dtype, redop)
         given = (" with the --algo/--proto given" if algos != set(names("algorithms")) or proto_given
                  else "")
         raise RingsimError(f"NCCL has no algorithm and protocol for this on that topology{given}"
@@ -306,11 +309,11 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
                  nccl: str | None = None, gpus_per_process: int = 1,
                  dtype: str = "float", min_channels: int | None = None,
                  max_channels: int | None = None, nvls: bool = True,
-                 nvls_channels: int | None = None) -> list[NcclChoice | None]:
+                 nvls_channels: int | None = None, redop: str = "sum") -> list[NcclChoice | None]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints); None for
     a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
     func = _function(collective, algo, nccl)
-    dtype = check_dtype(dtype)
+    dtype, redop = check_dtype(dtype), check_redop(redop)
     algos = _pick(algo, "algorithms", "--algo", func, nccl)
     protos = _pick(proto, "protocols", "--proto", func, nccl)
     gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
@@ -319,5 +322,5 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
     check_per_process(topology, gpus, gpus_per_process)
     settings = channel_settings(min_channels, max_channels, nvls_channels)
     tuned, host = tune(topology, gpus, nccl, **settings, nvls=nvls), host_seconds(gpus_per_process)
-    return [_choose(tuned, func, algos, protos, _named(proto, func), n, host, dtype) if n else None
-            for n in sizes]
+    return [_choose(tuned, func, algos, protos, _named(proto, func), n, host, dtype, redop)
+            if n else None for n in sizes]

@@ -61,10 +61,11 @@ def _function(collective: str, algo: str | None = None, nccl: str | None = None)
     return func
 
 
-def _candidates(tuned: Tuned, func: str, algos: set, protos: set,
-                proto_given: bool, dtype: str = "float") -> tuple[list[tuple[str, str]], bool]:
+def _candidates(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
+                dtype: str = "float", redop: str = "sum") -> tuple[list[tuple[str, str]], bool]:
     """The (algorithm, protocol) pairs NCCL's choice weighs for one function under NCCL_ALGO
-    (`algos`) and NCCL_PROTO (`protos`, `proto_given` where set) for a call of `dtype`, and
+    (`algos`) and NCCL_PROTO (`protos`, `proto_given` where set) for a call of `dtype` and
+    `redop`, and
     whether they are the ring the release fell back to because nothing else was left
     (enqueue.cc's backup, and tuning.cc's "at least set ring algo available", 2.19.3 to
     2.23.4)."""
@@ -73,7 +74,7 @@ def _candidates(tuned: Tuned, func: str, algos: set, protos: set,
     pairs = []
     for a in names("algorithms"):
         if (a in sys.tables["rules"]["absent"] or not algorithm_on(sys, func, a, on)
-                or not runs(sys, func, a, dtype)):
+                or not runs(sys, func, a, dtype, redop)):
             continue  # an algorithm the release lacks, NCCL_ALGO leaves out or enqueue.cc skips
         pairs += [(a, p) for p in names("protocols")
                   if allowed(sys, func, a, p) and protocol_on(sys, p, protos, proto_given)

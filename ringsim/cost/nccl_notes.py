@@ -58,7 +58,8 @@ def algo_note(topology, gpus: int, collective: str = "all-reduce", algo: str | N
     return None
 
 
-def _nvls_reasons(sys, algos: set, func: str | None, protos: set, dtype: str) -> list[str]:
+def _nvls_reasons(sys, algos: set, func: str | None, protos: set, dtype: str,
+                  redop: str = "sum") -> list[str]:
     """Why NVLS and NVLSTree of `algos` do not run here (one clause each; none where they do)."""
     asked = [a for a in NVLS_FAMILY if a in algos]
     if not asked:
@@ -80,10 +81,14 @@ def _nvls_reasons(sys, algos: set, func: str | None, protos: set, dtype: str) ->
                 if sys.last_node is not None else "")
         return [f"{both} {verb} at least {least} GPUs in every node in this release "
                 f"(src/transport/nvls.cc){last}"]
-    if func is not None and not nvls_reduces(sys, func, dtype):
-        return [f"{both} cannot add {dtype}: the switch adds only "
-                f"{', '.join(sys.tables['types']['nvls_sum'])} (src/include/device.h, "
-                "ncclNvlsSupported)"]
+    if func is not None and not nvls_reduces(sys, func, dtype, redop):
+        if redop == "sum":
+            return [f"{both} cannot add {dtype}: the switch adds only "
+                    f"{', '.join(sys.tables['types']['nvls_sum'])} (src/include/device.h, "
+                    "ncclNvlsSupported)"]
+        return [f"{both} cannot take the {redop} of {dtype}: the switch takes the min and max "
+                f"of {', '.join(sys.tables['types']['nvls_minmax'])} only, and no other "
+                "reduction but the sum (src/include/device.h, ncclNvlsSupported)"]
     if "Simple" not in protos:
         return [f"{both} run{'s' * (len(asked) == 1)} the Simple protocol only"]
     reasons = []
@@ -96,7 +101,7 @@ def _nvls_reasons(sys, algos: set, func: str | None, protos: set, dtype: str) ->
 
 
 def _off_reasons(sys, algos: set, func: str | None = None, protos: set | None = None,
-                 dtype: str = "float") -> list[str]:
+                 dtype: str = "float", redop: str = "sum") -> list[str]:
     """Why NCCL gives each of `algos` no bandwidth on this machine, where a topology file says
     it (one clause each; nothing for an algorithm that runs, or one off for another reason)."""
     reasons = []
@@ -109,7 +114,7 @@ def _off_reasons(sys, algos: set, func: str | None = None, protos: set | None = 
                        "nodes and a network that reduces, InfiniBand SHARP, which a topology "
                        "file states with in_network_reduction = true in [across]")
     reasons += _nvls_reasons(sys, algos, func, set(PROTOCOLS) if protos is None else protos,
-                             dtype)
+                             dtype, redop)
     if "PAT" in algos and func in (None, "AllGather", "ReduceScatter") and sys.ranks != sys.nodes:
         reasons.append("PAT runs only with one GPU per node")
     if func is not None:

@@ -300,13 +300,13 @@ def allowed(sys: System, func: str, algo: str, proto: str) -> bool:
     return sys.collnet or not (algo.startswith("CollNet") or (algo == "NVLS" and sys.nodes > 1))
 
 
-def runs(sys: System, func: str, algo: str, dtype: str = "float") -> bool:
-    """Whether enqueue.cc considers an algorithm tuning.cc priced for a call of `dtype`
-    (nccl-tests' name): its choice skips some."""
+def runs(sys: System, func: str, algo: str, dtype: str = "float", redop: str = "sum") -> bool:
+    """Whether enqueue.cc considers an algorithm tuning.cc priced for a call of `dtype` and
+    `redop` (nccl-tests' names): its choice skips some."""
     local = sys.max_local  # comm->maxLocalRanks, comm->localRanks
     limits, rules = sys.tables["channels"], sys.tables["rules"]
-    if algo in NVLS_FAMILY and not nvls_reduces(sys, func, dtype):
-        return False  # nvlsSupport: the switch cannot add this type
+    if algo in NVLS_FAMILY and not nvls_reduces(sys, func, dtype, redop):
+        return False  # nvlsSupport: the switch cannot reduce this type this way
     gather = func in ("AllGather", "ReduceScatter")
     if algo == "NVLS" and gather and (
             sys.nodes > 1 or (rules["nvls_gather_arity"] and local > limits["nvls_max_arity"])):
@@ -321,12 +321,24 @@ def runs(sys: System, func: str, algo: str, dtype: str = "float") -> bool:
     return True
 
 
-def nvls_reduces(sys: System, func: str, dtype: str) -> bool:
-    """Whether NCCL lets NVLS and NVLSTree run a call of this data type (nccl-tests' name):
-    enqueue.cc turns them off where ncclNvlsSupported says the switch cannot add the type."""
+def nvls_reduces(sys: System, func: str, dtype: str, redop: str = "sum") -> bool:
+    """Whether NCCL lets NVLS and NVLSTree run a call of this data type and reduction
+    (nccl-tests' names): enqueue.cc turns them off where ncclNvlsSupported says the switch
+    cannot reduce the type that way. An all-gather reduces nothing (NCCL passes it as a sum)."""
     types = sys.tables["types"]
-    return dtype in types["nvls_sum"] or (func == "AllGather"
-                                          and sys.tables["rules"]["nvls_gather_any_type"])
+    if func == "AllGather":
+        return dtype in types["nvls_sum"] or sys.tables["rules"]["nvls_gather_any_type"]
+    return dtype in types["nvls_sum" if redop == "sum" else "nvls_minmax"] \
+        and redop in ("sum", "min", "max")
+
+
+def check_redop(redop) -> str:
+    """A reduction as nccl-tests names it (its -o: sum, prod, max, min, avg), checked."""
+    known = constants()["types"]["redops"]
+    if not isinstance(redop, str) or redop not in known:
+        raise RingsimError(f"unknown reduction {str(redop)[:40]!r}; nccl-tests' -o names: "
+                           f"{', '.join(known)}")
+    return redop
 
 
 # ringsim's element types (core/units.py) as NCCL's, by nccl-tests' names; NCCL has no 16-bit

@@ -366,6 +366,9 @@ def _model(output: Output, topology, predict, gpus: int, nodes: int, collective:
                              given, notes)
     if limits:
         predict = functools.partial(predict, **limits)
+    redop = _redop(rows, collective, dtype, notes)
+    if redop != "sum":
+        predict = functools.partial(predict, redop=redop)
     predict = functools.partial(_all_sizes, predict)
     if nvls_off:
         # NCCL gives NVLS and NVLSTree no bandwidth once NVLS is off, whatever NCCL_ALGO says
@@ -388,6 +391,24 @@ def _model(output: Output, topology, predict, gpus: int, nodes: int, collective:
         notes.insert(held, f"{nvls_off} in {where}: NCCL ran without NVLS and NVLSTree, and so "
                            "does the model")
     return _Model(predict, predicted, algo, proto, per_process, nvls_off, release_note, limits)
+
+
+def _redop(rows: list, collective: str, dtype: str, notes: list[str]) -> str:
+    """The reduction the rows' redop column shows (nccl-tests' -o), as predict takes it: sum
+    where the column has none, the test reduces nothing or the name is not one ringsim knows;
+    a note where it keeps NVLS from running (src/include/device.h, ncclNvlsSupported)."""
+    from ..cost.nccl_graph import constants  # imported once the paste has passed
+    types = constants()["types"]
+    redop = rows[0].redop
+    if collective not in ("all-reduce", "reduce-scatter", "reduce") or redop not in types["redops"]:
+        return "sum"
+    if redop != "sum" and dtype in types["nvls_sum"]:
+        takes = redop in ("min", "max") and dtype in types["nvls_minmax"]
+        if not takes:
+            notes.append(f"redop {redop} in the paste: NVLink SHARP cannot take the {redop} of "
+                         f"{dtype} (ncclNvlsSupported), so NCCL ran no NVLS or NVLSTree, and "
+                         "neither does the model")
+    return redop
 
 
 def _curves(rows: list, model: _Model, topology, gpus: int, collective: str, dtype: str,

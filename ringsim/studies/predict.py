@@ -74,7 +74,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
             nccl: str | None = None, gpus_per_process: int = 1,
             printed: bool = False, min_channels: int | None = None,
             max_channels: int | None = None, nvls: bool = True,
-            nvls_channels: int | None = None) -> list[PredictRow]:
+            nvls_channels: int | None = None, redop: str = "sum") -> list[PredictRow]:
     """NCCL's modelled time per size on a topology (a name, a path or a Topology); sizes are
     bytes per GPU (a list of ints, or text as `--sizes` takes it); `nccl`: the release whose
     tuning tables price it (None: the release the model follows); `gpus_per_process`: the
@@ -84,7 +84,8 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     sizes are nccl-tests' own size column, rounded already by the release that ran (older
     ones round differently), so they are priced as they are. `min_channels` / `max_channels`:
     NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (None: unset); `nvls` False: NVLS off (as
-    NCCL_NVLS_ENABLE=0); `nvls_channels`: NCCL_NVLS_NCHANNELS (None: unset)."""
+    NCCL_NVLS_ENABLE=0); `nvls_channels`: NCCL_NVLS_NCHANNELS (None: unset); `redop`: the
+    reduction, as nccl-tests' -o names it."""
     topo = load(topology) if isinstance(topology, str) else topology
     if not isinstance(topo, Topology):
         raise RingsimError("topology: give a preset name, a .toml path or a Topology")
@@ -117,7 +118,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
              for n in sizes]
     choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto,
                            nccl, gpus_per_process, type_name, min_channels, max_channels, nvls,
-                           nvls_channels)
+                           nvls_channels, redop)
     factor = BUS_FACTORS[collective](gpus)
     rows = []
     for nbytes, (count, used), choice in zip(sizes, whole, choices):

@@ -42,3 +42,26 @@ def test_settings_the_model_follows_or_reads_elsewhere_are_not_named(tmp_path, c
     notes = _notes(tmp_path, capsys, "NCCL INFO NCCL_MAX_NCHANNELS set by environment to 8.",
                    "NCCL INFO NCCL_DEBUG set by environment to INFO.")
     assert not [n for n in notes if "not modelled" in n]
+
+
+@pytest.mark.parametrize("header, said", [
+    # nccl-tests -G 1: each timed loop is one CUDA graph, launched once
+    ("agg iters: 1 validation: 1 graph: 1", "graph: 1 in the header (nccl-tests -G): not modelled"),
+    # nccl-tests -m 4: four calls grouped in one launch, which NCCL aggregates
+    ("agg iters: 4 validation: 1 graph: 0", "agg iters: 4 in the header (nccl-tests -m): not modelled"),
+    # nccl-tests -c 0: no result is checked, so #wrong is not counted
+    ("agg iters: 1 validation: 0 graph: 0", "validation: 0 in the header (nccl-tests -c 0)"),
+])
+def test_the_headers_run_options_the_model_does_not_follow_are_named(tmp_path, capsys, header,
+                                                                       said):
+    paste = tmp_path / "run.txt"
+    paste.write_text(open(RUN).read().replace("agg iters: 1 validation: 1 graph: 0", header))
+    assert main(["diagnose", "--no-plot", "--json", str(paste)]) == 0
+    notes = json.loads(capsys.readouterr().out.splitlines()[-1])["notes"]
+    assert len([n for n in notes if n.startswith(said)]) == 1, notes
+
+
+def test_a_plain_header_adds_no_note(tmp_path, capsys):
+    assert main(["diagnose", "--no-plot", "--json", RUN]) == 0
+    notes = json.loads(capsys.readouterr().out.splitlines()[-1])["notes"]
+    assert not [n for n in notes if "in the header (nccl-tests" in n]

@@ -272,7 +272,8 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
              "nvls_channels": nvls_channels}
     model = _model(output, topology, predict, gpus, nodes, collective, rows, dtype, notes,
                    algo, proto, nccl, ran, nvls_off, given)
-    notes += nccl_unmodelled.notes(output.unmodelled)
+    notes += nccl_unmodelled.notes(output.unmodelled) + nccl_unmodelled.header_notes(
+        output.run_options)
     measured, modelled, split = _curves(rows, model, topology, gpus, collective, dtype, factor,
                                         notes)
     out_rows = _size_rows(rows, model.predicted, factor, tolerance, split)

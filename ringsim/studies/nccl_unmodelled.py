@@ -51,3 +51,35 @@ def notes(found: dict[str, str]) -> list[str]:
     """One note per unmodelled setting the paste shows, in the order it shows them."""
     return [f"{name}={value} in the paste: not modelled, the model prices NCCL without it: "
             f"{UNMODELLED[name]}" for name, value in found.items()]
+
+
+# nccl-tests' header line: `... agg iters: 1 validation: 1 graph: 0`
+_OPTIONS = re.compile(r"\b(agg iters|validation|graph):\s*(\d{1,9})\b")
+
+
+def read_header(line: str, options: dict[str, int]) -> None:
+    """The run options nccl-tests' header line states: agg iters (-m), validation (-c) and
+    graph (-G)."""
+    for name, value in _OPTIONS.findall(line):
+        options.setdefault(name, int(value))
+
+
+def header_notes(options: dict[str, int]) -> list[str]:
+    """One note per run option that changes what the times measure and that the model does not
+    follow: graph launches, aggregated calls; and one where results went unchecked."""
+    found = []
+    if options.get("graph", 0) > 0:
+        found.append(f"graph: {options['graph']} in the header (nccl-tests -G): not modelled: "
+                     "each timed loop ran as a CUDA graph, launched once, so the times leave out "
+                     "most of the host's launch cost, which the measured latency then lacks; the "
+                     "model prices NCCL's own latency as for any launch")
+    if options.get("agg iters", 1) > 1:
+        found.append(f"agg iters: {options['agg iters']} in the header (nccl-tests -m): not "
+                     f"modelled: {options['agg iters']} calls went in one group, which NCCL "
+                     "launches together and, but for rings, prices with one latency for a batch "
+                     "of them (enqueue.cc, ncclTopoGetAlgoTime's numPipeOps), so a call may take "
+                     "less than the model's time for one call alone")
+    if options.get("validation") == 0:
+        found.append("validation: 0 in the header (nccl-tests -c 0): no result was checked, so "
+                     "the times say nothing of whether the sums were right")
+    return found

@@ -134,6 +134,8 @@ class Output:
     channel_settings: dict[str, dict[int, int]] = field(default_factory=dict)
     # NCCL settings the paste shows that the model does not follow (nccl_unmodelled.py)
     unmodelled: dict[str, str] = field(default_factory=dict)
+    # the header's agg iters, validation and graph (nccl-tests' -m, -c, -G)
+    run_options: dict[str, int] = field(default_factory=dict)
     nvls_off: str | None = None  # the paste's line saying NVLS is off (nvls_off), as NCCL put it
     skipped: int = 0  # row-like lines cut or malformed
     first_skip: str = ""  # the first of them and why it was left out
@@ -269,6 +271,7 @@ def _header(line: str, out: Output, seen: dict[int, RankLine]) -> None:
         out.gpus_per_process = int(m.group(2))
         if a := _ASKED.search(line):
             out.asked = (int(a.group(1)), int(a.group(2)), int(a.group(3)), a.group(4) == "factor")
+        nccl_unmodelled.read_header(line, out.run_options)
     elif m := _AVG.search(line):
         out.avg_busbw = float(m.group(1)) * 1e9
     if out.collective is None and (m := _TEST.search(line)):

@@ -23,8 +23,8 @@ def _notes(tmp_path, capsys, *lines: str) -> list[str]:
     # init.cc, computeBuffSizes: NCCL_BUFFSIZE is Simple's buffer, so its step size
     ("host:1:1 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 16777216.", "NCCL_BUFFSIZE",
      "16777216"),
-    # tuning.cc, getNthreads: a channel's threads, which set how far a small call's channels drop
-    ("mpirun -x NCCL_NTHREADS=256 ./all_reduce_perf", "NCCL_NTHREADS", "256"),
+    # tuning.cc, getNetOverhead: what posting a ring's step to the network costs
+    ("mpirun -x NCCL_NET_OVERHEAD=2000 ./all_reduce_perf", "NCCL_NET_OVERHEAD", "2000"),
     # search.cc: whether a ring may leave a node on one NIC and enter the next on another
     ("NCCL INFO NCCL_CROSS_NIC set by environment to 1.", "NCCL_CROSS_NIC", "1"),
     # paths.cc: which GPU pairs use P2P

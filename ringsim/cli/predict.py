@@ -100,6 +100,17 @@ def register(sub) -> None:
                 "nothing, and NCCL still chooses as if its own count ran; 2.22.3 to 2.27.7 also "
                 f"copy the rings up to N (1 to {MAX_CHANNELS} here, held to a release's own most)"})
     add_ctas_arguments(parser, "where both bounds are set, the tighter holds")
+    for name, does in (("nthreads", "the threads of a Ring or Tree channel with LL and Simple "
+                                    "(64 to 512)"),
+                       ("ll128-nthreads", "the threads of a Ring or Tree channel with LL128 "
+                                          "(160 to 640)")):
+        parser.add_argument(f"--{name}", default=None, metavar="N",
+                            type=count_arg(f"NCCL_{name.upper().replace('-', '_')}",
+                                           minimum=1, maximum=1 << 20),
+                            help=f"as NCCL_{name.upper().replace('-', '_')} does: {does}, held "
+                                 "as NCCL's getNthreads holds it (a value that is not a "
+                                 "multiple of 32 is the most); fewer threads keep more of a "
+                                 "small call's channels (enqueue.cc)")
     parser.add_argument("--no-nvls", action="store_true",
                         help="as NCCL_NVLS_ENABLE=0 (or a machine without multicast support): "
                              "NVLS and NVLSTree are off, and NCCL 2.20.5 to 2.27.7 no longer "
@@ -165,7 +176,9 @@ def run(args: argparse.Namespace) -> int:
         raise RingsimError(f"--tuning prints NCCL's table for every collective, size, type and "
                            f"process layout at once: it takes no {', '.join(ignored)}")
     settings, ctas = channel_arguments(args), ctas_arguments(args)
-    limits = [f"--{key.replace('_', '-')}" for key in (*settings, *ctas)]
+    threads = {key: getattr(args, key) for key in ("nthreads", "ll128_nthreads")
+               if getattr(args, key) is not None}
+    limits = [f"--{key.replace('_', '-')}" for key in (*settings, *ctas, *threads)]
     if args.no_nvls and args.nvls_channels is not None:
         raise RingsimError("--nvls-channels sets the channels of NVLS, which --no-nvls turns off: "
                            "give one of them")
@@ -192,18 +205,18 @@ def run(args: argparse.Namespace) -> int:
             raise RingsimError(f"--algo {printable(args.algo)[:40]} names only what --no-nvls "
                                "turns off (NVLS, NVLSTree)")
         args.algo = without_nvls(args.algo)
-    from ..cost.nccl_ctas import ctas_note, with_ctas
+    from ..cost.nccl_ctas import ctas_note, threads_note, with_ctas
     bounded = with_ctas(topology, args.gpus, args.nccl, settings, **ctas, nvls=not args.no_nvls)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process,
-                   nvls=not args.no_nvls, **bounded, redop=args.op or "sum")
+                   nvls=not args.no_nvls, **bounded, redop=args.op or "sum", **threads)
     found, beside = (_published(topology, args.gpus, rows, args.gpus_per_process, args.collective,
                                 args.dtype) if args.published else ([], {}))
     if args.json:
         # each line says what produced it, so that a saved file can be traced back
         made = {"topology": topology.name, "gpus": args.gpus, "nodes": topology.nodes(args.gpus),
                 "collective": args.collective, "nccl": args.nccl or versions()[0],
-                **settings, **ctas, **({"redop": args.op} if args.op else {}),
+                **settings, **ctas, **threads, **({"redop": args.op} if args.op else {}),
                 **({"nvls_enable": 0} if args.no_nvls else {})}
         for row in rows:
             record = {**row.to_json(), **made}
@@ -234,6 +247,7 @@ def run(args: argparse.Namespace) -> int:
                                or runs_nvls(topology, args.gpus, args.collective, args.nccl,
                                             TYPES[args.dtype][0])),
                  (said := ctas_note(args.min_ctas, args.max_ctas, bounded)) and f"# {said}",
+                 threads_note(threads, "(--{})"),
                  rounding_note(rows, args.collective, args.gpus),
                  empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows),
                  "# NCCL_NVLS_ENABLE=0 (--no-nvls): NVLS and NVLSTree are off" if args.no_nvls
@@ -273,7 +287,7 @@ def run(args: argparse.Namespace) -> int:
         found, beside = _published(topology, args.gpus, rows, args.gpus_per_process,
                                    args.collective, args.dtype)
         if found:
-            held = [word for word, given in (("chose its channels", settings or ctas),
+            held = [word for word, given in (("chose its channels", settings or ctas or threads),
                                              ("may have run NVLS", args.no_nvls),
                                              ("summed", args.op not in (None, "sum"))) if given]
             held = f" (NCCL {' and '.join(held)} there)" if held else ""

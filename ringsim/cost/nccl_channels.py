@@ -24,17 +24,22 @@ class Tuned:
     max_channels: int | None = None  # NCCL_MAX_NCHANNELS, None where unset
     nvls: bool = True  # False where NVLS is off (NCCL_NVLS_ENABLE=0 or no multicast support)
     nvls_count: int | None = None  # NCCL_NVLS_NCHANNELS, None where unset
+    nthreads: int | None = None  # NCCL_NTHREADS, None where unset
+    ll128_nthreads: int | None = None  # NCCL_LL128_NTHREADS, None where unset
 
 
 def tune(topology: Topology, gpus: int, nccl: str | None = None, *,
          min_channels: int | None = None, max_channels: int | None = None,
-         nvls: bool = True, nvls_channels: int | None = None) -> Tuned:
+         nvls: bool = True, nvls_channels: int | None = None, nthreads: int | None = None,
+         ll128_nthreads: int | None = None) -> Tuned:
     """G GPUs on a topology as release `nccl` (None: the model's own) sees and searches them,
     with NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS / NCCL_NVLS_NCHANNELS set to `min_channels` /
-    `max_channels` / `nvls_channels`, and NVLS off where `nvls` is False."""
+    `max_channels` / `nvls_channels`, NCCL_NTHREADS / NCCL_LL128_NTHREADS to `nthreads` /
+    `ll128_nthreads`, and NVLS off where `nvls` is False."""
     release = carried_release(nccl)  # an unknown version is an error before any work
     sys = system(topology, gpus, release)
-    return Tuned(sys, graphs(sys), release, min_channels, max_channels, nvls, nvls_channels)
+    return Tuned(sys, graphs(sys), release, min_channels, max_channels, nvls, nvls_channels,
+                 nthreads, ll128_nthreads)
 
 
 def nvls_channels(tuned: Tuned, limited: bool = True) -> int:
@@ -176,13 +181,30 @@ def _collnet_direct_run(channels: int, per_channel: int, threshold: int, nbytes:
 
 def channel_threads(tuned: Tuned, algo: str, proto: str) -> int:
     """comm->maxThreads (ncclTopoTuneModel): the threads a channel runs with, 0 where NCCL
-    sets none. A Simple ring gets fewer when its graph's channels × speed is at most PCI_BW."""
+    sets none. A Simple ring gets fewer when its graph's channels × speed is at most PCI_BW;
+    NCCL_NTHREADS (LL and Simple) and NCCL_LL128_NTHREADS (LL128) set them as getNthreads
+    holds them."""
     t = tuned.sys.tables["threads"]
     if algo in ("Ring", "Tree"):
         ring = tuned.graphs["Ring"]
+        most = t["max_threads"][proto]
+        default = most
         if (algo, proto) == ("Ring", "Simple") and ring.bw_intra * ring.channels <= t["pci_bw"]:
-            return t["ring_simple_small"]
-        return t["max_threads"][proto]
+            default = t["ring_simple_small"]
+        if proto == "LL128":
+            return _nthreads(tuned.ll128_nthreads, most // 4, most, default, t["warp"])
+        return _nthreads(tuned.nthreads, 2 * t["warp"], most, default, t["warp"])
     if proto == "Simple" and algo in ("CollNetDirect", "CollNetChain", *NVLS_FAMILY):
         return t["nccl_max"]
     return 0  # PAT's is never set
+
+
+def _nthreads(given: int | None, least: int, most: int, default: int, warp: int) -> int:
+    """tuning.cc's getNthreads: a positive setting that is a multiple of a warp, held to
+    [least, most]; one that is not a multiple of a warp is `most`; 0 or less, or none, the
+    default."""
+    if given is None or given <= 0:
+        return default
+    if given % warp:
+        return most
+    return min(max(given, least), most)

@@ -52,3 +52,15 @@ def ctas_note(min_ctas: int | None, max_ctas: int | None, held: dict, source: st
     return (f"{' and '.join(given)}{' ' + source if source else ''}: as NCCL bounds its channels "
             f"with them (connect.cc, transport/nvls.cc), the model runs "
             f"{', '.join(bounds) or 'the channels NCCL would anyway'}")
+
+
+def threads_note(threads: dict, source: str) -> str | None:
+    """One line on NCCL_NTHREADS / NCCL_LL128_NTHREADS (`threads`: nthreads, ll128_nthreads);
+    `source` says where each was set, '{}' standing for its flag's name ('(--{})')."""
+    said = [f"NCCL_{key.upper()}={value} {source.format(key.replace('_', '-'))}"
+            for key, value in threads.items() if value is not None]
+    if not said:
+        return None
+    return (f"# {' and '.join(said)}: as NCCL's getNthreads holds them (graph/tuning.cc), a "
+            "Ring or Tree channel runs that many threads, and a small call keeps more of its "
+            "channels the fewer they are (enqueue.cc)")

@@ -281,7 +281,8 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                     output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
                     measured, modelled, notes=notes, algo=model.algo, proto=model.proto, nccl=nccl,
                     gpus_per_process=model.per_process, nvls_off=model.nvls_off,
-                    release_note=model.release_note, **model.limits)
+                    release_note=model.release_note,
+                    **{key: value for key, value in model.limits.items() if key.endswith("_channels")})
     report.in_place = slowsizes.in_place_check(out_rows, tolerance)
     report.dips = [r.bytes for r in slowsizes.dips(out_rows, tolerance)]
     if model.algo is None and nodes == 2 and gpus > nodes and _not_rings(out_rows):
@@ -546,6 +547,10 @@ def _channel_limits(output: Output, topology, gpus: int, collective: str, dtype:
     floor = nccl_settings.nvls_unset_below(ran_release or versions()[0])
     held = nccl_settings.limits(output.channel_settings, given, output.name, most, notes,
                                 nvls_runs, floor)
+    threads = {key: held[key] for key in ("nthreads", "ll128_nthreads") if key in held}
+    if threads:
+        from ..cost.nccl_ctas import threads_note
+        notes.append(threads_note(threads, "in the paste")[2:])
     ctas = {key: held.pop(key) for key in ("min_ctas", "max_ctas") if key in held}
     if not ctas:
         return held

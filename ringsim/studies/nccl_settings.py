@@ -16,7 +16,8 @@ from ..core.errors import RingsimError
 
 # strtoll stops at the first character that is not a digit (4.5 is 4); a value too long for it
 # is an error, after which NCCL keeps its default, so it is not read here either
-_SETTING = re.compile(r"\bNCCL_((?:MIN|MAX)_(?:NCHANNELS|NRINGS|CTAS)|NVLS_ENABLE|NVLS_NCHANNELS)"
+_SETTING = re.compile(r"\bNCCL_((?:MIN|MAX)_(?:NCHANNELS|NRINGS|CTAS)|NVLS_ENABLE|NVLS_NCHANNELS"
+                      r"|(?:LL128_)?NTHREADS)"
                       r"(?:=| set by environment to )[\"']?"
                       r"([-+]?(?:0[xX][0-9a-fA-F]{1,15}|\d{1,18}))(?![0-9a-fA-F]*\d)")
 NVLS_ENABLE = "NCCL_NVLS_ENABLE"
@@ -72,7 +73,8 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
     model does with each. NCCL_NVLS_NCHANNELS below `nvls_floor` (nvls_unset_below) leaves
     NCCL's own count, and where NVLS does not run (`nvls_runs` False) changes nothing. Two
     values for one setting, with no flag to settle it, are refused in one line. The paste's
-    NCCL_MIN_CTAS / NCCL_MAX_CTAS come back as min_ctas / max_ctas, for the caller to apply."""
+    NCCL_MIN_CTAS / NCCL_MAX_CTAS come back as min_ctas / max_ctas, for the caller to apply,
+    and NCCL_NTHREADS / NCCL_LL128_NTHREADS as nthreads / ll128_nthreads."""
     held = {key: value for key, value in given.items() if value is not None}
     # each setting, the least NCCL keeps, the older name it overrides, the least its release
     # takes as a setting
@@ -101,18 +103,26 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
         # NCCL_MIN_CTAS / NCCL_MAX_CTAS: init.cc keeps its default for a value below 1; the
         # caller applies the rest as NCCL does (cost/nccl_ctas.py)
         value, said = _pasted(found, source, bound, (f"NCCL_{bound.upper()}_CTAS",), 1, 1 << 30,
-                              None, notes, flag="the paste's")
+                              None, notes, reader="init.cc")
         if value is not None:
             held[f"{bound}_ctas"] = value
+    for key in ("nthreads", "ll128_nthreads"):
+        # NCCL_NTHREADS / NCCL_LL128_NTHREADS: getNthreads reads 0 or less as unset and holds
+        # the rest itself (cost/nccl_channels.py), so the value goes on as the paste gives it
+        value, said = _pasted(found, source, key, (f"NCCL_{key.upper()}",), 1, 1 << 62, None,
+                              notes, reader="graph/tuning.cc, getNthreads")
+        if value is not None:
+            held[key] = value
     return held
 
 
 def _pasted(found: dict[str, dict[int, int]], source: str, bound: str, names: tuple,
             low: int, most: int, floor: int | None, notes: list[str],
-            flag: str | None = None) -> tuple[int | None, str]:
+            reader: str | None = None) -> tuple[int | None, str]:
     """A setting as the paste makes it under the first of `names` it uses, held where NCCL
     holds it, and its words; None for the value where it is unset, sets nothing (a note says
-    so) or the release keeps its own count."""
+    so) or the release keeps its own count. `reader`: for a setting diagnose has no flag for,
+    the NCCL source that reads it, where a value below `low` is unset."""
     shown = next((n for n in names if n in found), None)
     if shown is None:
         return None, ""
@@ -121,14 +131,14 @@ def _pasted(found: dict[str, dict[int, int]], source: str, bound: str, names: tu
         (a, line_a), (b, line_b) = sorted(values.items(), key=lambda item: item[1])[:2]
         raise RingsimError(f"{source} sets {shown} to {a:,} (line {line_a:,}) and to {b:,} "
                            f"(line {line_b:,}): pass one run's output"
-                           + ("" if flag else f", or give --{bound}-channels"))
+                           + ("" if reader else f", or give --{bound}-channels"))
     value = next(iter(values))
     said = f"{shown}={value:,} in the paste"
     if low == 0 and value <= 0:  # a minimum of 0 or less is none
         notes.append(f"{said} sets no minimum")
         return None, said
-    if flag and value < low:
-        notes.append(f"{said}: NCCL reads a value below {low} as unset (init.cc)")
+    if reader and value < low:
+        notes.append(f"{said}: NCCL reads a value below {low} as unset ({reader})")
         return None, said
     if floor is not None and value < floor:
         notes.append(f"{said}: this release keeps its own NVLS channels below {floor}")

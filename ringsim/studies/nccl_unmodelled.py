@@ -12,11 +12,6 @@ UNMODELLED = {
                      "(init.cc, computeBuffSizes); the model keeps the default 4 MiB",
     "NCCL_LL_BUFFSIZE": "it sets LL's buffer (init.cc, computeBuffSizes)",
     "NCCL_LL128_BUFFSIZE": "it sets LL128's buffer (init.cc, computeBuffSizes)",
-    "NCCL_NTHREADS": "it sets the threads of a Ring or Tree channel with LL and Simple "
-                     "(graph/tuning.cc, getNthreads), and so how far a small call's channels "
-                     "drop (enqueue.cc)",
-    "NCCL_LL128_NTHREADS": "it sets the threads of an LL128 channel (graph/tuning.cc, "
-                           "getNthreads), and so how far a small call's channels drop",
     "NCCL_THREAD_THRESHOLDS": "it sets the bytes per thread below which a call drops a channel "
                               "(graph/tuning.cc)",
     "NCCL_CROSS_NIC": "it lets a ring leave a node on one NIC and enter the next on another "

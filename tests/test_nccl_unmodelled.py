@@ -20,9 +20,9 @@ def _notes(tmp_path, capsys, *lines: str) -> list[str]:
 
 
 @pytest.mark.parametrize("line, name, value", [
-    # init.cc, computeBuffSizes: NCCL_BUFFSIZE is Simple's buffer, so its step size
-    ("host:1:1 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 16777216.", "NCCL_BUFFSIZE",
-     "16777216"),
+    # init.cc, computeBuffSizes: NCCL_LL128_BUFFSIZE is LL128's buffer, so its step size
+    ("host:1:1 [0] NCCL INFO NCCL_LL128_BUFFSIZE set by environment to 4194304.",
+     "NCCL_LL128_BUFFSIZE", "4194304"),
     # tuning.cc, getNetOverhead: what posting a ring's step to the network costs
     ("mpirun -x NCCL_NET_OVERHEAD=2000 ./all_reduce_perf", "NCCL_NET_OVERHEAD", "2000"),
     # search.cc: whether a ring may leave a node on one NIC and enter the next on another

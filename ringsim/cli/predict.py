@@ -111,6 +111,11 @@ def register(sub) -> None:
                                  "as NCCL's getNthreads holds it (a value that is not a "
                                  "multiple of 32 is the most); fewer threads keep more of a "
                                  "small call's channels (enqueue.cc)")
+    parser.add_argument("--buffsize", default=None, metavar="B",
+                        help="as NCCL_BUFFSIZE does: Simple's buffer, of which one step is an "
+                             "eighth (default 4MiB: 512 KiB steps), which sets how long a tree's "
+                             "first step takes to cross its pipeline (the fill); a size with a "
+                             "unit, as --sizes takes one")
     parser.add_argument("--no-nvls", action="store_true",
                         help="as NCCL_NVLS_ENABLE=0 (or a machine without multicast support): "
                              "NVLS and NVLSTree are off, and NCCL 2.20.5 to 2.27.7 no longer "
@@ -178,6 +183,9 @@ def run(args: argparse.Namespace) -> int:
     settings, ctas = channel_arguments(args), ctas_arguments(args)
     threads = {key: getattr(args, key) for key in ("nthreads", "ll128_nthreads")
                if getattr(args, key) is not None}
+    if args.buffsize is not None:
+        from ..core.units import parse_size
+        threads["buffsize"] = parse_size(args.buffsize, "--buffsize")
     limits = [f"--{key.replace('_', '-')}" for key in (*settings, *ctas, *threads)]
     if args.no_nvls and args.nvls_channels is not None:
         raise RingsimError("--nvls-channels sets the channels of NVLS, which --no-nvls turns off: "
@@ -205,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
             raise RingsimError(f"--algo {printable(args.algo)[:40]} names only what --no-nvls "
                                "turns off (NVLS, NVLSTree)")
         args.algo = without_nvls(args.algo)
-    from ..cost.nccl_ctas import ctas_note, threads_note, with_ctas
+    from ..cost.nccl_ctas import buffsize_note, ctas_note, threads_note, with_ctas
     bounded = with_ctas(topology, args.gpus, args.nccl, settings, **ctas, nvls=not args.no_nvls)
     rows = predict(topology, args.gpus, args.sizes, args.collective, args.algo, args.proto,
                    args.dtype, args.nccl, args.gpus_per_process,
@@ -248,6 +256,7 @@ def run(args: argparse.Namespace) -> int:
                                             TYPES[args.dtype][0])),
                  (said := ctas_note(args.min_ctas, args.max_ctas, bounded)) and f"# {said}",
                  threads_note(threads, "(--{})"),
+                 buffsize_note(threads.get("buffsize"), "(--buffsize)"),
                  rounding_note(rows, args.collective, args.gpus),
                  empty_note(rows), host_note(rows, args.gpus_per_process), falls_note(rows),
                  "# NCCL_NVLS_ENABLE=0 (--no-nvls): NVLS and NVLSTree are off" if args.no_nvls

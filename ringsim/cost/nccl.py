@@ -183,7 +183,8 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
                 dtype: str = "float", min_channels: int | None = None,
                 max_channels: int | None = None, nvls: bool = True,
                 nvls_channels: int | None = None, redop: str = "sum",
-                nthreads: int | None = None, ll128_nthreads: int | None = None) -> NcclChoice:
+                nthreads: int | None = None, ll128_nthreads: int | None = None,
+                buffsize: int | None = None) -> NcclChoice:
     """NCCL's fastest (algorithm, protocol) for one call of `nbytes` per GPU (nccl-tests'
     `size`), restricted like NCCL_ALGO / NCCL_PROTO by `algo` / `proto`, with the latency
     tables of NCCL release `nccl` (one of versions(); None: the model's own), issued by
@@ -194,7 +195,8 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     `nvls` False: NVLS off, as NCCL_NVLS_ENABLE=0 or a machine without multicast leaves it;
     `nvls_channels`: NCCL_NVLS_NCHANNELS (None: unset); `redop`: the reduction, as nccl-tests'
     -o names it (NVLS takes sum, and min and max of integers and 16-bit floats, only);
-    `nthreads` / `ll128_nthreads`: NCCL_NTHREADS / NCCL_LL128_NTHREADS (None: unset)."""
+    `nthreads` / `ll128_nthreads`: NCCL_NTHREADS / NCCL_LL128_NTHREADS, `buffsize`: NCCL_BUFFSIZE
+    (None: unset)."""
     func = _function(collective, algo, nccl)
     dtype, redop = check_dtype(dtype), check_redop(redop)
     algos = _pick(algo, "algorithms", "--algo", func, nccl)
@@ -205,7 +207,8 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     check_per_process(topo, gpus, gpus_per_process)
     tuned = tune(topo, gpus, nccl, **channel_settings(min_channels, max_channels, nvls_channels),
                  nvls=nvls, nthreads=_threads(nthreads, "NCCL_NTHREADS"),
-                 ll128_nthreads=_threads(ll128_nthreads, "NCCL_LL128_NTHREADS"))
+                 ll128_nthreads=_threads(ll128_nthreads, "NCCL_LL128_NTHREADS"),
+                 buffsize=_buffsize(buffsize))
     return _choose(tuned, func, algos, protos, _named(proto, func), nbytes,
                    host_seconds(gpus_per_process), dtype, redop)
 
@@ -240,6 +243,12 @@ def _threads(value: int | None, what: str) -> int | None:
     """NCCL_NTHREADS or NCCL_LL128_NTHREADS as a whole number (None: unset); NCCL reads any
     integer, and getNthreads holds it (nccl_channels.channel_threads)."""
     return None if value is None else _check_count(value, what, -(1 << 31), (1 << 31) - 1)
+
+
+def _buffsize(value: int | None) -> int | None:
+    """NCCL_BUFFSIZE in bytes (None: unset): at least one byte for each of NCCL_STEPS steps."""
+    steps = constants()["chunks"]["steps"]
+    return None if value is None else _check_count(value, "NCCL_BUFFSIZE", steps, 1 << 40)
 
 
 def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
@@ -319,8 +328,8 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
                  dtype: str = "float", min_channels: int | None = None,
                  max_channels: int | None = None, nvls: bool = True,
                  nvls_channels: int | None = None, redop: str = "sum",
-                 nthreads: int | None = None,
-                 ll128_nthreads: int | None = None) -> list[NcclChoice | None]:
+                 nthreads: int | None = None, ll128_nthreads: int | None = None,
+                 buffsize: int | None = None) -> list[NcclChoice | None]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints); None for
     a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
     func = _function(collective, algo, nccl)
@@ -334,7 +343,8 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
     settings = channel_settings(min_channels, max_channels, nvls_channels)
     tuned = tune(topology, gpus, nccl, **settings, nvls=nvls,
                  nthreads=_threads(nthreads, "NCCL_NTHREADS"),
-                 ll128_nthreads=_threads(ll128_nthreads, "NCCL_LL128_NTHREADS"))
+                 ll128_nthreads=_threads(ll128_nthreads, "NCCL_LL128_NTHREADS"),
+                 buffsize=_buffsize(buffsize))
     host = host_seconds(gpus_per_process)
     return [_choose(tuned, func, algos, protos, _named(proto, func), n, host, dtype, redop)
             if n else None for n in sizes]

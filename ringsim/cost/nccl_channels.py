@@ -26,20 +26,21 @@ class Tuned:
     nvls_count: int | None = None  # NCCL_NVLS_NCHANNELS, None where unset
     nthreads: int | None = None  # NCCL_NTHREADS, None where unset
     ll128_nthreads: int | None = None  # NCCL_LL128_NTHREADS, None where unset
+    buffsize: int | None = None  # NCCL_BUFFSIZE (Simple's buffer, bytes), None where unset
 
 
 def tune(topology: Topology, gpus: int, nccl: str | None = None, *,
          min_channels: int | None = None, max_channels: int | None = None,
          nvls: bool = True, nvls_channels: int | None = None, nthreads: int | None = None,
-         ll128_nthreads: int | None = None) -> Tuned:
+         ll128_nthreads: int | None = None, buffsize: int | None = None) -> Tuned:
     """G GPUs on a topology as release `nccl` (None: the model's own) sees and searches them,
     with NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS / NCCL_NVLS_NCHANNELS set to `min_channels` /
     `max_channels` / `nvls_channels`, NCCL_NTHREADS / NCCL_LL128_NTHREADS to `nthreads` /
-    `ll128_nthreads`, and NVLS off where `nvls` is False."""
+    `ll128_nthreads`, NCCL_BUFFSIZE to `buffsize`, and NVLS off where `nvls` is False."""
     release = carried_release(nccl)  # an unknown version is an error before any work
     sys = system(topology, gpus, release)
     return Tuned(sys, graphs(sys), release, min_channels, max_channels, nvls, nvls_channels,
-                 nthreads, ll128_nthreads)
+                 nthreads, ll128_nthreads, buffsize)
 
 
 def nvls_channels(tuned: Tuned, limited: bool = True) -> int:

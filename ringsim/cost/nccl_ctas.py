@@ -58,9 +58,20 @@ def threads_note(threads: dict, source: str) -> str | None:
     """One line on NCCL_NTHREADS / NCCL_LL128_NTHREADS (`threads`: nthreads, ll128_nthreads);
     `source` says where each was set, '{}' standing for its flag's name ('(--{})')."""
     said = [f"NCCL_{key.upper()}={value} {source.format(key.replace('_', '-'))}"
-            for key, value in threads.items() if value is not None]
+            for key, value in threads.items()
+            if value is not None and key in ("nthreads", "ll128_nthreads")]
     if not said:
         return None
     return (f"# {' and '.join(said)}: as NCCL's getNthreads holds them (graph/tuning.cc), a "
             "Ring or Tree channel runs that many threads, and a small call keeps more of its "
             "channels the fewer they are (enqueue.cc)")
+
+
+def buffsize_note(buffsize: int | None, source: str) -> str | None:
+    """One line on NCCL_BUFFSIZE (None: unset); `source` says where it was set."""
+    if buffsize is None:
+        return None
+    return (f"# NCCL_BUFFSIZE={buffsize:,} {source}: Simple's steps are an eighth of it "
+            f"({buffsize // 8:,} bytes; init.cc, computeBuffSizes, and enqueue.cc, "
+            "calcCollChunking), which sets how long a call's first step takes to fill its "
+            "pipeline")

@@ -19,12 +19,14 @@ from .nccl_graph import System, constants, log2i
 
 
 def chunk_bytes(algo: str, proto: str, nbytes: int, channels: int, heads: int,
-                ranks: int = 1, nodes: int = 1) -> int:
+                ranks: int = 1, nodes: int = 1, buffsize: int | None = None) -> int:
     """The data bytes of one step NCCL moves (calcCollChunking) for a call of `nbytes` on
     `channels` channels: NVLS's on one node with `heads` heads, a tree's with LL128 on `ranks`
-    GPUs in `nodes` nodes, else one step of the protocol's buffer."""
+    GPUs in `nodes` nodes, else one step of the protocol's buffer (Simple's: `buffsize`,
+    NCCL_BUFFSIZE, where set: init.cc, computeBuffSizes)."""
     c = constants()["chunks"]
-    step = c["buffer"][proto] // c["steps"]
+    buffer = buffsize if buffsize is not None and proto == "Simple" else c["buffer"][proto]
+    step = buffer // c["steps"]
     if proto == "LL":
         return step // 2  # half of each 16-byte line is flags
     if proto == "LL128":
@@ -50,11 +52,11 @@ def chunk_bytes(algo: str, proto: str, nbytes: int, channels: int, heads: int,
 
 
 def stages(sys: System, algo: str, proto: str, nbytes: int, channels: int, heads: int,
-           inside: float, across: float) -> tuple[float, list[float]]:
+           inside: float, across: float, buffsize: int | None = None) -> tuple[float, list[float]]:
     """The data bytes one channel moves per step, and the rate (data bytes per second, one
     channel's share) of each stage a step crosses only once all of it has arrived; `inside`
-    and `across` are one channel's share of the links' rate inside a node and across nodes.
-    None: (0, [])."""
+    and `across` are one channel's share of the links' rate inside a node and across nodes;
+    `buffsize`: NCCL_BUFFSIZE (None: unset). None: (0, [])."""
     ppn = max(1, sys.ranks // sys.nodes)
     per_channel = nbytes / channels
     if algo == "Tree":
@@ -63,7 +65,8 @@ def stages(sys: System, algo: str, proto: str, nbytes: int, channels: int, heads
         # proxy sends a step only once all of it is there (sendProxyProgress in
         # src/transport/net.cc checks every line's flag), whatever the protocol; inside a node
         # only Simple waits for whole steps.
-        loop = min(chunk_bytes(algo, proto, nbytes, channels, 1, sys.ranks, sys.nodes), per_channel)
+        loop = min(chunk_bytes(algo, proto, nbytes, channels, 1, sys.ranks, sys.nodes, buffsize),
+                   per_channel)
         wire = constants()["chunks"]["data_share"][proto]
         inside_hops = 2 * (ppn - 1) if proto == "Simple" else 0
         return loop, [inside] * inside_hops + [across * wire] * (2 * log2i(sys.nodes))
@@ -72,7 +75,8 @@ def stages(sys: System, algo: str, proto: str, nbytes: int, channels: int, heads
         # this GPU's share of the multicast buffer (scatter), the switch's reduction and
         # multicast, the copy out (gather). NCCL sizes each stage's warps to keep pace with
         # the others, so each is priced at NVLS's rate.
-        loop = min(heads * chunk_bytes(algo, proto, nbytes, channels, heads), per_channel)
+        loop = min(heads * chunk_bytes(algo, proto, nbytes, channels, heads, buffsize=buffsize),
+                   per_channel)
         return loop, [inside] * 3
     # Across nodes (NVLS with the network's reduction, NVLSTree) the same reading of the
     # kernel gives waits 1.3-2.4 times what two-node pairs measure (docs/cost.md, deviation

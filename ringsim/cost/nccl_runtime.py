@@ -122,5 +122,5 @@ def fill(tuned: Tuned, func: str, algo: str, proto: str, nbytes: int, run: int,
             own = _unshared(sys).graphs[algo]
             inside = max(inside, own.bw_intra * 1e9)
     loop, rates = stages(sys, algo, proto, nbytes, run, tuned.graphs[algo].channels, inside,
-                         across)
+                         across, tuned.buffsize)
     return fill_seconds(loop, rates, bandwidth / run)

@@ -551,6 +551,9 @@ def _channel_limits(output: Output, topology, gpus: int, collective: str, dtype:
     if threads:
         from ..cost.nccl_ctas import threads_note
         notes.append(threads_note(threads, "in the paste")[2:])
+    if "buffsize" in held:
+        from ..cost.nccl_ctas import buffsize_note
+        notes.append(buffsize_note(held["buffsize"], "in the paste")[2:])
     ctas = {key: held.pop(key) for key in ("min_ctas", "max_ctas") if key in held}
     if not ctas:
         return held

@@ -17,7 +17,7 @@ from ..core.errors import RingsimError
 # strtoll stops at the first character that is not a digit (4.5 is 4); a value too long for it
 # is an error, after which NCCL keeps its default, so it is not read here either
 _SETTING = re.compile(r"\bNCCL_((?:MIN|MAX)_(?:NCHANNELS|NRINGS|CTAS)|NVLS_ENABLE|NVLS_NCHANNELS"
-                      r"|(?:LL128_)?NTHREADS)"
+                      r"|(?:LL128_)?NTHREADS|BUFFSIZE)"
                       r"(?:=| set by environment to )[\"']?"
                       r"([-+]?(?:0[xX][0-9a-fA-F]{1,15}|\d{1,18}))(?![0-9a-fA-F]*\d)")
 NVLS_ENABLE = "NCCL_NVLS_ENABLE"
@@ -74,7 +74,8 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
     NCCL's own count, and where NVLS does not run (`nvls_runs` False) changes nothing. Two
     values for one setting, with no flag to settle it, are refused in one line. The paste's
     NCCL_MIN_CTAS / NCCL_MAX_CTAS come back as min_ctas / max_ctas, for the caller to apply,
-    and NCCL_NTHREADS / NCCL_LL128_NTHREADS as nthreads / ll128_nthreads."""
+    NCCL_NTHREADS / NCCL_LL128_NTHREADS as nthreads / ll128_nthreads, and NCCL_BUFFSIZE as
+    buffsize."""
     held = {key: value for key, value in given.items() if value is not None}
     # each setting, the least NCCL keeps, the older name it overrides, the least its release
     # takes as a setting
@@ -106,6 +107,10 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
                               None, notes, reader="init.cc")
         if value is not None:
             held[f"{bound}_ctas"] = value
+    value, said = _pasted(found, source, "buffsize", ("NCCL_BUFFSIZE",), 8, 1 << 40, None,
+                          notes, reader="init.cc, computeBuffSizes")
+    if value is not None:
+        held["buffsize"] = value
     for key in ("nthreads", "ll128_nthreads"):
         # NCCL_NTHREADS / NCCL_LL128_NTHREADS: getNthreads reads 0 or less as unset and holds
         # the rest itself (cost/nccl_channels.py), so the value goes on as the paste gives it

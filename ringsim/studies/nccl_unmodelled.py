@@ -8,8 +8,6 @@ from __future__ import annotations
 import re
 
 UNMODELLED = {
-    "NCCL_BUFFSIZE": "it sets Simple's buffer, so its step size and the pipeline's fill "
-                     "(init.cc, computeBuffSizes); the model keeps the default 4 MiB",
     "NCCL_LL_BUFFSIZE": "it sets LL's buffer (init.cc, computeBuffSizes)",
     "NCCL_LL128_BUFFSIZE": "it sets LL128's buffer (init.cc, computeBuffSizes)",
     "NCCL_THREAD_THRESHOLDS": "it sets the bytes per thread below which a call drops a channel "

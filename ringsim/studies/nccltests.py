@@ -188,7 +188,7 @@ def parse(text: Text) -> Output:
                 out.env.setdefault(name, shown(value, 40))
         if out.nvls_off is None and "NVLS" in line:
             out.nvls_off = nvls_off([line])
-        if "NCCL_M" in line or "NCCL_NVLS_" in line or "NTHREADS" in line:
+        if "NCCL_M" in line or "NCCL_NVLS_" in line or "NTHREADS" in line or "BUFFSIZE" in line:
             nccl_settings.read(line, number, out.channel_settings)
         if "NCCL_" in line:
             nccl_unmodelled.read(line, out.unmodelled)

@@ -75,7 +75,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
             printed: bool = False, min_channels: int | None = None,
             max_channels: int | None = None, nvls: bool = True,
             nvls_channels: int | None = None, redop: str = "sum", nthreads: int | None = None,
-            ll128_nthreads: int | None = None) -> list[PredictRow]:
+            ll128_nthreads: int | None = None, buffsize: int | None = None) -> list[PredictRow]:
     """NCCL's modelled time per size on a topology (a name, a path or a Topology); sizes are
     bytes per GPU (a list of ints, or text as `--sizes` takes it); `nccl`: the release whose
     tuning tables price it (None: the release the model follows); `gpus_per_process`: the
@@ -87,7 +87,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (None: unset); `nvls` False: NVLS off (as
     NCCL_NVLS_ENABLE=0); `nvls_channels`: NCCL_NVLS_NCHANNELS (None: unset); `redop`: the
     reduction, as nccl-tests' -o names it; `nthreads` / `ll128_nthreads`: NCCL_NTHREADS /
-    NCCL_LL128_NTHREADS (None: unset)."""
+    NCCL_LL128_NTHREADS, `buffsize`: NCCL_BUFFSIZE (None: unset)."""
     topo = load(topology) if isinstance(topology, str) else topology
     if not isinstance(topo, Topology):
         raise RingsimError("topology: give a preset name, a .toml path or a Topology")
@@ -120,7 +120,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
              for n in sizes]
     choices = nccl_choices(topo, gpus, [used for _, used in whole], collective, algo, proto,
                            nccl, gpus_per_process, type_name, min_channels, max_channels, nvls,
-                           nvls_channels, redop, nthreads, ll128_nthreads)
+                           nvls_channels, redop, nthreads, ll128_nthreads, buffsize)
     factor = BUS_FACTORS[collective](gpus)
     rows = []
     for nbytes, (count, used), choice in zip(sizes, whole, choices):

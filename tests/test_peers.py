@@ -507,3 +507,34 @@ def test_a_copy_is_every_size_of_one_published_run_and_no_other(tmp_path, capsys
     nvls = {p["bytes"]: p["time_us"] for p in peers.data()["point"]
             if p["system"] == "wh8-h100-6of8-nvswitch-nvls"}
     assert peers.copy_of(6, 1, 6, "float", "all-reduce", {n: t / 1e6 for n, t in nvls.items()}) is None
+
+
+@pytest.mark.parametrize("setting, named", [
+    ("NCCL_MAX_CTAS set by environment to 4.", "NCCL_MAX_CTAS=4"),
+    ("NCCL_NTHREADS set by environment to 256.", "NCCL_NTHREADS=256"),
+    ("NCCL_BUFFSIZE set by environment to 16777216.", "NCCL_BUFFSIZE=16777216"),
+])
+def test_a_run_held_to_any_setting_is_not_set_beside_runs_that_let_nccl_choose(
+        tmp_path, capsys, setting, named):
+    # The published runs kept NCCL's defaults: a run with fewer CTAs, other thread counts or
+    # another buffer size is not like them, and the note names the setting as it was set.
+    paste = _paste(tmp_path, "nccltests309-hgx-h100-2x8-ib", 1.0)
+    paste.write_text(f"NCCL INFO {setting}\n" + paste.read_text(encoding="utf-8"),
+                     encoding="utf-8")
+    code, out, err = _run(capsys, "diagnose", str(paste), "--json")
+    summary = json.loads(out.splitlines()[-1])
+    assert code == 0 and summary["published_peers"] == []
+    assert (f"this run was held to {named}, and the published runs like it let NCCL choose, so "
+            "they are not set beside it") in summary["notes"]
+
+
+def test_a_run_that_reduced_with_max_is_not_set_beside_runs_that_summed(tmp_path, capsys):
+    paste = _paste(tmp_path, "nccltests309-hgx-h100-2x8-ib", 1.0)
+    text = paste.read_text(encoding="utf-8")
+    assert "     sum " in text
+    paste.write_text(text.replace("     sum ", "     max "), encoding="utf-8")
+    code, out, err = _run(capsys, "diagnose", str(paste), "--json")
+    summary = json.loads(out.splitlines()[-1])
+    assert code == 0 and summary["published_peers"] == []
+    assert ("this run reduced with max, and the published runs like it summed, so they are not "
+            "set beside it") in summary["notes"]

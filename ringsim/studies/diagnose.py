@@ -99,6 +99,10 @@ class Report:
     min_channels: int | None = None  # the NCCL_MIN_NCHANNELS the model was held to
     max_channels: int | None = None  # likewise NCCL_MAX_NCHANNELS
     nvls_channels: int | None = None  # likewise NCCL_NVLS_NCHANNELS
+    # every setting beyond NCCL_ALGO/NCCL_PROTO that held the model, as it was set
+    # ('NCCL_MAX_CTAS=4', 'NCCL_BUFFSIZE=16777216')
+    settings: tuple[str, ...] = ()
+    redop: str = "sum"  # the reduction the run made (nccl-tests' -o), as the model took it
     tuning: list[str] = field(default_factory=list)  # NCCL's own tuning output beside the model's
     tuning_record: dict = field(default_factory=dict)  # the same as JSON
     peers: list = field(default_factory=list)  # published healthy runs like this one (peers.Peer)
@@ -281,7 +285,7 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
                     output.hosts, topology.name, topology_reason, collective, tolerance, out_rows,
                     measured, modelled, notes=notes, algo=model.algo, proto=model.proto, nccl=nccl,
                     gpus_per_process=model.per_process, nvls_off=model.nvls_off,
-                    release_note=model.release_note,
+                    release_note=model.release_note, settings=model.settings, redop=model.redop,
                     **{key: value for key, value in model.limits.items() if key.endswith("_channels")})
     report.in_place = slowsizes.in_place_check(out_rows, tolerance)
     report.dips = [r.bytes for r in slowsizes.dips(out_rows, tolerance)]
@@ -342,6 +346,8 @@ class _Model:
     nvls_off: str | None
     release_note: str | None
     limits: dict  # min_channels / max_channels, where the model was held to them
+    settings: tuple[str, ...]  # the settings that held it, as set (Report.settings)
+    redop: str  # the reduction it priced
 
 
 def _model(output: Output, topology, predict, gpus: int, nodes: int, collective: str, rows: list,
@@ -364,8 +370,8 @@ def _model(output: Output, topology, predict, gpus: int, nodes: int, collective:
     if per_process > 1:
         predict = functools.partial(predict, gpus_per_process=per_process)
     nvls_off = output.nvls_off or nvls_off
-    limits = _channel_limits(output, topology, gpus, collective, dtype, nccl, ran, nvls_off,
-                             given, notes)
+    limits, settings = _channel_limits(output, topology, gpus, collective, dtype, nccl, ran,
+                                       nvls_off, given, notes)
     if limits:
         predict = functools.partial(predict, **limits)
     redop = _redop(rows, collective, dtype, notes)
@@ -392,7 +398,8 @@ def _model(output: Output, topology, predict, gpus: int, nodes: int, collective:
         where = "the paste" if output.nvls_off else "the NCCL log"
         notes.insert(held, f"{nvls_off} in {where}: NCCL ran without NVLS and NVLSTree, and so "
                            "does the model")
-    return _Model(predict, predicted, algo, proto, per_process, nvls_off, release_note, limits)
+    return _Model(predict, predicted, algo, proto, per_process, nvls_off, release_note, limits,
+                  settings, redop)
 
 
 def _redop(rows: list, collective: str, dtype: str, notes: list[str]) -> str:
@@ -476,11 +483,9 @@ def _peer_notes(report: Report, topology, dtype: str) -> None:
     algorithm or ran without NVLS where they let NCCL choose."""
     notes, gpus, nodes = report.notes, report.gpus, report.nodes
     per_process, collective, nvls_off = report.gpus_per_process, report.collective, report.nvls_off
-    held_to = ", ".join(f"{name}={value}" for name, value in
-                        (("NCCL_ALGO", report.algo), ("NCCL_PROTO", report.proto),
-                         ("NCCL_MIN_NCHANNELS", report.min_channels),
-                         ("NCCL_MAX_NCHANNELS", report.max_channels),
-                         ("NCCL_NVLS_NCHANNELS", report.nvls_channels)) if value is not None)
+    held_to = ", ".join([f"{name}={value}" for name, value in
+                         (("NCCL_ALGO", report.algo), ("NCCL_PROTO", report.proto))
+                         if value is not None] + list(report.settings))
     mine = {r.bytes: r.measured_seconds for r in report.rows}
     copy = peers.copy_of(gpus, nodes, per_process, dtype, collective, mine)
     found = peers.peers(topology, gpus, nodes, per_process, collective, dtype)
@@ -492,6 +497,11 @@ def _peer_notes(report: Report, topology, dtype: str) -> None:
         # The published runs let NCCL choose: a run held to one algorithm is not like them.
         notes.append(f"this run was held to {held_to}, and the published runs like it let NCCL "
                      "choose, so they are not set beside it")
+    elif found and report.redop != "sum":
+        # The published runs summed: a max or a product runs other algorithms (no NVLS for
+        # a float's max) and reduces at another speed.
+        notes.append(f"this run reduced with {report.redop}, and the published runs like it "
+                     "summed, so they are not set beside it")
     elif found and nvls_off:
         # Their machines may have run NVLS, which this one could not: not like it either.
         notes.append("this run had no NVLS, and the published runs like it may have used it, so "
@@ -533,11 +543,11 @@ def _not_rings(rows: list[SizeRow]) -> bool:
 
 def _channel_limits(output: Output, topology, gpus: int, collective: str, dtype: str,
                     nccl: str | None, ran: str | None, nvls_off: str | None, given: dict,
-                    notes: list[str]) -> dict:
+                    notes: list[str]) -> tuple[dict, tuple[str, ...]]:
     """The channel settings the model is held to (nccl_settings.limits), as the NCCL release
     that ran holds them where ringsim carries it, else the release pricing the run: its
     MAXCHANNELS (32 up to 2.24.3, 64 from 2.25.1), which NVLS_NCHANNELS it takes, and whether
-    NVLS ran at all."""
+    NVLS ran at all; and those settings as they were set ('NCCL_MAX_CTAS=4')."""
     from ..cost.nccl import channel_cap, runs_nvls  # imported once the paste has passed
     from ..cost.nccl_tuner import versions
     ran_release = run_release(output.nccl_version or ran) or nccl
@@ -547,6 +557,7 @@ def _channel_limits(output: Output, topology, gpus: int, collective: str, dtype:
     floor = nccl_settings.nvls_unset_below(ran_release or versions()[0])
     held = nccl_settings.limits(output.channel_settings, given, output.name, most, notes,
                                 nvls_runs, floor)
+    settings = tuple(f"{nccl_settings.NAMES[key]}={value}" for key, value in held.items())
     threads = {key: held[key] for key in ("nthreads", "ll128_nthreads") if key in held}
     if threads:
         from ..cost.nccl_ctas import threads_note
@@ -556,12 +567,12 @@ def _channel_limits(output: Output, topology, gpus: int, collective: str, dtype:
         notes.append(buffsize_note(held["buffsize"], "in the paste")[2:])
     ctas = {key: held.pop(key) for key in ("min_ctas", "max_ctas") if key in held}
     if not ctas:
-        return held
+        return held, settings
     from ..cost.nccl_ctas import ctas_note, with_ctas
     bounded = with_ctas(topology, gpus, nccl, held, **ctas,
                         nvls=not nvls_off and runs_nvls(topology, gpus, collective, nccl, dtype))
     notes.append(ctas_note(ctas.get("min_ctas"), ctas.get("max_ctas"), bounded, "in the paste"))
-    return bounded
+    return bounded, settings
 
 
 def _all_sizes(predict, topology, gpus: int, sizes: list[int], **options) -> list:

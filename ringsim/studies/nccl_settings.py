@@ -21,6 +21,11 @@ _SETTING = re.compile(r"\bNCCL_((?:MIN|MAX)_(?:NCHANNELS|NRINGS|CTAS)|NVLS_ENABL
                       r"(?:=| set by environment to )[\"']?"
                       r"([-+]?(?:0[xX][0-9a-fA-F]{1,15}|\d{1,18}))(?![0-9a-fA-F]*\d)")
 NVLS_ENABLE = "NCCL_NVLS_ENABLE"
+# limits()'s keys and the NCCL settings they stand for
+NAMES = {"min_channels": "NCCL_MIN_NCHANNELS", "max_channels": "NCCL_MAX_NCHANNELS",
+         "nvls_channels": "NCCL_NVLS_NCHANNELS", "min_ctas": "NCCL_MIN_CTAS",
+         "max_ctas": "NCCL_MAX_CTAS", "nthreads": "NCCL_NTHREADS",
+         "ll128_nthreads": "NCCL_LL128_NTHREADS", "buffsize": "NCCL_BUFFSIZE"}
 
 
 def c_integer(text: str) -> int:

@@ -90,3 +90,25 @@ def test_diagnose_holds_the_model_to_pasted_ctas(tmp_path, capsys):
             == [r["predicted_seconds"] for r in held if r["type"] == "size"])
     notes = " ".join(rows[-1]["notes"])
     assert "NCCL_MAX_CTAS=4" in notes and "not modelled" not in notes
+
+
+def test_diagnose_flags_settle_what_the_paste_shows(tmp_path, capsys):
+    # The paste says NCCL_MAX_CTAS=8 and NCCL_NTHREADS=512; the flags say 4 and 256: the model
+    # is priced as predict prices the flags, and the notes name the flags.
+    text = open("tests/data/nccl_outputs/a3mega_h100_2node_all_reduce.txt").read()
+    paste = tmp_path / "run.txt"
+    paste.write_text("NCCL INFO NCCL_MAX_CTAS set by environment to 8.\n"
+                     "NCCL INFO NCCL_NTHREADS set by environment to 512.\n" + text)
+    assert main(["diagnose", "--no-plot", "--json", "--max-ctas", "4", "--nthreads", "256",
+                 str(paste)]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    sizes = [r["bytes"] for r in rows if r["type"] == "size"]
+    summary = rows[-1]
+    assert summary["topology"] == "dgx-h100" and summary["nccl_tables"] is None
+    assert main(["predict", "--json", "--nodes", "2", "--gpus", "16", "--max-ctas", "4",
+                 "--nthreads", "256", "--sizes", ",".join(f"{n}B" for n in sizes)]) == 0
+    want = [json.loads(line)["seconds"] for line in capsys.readouterr().out.splitlines()]
+    assert [r["predicted_seconds"] for r in rows if r["type"] == "size"] == want
+    notes = " ".join(rows[-1]["notes"])
+    assert "NCCL_MAX_CTAS=4 (--max-ctas)" in notes and "NCCL_NTHREADS=256 (--nthreads)" in notes
+    assert "NCCL_MAX_CTAS=8" not in notes and "NCCL_NTHREADS=512" not in notes

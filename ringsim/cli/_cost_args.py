@@ -70,6 +70,36 @@ def ctas_arguments(args: argparse.Namespace) -> dict[str, int]:
             if getattr(args, key) is not None}
 
 
+def add_thread_arguments(parser: argparse.ArgumentParser, words: str) -> None:
+    """--nthreads, --ll128-nthreads N and --buffsize B (NCCL_NTHREADS, NCCL_LL128_NTHREADS,
+    NCCL_BUFFSIZE); `words` ends each help."""
+    for name, does in (("nthreads", "the threads of a Ring or Tree channel with LL and Simple "
+                                    "(64 to 512)"),
+                       ("ll128-nthreads", "the threads of a Ring or Tree channel with LL128 "
+                                          "(160 to 640)")):
+        setting = f"NCCL_{name.upper().replace('-', '_')}"
+        parser.add_argument(f"--{name}", default=None, metavar="N",
+                            type=count_arg(setting, minimum=1, maximum=1 << 20),
+                            help=f"as {setting} does: {does}, held as NCCL's getNthreads holds "
+                                 "it (a value that is not a multiple of 32 is the most); fewer "
+                                 f"threads keep more of a small call's channels (enqueue.cc){words}")
+    parser.add_argument("--buffsize", default=None, metavar="B",
+                        help="as NCCL_BUFFSIZE does: Simple's buffer, of which one step is an "
+                             "eighth (NCCL's default 4MiB: 512 KiB steps), which sets how long a tree's "
+                             "first step takes to cross its pipeline (the fill); a size with a "
+                             f"unit, as --sizes takes one{words}")
+
+
+def thread_arguments(args: argparse.Namespace) -> dict[str, int]:
+    """The thread counts and buffer size given: {'nthreads': 256, 'buffsize': 16777216}."""
+    given = {key: getattr(args, key) for key in ("nthreads", "ll128_nthreads")
+             if getattr(args, key) is not None}
+    if args.buffsize is not None:
+        from ..core.units import parse_size
+        given["buffsize"] = parse_size(args.buffsize, "--buffsize")
+    return given
+
+
 def add_cost_arguments(parser: argparse.ArgumentParser, *, size: bool = True) -> None:
     """--topology, --nodes, (--size,) --dtype, --alpha, --bandwidth, --reduce-bandwidth."""
     group = parser.add_argument_group("time model (α-β-γ)")

@@ -18,8 +18,9 @@ from ..core.textout import escaped, json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..cost.nccl import MAX_CHANNELS
-from ._cost_args import (CHANNEL_BOUNDS, add_channel_arguments, channel_arguments,
-                         load_topology, nccl_release)
+from ._cost_args import (CHANNEL_BOUNDS, add_channel_arguments, add_ctas_arguments,
+                         add_thread_arguments, channel_arguments, ctas_arguments, load_topology,
+                         nccl_release, thread_arguments)
 from ._plot import legend_entry, legend_rows, log_log_figure, round_yticks, series_style
 
 ORDER = 45
@@ -67,6 +68,8 @@ def register(sub) -> None:
         bound: f"hold the model to NCCL_{bound.upper()}_NCHANNELS (1 to {MAX_CHANNELS}; default: "
                f"what the paste shows, else none; ringsim predict --help says what "
                f"--{bound}-channels does)" for bound in CHANNEL_BOUNDS})
+    add_ctas_arguments(parser, "default: what the paste shows, else none")
+    add_thread_arguments(parser, "; default: what the paste shows, else NCCL's own")
     parser.add_argument("--nccl", default=None, metavar="VERSION", type=nccl_release,
                         help="the NCCL release whose tuning tables price the model (the ones "
                              "ringsim has: ringsim predict --help; default: the release the "
@@ -186,7 +189,8 @@ def run(args: argparse.Namespace) -> int:
                             topology_reason=reason, algo=args.algo, proto=args.proto,
                             nccl=nccl, ran=tuning.version,
                             nvls_off=nvls_off(log_text.lines) if log_text is not None else None,
-                            **channel_arguments(args))
+                            **channel_arguments(args), **ctas_arguments(args),
+                            **thread_arguments(args))
     report.tuning_from(tuning, topology)
     if mixed:
         report.notes.append(f"the header names {mixed}; the model takes every GPU as "

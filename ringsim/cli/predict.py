@@ -18,7 +18,8 @@ from ..studies.nccltuning_log import format_table
 from ..studies.predict import (BUS_FACTORS, TYPES, channels_note, empty_note, falls_note, host_note,
                                 nvls_note, predict, rooted_note, rounding_note)
 from ._cost_args import (add_channel_arguments, add_ctas_arguments, add_nccl_argument,
-                         channel_arguments, ctas_arguments)
+                         add_thread_arguments, channel_arguments, ctas_arguments,
+                         thread_arguments)
 
 ORDER = 26
 HELP = "predict all_reduce_perf's table on a system with NCCL's own tuning model"
@@ -100,22 +101,7 @@ def register(sub) -> None:
                 "nothing, and NCCL still chooses as if its own count ran; 2.22.3 to 2.27.7 also "
                 f"copy the rings up to N (1 to {MAX_CHANNELS} here, held to a release's own most)"})
     add_ctas_arguments(parser, "where both bounds are set, the tighter holds")
-    for name, does in (("nthreads", "the threads of a Ring or Tree channel with LL and Simple "
-                                    "(64 to 512)"),
-                       ("ll128-nthreads", "the threads of a Ring or Tree channel with LL128 "
-                                          "(160 to 640)")):
-        parser.add_argument(f"--{name}", default=None, metavar="N",
-                            type=count_arg(f"NCCL_{name.upper().replace('-', '_')}",
-                                           minimum=1, maximum=1 << 20),
-                            help=f"as NCCL_{name.upper().replace('-', '_')} does: {does}, held "
-                                 "as NCCL's getNthreads holds it (a value that is not a "
-                                 "multiple of 32 is the most); fewer threads keep more of a "
-                                 "small call's channels (enqueue.cc)")
-    parser.add_argument("--buffsize", default=None, metavar="B",
-                        help="as NCCL_BUFFSIZE does: Simple's buffer, of which one step is an "
-                             "eighth (default 4MiB: 512 KiB steps), which sets how long a tree's "
-                             "first step takes to cross its pipeline (the fill); a size with a "
-                             "unit, as --sizes takes one")
+    add_thread_arguments(parser, "")
     parser.add_argument("--no-nvls", action="store_true",
                         help="as NCCL_NVLS_ENABLE=0 (or a machine without multicast support): "
                              "NVLS and NVLSTree are off, and NCCL 2.20.5 to 2.27.7 no longer "
@@ -181,11 +167,7 @@ def run(args: argparse.Namespace) -> int:
         raise RingsimError(f"--tuning prints NCCL's table for every collective, size, type and "
                            f"process layout at once: it takes no {', '.join(ignored)}")
     settings, ctas = channel_arguments(args), ctas_arguments(args)
-    threads = {key: getattr(args, key) for key in ("nthreads", "ll128_nthreads")
-               if getattr(args, key) is not None}
-    if args.buffsize is not None:
-        from ..core.units import parse_size
-        threads["buffsize"] = parse_size(args.buffsize, "--buffsize")
+    threads = thread_arguments(args)
     limits = [f"--{key.replace('_', '-')}" for key in (*settings, *ctas, *threads)]
     if args.no_nvls and args.nvls_channels is not None:
         raise RingsimError("--nvls-channels sets the channels of NVLS, which --no-nvls turns off: "

@@ -259,7 +259,8 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
              algo: str | None = None, proto: str | None = None,
              nccl: str | None = None, ran: str | None = None,
              nvls_off: str | None = None, min_channels: int | None = None,
-             max_channels: int | None = None, nvls_channels: int | None = None) -> Report:
+             max_channels: int | None = None, nvls_channels: int | None = None,
+             **settings: int | None) -> Report:
     """Compare every measured size with `predict(topology, G, sizes, collective, algo, proto,
     dtype=…)`; algo and proto default to the NCCL_ALGO / NCCL_PROTO the paste shows; `nccl`,
     the release whose tuning tables price it (passed on as predict's `nccl=`), to the
@@ -267,13 +268,17 @@ def diagnose(output: Output, topology, predict, *, gpus: int | None = None,
     the paste does not: the release that ran, and its line saying NVLS was off (nccltests.
     nvls_off), after which the model leaves NVLS and NVLSTree out as NCCL did.
     `min_channels` / `max_channels` / `nvls_channels` (NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS
-    / NCCL_NVLS_NCHANNELS) default to what the paste shows."""
+    / NCCL_NVLS_NCHANNELS) default to what the paste shows, as do `settings`: min_ctas,
+    max_ctas, nthreads, ll128_nthreads and buffsize (NCCL_MIN_CTAS … NCCL_BUFFSIZE)."""
     gpus, nodes, collective, rows, notes = _checked_run(output, topology, gpus, nodes, collective,
                                                         tolerance)
     factor = float(bus_factor(collective, gpus))
     dtype = OTHER_NAMES.get(rows[0].dtype, rows[0].dtype)
+    unknown = set(settings) - set(nccl_settings.NAMES)
+    if unknown:
+        raise RingsimError(f"diagnose takes no setting {sorted(unknown)[0][:40]!r}")
     given = {"min_channels": min_channels, "max_channels": max_channels,
-             "nvls_channels": nvls_channels}
+             "nvls_channels": nvls_channels, **settings}
     model = _model(output, topology, predict, gpus, nodes, collective, rows, dtype, notes,
                    algo, proto, nccl, ran, nvls_off, given)
     notes += nccl_unmodelled.notes(output.unmodelled) + nccl_unmodelled.header_notes(
@@ -558,20 +563,23 @@ def _channel_limits(output: Output, topology, gpus: int, collective: str, dtype:
     held = nccl_settings.limits(output.channel_settings, given, output.name, most, notes,
                                 nvls_runs, floor)
     settings = tuple(f"{nccl_settings.NAMES[key]}={value}" for key, value in held.items())
-    threads = {key: held[key] for key in ("nthreads", "ll128_nthreads") if key in held}
-    if threads:
-        from ..cost.nccl_ctas import threads_note
-        notes.append(threads_note(threads, "in the paste")[2:])
+    from ..cost.nccl_ctas import buffsize_note, ctas_note, threads_note, with_ctas
+
+    def source(key: str) -> str:
+        return f"(--{key.replace('_', '-')})" if given.get(key) is not None else "in the paste"
+    for key in ("nthreads", "ll128_nthreads"):
+        if key in held:
+            notes.append(threads_note({key: held[key]}, source(key))[2:])
     if "buffsize" in held:
-        from ..cost.nccl_ctas import buffsize_note
-        notes.append(buffsize_note(held["buffsize"], "in the paste")[2:])
+        notes.append(buffsize_note(held["buffsize"], source("buffsize"))[2:])
     ctas = {key: held.pop(key) for key in ("min_ctas", "max_ctas") if key in held}
     if not ctas:
         return held, settings
-    from ..cost.nccl_ctas import ctas_note, with_ctas
     bounded = with_ctas(topology, gpus, nccl, held, **ctas,
                         nvls=not nvls_off and runs_nvls(topology, gpus, collective, nccl, dtype))
-    notes.append(ctas_note(ctas.get("min_ctas"), ctas.get("max_ctas"), bounded, "in the paste"))
+    flags = {source(key) for key in ctas}
+    notes.append(ctas_note(ctas.get("min_ctas"), ctas.get("max_ctas"), bounded,
+                           flags.pop() if len(flags) == 1 else ""))
     return bounded, settings
 
 

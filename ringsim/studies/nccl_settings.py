@@ -80,7 +80,7 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
     values for one setting, with no flag to settle it, are refused in one line. The paste's
     NCCL_MIN_CTAS / NCCL_MAX_CTAS come back as min_ctas / max_ctas, for the caller to apply,
     NCCL_NTHREADS / NCCL_LL128_NTHREADS as nthreads / ll128_nthreads, and NCCL_BUFFSIZE as
-    buffsize."""
+    buffsize; each of them `given` settles what the paste says."""
     held = {key: value for key, value in given.items() if value is not None}
     # each setting, the least NCCL keeps, the older name it overrides, the least its release
     # takes as a setting
@@ -108,17 +108,22 @@ def limits(found: dict[str, dict[int, int]], given: dict[str, int | None], sourc
     for bound in ("min", "max"):
         # NCCL_MIN_CTAS / NCCL_MAX_CTAS: init.cc keeps its default for a value below 1; the
         # caller applies the rest as NCCL does (cost/nccl_ctas.py)
+        if f"{bound}_ctas" in held:  # a flag: it settles what the paste says
+            continue
         value, said = _pasted(found, source, bound, (f"NCCL_{bound.upper()}_CTAS",), 1, 1 << 30,
                               None, notes, reader="init.cc")
         if value is not None:
             held[f"{bound}_ctas"] = value
-    value, said = _pasted(found, source, "buffsize", ("NCCL_BUFFSIZE",), 8, 1 << 40, None,
-                          notes, reader="init.cc, computeBuffSizes")
-    if value is not None:
-        held["buffsize"] = value
+    if "buffsize" not in held:
+        value, said = _pasted(found, source, "buffsize", ("NCCL_BUFFSIZE",), 8, 1 << 40, None,
+                              notes, reader="init.cc, computeBuffSizes")
+        if value is not None:
+            held["buffsize"] = value
     for key in ("nthreads", "ll128_nthreads"):
         # NCCL_NTHREADS / NCCL_LL128_NTHREADS: getNthreads reads 0 or less as unset and holds
         # the rest itself (cost/nccl_channels.py), so the value goes on as the paste gives it
+        if key in held:
+            continue
         value, said = _pasted(found, source, key, (f"NCCL_{key.upper()}",), 1, 1 << 62, None,
                               notes, reader="graph/tuning.cc, getNthreads")
         if value is not None:

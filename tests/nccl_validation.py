@@ -15,6 +15,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from ringsim.cost.nccl import nccl_choice  # noqa: E402
+from ringsim.cost.nccl_ctas import with_ctas  # noqa: E402
 from ringsim.cost.nccl_tuner import versions  # noqa: E402
 from ringsim.studies import peers  # noqa: E402
 from ringsim.studies.diagnose import DEFAULT_TOLERANCE  # noqa: E402
@@ -82,12 +83,17 @@ def checks(ran: str | None = "all-reduce") -> list[Check]:
         tables = stated if stated in versions() else versions()[0]
         # The run's NCCL_ALGO / NCCL_PROTO, where the source states them, restrict the pick.
         # One thread issues each call to the GPUs its process drives (`-g`; 1 where unstated),
-        # and NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS hold its channels where the source set them.
-        choice = nccl_choice(peers.topology(s["topology"]), g, p["bytes"], peers.collective(s),
+        # and NCCL_MIN/MAX_NCHANNELS, NCCL_MIN/MAX_CTAS and NCCL_BUFFSIZE hold it where the
+        # source set them.
+        topology = peers.topology(s["topology"])
+        channels = with_ctas(topology, g, tables, {"min_channels": s.get("min_channels"),
+                                                   "max_channels": s.get("max_channels")},
+                             min_ctas=s.get("min_ctas"), max_ctas=s.get("max_ctas"))
+        choice = nccl_choice(topology, g, p["bytes"], peers.collective(s),
                              algo=p.get("algo"), proto=p.get("proto"), nccl=tables,
                              gpus_per_process=s.get("gpus_per_process", 1),
-                             dtype=s.get("dtype", "float"),
-                             min_channels=s.get("min_channels"), max_channels=s.get("max_channels"))
+                             dtype=s.get("dtype", "float"), buffsize=s.get("buffsize"),
+                             **channels)
         found.append(Check(s, p, peers.measured_seconds(p, g, peers.collective(s)) * 1e6,
                            choice.seconds * 1e6, choice.algorithm, choice.protocol, tables))
     return found
@@ -164,7 +170,7 @@ def markdown(found: list[Check]) -> str:
     # Beside the other healthy published runs like it (diagnose's second yardstick).
     (g_have, g_over), (s_have, s_over) = _beside_peers(good), _beside_peers(slow)
     lines.append(f"Set beside the other published healthy runs like them, as `diagnose` does (at "
-                 f"least two at that size, NCCL's own choice, no tuner plugin), {g_over} of the {g_have} healthy "
+                 f"least two at that size, NCCL's own choice and settings, no tuner plugin), {g_over} of the {g_have} healthy "
                  f"points that have them take more than {1 + DEFAULT_TOLERANCE:.1f}× their "
                  f"median time ({_share(g_over, g_have)}), and {s_over} of the {s_have} such "
                  f"points of systems their source reports slow ({_share(s_over, s_have)}).")

@@ -187,7 +187,7 @@ def test_a_published_run_held_to_its_channels_is_not_a_peer_and_its_copy_says_so
     theirs = [p for p in peers.data()["point"] if p["system"] == spx["id"]]
     mine = {p["bytes"]: peers.measured_seconds(p, 16, "all-reduce") for p in theirs}
     copy = peers.copy_of(16, 2, 8, "float", "all-reduce", mine)
-    assert copy is not None and copy.min_channels == 32
+    assert copy is not None and copy.held == (("min_channels", 32),)
     assert copy.settings == "NCCL_MIN_NCHANNELS=32"
 
 

@@ -23,17 +23,16 @@ def test_alike_means_healthy_unforced_runs_with_the_same_gpus_nodes_and_links():
     # is reported slow, nccltests319/290 too, h20-2x8-ndr-nvlstree and nccltests309-…-ring
     # forced NCCL_ALGO, datacrunch-h200-2x8-g8 is unverified, and the A3 Mega pair has 200 Gb/s
     # of network per GPU, not 400; A100 and B200 pairs are other architectures. Of the nine
-    # left, seven run on InfiniBand and RoCE; the two p5 pairs run on EFA, whose plugin reports
-    # 75 µs of latency to NCCL, so they stand beside each other only, with two more EKS
-    # runs of NCCL 2.22.3; a third, whose AWS tuner plugin picked for NCCL, stands nowhere, nor
-    # does the 2023 EKS pair, whose image set NCCL_PROTO=Simple.
+    # left, seven run on InfiniBand and RoCE; the p5 pairs run on EFA, whose plugin reports
+    # 75 µs of latency to NCCL, so they stand beside each other only: of them the Slurm pair
+    # let NCCL choose, while the three 2024 EKS runs set NCCL_BUFFSIZE=8388608 (one also with
+    # AWS's tuner plugin picking for NCCL) and the 2023 EKS pair's image set NCCL_PROTO=Simple.
     ids = {p.id for p in peers.peers(load("dgx-h100"), 16, 2)}
     assert ids == {"oci-h100-2x8-roce", "nccltests309-hgx-h100-2x8-ib",
                    "nebius-h100-2x8-ib", "nebius-h100-2x8-ib-mk8s", "oci-h200-2x8-rdma",
                    "coreweave-h200-2x8-ib", "together-h100-2x8-ib"}
     efa = peers.topology("systems/p5-efa.toml")
-    assert {p.id for p in peers.peers(efa, 16, 2)} == {
-        "aws-p5-2x8-efa", "aws-p5-2x8-efa-eks-nccl2223", "aws-p5-2x8-efa-eks-nccl2223-run2"}
+    assert {p.id for p in peers.peers(efa, 16, 2)} == {"aws-p5-2x8-efa"}
     assert peers.likeness(efa, 2) == ("Hopper GPUs, NVLink inside a node through a switch that "
                                       "adds (NVLink SHARP), 400 Gb/s of network per GPU with a "
                                       "latency of 75.00 µs reported by its net plugin and 21.85 "
@@ -538,3 +537,15 @@ def test_a_run_that_reduced_with_max_is_not_set_beside_runs_that_summed(tmp_path
     assert code == 0 and summary["published_peers"] == []
     assert ("this run reduced with max, and the published runs like it summed, so they are not "
             "set beside it") in summary["notes"]
+
+
+def test_a_copy_of_a_run_with_a_set_buffer_names_it_and_its_flag(tmp_path, capsys):
+    # The 2024 EKS pair's log shows NCCL_BUFFSIZE=8388608 "set by environment"; a paste of its
+    # table alone does not, so the note names the setting and the flag that holds the model to it.
+    paste = _paste(tmp_path, "aws-p5-2x8-efa-eks-nccl2223", 1.0)
+    code, out, err = _run(capsys, "diagnose", str(paste), "--json")
+    notes = json.loads(out.splitlines()[-1])["notes"]
+    assert code == 0
+    assert any("this run is the published aws-p5-2x8-efa-eks-nccl2223" in n
+               and "ran with NCCL_BUFFSIZE=8388608" in n and "--buffsize 8388608 holds the model" in n
+               for n in notes), notes

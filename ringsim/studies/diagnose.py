@@ -527,8 +527,8 @@ def copy_note(copy: peers.Copy, held_to: str) -> str:
     if copy.settings:
         words += f", which its source ran with {copy.settings}"
         flags = " ".join(f"{flag} {value}" for flag, value in (
-            ("--algo", copy.algo), ("--proto", copy.proto), ("--min-channels", copy.min_channels),
-            ("--max-channels", copy.max_channels)) if value)
+            ("--algo", copy.algo), ("--proto", copy.proto),
+            *((f"--{key.replace('_', '-')}", value) for key, value in copy.held)) if value)
         if not held_to:
             words += (": the paste does not show it, "
                       + (f"{flags} holds the model to it, " if flags else "")

@@ -190,7 +190,7 @@ def peers(topo: Topology, gpus: int, nodes: int, gpus_per_process: int = 1,
     for s in data()["system"]:
         if (s["health"] != "healthy" or s["gpus"] != gpus or s["id"] not in points
                 or s.get("gpus_per_process", 1) != gpus_per_process
-                or any(key in s for key in ("tuner", "min_channels", "max_channels", "nvls_channels"))
+                or any(key in s for key in ("tuner", *HELD))
                 or collective(s) != ran or not _added_alike(s.get("dtype", "float"), dtype, topo)):
             continue
         theirs = topology(s["topology"])
@@ -247,6 +247,12 @@ def same_run(peer: Peer, mine: dict[int, float]) -> bool:
         for n in shared)
 
 
+# The settings a data file's system may say its run was held to (NCCL_MIN_NCHANNELS …
+# NCCL_BUFFSIZE, by nccl_settings.NAMES): such a run is not one where NCCL chose for itself.
+HELD = ("min_channels", "max_channels", "nvls_channels", "min_ctas", "max_ctas", "nthreads",
+        "ll128_nthreads", "buffsize")
+
+
 @dataclass(frozen=True)
 class Copy:
     """A published run that a user's paste is a copy of, and what the data file says it ran with."""
@@ -257,16 +263,15 @@ class Copy:
     algo: str | None   # NCCL_ALGO at every size, or None
     proto: str | None  # NCCL_PROTO at every size, or None
     tuner: bool
-    min_channels: int | None = None  # NCCL_MIN_NCHANNELS, or None
-    max_channels: int | None = None  # NCCL_MAX_NCHANNELS, or None
+    held: tuple[tuple[str, int], ...] = ()  # the other settings it ran with: (('buffsize', 8388608),)
 
     @property
     def settings(self) -> str:
         """'NCCL_ALGO=Ring,Tree and NCCL_PROTO=Simple, with a tuner plugin' ('' where NCCL chose)."""
+        from .nccl_settings import NAMES
         said = " and ".join(f"{name}={value}" for name, value in (
             ("NCCL_ALGO", self.algo), ("NCCL_PROTO", self.proto),
-            ("NCCL_MIN_NCHANNELS", self.min_channels), ("NCCL_MAX_NCHANNELS", self.max_channels))
-            if value)
+            *((NAMES[key], value) for key, value in self.held)) if value)
         plugin = "a tuner plugin" if self.tuner else ""
         return f"{said}, with {plugin}" if said and plugin else said or plugin
 
@@ -290,8 +295,8 @@ def copy_of(gpus: int, nodes: int, per_process: int, dtype: str, ran: str,
         quoted = frozenset(p["bytes"] for p in theirs if "time_us" not in p)
         if same_run(Peer(s["id"], s["hardware"], s["source"], None, times, quoted), mine):
             found.append(Copy(s["id"], s["source"], s["health"], _one(theirs, "algo"),
-                              _one(theirs, "proto"), "tuner" in s, s.get("min_channels"),
-                              s.get("max_channels")))
+                              _one(theirs, "proto"), "tuner" in s,
+                              tuple((key, s[key]) for key in HELD if key in s)))
     # Two published runs alike to the digits (one machine, two settings) cannot be told apart.
     return found[0] if len(found) == 1 else None
 

@@ -289,3 +289,15 @@ def test_every_stage_helper_refuses_a_stage_zero_does_not_have(stage):
     for ask in (memory, paper_memory, step):
         with pytest.raises(RingsimError, match="stage must be 0, 1, 2 or 3"):
             ask(stage, 1000, 4)
+
+
+def test_stage_3_says_its_count_is_fsdps_three_collectives(capsys):
+    # 9 parameters on 4 GPUs in shards of 3, 2, 2, 2: the busiest GPU sends 7 elements in each
+    # ring collective; stage 3 counts three collectives (21), data parallelism two (14), and
+    # the line under it says why three.
+    assert main(["train", "--zero", "3", "-g", "4", "--epochs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "sends 21 elements with ZeRO, 14 with data parallelism" in out
+    assert "all-gathered for the forward pass and again for the backward" in out
+    assert main(["train", "--zero", "2", "-g", "4", "--epochs", "1"]) == 0
+    assert "again for the backward" not in capsys.readouterr().out

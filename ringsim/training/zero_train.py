@@ -183,6 +183,12 @@ def report_lines(run: ZeroRun) -> list[str]:
         lines.append(f"{e.number:>5}  {e.loss:.5f}  {small_difference(e.difference):>12}")
     lines.append(f"Per step the busiest GPU sends {run.sent_per_step:,} elements with ZeRO, "
                  f"{run.dp_sent_per_step:,} with data parallelism.")
+    if run.stage == 3:
+        # The count is FSDP's; this model's gradient needs its forward output only, not the
+        # weights again, so the demo itself gathers them once.
+        lines.append("(Stage 3 as FSDP runs it: the parameters all-gathered for the forward pass "
+                     "and again for the backward, then a reduce-scatter; this one-layer model's "
+                     "backward needs no weights, so the demo gathers them once.)")
     kept = lambda d: ", ".join(f"{k} {v:,}" for k, v in d.items())  # noqa: E731
     lines.append(f"Each GPU keeps (elements): ZeRO {kept(run.kept)}; data parallelism {kept(run.dp_kept)}.")
     lines.append("Replicas identical to plain data parallelism, bit for bit: "

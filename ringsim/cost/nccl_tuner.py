@@ -332,13 +332,17 @@ def nvls_reduces(sys: System, func: str, dtype: str, redop: str = "sum") -> bool
         and redop in ("sum", "min", "max")
 
 
+def _known(value, table: str, what: str, names: str) -> str:
+    """`value` if the constants' types[`table`] lists it, else one line naming them all."""
+    known = constants()["types"][table]
+    if not isinstance(value, str) or value not in known:
+        raise RingsimError(f"unknown {what} {str(value)[:40]!r}; {names}: {', '.join(known)}")
+    return value
+
+
 def check_redop(redop) -> str:
     """A reduction as nccl-tests names it (its -o: sum, prod, max, min, avg), checked."""
-    known = constants()["types"]["redops"]
-    if not isinstance(redop, str) or redop not in known:
-        raise RingsimError(f"unknown reduction {str(redop)[:40]!r}; nccl-tests' -o names: "
-                           f"{', '.join(known)}")
-    return redop
+    return _known(redop, "redops", "reduction", "nccl-tests' -o names")
 
 
 # ringsim's element types (core/units.py) as NCCL's, by nccl-tests' names; NCCL has no 16-bit
@@ -364,11 +368,7 @@ def nccl_type(dtype: str | None) -> str:
 
 def check_dtype(dtype) -> str:
     """A data type as nccl-tests names it (its -d option), checked."""
-    known = constants()["types"]["nccl"]
-    if not isinstance(dtype, str) or dtype not in known:
-        raise RingsimError(f"unknown data type {str(dtype)[:40]!r}; NCCL's types as nccl-tests "
-                           f"names them: {', '.join(known)}")
-    return dtype
+    return _known(dtype, "nccl", "data type", "NCCL's types as nccl-tests names them")
 
 
 def enabled_algorithms(sys: System, algos: set[str]) -> set[str]:

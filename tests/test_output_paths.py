@@ -132,8 +132,10 @@ def test_dev_null_still_takes_the_output_and_stays_a_device(tmp_path):
 def test_a_written_files_name_is_shown_with_its_escapes_spelled_out(tmp_path):
     # the success line names the file written, and no escape reaches the terminal raw
     name = tmp_path / "ok\x1b[2Jt.json"
+    # wide lines: a long temporary folder must not wrap the line this test reads
     done = subprocess.run([sys.executable, "-m", "ringsim", "timeline", "-g", "4", "--trace",
-                           str(name)], capture_output=True, text=True, timeout=60)
+                           str(name)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "COLUMNS": "1000"})
     assert done.returncode == 0 and name.is_file()
     assert "\x1b" not in done.stdout
     assert f"Trace written to {tmp_path}/ok\\x1b[2Jt.json (open it" in done.stdout

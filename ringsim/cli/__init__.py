@@ -56,14 +56,20 @@ def build_parser() -> argparse.ArgumentParser:
         command.formatter_class = FittingHelp
         _one_line_errors(command)
         for action in command._actions:
-            if type(action) is argparse._StoreAction and action.option_strings:
-                action.__class__ = _StoreOnce
+            if action.option_strings and isinstance(action, _HOLDS_ONE):
+                action.__class__ = _given_once(type(action))
     return parser
 
 
-class _StoreOnce(argparse._StoreAction):
-    """An option that holds one value, refused when given twice: argparse would keep the last
-    one without a word (`--topology dgx-h100 --topology flat` is flat), a silent choice."""
+# Options that hold one value or one switch; argparse would keep the last of two without a word
+# (`--topology dgx-h100 --topology flat` is flat, `--time --time` passes), a silent choice. The
+# options that gather a list (--alpha, --slow-gpu, ...) may be given again; --help and
+# --version end the run at once.
+_HOLDS_ONE = (argparse._StoreAction, argparse._StoreConstAction, argparse.BooleanOptionalAction)
+
+
+class _GivenOnce(argparse.Action):
+    """An option refused when given twice, with one line naming it."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         given = namespace.__dict__.setdefault("_options_given", {})
@@ -74,6 +80,18 @@ class _StoreOnce(argparse._StoreAction):
             parser.error(f"{twice}: give it once")
         given[self.dest] = option_string
         super().__call__(parser, namespace, values, option_string)
+
+
+_ONCE_CLASSES: dict[type, type] = {}
+
+
+def _given_once(kind: type) -> type:
+    """`kind` (argparse's action class, or a command's own) refused when given twice."""
+    if issubclass(kind, _GivenOnce):
+        return kind
+    if kind not in _ONCE_CLASSES:
+        _ONCE_CLASSES[kind] = type(kind.__name__, (_GivenOnce, kind), {})
+    return _ONCE_CLASSES[kind]
 
 
 def _one_line_errors(parser: argparse.ArgumentParser) -> None:

@@ -16,7 +16,7 @@ import dataclasses
 import functools
 import typing
 
-from ..core.checks import check_elements, check_gpus
+from ..core.checks import check_elements, check_gpus, echo
 from ..core.naming import plural
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
@@ -43,7 +43,7 @@ def algorithm(name: str) -> AlgorithmSpec:
         return ALGORITHMS[name]
     except (KeyError, TypeError):
         known = ", ".join(ALGORITHMS)
-        raise RingsimError(f"unknown algorithm {name!r}; choose one of: {known}") from None
+        raise RingsimError(f"unknown algorithm {echo(name)}; choose one of: {known}") from None
 
 
 def nccl_algorithm(nccl_name: str) -> str:

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import (ALGORITHMS, MAX_PLAN_TRANSFERS, closed_form as algorithm_form, make_plan,
                named_with_options, plan_closed_form, plan_options)
-from ..core.checks import check_elements, check_gpus, check_timed_elements
+from ..core.checks import check_elements, check_gpus, check_timed_elements, echo
 from ..core.errors import RingsimError
 from ..core.textout import printable
 from ..core.formula import ClosedForm, Formula
@@ -255,7 +255,7 @@ class _RingHalf(Collective):
 
     def _check(self, algorithm: str, options: dict) -> None:
         if algorithm not in self.algorithms:
-            raise RingsimError(f"{self.name} is built for the ring only, not {algorithm!r} "
+            raise RingsimError(f"{self.name} is built for the ring only, not {echo(algorithm)} "
                                f"(use --algorithm ring)")
         given = [name for name, value in options.items() if value is not None]
         if given:

@@ -29,6 +29,8 @@ PROG = "ringsim"
 MAX_WORDS = 1_000
 # Errors a write to an output stream raises (no file name: opening a file gives one).
 _WRITE_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF}
+# Errors that say the file name given is at fault (bad input, exit 2), not the disk or device.
+_NAME_ERRORS = {errno.ENAMETOOLONG, errno.ELOOP}
 
 
 def _command_modules():
@@ -97,7 +99,7 @@ def _given_once(kind: type) -> type:
 def _one_line_errors(parser: argparse.ArgumentParser) -> None:
     """Bad options: one line on stderr and exit status 2 (`--help` still shows the usage)."""
     def error(message: str):
-        parser.exit(2, f"{parser.prog}: error: {printable(message)}\n")
+        parser.exit(2, f"{parser.prog}: error: {_readable(message)}\n")
     parser.error = error
     quiet = parser._print_message
 
@@ -149,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         _say(f"{error.strerror or error}" + (f": {error.filename}" if error.filename else ""),
              prog[0])
-        return 1
+        return 2 if error.errno in _NAME_ERRORS else 1
 
 
 # A negative quantity with a unit ('-1us', '-5GB/s'): argparse takes a word that starts with
@@ -210,9 +212,23 @@ def _say(message: str, prog: str = PROG) -> None:
     if sys.stderr is not None:
         try:
             # One line, and nothing a terminal would act on: messages may quote a file's text.
-            print(f"{prog}: error: {printable(message)}", file=sys.stderr, flush=True)
+            print(f"{prog}: error: {_readable(message)}", file=sys.stderr, flush=True)
         except (OSError, ValueError):
             pass
+
+
+# A word longer than this in an error line (a value typed at length, or a path as long as the
+# system allows, echoed by argparse or the OS) is cut to its two ends: the line stays readable.
+_LONGEST_WORD = 160
+
+
+def _readable(message: str) -> str:
+    """An error message as one terminal-safe line, each overlong word cut to its two ends."""
+    words = printable(message).split(" ")
+    if max(map(len, words)) <= _LONGEST_WORD:
+        return " ".join(words)
+    from ..lessons.text import clip  # here only: the course's loader stays out of a light start
+    return " ".join(clip(word, 80) if len(word) > _LONGEST_WORD else word for word in words)
 
 
 def _stdout_failure() -> OSError | None:

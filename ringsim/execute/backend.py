@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.checks import echo
 from ..core.errors import RingsimError, first_line
 from ..core.layout import Layout
 from ..core.plan import Plan
@@ -57,7 +58,7 @@ def array_module(name: str = "auto") -> ModuleType:
             return _cupy()
         except RingsimError:
             return np
-    raise RingsimError(f"unknown backend {name!r}; choose one of: {', '.join(BACKENDS)}")
+    raise RingsimError(f"unknown backend {echo(name)}; choose one of: {', '.join(BACKENDS)}")
 
 
 def module_of(array) -> ModuleType:
@@ -90,5 +91,5 @@ def make_executor(plan: Plan, layout: Layout, xp: Any = None, dtype: Any = None,
     if backend == "mpi":
         from ..mpi.collective import mpi_executor
         return mpi_executor(plan, layout, dtype, **options)
-    raise RingsimError(f"unknown executor backend {backend!r}; choose one of: "
+    raise RingsimError(f"unknown executor backend {echo(backend)}; choose one of: "
                        f"{', '.join(EXECUTOR_BACKENDS)}")

@@ -180,8 +180,10 @@ def check_output(path: object, what: str) -> str:
         raise RingsimError(f"{what}: the folder {_shown(folder)} does not exist")
     try:
         info = os.stat(text)  # through links: what the name ends at
-    except OSError:
+    except FileNotFoundError:
         return text  # a new file; the write says why if it cannot be made
+    except OSError as error:  # links that loop: the rename would replace the link itself
+        raise _unwritten(what, text, error) from None
     if not stat.S_ISREG(info.st_mode):
         _stream(text, info, what)
     return text

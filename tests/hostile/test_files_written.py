@@ -106,3 +106,13 @@ def test_the_api_refuses_an_empty_name():
         write_text("", "the file", "text")
     with pytest.raises(RingsimError, match="NUL"):
         write_text("a\0b", "the file", "text")
+
+
+def test_a_link_that_loops_is_refused_and_left_as_it_was(tmp_path):
+    # The shell's `> loop.json` fails here; replacing the link by a file would lose it.
+    (tmp_path / "loop.json").symlink_to("back.json")
+    (tmp_path / "back.json").symlink_to("loop.json")
+    ran = cli("timeline", "--gpus", "4", "--trace", "loop.json", cwd=tmp_path)
+    refused(ran, "cannot write --trace loop.json", "symbolic links")
+    assert os.readlink(tmp_path / "loop.json") == "back.json"
+    no_leftovers(tmp_path, "loop.json", "back.json")

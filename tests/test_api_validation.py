@@ -86,3 +86,21 @@ def test_layout_distinct_sizes_are_the_listed_ones_without_listing_them():
     assert Layout(10**30, 5).distinct_sizes() == [0, 1]
     with pytest.raises(RingsimError, match="too many to list"):
         Layout(10**30, 5).sizes()
+
+
+@pytest.mark.parametrize("xp", [None, "numpyy", 5, True, np.ones(3), np])
+def test_xp_must_be_an_array_module(xp):
+    # not an AttributeError from deep inside ('int' object has no attribute 'asarray')
+    for call in (lambda: Simulation.create("ring", 2, 2, xp=xp), lambda: demo_gradients(2, 2, xp)):
+        if xp is np:
+            call()
+            continue
+        with pytest.raises(RingsimError, match="xp must be an array module"):
+            call()
+
+
+def test_xp_may_be_named_as_backend_is():
+    sim = Simulation.create("ring", 2, 2, xp="numpy")
+    sim.run()
+    assert sim.xp is np and sim.correct()
+    assert type(demo_gradients(2, 2, "numpy")) is np.ndarray

@@ -61,6 +61,17 @@ def array_module(name: str = "auto") -> ModuleType:
     raise RingsimError(f"unknown backend {echo(name)}; choose one of: {', '.join(BACKENDS)}")
 
 
+def given_module(xp: Any) -> ModuleType:
+    """The array module an API call was given as xp: numpy or cupy itself, or a backend name
+    ('numpy', 'cupy', 'auto') as array_module reads it."""
+    if isinstance(xp, str) and xp in BACKENDS:
+        return array_module(xp)
+    if xp is np or (isinstance(xp, ModuleType) and xp.__name__ == "cupy"):
+        return xp
+    raise RingsimError(f"xp must be an array module (numpy or cupy) or a backend name "
+                       f"({', '.join(BACKENDS)}), got {echo(xp)}")
+
+
 def module_of(array) -> ModuleType:
     """The array module an array belongs to (CuPy arrays → cupy, anything else → numpy)."""
     if type(array).__module__.split(".")[0] == "cupy":

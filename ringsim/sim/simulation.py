@@ -16,7 +16,7 @@ from ..core.naming import plural
 from ..execute.ledger import Ledger, measure
 from ..execute.memory import check_memory, simulation_bytes
 from .narrate import sentences
-from ..execute.backend import make_executor
+from ..execute.backend import given_module, make_executor
 from ..core.plan import Plan, Step
 
 SYMBOLIC_MAX_GPUS = 128  # labels grow with G; past this only numbers and the ledger are kept
@@ -28,7 +28,7 @@ HELD_CACHE_ENTRIES = 1 << 22
 
 def demo_gradients(gpus: int, elements: int, xp: Any = np, seed: int = 0):
     """Small integer gradients (0..9) so that sums stay readable."""
-    gpus, elements = check_gpus(gpus), check_elements(elements)
+    gpus, elements, xp = check_gpus(gpus), check_elements(elements), given_module(xp)
     seed = check_count(seed, "the seed", minimum=0, maximum=2**63 - 1)
     check_memory(gpus * elements * np.dtype(np.int64).itemsize, f"demo gradients of {gpus:,} GPUs "
                  f"with {elements:,} elements each", instead="pass fewer GPUs or elements", xp=xp)
@@ -49,7 +49,7 @@ class Simulation:
         self.plan = plan
         self.collective = collective
         self.layout = Layout(plan.segments, check_elements(elements))
-        self.xp = xp
+        self.xp = xp = given_module(xp)
         if gradients is not None:
             gradients = as_numeric_array(gradients, "gradients")
             if tuple(gradients.shape) != (plan.gpus, self.layout.elements):

@@ -29,7 +29,7 @@ def check_ranks(ranks: int, oversubscribe: bool, cores: int | None = None) -> No
     """Refuse more ranks than RANKS_PER_CORE per core (unless oversubscribe) before any starts."""
     cores = cores or os.cpu_count() or 1
     if not oversubscribe and ranks > RANKS_PER_CORE * cores:
-        raise RingsimError(f"-n {ranks:,} is more than {RANKS_PER_CORE} ranks per core on this "
+        raise RingsimError(f"--ranks {ranks:,} is more than {RANKS_PER_CORE} ranks per core on this "
                            f"machine ({cores} cores, at most {RANKS_PER_CORE * cores}); add "
                            f"--oversubscribe to run them anyway, slowly")
 

@@ -118,6 +118,8 @@ def test_one_rank_and_no_elements_pass_through_the_api_unchanged(mpiexec):
 
 @pytest.mark.parametrize("args, message", [
     (["-n", "1"], "an MPI all-reduce needs at least 2 ranks, got 1"),
+    # named by ringsim's own flag, whichever of --ranks, -n or -g gave it
+    (["--ranks", "4096"], "--ranks 4,096 is more than 4 ranks per core on this machine"),
     (["-N", "0"], "there are 0 elements per rank: nothing to send"),
     (["--kill-rank", "4"], "--kill-rank must be from 0 to 3, got 4"),
     (["--kill-rank", "1", "--at-step", "7"], "--at-step must be from 1 to 6 (the plan's steps), got 7"),

@@ -6,14 +6,13 @@ import argparse
 import functools
 import json
 import math
-import os
 import sys
 from pathlib import Path
 
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
 from ..core.terminal import is_terminal
-from ..core.files import check_output, write_text
+from ..core.files import check_output, same_file, write_text
 from ..core.textout import escaped, json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..core.width import fill_width, output_width, say, table, wrap
@@ -120,20 +119,10 @@ def svg_target(text: str, reads: dict[str, str | None]) -> Path:
         raise RingsimError(f"--svg writes SVG text: the file name must end in .svg, not "
                            f"{printable(path.name)!r}")
     for what, given in reads.items():
-        if given not in (None, "-") and _same_file(path, Path(given)):
+        if given not in (None, "-") and same_file(path, given):
             raise RingsimError(f"--svg {printable(str(path))} is {what}, which diagnose reads: "
                                "give another file name for the plot")
     return path
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether two names reach one file (links and hard links too, where both exist)."""
-    try:
-        if a.exists() and b.exists():
-            return os.path.samefile(a, b)
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
 
 
 def run(args: argparse.Namespace) -> int:

@@ -163,6 +163,18 @@ def read_lines(path: object, what: str, limit: int, max_line: int, *, stdin: boo
     return lines, cut
 
 
+def same_file(a: object, b: object) -> bool:
+    """Whether two names reach one file (links and hard links too, where both exist): an
+    output must never be written over a file the same run reads."""
+    a, b = Path(a), Path(b)
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
 def check_output(path: object, what: str) -> str:
     """Refuse, before any work, a file name that cannot be written: empty, too long, a folder,
     in a folder that does not exist, a FIFO no program reads, a block device or a socket.

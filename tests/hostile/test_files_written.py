@@ -116,3 +116,17 @@ def test_a_link_that_loops_is_refused_and_left_as_it_was(tmp_path):
     refused(ran, "cannot write --trace loop.json", "symbolic links")
     assert os.readlink(tmp_path / "loop.json") == "back.json"
     no_leftovers(tmp_path, "loop.json", "back.json")
+
+
+def test_a_figure_never_writes_over_the_log_it_draws(tmp_path):
+    # The log is read, then the picture would replace it: the user's only copy gone.
+    log = ROOT / "tests" / "data" / "nccl_logs" / "deepspeed4715_2node_channel_hops_excerpt.log"
+    text = log.read_bytes()
+    (tmp_path / "run.svg").write_bytes(text)
+    (tmp_path / "run.log").write_bytes(text)
+    (tmp_path / "alias.png").symlink_to("run.log")
+    for output, given in (("run.svg", "run.svg"), ("alias.png", "run.log")):
+        ran = cli("figure", output, "--nccl-log", given, cwd=tmp_path)
+        refused(ran, f"the figure {output} is --nccl-log's file, which figure reads")
+    assert (tmp_path / "run.svg").read_bytes() == text == (tmp_path / "run.log").read_bytes()
+    assert (tmp_path / "alias.png").is_symlink()

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
 from ..core.terminal import is_terminal
-from ..core.files import check_output, same_file, write_text
+from ..core.files import check_not_read, check_output, write_text
 from ..core.textout import escaped, json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..core.width import fill_width, output_width, say, table, wrap
@@ -118,10 +118,7 @@ def svg_target(text: str, reads: dict[str, str | None]) -> Path:
     if path.suffix.lower() != ".svg":
         raise RingsimError(f"--svg writes SVG text: the file name must end in .svg, not "
                            f"{printable(path.name)!r}")
-    for what, given in reads.items():
-        if given not in (None, "-") and same_file(path, given):
-            raise RingsimError(f"--svg {printable(str(path))} is {what}, which diagnose reads: "
-                               "give another file name for the plot")
+    check_not_read(path, "--svg", "diagnose", reads)
     return path
 
 

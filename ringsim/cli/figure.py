@@ -7,7 +7,7 @@ import argparse
 
 from ..algorithms.collectives import collective
 from ..core.errors import RingsimError
-from ..core.files import same_file
+from ..core.files import check_not_read
 from ..core.textout import escaped
 from ..core.width import say
 from ..figures.budget import MAX_BYTES as FIGURE_BYTES, MAX_SECONDS as FIGURE_SECONDS
@@ -83,9 +83,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         raise RingsimError("say which file to write, e.g. ringsim figure ring.svg (or --all DIR)")
     suffix_of(args.output)
-    if args.nccl_log not in (None, "-") and same_file(args.output, args.nccl_log):
-        raise RingsimError(f"the figure {escaped(args.output)} is --nccl-log's file, which figure "
-                           "reads: give another file name for the picture")
+    check_not_read(args.output, "the figure", "figure", {"the --nccl-log file": args.nccl_log})
     size = parse_size(args.dimensions) if args.dimensions is not None else None
     log = apply_nccl_log(args, SYMBOLIC_MAX_GPUS)  # sets the algorithm: ring, or the log's
     if args.gpus is None:

@@ -9,9 +9,10 @@ import math
 from ..core.checks import count_arg
 from ..core.naming import plural
 from ..core.errors import RingsimError
-from ..core.files import atomic_output, check_output
+from ..core.files import atomic_output, check_not_read, check_output
 from ..core.textout import escaped
 from ..core.width import say
+from ..cost.topology import topology_file
 from ._cost_args import MODEL_HELP, add_cost_arguments, gpus_from_args, model_from_args
 from ..algorithms import given_text, with_options
 from ..algorithms.timing import nccl_layout
@@ -113,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
     from ..algorithms import check_options
     from ..algorithms.timing import check_timed, machine_options
     trace_path = None if args.trace is None else check_output(args.trace, "--trace")
+    if trace_path is not None and topology_file(args.topology):
+        check_not_read(trace_path, "--trace", "overlap", {"the --topology file": args.topology})
     cost = model_from_args(args)
     gpus = gpus_from_args(args, cost.topology, 8)
     check_timed(args.algorithm, cost, gpus)

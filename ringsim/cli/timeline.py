@@ -9,10 +9,11 @@ import re
 from ..core.naming import plural
 from ..algorithms import ALGORITHMS, DEFAULT_ALGORITHM
 from ..core.errors import RingsimError
-from ..core.files import atomic_output, check_output
+from ..core.files import atomic_output, check_not_read, check_output
 from ..core.textout import escaped
 from ..core.units import format_bytes, format_seconds
 from ..core.width import output_width, say
+from ..cost.topology import topology_file
 from ._cost_args import (MODEL_HELP, add_cost_arguments, elements_from_args, gpus_from_args, node_option,
                          model_from_args)
 from ._collective import add_collective_argument
@@ -83,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
     from ..timeline import budget, simulate, trace
     from ..timeline.report import (alternatives, fault_costs, lesson_lines, path_lines, strip)
     trace_path = None if args.trace is None else check_output(args.trace, "--trace")
+    if trace_path is not None and topology_file(args.topology):
+        check_not_read(trace_path, "--trace", "timeline", {"the --topology file": args.topology})
     model = model_from_args(args)
     gpus = gpus_from_args(args, model.topology, 8)
     elements = elements_from_args(args, model.itemsize, 1 << 24)

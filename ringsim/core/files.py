@@ -175,6 +175,16 @@ def same_file(a: object, b: object) -> bool:
         return False
 
 
+def check_not_read(output: object, what: str, command: str, reads: dict[str, object]) -> None:
+    """Refuse an output that reaches a file the same run reads (`reads`: what each is, e.g.
+    'the --topology file', to the name given; None, '-' and presets are skipped): the
+    write would replace the file read, the user's copy lost."""
+    for about, given in reads.items():
+        if isinstance(given, (str, os.PathLike)) and given != "-" and same_file(output, given):
+            raise RingsimError(f"{what} {_shown(output)} is {about}, which {command} reads: "
+                               "give another file name")
+
+
 def check_output(path: object, what: str) -> str:
     """Refuse, before any work, a file name that cannot be written: empty, too long, a folder,
     in a folder that does not exist, a FIFO no program reads, a block device or a socket.

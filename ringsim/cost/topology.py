@@ -62,6 +62,12 @@ def presets() -> list[str]:
     return sorted(names, key=lambda n: n != "flat")
 
 
+def topology_file(name_or_path: object) -> bool:
+    """Whether --topology names a file (ends in .toml or holds a slash), not a preset."""
+    return isinstance(name_or_path, str) and name_or_path not in presets() and (
+        name_or_path.endswith(".toml") or "/" in name_or_path)
+
+
 def load(name_or_path: str = "flat") -> Topology:
     """A preset by name, or a TOML file by path (a name ending in .toml or holding a slash)."""
     if not isinstance(name_or_path, str):
@@ -69,7 +75,7 @@ def load(name_or_path: str = "flat") -> Topology:
     if name_or_path in presets():
         text = resources.files("ringsim.cost.topologies").joinpath(f"{name_or_path}.toml").read_text(encoding="utf-8")
         return parse(text, name_or_path)
-    if name_or_path.endswith(".toml") or "/" in name_or_path:
+    if topology_file(name_or_path):
         text = read_text(name_or_path, "topology file", MAX_FILE_BYTES)
         return parse(text, Path(name_or_path).stem)
     raise RingsimError(f"unknown topology {printable(name_or_path)[:60]!r}; choose one of: "

@@ -127,6 +127,18 @@ def test_a_figure_never_writes_over_the_log_it_draws(tmp_path):
     (tmp_path / "alias.png").symlink_to("run.log")
     for output, given in (("run.svg", "run.svg"), ("alias.png", "run.log")):
         ran = cli("figure", output, "--nccl-log", given, cwd=tmp_path)
-        refused(ran, f"the figure {output} is --nccl-log's file, which figure reads")
+        refused(ran, f"the figure {output} is the --nccl-log file, which figure reads")
     assert (tmp_path / "run.svg").read_bytes() == text == (tmp_path / "run.log").read_bytes()
     assert (tmp_path / "alias.png").is_symlink()
+
+
+@pytest.mark.parametrize("command", ["timeline", "overlap"])
+def test_a_trace_never_replaces_the_topology_file_it_read(tmp_path, command):
+    topology = ROOT / "tests" / "data" / "topologies" / "a100-4hdr.toml"
+    text = topology.read_bytes()
+    (tmp_path / "t.toml").write_bytes(text)
+    (tmp_path / "link.json").symlink_to("t.toml")
+    for trace in ("t.toml", "link.json"):
+        ran = cli(command, "--gpus", "16", "--topology", "t.toml", "--trace", trace, cwd=tmp_path)
+        refused(ran, f"--trace {trace} is the --topology file, which {command} reads")
+    assert (tmp_path / "t.toml").read_bytes() == text

@@ -17,6 +17,7 @@ from ..core.textout import escaped, json_ensure_ascii, printable
 from ..core.units import format_bandwidth, format_bytes, format_seconds
 from ..core.width import fill_width, output_width, say, table, wrap
 from ..cost.nccl import MAX_CHANNELS
+from ..cost.topology import topology_file
 from ._cost_args import (CHANNEL_BOUNDS, add_channel_arguments, add_ctas_arguments,
                          add_thread_arguments, channel_arguments, ctas_arguments, load_topology,
                          nccl_release, thread_arguments)
@@ -137,8 +138,9 @@ def run(args: argparse.Namespace) -> int:
         raise RingsimError("FILE and --nccl-log are both '-': standard input holds one of "
                            "them; save the other to a file")
     tolerance = tolerance_from(args.tolerance)
-    svg = None if args.svg is None else svg_target(args.svg, {"FILE": args.file,
-                                                              "the --nccl-log file": args.nccl_log})
+    reads = {"FILE": args.file, "the --nccl-log file": args.nccl_log,
+             "the --topology file": args.topology if topology_file(args.topology) else None}
+    svg = None if args.svg is None else svg_target(args.svg, reads)
     text = read_text(args.file, "nccl-tests output")
     output = parse(text)
     gpu = output.gpu_names[0] if output.gpu_names else None

@@ -12,10 +12,11 @@ from ..cost.model import algbw
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
 from ..core.terminal import is_terminal
-from ..core.files import check_output, write_text
+from ..core.files import check_not_read, check_output, write_text
 from ..core.textout import escaped, printable
 from ..core.width import output_width, say, table, wrap
 from ..cost.nccl import EMPTY_CALL
+from ..cost.topology import topology_file
 from ..studies.predict import rounded_sizes_note
 from ..studies.sweep import Sweep, parse_sizes, sweep
 from ..core.units import format_bandwidth, format_bytes, format_seconds
@@ -68,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
     gpus = gpus_from_args(args, model.topology, 64)
     sizes = parse_sizes(args.sizes)
     svg_path = None if args.svg is None else _svg_name(args.svg)
+    if svg_path is not None and topology_file(args.topology):
+        check_not_read(svg_path, "--svg", "sweep", {"the --topology file": args.topology})
     result = sweep(gpus, sizes, model, nccl=args.nccl)
     if svg_path is not None:
         if not _plottable(result, args.plot):

@@ -142,3 +142,15 @@ def test_a_trace_never_replaces_the_topology_file_it_read(tmp_path, command):
         ran = cli(command, "--gpus", "16", "--topology", "t.toml", "--trace", trace, cwd=tmp_path)
         refused(ran, f"--trace {trace} is the --topology file, which {command} reads")
     assert (tmp_path / "t.toml").read_bytes() == text
+
+
+@pytest.mark.parametrize("args", [("sweep", "--gpus", "16", "--no-plot"), ("diagnose", str(NCCL_OUTPUT))])
+def test_an_svg_never_replaces_the_topology_file_it_read(tmp_path, args):
+    # a name ending in .svg can still reach the TOML file through a link
+    topology = ROOT / "tests" / "data" / "topologies" / "a100-4hdr.toml"
+    text = topology.read_bytes()
+    (tmp_path / "t.toml").write_bytes(text)
+    (tmp_path / "link.svg").symlink_to("t.toml")
+    ran = cli(*args, "--topology", "t.toml", "--svg", "link.svg", cwd=tmp_path)
+    refused(ran, f"--svg link.svg is the --topology file, which {args[0]} reads")
+    assert (tmp_path / "t.toml").read_bytes() == text

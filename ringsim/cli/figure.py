@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..core.checks import count_arg
 from ..algorithms.collectives import collective
 from ..core.errors import RingsimError
 from ..core.files import check_not_read
@@ -38,7 +39,7 @@ def register(sub) -> None:
         "'.[figures]' from a clone of ringsim.")
     parser.add_argument("output", nargs="?", metavar="FILE",
                         help="the file to write: .svg, .png, .pdf, .gif or .html")
-    parser.add_argument("--step", type=int, default=None, metavar="K",
+    parser.add_argument("--step", type=count_arg("--step", minimum=None), default=None, metavar="K",
                         help="the picture after K steps, 0 (the start) to the plan's length "
                              "(default: step 1 for .svg/.png; every step for .pdf/.gif/.html)")
     parser.add_argument("--theme", default="light", choices=("light", "dark"),

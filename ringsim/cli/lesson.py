@@ -6,6 +6,7 @@ import argparse
 import shlex
 import sys
 
+from ..core.checks import count_arg
 from ..core.naming import plural
 from ..core.textout import printable
 from ..execute.backend import array_module
@@ -23,7 +24,7 @@ def register(sub) -> None:
     """Add the `lesson` subcommand to `sub`."""
     parser = sub.add_parser("lesson", help=HELP, description=HELP + ". Every number a lesson "
                             "states is computed by the engine.")
-    parser.add_argument("number", nargs="?", type=int, metavar="N",
+    parser.add_argument("number", nargs="?", type=count_arg("the lesson number", minimum=None), metavar="N",
                         help="the lesson to run (omit to list them)")
     parser.add_argument("-g", "--gpus", type=gpus_up_to(SYMBOLIC_MAX_GPUS, fewest=2), default=None, metavar="G",
                         help="run the lesson on G GPUs instead of its own scenario "

@@ -8,6 +8,7 @@ import shlex
 import socket
 import sys
 
+from ..core.checks import count_arg
 from ..core.errors import RingsimError
 from ..tui.limits import MAX_GPUS as TUI_MAX_GPUS
 from ._view_args import add_view_arguments, check_scenario, elements_follow_gpus
@@ -24,7 +25,7 @@ def register(sub) -> None:
     parser = sub.add_parser("serve", help=HELP, description=HELP + "; open the printed address. "
                             f"Each browser tab runs its own `ringsim tui` (at most {MAX_SESSIONS} "
                             "at once); only pages of this server may connect.")
-    parser.add_argument("--port", type=int, default=8000, help="TCP port (default: 8000)")
+    parser.add_argument("--port", type=count_arg("--port", minimum=None), default=8000, help="TCP port (default: 8000)")
     add_scenario_arguments(parser, most_gpus=TUI_MAX_GPUS)
     elements_follow_gpus(parser)
     add_view_arguments(parser)

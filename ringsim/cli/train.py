@@ -49,7 +49,7 @@ def register(sub) -> None:
                         metavar="SEED", help="seed of the synthetic data (default: 0)")
     parser.add_argument("--no-sync", action="store_true",
                         help="skip the all-reduce: each GPU steps on its own shard and the replicas drift")
-    parser.add_argument("--zero", type=int, choices=[1, 2, 3], default=None, metavar="STAGE",
+    parser.add_argument("--zero", type=count_arg("--zero", minimum=None), choices=[1, 2, 3], default=None, metavar="STAGE",
                         help="ZeRO stage 1, 2 or 3 with Adam: reduce-scatter the gradients, each GPU "
                              "updates its shard, all-gather the parameters; compared with plain "
                              "data parallelism (ring only)")

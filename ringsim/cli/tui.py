@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 
+from ..core.checks import count_arg
 from ..core.errors import RingsimError
 from ..core.terminal import dumb_terminal, is_terminal
 from ..tui.limits import MAX_GPUS as TUI_MAX_GPUS
@@ -24,7 +25,7 @@ def register(sub) -> None:
     add_scenario_arguments(parser, most_gpus=TUI_MAX_GPUS)
     elements_follow_gpus(parser)
     add_view_arguments(parser)
-    parser.add_argument("--lesson", type=int, metavar="K",
+    parser.add_argument("--lesson", type=count_arg("--lesson", minimum=None), metavar="K",
                         help="open the lesson panel at lesson K (key l opens it at any time)")
     add_nccl_log_arguments(parser)
     add_topology_argument(parser)

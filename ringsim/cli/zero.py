@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..core.checks import count_arg
 from ..core.naming import plural
 from ..core.errors import RingsimError
 from ..core.width import say, table
@@ -41,7 +42,7 @@ def _params(text: str) -> int:
 
 def register(sub) -> None:
     parser = sub.add_parser("zero", help=HELP, description=DESCRIPTION)
-    parser.add_argument("--stage", type=int, choices=[0, 1, 2, 3], default=None,
+    parser.add_argument("--stage", type=count_arg("--stage", minimum=None), choices=[0, 1, 2, 3], default=None,
                         help="one ZeRO stage (default: all four)")
     parser.add_argument("--params", type=_params, required=True, metavar="P",
                         help="model parameters Ψ: 7B, 7.5B, 125M, 1.3e9")

@@ -72,9 +72,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=_timeout, default=10.0, metavar="SECONDS",
                         help=f"how long a rank waits on a silent peer before declaring it dead, "
                              f"{TIMEOUT_RANGE[0]:g} to {TIMEOUT_RANGE[1]:,.0f} (default: 10)")
-    parser.add_argument("--kill-rank", type=int, default=None, metavar="R",
+    parser.add_argument("--kill-rank", type=count_arg("--kill-rank", minimum=None), default=None, metavar="R",
                         help="rank R (0-based, as MPI counts) dies on purpose at --at-step")
-    parser.add_argument("--at-step", type=int, default=None, metavar="S",
+    parser.add_argument("--at-step", type=count_arg("--at-step", minimum=None), default=None, metavar="S",
                         help="the 1-based step at which --kill-rank dies (default: 1)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--bench", action="store_true",

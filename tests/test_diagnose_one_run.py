@@ -134,7 +134,7 @@ def test_wrong_results_point_at_the_paths_the_run_used(tmp_path, capsys):
         fields = lines[-1].split()
         fields[8] = "1234"  # the out-of-place #wrong at 1 GiB
         lines[-1] = "  ".join(fields)
-        code, out, err = run(capsys, paste(tmp_path, *lines), "--no-plot")
+        code, out, err = run(capsys, paste(tmp_path, *lines))
         assert code == 0, err
         return " ".join(out.split("What to check next:", 1)[1].split())
 
@@ -153,16 +153,16 @@ def test_a_run_that_stops_before_its_largest_size_is_said_to_have_stopped(tmp_pa
     sizes = {1 << k: 20.0 + (1 << k) / 250e3 for k in range(3, 31)}
     path = all_reduce_perf(tmp_path / "run.txt", sizes, "NVIDIA H100 80GB HBM3", ["a"] * 8)
     lines = path.read_text().replace("maxBytes 1073741824", "maxBytes 8589934592").splitlines()
-    code, out, err = run(capsys, paste(tmp_path, *lines), "--no-plot")
+    code, out, err = run(capsys, paste(tmp_path, *lines))
     assert code == 0, err
     said = " ".join(out.split())
     assert ("the rows stop at 1GiB, though the header asks for sizes up to 8GiB (maxBytes), and "
             "no '# Avg bus bandwidth' line follows them: the run stopped there") in said
     # The whole run, its footer printed, or a run whose last size is its maxBytes: no such note.
     whole = lines + ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 100.0 "]
-    code, out, err = run(capsys, paste(tmp_path, *whole), "--no-plot")
+    code, out, err = run(capsys, paste(tmp_path, *whole))
     assert code == 0 and "the rows stop at" not in out
-    code, out, err = run(capsys, str(path), "--no-plot")
+    code, out, err = run(capsys, str(path))
     assert code == 0 and "the rows stop at" not in out
 
 

@@ -22,21 +22,29 @@ def short_phase(banner: str) -> str:
     return re.sub(r" · iteration (\d+ of \d+)", r" · \1", banner.split(":")[0])
 
 
+def shortest_phase(banner: str) -> str:
+    """The short phase with its level in fewer words: 'Reduce-scatter in node · 1 of 3'."""
+    head, sep, tail = short_phase(banner).partition(" · ")
+    return head.replace(" inside each node", " in node").replace(" across nodes", " across") + sep + tail
+
+
 def phase_line(banner: str, clock: Reading | str | None, width: int | None) -> tuple[str, str, str]:
-    """The phase and the clock's wording for a line of `width` columns: the longest wording
-    that sets NCCL's time beside the clock, with the full phase or else the short one; where
-    none fits, the full phase with the longest plain wording that fits, else the short phase
-    with the longest that fits (else the shortest of all, which the banner cuts with an ellipsis)."""
+    """The phase and the clock's wording for a line of `width` columns: the full phase with
+    the longest wording that sets NCCL's time beside the clock and keeps the step's, else the
+    short (or shortest) phase with the longest that sets NCCL's time beside it; where none
+    fits, the full phase with the longest plain wording that fits, else the short phase with
+    the longest that fits (else the shortest of all, which the banner cuts with an ellipsis)."""
     if not isinstance(clock, Reading):
         return banner, GAP, clock or ""
     wordings = clock.plain_wordings()
     if width is None:
         return banner, GAP, clock.wordings()[0]
-    short = short_phase(banner)
-    head, sep, tail = short.partition(" · ")
-    shortest = head.replace(" inside each node", " in node").replace(" across nodes", " across") + sep + tail
-    # Setting NCCL's time beside the textbook clock is worth the phase's longer words.
-    tries = ([t for w in clock.nccl_wordings() for t in ((banner, GAP, w), (short, SHORT_GAP, w))]
+    short, shortest = short_phase(banner), shortest_phase(banner)
+    # Setting NCCL's time beside the textbook clock is worth the phase's longer words, once
+    # the wordings that keep the step's own time do not fit beside them.
+    nccl = clock.nccl_wordings()
+    tries = ([(banner, GAP, w) for w in nccl[:3]] + [(short, SHORT_GAP, w) for w in nccl]
+             + [(shortest, SHORT_GAP, w) for w in nccl[-2:]]
              + [(banner, GAP, w) for w in wordings[:-2] or wordings[:1]]
              + [(short, SHORT_GAP, w) for w in wordings]
              + [(shortest, SHORT_GAP, w) for w in wordings[-2:]])

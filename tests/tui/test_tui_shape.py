@@ -117,7 +117,7 @@ async def test_clock_in_the_banner_and_t_changes_the_topology(plain):
     app = RingsimApp()
     async with app.run_test(size=SIZE) as pilot:
         banner = plain(app.screen.query_one(PhaseBanner))
-        assert "step 0 s · so far 0 s · end 30.00 µs · flat" in banner
+        assert "α-β-γ step 0 s · 0 s of 30.00 µs · flat · NCCL Ring/LL" in banner
         await pilot.press("n", "n")
         await pilot.pause()
         banner = plain(app.screen.query_one(PhaseBanner))

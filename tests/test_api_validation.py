@@ -104,3 +104,13 @@ def test_xp_may_be_named_as_backend_is():
     sim.run()
     assert sim.xp is np and sim.correct()
     assert type(demo_gradients(2, 2, "numpy")) is np.ndarray
+
+
+def test_integer_sums_wrap_round_as_the_readme_says():
+    # the README's Python API section: the sum keeps the element type, as NCCL's does
+    import numpy as np
+    import ringsim
+    wide = ringsim.allreduce([np.full(4, 2**31 - 1, np.int32)] * 2, "ring").outputs[0]
+    assert wide.dtype == np.int32 and (wide == -2).all()
+    small = ringsim.allreduce([np.full(4, 200, np.uint8)] * 2, "ring").outputs[0]
+    assert small.dtype == np.uint8 and (small == 144).all()

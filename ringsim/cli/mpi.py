@@ -106,9 +106,28 @@ def run(args: argparse.Namespace) -> int:
     try:
         with Job(command, env, GRACE_SECONDS) as job:
             job.relay(_keep, sys.stdout, sys.stderr)
-            return _status(job.wait())
+            status = _status(job.wait())
     except Stopped as stop:  # the job is ended; the shell's convention for a signal's status
         return 128 + stop.signum
+    if args.kill_rank is not None and (idle := _idle_note(args)):
+        print(idle, file=sys.stderr)
+    return status
+
+
+def _idle_note(args: argparse.Namespace) -> str:
+    """Why the peers of a rank stopped on purpose name a later step: it had no part in the
+    step it stopped before ('' where it had one)."""
+    from ..algorithms import given_options, make_plan
+    steps = make_plan(args.algorithm, args.ranks, **dict(given_options(args))).steps
+    rank = args.kill_rank
+    takes_part = [i for i, step in enumerate(steps, 1)
+                  if rank in step.src or rank in step.dst]
+    later = [i for i in takes_part if i >= args.at_step]
+    if args.at_step in takes_part or not later:
+        return ""
+    return (f"note: rank {rank} (GPU{rank + 1}) stopped before step {args.at_step} "
+            f"(--kill-rank {rank} --at-step {args.at_step}), a step it has no part in; its "
+            f"peers first need it at step {later[0]}")
 
 
 def _keep(line: str) -> bool:

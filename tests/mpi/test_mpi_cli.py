@@ -97,6 +97,24 @@ def test_a_killed_rank_stops_every_other_rank_with_one_line(mpiexec, algorithm, 
 
 
 @mpi
+def test_a_rank_stopped_before_a_step_it_has_no_part_in_is_explained(mpiexec):
+    # The binary tree on 4 GPUs: the leaves send first, so its root, rank 0, has no part in
+    # step 1; which step first needs it is read from the plan's own steps.
+    from ringsim.algorithms import make_plan
+    steps = make_plan("tree", 4).steps
+    assert 0 not in steps[0].src and 0 not in steps[0].dst
+    first = next(i for i, s in enumerate(steps, 1) if 0 in s.src or 0 in s.dst)
+    run = ringsim("mpi", "-n", "4", "-a", "tree", "--kill-rank", "0", "--at-step", "1",
+                  "--timeout", "2", timeout=90)
+    assert run.returncode == 1
+    assert run.stderr.strip().splitlines() == [
+        f"ringsim mpi: error: rank 0 (GPU1) stopped answering at step {first}: no reply for 2 s, "
+        "so every other rank stopped",
+        f"note: rank 0 (GPU1) stopped before step 1 (--kill-rank 0 --at-step 1), a step it has no "
+        f"part in; its peers first need it at step {first}"]
+
+
+@mpi
 def test_ranks_that_disagree_on_size_or_dtype_get_one_clear_line(mpiexec):
     run = launch(mpiexec, 2, [str(EDGES), "mismatch"], timeout=60)
     assert run.returncode == 0, run.stderr

@@ -9,12 +9,9 @@ shape, stays as it is under a line that says how wide a terminal it needs.
 
 from __future__ import annotations
 
-import re
-
 from ..core.width import display_width, table, wrap
+from .text import CELL, FENCE, cell_spans
 
-_FENCE = re.compile(r"^\s*(```+|~~~+)")
-_CELL = re.compile(r"\S+(?: \S+)*")  # words joined by single spaces: cells are 2+ spaces apart
 CODE_EDGE = 2  # columns a printed code block adds to each line (an indent, or a margin each side)
 
 
@@ -23,7 +20,7 @@ def fitted(markdown: str, width: int) -> str:
     out: list[str] = []
     block: list[str] | None = None
     for line in markdown.split("\n"):
-        fence = _FENCE.match(line)
+        fence = FENCE.match(line)
         if block is None:
             out.append(line)
             if fence:
@@ -72,7 +69,7 @@ def fit_block(lines: list[str], width: int) -> list[str] | None:
         run.clear()
         return True
     for line in lines:
-        if len(_CELL.findall(line)) >= 2:
+        if len(CELL.findall(line)) >= 2:
             run.append(line)
             continue
         if not flush():
@@ -92,16 +89,10 @@ def _wrapped(line: str, width: int) -> list[str]:
     return [part + " \\" for part in parts[:-1]] + parts[-1:]
 
 
-def _spans(line: str) -> list[tuple[int, int, str]]:
-    """Each cell of a line: its first column, the column after it, its text."""
-    return [(display_width(line[:m.start()]), display_width(line[:m.end()]), m.group())
-            for m in _CELL.finditer(line)]
-
-
 def _table(lines: list[str], width: int) -> list[str] | None:
     """Lines of aligned columns (the first their header) laid out again to fit `width`; None
     where the cells do not fall into columns (two of one line under one column)."""
-    cells = [_spans(line) for line in lines]
+    cells = [cell_spans(line) for line in lines]
     columns: list[list[int]] = []  # [first, after] of each column, left to right
     for start, end, _ in sorted(c for row in cells for c in row):
         if columns and start < columns[-1][1]:

@@ -36,7 +36,7 @@ def plural(count: int, word: str) -> str:
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```+|~~~+)")
+FENCE = re.compile(r"^\s*(```+|~~~+)")
 
 
 _ITEM = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
@@ -70,7 +70,7 @@ def plain(markdown: str, width: int = 80) -> str:
             item.clear()
 
     for line in markdown.split("\n"):
-        match = _FENCE.match(line)
+        match = FENCE.match(line)
         if fence is not None:
             if match and line.strip().startswith(fence):
                 fence = None
@@ -109,13 +109,19 @@ def plain(markdown: str, width: int = 80) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n")
 
 
-_CELL = re.compile(r"\S+(?: \S+)*")  # words joined by single spaces
+CELL = re.compile(r"\S+(?: \S+)*")  # words joined by single spaces: cells are 2+ spaces apart
+
+
+def cell_spans(line: str) -> list[tuple[int, int, str]]:
+    """Each cell of a table row: its first column, the column after it, its text. Columns are
+    terminal columns, not characters, so a wide glyph or a combining mark cannot hide a
+    misalignment."""
+    return [(display_width(line[:m.start()]), display_width(line[:m.end()]), m.group())
+            for m in CELL.finditer(line)]
 
 
 def _cells(line: str) -> list[tuple[int, int]]:
-    # Each cell of a table row as (first column, column after it), in terminal columns, not
-    # characters, so that a wide glyph or a combining mark cannot hide a misalignment.
-    return [(display_width(line[:m.start()]), display_width(line[:m.end()])) for m in _CELL.finditer(line)]
+    return [(start, end) for start, end, _ in cell_spans(line)]
 
 
 def misaligned(block: str) -> list[str]:
@@ -145,7 +151,7 @@ def fenced_blocks(markdown: str) -> list[str]:
     """The text of every fenced code block in a lesson's Markdown."""
     blocks, current, fence = [], [], None
     for line in markdown.split("\n"):
-        match = _FENCE.match(line)
+        match = FENCE.match(line)
         if fence is None and match:
             fence, current = match.group(1), []
         elif fence is not None and match and line.strip().startswith(fence):

@@ -18,7 +18,7 @@ import sys
 
 from ..core.errors import RingsimError, WriteError
 from ..core.terminal import dumb_terminal, is_terminal
-from ..core.textout import prepare_streams, printable
+from ..core.textout import clip, prepare_streams, printable
 from ._help import FittingHelp
 
 PROG = "ringsim"
@@ -227,7 +227,6 @@ def _readable(message: str) -> str:
     words = printable(message).split(" ")
     if max(map(len, words)) <= _LONGEST_WORD:
         return " ".join(words)
-    from ..lessons.text import clip  # here only: the course's loader stays out of a light start
     return " ".join(clip(word, 80) if len(word) > _LONGEST_WORD else word for word in words)
 
 

@@ -138,3 +138,12 @@ def printable(text: str, *, lines: bool = False) -> str:
     else:
         text = text.replace("\r\n", "\n")
     return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+def clip(value: object, width: int = 60) -> str:
+    """A value echoed in an error line, cut to about `width` characters ('999…999 (100,000 characters)')."""
+    text = printable(value if isinstance(value, str) else repr(value), lines=True)
+    if len(text) <= width:
+        return text
+    keep = max(width // 2 - 2, 4)
+    return f"{text[:keep]}…{text[-keep:]} ({len(text):,} characters)"

@@ -11,7 +11,7 @@ import ast
 import operator
 
 from ..core.errors import RingsimError
-from .text import clip
+from ..core.textout import clip
 
 MAX_TEXT = 120
 MAX_VALUE = 10 ** 30  # far past any count ringsim accepts; keeps products from growing

@@ -20,7 +20,8 @@ from .budget import MAX_LESSON_FILES, Budget, OverBudget
 from .expr import evaluate
 from .model import Lesson, Outline, Question, Scenario, Section
 from .placeholders import PLACEHOLDER, Context, parse
-from .text import clean, clip, one_of, plural
+from ..core.textout import clip
+from .text import clean, one_of, plural
 
 LESSON_FILE = re.compile(r"^(\d+)[-_ .].*\.md$|^(\d+)\.md$")
 MAX_ELEMENTS = 100_000  # a lesson's own scenario runs beside the reader, labels and all

@@ -23,7 +23,8 @@ from ..sim.simulation import SYMBOLIC_MAX_GPUS, Simulation
 from .budget import Budget, ledger_cost, own_simulation_costs, placeholder_cost, simulation_cost
 from .expr import compile_expression, evaluate
 from .model import Scenario
-from .text import clip, one_of, plural
+from ..core.textout import clip
+from .text import one_of, plural
 from .vocabulary import LEDGER_MAX_GPUS, VOCABULARY
 from . import cache, vocabulary
 from .words import SCENARIO_OPTIONS, SIMULATE_MAX_CELLS

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..core.errors import RingsimError
 from ..core.units import format_bytes, format_seconds
 from .cache import Cache
-from .text import clip
+from ..core.textout import clip
 from .words import Entry
 
 OPTIONS = ("gpus", "bytes", "topology", "proto", "algo", "nccl")

@@ -17,15 +17,6 @@ def clean(text: str) -> str:
     return printable(text, lines=True)
 
 
-def clip(value: object, width: int = 60) -> str:
-    """A value echoed in an error line, cut to about `width` characters ('999…999 (100,000 characters)')."""
-    text = clean(value if isinstance(value, str) else repr(value))
-    if len(text) <= width:
-        return text
-    keep = max(width // 2 - 2, 4)
-    return f"{text[:keep]}…{text[-keep:]} ({len(text):,} characters)"
-
-
 from ..core.naming import plural_word  # noqa: E402  (ringsim's one plural, re-exported)
 
 

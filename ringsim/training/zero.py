@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..algorithms.collectives import ALL_GATHER, ALL_REDUCE, REDUCE_SCATTER, Collective
-from ..core.checks import check_count, check_gpus
+from ..core.checks import check_count, check_gpus, echo
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 
@@ -94,7 +94,7 @@ class ZeroStep:
 def check_stage(stage) -> None:
     """Refuse a stage ZeRO does not have, in one line."""
     if isinstance(stage, bool) or stage not in STAGES:
-        raise RingsimError(f"the ZeRO stage must be 0, 1, 2 or 3, got {repr(stage)[:40]}")
+        raise RingsimError(f"the ZeRO stage must be 0, 1, 2 or 3, got {echo(stage)}")
 
 
 def memory(stage: int, params: int, gpus: int) -> Memory:

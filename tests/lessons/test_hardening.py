@@ -14,7 +14,8 @@ from ringsim import RingsimError
 from ringsim.cli import main
 from ringsim.lessons import check_lessons, load_lessons
 from ringsim.lessons.runner import listing, run_lesson
-from ringsim.lessons.text import clean, clip, plain, plural
+from ringsim.core.textout import clip
+from ringsim.lessons.text import clean, plain, plural
 
 REPO = Path(__file__).resolve().parents[2]
 FRONT = "---\ntitle: T\ngpus: 4\nelements: 8\n---\n"

@@ -7,15 +7,11 @@ entry replaces what an earlier one gave them; a function no entry covers keeps i
 
 from __future__ import annotations
 
+from ..core.checks import echo
 from ..core.errors import RingsimError
 from .nccl_tuner import TABLE_FUNCTIONS, names
 
 PER_FUNCTION_FROM = (2, 24, 3)  # the first release whose parseList takes 'function:list'
-
-
-def _clip(text: str) -> str:
-    """`text` cut short for an error line."""
-    return text[:40] + ("…" if len(text) > 40 else "")
 
 
 def per_function(given: str, kind: str, flag: str,
@@ -32,21 +28,21 @@ def per_function(given: str, kind: str, flag: str,
         parts = release.split(".")
         # a release ringsim does not carry is refused where its tables are looked up
         if all(x.isdigit() for x in parts) and tuple(map(int, parts)) < PER_FUNCTION_FROM:
-            raise RingsimError(f"{flag} {_clip(text)!r}: NCCL {release} reads one list for every "
+            raise RingsimError(f"{flag} {echo(text)}: NCCL {release} reads one list for every "
                                "function; the per-function form ('allreduce:tree') came in 2.24.3")
     chosen: dict[str, set[str] | None] = dict.fromkeys(TABLE_FUNCTIONS)
     for i, entry in enumerate(entries):
         prefix, _, elems = entry.rpartition(":") if ":" in entry else ("", "", entry)
         prefix = prefix.strip()
         if ":" in prefix:
-            raise RingsimError(f"{flag} {_clip(text)!r}: an entry takes one ':' "
+            raise RingsimError(f"{flag} {echo(text)}: an entry takes one ':' "
                                "(function:list)")
         if not prefix and i > 0:
-            raise RingsimError(f"{flag} {_clip(text)!r}: every entry after the first needs a "
+            raise RingsimError(f"{flag} {echo(text)}: every entry after the first needs a "
                                f"function ({', '.join(TABLE_FUNCTIONS)}), as in NCCL")
         funcs = [f for f in TABLE_FUNCTIONS if not prefix or f.lower() == prefix.lower()]
         if not funcs:
-            raise RingsimError(f"{flag}: unknown function {_clip(prefix)!r}; NCCL's: "
+            raise RingsimError(f"{flag}: unknown function {echo(prefix)}; NCCL's: "
                                f"{', '.join(TABLE_FUNCTIONS)}")
         picked = _names(elems.strip(), valid, kind, flag)
         for f in funcs:
@@ -65,7 +61,7 @@ def _names(text: str, valid: list[str], kind: str, flag: str) -> set[str]:
     for part in parts:
         match = [v for v in valid if v.lower() == part.lower()]
         if not match:
-            raise RingsimError(f"{flag}: unknown {kind[:-1]} {_clip(part)!r}; "
+            raise RingsimError(f"{flag}: unknown {kind[:-1]} {echo(part)}; "
                                f"valid: {', '.join(valid)}")
         chosen.add(match[0])
     return set(valid) - chosen if exclude else chosen

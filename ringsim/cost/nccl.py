@@ -345,6 +345,6 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
                  nthreads=_threads(nthreads, "NCCL_NTHREADS"),
                  ll128_nthreads=_threads(ll128_nthreads, "NCCL_LL128_NTHREADS"),
                  buffsize=_buffsize(buffsize))
-    host = host_seconds(gpus_per_process)
-    return [_choose(tuned, func, algos, protos, _named(proto, func), n, host, dtype, redop)
+    host, named = host_seconds(gpus_per_process), _named(proto, func)
+    return [_choose(tuned, func, algos, protos, named, n, host, dtype, redop)
             if n else None for n in sizes]

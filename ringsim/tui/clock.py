@@ -124,6 +124,7 @@ class Clock:
         self._timeline_key: tuple | None = None
         self._timeline: Timeline | None = None
         self._model: CostModel | None = None
+        self._nccl: dict[tuple, tuple[str, str, str]] = {}  # NCCL's pick per call, worked once
 
     @property
     def model(self) -> CostModel:
@@ -196,13 +197,16 @@ class Clock:
     def nccl(self, plan: Plan, elements: int, collective: str = "all-reduce") -> tuple[str, str, str]:
         """NCCL's model's pick and time for this call, with and without its channels, and the
         time alone: ('Ring/LL ×4 15.00 µs', 'Ring/LL 15.00 µs', '15.00 µs'); ('', '', '')
-        where it has none."""
-        pick = nccl_for(CostModel.of(self.topology, DTYPE), plan.gpus,
-                        elements * itemsize(DTYPE), collective)
-        if not isinstance(pick, NcclChoice):
-            return "", "", ""
-        which, took = f"{pick.algorithm}/{pick.protocol}", format_seconds(pick.seconds)
-        return f"{which} ×{pick.channels} {took}", f"{which} {took}", took
+        where it has none. The pick is the whole call's, so each step of a run reuses it."""
+        key = (plan.gpus, elements, collective)
+        if key not in self._nccl:
+            pick = nccl_for(self.model, plan.gpus, elements * itemsize(DTYPE), collective)
+            if not isinstance(pick, NcclChoice):
+                self._nccl[key] = ("", "", "")
+            else:
+                which, took = f"{pick.algorithm}/{pick.protocol}", format_seconds(pick.seconds)
+                self._nccl[key] = (f"{which} ×{pick.channels} {took}", f"{which} {took}", took)
+        return self._nccl[key]
 
     def reading(self, plan: Plan, elements: int, position: int,
                 collective: str = "all-reduce") -> Reading:

@@ -7,6 +7,7 @@ import compileall
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("dev", max_examples=60, deadline=None)
@@ -43,12 +44,25 @@ def pytest_configure(config):
     bytecode, so each one compiled every module again: a quarter of a second of CPU each.
     Python still reads bytecode that is there. Workers leave it to the main process.
     """
-    # pytest-xdist's workers start with COLUMNS=80 in their environment, and ringsim reads
-    # COLUMNS as its output width: the tests run as a pipe does, with none, unless they set it.
+    # A shell may export COLUMNS, and ringsim reads COLUMNS as its output width: the tests
+    # run as a pipe does, with none, unless they set it.
     os.environ.pop("COLUMNS", None)
     if hasattr(config, "workerinput"):
         return
     compileall.compile_dir(Path(__file__).resolve().parents[1] / "ringsim", quiet=2)
+
+
+@pytest.fixture(autouse=True)
+def _no_width_from_readline():
+    """No COLUMNS or LINES in what a test's child processes inherit, unless the test set them.
+
+    GNU readline, once something in a worker loads it, writes the terminal's size into the C
+    environment (COLUMNS=80, LINES=24 with no terminal) behind os.environ's back; a child
+    process started without env= inherits them and wraps its output to 80 columns.
+    """
+    for name in ("COLUMNS", "LINES"):
+        if name not in os.environ:
+            os.unsetenv(name)
 
 
 def pytest_collection_modifyitems(config, items):

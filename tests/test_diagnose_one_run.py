@@ -91,6 +91,23 @@ def test_two_runs_of_an_older_nccl_tests_one_after_the_other_are_refused(tmp_pat
     assert len(err.splitlines()) == 1
 
 
+def test_a_second_table_below_the_first_ones_rows_is_refused(tmp_path, capsys):
+    # nccl-tests prints its column header once a run: a second one after rows starts another
+    # run's table (an A100 run below an H100 one here), whose rows must not be read as the first's.
+    a100 = OUT / "nccltests152_a100_2node_after_fix_partial.txt"
+    path = paste(tmp_path, A3.read_text(), a100.read_text())
+    code, out, err = run(capsys, path)
+    # the A100 table's column header, the last of the two
+    at = [n for n, line in enumerate(open(path).read().splitlines(), 1) if "size   " in line][-1]
+    assert code == 2 and not out
+    assert err == (f"ringsim diagnose: error: {path} holds more than one nccl-tests table, one after "
+                   f"another (a second column header at line {at}, after 31 rows): pass one "
+                   "run's output, from its '# nThread' line to the next\n")
+    # the same table with its rows repeated but no second header is still one run read once
+    code, out, err = run(capsys, paste(tmp_path, A3.read_text(), *rows_of(A3)))
+    assert code == 0, err
+
+
 def test_repeated_sizes_whose_times_disagree_say_by_how_much(tmp_path, capsys):
     # Rows alone cannot tell two runs from nccl-tests -N cycles: the first is read, and the
     # note says how far the others stand from it.

@@ -209,8 +209,13 @@ def implied_gpus(output: Output, collective: str | None) -> tuple[int, tuple[flo
 def check_one_test(output: Output) -> None:
     """Refuse in one line a paste whose rows are of more than one test (or of one test over
     several types or redops, -d all and -o all): the first row that differs, and how
-    (nccltests_counts.other_test)."""
+    (nccltests_counts.other_test); or a second table's rows read below the first's."""
     found = other_test(output.rows)
+    if found is None and output.second_table:
+        # nccl-tests prints its column header once a run, however many -N cycles follow
+        raise RingsimError(f"{output.name} holds more than one nccl-tests table, one after "
+                           f"another (a second column header at {output.second_table}): pass "
+                           "one run's output, from its '# nThread' line to the next")
     if found is None:
         return
     row, mine, theirs = found

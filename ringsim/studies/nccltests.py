@@ -68,6 +68,9 @@ _LEAD = re.compile(r"^\s*(?:\d+:\s)")
 _RANK = re.compile(rf"#\s*Rank\s+({DIGITS})\s+(?:Group\s+({DIGITS})\s+)?Pid\s+({DIGITS})\s+on\s+"
                    rf"(?:(\S+)\s+)?device\s+({DIGITS})\s+\[([^\]]*)\]\s*(.*)$")
 _NGPUS = re.compile(rf"#\s*nThread\s+({DIGITS})\s+nGpus\s+({DIGITS})")
+# The table's column names (`#       size         count      type   redop …`), which nccl-tests
+# prints once a run, however many -N cycles or sizes follow.
+_COLUMNS = re.compile(r"#\s*size\s+count\s+type\b")
 # The sizes the run was asked for, on the same line: -b, -e and -f (factor) or -i (bytes).
 _ASKED = re.compile(rf"minBytes\s+({DIGITS})\s+maxBytes\s+({DIGITS})\s+step:\s*({DIGITS})\((factor|bytes)\)")
 _TEST = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv|"
@@ -141,6 +144,8 @@ class Output:
     first_skip: str = ""  # the first of them and why it was left out
     past_limit: int = 0  # rows after the first MAX_ROWS, left out
     cut_lines: int = 0
+    # where a second table's column header follows rows ("line 67, after 31 rows"), if one does
+    second_table: str = ""
 
     @property
     def gpus(self) -> int | None:
@@ -212,6 +217,10 @@ def parse(text: Text) -> Output:
                                        f"another (a second '# nThread' header at line {number:,}, "
                                        f"after {len(out.rows):,} rows): pass one run's output, "
                                        "from its '# nThread' line to the next")
+            if out.rows and not out.second_table and _COLUMNS.match(line):
+                # A second table pasted without its run's header: its rows would be read as
+                # more sizes (or repeats) of the first run's (diagnose_inputs.check_one_test).
+                out.second_table = f"line {number:,}, after {len(out.rows):,} rows"
             _header(line, out, seen_ranks)
             continue
         if out.collective is None and (m := _TEST.search(line)):

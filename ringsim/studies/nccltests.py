@@ -67,6 +67,12 @@ _PREFIX = re.compile(LAUNCHER_PREFIX)
 _LEAD = re.compile(r"^\s*(?:\d+:\s)")
 _RANK = re.compile(rf"#\s*Rank\s+({DIGITS})\s+(?:Group\s+({DIGITS})\s+)?Pid\s+({DIGITS})\s+on\s+"
                    rf"(?:(\S+)\s+)?device\s+({DIGITS})\s+\[([^\]]*)\]\s*(.*)$")
+# nccl-tests -S 1 ends each row with the time it was printed ("%Y-%m-%d %H:%M:%S", util.cu).
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_CLOCK = re.compile(r"\d{2}:\d{2}:\d{2}")
+# Fields of one half of a row under nccl-tests -I 1: time, algbw, busbw, #wrong, then the
+# per-iteration i_min, i_max, i_p99 and i_cv% (util.cu, writePerIterReport).
+PER_HALF = 8
 _NGPUS = re.compile(rf"#\s*nThread\s+({DIGITS})\s+nGpus\s+({DIGITS})")
 # The table's column names (`#       size         count      type   redop …`), which nccl-tests
 # prints once a run, however many -N cycles or sizes follow.
@@ -306,14 +312,19 @@ def _row(tokens: list[str]) -> Row | str:
     if len(tokens) < 7 or not _whole(tokens[1]) or len(tokens[1]) > 18 or tokens[2] not in DTYPES:
         return "it is cut short or its type is not one nccl-tests prints"
     rest = tokens[3:]
+    if len(rest) > 2 and _DATE.fullmatch(rest[-2]) and _CLOCK.fullmatch(rest[-1]):
+        rest = rest[:-2]  # the time nccl-tests -S 1 printed the row at
     redop = None
     if rest and rest[0] in REDOPS:
         redop, rest = rest[0], rest[1:]
-    # What follows is [root] time algbw busbw wrong, once or twice: 4 or 8 fields, +1 with root.
+    # What follows is [root] time algbw busbw wrong, once or twice: 4 or 8 fields, +1 with root;
+    # with -I 1 each half is followed by i_min i_max i_p99 i_cv%: 16 fields.
     root = None
-    if len(rest) in (5, 9):
+    if len(rest) in (5, 9, 17):
         root = int(rest[0]) if re.fullmatch(rf"-?{DIGITS}", rest[0]) else None
         rest = rest[1:]
+    if len(rest) == 2 * PER_HALF:
+        rest = rest[:4] + rest[PER_HALF:PER_HALF + 4]
     if len(rest) not in (4, 8):
         return "its columns fit no nccl-tests layout"
     if len(tokens[0]) > 18 or int(tokens[0]) > MAX_SIZE:

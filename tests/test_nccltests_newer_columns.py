@@ -1,0 +1,55 @@
+"""The columns newer nccl-tests add on request: a timestamp after each row (-S 1, from 2.17.6)
+and four per-iteration statistics after each half (-I 1, from 2.19.2), as src/util.cu prints them
+(writeBenchmarkLineBody, writePerIterReport, writeTimestamp)."""
+
+from __future__ import annotations
+
+from ringsim.cli import main
+from ringsim.studies.nccltests import parse
+from ringsim.studies.textfile import Text
+
+HEADER = ("# nThread 1 nGpus 1 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5 "
+          "iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0")
+# the two halves of a row: time, algbw, busbw, #wrong (out of place, then in place)
+OUT_OF_PLACE, IN_PLACE = ("60.10", "17.45", "32.72", "0"), ("58.20", "18.02", "33.78", "0")
+PREAMBLE = ("1048576", "262144", "float", "sum", "-1")
+
+
+def _text(*rows: tuple[str, ...]) -> Text:
+    lines = [HEADER, "#", "#       size         count      type   redop    root     time   "
+             "algbw   busbw #wrong     time   algbw   busbw #wrong"]
+    lines += ["  ".join(f"{cell:>7}" for cell in row) for row in rows]
+    return Text("run.txt", tuple(lines), 0)
+
+
+def _read(*rows):
+    row = parse(_text(*rows)).rows[0]
+    return row.bytes, row.seconds, row.in_place_seconds, row.busbw, row.wrong
+
+
+def test_a_timestamp_after_each_row_is_read_past():
+    # -S 1: "%21s" of "%Y-%m-%d %H:%M:%S" after the in-place half
+    plain = _read((*PREAMBLE, *OUT_OF_PLACE, *IN_PLACE))
+    assert plain == (1048576, 60.10e-6, 58.20e-6, 32.72e9, 0)
+    assert _read((*PREAMBLE, *OUT_OF_PLACE, *IN_PLACE, "2025-11-03", "10:12:33")) == plain
+
+
+def test_per_iteration_statistics_after_each_half_are_read_past():
+    # -I 1: i_min, i_max, i_p99 (us) and i_cv% after each half's #wrong
+    stats = ("55.00", "90.00", "88.00", "4.10")
+    row = (*PREAMBLE, *OUT_OF_PLACE, *stats, *IN_PLACE, *stats)
+    assert _read(row) == (1048576, 60.10e-6, 58.20e-6, 32.72e9, 0)
+    # a wrong count in place is kept, from its own column, not from a statistic
+    wrong = (*IN_PLACE[:3], "7")
+    assert _read((*PREAMBLE, *OUT_OF_PLACE, *stats, *wrong, *stats))[4] == 7
+
+
+def test_diagnose_reads_a_run_with_both(tmp_path, capsys):
+    stats = ("55.00", "90.00", "88.00", "4.10")
+    rows = [(size, str(int(size) // 4), "float", "sum", "-1", *OUT_OF_PLACE, *stats, *IN_PLACE, *stats)
+            for size in ("1048576", "2097152")]
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(_text(*rows).lines) + "\n")
+    assert main(["diagnose", str(path), "--gpus", "16", "--topology", "dgx-h100", "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    assert "1MiB" in out and "2MiB" in out

@@ -53,3 +53,20 @@ def test_diagnose_reads_a_run_with_both(tmp_path, capsys):
     assert main(["diagnose", str(path), "--gpus", "16", "--topology", "dgx-h100", "--no-plot"]) == 0
     out = capsys.readouterr().out
     assert "1MiB" in out and "2MiB" in out
+
+
+def test_a_table_of_cpu_times_is_refused_in_one_line(tmp_path, capsys):
+    # -C 1 prints, under "cputime", the host's time to launch each call (common.cu: the timer
+    # read before completeColl) while algbw and busbw still come from the whole call: its
+    # times would read as a machine many times faster than it is.
+    text = _text((*PREAMBLE, *OUT_OF_PLACE, *IN_PLACE))
+    lines = [line.replace("     time", "  cputime") for line in text.lines]
+    assert "cputime" in lines[2]
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["diagnose", str(path), "--gpus", "16", "--topology", "dgx-h100"]) == 2
+    out, err = capsys.readouterr()
+    assert not out
+    assert err == (f"ringsim diagnose: error: {path}'s time columns are nccl-tests' cputime "
+                   "(-C 1, line 3): the host's time to launch each call, not the call's; run "
+                   "it again without -C to diagnose it\n")

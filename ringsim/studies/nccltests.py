@@ -223,6 +223,12 @@ def parse(text: Text) -> Output:
                                        f"another (a second '# nThread' header at line {number:,}, "
                                        f"after {len(out.rows):,} rows): pass one run's output, "
                                        "from its '# nThread' line to the next")
+            if "cputime" in line.split() and _COLUMNS.match(line):
+                # nccl-tests -C 1: the timer is read before the calls complete (common.cu),
+                # so these times are launches, while algbw and busbw are the whole calls'.
+                raise RingsimError(f"{text.name}'s time columns are nccl-tests' cputime (-C 1, "
+                                   f"line {number:,}): the host's time to launch each call, not "
+                                   "the call's; run it again without -C to diagnose it")
             if out.rows and not out.second_table and _COLUMNS.match(line):
                 # A second table pasted without its run's header: its rows would be read as
                 # more sizes (or repeats) of the first run's (diagnose_inputs.check_one_test).

@@ -1,8 +1,10 @@
-"""The columns newer nccl-tests add on request: a timestamp after each row (-S 1, from 2.17.6)
-and four per-iteration statistics after each half (-I 1, from 2.19.2), as src/util.cu prints them
-(writeBenchmarkLineBody, writePerIterReport, writeTimestamp)."""
+"""What newer nccl-tests print beyond the classic table, as src/util.cu prints it: the NCCL
+library that ran in the first header line, a timestamp after each row (-S 1, from 2.17.6), four
+per-iteration statistics after each half (-I 1, from 2.19.2) and cputime columns (-C 1)."""
 
 from __future__ import annotations
+
+import json
 
 from ringsim.cli import main
 from ringsim.studies.nccltests import parse
@@ -70,3 +72,22 @@ def test_a_table_of_cpu_times_is_refused_in_one_line(tmp_path, capsys):
     assert err == (f"ringsim diagnose: error: {path}'s time columns are nccl-tests' cputime "
                    "(-C 1, line 3): the host's time to launch each call, not the call's; run "
                    "it again without -C to diagnose it\n")
+
+
+def test_the_nccl_library_the_header_names_sets_the_release_that_ran(tmp_path, capsys):
+    # nccl-tests prints "# nccl-tests version V nccl-headers=H nccl-library=L" (util.cu), L
+    # being ncclGetVersion's code of the library that ran: 2.21.5 is 22105. Without an NCCL
+    # INFO line it is the only word on the release, whose tables then price the run.
+    assert parse(_text((*PREAMBLE, *OUT_OF_PLACE, *IN_PLACE))).nccl_version is None
+    named = Text("run.txt", ("# nccl-tests version 2.17.6 nccl-headers=22602 nccl-library=22105",
+                             *_text((*PREAMBLE, *OUT_OF_PLACE, *IN_PLACE)).lines), 0)
+    assert parse(named).nccl_version == "2.21.5"
+    old = Text("run.txt", ("# nccl-tests version 2.17.6 nccl-headers=2708 nccl-library=2708",
+                           *named.lines[1:]), 0)
+    assert parse(old).nccl_version == "2.7.8"  # before 2.9 NCCL_VERSION_CODE was X*1000+Y*100+Z
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(named.lines) + "\n")
+    assert main(["diagnose", str(path), "--gpus", "16", "--topology", "dgx-h100", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert summary["nccl_tables"] == "2.21.5"
+    assert "the run used NCCL 2.21.5; the model uses that release's tuning tables" in summary["notes"]

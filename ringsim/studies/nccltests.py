@@ -73,6 +73,10 @@ _CLOCK = re.compile(r"\d{2}:\d{2}:\d{2}")
 # Fields of one half of a row under nccl-tests -I 1: time, algbw, busbw, #wrong, then the
 # per-iteration i_min, i_max, i_p99 and i_cv% (util.cu, writePerIterReport).
 PER_HALF = 8
+# nccl-tests' first header line names the NCCL it was built with and the one that ran
+# ("# nccl-tests version 2.19.6 nccl-headers=22807 nccl-library=22807", util.cu): the latter
+# is the only word on the release where the paste has no NCCL INFO line.
+_LIBRARY = re.compile(r"\bnccl-library=(\d{4,6})\b")
 _NGPUS = re.compile(rf"#\s*nThread\s+({DIGITS})\s+nGpus\s+({DIGITS})")
 # The table's column names (`#       size         count      type   redop …`), which nccl-tests
 # prints once a run, however many -N cycles or sizes follow.
@@ -295,8 +299,18 @@ def _header(line: str, out: Output, seen: dict[int, RankLine]) -> None:
         nccl_unmodelled.read_header(line, out.run_options)
     elif m := _AVG.search(line):
         out.avg_busbw = float(m.group(1)) * 1e9
+    elif out.nccl_version is None and (m := _LIBRARY.search(line)):
+        out.nccl_version = _release_of(int(m.group(1)))
     if out.collective is None and (m := _TEST.search(line)):
         out.collective = TESTS[m.group(1)]
+
+
+def _release_of(code: int) -> str:
+    """The release an NCCL_VERSION_CODE stands for (src/nccl.h.in): X*10000 + Y*100 + Z from
+    2.9 on, X*1000 + Y*100 + Z before."""
+    if code < 10000:
+        return f"{code // 1000}.{code // 100 % 10}.{code % 100}"
+    return f"{code // 10000}.{code // 100 % 100}.{code % 100}"
 
 
 def _number(token: str) -> float | None:

@@ -51,6 +51,9 @@ def test_settings_the_model_follows_or_reads_elsewhere_are_not_named(tmp_path, c
     ("agg iters: 4 validation: 1 graph: 0", "agg iters: 4 in the header (nccl-tests -m): not modelled"),
     # nccl-tests -c 0: no result is checked, so #wrong is not counted
     ("agg iters: 1 validation: 0 graph: 0", "validation: 0 in the header (nccl-tests -c 0)"),
+    # nccl-tests -u 3: every buffer starts 3 elements past its allocation
+    ("agg iters: 1 validation: 1 graph: 0 unalign: 3", "unalign: 3 in the header (nccl-tests -u): "
+                                                       "not modelled"),
 ])
 def test_the_headers_run_options_the_model_does_not_follow_are_named(tmp_path, capsys, header,
                                                                        said):
@@ -63,5 +66,11 @@ def test_the_headers_run_options_the_model_does_not_follow_are_named(tmp_path, c
 
 def test_a_plain_header_adds_no_note(tmp_path, capsys):
     assert main(["diagnose", "--no-plot", "--json", RUN]) == 0
+    notes = json.loads(capsys.readouterr().out.splitlines()[-1])["notes"]
+    assert not [n for n in notes if "in the header (nccl-tests" in n]
+    # newer nccl-tests print "unalign: 0" on every run: aligned buffers, nothing to say
+    paste = tmp_path / "run.txt"
+    paste.write_text(open(RUN).read().replace("graph: 0", "graph: 0 unalign: 0"))
+    assert main(["diagnose", "--no-plot", "--json", str(paste)]) == 0
     notes = json.loads(capsys.readouterr().out.splitlines()[-1])["notes"]
     assert not [n for n in notes if "in the header (nccl-tests" in n]

@@ -46,20 +46,21 @@ def notes(found: dict[str, str]) -> list[str]:
             f"{UNMODELLED[name]}" for name, value in found.items()]
 
 
-# nccl-tests' header line: `... agg iters: 1 validation: 1 graph: 0`
-_OPTIONS = re.compile(r"\b(agg iters|validation|graph):\s*(\d{1,9})\b")
+# nccl-tests' header line: `... agg iters: 1 validation: 1 graph: 0` (newer ones add `unalign: 0`)
+_OPTIONS = re.compile(r"\b(agg iters|validation|graph|unalign):\s*(\d{1,9})\b")
 
 
 def read_header(line: str, options: dict[str, int]) -> None:
-    """The run options nccl-tests' header line states: agg iters (-m), validation (-c) and
-    graph (-G)."""
+    """The run options nccl-tests' header line states: agg iters (-m), validation (-c),
+    graph (-G) and unalign (-u)."""
     for name, value in _OPTIONS.findall(line):
         options.setdefault(name, int(value))
 
 
 def header_notes(options: dict[str, int]) -> list[str]:
     """One note per run option that changes what the times measure and that the model does not
-    follow: graph launches, aggregated calls; and one where results went unchecked."""
+    follow: graph launches, aggregated calls, misaligned buffers; and one where results went
+    unchecked."""
     found = []
     if options.get("graph", 0) > 0:
         found.append(f"graph: {options['graph']} in the header (nccl-tests -G): not modelled: "
@@ -72,6 +73,12 @@ def header_notes(options: dict[str, int]) -> list[str]:
                      "launches together and, but for rings, prices with one latency for a batch "
                      "of them (enqueue.cc, ncclTopoGetAlgoTime's numPipeOps), so a call may take "
                      "less than the model's time for one call alone")
+    if options.get("unalign", 0) > 0:
+        found.append(f"unalign: {options['unalign']} in the header (nccl-tests -u): not "
+                     f"modelled: every buffer started {options['unalign']} elements past its "
+                     "allocation, which can leave it off the 16-byte alignment of NCCL's widest "
+                     "loads and stores, so calls may take longer than the model's, which prices "
+                     "aligned buffers")
     if options.get("validation") == 0:
         found.append("validation: 0 in the header (nccl-tests -c 0): no result was checked, so "
                      "the times say nothing of whether the sums were right")

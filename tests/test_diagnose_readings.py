@@ -161,6 +161,34 @@ def test_a_shortfall_at_every_large_size_is_no_dip(capsys):
     assert len(summary["dips"]) <= 1 and not any("dip" in v for v in summary["verdicts"])
 
 
+# Links at their rate, calls costing more ------------------------------------------------------
+
+def test_a_fitted_bandwidth_as_modelled_clears_the_links_of_a_mid_size_shortfall(tmp_path, capsys):
+    # The model's own times on two DGX H100s, with 1.5 ms more on every call from 16 MiB up:
+    # the sizes up to 512 MiB fall short, but the slope of time over bytes is the model's.
+    from nccl_pastes import all_reduce_perf
+    sizes = [1 << k for k in range(3, 34)]
+    model = {p.bytes: p.seconds * 1e6 for p in predict("dgx-h100", 16, sizes)}
+    times = {n: t + 1500 * (n >= 16 * MIB) for n, t in model.items()}
+    paste = all_reduce_perf(tmp_path / "run.txt", times, "NVIDIA H100 80GB HBM3",
+                            ["node0"] * 8 + ["node1"] * 8)
+    _, _, summary = records(capsys, str(paste))
+    said = next(v for v in summary["verdicts"] if v.startswith("Bandwidth-bound"))
+    assert summary["measured_fit_busbw"] == pytest.approx(summary["model_fit_busbw"], rel=0.01)
+    assert "measured busbw is" in said and "flagged" in said
+    assert "The links move less than modelled" not in said
+    assert ("the fitted bus bandwidth is within 30% of the model's, so the links reach their "
+            "rate as the sizes grow: what falls short is a cost each call pays beyond its "
+            "bytes") in said
+    # the same run with its network at half its rate is still the links'
+    half = {n: t + (t - model[8]) * (n >= 16 * MIB) for n, t in model.items()}
+    paste = all_reduce_perf(tmp_path / "half.txt", half, "NVIDIA H100 80GB HBM3",
+                            ["node0"] * 8 + ["node1"] * 8)
+    _, _, summary = records(capsys, str(paste))
+    said = next(v for v in summary["verdicts"] if v.startswith("Bandwidth-bound"))
+    assert "The links move less than modelled across nodes" in said
+
+
 # One release, and NCCL's own table ------------------------------------------------------------
 
 def test_the_release_the_log_names_prices_the_whole_report_and_is_named_once(capsys):

@@ -148,6 +148,16 @@ def verdicts(r) -> list[str]:
                     head += (". Out of place they are slower than in place (next), and in place "
                              f"still short of the model, so the links may also move less than "
                              f"modelled{where}")
+                elif _rate_as_modelled(bw_m, bw_p, tol):
+                    # The slope of time over bytes is the links' rate: where it is the model's,
+                    # the sizes fall short by a cost per call that larger sizes spread thinner.
+                    head += (f". But the fitted bus bandwidth is within {percent(tol)} of the "
+                             "model's, so the links reach their rate as the sizes grow: what "
+                             "falls short is a cost each call pays beyond its bytes (the "
+                             "pipeline's start, the proxy's work per message"
+                             + (", latency on the hops across nodes" if r.nodes > 1 else "")
+                             + "), more than NCCL's model prices, which the largest sizes "
+                             "show least")
                 else:
                     head += f". The links move less than modelled{where}"
             elif above:
@@ -183,6 +193,12 @@ def verdicts(r) -> list[str]:
     if r.peer_rows:
         out.append(peer_verdict(r))
     return out
+
+
+def _rate_as_modelled(measured: float | None, modelled: float | None, tol: float) -> bool:
+    """Whether the fitted bus bandwidth reaches the model's within the tolerance."""
+    known = [b for b in (measured, modelled) if b and b != math.inf]
+    return len(known) == 2 and measured >= (1 - tol) * modelled
 
 
 def _in_place_fine(r) -> bool:

@@ -1,0 +1,11 @@
+"""diagnose reads every published run as nccl-tests would print it (tests/diagnose_published.py)."""
+
+from __future__ import annotations
+
+from diagnose_published import counts, runs
+
+
+def test_every_published_run_is_diagnosed_and_counted_by_its_health():
+    tally = counts()
+    assert sum(tally.values()) == len(runs())
+    assert {health for health, _, _ in tally} == {"healthy", "reported slow", "unverified"}

@@ -68,7 +68,12 @@ def test_the_three_node_run_that_collapses_is_flagged_where_it_falls_short(rings
     assert {s["bytes"] for s in sizes if s["bytes"] >= 64 << 20} <= flagged
     assert all(s["ratio"] < 0.2 for s in sizes if s["bytes"] >= 64 << 20)
     assert {"bytes", "measured_busbw", "predicted_busbw", "ratio", "flag", "gpus", "nodes", "gpu",
-            "topology"} <= set(sizes[0])
+            "topology", "algorithm", "protocol", "channels"} <= set(sizes[0])
+    # the model's pick per size is predict's: algorithm, protocol and the channels it runs on
+    from ringsim.studies.predict import predict
+    picked = predict("dgx-h100", 24, [s["bytes"] for s in sizes], printed=True)
+    assert [(s["algorithm"], s["protocol"], s["channels"]) for s in sizes] == \
+        [(p.algorithm, p.protocol, p.channels) for p in picked]
     assert any("Bandwidth-bound" in v and "across nodes" in v for v in summary["verdicts"])
 
 

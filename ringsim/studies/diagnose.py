@@ -52,6 +52,7 @@ class SizeRow:
     regime: str  # "latency" or "bandwidth"
     wrong: float | None
     in_place_seconds: float | None = None  # nccl-tests' in-place time, where it printed one
+    channels: int | None = None  # the channels the model's pick runs on
 
 
 @dataclass(frozen=True)
@@ -478,7 +479,7 @@ def _size_rows(rows: list, predicted: list, factor: float, tolerance: float,
         out_rows.append(SizeRow(row.bytes, row.count, row.dtype, row.seconds, bus, model.seconds,
                                 model.busbw, ratio, ratio is not None and ratio < 1 - tolerance,
                                 model.algorithm, model.protocol, split.regime(row.bytes, factor),
-                                row.wrong, row.in_place_seconds))
+                                row.wrong, row.in_place_seconds, model.channels))
     return out_rows
 
 

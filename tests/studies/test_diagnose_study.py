@@ -32,6 +32,7 @@ class Priced:
     busbw: float
     algorithm: str = "ring"
     protocol: str | None = None
+    channels: int = 1  # one ring
 
 
 def ring_model(topology, gpus, sizes, collective="all-reduce", algo=None, proto=None, dtype="float"):

@@ -1,5 +1,6 @@
-"""The house's shape, read from the source: no import circles, packages in their layers, and
-no algorithm named in a branch outside ringsim/algorithms/ (docs/architecture.md).
+"""The house's shape, read from the source: no import circles, packages in their layers, no
+module reaching for another's private names, and no algorithm named in a branch outside
+ringsim/algorithms/ (docs/architecture.md).
 
 Every import counts, those inside functions too: a lazy import is still a dependency.
 """
@@ -140,3 +141,62 @@ def test_the_name_check_catches_what_it_should():
     caught = _names_compared(ast.parse('if a == "master" or b in ("tree", "x") or "ring" != c: pass'))
     assert [name for _, name in caught] == ["master", "tree", "ring"]
     assert _names_compared(ast.parse('d = {"ring": 1}; f("ring"); "master" in options')) == []
+
+
+def _private_uses(tree: ast.AST, here: str, package: str, modules: set[str]) -> list[tuple[int, str]]:
+    """(line, name) for each private name (`_x`) this module takes from another ringsim module:
+    `from .m import _x`, or `m._x` on a module it imported. A private module (`_trees.py`)
+    may be imported by the files of its own package."""
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.startswith("__")
+
+    bound: dict[str, str] = {}  # local name -> the ringsim module it stands for
+    hits = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                full = f"{target}.{alias.name}"
+                if full in modules:
+                    bound[alias.asname or alias.name] = full
+                    if private(alias.name) and target != package:
+                        hits.append((node.lineno, full))
+                elif target in modules and target != here and private(alias.name):
+                    hits.append((node.lineno, full))
+        elif isinstance(node, ast.Import):
+            bound.update({alias.asname or alias.name: alias.name for alias in node.names
+                          if alias.name in modules})
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and private(node.attr)
+                and isinstance(node.value, ast.Name) and node.value.id in bound):
+            hits.append((node.lineno, f"{bound[node.value.id]}.{node.attr}"))
+    return hits
+
+
+def test_no_module_takes_another_modules_private_names():
+    files = {_module(p): p for p in ROOT.rglob("*.py")}
+    found = []
+    for module, path in sorted(files.items()):
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [f"{path.relative_to(ROOT)}:{line} takes {name}"
+                  for line, name in _private_uses(tree, module, package, set(files))]
+    assert not found, "give these a public name where they are defined: " + "; ".join(found)
+
+
+def test_the_private_name_check_catches_what_it_should():
+    modules = {"ringsim.cost.nccl_call", "ringsim.algorithms._btree", "ringsim.cost.ctas"}
+    source = ("from .nccl_call import _check, RING\n"
+              "from ..algorithms import _btree\n"
+              "from . import nccl_call as call\n"
+              "call._pick(1); call.__name__; _btree.Tree\n")
+    caught = _private_uses(ast.parse(source), "ringsim.cost.ctas", "ringsim.cost", modules)
+    assert caught == [(1, "ringsim.cost.nccl_call._check"), (2, "ringsim.algorithms._btree"),
+                      (4, "ringsim.cost.nccl_call._pick")]
+    inside = "from . import _btree\n_btree.floor_log2(1)\n"
+    assert _private_uses(ast.parse(inside), "ringsim.algorithms._chains", "ringsim.algorithms",
+                         modules) == []

@@ -48,14 +48,14 @@ def children(ranks: np.ndarray, gpus: int) -> tuple[np.ndarray, np.ndarray]:
     right = np.where((bit >= 2) & (ranks + bit // 2 < gpus), ranks + bit // 2, -1)
     # Adopted child: the largest power of two b' below G − r, when r + b/2 is out of range.
     room = gpus - ranks - 1
-    lone = np.where(room >= 1, 1 << np.maximum(_log2(room), 0), 0)
+    lone = np.where(room >= 1, 1 << np.maximum(floor_log2(room), 0), 0)
     adopt = ((ranks == 0) | ((bit >= 2) & (ranks + bit // 2 >= gpus))) & (room >= 1)
     adopt &= (ranks == 0) | (lone < bit // 2)
     right = np.where(adopt, ranks + lone, right)
     return left, right
 
 
-def _log2(values: np.ndarray) -> np.ndarray:
+def floor_log2(values: np.ndarray) -> np.ndarray:
     """⌊log₂ v⌋ for v ≥ 1 (−1 for 0), exact for int64."""
     v = np.asarray(values, np.int64).copy()
     out = np.where(v > 0, 0, -1)
@@ -92,7 +92,7 @@ def heights(ranks: np.ndarray, gpus: int, spine: dict[int, int]) -> np.ndarray:
     """Height of tree ranks: lg of the lowest bit inside complete subtrees, else from the spine."""
     ranks = np.asarray(ranks, np.int64)
     bit = ranks & -ranks
-    out = _log2(np.maximum(bit, 1))
+    out = floor_log2(np.maximum(bit, 1))
     for r, h in spine.items():
         out = np.where(ranks == r, h, out)
     return out

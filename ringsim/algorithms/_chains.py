@@ -30,7 +30,7 @@ class ChainTree:
     # Node ranks ---------------------------------------------------------------------------
     def _complete(self, ranks: np.ndarray) -> np.ndarray:
         bit = ranks & -ranks
-        k = _btree._log2(np.maximum(bit, 1))
+        k = _btree.floor_log2(np.maximum(bit, 1))
         return np.where(self.per >= 2, self.per - 1 + 2 * k, k)
 
     def _spine(self) -> dict[int, int]:

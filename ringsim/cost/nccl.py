@@ -18,14 +18,14 @@ import math
 import numbers
 from dataclasses import dataclass
 
-from ..core.checks import echo
+from ..core.checks import MAX_GPUS, echo
 from ..core.errors import RingsimError
-from .nccl_call import (MAX_GPUS, RING, _candidates, _check_count, _function, _named, _pick,
-                        _topology)
+from .nccl_call import (RING, candidates, check_int, checked_topology, listed_names, nccl_function,
+                        sets_protocols)
 from .nccl_channels import (Tuned, channel_threads, comm_channels, connected, distinct_channels,
                             run_channels, tune)
 from .nccl_graph import Graph, constants, log2i
-from .nccl_notes import _off_reasons
+from .nccl_notes import off_reasons
 # The notes beside a choice, where callers of the choice look for them.
 from .nccl_notes import fallback_note, last_node_note, path_note  # noqa: F401  (re-exported)
 from .nccl_runtime import (fallback_link_graph, fill as fill_time, nvls_link_graph, ring_hops,
@@ -71,7 +71,7 @@ class NcclChoice:
 
 def checked_list(given: str, kind: str, flag: str) -> str:
     """An NCCL_ALGO ('algorithms') or NCCL_PROTO ('protocols') setting, once NCCL has its every name."""
-    _pick(given, kind, flag)
+    listed_names(given, kind, flag)
     return given
 
 
@@ -110,12 +110,13 @@ def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None 
     has no channels, LL128 is off by default, or NCCL_ALGO / NCCL_PROTO (`algo`, `proto`)
     leave it out; up to 2.23.4 a function they leave nothing shows the ring NCCL falls back
     to, and in 2.18 the ring of every function but AllReduce stays whatever `algo` says."""
-    tuned = tune(_topology(topology, gpus), gpus, nccl)
+    tuned = tune(checked_topology(topology, gpus), gpus, nccl)
     sys = tuned.sys
     table = {}
     for func in TABLE_FUNCTIONS:
-        algos = enabled_algorithms(sys, _pick(algo, "algorithms", "--algo", func, nccl))
-        protos, named = _pick(proto, "protocols", "--proto", func, nccl), _named(proto, func)
+        algos = enabled_algorithms(sys, listed_names(algo, "algorithms", "--algo", func, nccl))
+        protos = listed_names(proto, "protocols", "--proto", func, nccl)
+        named = sets_protocols(proto, func)
         for a in ALGORITHMS:
             if a in sys.tables["rules"]["absent"]:
                 continue  # that release's table has no such column
@@ -142,7 +143,7 @@ def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None 
 def max_threads(topology, gpus: int, nccl: str | None = None) -> dict[tuple[str, str], int]:
     """NCCL's comm->maxThreads for every (algorithm, protocol) of the release's table, as it
     prints them in the 'Max NThreads' row: the threads one channel runs with, 0 for none."""
-    tuned = tune(_topology(topology, gpus), gpus, nccl)
+    tuned = tune(checked_topology(topology, gpus), gpus, nccl)
     return {(a, p): channel_threads(tuned, a, p) for a in ALGORITHMS
             if a not in tuned.sys.tables["rules"]["absent"] for p in PROTOCOLS}
 
@@ -150,7 +151,7 @@ def max_threads(topology, gpus: int, nccl: str | None = None) -> dict[tuple[str,
 def socket_cap(topology, gpus: int, nccl: str | None = None) -> float | None:
     """The rate (B/s each way) of the link between CPU sockets that caps a node's channels in
     NCCL's model (nic_path sys across nodes), None where nothing caps them so."""
-    tuned = tune(_topology(topology, gpus), gpus, nccl)
+    tuned = tune(checked_topology(topology, gpus), gpus, nccl)
     return None if tuned.sys.cpu_link is None else tuned.sys.cpu_link * 1e9
 
 
@@ -197,19 +198,19 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     -o names it (NVLS takes sum, and min and max of integers and 16-bit floats, only);
     `nthreads` / `ll128_nthreads`: NCCL_NTHREADS / NCCL_LL128_NTHREADS, `buffsize`: NCCL_BUFFSIZE
     (None: unset)."""
-    func = _function(collective, algo, nccl)
+    func = nccl_function(collective, algo, nccl)
     dtype, redop = check_dtype(dtype), check_redop(redop)
-    algos = _pick(algo, "algorithms", "--algo", func, nccl)
-    protos = _pick(proto, "protocols", "--proto", func, nccl)
-    gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
-    topo = _topology(topology, gpus)
-    nbytes = _check_count(nbytes, "bytes", 0, MAX_BYTES)
+    algos = listed_names(algo, "algorithms", "--algo", func, nccl)
+    protos = listed_names(proto, "protocols", "--proto", func, nccl)
+    gpus = check_int(gpus, "gpus", 2, MAX_GPUS)
+    topo = checked_topology(topology, gpus)
+    nbytes = check_int(nbytes, "bytes", 0, MAX_BYTES)
     check_per_process(topo, gpus, gpus_per_process)
     tuned = tune(topo, gpus, nccl, **channel_settings(min_channels, max_channels, nvls_channels),
                  nvls=nvls, nthreads=_threads(nthreads, "NCCL_NTHREADS"),
                  ll128_nthreads=_threads(ll128_nthreads, "NCCL_LL128_NTHREADS"),
                  buffsize=_buffsize(buffsize))
-    return _choose(tuned, func, algos, protos, _named(proto, func), nbytes,
+    return _choose(tuned, func, algos, protos, sets_protocols(proto, func), nbytes,
                    host_seconds(gpus_per_process), dtype, redop)
 
 
@@ -223,9 +224,9 @@ def runs_nvls(topology, gpus: int, collective: str = "all-reduce", nccl: str | N
               dtype: str = "float") -> bool:
     """Whether NCCL weighs NVLS or NVLSTree for the collective on that machine at all (so that
     NCCL_NVLS_NCHANNELS can matter)."""
-    tuned = tune(_topology(topology, gpus), gpus, nccl)
-    pairs = _candidates(tuned, _function(collective, None, nccl), set(names("algorithms")),
-                        set(names("protocols")), False, check_dtype(dtype))[0]
+    tuned = tune(checked_topology(topology, gpus), gpus, nccl)
+    pairs = candidates(tuned, nccl_function(collective, None, nccl), set(names("algorithms")),
+                       set(names("protocols")), False, check_dtype(dtype))[0]
     return any(a in NVLS_FAMILY for a, _ in pairs)
 
 
@@ -233,7 +234,7 @@ def channel_settings(min_channels: int | None, max_channels: int | None,
                      nvls_channels: int | None = None) -> dict:
     """NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS and NCCL_NVLS_NCHANNELS checked (None: unset),
     as tune() takes them."""
-    return {name: None if value is None else _check_count(value, what, 1, MAX_CHANNELS)
+    return {name: None if value is None else check_int(value, what, 1, MAX_CHANNELS)
             for name, value, what in (("min_channels", min_channels, "NCCL_MIN_NCHANNELS"),
                                       ("max_channels", max_channels, "NCCL_MAX_NCHANNELS"),
                                       ("nvls_channels", nvls_channels, "NCCL_NVLS_NCHANNELS"))}
@@ -242,13 +243,13 @@ def channel_settings(min_channels: int | None, max_channels: int | None,
 def _threads(value: int | None, what: str) -> int | None:
     """NCCL_NTHREADS or NCCL_LL128_NTHREADS as a whole number (None: unset); NCCL reads any
     integer, and getNthreads holds it (nccl_channels.channel_threads)."""
-    return None if value is None else _check_count(value, what, -(1 << 31), (1 << 31) - 1)
+    return None if value is None else check_int(value, what, -(1 << 31), (1 << 31) - 1)
 
 
 def _buffsize(value: int | None) -> int | None:
     """NCCL_BUFFSIZE in bytes (None: unset): at least one byte for each of NCCL_STEPS steps."""
     steps = constants()["chunks"]["steps"]
-    return None if value is None else _check_count(value, "NCCL_BUFFSIZE", steps, 1 << 40)
+    return None if value is None else check_int(value, "NCCL_BUFFSIZE", steps, 1 << 40)
 
 
 def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
@@ -257,12 +258,12 @@ def _choose(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
     if not tuned.nvls:  # NVLS off: NCCL has neither NVLS nor NVLSTree to pick
         algos = algos - set(NVLS_FAMILY)
     best = None
-    for a, p in _candidates(tuned, func, algos, protos, proto_given, dtype, redop)[0]:
+    for a, p in candidates(tuned, func, algos, protos, proto_given, dtype, redop)[0]:
         seconds, lat, bw = _seconds(tuned, func, a, p, nbytes)
         if best is None or seconds < best[0]:
             best = (seconds, a, p, lat, bw)
     if best is None or not math.isfinite(best[0]):
-        why = _off_reasons(tuned.sys, algos, func, protos, dtype, redop)
+        why = off_reasons(tuned.sys, algos, func, protos, dtype, redop)
         given = (" with the --algo/--proto given" if algos != set(names("algorithms")) or proto_given
                  else "")
         raise RingsimError(f"NCCL has no algorithm and protocol for this on that topology{given}"
@@ -308,12 +309,12 @@ def nvls_link_rates(topology, gpus: int, nccl: str | None = None, algo: str | No
     """One node's NVLS all-reduce: NCCL's algorithm bandwidth for it and what its links carry
     (nvls_link_graph), in bytes per second; None where NCCL has no NVLS there, for `dtype`, or
     `algo` / `proto` (as NCCL_ALGO / NCCL_PROTO) leave it out."""
-    tuned = tune(_topology(topology, gpus), gpus, nccl)
+    tuned = tune(checked_topology(topology, gpus), gpus, nccl)
     linked = nvls_link_graph(tuned, "AllReduce", "NVLS")
-    algos = _pick(algo, "algorithms", "--algo", "AllReduce", nccl)
-    protos = _pick(proto, "protocols", "--proto", "AllReduce", nccl)
-    weighed = _candidates(tuned, "AllReduce", algos, protos, _named(proto),
-                          check_dtype(dtype))[0]
+    algos = listed_names(algo, "algorithms", "--algo", "AllReduce", nccl)
+    protos = listed_names(proto, "protocols", "--proto", "AllReduce", nccl)
+    weighed = candidates(tuned, "AllReduce", algos, protos, sets_protocols(proto),
+                         check_dtype(dtype))[0]
     if linked is None or ("NVLS", "Simple") not in weighed:
         return None
     size = 1 << 30  # any size: both bandwidths are the steady rate
@@ -332,19 +333,19 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
                  buffsize: int | None = None) -> list[NcclChoice | None]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints); None for
     a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
-    func = _function(collective, algo, nccl)
+    func = nccl_function(collective, algo, nccl)
     dtype, redop = check_dtype(dtype), check_redop(redop)
-    algos = _pick(algo, "algorithms", "--algo", func, nccl)
-    protos = _pick(proto, "protocols", "--proto", func, nccl)
-    gpus = _check_count(gpus, "gpus", 2, MAX_GPUS)
-    sizes = [_check_count(n, "bytes", 0, MAX_BYTES) for n in sizes]
-    topology = _topology(topology, gpus)
+    algos = listed_names(algo, "algorithms", "--algo", func, nccl)
+    protos = listed_names(proto, "protocols", "--proto", func, nccl)
+    gpus = check_int(gpus, "gpus", 2, MAX_GPUS)
+    sizes = [check_int(n, "bytes", 0, MAX_BYTES) for n in sizes]
+    topology = checked_topology(topology, gpus)
     check_per_process(topology, gpus, gpus_per_process)
     settings = channel_settings(min_channels, max_channels, nvls_channels)
     tuned = tune(topology, gpus, nccl, **settings, nvls=nvls,
                  nthreads=_threads(nthreads, "NCCL_NTHREADS"),
                  ll128_nthreads=_threads(ll128_nthreads, "NCCL_LL128_NTHREADS"),
                  buffsize=_buffsize(buffsize))
-    host, named = host_seconds(gpus_per_process), _named(proto, func)
+    host, named = host_seconds(gpus_per_process), sets_protocols(proto, func)
     return [_choose(tuned, func, algos, protos, named, n, host, dtype, redop)
             if n else None for n in sizes]

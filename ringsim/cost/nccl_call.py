@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numbers
 
-from ..core.checks import echo
+from ..core.checks import MAX_GPUS, echo
 from ..core.errors import RingsimError
 from .nccl_channels import Tuned
 from .nccl_graph import constants
@@ -21,12 +21,11 @@ from .nccl_tuner import (FUNCTIONS, RING_ONLY, algorithm_on, allowed, bus_bandwi
 from .topology import load
 from .topology_model import Topology
 
-MAX_GPUS = 1_000_000  # core/checks.py's bound, as every command has
 RING = "Ring"
 
 
-def _pick(given, kind: str, flag: str, func: str = "AllReduce",
-          nccl: str | None = None) -> set[str]:
+def listed_names(given, kind: str, flag: str, func: str = "AllReduce",
+                 nccl: str | None = None) -> set[str]:
     """NCCL_ALGO / NCCL_PROTO for one of NCCL's functions, as parseList reads them (a name or
     comma list, any case, '^' to exclude, per-function entries from 2.24.3: nccl_lists.py);
     every name where the setting is None or leaves the function alone."""
@@ -37,13 +36,13 @@ def _pick(given, kind: str, flag: str, func: str = "AllReduce",
     return set(valid) if chosen is None else chosen
 
 
-def _named(proto, func: str = "AllReduce") -> bool:
+def sets_protocols(proto, func: str = "AllReduce") -> bool:
     """Whether NCCL_PROTO (`proto`) sets a function's protocols: there LL128 runs whenever it
     is named, where elsewhere it keeps its default (tuning.cc starts it at 2)."""
     return proto is not None and per_function(proto, "protocols", "--proto")[func] is not None
 
 
-def _function(collective: str, algo: str | None = None, nccl: str | None = None) -> str:
+def nccl_function(collective: str, algo: str | None = None, nccl: str | None = None) -> str:
     """NCCL's function for a collective; an `algo` (NCCL_ALGO) that leaves out every
     algorithm NCCL tunes for it is refused where release `nccl` refuses the call."""
     table = FUNCTIONS
@@ -52,7 +51,7 @@ def _function(collective: str, algo: str | None = None, nccl: str | None = None)
                            f"{', '.join(table)}")
     func = table[collective]
     if (func in RING_ONLY and algo is not None
-            and RING not in _pick(algo, "algorithms", "--algo", func, nccl)
+            and RING not in listed_names(algo, "algorithms", "--algo", func, nccl)
             and not ring_restored(constants(carried_release(nccl)))):
         # From 2.24.3 NCCL stops such a call ("no algorithm/protocol available", enqueue.cc),
         # whatever the size; the releases before ran the ring all the same.
@@ -61,8 +60,8 @@ def _function(collective: str, algo: str | None = None, nccl: str | None = None)
     return func
 
 
-def _candidates(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
-                dtype: str = "float", redop: str = "sum") -> tuple[list[tuple[str, str]], bool]:
+def candidates(tuned: Tuned, func: str, algos: set, protos: set, proto_given: bool,
+               dtype: str = "float", redop: str = "sum") -> tuple[list[tuple[str, str]], bool]:
     """The (algorithm, protocol) pairs NCCL's choice weighs for one function under NCCL_ALGO
     (`algos`) and NCCL_PROTO (`protos`, `proto_given` where set) for a call of `dtype` and
     `redop`, and
@@ -86,17 +85,17 @@ def _candidates(tuned: Tuned, func: str, algos: set, protos: set, proto_given: b
             if bus_bandwidth(sys, ring, func, RING, p) > 0], True
 
 
-def _topology(topology, gpus: int) -> Topology:
+def checked_topology(topology, gpus: int) -> Topology:
     """A preset name, .toml path or Topology, checked to hold `gpus` GPUs."""
     topo = load(topology) if isinstance(topology, str) else topology
     if not isinstance(topo, Topology):
         raise RingsimError("topology: give a preset name, a .toml path or a Topology")
-    _check_count(gpus, "gpus", 2, MAX_GPUS)
+    check_int(gpus, "gpus", 2, MAX_GPUS)
     topo.check_gpus(gpus)
     return topo
 
 
-def _check_count(value, what: str, low: int, high: int) -> int:
+def check_int(value, what: str, low: int, high: int) -> int:
     """`value` as an int: any integer type (numpy's too, as make_plan takes them), in range."""
     whole = not isinstance(value, bool) and isinstance(value, numbers.Integral)
     if not whole or not low <= value <= high:

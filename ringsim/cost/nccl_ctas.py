@@ -8,8 +8,8 @@ to maxCTAs where it is larger.
 
 from __future__ import annotations
 
+from .nccl_call import check_int, checked_topology
 from .nccl_channels import nvls_channels, tune
-from .nccl_call import _check_count, _topology
 
 
 def with_ctas(topology, gpus: int, nccl: str | None, settings: dict,
@@ -21,12 +21,12 @@ def with_ctas(topology, gpus: int, nccl: str | None, settings: dict,
     out = {key: value for key, value in settings.items() if value is not None}
     if min_ctas is None and max_ctas is None:
         return out
-    tuned = tune(_topology(topology, gpus), gpus, nccl)
+    tuned = tune(checked_topology(topology, gpus), gpus, nccl)
     most = tuned.sys.tables["channels"]["max"]
-    high = most if max_ctas is None else min(_check_count(max_ctas, "NCCL_MAX_CTAS", 1, 1 << 30),
-                                             most)
-    low = 1 if min_ctas is None else min(_check_count(min_ctas, "NCCL_MIN_CTAS", 1, 1 << 30),
-                                         most, high)
+    high = most if max_ctas is None else min(check_int(max_ctas, "NCCL_MAX_CTAS", 1, 1 << 30),
+                                            most)
+    low = 1 if min_ctas is None else min(check_int(min_ctas, "NCCL_MIN_CTAS", 1, 1 << 30),
+                                        most, high)
     if max_ctas is not None:
         out["max_channels"] = min(out.get("max_channels", high), high)
     if min_ctas is not None and low > 1:

@@ -8,7 +8,8 @@ there is nothing to say.
 from __future__ import annotations
 
 from ..core.naming import plural
-from .nccl_call import RING, _candidates, _function, _named, _pick, _topology
+from .nccl_call import (RING, candidates, checked_topology, listed_names, nccl_function,
+                        sets_protocols)
 from .nccl_channels import tune
 from .nccl_graph import constants, search_speeds
 from .nccl_runtime import fallback_link_graph
@@ -23,15 +24,15 @@ def algo_note(topology, gpus: int, collective: str = "all-reduce", algo: str | N
     collective but an algorithm it puts back itself (None where it runs what was asked)."""
     if algo is None:
         return None
-    func = _function(collective, algo, nccl)
-    algos = _pick(algo, "algorithms", "--algo", func, nccl)
-    protos = _pick(proto, "protocols", "--proto", func, nccl)
-    tuned = tune(_topology(topology, gpus), gpus, nccl)
+    func = nccl_function(collective, algo, nccl)
+    algos = listed_names(algo, "algorithms", "--algo", func, nccl)
+    protos = listed_names(proto, "protocols", "--proto", func, nccl)
+    tuned = tune(checked_topology(topology, gpus), gpus, nccl)
     sys = tuned.sys
     release = f"NCCL {nccl or carried()[0]}"
     asked = f"--algo {algo.strip()[:40]}"
-    pairs, fallback = _candidates(tuned, func, algos, protos, _named(proto, func),
-                                  check_dtype(dtype))
+    pairs, fallback = candidates(tuned, func, algos, protos, sets_protocols(proto, func),
+                                 check_dtype(dtype))
     if fallback and pairs:
         kept = sorted({p for _, p in pairs}, key=PROTOCOLS.index)
         listed = kept[0] if len(kept) == 1 else f"{', '.join(kept[:-1])} and {kept[-1]}"
@@ -48,7 +49,7 @@ def algo_note(topology, gpus: int, collective: str = "all-reduce", algo: str | N
         if running:
             return (f"# {asked}: {release} runs {' and '.join(running)} here, and beside it "
                     f"Ring and Tree: {back}; it picks the fastest of them")
-        why = ("; ".join(_off_reasons(sys, algos, func, protos, dtype))
+        why = ("; ".join(off_reasons(sys, algos, func, protos, dtype))
                or "none of them has a cell here")
         return f"# {asked}: {release} runs none of what it names here ({why}); {back}"
     if any(a not in on for a, _ in pairs):
@@ -100,8 +101,8 @@ def _nvls_reasons(sys, algos: set, func: str | None, protos: set, dtype: str,
     return reasons
 
 
-def _off_reasons(sys, algos: set, func: str | None = None, protos: set | None = None,
-                 dtype: str = "float", redop: str = "sum") -> list[str]:
+def off_reasons(sys, algos: set, func: str | None = None, protos: set | None = None,
+                dtype: str = "float", redop: str = "sum") -> list[str]:
     """Why NCCL gives each of `algos` no bandwidth on this machine, where a topology file says
     it (one clause each; nothing for an algorithm that runs, or one off for another reason)."""
     reasons = []
@@ -132,7 +133,7 @@ def path_note(topology, gpus: int, nccl: str | None = None) -> str | None:
     nic_path phb or sys LL128 is off, and with sys every channel of a node shares the link
     between its CPU sockets, whose rate, and its source in NCCL, it names; None on one node
     or with a NIC near its GPU."""
-    topo = _topology(topology, gpus)
+    topo = checked_topology(topology, gpus)
     tuned = tune(topo, gpus, nccl)
     sys = tuned.sys
     if sys.nodes < 2 or sys.type_inter not in ("phb", "sys"):
@@ -163,7 +164,7 @@ def last_node_note(topology, gpus: int) -> str | None:
     """One line (no leading '#') where G leaves the last node with fewer GPUs than the others:
     NCCL aligns every rank on the fewest channels and slowest speeds any node found; None
     where every node holds as many."""
-    topo = _topology(topology, gpus)
+    topo = checked_topology(topology, gpus)
     nodes = topo.nodes(gpus)
     last, full = topo.node_size(nodes - 1, gpus), topo.node_size(0, gpus)
     if nodes < 2 or last == full:
@@ -176,7 +177,7 @@ def last_node_note(topology, gpus: int) -> str | None:
 def fallback_note(topology, gpus: int, nccl: str | None = None) -> str | None:
     """One line (no leading '#') where the links are slower than every speed NCCL's search
     lists, so that NCCL falls back to one channel it rates at 0.1 GB/s; None elsewhere."""
-    tuned = tune(_topology(topology, gpus), gpus, nccl)
+    tuned = tune(checked_topology(topology, gpus), gpus, nccl)
     sys = tuned.sys
     if not tuned.graphs["Ring"].fallback:
         return None

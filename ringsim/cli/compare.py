@@ -12,7 +12,8 @@ from ..core.naming import plural
 from ..studies.compare import Row, compare, contrasts
 from ..studies.whose import nccl_for, nccl_release, nccl_version
 from ..cost.model import algbw, busbw
-from ..cost.nccl import NcclChoice, fallback_note, last_node_note, path_note, socket_cap
+from ..cost.nccl import NcclChoice, socket_cap
+from ..cost.nccl_notes import fallback_note, last_node_note, path_note
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from ..core.units import format_bandwidth, format_bytes, format_seconds

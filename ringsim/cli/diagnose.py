@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     from ..studies.diagnose_verdicts import gdr_level, log_verdict, network_used
     from ..studies.ncclrun import run_release
     from ..studies.nccltests import nvls_off, parse
-    from ..studies.nccltuning import parse_all
+    from ..studies.nccltuning_log import parse_all
     from ..studies.textfile import read_text
     if args.file == "-" and args.nccl_log == "-":
         raise RingsimError("FILE and --nccl-log are both '-': standard input holds one of "

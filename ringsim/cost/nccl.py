@@ -26,8 +26,6 @@ from .nccl_channels import (Tuned, channel_threads, comm_channels, connected, di
                             run_channels, tune)
 from .nccl_graph import Graph, constants, log2i
 from .nccl_notes import off_reasons
-# The notes beside a choice, where callers of the choice look for them.
-from .nccl_notes import fallback_note, last_node_note, path_note  # noqa: F401  (re-exported)
 from .nccl_runtime import (fallback_link_graph, fill as fill_time, nvls_link_graph, ring_hops,
                            run_graph)
 from .nccl_tuner import (ALGORITHMS, NVLS_FAMILY, PROTOCOLS, TABLE_FUNCTIONS, algorithm_on,

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from ..core.naming import plural
 from .nccltuning_log import Cell, Choice, Tuning
-from .nccltuning_log import parse_all  # noqa: F401  (re-exported: the log is read through here)
 
 
 @dataclass(frozen=True)

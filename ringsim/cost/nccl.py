@@ -196,18 +196,13 @@ def nccl_choice(topology, gpus: int, nbytes: int, collective: str = "all-reduce"
     -o names it (NVLS takes sum, and min and max of integers and 16-bit floats, only);
     `nthreads` / `ll128_nthreads`: NCCL_NTHREADS / NCCL_LL128_NTHREADS, `buffsize`: NCCL_BUFFSIZE
     (None: unset)."""
-    func = nccl_function(collective, algo, nccl)
-    dtype, redop = check_dtype(dtype), check_redop(redop)
-    algos = listed_names(algo, "algorithms", "--algo", func, nccl)
-    protos = listed_names(proto, "protocols", "--proto", func, nccl)
+    func, dtype, redop, algos, protos = _asked(collective, algo, proto, nccl, dtype, redop)
     gpus = check_int(gpus, "gpus", 2, MAX_GPUS)
     topo = checked_topology(topology, gpus)
     nbytes = check_int(nbytes, "bytes", 0, MAX_BYTES)
     check_per_process(topo, gpus, gpus_per_process)
-    tuned = tune(topo, gpus, nccl, **channel_settings(min_channels, max_channels, nvls_channels),
-                 nvls=nvls, nthreads=_threads(nthreads, "NCCL_NTHREADS"),
-                 ll128_nthreads=_threads(ll128_nthreads, "NCCL_LL128_NTHREADS"),
-                 buffsize=_buffsize(buffsize))
+    tuned = _tuned(topo, gpus, nccl, min_channels, max_channels, nvls, nvls_channels, nthreads,
+                   ll128_nthreads, buffsize)
     return _choose(tuned, func, algos, protos, sets_protocols(proto, func), nbytes,
                    host_seconds(gpus_per_process), dtype, redop)
 
@@ -226,6 +221,28 @@ def runs_nvls(topology, gpus: int, collective: str = "all-reduce", nccl: str | N
     pairs = candidates(tuned, nccl_function(collective, None, nccl), set(names("algorithms")),
                        set(names("protocols")), False, check_dtype(dtype))[0]
     return any(a in NVLS_FAMILY for a, _ in pairs)
+
+
+def _asked(collective: str, algo: str | None, proto: str | None, nccl: str | None, dtype: str,
+           redop: str) -> tuple[str, str, str, set, set]:
+    """A call's NCCL function, data type and reduction, and the algorithms and protocols that
+    NCCL_ALGO (`algo`) and NCCL_PROTO (`proto`) leave it, each checked in that order."""
+    func = nccl_function(collective, algo, nccl)
+    dtype, redop = check_dtype(dtype), check_redop(redop)
+    algos = listed_names(algo, "algorithms", "--algo", func, nccl)
+    protos = listed_names(proto, "protocols", "--proto", func, nccl)
+    return func, dtype, redop, algos, protos
+
+
+def _tuned(topology: Topology, gpus: int, nccl: str | None, min_channels: int | None,
+           max_channels: int | None, nvls: bool, nvls_channels: int | None, nthreads: int | None,
+           ll128_nthreads: int | None, buffsize: int | None) -> Tuned:
+    """NCCL's table for a checked topology under the channel, thread and buffer settings a
+    call gives (each checked: None where unset)."""
+    return tune(topology, gpus, nccl, **channel_settings(min_channels, max_channels, nvls_channels),
+                nvls=nvls, nthreads=_threads(nthreads, "NCCL_NTHREADS"),
+                ll128_nthreads=_threads(ll128_nthreads, "NCCL_LL128_NTHREADS"),
+                buffsize=_buffsize(buffsize))
 
 
 def channel_settings(min_channels: int | None, max_channels: int | None,
@@ -331,19 +348,13 @@ def nccl_choices(topology: Topology, gpus: int, sizes: list[int], collective: st
                  buffsize: int | None = None) -> list[NcclChoice | None]:
     """nccl_choice for many sizes, tuning the topology once (what `predict` prints); None for
     a size of 0, an empty call, which NCCL discards before choosing anything (EMPTY_CALL)."""
-    func = nccl_function(collective, algo, nccl)
-    dtype, redop = check_dtype(dtype), check_redop(redop)
-    algos = listed_names(algo, "algorithms", "--algo", func, nccl)
-    protos = listed_names(proto, "protocols", "--proto", func, nccl)
+    func, dtype, redop, algos, protos = _asked(collective, algo, proto, nccl, dtype, redop)
     gpus = check_int(gpus, "gpus", 2, MAX_GPUS)
     sizes = [check_int(n, "bytes", 0, MAX_BYTES) for n in sizes]
     topology = checked_topology(topology, gpus)
     check_per_process(topology, gpus, gpus_per_process)
-    settings = channel_settings(min_channels, max_channels, nvls_channels)
-    tuned = tune(topology, gpus, nccl, **settings, nvls=nvls,
-                 nthreads=_threads(nthreads, "NCCL_NTHREADS"),
-                 ll128_nthreads=_threads(ll128_nthreads, "NCCL_LL128_NTHREADS"),
-                 buffsize=_buffsize(buffsize))
+    tuned = _tuned(topology, gpus, nccl, min_channels, max_channels, nvls, nvls_channels,
+                   nthreads, ll128_nthreads, buffsize)
     host, named = host_seconds(gpus_per_process), sets_protocols(proto, func)
     return [_choose(tuned, func, algos, protos, named, n, host, dtype, redop)
             if n else None for n in sizes]

@@ -79,6 +79,7 @@ class FittingHelp(argparse.HelpFormatter):
         return text
 
     def start_section(self, heading):
+        """Start a section, its heading wrapped where argparse would print it whole."""
         if self._limited and heading:  # argparse prints a heading whole, however long
             heading = wrap(heading, max(self._width - self._current_indent - 1, 1))
         super().start_section(heading)

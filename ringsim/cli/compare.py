@@ -37,6 +37,7 @@ DESCRIPTION = (
 
 
 def register(sub) -> None:
+    """Add the `compare` subcommand to `sub`."""
     parser = sub.add_parser("compare", help=HELP, description=DESCRIPTION)
     parser.add_argument("-g", "--gpus", type=gpus_arg, default=None, metavar="G",
                         help="number of GPUs, up to 1,000,000 (default: 4, or --nodes × GPUs "
@@ -69,6 +70,7 @@ def _ratio(value: Fraction) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim compare` on the parsed `args`; returns the exit status."""
     c = collective(args.collective)
     if len(c.algorithms) == 1:  # nothing to compare it with: the one algorithm's row
         return compare_one(args, c)

@@ -51,6 +51,7 @@ _tflops = _ranged(0.001, 1e6, "a TFLOP/s figure")       # 1 GFLOP/s to 1 EFLOP/s
 
 
 def register(sub) -> None:
+    """Add the `overlap` subcommand to `sub`."""
     from ..algorithms import DEFAULT_ALGORITHM
     from ..algorithms.timing import timed_algorithms
     from ..training.models import MODELS
@@ -107,6 +108,7 @@ def priced(algorithm: str, gpus: int, options: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim overlap` on the parsed `args`; returns the exit status."""
     from ..training.models import model as preset, parse_layers
     from ..training.overlap import (FIRST_BUCKET_BYTES, MAX_GPU_BUCKETS, MIB,
                                     SECONDS_PER_GPU_BUCKET, SWEEP_MB, best, laid_out_work, sweep)

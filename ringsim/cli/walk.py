@@ -82,6 +82,7 @@ GPUS_HELP = (f"number of GPUs, 1..{SYMBOLIC_MAX_GPUS}: walk prints every transfe
 
 
 def register(sub) -> None:
+    """Add the `walk` subcommand to `sub`."""
     # The time model's --nodes (G = M × GPUs per node) and hierarchical's --nodes share one
     # flag: the algorithm option, added last, resolves the clash and serves both (see run).
     parser = sub.add_parser("walk", help=HELP, description=DESCRIPTION,
@@ -198,6 +199,7 @@ def _compare_hint(args: argparse.Namespace, gpus: int, elements: int, timed: boo
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim walk` on the parsed `args`; returns the exit status."""
     if not getattr(args, "dtype_named", False):
         args.dtype = None  # the float32 default prices 4-byte elements; the values stay whole numbers
     log = apply_nccl_log(args, SYMBOLIC_MAX_GPUS)

@@ -41,6 +41,7 @@ def _params(text: str) -> int:
 
 
 def register(sub) -> None:
+    """Add the `zero` subcommand to `sub`."""
     parser = sub.add_parser("zero", help=HELP, description=DESCRIPTION)
     parser.add_argument("--stage", type=count_arg("--stage", minimum=None), choices=[0, 1, 2, 3], default=None,
                         help="one ZeRO stage (default: all four)")
@@ -94,6 +95,7 @@ def _first_last(gpus: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run `ringsim zero` on the parsed `args`; returns the exit status."""
     from ..core.units import format_seconds
     from ..algorithms import given_text
     from ..algorithms.timing import nccl_layout

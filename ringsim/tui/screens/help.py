@@ -61,6 +61,7 @@ class HelpScreen(ScrollingModal):
         self.simulator_bindings = bindings  # shown above the lesson panel's keys
 
     def compose(self) -> ComposeResult:
+        """Build the table of keys: the simulator's, scrolling, then the lesson panel's."""
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold yellow", max_width=KEYS_WIDTH)
         table.add_column(overflow="fold")
@@ -83,4 +84,5 @@ class HelpScreen(ScrollingModal):
             yield Static(table)
 
     def action_close(self) -> None:
+        """Close the help screen."""
         self.dismiss()

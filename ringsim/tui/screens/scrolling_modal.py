@@ -16,6 +16,7 @@ class ScrollingModal(ModalScreen[None]):
     CLOSE = ""
 
     def on_resize(self, event) -> None:
+        """Say again, after the new layout, whether more is below."""
         self.call_after_refresh(self._say_more)
 
     def _say_more(self) -> None:

@@ -58,6 +58,7 @@ class SimulatorScreen(Screen):
     cut: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
+        """Lay out the banner, the GPU view, the lower boxes and the side panels."""
         yield PhaseBanner(id="banner")
         yield TooSmall(id="too-small")
         with Horizontal(id="body"):
@@ -90,7 +91,7 @@ class SimulatorScreen(Screen):
     ready = False  # True once the widgets exist; earlier show() calls wait for on_mount's
 
     async def on_mount(self) -> None:
-        # The App owns the Simulation; once the widgets exist, ask it for the first frame.
+        """The App owns the Simulation: once the widgets exist, ask it for the first frame."""
         self.ready = True
         # The notices' rack (Textual's, first among the screen's children) after the footer:
         # both sit in the bottom row, and the later one draws over the other (ringsim.tcss).
@@ -205,15 +206,18 @@ class SimulatorScreen(Screen):
         return height < COMPACT and not self.has_class("-heat")
 
     def on_resize(self, event: events.Resize) -> None:
+        """Fit the layout to the new size, then recount the counters and hints."""
         self._fit(event.size.width, event.size.height)
         # The counters' box may grow to more rows now, though its own size is the same.
         self.call_after_refresh(self.query_one(Counters).redraw)
         self.call_after_refresh(self.say_more)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Update the hints when a box takes the focus."""
         self.say_more()  # the hints name the keys of the box that has them
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        """Update the hints when a box loses the focus."""
         self.say_more()
 
     def _fit(self, width: int, height: int) -> None:

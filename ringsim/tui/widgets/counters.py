@@ -33,6 +33,7 @@ class Counters(TextLines):
         self._draw()
 
     def on_resize(self) -> None:
+        """Redraw the counters for the new width."""
         self.redraw()  # another width may need the short rows or shorter bars
 
     def redraw(self) -> None:
@@ -137,5 +138,6 @@ class CountersBox(VerticalScroll):
     """The counters' box: when it grows or shrinks, the counters fit themselves to its rows."""
 
     def on_resize(self) -> None:
+        """Redraw the counters inside when the box changes size."""
         for counters in self.query(Counters):
             counters.redraw()

@@ -157,6 +157,7 @@ class GpuPanel(Widget):
         self._border_subtitle = self.render_str(content).expand_tabs(4).split()[0]
 
     def notify_style_update(self) -> None:
+        """Forget the cached styles when the theme or classes change."""
         self._styles.clear()  # the theme or presentation mode changed the component classes
         super().notify_style_update()
 
@@ -174,14 +175,17 @@ class GpuPanel(Widget):
         return min(widths, default=self.content_region.width) - 1  # one column of margin
 
     def render_lines(self, crop):
+        """Measure the label width once per paint, then paint the lines."""
         # The label width looks at every sibling panel: once per paint, not once per line.
         self._label_width = self._label_room()
         return super().render_lines(crop)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """One row per cell line of every GPU, and the load row if shown."""
         return self.gpus * self.cell_height + self.load_row
 
     def render_line(self, y: int) -> Strip:
+        """One row of the panel: a segment's cell line, or the load row."""
         width = self.content_region.width
         if self.load_row and y == self.gpus * self.cell_height:
             # The load row, centred in the border's colour as the bottom edge would show it.

@@ -92,12 +92,15 @@ class HeatMap(Widget):
         return rows
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """One row per strip."""
         return len(self.strips)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
+        """As wide as the widest strip."""
         return max((strip.cell_length for strip in self.strips), default=0)
 
     def render_line(self, y: int) -> Strip:
+        """Strip `y`, cut or padded to the widget's width."""
         width = self.content_region.width
         if y >= len(self.strips):
             return Strip.blank(width)

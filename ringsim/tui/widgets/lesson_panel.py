@@ -85,6 +85,7 @@ class LessonPanel(Vertical, can_focus=True):
         self.asked = 0
 
     def compose(self) -> ComposeResult:
+        """Lay out the lesson text above its question, answer field and reply."""
         with VerticalScroll(id="lesson-body", can_focus=False):
             yield Static(id="lesson-head")
             yield Static(id="lesson-text")
@@ -219,10 +220,12 @@ class LessonPanel(Vertical, can_focus=True):
         self.query_one("#lesson-input", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Take the typed answer."""
         event.stop()
         self.reply(event.value)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Show the answer (the Show button is an empty reply)."""
         event.stop()
         self.reply("")
 
@@ -231,6 +234,7 @@ class LessonPanel(Vertical, can_focus=True):
         self.focus()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Offer `leave` only while the answer field has the focus."""
         # While typing an answer the footer shows how to stop; otherwise `leave` is hidden.
         if action == "leave":
             return isinstance(self.app.focused, Input)

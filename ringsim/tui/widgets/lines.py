@@ -52,16 +52,20 @@ class TextLines(Widget):
             self.refresh(*(Region(0, y, self.size.width, 1) for y in changed))
 
     def notify_style_update(self) -> None:
+        """Forget the cached strips when the theme or classes change."""
         self._strips.clear()  # another theme or class: the base style changed
         super().notify_style_update()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """One row per line."""
         return len(self._lines)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
+        """As wide as the widest line."""
         return max((cell_len(line.plain) for line in self._lines), default=0)
 
     def render_line(self, y: int) -> Strip:
+        """Line `y`, cut with an ellipsis where it is wider than the widget."""
         width = self.size.width
         style = self.rich_style
         if y >= len(self._lines):

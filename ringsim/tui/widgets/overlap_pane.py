@@ -67,6 +67,7 @@ class OverlapPane(Static):
             self._draw()
 
     def on_resize(self, event: events.Resize) -> None:
+        """Draw again for the new size."""
         self._draw()
 
     def _draw(self) -> None:

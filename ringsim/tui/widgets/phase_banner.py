@@ -89,6 +89,7 @@ class PhaseBanner(TextLines):
         self._draw()
 
     def on_resize(self, event: events.Resize) -> None:
+        """Draw again: another width may take another wording of the clock."""
         self._draw()  # another width may take another wording of the clock
 
     def _draw(self) -> None:

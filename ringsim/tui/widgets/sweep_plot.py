@@ -75,6 +75,7 @@ class SweepPanel(Vertical):
         self.plot = None  # the PlotextPlot, once textual-plotext is imported
 
     def compose(self) -> ComposeResult:
+        """Room for the install note (hidden once the plot is drawn) and the legend."""
         yield Static(id="plot-missing")
         yield Static(id="plot-legend")
 

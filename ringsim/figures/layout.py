@@ -22,7 +22,6 @@ from ..algorithms.spec import Shape
 from ..core.plan import Plan
 
 MAX_ROW = 8        # columns in one row before it wraps
-SMALL_NODE = 2     # GPUs in a node small enough to stand beside the others in one row
 CELL_H = 20        # one segment's cell
 HEADER_H = 24      # the GPU's name above its cells
 GAP_X = 58         # between columns of a row: room for an arrow

@@ -472,6 +472,11 @@ class RingsimApp(App[None]):
             panel.load(lessons, self.first_lesson)
         self.state = replace(self.state, lesson=True, plot=None)
 
+    def on_lesson_panel_full_width(self, message: LessonPanel.FullWidth) -> None:
+        """Open the lesson section at the terminal's full width, over the simulator."""
+        from .screens.lesson_page import LessonPage  # loaded only when a reader asks for it
+        self.push_screen(LessonPage(*message.parts, question=message.question))
+
     def on_lesson_panel_section_shown(self, message: LessonPanel.SectionShown) -> None:
         """The reader moved to a section: switch to its lesson's scenario and its stop (the
         notices about the section before go)."""

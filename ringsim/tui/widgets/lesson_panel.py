@@ -75,6 +75,15 @@ class LessonPanel(Vertical, can_focus=True):
             self.lesson = lesson
             self.section = section
 
+    class FullWidth(Message):
+        """The reader asked for the section at the terminal's full width (key f): its parts
+        (title, head line, Markdown text) and the question being asked."""
+
+        def __init__(self, parts: tuple[str, Text, str], question: Text) -> None:
+            super().__init__()
+            self.parts = parts
+            self.question = question
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.lessons: list = []
@@ -208,9 +217,9 @@ class LessonPanel(Vertical, can_focus=True):
         getattr(self.query_one("#lesson-body"), f"scroll_{how}")(animate=False)
 
     def action_full_width(self) -> None:
-        """Show the section at the terminal's full width, over the simulator."""
-        from ..screens.lesson_page import LessonPage
-        self.app.push_screen(LessonPage(*self.parts(), question=self.question_text()))
+        """Show the section at the terminal's full width, over the simulator (the App opens
+        the page: a widget holds no screen)."""
+        self.post_message(self.FullWidth(self.parts(), self.question_text()))
 
     def action_answer(self) -> None:
         """Move into the answer field (when a question is asked)."""

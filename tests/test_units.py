@@ -5,8 +5,8 @@ import math
 import pytest
 
 from ringsim.core.errors import RingsimError
-from ringsim.core.units import (format_bytes, format_seconds, itemsize, parse_bandwidth,
-                           parse_seconds, parse_size)
+from ringsim.core.units import (approx_bytes, format_bytes, format_seconds, itemsize,
+                                parse_bandwidth, parse_seconds, parse_size)
 
 
 @pytest.mark.parametrize("text, value", [
@@ -53,6 +53,8 @@ def test_dtypes_and_formats():
     with pytest.raises(RingsimError, match="unknown dtype 'float128'"):
         itemsize("float128")
     assert format_bytes(8 * 2**30) == "8GiB" and format_bytes(1000) == "1,000B"
+    assert [approx_bytes(n) for n in (512, 2**10, 1_600_000, 3 * 2**30)] == \
+        ["512 B", "1.00 KiB", "1.53 MiB", "3.00 GiB"]
     assert format_seconds(2.5e-6) == "2.50 µs" and format_seconds(0.0123) == "12.30 ms"
 
 

@@ -19,7 +19,7 @@ from ..cost.nccl import EMPTY_CALL
 from ..cost.topology import topology_file
 from ..studies.predict import rounded_sizes_note
 from ..studies.sweep import Sweep, parse_sizes, sweep
-from ..core.units import format_bandwidth, format_bytes, format_seconds
+from ..core.units import approx_bytes, format_bandwidth, format_bytes, format_seconds
 from ..studies.whose import nccl_model, nccl_release, nccl_version
 from ._cost_args import (BANDWIDTH_HELP, MODEL_HELP, add_cost_arguments, add_nccl_argument,
                          gpus_from_args, model_from_args)
@@ -245,7 +245,7 @@ def _print_table(result: Sweep) -> None:
                else "."))
     for c in result.crossovers:
         say(f"Crossover: {result.title(c.after)} overtakes {result.title(c.before)} "
-            f"at {c.nbytes:,} bytes per GPU ({_approx_bytes(c.nbytes)}).")
+            f"at {c.nbytes:,} bytes per GPU ({approx_bytes(c.nbytes)}).")
     _print_rails(result)
 
 
@@ -280,13 +280,6 @@ def _print_rails(result: Sweep) -> None:
             f"{format_bytes(top.nbytes)} (busbw {format_bandwidth(top.busbw(column, result.gpus))}), "
             f"against {format_seconds(top.estimates[other].seconds)} for {other}, the fastest "
             f"other column there.", most=100)
-
-
-def _approx_bytes(nbytes: int) -> str:
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if nbytes >= scale:
-            return f"{nbytes / scale:,.2f} {unit}"
-    return f"{nbytes} B"
 
 
 def _nccl_cells(choice) -> tuple[str, str]:

@@ -209,6 +209,15 @@ def format_bytes(nbytes: int) -> str:
     return f"{nbytes:,}B"
 
 
+def approx_bytes(nbytes: int) -> str:
+    """'1.53 MiB': a size to three figures in the largest binary unit it reaches, for a size
+    said beside its exact bytes."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:,.2f} {unit}"
+    return f"{nbytes} B"
+
+
 # Numbers given from Python get the ranges that text read here gets, so a
 # Level or Topology built in code cannot price what a topology file would refuse (a NaN or
 # negative α or bandwidth turns every time into NaN or 0 without a word).

@@ -1,11 +1,11 @@
 """The sweep panel (key w) names the fastest and the crossovers as `ringsim sweep` does, the
 ring laid out as NCCL's channels (one ring per NIC) included on several nodes."""
 
-from ringsim.core.units import format_seconds
+from ringsim.core.units import approx_bytes, format_seconds
 from ringsim.cost.model import CostModel
 from ringsim.studies.sweep import sweep
 from ringsim.tui.sweeps import SIZES, sweep_view
-from ringsim.tui.widgets.sweep_plot import SweepPanel, approx_bytes
+from ringsim.tui.widgets.sweep_plot import SweepPanel
 
 
 def test_the_panel_names_the_rails_ring_where_the_sweep_does():

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from ...core.units import format_bandwidth, format_bytes, format_seconds
+from ...core.units import approx_bytes, format_bandwidth, format_bytes, format_seconds
 from ...algorithms import ALGORITHMS
 from ...algorithms.timing import unavailable
 from ...cost.model import algbw, busbw
@@ -31,14 +31,6 @@ INSTALL = "No plot: install textual-plotext (pip install '.[plot]' from a clone 
 
 def _hex(rgb: tuple[int, int, int]) -> str:
     return "#%02x%02x%02x" % rgb
-
-
-def approx_bytes(nbytes: int) -> str:
-    """'1.53 MiB': a crossover's size to three figures (the exact bytes are in `ringsim sweep`)."""
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if nbytes >= scale:
-            return f"{nbytes / scale:,.2f} {unit}"
-    return f"{nbytes} B"
 
 
 def decades(values: list[float]) -> list[float]:

@@ -13,7 +13,7 @@ import json
 import numpy as np
 import pytest
 
-from ringsim.algorithms import _fold, _multiring, _trees, nccl_tree
+from ringsim.algorithms import _fold, _multiring, _ring_orders, _trees, nccl_tree
 from ringsim.algorithms._step_times import Clock, ring_phase
 from ringsim.algorithms.timing import estimate, machine_options
 from ringsim.cli import main
@@ -68,7 +68,7 @@ def test_profiles_price_laid_out_rings_as_the_port_queues_do(model, gpus, rings)
              10**9 + 7, int(rng.integers(1, 10**7))]
     orders = [np.stack([rng.permutation(gpus) for _ in range(rings)])]
     if gpus % rings == 0:
-        orders.append(np.array(_multiring.rail_orders(f"rails:{rings}", gpus)) - 1)
+        orders.append(np.array(_ring_orders.rail_orders(f"rails:{rings}", gpus)) - 1)
     for order in orders:
         _phases_equal(model, order, sizes)
 
@@ -83,11 +83,11 @@ def test_profiles_sum_the_queues_in_the_batches_ring_phase_takes():
 
 
 def test_rails_orders_are_built_once_and_priced_from_one_array():
-    first = _multiring.parse_orders("rails:4", 64)
-    assert _multiring.parse_orders("rails:4", 64) is first
-    assert _multiring.parse_orders(first, 64) is first
-    array = _multiring.order_array(first, 4, 64)
-    assert _multiring.order_array(first, 4, 64) is array
+    first = _ring_orders.parse_orders("rails:4", 64)
+    assert _ring_orders.parse_orders("rails:4", 64) is first
+    assert _ring_orders.parse_orders(first, 64) is first
+    array = _ring_orders.order_array(first, 4, 64)
+    assert _ring_orders.order_array(first, 4, 64) is array
     assert not array.flags.writeable
     assert (array + 1).tolist() == [list(ring) for ring in first]
 
@@ -96,7 +96,7 @@ def test_rails_times_equal_the_plain_port_queues():
     """estimate('ring', ring_order='rails:P') as the step-by-step queues of every port give it."""
     model = _two_level(16)
     gpus, rings = 256, 16
-    orders = np.array(_multiring.rail_orders(f"rails:{rings}", gpus)) - 1
+    orders = np.array(_ring_orders.rail_orders(f"rails:{rings}", gpus)) - 1
     for elements in (1, 4096, 7 * rings * gpus + 2 * gpus + 3, 10**8 + 1):
         got = estimate("ring", gpus, elements, model, ring_order=f"rails:{rings}")
         clock = Clock()

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from ringsim.algorithms import make_plan
-from ringsim.algorithms._multiring import parse_orders
+from ringsim.algorithms._ring_orders import parse_orders
 from ringsim.cli import main
 from ringsim.studies.compare import nccl_layout_estimate
 from ringsim.cost.model import CostModel, price

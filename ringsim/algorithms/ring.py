@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core.formula import ClosedForm, Formula
 from ..core.plan import Plan, Step
-from . import _multiring, _sparse
+from . import _multiring, _ring_orders, _sparse
 from .spec import AlgorithmSpec, Implementation, Shape
 
 NAME = "ring"
@@ -26,10 +26,10 @@ class Options:
 
 def check_options(gpus: int, channels: int = 1, ring_order=None) -> dict:
     """The options made canonical (ring orders as tuples), or a RingsimError in one line."""
-    orders = _multiring.parse_orders(ring_order, gpus)
+    orders = _ring_orders.parse_orders(ring_order, gpus)
     if orders is not None and channels == 1 and len(orders) > 1:
         channels = len(orders)  # one order per ring: as many rings as orders
-    return {"channels": _multiring.check_channels(channels, gpus, orders), "ring_order": orders}
+    return {"channels": _ring_orders.check_channels(channels, gpus, orders), "ring_order": orders}
 
 
 def lanes(channels: int = 1, ring_order=None) -> int:
@@ -57,7 +57,7 @@ def _rings(gpus: int, channels: int, ring_order):
     """K rings in GPU order as directions (counted at any G), or the given orders as an array."""
     if ring_order is None:
         return (1,) * channels
-    return _multiring.order_array(ring_order, channels, gpus)
+    return _ring_orders.order_array(ring_order, channels, gpus)
 
 
 def plan(gpus: int, channels: int = 1, ring_order=None) -> Plan:
@@ -67,7 +67,7 @@ def plan(gpus: int, channels: int = 1, ring_order=None) -> Plan:
     c·G+1 … c·G+G, each visiting the GPUs in its own order.
     """
     if _several(gpus, channels, ring_order):
-        orders = _multiring.order_array(ring_order, channels, gpus)
+        orders = _ring_orders.order_array(ring_order, channels, gpus)
         return _multiring.build(NAME, gpus, orders, {"channels": channels, "ring_order": ring_order})
     k = np.arange(gpus, dtype=np.int64)
     nxt = (k + 1) % gpus

@@ -132,28 +132,27 @@ def test_a_lesson_heading_wider_than_the_line_wraps_with_its_rule():
         "In-network reduction: the", "switch adds", "========================="]
 
 
-NOTE = "columns wide and cannot be laid out"
-
-
-def test_every_lesson_fits_40_columns_but_for_drawings_it_says_it_cannot_fit(monkeypatch, capsys):
+def test_every_lesson_fits_40_columns_its_drawings_included(monkeypatch, capsys):
     from ringsim.lessons import load_lessons
-    kept = {}
     for lesson in load_lessons():
         lines = printed(monkeypatch, capsys, f"lesson {lesson.number} --no-pause", 40)
-        wide = [n for n, line in enumerate(lines) if display_width(line) > 40]
-        for n in wide:  # only inside a block that a note just above it announced
-            note = max((k for k in range(n) if lines[k].endswith("as drawn.)")), default=None)
-            assert note is not None and NOTE in " ".join(lines[note - 3:note + 1]), (lesson.number, lines[n])
-            assert all(line.strip() for line in lines[note + 2:n]), (lesson.number, lines[n])
-        if wide:
-            kept[lesson.number] = len(wide)
+        assert [line for line in lines if display_width(line) > 40] == [], lesson.number
+        if lesson.number == 8:  # the drawings are drawn for 40 columns: none is wrapped or cut
+            assert "           → [GPU2: layers 4-6]" in lines
+            assert "     backward: ← their gradients" in lines
+            assert "     GPU2        m1  m2  m3  m4" in lines
         if lesson.number == 9:  # a table of costs, laid out again as two blocks of columns
             assert "    ring                   510  10.5 ms" in lines
             assert "    ring                   75.76 GB/s" in lines
         if lesson.number == 14:  # a command to type, folded so that it still pastes as one
             assert "  ringsim timeline -g 8 -n 16777216 \\" in lines
-    # The three that cannot: a drawing of boxes (8), a timeline's bars (14), the cheat-sheet (19).
-    assert sorted(kept) == [8, 14, 19]
+            # The Gantt strip: GPU1 sends throughout, GPU2 idles while GPU1's slow sends end.
+            gantt = [line for line in lines if line.lstrip().startswith("GPU") and "█" in line]
+            assert len(gantt) == 4 and set(gantt[0].split()[1]) == {"█"} and "·" in gantt[1]
+        if lesson.number == 19:  # the cheat-sheet, laid out again as a record per row
+            ring = lines.index("  ring")
+            assert lines[ring + 1:ring + 5] == ["    in all: 2·(G−1)·N", "    busiest GPU, each way:",
+                                                "      2·(G−1)·N/G (< 2·N)", "    steps: 2·(G−1)"]
 
 
 def test_a_wide_table_in_a_lesson_block_is_laid_out_again_as_blocks_or_records():

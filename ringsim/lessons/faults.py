@@ -9,6 +9,8 @@ what each fault costs, the critical path, the Gantt strip and the other schedule
 
 from __future__ import annotations
 
+import textwrap
+
 from ..algorithms import DEFAULT_ALGORITHM
 from ..core.errors import RingsimError
 from .cache import Cache
@@ -103,10 +105,12 @@ def _path_link(a) -> tuple[int, int, int, float]:
 
 def _strip(a) -> str:
     from ..timeline.report import strip
-    lines = strip(run(a), width=56)
+    # 30 columns of time and the names' indent cut to two, so that the block fits a 40-column
+    # terminal whole: bars cannot wrap without losing the time they stand for.
+    lines = strip(run(a), width=30)
     if not lines:
         return "(no strip: more than 32 GPUs, or nothing is sent)"
-    return "\n".join(line.rstrip() for line in lines)
+    return "\n".join("  " + line.rstrip() for line in textwrap.dedent("\n".join(lines)).split("\n"))
 
 
 def alternatives(a) -> list:

@@ -148,6 +148,13 @@ class RingsimApp(App[None]):
             self.post_message(Notify(notification))
         super().clear_notifications()
 
+    def _unnotify(self, notification: Notification, refresh: bool = True) -> None:
+        """Forget a notice that Textual takes off the screen (its time is up, or it was clicked
+        away), so that it is not posted again with the notices that still hold, and its words
+        show again when next asked for."""
+        self._notices.forget(notification)
+        super()._unnotify(notification, refresh)
+
     def clear_notifications(self) -> None:
         """Take every notice off the screen; the next one of the same words shows again."""
         self._notices.clear()

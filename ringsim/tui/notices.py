@@ -78,6 +78,10 @@ class Notices:
         self._shown = held
         return None if len(held) == len(live) else [notice.notification for notice in held]
 
+    def forget(self, notification: Notification) -> None:
+        """Forget one notice, taken off the screen before its time (a click on it)."""
+        self._shown = [notice for notice in self._shown if notice.notification is not notification]
+
     def clear(self) -> None:
         """Forget every notice."""
         self._shown = []

@@ -140,3 +140,20 @@ async def test_three_notices_at_most_the_oldest_goes_first():
         assert await toasts(app, pilot) == [FEW_ELEMENTS, RUN_DONE, slowest]
         await pilot.press("g")  # gone, so it shows again
         assert await toasts(app, pilot) == [RUN_DONE, slowest, FEW_GPUS]
+
+
+async def test_a_notice_clicked_away_stays_away_and_its_words_show_again_when_asked():
+    app = at_the_minimum()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("g")
+        assert await toasts(app, pilot) == [FEW_GPUS]
+        await pilot.click("Toast")  # a click takes a notice away
+        assert await toasts(app, pilot) == []
+        # Another notice comes and goes as its run changes: the clicked one does not come back.
+        await pilot.press("n")
+        assert await toasts(app, pilot) == [RUN_DONE]
+        await pilot.press("E")
+        assert await toasts(app, pilot) == []
+        # Asked again, its words show again: nothing on screen holds them.
+        await pilot.press("g")
+        assert FEW_GPUS in await toasts(app, pilot)

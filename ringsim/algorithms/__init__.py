@@ -23,6 +23,7 @@ from ..core.formula import ClosedForm
 from ..core.plan import Plan
 from . import (bidirectional_ring, double_tree, halving_doubling, hierarchical, master, naive,
                nccl_tree, nvls, recursive_doubling, ring, tree)
+from ._fold import symbols
 from ._ring_orders import rails_size
 from .spec import AlgorithmSpec
 

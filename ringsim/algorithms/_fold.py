@@ -10,8 +10,11 @@ allreduce_intra_reduce_scatter_allgather.c; Thakur, Rabenseifner & Gropp, IJHPCA
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
+from ..core.formula import format_number
 from ..core.plan import Step
 from ..cost.ports import crosses, node_period, port_seconds, slower_level
 
@@ -23,6 +26,16 @@ def split(gpus: int) -> tuple[int, int]:
     """(p2, rem): the largest power of two ≤ G, and how many GPUs are left over."""
     p2 = 1 << (gpus.bit_length() - 1)
     return p2, gpus - p2
+
+
+def symbols(gpus: int, forms) -> str | None:
+    """What p2 and rem stand for at G = `gpus`, where one of the closed forms `forms` (their
+    texts) speaks of them; None where none does."""
+    if not any(re.search(r"\b(p2|rem)\b", str(form)) for form in forms):
+        return None
+    p2, rem = split(gpus)
+    return (f"p2 = {format_number(p2)}, the largest power of two ≤ G; rem = G − p2 = "
+            f"{format_number(rem)}, the GPUs folded into partners first")
 
 
 def real_ranks(gpus: int) -> np.ndarray:

@@ -6,7 +6,7 @@ import argparse
 import json
 from fractions import Fraction
 
-from ..algorithms import ALGORITHMS
+from ..algorithms import ALGORITHMS, symbols
 from ..algorithms.timing import unavailable
 from ..core.naming import plural
 from ..studies.compare import Row, compare, contrasts
@@ -146,6 +146,9 @@ def _print_counts(rows: list[Row], gpus: int, elements: int) -> None:
              f": {format_number(r.busiest_sent)} / {format_number(r.busiest_received)}",
              format_number(r.steps), format_number(r.messages), str(r.formulas.total))
             for r in rows])
+    note = symbols(gpus, (r.formulas.total for r in rows))
+    if note:
+        say(f"\n{note}.")
     for c in contrasts(rows):
         # The closed form as walk prints it: where G does not divide N its textbook value
         # (10.67) and the exact one (11) are each set beside their own expression.

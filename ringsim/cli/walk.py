@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms import option_names
+from ..algorithms import option_names, symbols
 from ..algorithms.timing import unavailable
 from ..cost.nccl import NcclChoice
 from ..studies.whose import nccl_for, nccl_line, runs_line
@@ -465,6 +465,9 @@ def _print_ledger(sim: Simulation) -> None:
     say(f"\nLedger{' ' * (width - 4)}measured   formula")
     for name, measured, formula in rows:
         say(f"  {name:<{width}}  {measured:>8}   {formula}")
+    note = symbols(sim.plan.gpus, (formula for _, _, formula in rows))
+    if note:
+        say(f"  ({note})", hang="   ")
     say("  sent per GPU:     " + ", ".join(format_number(v) for v in ledger.sent), hang=" " * 20)
     say("  received per GPU: " + ", ".join(format_number(v) for v in ledger.received),
         hang=" " * 20)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from ..algorithms import closed_form, option_names
+from ..algorithms import closed_form, option_names, symbols
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from .cache import Cache
@@ -83,6 +83,8 @@ def _latencies_why(key: str) -> Callable:
         row, s = _row_of(a, key), a.scenario
         form = closed_form(row.name, s.gpus, s.elements, **row.options).steps
         shown = f"its closed form {form}" if form.text != format_number(form.value) else "its closed form"
+        note = symbols(s.gpus, [form])
+        shown += f", with {note}" if note else ""
         return (f"{row.title} on {plural(s.gpus, 'GPU')} runs {value} steps one after another "
                 f"({shown}), each paying α at least once.")
     return why

@@ -27,3 +27,9 @@ def test_walk_says_it_under_its_ledger(capsys):
 def test_a_lessons_reason_says_it_too(capsys):
     out = printed(capsys, "lesson 9 --no-pause")
     assert "(its closed form 2·lg p2 + 2 = 20, with " + P2_1000 in out
+
+
+def test_a_formulas_reason_in_a_lesson_says_it_too(capsys):
+    out = printed(capsys, "lesson 12 --no-pause")
+    assert ("the number of steps is 2·lg p2 + 2; with G = 24 (p2 = 16, the largest power of two "
+            "≤ G; rem = G − p2 = 8, the GPUs folded into partners first) that is 10.") in out

@@ -11,7 +11,7 @@ import re
 from fractions import Fraction
 from typing import Callable
 
-from ..algorithms import ALGORITHMS, check_options, closed_form, default_options
+from ..algorithms import ALGORITHMS, check_options, closed_form, default_options, symbols
 from ..algorithms.spec import Shape
 from ..core.errors import RingsimError
 from ..core.formula import format_number
@@ -377,8 +377,9 @@ def _formula_why(field: str) -> Callable:
         # the letters of the options this scenario runs with (C = 4 for a tree in 4 chunks)
         values = letter_values(s, {**default_options(s.algorithm), **dict(s.options)})
         worked = substitute(formula.text, values)
+        note = symbols(s.gpus, [formula.text])
         return (f"For {ALGORITHMS[s.algorithm].title}, {words} is {formula.text}; with "
-                f"{_given(formula.text, values)} that is "
+                f"{_given(formula.text, values)}" + (f" ({note})" if note else "") + " that is "
                 + (f"{worked} = " if worked is not None else "") + f"{_n(formula.value)}.")
     return why
 

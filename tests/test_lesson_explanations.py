@@ -8,7 +8,7 @@ import pytest
 
 from ringsim.lessons import load_lessons
 from ringsim.lessons.text import fenced_blocks, misaligned
-from ringsim.lessons.vocabulary import letter_values, substitute
+from ringsim.lessons.letters import letter_values, substitute
 from ringsim.sim.scenario import Scenario
 
 WORKED = re.compile(r"is (?P<formula>.+?); with (?P<given>.+?) that is (?P<rest>.+)\.$")
@@ -86,3 +86,11 @@ def test_every_table_in_the_course_lines_up(gpus):
                 tables += 1
                 assert misaligned(block) == [], (lesson.number, block)
     assert tables > 10
+
+
+def test_a_closed_form_of_steps_is_worked_out_with_the_letters_of_its_options():
+    # L and M (GPUs per node, nodes) are nowhere else in lesson 10: the reason fills them in.
+    whys = [q.why for n, q in _explanations() if n == 10 and "Hierarchical" in q.why]
+    assert whys == ["Hierarchical (2-D) ring on 64 GPUs runs 28 steps one after another (its "
+                    "closed form 2·(L−1) + 2·(M−1) = 2·(8−1) + 2·(8−1) = 28), each paying α at "
+                    "least once."]

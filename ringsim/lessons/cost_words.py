@@ -14,6 +14,7 @@ from ..algorithms import closed_form, option_names, symbols
 from ..core.errors import RingsimError
 from ..core.formula import format_number
 from .cache import Cache
+from .letters import letter_values, substitute
 from .text import plural
 from .words import Entry, machine_flags, model_key, model_line
 
@@ -82,7 +83,11 @@ def _latencies_why(key: str) -> Callable:
     def why(a, value: str) -> str:
         row, s = _row_of(a, key), a.scenario
         form = closed_form(row.name, s.gpus, s.elements, **row.options).steps
-        shown = f"its closed form {form}" if form.text != format_number(form.value) else "its closed form"
+        # Worked out with the letters of the row's options: L and M, its nodes, are said nowhere else.
+        worked = substitute(form.text, letter_values(s, row.options))
+        shown = (f"its closed form {form.text} = "
+                 + (f"{worked} = " if worked not in (None, form.text) else "") + format_number(form.value)
+                 if form.text != format_number(form.value) else "its closed form")
         note = symbols(s.gpus, [form])
         shown += f", with {note}" if note else ""
         return (f"{row.title} on {plural(s.gpus, 'GPU')} runs {value} steps one after another "

@@ -21,6 +21,7 @@ from ..core.naming import gpu_name, letter, sum_label, term
 from ..sim.scenario import Scenario
 from . import buckets, cost_words, faults, protocols, sharding, training_words
 from .cache import Cache as _Cache
+from .letters import OPTION_LETTERS, letter_pattern, letter_values, substitute
 from .text import plural
 from .words import SCENARIO_OPTIONS, Entry
 
@@ -69,7 +70,7 @@ def title_text(scenario: Scenario) -> str:
     defaults = default_options(scenario.algorithm)
     given = dict(scenario.options)
     return title + "".join(f" · {letter_name} = {given[option]:,}"
-                           for option, letter_name in _OPTION_LETTERS.items()
+                           for option, letter_name in OPTION_LETTERS.items()
                            if isinstance(given.get(option), int) and given[option] != defaults.get(option))
 
 
@@ -324,44 +325,9 @@ def _ratio_why(kind: str) -> Callable:
     return why
 
 
-# The letters a closed form writes for a scenario's numbers, and the functions it calls.
-_OPTION_LETTERS = {"chunks": "C", "channels": "K", "nodes": "M"}
-_FUNCTIONS = {"min", "max", "lg", "log"}
-_WORD = re.compile(r"[A-Za-z]+")
-
-
-def _letter(name: str) -> re.Pattern:
-    # A letter stands alone: not part of a word, nor of a subscripted name such as N₁.
-    return re.compile(rf"(?<![A-Za-z]){name}(?![A-Za-z₀-₉])")
-
-
-def letter_values(s, options: dict | None = None) -> dict[str, int]:
-    """The value of each letter a closed form may write: G, N and its options' C, K, M (L = G/M)."""
-    values = {"G": s.gpus, "N": s.elements}
-    options = default_options(s.algorithm) if options is None else options
-    for option, name in _OPTION_LETTERS.items():
-        if isinstance(options.get(option), int):
-            values[name] = options[option]
-    if "M" in values:
-        values["L"] = s.gpus // values["M"]
-    return values
-
-
-def substitute(text: str, values: dict[str, int]) -> str | None:
-    """A formula with its letters replaced by their values ('2·(G−1)·N' → '2·(4−1)·8'), or None.
-
-    None when the text holds a name with no value here (H, p2) or words: it cannot be worked out.
-    """
-    if any(w not in values and w not in _FUNCTIONS for w in _WORD.findall(text)):
-        return None
-    for name, value in values.items():
-        text = _letter(name).sub(f"{value:,}", text)
-    return text
-
-
 def _given(text: str, values: dict[str, int]) -> str:
     # Only the letters the formula uses: 'G = 25', not 'G = 25 and N = 8' for 2·(G−1).
-    used = [name for name in values if _letter(name).search(text)] or ["G"]
+    used = [name for name in values if letter_pattern(name).search(text)] or ["G"]
     parts = [f"{name} = {values[name]:,}" for name in used]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
@@ -392,7 +358,7 @@ def _calc_why(a, value: str) -> str:
     s = a.ctx.scenario
     expression = a.expr.indices[0].text.replace("//", "÷").replace("*", "·").replace("-", "−")
     values = {"G": s.gpus, "N": s.elements}
-    if not any(_letter(name).search(expression) for name in values):
+    if not any(letter_pattern(name).search(expression) for name in values):
         return f"{expression} is {value}."
     return f"{expression} with {_given(expression, values)} is {value}."
 

@@ -15,10 +15,10 @@ class TooSmall(Static):
         P leaves it (the ordinary view may fit where the larger one does not)."""
         if present:
             text = (f"The terminal is {width}×{height}; presentation mode (P) needs at least "
-                    f"{need_width}×{need_height}.\n\nPress P to leave it, enlarge the window (or "
+                    f"{need_width}×{need_height}.\n\nPress P to leave it, enlarge the window (or make "
                     f"the font smaller), or press q to quit.")
         else:
             text = (f"The terminal is {width}×{height}; ringsim needs at least "
-                    f"{need_width}×{need_height}.\n\nEnlarge the window (or the font smaller), "
+                    f"{need_width}×{need_height}.\n\nEnlarge the window (or make the font smaller), "
                     f"or press q to quit.")
         self.update(Content(text))

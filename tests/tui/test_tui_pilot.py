@@ -275,3 +275,14 @@ async def test_the_busiest_row_names_the_gpu_its_target_belongs_to(plain):
         text = " ".join(plain(app.screen.query_one(Counters)).split())
         sent = int(app.sim.ledger().sent[1])
         assert f"busiest GPU2 sent {sent} of 2·(p2−1)·N/p2 + N = 20" in text
+
+
+async def test_the_counters_say_what_p2_and_rem_are_where_their_formulas_use_them(plain):
+    app = RingsimApp(Simulation.create("halving-doubling", 6, 8))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = " ".join(plain(app.screen.query_one(Counters)).split())
+        assert "p2 = 4, the largest power of two ≤ G; rem = G − p2 = 2" in text
+        await pilot.press("G", "G")  # 8 GPUs, a power of two: no p2 in the formulas
+        await pilot.pause()
+        assert "p2" not in " ".join(plain(app.screen.query_one(Counters)).split())

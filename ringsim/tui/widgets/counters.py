@@ -6,8 +6,10 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
+from ...algorithms import symbols
 from ...core.formula import format_number
 from ...core.naming import gpu_name
+from ...core.width import wrap
 from ...sim.simulation import Simulation
 from .lines import TextLines
 
@@ -104,6 +106,9 @@ class Counters(TextLines):
         if compact:
             text.right_crop(1)
             return text
+        note = symbols(sim.plan.gpus, (form for _, _, forms in rows for form in forms))
+        if note and level == 0:  # a projector's short box gives up this line first
+            text.append((wrap(f"({note})", width) if width else f"({note})") + "\n", style="dim")
 
         # One scale for every bar, the busiest GPU's share at the end: the master's overload
         # and the ring's even spread show at a glance.

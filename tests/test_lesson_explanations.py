@@ -94,3 +94,14 @@ def test_a_closed_form_of_steps_is_worked_out_with_the_letters_of_its_options():
     assert whys == ["Hierarchical (2-D) ring on 64 GPUs runs 28 steps one after another (its "
                     "closed form 2·(L−1) + 2·(M−1) = 2·(8−1) + 2·(8−1) = 28), each paying α at "
                     "least once."]
+
+
+def test_lesson_7_sets_the_textbook_form_beside_the_ring_unless_g_does_not_divide_n(capsys):
+    from ringsim.cli import main
+    assert main(["lesson", "7", "--no-pause"]) == 0
+    out = capsys.readouterr().out
+    assert "the busiest GPU sends and receives 2·(G−1)·N/G = 12 each" in out
+    assert "⌊N/G⌋" not in out
+    # G = 3 does not divide N = 8: the segments differ, and the exact form is the one that holds.
+    assert main(["lesson", "7", "--no-pause", "--gpus", "3", "--elements", "8"]) == 0
+    assert "the busiest GPU sends and receives 2·(N − ⌊N/G⌋) − 1 = 11 each" in capsys.readouterr().out

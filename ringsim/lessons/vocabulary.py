@@ -280,7 +280,7 @@ def _field(ledger: Ledger, field: str, gpu: int | None) -> int:
 
 def _exact(f) -> str:
     """A closed form as 'formula = value', with the exact formula where G does not divide N."""
-    exact = getattr(f, "exact", None)
+    exact = getattr(f, "exact", None) if f.uneven else None
     return f"{exact} = {_n(f.value)}" if exact else f"{f.text} = {_n(f.value)}"
 
 

@@ -286,3 +286,18 @@ async def test_the_counters_say_what_p2_and_rem_are_where_their_formulas_use_the
         await pilot.press("G", "G")  # 8 GPUs, a power of two: no p2 in the formulas
         await pilot.pause()
         assert "p2" not in " ".join(plain(app.screen.query_one(Counters)).split())
+
+
+async def test_the_legend_under_the_gpus_is_never_cut_by_the_sweep_plot_beside_it():
+    from rich.cells import cell_len
+    app = RingsimApp(Simulation.create("ring", 4, 8))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        legend = app.screen.query_one("#legend")
+        assert "v: numbers" in str(legend.content)  # the whole legend where there is room
+        await pilot.press("w")  # the plot takes 56 of the 120 columns
+        await pilot.pause()
+        await pilot.pause()
+        shown = str(legend.content)
+        assert cell_len(shown) <= legend.content_region.width
+        assert "✓ complete sum" in shown

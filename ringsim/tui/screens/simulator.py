@@ -17,6 +17,7 @@ from ..state import Figures, ViewState
 from ..widgets.counters import Counters, CountersBox
 from ..widgets.gpu_grid import GpuGrid
 from ..widgets.heat_map import HeatMap
+from ..widgets.legend import EDGE as LEGEND_EDGE, Legend
 from ..widgets.lesson_panel import LessonPanel
 from ..widgets.overlap_pane import OverlapPane
 from ..widgets.phase_banner import PhaseBanner
@@ -36,10 +37,6 @@ HEAT_SIDE_MIN = 36  # columns the transfer list needs beside the heat map; with 
 # beside the lesson panel), and the sweep plot and the lesson panel beside the simulator.
 HEAT_COLUMN, HEAT_COLUMN_LESSON, PLOT_WIDTH, LESSON_WIDTH = 64, 58, 56, 52
 PLOT_MIN = 120  # the sweep plot (w) needs this many columns: its own 56 and the simulator's 64
-
-LEGEND = "→ sent to   ← received from (+ added, = replaced)   ⇄ both   ✓ complete sum   v: numbers"
-# Short terminals: the legend moves into the transfer box's bottom edge (no row of its own).
-LEGEND_EDGE = "→ sent ← received (+ added, = replaced) ⇄ both ✓ complete sum v: numbers"
 
 
 def set_title(widget, text: str, which: str = "border_title") -> None:
@@ -68,7 +65,7 @@ class SimulatorScreen(Screen):
                         yield GpuGrid(id="grid")
                         yield ShapeView(id="shape")
                     yield HeatMap(id="heat")
-                    yield Static(Content(LEGEND), id="legend")
+                    yield Legend(id="legend")
                 yield Static(id="view-more")
                 yield Static(id="plot-hint")
                 with Container(id="bottom"):

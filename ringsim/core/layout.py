@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import MAX_GPUS, check_count
+from .checks import MAX_GPUS, check_count, echo
 from .errors import RingsimError
 
 INT64_MAX = 2**63 - 1
@@ -39,13 +39,21 @@ class Layout:
         """Size of the largest segment (every segment buffer is allocated this wide)."""
         return -(-self.elements // self.segments)
 
+    def _index(self, segment: object, most: int) -> int:
+        """`segment` as an int from 0 to `most`: a float, a string or an index past the end
+        would otherwise give a size or an offset that no segment has, without an error."""
+        if type(segment) is int and 0 <= segment <= most:  # the executors' case, kept fast
+            return segment
+        return check_count(segment, "a segment's index", minimum=0, maximum=most)
+
     def size(self, segment: int) -> int:
         """Number of elements in the 0-based segment."""
         q, r = divmod(self.elements, self.segments)
-        return q + (segment < r)
+        return q + (self._index(segment, self.segments - 1) < r)
 
     def offset(self, segment: int) -> int:
         """Index of the segment's first element in a GPU's flat gradient (segment S gives N)."""
+        segment = self._index(segment, self.segments)
         q, r = divmod(self.elements, self.segments)
         return segment * q + min(segment, r)
 
@@ -55,12 +63,24 @@ class Layout:
             raise RingsimError(f"{self.elements:.3g} elements per GPU are more than an int64 "
                                "array counts (2**63 − 1, about 9.2·10^18)")
         q, r = divmod(self.elements, self.segments)
-        segments = np.asarray(segments, dtype=np.int64)
+        given = np.asarray(segments)
+        # Converting to int64 would read '2' as 2 and cut 2.5 to 2: only integers are indices.
+        if given.dtype.kind not in "iu":
+            raise RingsimError(f"a layout's segment indices must be whole numbers, got "
+                               f"{echo(segments)}")
+        if given.size and (given.min() < 0 or given.max() > self.segments):
+            raise RingsimError(f"a layout's segment indices must be from 0 to {self.segments:,}, "
+                               f"got {echo(segments)}")
+        segments = given.astype(np.int64, copy=False)
         return segments * q + np.minimum(segments, r)
 
     def span(self, first: int, last: int) -> int:
         """Number of elements in segments first..last (inclusive)."""
-        return self.offset(last + 1) - self.offset(first)
+        start = self.offset(first)
+        if self._index(last, self.segments - 1) < first - 1:
+            raise RingsimError(f"a span of segments ends before it starts: segments {first} to "
+                               f"{last}")
+        return self.offset(last + 1) - start
 
     def spans(self, first, last) -> np.ndarray:
         """`span` for integer arrays of first and last segments (int64): elements per transfer."""

@@ -141,3 +141,41 @@ def test_masked_arrays():
     refused(lambda: ringsim.allreduce([masked, masked]), "masked")
     plain = np.ma.masked_array([1.0, 2.0])  # nothing masked: the data underneath
     assert ringsim.allreduce([plain, plain]).outputs[0].tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("segment, words", [
+    ("2", "whole number"), (2.5, "whole number"), (None, "whole number"), ([1], "whole number"),
+    (math.nan, "whole number"), (math.inf, "whole number"), (True, "whole number"),
+    (-1, "from 0 to 4"), (5, "from 0 to 4"), (10**400, "from 0 to 4")])
+def test_a_layouts_segment_offsets(segment, words):
+    refused(lambda: Layout(4, 8).offset(segment), "a segment's index", words)
+
+
+@pytest.mark.parametrize("segment, words", [
+    ("2", "whole number"), (2.5, "whole number"), (None, "whole number"), (False, "whole number"),
+    (-1, "from 0 to 3"), (4, "from 0 to 3")])
+def test_a_layouts_segment_sizes(segment, words):
+    refused(lambda: Layout(4, 8).size(segment), "a segment's index", words)
+
+
+@pytest.mark.parametrize("first, last", [("0", 1), (0, 1.5), (-1, 2), (0, 4), (3, 1)])
+def test_a_layouts_spans(first, last):
+    refused(lambda: Layout(4, 8).span(first, last), "segment")
+
+
+@pytest.mark.parametrize("segments, words", [
+    (["2"], "whole numbers"), ([2.5], "whole numbers"), ([1, None], "whole numbers"),
+    ([True], "whole numbers"), ([10**400], "whole numbers"), ([0, 5], "from 0 to 4"),
+    ([-1], "from 0 to 4")])
+def test_a_layouts_segment_arrays(segments, words):
+    refused(lambda: Layout(4, 8).offsets(segments), "segment", words)
+
+
+def test_a_layouts_segments_written_well():
+    layout = Layout(3, 8)  # segments of 3, 3 and 2 elements
+    assert [layout.offset(j) for j in range(4)] == [0, 3, 6, 8]
+    assert layout.offset(np.int64(2)) == 6 and layout.offset(2.0) == 6
+    assert [layout.size(j) for j in range(3)] == [3, 3, 2]
+    assert layout.span(0, 2) == 8 and layout.span(1, 0) == 0
+    assert layout.offsets(np.array([0, 3], np.uint8)).tolist() == [0, 8]
+    assert layout.spans([0, 1], [2, 1]).tolist() == [8, 3]

@@ -11,25 +11,33 @@ MAX_GPUS = 1_000_000
 EXACT_FLOAT_LIMIT = 2 ** 53  # past this a float no longer holds every whole number
 MAX_TIMED_ELEMENTS = 2 ** 62  # the time model's NumPy columns hold element counts as int64
 MAX_COUNT_DIGITS = 40        # a count written with more digits is refused before it is built
+_TOO_LARGE = 10 ** MAX_COUNT_DIGITS
 _ECHO = 40                   # characters of a bad value echoed back in an error line
 
 
 def echo(value: object) -> str:
     """repr(value), cut to a readable length for an error line."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an int past the 4,300 digits Python agrees to write out
+        text = f"<a {type(value).__name__} too long to write>"
     return text if len(text) <= _ECHO else text[:_ECHO - 1] + "…"
 
 
 def check_count(value: object, what: str, *, minimum: int | None, maximum: int | None = None) -> int:
     """Return value as an int, or raise RingsimError naming `what` and the allowed range.
 
-    Integers of any kind pass; a float passes only when it is whole and small enough
-    (at most 2**53) that no other whole number could have been meant.
+    Integers of any kind pass up to 40 digits, as on the command line; a float passes only
+    when it is whole and small enough (at most 2**53) that no other whole number could have
+    been meant.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise RingsimError(f"{what} must be a whole number, got {echo(value)}")
     if not isinstance(value, numbers.Integral):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # a Fraction past the largest float
+            raise RingsimError(f"{what} is too large (more than {MAX_COUNT_DIGITS} digits)") from None
         if not number.is_integer():
             raise RingsimError(f"{what} must be a whole number, got {echo(value)}")
         if abs(number) > EXACT_FLOAT_LIMIT:
@@ -37,6 +45,10 @@ def check_count(value: object, what: str, *, minimum: int | None, maximum: int |
                                f"float, which cannot hold every whole number above 2**53")
         value = number
     value = int(value)
+    # Past 40 digits a count is a typo, not a machine, and the figures built from it would
+    # overflow floats or the digits Python agrees to write in an error line.
+    if not -_TOO_LARGE < value < _TOO_LARGE:
+        raise RingsimError(f"{what} is too large (more than {MAX_COUNT_DIGITS} digits)")
     if minimum is None:  # the caller checks the range itself (it depends on other input)
         return value
     if value < minimum or (maximum is not None and value > maximum):

@@ -5,6 +5,7 @@ a TypeError, a MemoryError or a silently wrong answer."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 import resource
 import signal
 
@@ -146,7 +147,7 @@ def test_masked_arrays():
 @pytest.mark.parametrize("segment, words", [
     ("2", "whole number"), (2.5, "whole number"), (None, "whole number"), ([1], "whole number"),
     (math.nan, "whole number"), (math.inf, "whole number"), (True, "whole number"),
-    (-1, "from 0 to 4"), (5, "from 0 to 4"), (10**400, "from 0 to 4")])
+    (-1, "from 0 to 4"), (5, "from 0 to 4"), (10**400, "too large")])
 def test_a_layouts_segment_offsets(segment, words):
     refused(lambda: Layout(4, 8).offset(segment), "a segment's index", words)
 
@@ -179,3 +180,27 @@ def test_a_layouts_segments_written_well():
     assert layout.span(0, 2) == 8 and layout.span(1, 0) == 0
     assert layout.offsets(np.array([0, 3], np.uint8)).tolist() == [0, 8]
     assert layout.spans([0, 1], [2, 1]).tolist() == [8, 3]
+
+
+HUGE = 10**5000  # past the 4,300 digits Python turns into text
+
+
+@pytest.mark.parametrize("call", [
+    lambda: closed_form("ring", 4, HUGE), lambda: closed_form("ring", 4, 10**400),
+    lambda: make_plan("ring", -HUGE), lambda: Layout(4, 10**40), lambda: Layout(-HUGE, 8),
+    lambda: Simulation.create("ring", gpus=4, elements=10**400),
+    lambda: ringsim.demo_gradients(4, 10**400), lambda: Layout(4, 8).offset(HUGE),
+    lambda: Layout(4, 8).offsets([HUGE]), lambda: Layout(4, Fraction(10**400))])
+def test_counts_past_forty_digits(call):
+    message = refused(call)
+    assert len(message) < 300, message
+
+
+def test_the_time_model_refuses_past_forty_digits():
+    from ringsim.cost.model import CostModel, price
+    assert len(refused(lambda: price(PLAN, 10**400, CostModel.flat()), "elements")) < 300
+
+
+def test_forty_digit_counts_still_count():
+    assert closed_form("ring", 4, 10**40 - 1).total.value == 2 * 3 * (10**40 - 1)
+    assert Layout(4, 10**40 - 1).distinct_sizes() == [(10**40 - 1) // 4, (10**40 - 1) // 4 + 1]

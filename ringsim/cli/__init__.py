@@ -117,8 +117,16 @@ def main(argv: list[str] | None = None) -> int:
 
     Output problems end quietly or in one line: a reader that leaves early (`| head`) ends
     the command with status 0, a full disk or a closed stdout gets one line and status 1
-    or 2, and a terminal that cannot encode a₁ gets the ASCII forms (textout.py).
+    or 2, and a terminal that cannot encode a₁ gets the ASCII forms (textout.py). Ctrl-C
+    ends it with status 130 and no traceback, whenever it comes.
     """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # also while the commands' modules load, before any runs
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     argv = _join_negative_values(sys.argv[1:] if argv is None else list(argv))
     # The command's name heads every error line, as argparse's own do ("ringsim predict:
@@ -203,8 +211,6 @@ def _run(parser: argparse.ArgumentParser, argv: list[str], prog: list[str]) -> i
     except RingsimError as error:
         _say(str(error), prog[0])
         return 2
-    except KeyboardInterrupt:
-        return 130
 
 
 def _say(message: str, prog: str = PROG) -> None:

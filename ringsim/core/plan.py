@@ -300,6 +300,13 @@ class Plan:
 _RUN_TRANSFERS = 1 << 17
 
 
+def check_plan(plan: object) -> "Plan":
+    """`plan` when it is a Plan; otherwise one RingsimError line naming what was given."""
+    if not isinstance(plan, Plan):
+        raise RingsimError(f"expected a Plan (ringsim.make_plan gives one), got {type(plan).__name__}")
+    return plan
+
+
 def _validate_steps(gpus: int, segments: int, steps: tuple[Step, ...]) -> None:
     """Refuse the first step that no executor could run unambiguously (`_validate_step`'s checks).
 

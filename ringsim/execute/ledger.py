@@ -12,7 +12,7 @@ from ..core.checks import check_count
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..core.naming import gpu_name, plural
-from ..core.plan import Plan, Step
+from ..core.plan import Plan, Step, check_plan
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,8 +101,7 @@ def _per_gpu(gpu: np.ndarray, elements: np.ndarray, gpus: int) -> np.ndarray:
 def check_plan_layout(plan: object, layout: object) -> None:
     """Refuse a plan and a layout that do not belong together (the layout must cut N into the
     plan's S segments: any other split counts wrong figures without an error)."""
-    if not isinstance(plan, Plan):
-        raise RingsimError(f"expected a Plan (ringsim.make_plan gives one), got {type(plan).__name__}")
+    check_plan(plan)
     if not isinstance(layout, Layout):
         raise RingsimError(f"expected a Layout, got {type(layout).__name__}")
     if layout.segments != plan.segments:

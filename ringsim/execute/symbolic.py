@@ -9,7 +9,7 @@ from ..core.checks import check_count
 from ..core.errors import RingsimError
 from ..core.naming import gpu_name, plural, sum_label, term
 from ..core.order import reductions
-from ..core.plan import Plan, Step
+from ..core.plan import Plan, Step, check_plan
 
 Contributors = tuple[int, ...]
 
@@ -117,8 +117,7 @@ class SymbolicState:
 
 def run_symbolic(plan: Plan) -> SymbolicState:
     """The symbolic state after every step of the plan."""
-    if not isinstance(plan, Plan):
-        raise RingsimError(f"expected a Plan (ringsim.make_plan gives one), got {type(plan).__name__}")
+    check_plan(plan)
     entries = plan.participants * plan.segments * plan.gpus
     if entries > MAX_ENTRIES:
         raise RingsimError(f"symbolic labels for {plan.gpus:,} GPUs of {plan.segments:,} segments "

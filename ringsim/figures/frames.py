@@ -126,10 +126,20 @@ def _frame(sim, moves: tuple[Move, ...], shape: Shape, lanes: int, nodes, known:
         elements=sim.layout.elements)
 
 
+def check_simulation(sim: object):
+    """`sim` when it is a Simulation; otherwise one RingsimError line naming what was given."""
+    # Known by what the figures read, not by its class: a Simulation draws itself in Jupyter
+    # with these figures, so importing its module here would have each import the other.
+    if not (isinstance(getattr(sim, "plan", None), Plan) and hasattr(sim, "position")):
+        raise RingsimError(f"expected a Simulation (Simulation.create gives one), got "
+                           f"{type(sim).__name__}")
+    return sim
+
+
 def frames(sim, positions: list[int] | None = None) -> list[Frame]:
     """The frames at `positions` (default: every position, 0 to the plan's length); the
     simulation is left where it was."""
-    plan = sim.plan
+    plan = check_simulation(sim).plan
     wanted = list(range(len(plan) + 1)) if positions is None else positions
     for p in wanted:
         if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= len(plan):

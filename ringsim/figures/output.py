@@ -14,7 +14,7 @@ from ..core.textout import printable
 from ..sim.simulation import Simulation
 from . import budget, page, raster, typeset
 from .draw import DETAILED_MAX_GPUS
-from .frames import check_size
+from .frames import check_simulation, check_size
 from .render import drawn, natural_size
 from .theme import theme as find_theme
 
@@ -75,6 +75,7 @@ def render(sim: Simulation, suffix: str, step: int | None = None, theme: str = "
     """The bytes of the picture: one step for .svg/.png (default: step 1, or the start of an
     empty plan), every step for .gif/.html/.pdf unless `step` picks one. A .png is twice the
     picture's natural size (PNG_SCALE) unless `size` says otherwise."""
+    check_simulation(sim)
     background = find_theme(theme).background
     if suffix in STILL and step is None:
         step = min(1, len(sim.plan))
@@ -129,8 +130,8 @@ def _shown(width: float, height: float, size: tuple[int, int]) -> tuple[float, f
 def write(sim: Simulation, path: str | os.PathLike, step: int | None = None, theme: str = "light",
           size: tuple[int, int] | None = None) -> int:
     """Draw and write the file; returns its size in bytes."""
-    suffix = suffix_of(path)
-    target = check_target(path)
+    target = check_target(path)  # first: a name that is no file name has no suffix either
+    suffix = suffix_of(target)
     data = render(sim, suffix, step, theme, size)
     write_bytes(target, data)
     return len(data)

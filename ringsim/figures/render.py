@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..algorithms.geometry import lane_count, spec_of
 from ..core.errors import RingsimError
 from .draw import DETAILED_MAX_GPUS, Drawn, cell_width, detailed_size, draw_frame, heat_map_size
-from .frames import Frame, frames, node_groups
+from .frames import Frame, check_simulation, frames, node_groups
 from .layout import layout
 from .theme import theme as find_theme
 
@@ -45,6 +45,7 @@ def natural_size(sim) -> tuple[float, float]:
 def figure_svg(sim, step: int | None = None, theme: str = "light",
                size: tuple[int, int] | None = None) -> str:
     """The SVG text of the picture after `step` steps (default: where the simulation is)."""
+    check_simulation(sim)
     return drawn(sim, [sim.position if step is None else step], theme, size)[0].svg
 
 

@@ -16,7 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..core.checks import check_gpus, echo
+from ..core.checks import check_count, check_gpus, echo
 from ..algorithms import ALGORITHMS, given_title, with_options
 from ..algorithms.timing import estimate, machine_options, nccl_layouts, timed_algorithms
 from ..cost.model import CostModel, Estimate, algbw, busbw
@@ -216,6 +216,13 @@ def _best(gpus: int, elements: int, model: CostModel, names: tuple[str, ...], la
     return min(names, key=times.__getitem__)
 
 
+def _check_sizes(sizes: object) -> list[int]:
+    """Sizes in bytes as whole numbers: 2.5 or True would be swept as 0 B without a word."""
+    if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
+        raise RingsimError(f"sizes must be a list of sizes in bytes, got {echo(sizes)}")
+    return [check_count(size, "a size in bytes", minimum=0) for size in sizes]
+
+
 def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
           algorithms: list[str] | None = None, rails: bool = True,
           nccl: str | None = None) -> Sweep:
@@ -226,6 +233,7 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
     out); NCCL's model with the tuning tables of release `nccl` (None: the model's own)."""
     model = model or CostModel()
     gpus = check_gpus(gpus)
+    sizes = _check_sizes(sizes)
     carried_release(nccl)  # a release ringsim lacks is refused here, not left as the note
     model.topology.check_gpus(gpus)
     algorithm_names = tuple(algorithms or timed_algorithms(model, gpus))

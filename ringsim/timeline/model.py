@@ -33,7 +33,7 @@ from ..core.checks import check_timed_elements
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..core.naming import participant_name, plural
-from ..core.plan import OPS, REDUCE, Plan
+from ..core.plan import OPS, REDUCE, Plan, check_plan
 from ..core.units import format_seconds
 from ..cost.model import CostModel, price
 from ..cost.ports import IN, OUT, PORTS_PER_GPU, crosses, port_keys
@@ -207,6 +207,7 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
 
     Work past the limits of budget.py is refused before it starts; `runs` is how many runs
     of this size the caller makes in all (one more per fault whose cost it reports)."""
+    check_plan(plan)
     model = model or CostModel()
     model.topology.check_gpus(plan.gpus)
     if plan.algorithm in ALGORITHMS:

@@ -1,0 +1,61 @@
+"""The notebook's functions (docs/notebook.ipynb): the timeline, the sweep and the figures
+refuse a wrong type or value with one RingsimError line, never an AttributeError, a
+TypeError or a sweep of sizes nobody asked for."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import ringsim
+from ringsim import RingsimError, Simulation, make_plan
+from ringsim.studies.sweep import sweep
+from ringsim.timeline.model import simulate
+
+
+def refused(call, *words: str) -> str:
+    with pytest.raises(RingsimError) as caught:
+        call()
+    message = str(caught.value)
+    assert "\n" not in message
+    for word in words:
+        assert word in message, (word, message)
+    return message
+
+
+@pytest.mark.parametrize("plan", ["ring", None, 8, [make_plan("ring", 4)]])
+def test_a_timeline_needs_a_plan(plan):
+    refused(lambda: simulate(plan, 1000), "expected a Plan")
+
+
+@pytest.mark.parametrize("sizes, words", [
+    ("1024", "a list of sizes"), (1024, "a list of sizes"), (None, "a list of sizes"),
+    ([2.5], "whole number"), ([True], "whole number"), (["2"], "whole number"),
+    ([None], "whole number"), ([math.nan], "whole number"), ([-8], "at least 0")])
+def test_a_sweep_takes_whole_sizes(sizes, words):
+    refused(lambda: sweep(8, sizes), words)
+
+
+def test_a_sweep_of_sizes_written_well():
+    swept = sweep(8, (1024, 4096.0, 2 ** 20))
+    assert [point.nbytes for point in swept.points] == [1024, 4096, 2 ** 20]
+
+
+@pytest.mark.parametrize("sim", ["ring", None, make_plan("ring", 4)])
+def test_a_figure_needs_a_simulation(sim):
+    pytest.importorskip("drawsvg")
+    from ringsim.figures.render import figure_svg
+    refused(lambda: figure_svg(sim), "expected a Simulation")
+
+
+@pytest.mark.parametrize("path", [2.5, None, ["ring.svg"]])
+def test_a_figure_file_needs_a_name(path):
+    from ringsim.figures.output import write
+    refused(lambda: write(Simulation.create("ring", gpus=4), path), "file name")
+
+
+def test_a_rendering_needs_a_simulation():
+    pytest.importorskip("drawsvg")
+    from ringsim.figures.output import render
+    refused(lambda: render(make_plan("ring", 4), ".svg"), "expected a Simulation")

@@ -86,7 +86,7 @@ def test_a_model_out_of_range_is_refused_when_built(build, message):
      "the number of elements per GPU must be at least 0, got -1"),
     (lambda: price(PLAN, 8.5, CostModel.flat()),
      "the number of elements per GPU must be a whole number, got 8.5"),
-    (lambda: price(PLAN, 8, "flat"), "price needs a CostModel (CostModel.of('dgx-h100')), got 'flat'"),
+    (lambda: price(PLAN, 8, "flat"), "expected a CostModel (CostModel.of('dgx-h100')), got 'flat'"),
     (lambda: price("ring", 8), "price needs a Plan (make_plan('ring', 8)), got 'ring'"),
 ])
 def test_price_refuses_what_it_cannot_price(call, message):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..core.checks import check_timed_elements
 from ..core.errors import RingsimError
-from ..cost.model import CostModel, Estimate
+from ..cost.model import CostModel, Estimate, given_model
 from . import ALGORITHMS, algorithm, check_options, option_names
 
 
@@ -80,8 +80,8 @@ def estimate(name: str, gpus: int, elements: int, model: CostModel | None = None
              **options) -> Estimate:
     """Algorithm `name`'s closed-form time for G GPUs of N elements (no plan is built); options
     as users give them (master= is 1-based), checked as make_plan checks them."""
-    model = model or CostModel()
+    model = given_model(model)
     spec = algorithm(name)
-    model.topology.check_gpus(gpus)
+    gpus = model.topology.check_gpus(gpus)
     elements = check_timed_elements(elements)
     return spec.seconds(gpus, elements, model, **check_options(name, gpus, options))

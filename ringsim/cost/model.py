@@ -178,15 +178,22 @@ def price_step(step: Step, layout: Layout, model: CostModel, gpus: int | None = 
     return StepCost(*step_seconds(model, step.src, step.dst, elements, step.reduces, gpus))
 
 
+def given_model(model: object) -> CostModel:
+    """`model`, or the textbook machine when it is None; anything else is refused (a falsy
+    stand-in such as 0 or "" would otherwise price the default machine without a word)."""
+    if model is None:
+        return CostModel()
+    if not isinstance(model, CostModel):
+        raise RingsimError(f"expected a CostModel (CostModel.of('dgx-h100')), got {echo(model)}")
+    return model
+
+
 def price(plan: Plan, elements: int, model: CostModel | None = None) -> PlanCost:
     """The modelled time of every step of a plan for N elements per GPU."""
     if not isinstance(plan, Plan):
         raise RingsimError(f"price needs a Plan (make_plan('ring', 8)), got {echo(plan)}")
     elements = check_timed_elements(elements)
-    if model is None:
-        model = CostModel()
-    elif not isinstance(model, CostModel):
-        raise RingsimError(f"price needs a CostModel (CostModel.of('dgx-h100')), got {echo(model)}")
+    model = given_model(model)
     model.topology.check_gpus(plan.gpus)
     layout = Layout(plan.segments, elements)
     gpus = plan.gpus if plan.switches else None

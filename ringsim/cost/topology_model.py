@@ -241,12 +241,15 @@ class Topology:
             return gpus
         return max(0, min(self.gpus_per_node, gpus - node * self.gpus_per_node))
 
-    def check_gpus(self, gpus: int) -> None:
-        """Refuse a G whose transfers would need a level this topology lacks."""
+    def check_gpus(self, gpus: int) -> int:
+        """G as an int; refused when it is not a whole number from 1 or its transfers would
+        need a level this topology lacks."""
+        gpus = check_count(gpus, "the number of GPUs", minimum=1)
         if self.nodes(gpus) > 1:
             self.level("across")
         if gpus > 1 and (self.gpus_per_node is None or self.gpus_per_node > 1):
             self.level("inside")
+        return gpus
 
     def doubts(self) -> list[str]:
         """What looks wrong but may be right, one line each: a network faster than the link

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..core.checks import check_count, check_gpus, echo
 from ..algorithms import ALGORITHMS, given_title, with_options
 from ..algorithms.timing import estimate, machine_options, nccl_layouts, timed_algorithms
-from ..cost.model import CostModel, Estimate, algbw, busbw
+from ..cost.model import CostModel, Estimate, algbw, busbw, given_model
 from ..cost.nccl import NcclChoice, nccl_choices
 from ..cost.nccl_tuner import carried_release, nccl_type
 from ..core.errors import RingsimError
@@ -231,7 +231,7 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
     every algorithm, each one NCCL lays out otherwise on the machine as NCCL does too (the
     ring on several nodes, one ring per NIC: compare's extra row; rails=False leaves them
     out); NCCL's model with the tuning tables of release `nccl` (None: the model's own)."""
-    model = model or CostModel()
+    model = given_model(model)
     gpus = check_gpus(gpus)
     sizes = _check_sizes(sizes)
     carried_release(nccl)  # a release ringsim lacks is refused here, not left as the note

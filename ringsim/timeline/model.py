@@ -35,7 +35,7 @@ from ..core.layout import Layout
 from ..core.naming import participant_name, plural
 from ..core.plan import OPS, REDUCE, Plan, check_plan
 from ..core.units import format_seconds
-from ..cost.model import CostModel, price
+from ..cost.model import CostModel, given_model, price
 from ..cost.ports import IN, OUT, PORTS_PER_GPU, crosses, port_keys
 from ..cost.topology_model import LEVELS
 from . import budget, sweep
@@ -208,7 +208,7 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
     Work past the limits of budget.py is refused before it starts; `runs` is how many runs
     of this size the caller makes in all (one more per fault whose cost it reports)."""
     check_plan(plan)
-    model = model or CostModel()
+    model = given_model(model)
     model.topology.check_gpus(plan.gpus)
     if plan.algorithm in ALGORITHMS:
         # A plan whose hardware cannot run it (NVLS where no switch adds) has no time to show.

@@ -59,3 +59,26 @@ def test_a_rendering_needs_a_simulation():
     pytest.importorskip("drawsvg")
     from ringsim.figures.output import render
     refused(lambda: render(make_plan("ring", 4), ".svg"), "expected a Simulation")
+
+
+@pytest.mark.parametrize("gpus, words", [
+    (2.5, "whole number"), (True, "whole number"), (-1, "at least 1"), (0, "at least 1"),
+    ("2", "whole number"), (math.nan, "whole number")])
+def test_an_estimate_needs_whole_gpus(gpus, words):
+    from ringsim.algorithms.timing import estimate
+    refused(lambda: estimate("ring", gpus, 100), "the number of GPUs", words)
+
+
+def _every_model_taker():
+    from ringsim.algorithms.timing import estimate
+    from ringsim.cost.model import price
+    return {"estimate": lambda model: estimate("ring", 8, 100, model),
+            "price": lambda model: price(make_plan("ring", 8), 100, model),
+            "simulate": lambda model: simulate(make_plan("ring", 8), 100, model),
+            "sweep": lambda model: sweep(8, [1024], model)}
+
+
+@pytest.mark.parametrize("taker", ["estimate", "price", "simulate", "sweep"])
+@pytest.mark.parametrize("model", ["dgx-h100", 0, "", [], 2.5])
+def test_a_cost_model_is_a_cost_model(taker, model):
+    refused(lambda: _every_model_taker()[taker](model), "CostModel")

@@ -49,7 +49,9 @@ def _reason(error: OSError) -> str:
     return error.strerror or str(error)
 
 
-def _check_path_text(path: object, what: str) -> str:
+def check_path_text(path: object, what: str) -> str:
+    """`path` (text or a path object) as text, refused when it names no file: of another type,
+    empty, holding NUL or longer than MAX_PATH."""
     if not isinstance(path, (str, os.PathLike)):
         raise RingsimError(f"{what} must be a file name, got {type(path).__name__}")
     text = os.fspath(path)
@@ -100,7 +102,7 @@ def read_bytes(path: object, what: str, limit: int, *, stdin: bool = False,
             raise refuse(wording.no_stdin)
         data = stream.read(limit + 1)
     else:
-        text = _check_path_text(path, what)
+        text = check_path_text(path, what)
         name = _shown(text)
         try:
             fd = os.open(text, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
@@ -189,7 +191,7 @@ def check_output(path: object, what: str) -> str:
     """Refuse, before any work, a file name that cannot be written: empty, too long, a folder,
     in a folder that does not exist, a FIFO no program reads, a block device or a socket.
     Returns the name as text."""
-    text = _check_path_text(path, what)
+    text = check_path_text(path, what)
     folder, name = os.path.split(text)
     if not name:
         raise RingsimError(f"{what} {_shown(text)} is a folder; give a file name")
@@ -309,7 +311,7 @@ def _umask() -> int:
 
 def check_folder(folder: object) -> Path:
     """The folder as a Path, refused in one line where it is a file or lies inside one."""
-    folder = Path(folder)
+    folder = Path(check_path_text(folder, "the folder"))
     for part in [folder, *folder.parents]:
         if part.exists() or part.is_symlink():
             if not part.is_dir():

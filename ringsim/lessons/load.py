@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..core.errors import RingsimError
+from ..core.files import check_path_text
 from ..core.textout import clip
 from .budget import MAX_LESSON_FILES, Budget, OverBudget
 from .model import Lesson, Outline, Question, Scenario, Section
@@ -70,7 +71,8 @@ def lesson_files(directory: Path) -> list[Path]:
 
 def _folder_files(directory: str | Path | None) -> list[Path]:
     """The lesson files of a folder (the shipped course by default); an error when there are none."""
-    folder = default_directory() if directory is None else Path(directory)
+    folder = default_directory() if directory is None else \
+        Path(check_path_text(directory, "the lessons folder"))
     if not folder.is_dir():
         if folder.exists():
             # one lesson file given where its folder is wanted: say how to run it

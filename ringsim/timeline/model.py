@@ -29,7 +29,7 @@ import numpy as np
 
 from ..algorithms import ALGORITHMS, named_with_options
 from ..algorithms.timing import check_timed
-from ..core.checks import check_timed_elements
+from ..core.checks import check_count, check_timed_elements, echo
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..core.naming import participant_name, plural
@@ -208,6 +208,7 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
     Work past the limits of budget.py is refused before it starts; `runs` is how many runs
     of this size the caller makes in all (one more per fault whose cost it reports)."""
     check_plan(plan)
+    runs = check_count(runs, "the number of runs", minimum=1)
     model = given_model(model)
     model.topology.check_gpus(plan.gpus)
     if plan.algorithm in ALGORITHMS:
@@ -257,6 +258,9 @@ def simulate(plan: Plan, elements: int, model: CostModel | None = None,
 def check_faults(faults, gpus: int) -> tuple[Fault, ...]:
     """The faults as a tuple, each checked against G; refused past MAX_FAULTS or when one GPU
     or link is named twice for the same kind of fault (say one factor or delay per GPU)."""
+    if isinstance(faults, (str, bytes)) or not hasattr(faults, "__iter__"):
+        raise RingsimError(f"faults must be a list of faults (ringsim.timeline Fault), got "
+                           f"{echo(faults)}")
     faults = tuple(faults)
     if len(faults) > budget.MAX_FAULTS:
         raise RingsimError(f"at most {budget.MAX_FAULTS} faults (each one's cost is another run "

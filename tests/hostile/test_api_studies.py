@@ -82,3 +82,23 @@ def _every_model_taker():
 @pytest.mark.parametrize("model", ["dgx-h100", 0, "", [], 2.5])
 def test_a_cost_model_is_a_cost_model(taker, model):
     refused(lambda: _every_model_taker()[taker](model), "CostModel")
+
+
+@pytest.mark.parametrize("faults, words", [
+    (None, "a list of faults"), (2.5, "a list of faults"), ("slow", "a list of faults"),
+    ([2.5], "a ringsim.timeline Fault")])
+def test_a_timelines_faults_come_as_a_list(faults, words):
+    refused(lambda: simulate(make_plan("ring", 8), 100, None, faults), words)
+
+
+@pytest.mark.parametrize("runs, words", [
+    (2.5, "whole number"), (None, "whole number"), ("2", "whole number"), (0, "at least 1"),
+    (-1, "at least 1"), (math.nan, "whole number")])
+def test_a_timelines_runs_are_counted(runs, words):
+    refused(lambda: simulate(make_plan("ring", 8), 100, None, (), "auto", runs), "runs", words)
+
+
+@pytest.mark.parametrize("folder", [2.5, ["lessons"], b"lessons"])
+def test_lessons_come_from_a_folder_name(folder):
+    from ringsim.lessons import load_lessons
+    refused(lambda: load_lessons(folder), "file name")

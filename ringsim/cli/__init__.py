@@ -137,6 +137,11 @@ def _main(argv: list[str] | None) -> int:
         _say(f"the command line holds {len(argv):,} words; at most {MAX_WORDS:,} (each option "
              f"once, the fault options at most {MAX_FAULTS} times in all)", prog[0])
         return 2
+    given = next((word for word in argv if _DASHES_AS_VALUE.fullmatch(word)), None)
+    if given is not None:
+        _say(f"{given}: '--' is not a value; give the option its value, or write -- alone to "
+             "end the options", prog[0])
+        return 2
     if sys.stdout is None:  # started with stdout closed (`ringsim >&-`)
         _say("standard output is closed: nothing could be printed (run it without >&-)", prog[0])
         return 2
@@ -166,6 +171,11 @@ def _main(argv: list[str] | None) -> int:
 # '-' and is not a plain number for an option, and would say the option before it lacks its
 # value. Joined to that option ('--alpha=-1us') it reaches the option's own check instead.
 _NEGATIVE_WITH_UNIT = re.compile(r"-\.?\d[\w.+/%-]*[A-Za-z%/][\w.+/%-]*")
+
+
+# An option with `--` attached as its value (`--gpus=--`, `-g--`): argparse drops the `--` and
+# gives the command an empty list, which skips the option's own check.
+_DASHES_AS_VALUE = re.compile(r"(--[^=]+=|-[A-Za-z]=?)--")
 
 
 def _join_negative_values(argv: list[str]) -> list[str]:

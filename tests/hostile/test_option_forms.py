@@ -1,0 +1,24 @@
+"""An option given `--` as its attached value (`--gpus=--`, `-g--`): argparse hands the
+command an empty list instead of calling the option's check, so each is refused first."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import bounded, refused
+
+
+@pytest.mark.parametrize("args", [
+    ("walk", "--gpus=--"), ("walk", "-g--"), ("compare", "-g=--"), ("compare", "-g--"),
+    ("walk", "-a=--"), ("timeline", "--slow-link=--"), ("predict", "--sizes=--"),
+    ("diagnose", "--topology=--", "x.txt")])
+def test_double_dash_is_no_value(args):
+    line = refused(bounded(*args))
+    assert "'--' is not a value" in line, line
+
+
+def test_double_dash_still_ends_the_options():
+    run = bounded("lesson", "--", "5", "--no-pause")
+    assert run.returncode == 2 and "unrecognized arguments: --no-pause" in run.stderr
+    run = bounded("lesson", "--no-pause", "--", "1")
+    assert run.returncode == 0 and run.stdout.startswith("Lesson 1")

@@ -142,6 +142,12 @@ def _main(argv: list[str] | None) -> int:
         _say(f"{given}: '--' is not a value; give the option its value, or write -- alone to "
              "end the options", prog[0])
         return 2
+    # argparse reads `--=x` as an abbreviation of every option and says it "could match
+    # --help, --version", under the bare program's name.
+    given = next((word for word in argv if word.startswith("--=")), None)
+    if given is not None:
+        _say(f"{clip(given, 40)} has no option's name before '='; write --NAME=VALUE", prog[0])
+        return 2
     if sys.stdout is None:  # started with stdout closed (`ringsim >&-`)
         _say("standard output is closed: nothing could be printed (run it without >&-)", prog[0])
         return 2

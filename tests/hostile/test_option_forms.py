@@ -22,3 +22,9 @@ def test_double_dash_still_ends_the_options():
     assert run.returncode == 2 and "unrecognized arguments: --no-pause" in run.stderr
     run = bounded("lesson", "--no-pause", "--", "1")
     assert run.returncode == 0 and run.stdout.startswith("Lesson 1")
+
+
+@pytest.mark.parametrize("args", [("walk", "--="), ("walk", "--=x"), ("compare", "-g", "8", "--=3")])
+def test_an_option_needs_a_name(args):
+    line = refused(bounded(*args))
+    assert line.startswith(f"ringsim {args[0]}: error: ") and "no option's name" in line, line

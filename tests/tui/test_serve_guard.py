@@ -166,3 +166,22 @@ def test_a_page_without_a_font_file_keeps_only_its_own_links():
     out = with_local_font(page, {}, {"http://127.0.0.1:8000"})
     assert out == ('<html><head><link rel="stylesheet" href="http://127.0.0.1:8000/static/css/xterm.css" />\n'
                    "<link rel=icon href=/favicon.ico>\n</head><body></body></html>")
+
+
+async def _statuses(paths: list[str]) -> dict[str, int]:
+    server, runner, port = await _guarded(1)
+    try:
+        async with aiohttp.ClientSession() as session:
+            seen = {}
+            for path in paths:
+                async with session.get(f"http://127.0.0.1:{port}{path}") as r:
+                    seen[path] = r.status
+            return seen
+    finally:
+        await runner.cleanup()
+
+
+def test_the_static_files_are_served_but_never_listed():
+    seen = asyncio.run(_statuses(["/static/", "/static/fonts/", "/static/js/", "/static/js/textual.js"]))
+    assert seen == {"/static/": 404, "/static/fonts/": 404, "/static/js/": 404,
+                    "/static/js/textual.js": 200}

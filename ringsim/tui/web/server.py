@@ -104,6 +104,9 @@ class GuardedServer(Server):
         async def own_host(request: web.Request, handler):
             if request.host not in self.hosts:
                 raise web.HTTPForbidden(text=f"ringsim serve answers only as {self.public_url}\n")
+            # textual-serve lists its static folders; the page needs only their files.
+            if request.path.startswith("/static") and request.path.endswith("/"):
+                raise web.HTTPNotFound()
             return await handler(request)
         app.middlewares.append(own_host)
         return app

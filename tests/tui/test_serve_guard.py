@@ -182,6 +182,6 @@ async def _statuses(paths: list[str]) -> dict[str, int]:
 
 
 def test_the_static_files_are_served_but_never_listed():
-    seen = asyncio.run(_statuses(["/static/", "/static/fonts/", "/static/js/", "/static/js/textual.js"]))
-    assert seen == {"/static/": 404, "/static/fonts/": 404, "/static/js/": 404,
-                    "/static/js/textual.js": 200}
+    folders = ["/static", "/static/", "/static/fonts/", "/static/js/", "/static/js/.", "/static/js/.."]
+    seen = asyncio.run(_statuses(folders + ["/static/js/textual.js"]))
+    assert seen == {**dict.fromkeys(folders, 404), "/static/js/textual.js": 200}

@@ -104,10 +104,12 @@ class GuardedServer(Server):
         async def own_host(request: web.Request, handler):
             if request.host not in self.hosts:
                 raise web.HTTPForbidden(text=f"ringsim serve answers only as {self.public_url}\n")
-            # textual-serve lists its static folders; the page needs only their files.
-            if request.path.startswith("/static") and request.path.endswith("/"):
+            response = await handler(request)
+            # textual-serve lists its static folders (/static, /static/js/..); the page needs
+            # only their files, which come as file responses.
+            if request.path.startswith("/static") and not isinstance(response, web.FileResponse):
                 raise web.HTTPNotFound()
-            return await handler(request)
+            return response
         app.middlewares.append(own_host)
         return app
 

@@ -173,7 +173,7 @@ def same_file(a: object, b: object) -> bool:
         if a.exists() and b.exists():
             return os.path.samefile(a, b)
         return a.resolve() == b.resolve()
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a name holding NUL, which names no file
         return False
 
 

@@ -57,3 +57,12 @@ def test_standard_input_only_where_it_is_allowed(tmp_path, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"y" * 2000)))
     with pytest.raises(RingsimError, match="standard input is more than 1,000 bytes"):
         read_bytes("-", "log", 1000, stdin=True)
+
+
+def test_a_name_with_a_nul_is_refused_in_one_line(tmp_path, capsys):
+    # Only a Python caller of main() can pass one: the shell cannot put NUL in a word.
+    from ringsim.cli import main
+    assert main(["figure", "--nccl-log=a\0b", str(tmp_path / "o.svg")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ringsim figure: error: ") and err.count("\n") == 1, err
+    assert not (tmp_path / "o.svg").exists()

@@ -106,9 +106,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         with Job(command, env, GRACE_SECONDS) as job:
             job.relay(_keep, sys.stdout, sys.stderr)
-            status = _status(job.wait())
+            code = job.wait()
     except Stopped as stop:  # the job is ended; the shell's convention for a signal's status
         return 128 + stop.signum
+    status = _status(code)
+    if code and not job.printed:  # a launcher that cannot start programs, failing in silence
+        print(f"ringsim mpi: error: {mpiexec} ended with status {code} and printed nothing; "
+              f"check that it starts programs: {mpiexec} -n 2 hostname", file=sys.stderr)
     if args.kill_rank is not None and (idle := _idle_note(args)):
         print(idle, file=sys.stderr)
     return status

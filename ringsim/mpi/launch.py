@@ -82,6 +82,7 @@ class Job:
         self._errors: threading.Thread | None = None
         self._tree: set[tuple[int, str]] = set()  # every descendant seen: (pid, start time)
         self._ending = False  # ringsim is ending the job: what its launcher says of that is noise
+        self.printed = False  # whether the job wrote any line (a silent failure needs naming)
 
     def __enter__(self) -> "Job":
         if threading.current_thread() is threading.main_thread():
@@ -105,6 +106,7 @@ class Job:
                     # Once ringsim ends the job (a reader that left, a stop signal), MPICH's
                     # proxies may complain that their pipes closed; that is not the job's news.
                     if keep(line) and not self._ending:
+                        self.printed = True
                         err.write(line)
                         err.flush()
             except (OSError, ValueError):
@@ -113,6 +115,7 @@ class Job:
         self._errors.start()
         threading.Thread(target=self._follow, name="ringsim-mpiexec-tree", daemon=True).start()
         for raw in self.process.stdout:
+            self.printed = True
             out.write(raw.decode("utf-8", "replace"))
             out.flush()
 

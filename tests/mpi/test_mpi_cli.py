@@ -227,3 +227,36 @@ def test_g_counts_ranks_as_it_counts_gpus_in_every_other_command(mpiexec):
     run = ringsim("mpi", "-g", "3", "-a", "master", "--master", "2", "--size", "48")
     assert run.returncode == 0, run.stderr
     assert "3 ranks" in run.stdout and "equal, bit for bit on every rank" in run.stdout
+
+
+def _with_launcher(tmp_path, script: str, *args: str, timeout: float = 60):
+    """`ringsim mpi ARGS` where the only mpiexec is `script`: Python is started through a link
+    in a folder of its own, so the mpiexec beside this environment's Python is not found."""
+    import os
+    import site
+    import subprocess
+    import sys
+    python = tmp_path / "python" / "python"
+    python.parent.mkdir()
+    python.symlink_to(sys.executable)
+    launcher = tmp_path / "launcher" / "mpiexec"
+    launcher.parent.mkdir()
+    launcher.write_text("#!/bin/sh\n" + script + "\n")
+    launcher.chmod(0o755)
+    env = dict(os.environ, PATH=f"{launcher.parent}{os.pathsep}/usr/bin{os.pathsep}/bin",
+               PYTHONPATH=os.pathsep.join([str(ROOT), *site.getsitepackages()]))
+    return subprocess.run([str(python), "-m", "ringsim", "mpi", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env, cwd=ROOT)
+
+
+def test_a_launcher_that_fails_without_a_word_is_named(tmp_path):
+    run = _with_launcher(tmp_path, "exit 3", "--ranks", "2")
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ringsim mpi: error: "), run.stderr
+    assert "status 3" in lines[0] and "mpiexec" in lines[0]
+
+
+def test_a_launcher_that_speaks_is_left_to_speak(tmp_path):
+    run = _with_launcher(tmp_path, "echo 'cannot reach host n1' >&2; exit 3", "--ranks", "2")
+    assert run.returncode == 1 and run.stderr.strip() == "cannot reach host n1"

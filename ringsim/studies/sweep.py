@@ -223,6 +223,20 @@ def _check_sizes(sizes: object) -> list[int]:
     return [check_count(size, "a size in bytes", minimum=0) for size in sizes]
 
 
+def _check_names(algorithms: object) -> tuple:
+    """The algorithms asked for, as a tuple (empty for all): a name given alone would be read
+    letter by letter, and one named twice would be priced and drawn twice."""
+    if algorithms is None:
+        return ()
+    if isinstance(algorithms, (str, bytes)) or not hasattr(algorithms, "__iter__"):
+        raise RingsimError(f"algorithms must be a list of algorithm names, got {echo(algorithms)}")
+    names = tuple(algorithms)
+    twice = next((name for index, name in enumerate(names) if name in names[:index]), None)
+    if twice is not None:
+        raise RingsimError(f"{echo(twice)} is named twice in algorithms; name each once")
+    return names
+
+
 def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
           algorithms: list[str] | None = None, rails: bool = True,
           nccl: str | None = None) -> Sweep:
@@ -236,7 +250,7 @@ def sweep(gpus: int, sizes: list[int], model: CostModel | None = None,
     sizes = _check_sizes(sizes)
     carried_release(nccl)  # a release ringsim lacks is refused here, not left as the note
     model.topology.check_gpus(gpus)
-    algorithm_names = tuple(algorithms or timed_algorithms(model, gpus))
+    algorithm_names = _check_names(algorithms) or tuple(timed_algorithms(model, gpus))
     # The algorithms as NCCL runs them on this machine: compare's extra rows, priced by the
     # same code.
     layouts = nccl_layouts(gpus, model) if rails and not algorithms else []

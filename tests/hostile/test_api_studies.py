@@ -102,3 +102,14 @@ def test_a_timelines_runs_are_counted(runs, words):
 def test_lessons_come_from_a_folder_name(folder):
     from ringsim.lessons import load_lessons
     refused(lambda: load_lessons(folder), "file name")
+
+
+@pytest.mark.parametrize("algorithms, words", [
+    ("ring", "a list of algorithm names"), (2.5, "a list of algorithm names"),
+    (["ring", "ring"], "'ring' is named twice")])
+def test_a_sweeps_algorithms_come_as_a_list_of_names(algorithms, words):
+    refused(lambda: sweep(8, [1024], None, algorithms), words)
+
+
+def test_a_sweep_of_named_algorithms():
+    assert sweep(8, [1024], None, ("ring", "tree")).points[0].estimates.keys() == {"ring", "tree"}

@@ -129,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     argv = _join_negative_values(sys.argv[1:] if argv is None else list(argv))
+    if argv[:1] == ["--"]:
+        # `ringsim -- walk`: the options end before the command; argparse would take the
+        # `--` itself for the command's name.
+        argv = argv[1:]
     # The command's name heads every error line, as argparse's own do ("ringsim predict:
     # error: ..."), so that all of one command's errors read alike.
     prog = [f"{PROG} {argv[0]}" if argv and argv[0] in _choices(parser) else PROG]

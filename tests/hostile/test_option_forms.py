@@ -28,3 +28,9 @@ def test_double_dash_still_ends_the_options():
 def test_an_option_needs_a_name(args):
     line = refused(bounded(*args))
     assert line.startswith(f"ringsim {args[0]}: error: ") and "no option's name" in line, line
+
+
+def test_double_dash_before_the_command():
+    run = bounded("--", "compare", "-g", "8")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == bounded("compare", "-g", "8").stdout

@@ -948,3 +948,17 @@ def test_the_note_on_a_re_enabled_ring_says_what_runs_and_why_the_rest_does_not(
     note = algo_note(one, 4, "all-gather", "PAT", nccl="2.22.3")
     assert note.startswith("# --algo PAT: NCCL 2.22.3 runs none of what it names here (this "
                            "release has no PAT); with none of")
+
+
+def test_nccl_2_20_3_is_priced_with_2_20_5s_tuner():
+    # v2.20.3-1 to v2.20.5-1 changes no tuning.cc, connect.cc, transport/nvls.cc or topo.h,
+    # and in search.cc only whitespace; init.cc only asks for the NVLink domain (MNNVL) where
+    # there are nodes. So every cell of the table is 2.20.5's, e.g. LL's ring at a quarter
+    # (PCIe 4.0: 2 channels x 12 GB/s x 1/4 x 8/14).
+    from ringsim.cost.nccl import tuning_table
+    from ringsim.cost.nccl_tuner import given_release
+    assert given_release("2.20.3-1+cuda12.3") == "2.20.3"
+    for topology, gpus in (("dgx-h100", 16), ("dgx-a100", 8), ("pcie-gen4", 8)):
+        assert tuning_table(topology, gpus, "2.20.3") == tuning_table(topology, gpus, "2.20.5")
+    ring = nccl_choice("pcie-gen4", 8, BIG, algo="Ring", proto="LL", nccl="2.20.3")
+    assert ring.bandwidth == pytest.approx(24 * 0.25 * 8 / 14 * 1e9)

@@ -294,8 +294,10 @@ class Reference:
                         bus = min(bus / 3.8, ll_max)
                     if a == "Tree" and p == "LL128":
                         bus = min(bus * (7 / 9 if nodes == 1 else 120 / 128), nch * ch_tree128)
-                    if a == "Tree" and ranks == nodes:
-                        bus *= 0.85  # one GPU per node: NCCL_TOPO_PATTERN_TREE (search.cc)
+                    if a == "Tree" and ranks == nodes and v >= (2, 18, 3):
+                        # one GPU per node: NCCL_TOPO_PATTERN_TREE (search.cc); v2.18.1-1's
+                        # tuning.cc has no such refinement
+                        bus *= 0.85
                     if a == "PAT":
                         bus *= 0.85 if v < (2, 24) else 0.75
                     if collnet and p != "Simple":
@@ -322,7 +324,9 @@ class Reference:
                         if a == "Ring":
                             bus *= ranks / nsteps
                         elif a == "NVLS" or (a == "NVLSTree" and v >= (2, 19)):
-                            bus *= ranks / nsteps if v >= (2, 28) else 5 / 6
+                            # v2.18.1-1:187 `ratio = .75`; 5.0/6.0 from v2.18.3-1
+                            bus *= (ranks / nsteps if v >= (2, 28) else 5 / 6
+                                    if v >= (2, 18, 3) else 0.75)
                         elif a == "NVLSTree":
                             bus *= 0.7 * nodes / (2 * (nodes - 1)) if nodes > 1 else 0.0
                         else:

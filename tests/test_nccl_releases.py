@@ -290,16 +290,18 @@ def test_nvls_all_gather_ran_on_at_most_32_gpus_of_a_node_from_nccl_2_25_1():
     assert nccl_choice(NVL72, 72, 1 << 20, "all-gather", nccl="2.21.5").algorithm == "NVLS"
 
 
-def test_one_gpu_per_node_trees_kept_085_in_every_release():
+def test_one_gpu_per_node_trees_kept_085_from_nccl_2_18_3():
     # tuning.cc v2.18.3-1:183 (v2.21.5-1:185, v2.25.1-1:260): busBw *= .85 where the tree
     # graph's pattern is NCCL_TOPO_PATTERN_TREE, which search.cc v2.18.3-1:832 (v2.21.5-1:897)
     # sets with one GPU in the node; 2.26.2 (v2.26.2-1:261) reads comm->maxTreePattern.
-    # Four 100 GbE nodes: the tree graph is 1 channel at 12 GB/s across (4 nodes: bwInter);
-    # Tree/Simple all-reduce = min(12 x .92, perChMaxTreeBw 17.8) x .85 x 1/2 = 4.692 GB/s.
+    # v2.18.1-1 has no such line. Four 100 GbE nodes: the tree graph is 1 channel at 12 GB/s
+    # across (4 nodes: bwInter); Tree/Simple all-reduce = min(12 x .92, perChMaxTreeBw 17.8)
+    # x .85 x 1/2 = 4.692 GB/s, 5.52 without the .85.
     from ringsim.cost.nccl import tuning_table
     from ringsim.cost.nccl_tuner import versions
-    expected = min(1 * 12.0 * 0.92, 1 * 17.8) * 0.85 * 0.5
+    bus = min(1 * 12.0 * 0.92, 1 * 17.8)
     for release in versions():
+        expected = bus * (1.0 if release == "2.18.1" else 0.85) * 0.5
         assert tuning_table("ethernet-100g", 4, release)[
             ("AllReduce", "Tree", "Simple")][1] == pytest.approx(expected)
     # 16 nodes, 2.21.5: with the 0.85 the trees lose 256 KiB to Ring/LL, 512 KiB to Ring/LL128
@@ -962,3 +964,72 @@ def test_nccl_2_20_3_is_priced_with_2_20_5s_tuner():
         assert tuning_table(topology, gpus, "2.20.3") == tuning_table(topology, gpus, "2.20.5")
     ring = nccl_choice("pcie-gen4", 8, BIG, algo="Ring", proto="LL", nccl="2.20.3")
     assert ring.bandwidth == pytest.approx(24 * 0.25 * 8 / 14 * 1e9)
+
+
+def test_nccl_2_18_1_priced_a_tree_simple_hop_at_28_us_on_every_link():
+    # tuning.cc v2.18.1-1:69, 73, 77: hwLat Tree/Simple `28` for NVLink, PCI and NET alike (the
+    # latency of a 256 kB chunk); v2.18.3-1 has 4, 6 and 14. Latency 0 + 2 x ((ppn - 1) x
+    # intra + log2i(nNodes) x inter): two DGX H100s 2 x (7 x 28 + 1 x 28), one node of eight
+    # PCIe 4.0 GPUs 2 x 7 x 28.
+    from ringsim.cost.nccl import tuning_table
+    cell = ("AllReduce", "Tree", "Simple")
+    for topology, gpus, old, new in (("dgx-h100", 16, 2 * (7 * 28 + 28), 2 * (7 * 4 + 14)),
+                                     ("pcie-gen4", 8, 2 * 7 * 28, 2 * 7 * 6)):
+        assert tuning_table(topology, gpus, "2.18.1")[cell][0] == pytest.approx(old)
+        assert tuning_table(topology, gpus, "2.18.3")[cell][0] == pytest.approx(new)
+
+
+def test_nccl_2_18_1_converted_nvls_bus_bandwidth_at_three_quarters():
+    # tuning.cc v2.18.1-1:187 `else if (a == NCCL_ALGO_NVLS) ratio = .75;` (v2.18.3-1:197:
+    # 5.0/6.0). One DGX H100: the NVLS graph's 8 heads at 40 GB/s, from a 23 us base.
+    for release, ratio in (("2.18.1", 0.75), ("2.18.3", 5 / 6)):
+        nvls = nccl_choice("dgx-h100", 8, BIG, algo="NVLS", nccl=release)
+        assert nvls.bandwidth == pytest.approx(8 * 40 * ratio * 1e9)
+        assert nvls.latency * 1e6 == pytest.approx(23.0)
+    # NVLSTree keeps 0.7 nNodes / (2 (nNodes - 1)) in both: 0.7 on two nodes.
+    tree = nccl_choice("dgx-h100", 16, BIG, algo="NVLSTree", nccl="2.18.1")
+    assert tree.bandwidth == pytest.approx(8 * 40 * 0.7 * 1e9)
+
+
+def test_nccl_2_18_1_capped_hoppers_trees_beyond_two_nodes_by_its_own_tables():
+    # Four DGX H100s: the tree graph is 8 channels at 48 GB/s across (x 1/2 to algorithm
+    # bandwidth). tuning.cc v2.18.1-1:88-99: perChMaxTreeBws Hopper N4 33.0 (v2.18.3-1: 36.0),
+    # and one LL128 cap for ring and tree, ll128MaxBwPerCh[Hopper] 36.7 (v2.18.3-1's
+    # perChMaxTreeLL128Bws Hopper N4: 29.0).
+    simple = min(8 * 48 * 0.92, 8 * 33.0)
+    assert nccl_choice("dgx-h100", 32, BIG, algo="Tree", proto="Simple",
+                       nccl="2.18.1").bandwidth == pytest.approx(simple / 2 * 1e9)
+    assert nccl_choice("dgx-h100", 32, BIG, algo="Tree", proto="Simple",
+                       nccl="2.18.3").bandwidth == pytest.approx(8 * 36.0 / 2 * 1e9)
+    ll128 = min(simple * 120 / 128, 8 * 36.7)
+    assert nccl_choice("dgx-h100", 32, BIG, algo="Tree", proto="LL128",
+                       nccl="2.18.1").bandwidth == pytest.approx(ll128 / 2 * 1e9)
+    assert nccl_choice("dgx-h100", 32, BIG, algo="Tree", proto="LL128",
+                       nccl="2.18.3").bandwidth == pytest.approx(8 * 29.0 / 2 * 1e9)
+
+
+def test_nccl_2_18_1_split_hopper_graphs_only_from_50_gb_s_and_no_later_gpus():
+    # search.cc v2.18.1-1:954: `(ccMin <= 80 && bwIntra >= 25.0) || (ccMin <= 90 && bwIntra
+    # >= 50.0)`; v2.18.3-1:968-971 also splits a graph of 25 to 50 GB/s on Hopper and later
+    # where it has at most 4 channels. Two nodes of four H100s on 400 Gb/s NICs: the ring graph
+    # is 4 channels at 48 GB/s, split in 2.18.3 into 8 at 24; Ring/LL128 = min(busBw x 0.92,
+    # nChannels x 36.7) x 8 / 14.
+    quads = _machine(4, "hopper", "450GB/s", "400Gb/s")
+    for release, channels, speed in (("2.18.1", 4, 48.0), ("2.18.3", 8, 24.0)):
+        ring = nccl_choice(quads, 8, BIG, algo="Ring", proto="LL128", nccl=release)
+        bus = min(channels * speed * 0.92, channels * 36.7)
+        assert ring.bandwidth == pytest.approx(bus * 8 / 14 * 1e9)
+    # A B200 (compute capability 10.0, priced with Hopper's rows before 2.22) is never split
+    # in 2.18.1: one node's tree graph keeps 6 channels at 60 GB/s, Tree/Simple = min(6 x 60
+    # x 0.92, 6 x perChMaxTreeBw 38.7) x 1/2; an H100 at the same 360 GB/s splits into 12 at 30.
+    b200 = nccl_choice(B200, 8, BIG, algo="Tree", proto="Simple", nccl="2.18.1")
+    assert b200.bandwidth == pytest.approx(min(6 * 60 * 0.92, 6 * 38.7) / 2 * 1e9)
+    h100 = nccl_choice("dgx-h100", 8, BIG, algo="Tree", proto="Simple", nccl="2.18.1")
+    assert h100.bandwidth == pytest.approx(min(12 * 30 * 0.92, 12 * 38.7) / 2 * 1e9)
+
+
+def test_nccl_2_18_1_is_taken_where_nccl_prints_it():
+    from ringsim.cost.nccl_tuner import given_release
+    assert given_release("2.18.1-1+cuda12.1") == "2.18.1"
+    assert constants("2.18.1")["speeds"]["inter"]["hopper"][:8] == [
+        48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 15.0, 12.0]  # search.cc v2.18.1-1:782: no 20, 17.5

@@ -283,11 +283,14 @@ def search(sys: System, pattern: int, max_channels: int, fixed: int | None = Non
 def _dup(sys: System, pattern: int, n: int, bw_intra: float, bw_inter: float,
          max_channels: int) -> tuple[int, float, float]:
     """ncclTopoDupChannels: twice the channels at half the speed, for a fast graph that is not
-    NVLS (not on Hopper and later below 50 GB/s with more than four channels)."""
-    table = sys.tables["speeds"]
-    if pattern == PATTERN_NVLS or bw_intra < table["dup_above"] or (
+    NVLS (not on Hopper and later below 50 GB/s with more than four channels; 2.18.1 splits
+    none of Hopper's below 50 GB/s and none at all on a later GPU)."""
+    table, rules = sys.tables["speeds"], sys.tables["rules"]
+    few = n <= 4 and rules["dup_few_channels"]
+    if pattern == PATTERN_NVLS or sys.arch not in rules["dup_archs"] or (
+            bw_intra < table["dup_above"]) or (
             sys.arch in ("hopper", "blackwell") and bw_intra < table["dup_below_after_ampere"]
-            and n > 4):
+            and not few):
         return n, bw_intra, bw_inter
     doubled = min(2 * n, max_channels)
     split = math.ceil(doubled / n)

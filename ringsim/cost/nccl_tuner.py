@@ -109,13 +109,13 @@ def ring_steps(sys: System, func: str) -> int:
 
 def bus_to_algorithm(sys: System, func: str, algo: str) -> float:
     """NCCL's ratio of algorithm to bus bandwidth: nRanks / nsteps for rings (and NVLS from
-    2.28.3), 5/6 for NVLS before (and NVLSTree from 2.20), ½ for trees."""
+    2.28.3), 5/6 for NVLS before (.75 in 2.18.1; NVLSTree too from 2.19), ½ for trees."""
     steps = ring_steps(sys, func)
     rule = sys.tables["rules"]["nvls_bandwidth"]
     if algo == "NVLSTree" and rule == "graph":
         return sys.tables["factors"]["nvlstree_graph"] * sys.nodes / (2 * (sys.nodes - 1))
     if algo in NVLS_FAMILY and rule != "efficiency":
-        return 5 / 6
+        return sys.tables["factors"]["nvls_bus_to_algorithm"]
     return sys.ranks / steps if algo in ("Ring", *NVLS_FAMILY) else 0.5
 
 
@@ -147,7 +147,7 @@ def versions() -> list[str]:
 
 
 def versions_text() -> str:
-    """The releases versions() lists, grouped by series: '2.30.3/4/7, …, 2.18.3/5/6'."""
+    """The releases versions() lists, grouped by series: '2.30.3/4/7, …, 2.18.1/3/5/6'."""
     series: dict[str, list[str]] = {}
     for v in versions():
         head, _, patch = v.rpartition(".")

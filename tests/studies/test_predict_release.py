@@ -36,7 +36,7 @@ def test_the_cli_takes_nccls_own_spelling_and_refuses_a_release_it_lacks(capsys)
     assert main(["predict", "--nccl", "2.17.1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "tuning tables of NCCL 2.30.3/4/7, 2.29.2/3/7, 2.28.3/7/9," in err[0]
-    assert err[0].endswith("2.20.3/5, 2.19.3/4, 2.18.3/5/6, not '2.17.1'")
+    assert err[0].endswith("2.20.3/5, 2.19.3/4, 2.18.1/3/5/6, not '2.17.1'")
 
 
 def test_a_release_whose_tables_are_another_s_prices_as_that_one():
@@ -59,3 +59,10 @@ def test_predict_takes_nodes_as_compare_and_sweep_do(capsys):
     assert capsys.readouterr().out == by_nodes
     assert main(["predict", "--nodes", "2", "-g", "8"]) == 2
     assert "--gpus 8 disagrees with --nodes 2 × 8 GPUs per node = 16" in capsys.readouterr().err
+
+
+def test_the_cli_takes_the_nccl_pytorch_2_1_ships_and_2_20_3(capsys):
+    # PyTorch 2.1's wheels bring NCCL 2.18.1; both were refused before ringsim carried them.
+    for printed, carried in (("2.18.1-1+cuda12.1", "2.18.1"), ("v2.20.3-1", "2.20.3")):
+        assert main(["predict", "--gpus", "16", "--sizes", "1MiB", "--nccl", printed]) == 0
+        assert f"(NCCL {carried}'s tuning tables)" in capsys.readouterr().out

@@ -21,6 +21,8 @@ def test_size_ranges():
     assert len(sizes) == 24 and sizes[0] == 1024 and sizes[-1] == 8 * 2**30
     assert parse_sizes("1KiB..64KiB:x4") == [1024, 4096, 16384, 65536]
     assert parse_sizes("1MiB,1KiB") == [1024, 2**20]
+    assert parse_sizes("1MiB..4MiB:+1MiB") == [2**20, 2 * 2**20, 3 * 2**20, 4 * 2**20]
+    assert parse_sizes("10..40:+16") == [10, 26]  # the end is a row only if a step lands on it
     for bad, words in (("8GiB..1KiB", "must go up"), ("1KiB..8GiB:x1", "at least 2"),
                        (",".join(map(str, range(1, 300))), "at most 200 sizes"), ("", "give a range")):
         with pytest.raises(RingsimError, match=words):

@@ -49,7 +49,8 @@ def register(sub) -> None:
     parser.add_argument("--sizes", default=None, metavar="A..B",
                         help="bytes per GPU as nccl-tests' size column: a range A..B doubling "
                              "each time (-b A -e B -f 2; the default 8B..8GiB), A..B:xF for a "
-                             "factor F (-f F), or a list 8B,64KiB,1GiB (a bare 64K or 8g is "
+                             "factor F (-f F), A..B:+S for a step of S bytes (-i S: A, A+S, ... "
+                             "while at most B), or a list 8B,64KiB,1GiB (a bare 64K or 8g is "
                              "binary, in either case as in nccl-tests; 8GB is 8·10^9); rounded down as "
                              "nccl-tests does: to whole elements, and for all-gather and "
                              "reduce-scatter to G shares of a multiple of 16 B each; a size "

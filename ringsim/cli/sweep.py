@@ -44,7 +44,8 @@ def register(sub) -> None:
                         help="number of GPUs, 2 or more (default: 64, or --nodes × GPUs per node)")
     parser.add_argument("--sizes", default="1KiB..8GiB", metavar="A..B",
                         help="bytes per GPU: a range doubling each time (1KiB..8GiB, the default: "
-                             "24 sizes), A..B:xF for a factor F, or a list 1KiB,1MiB,1GiB; "
+                             "24 sizes), A..B:xF for a factor F, A..B:+S for a step of S bytes (A, "
+                             "A+S, ... while at most B, as nccl-tests' -i), or a list 1KiB,1MiB,1GiB; "
                              "rounded down to whole elements as nccl-tests and predict do (the "
                              "output says which were); a size that rounds to 0 B is an empty "
                              "call, which takes every algorithm no time")

@@ -23,7 +23,7 @@ from ..cost.model import CostModel, Estimate, algbw, busbw, given_model
 from ..cost.nccl import NcclChoice, nccl_choices
 from ..cost.nccl_tuner import carried_release, nccl_type
 from ..core.errors import RingsimError
-from ..core.units import format_seconds, parse_size
+from ..core.units import format_bytes, format_seconds, parse_size
 from .compare import nccl_layout_estimate
 from .nccltests_counts import nccl_tests_size
 
@@ -172,27 +172,63 @@ class Sweep:
 
 
 def parse_sizes(text: str) -> list[int]:
-    """'1KiB..8GiB' (powers of two: every doubling), 'A..B:xF' (factor F), or 'A,B,C'."""
+    """'1KiB..8GiB' (every doubling), 'A..B:xF' (factor F), 'A..B:+S' (step S), or 'A,B,C'."""
     if not isinstance(text, str) or not text.strip():
         raise RingsimError("--sizes: give a range such as 1KiB..8GiB or a list such as 1KiB,1MiB")
-    match = re.fullmatch(r"\s*([^.,:]+)\.\.([^.,:]+?)(?::x(\S+))?\s*", text)
-    if match:
-        low, high = parse_size(match.group(1), "--sizes"), parse_size(match.group(2), "--sizes")
-        written = match.group(3) or "2"
-        if not (written.isascii() and written.isdigit()) or len(written) > 6 or int(written) < 2:
-            raise RingsimError(f"--sizes: the factor after :x must be a whole number of at least 2 "
-                               f"(nccl-tests' -f), got {written[:20]!r}")
-        factor = int(written)
-        if low < 1 or high < low:
-            raise RingsimError(f"--sizes: the range {echo(text)} must go up from at least 1 byte")
-        sizes = [low]
-        while sizes[-1] * factor <= high and len(sizes) <= MAX_SIZES:
-            sizes.append(sizes[-1] * factor)
-    else:
+    match = re.fullmatch(r"\s*([^.,:]+)\.\.([^.,:]+?)(?::(?:x(\S+)|\+(\S+)))?\s*", text)
+    if not match:
         sizes = sorted({parse_size(part, "--sizes") for part in text.split(",")})
+    elif match.group(4) is not None:
+        sizes = _stepped(text, *match.group(1, 2, 4))
+    else:
+        sizes = _multiplied(text, *match.group(1, 2, 3))
     if len(sizes) > MAX_SIZES:
         raise RingsimError(f"--sizes: at most {MAX_SIZES} sizes, got more")
     return sizes
+
+
+def _ends(text: str, low_text: str, high_text: str) -> tuple[int, int]:
+    """A range's two ends in bytes, refused unless it goes up from at least 1 byte."""
+    low, high = parse_size(low_text, "--sizes"), parse_size(high_text, "--sizes")
+    if low < 1 or high < low:
+        raise RingsimError(f"--sizes: the range {echo(text)} must go up from at least 1 byte")
+    return low, high
+
+
+def _multiplied(text: str, low_text: str, high_text: str, factor_text: str | None) -> list[int]:
+    """A..B:xF as nccl-tests' -b A -e B -f F: A, A*F, A*F*F, ... up to B (F = 2 if not given)."""
+    written = factor_text or "2"
+    if not (written.isascii() and written.isdigit()) or len(written) > 6 or int(written) < 2:
+        raise RingsimError(f"--sizes: the factor after :x must be a whole number of at least 2 "
+                           f"(nccl-tests' -f), got {written[:20]!r}")
+    factor = int(written)
+    low, high = _ends(text, low_text, high_text)
+    sizes = [low]
+    while sizes[-1] * factor <= high and len(sizes) <= MAX_SIZES:
+        sizes.append(sizes[-1] * factor)
+    return sizes
+
+
+def _stepped(text: str, low_text: str, high_text: str, step_text: str) -> list[int]:
+    """A..B:+S as nccl-tests' -b A -e B -i S: A, A+S, A+2S, ... while at most B.
+
+    nccl-tests' loop (TimeTest in src/common.cu) is `for (size = minbytes; size <= maxbytes;
+    size += stepbytes)`: B is a row only if the steps land on it, and each size is rounded to
+    whole elements (and shares) only when its row is run, not before the next step is added.
+    The rows are counted before any is made, so a 1-byte step over gibibytes is refused at once.
+    """
+    step = parse_size(step_text, "--sizes: the step after :+", example="1MiB or 4096")
+    if step < 1:
+        # nccl-tests would add 0 forever: its loop never ends.
+        raise RingsimError(f"--sizes: the step after :+ must be at least 1 byte (nccl-tests' -i), "
+                           f"got {echo(step_text)}")
+    low, high = _ends(text, low_text, high_text)
+    rows = (high - low) // step + 1
+    if rows > MAX_SIZES:
+        raise RingsimError(f"--sizes: at most {MAX_SIZES} sizes, got {rows:,} "
+                           f"(steps of {format_bytes(step)} from {format_bytes(low)} "
+                           f"to {format_bytes(high)})")
+    return [low + index * step for index in range(rows)]
 
 
 def _estimate(name: str, gpus: int, elements: int, model: CostModel, laid: dict) -> Estimate:

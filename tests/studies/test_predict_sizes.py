@@ -157,3 +157,27 @@ def test_without_gpus_predict_prices_one_node_of_the_machine(capsys, topology, g
     assert json.loads(capsys.readouterr().out.splitlines()[0]) == row
     assert main(["predict", "--topology", topology, "--sizes", "1GiB"]) == 0
     assert f"{gpus} GPUs in {nodes} node" in capsys.readouterr().out
+
+
+def test_a_step_range_runs_the_rows_nccl_tests_i_runs(capsys):
+    # nccl-tests' TimeTest loops size = minbytes; size <= maxbytes; size += stepbytes
+    # (src/common.cu): -b 1M -e 8M -i 3M runs 1, 4 and 7 MiB, never the end it cannot land on.
+    assert main(["predict", "--gpus", "8", "--sizes", "1M..8M:+3M", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [row["bytes"] for row in rows] == [1 << 20, 4 << 20, 7 << 20]
+    # Each row is rounded as it is run, after the step: a 1-byte step of float repeats a size.
+    assert main(["predict", "--gpus", "8", "--sizes", "8..16:+1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split()[0] for line in lines if line.strip() and not line.startswith("#")]
+    assert rows == ["8"] * 4 + ["12"] * 4 + ["16"]
+
+
+@pytest.mark.parametrize("sizes, words", [
+    ("8B..8GiB:+1", "--sizes: at most 200 sizes, got 8,589,934,585 (steps of 1B from 8B to 8GiB)"),
+    ("8..64:+0", "--sizes: the step after :+ must be at least 1 byte (nccl-tests' -i), got '0'"),
+    ("64..8:+1", "--sizes: the range '64..8:+1' must go up from at least 1 byte"),
+    ("8..64:+1.5", "is not a whole number of bytes")])
+def test_a_step_range_that_cannot_run_is_one_line(capsys, sizes, words):
+    assert main(["predict", "--sizes", sizes]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1

@@ -65,6 +65,19 @@ def corrupted(row) -> bool:
     return row.wrong not in (None, 0) and row.wrong >= 1
 
 
+def _protocol_off(rows) -> str:
+    """The protocol as a cause of slow calls, naming only those NCCL's model picks at `rows`.
+
+    Turning off a protocol NCCL would not run at these sizes changes nothing: a paste that
+    starts at 1 MiB has latency-bound sizes that run LL128 or Simple, where LL is no suspect.
+    """
+    picks = list(dict.fromkeys(x.protocol for x in rows if x.protocol))
+    if not picks:
+        return "the protocol NCCL's model picks being turned off (NCCL_PROTO)"
+    named = picks[0] if len(picks) == 1 else f"{', '.join(picks[:-1])} or {picks[-1]}"
+    return f"the protocol NCCL's model picks at these sizes being turned off ({named}, by NCCL_PROTO)"
+
+
 def verdicts(r) -> list[str]:
     """One sentence per regime: how far measured falls from the model there, and why it may;
     first, where nccl-tests counted wrong results, that no timing of the run can be trusted."""
@@ -106,10 +119,15 @@ def verdicts(r) -> list[str]:
                          "host issues calls faster than that; run one process per GPU to see "
                          "the GPUs' own latency")
             elif short:
-                head += (". Every call costs more than NCCL's model: kernel launch and proxy-thread "
-                         "overhead, CPU binding far from the GPU, the protocol (LL disabled? "
-                         "NCCL_PROTO)" + (", or network latency on the hops that cross nodes"
-                                          if r.nodes > 1 else ""))
+                causes = ["kernel launch and proxy-thread overhead", "CPU binding far from the GPU"]
+                if not r.proto:
+                    # a model held to the run's NCCL_PROTO already runs what the run could
+                    causes.append(_protocol_off(rows))
+                if r.nodes > 1:
+                    causes.append("network latency on the hops that cross nodes")
+                head += (". Every call costs more than NCCL's model: "
+                         + ", ".join(causes[:-1]) + ("," if len(causes) > 2 else "")
+                         + " or " + causes[-1])
             elif above:
                 head += (". Calls are cheaper than modelled: NCCL's model takes its latencies from "
                          "its own tables, not the topology's α; across nodes the file's "

@@ -14,6 +14,10 @@ import numpy as np
 
 from ..core.formula import ClosedForm, Formula
 
+# The message count's words where some segments are empty (fewer elements than segments), so
+# no short formula counts the transfers: it reads after "messages 2 of" in the TUI's counters.
+EMPTY_SKIPPED = "non-empty transfers"
+
 
 @dataclasses.dataclass
 class Tally:

@@ -21,7 +21,7 @@ import numpy as np
 from ..core.formula import ClosedForm
 from ..core.layout import Layout
 from ..core.plan import Plan, Step
-from ._counts import closed, formula
+from ._counts import EMPTY_SKIPPED, closed, formula
 from ._fold import fold_step, real_ranks, split, unfold_step
 from .spec import AlgorithmSpec, Implementation, Shape
 
@@ -115,9 +115,14 @@ def closed_form(gpus: int, elements: int) -> ClosedForm:
         formula(text, busiest, textbook, exact),
         formula(text, busiest, textbook, exact),
         formula("2·lg p2 + 2" if rem else "2·lg G", 2 * lg + (2 if rem else 0)),
-        formula("transfers that carry at least one element", messages),
+        formula(_messages_text(rem) if n >= p2 else EMPTY_SKIPPED, messages),
         who, who,
     )
+
+
+def _messages_text(rem: int) -> str:
+    """Every pair swaps one range each way per step once each of the p2 segments holds data."""
+    return "2·rem + 2·p2·lg p2" if rem else "2·G·lg G"
 
 
 def _block(n: np.ndarray, mask: int) -> np.ndarray:

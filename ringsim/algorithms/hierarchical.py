@@ -21,7 +21,7 @@ from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
 from ..cost.ports import one_level
-from ._counts import Tally, from_counts
+from ._counts import EMPTY_SKIPPED, Tally, from_counts
 from ._sparse import Ring, around, busiest, flat_phase
 from ._phases import ring_iterations
 from .spec import AlgorithmSpec, Shape
@@ -97,7 +97,7 @@ def transfers(gpus: int, nodes=None) -> int:
 
 TEXTS = {"total": "2·(G−1)·N", "sent": "2·(L−1)·N/L + 2·(M−1)·N/G",
          "received": "2·(L−1)·N/L + 2·(M−1)·N/G", "steps": "2·(L−1) + 2·(M−1)",
-         "messages": "transfers that carry at least one element"}
+         "messages": "2·G·(L+M−2)"}
 
 
 def closed_form(gpus: int, elements: int, nodes=None) -> ClosedForm:
@@ -114,8 +114,10 @@ def closed_form(gpus: int, elements: int, nodes=None) -> ClosedForm:
     messages = m * inside.messages(q, r) + (2 * (m - 1) * (gpus if q else r) if m >= 2 else 0)
     n = elements
     textbook = Fraction(2 * (per - 1) * n, per) + Fraction(2 * (m - 1) * n, gpus)
+    # Every transfer carries data once each of the G segments holds an element.
+    texts = TEXTS if q else {**TEXTS, "messages": EMPTY_SKIPPED}
     return from_counts(total, busiest(q, moved, sent, cands), busiest(q, moved, received, cands),
-                       messages, TEXTS, 2 * (per - 1) + 2 * (m - 1), {"sent": textbook, "received": textbook})
+                       messages, texts, 2 * (per - 1) + 2 * (m - 1), {"sent": textbook, "received": textbook})
 
 
 def tally(gpus: int, elements: int, nodes=None) -> Tally:

@@ -317,3 +317,19 @@ async def test_80x24_title_drops_whole_parts_never_cuts_a_word():
         assert "…" not in title and "per G" not in title, title
         assert title.strip().startswith("Single-GPU master (GPU1) · 4 GPUs")
         assert "step " in title
+
+
+async def test_80x24_messages_row_reads_as_a_count_for_every_algorithm():
+    # "messages 2 of 20" reads as a count only when what follows "of" is a formula or a
+    # number; a sentence there ("of transfers that carry ...") reads as nonsense.
+    from ringsim.tui.widgets.counters import Counters
+    for algorithm, gpus, expected in (("halving-doubling", 6, "2·rem + 2·p2·lg p2 = 20"),
+                                      ("halving-doubling", 8, "2·G·lg G = 48"),
+                                      ("hierarchical", 8, "2·G·(L+M−2) = 64")):
+        app = RingsimApp(Simulation.create(algorithm, gpus, 8))
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("n")
+            await pilot.pause()
+            row = next(line for line in app.screen.query_one(Counters).content.plain.splitlines()
+                       if line.startswith("messages"))
+            assert row.endswith(f"of {expected}"), row

@@ -114,3 +114,20 @@ def test_many_lanes_around_at_once_take_lines_of_their_own():
     assert len(legs[0]) == 4  # three lanes from GPU4 and one from GPU8 into GPU1
     for xs in legs.values():
         assert len(set(xs)) == len(xs)
+
+
+def test_an_arrow_down_to_another_column_lands_on_the_cells_not_the_title():
+    # Halving-doubling at G = 6 folds GPU3 into GPU4, one row down and two columns left: the
+    # arrow reaches GPU4's side level with the cells it adds into, clear of GPU5 between them.
+    sim = Simulation.create("halving-doubling", 6)
+    f, lay = _drawn(sim, 1)
+    m = _move(f, 2, 3)
+    r = route(lay, m)
+    (x1, y1) = r.points[-1]
+    top, bottom = _rows(lay, 3, m.first, m.last)
+    assert top < y1 < bottom and x1 == lay.x[3] + lay.width  # into GPU4's right side
+    # No stretch of it runs through GPU5's column, which stands between the two.
+    box = (lay.x[4], lay.y[4], lay.x[4] + lay.width, lay.y[4] + lay.height)
+    for (xa, ya), (xb, yb) in zip(r.points, r.points[1:]):
+        assert not (min(xa, xb) < box[2] and max(xa, xb) > box[0]
+                    and min(ya, yb) < box[3] and max(ya, yb) > box[1]), r.points

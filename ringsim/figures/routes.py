@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .frames import Move
-from .layout import CELL_H, GAP_Y, HEADER_H, LEG_GAP, LEVEL_GAP, NODE_PAD, SIDE_OUT, TURN_GAP, Layout
+from .layout import CELL_H, GAP_X, GAP_Y, HEADER_H, LEG_GAP, LEVEL_GAP, NODE_PAD, SIDE_OUT, TURN_GAP, Layout
 
 
 def _curve(lay: Layout, m: Move, repeat: int, count: int = 1,
@@ -125,10 +125,38 @@ def _around(lay: Layout, m: Move, slot: int, both: bool) -> Route | None:
                  ((leg_a, level), (leg_b, level)))
 
 
+def _down_aside(lay: Layout, m: Move, repeat: int) -> Route | None:
+    """An arrow down one row to another column, as lines: out of the sender's bottom, across the
+    gap between the rows, down the gap beside the receiver and into its side level with the cells
+    that receive, so that it points at those cells rather than at the GPU's title, and passes
+    no column on the way. None for any other arrow (and inside a node's box, whose edges the
+    gaps would cross)."""
+    a, b, w, h = m.src, m.dst, lay.width, lay.height
+    ra, rb = lay.row_of(a)[0], lay.row_of(b)[0]
+    if rb != ra + 1:
+        return None
+    # Only past a column of the receiver's row: a curve there would cross it and land on the
+    # receiver's title; beside its receiver (a tree's child) the short curve reads well.
+    lo, hi = sorted((lay.x[a], lay.x[b]))
+    if not any(lo + 0.5 < lay.x[k] < hi - 0.5 for k in lay.rows[rb]):
+        return None
+    if max(lay.node_of[a] if a < len(lay.node_of) else -1, lay.node_of[b] if b < len(lay.node_of) else -1) >= 0:
+        return None
+    left = lay.x[a] > lay.x[b]  # the sender lies to the right: into the receiver's right side
+    side = lay.x[b] + w if left else lay.x[b]
+    leg = side + (GAP_X / 2 if left else -GAP_X / 2) + (-6 if left else 6) * repeat
+    x0, y0 = lay.x[a] + w / 2 + 6 * repeat, lay.y[a] + h
+    level = (y0 + lay.y[b]) / 2 + 6 * repeat
+    yb = _rows_y(lay, b, m)
+    return Route(((x0, y0), (x0, level), (leg, level), (leg, yb), (side, yb)), False,
+                 ((x0, level), (leg, level)))
+
+
 def route(lay: Layout, m: Move, repeat: int = 0, count: int = 1,
           fan: tuple[float | None, float | None] = (None, None), both: bool = False,
           slot: int = 0) -> Route:
-    """Where a transfer's arrow runs: around the outside, beside the columns, or a curve."""
+    """Where a transfer's arrow runs: around the outside, beside the columns, down beside the
+    receiver, or a curve."""
     around = _around(lay, m, slot, both)
     if around is not None:
         return around
@@ -137,6 +165,10 @@ def route(lay: Layout, m: Move, repeat: int = 0, count: int = 1,
         (x, y), down = corners[2], corners[-1][1] > corners[0][1]
         spot = (x, y + (GAP_Y / 3 if down else -GAP_Y / 3))
         return Route(tuple(corners), False, (spot, spot))
+    if fan == (None, None) and count == 1:
+        aside = _down_aside(lay, m, repeat)
+        if aside is not None:
+            return aside
     return Route(_curve(lay, m, repeat, count, fan), True)
 
 

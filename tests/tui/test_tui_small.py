@@ -333,3 +333,35 @@ async def test_80x24_messages_row_reads_as_a_count_for_every_algorithm():
             row = next(line for line in app.screen.query_one(Counters).content.plain.splitlines()
                        if line.startswith("messages"))
             assert row.endswith(f"of {expected}"), row
+
+
+async def test_80x24_lesson_text_and_whole_question_show_without_scrolling():
+    # The GPU cells give up their note rows (the notes go beside the values) so that the
+    # lesson shows several lines of its text above the question, and all of the question.
+    app = RingsimApp()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("l")
+        await until(pilot, lambda: app.screen.has_class("-lesson"))
+        await pilot.pause()
+        rows = screen_rows(app)
+        top = next(i for i, row in enumerate(rows) if "Lesson 1 of" in row)
+        rule = next(i for i, row in enumerate(rows) if i > top and set(row.strip("│ ")) == {"─"})
+        asked = next(i for i, row in enumerate(rows) if row.startswith("│ Question"))
+        answer = next(i for i, row in enumerate(rows) if "answer, then Enter" in row)
+        assert rule - top - 1 >= 6, rows[top:rule]  # the heading and at least 5 lines of text
+        assert asked == rule + 1 and answer > asked and "weights?" in "".join(rows[asked:answer])
+        assert all(f"a{i}" in "".join(rows).replace("₁", "1").replace("₂", "2").replace("₃", "3")
+                   .replace("₄", "4") for i in (1, 2, 3, 4))  # every segment still shows
+
+
+async def test_80x24_timeline_pane_shows_every_gpu_of_the_default_example():
+    app = RingsimApp()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("T")
+        await until(pilot, lambda: app.screen.has_class("-timeline"))
+        await pilot.pause()
+        box = app.screen.query_one("#timeline-box")
+        shown = [row for row in screen_rows(app)[box.region.y:box.region.bottom]]
+        for gpu in ("GPU1", "GPU2", "GPU3", "GPU4"):
+            assert any(row.lstrip("│ ").startswith(gpu) for row in shown), (gpu, shown)
+        assert box.max_scroll_y == 0

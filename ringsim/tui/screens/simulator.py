@@ -168,12 +168,15 @@ class SimulatorScreen(Screen):
         view show every segment. Presentation mode: 3 (a spacer row under the note) where the
         view still shows every segment, its bottom edge and the legend, else 2 (4 GPUs on
         100×30, 8 GPUs on 120×40), else 1 (8 GPUs on 100×30): the edge holds each GPU's sent
-        and received counts."""
+        and received counts. A short, narrow terminal with the lesson or the timeline below
+        the view: 1, so that the lesson's text and question, or every GPU's row, fit."""
         if self.has_class("-present"):
             room = self._view_rows(height) - 2 - load_row - (height >= SHORT)  # edges, legend
             return next((rows for rows in (3, 2, 1) if rows * segments <= room), 2)
         if height >= SHORT:
             return 2
+        if self.has_class("-narrow") and (self.has_class("-lesson") or self.has_class("-timeline")):
+            return 1  # the lesson's text and question, or every GPU's timeline row, need the rows
         return 1 if 2 * segments + 2 + load_row > self._view_rows(height) else 2
 
     def _view_rows(self, height: int) -> int:

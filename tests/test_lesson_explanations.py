@@ -105,3 +105,14 @@ def test_lesson_7_sets_the_textbook_form_beside_the_ring_unless_g_does_not_divid
     # G = 3 does not divide N = 8: the segments differ, and the exact form is the one that holds.
     assert main(["lesson", "7", "--no-pause", "--gpus", "3", "--elements", "8"]) == 0
     assert "the busiest GPU sends and receives 2·(N − ⌊N/G⌋) − 1 = 11 each" in capsys.readouterr().out
+
+
+def test_lesson_14_says_what_mending_each_fault_alone_saves(capsys):
+    # "What each costs, the other kept: the link 0 s, GPU5 0 s" left a newcomer to work out
+    # which time was meant; the lesson says what mending one fault alone buys.
+    from ringsim.cli import main
+    assert main(["lesson", "14", "--no-pause"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the other kept" not in out
+    assert "Mend the link alone and the ring saves 0 s; mend GPU5 alone and it saves 0 s." in out
+

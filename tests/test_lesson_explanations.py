@@ -116,3 +116,13 @@ def test_lesson_14_says_what_mending_each_fault_alone_saves(capsys):
     assert "the other kept" not in out
     assert "Mend the link alone and the ring saves 0 s; mend GPU5 alone and it saves 0 s." in out
 
+
+def test_lesson_10_sets_no_two_equal_rounded_times_side_by_side(capsys):
+    # Halving-doubling and hierarchical both round to 9.9 ms at 1 GiB on dgx-h100: printed
+    # one after the other they read as a slip, so the sentence names them without the time.
+    from ringsim.cli import main
+    assert main(["lesson", "10", "--no-pause"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "halving-doubling's 9.9 ms and hierarchical's" not in out
+    assert ("faster still than hierarchical and than halving-doubling (ringsim compare, below, "
+            "prints all three to the hundredth of a millisecond)") in out

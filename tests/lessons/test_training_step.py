@@ -76,8 +76,8 @@ def test_one_slow_link_stretches_the_ring_by_one_over_f(g, n):
 def test_one_slow_link_on_eight_gpus_against_the_reference():
     text, got = text_of(course(4, 8)[14]), answers(course(4, 8)[14])
     healthy = ring_seconds(8, BIG, ALPHA)
-    m = find(rf"Both faults: ([\d.]+)× the healthy {T}\. What each costs, the other kept: the link {T}, "
-             rf"GPU5 {T}\.", text)
+    m = find(rf"Both faults: ([\d.]+)× the healthy {T}\. Mend the link alone and the ring saves {T}; "
+             rf"mend GPU5 alone and it saves {T}\.", text)
     # Two ports at half speed: each step still waits for one port at half speed.
     assert (m[1], m[2], m[3], m[4]) == ("2", format_seconds(healthy), "0 s", "0 s")
     assert got["Predict: with both faults, how many times longer than healthy does the ring take?"] == "2"

@@ -14,6 +14,7 @@ import io
 import os
 import pkgutil
 import re
+import signal
 import sys
 
 from ..core.errors import RingsimError, WriteError
@@ -120,10 +121,36 @@ def main(argv: list[str] | None = None) -> int:
     or 2, and a terminal that cannot encode a₁ gets the ASCII forms (textout.py). Ctrl-C
     ends it with status 130 and no traceback, whenever it comes.
     """
+    previous = sys.unraisablehook
     try:
+        sys.unraisablehook = _interrupt_again(previous)
         return _main(argv)
     except KeyboardInterrupt:  # also while the commands' modules load, before any runs
         return 130
+    finally:
+        sys.unraisablehook = previous
+
+
+def _interrupt_again(previous):
+    """A hook for exceptions Python cannot raise that sends a lost Ctrl-C again."""
+    def hook(unraisable) -> None:
+        # A Ctrl-C that lands in a callback Python cannot raise from (a weak reference's, such
+        # as the import system's lock cleanup) is printed as "Exception ignored ... Traceback"
+        # and dropped, and the command runs on. A millisecond later, when the callback is
+        # over, an alarm raises it again where main() catches it.
+        if (isinstance(unraisable.exc_value, KeyboardInterrupt) and hasattr(signal, "setitimer")
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            before = signal.getsignal(signal.SIGALRM)
+
+            def interrupt(signum, frame):
+                signal.signal(signal.SIGALRM, before)
+                raise KeyboardInterrupt
+
+            signal.signal(signal.SIGALRM, interrupt)
+            signal.setitimer(signal.ITIMER_REAL, 0.001)
+            return
+        previous(unraisable)
+    return hook
 
 
 def _main(argv: list[str] | None) -> int:

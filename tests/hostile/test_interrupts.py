@@ -42,6 +42,29 @@ def test_ctrl_c_anywhere_in_a_sweep(at):
     assert run.returncode == 130, (run.returncode, run.stderr[-2000:])
 
 
+LOST_IN_A_FINALISER = """
+import sys
+import ringsim.cli as cli
+class Finalised:
+    def __del__(self):
+        raise KeyboardInterrupt  # a Ctrl-C arriving while Python runs a finaliser
+run = cli._main
+def interrupted(argv):
+    Finalised()  # dropped at once: its __del__ runs where no exception can be raised
+    return run(argv)
+cli._main = interrupted
+sys.exit(cli.main(["walk"]))
+"""
+
+
+def test_a_ctrl_c_python_drops_in_a_finaliser_still_ends_the_command():
+    run = subprocess.run([sys.executable, "-c", LOST_IN_A_FINALISER], capture_output=True,
+                         text=True, timeout=120, cwd=ROOT)
+    assert "Traceback" not in run.stderr and "Exception ignored" not in run.stderr, run.stderr
+    assert run.returncode == 130, (run.returncode, run.stdout[-500:])
+    assert "Ring all-reduce" not in run.stdout  # stopped before the walk printed
+
+
 def test_the_entry_point_imports_little_before_main():
     """What runs before main() cannot catch Ctrl-C: the entry point's import stays light."""
     code = "import sys, ringsim.cli; print(sorted(m for m in ('numpy', 'tomllib') if m in sys.modules))"

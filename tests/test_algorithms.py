@@ -220,16 +220,16 @@ def test_the_seed_ring_is_unchanged_by_segments():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: make_plan("ring", 4, chunks=2), "ring takes --channels, --ring-order, not --chunks "
-                                             "(--chunks is for tree, double-tree, nccl-tree, nvls)"),
-    (lambda: make_plan("tree", 4, chunks=0), "--chunks must be a whole number from 1 to 1,024, got 0"),
-    (lambda: make_plan("hierarchical", 6, nodes=4), "--nodes 4 does not divide 6 GPUs: every node holds "
+    (lambda: make_plan("ring", 4, chunks=2), "ring takes channels, ring_order, not chunks "
+                                             "(chunks is for tree, double-tree, nccl-tree, nvls)"),
+    (lambda: make_plan("tree", 4, chunks=0), "chunks must be a whole number from 1 to 1,024, got 0"),
+    (lambda: make_plan("hierarchical", 6, nodes=4), "nodes=4 does not divide 6 GPUs: every node holds "
                                                     "G/M GPUs; try 1, 2, 3, 6"),
     (lambda: make_plan("ring", 4, ring_order="1,2,2,4"), "ring order 1 must list each of GPU1..GPU4 once "
                                                          "(1..4), got 1,2,2,4"),
     (lambda: make_plan("ring", 4, channels=3, ring_order="1,2,3,4;4,3,2,1"),
-     "--ring-order gives 2 rings but --channels is 3: give one order for every channel, or one order for all"),
-    (lambda: make_plan("naive", 4, nodes=2), "naive takes no options, not --nodes (--nodes is for hierarchical)"),
+     "ring_order gives 2 rings but channels is 3: give one order for every channel, or one order for all"),
+    (lambda: make_plan("naive", 4, nodes=2), "naive takes no options, not nodes (nodes is for hierarchical)"),
     (lambda: Plan("ring", -2, ()), "a plan's number of GPUs must be a whole number of at least 1, got -2"),
     (lambda: ringsim.SymbolicState(4).label(-1, 0), "GPU must be a whole number from 0 to 3 (0-based), got -1"),
     (lambda: ringsim.SymbolicState(4).label(9, 9), "GPU must be a whole number from 0 to 3 (0-based), got 9"),

@@ -27,9 +27,9 @@ def test_bad_elements_unknown_algorithm_and_master():
         Simulation.create("ring", 4, -1)
     with pytest.raises(RingsimError, match="unknown algorithm 'butterfly'; choose one of: ring, master, naive"):
         make_plan("butterfly", 4)
-    with pytest.raises(RingsimError, match="--master must be from 1 to 4, got 5"):
+    with pytest.raises(RingsimError, match="^master must be from 1 to 4, got 5$"):
         make_plan("master", 4, master=5)
-    with pytest.raises(RingsimError, match="--master must be from 1 to 4, got 0"):
+    with pytest.raises(RingsimError, match="^master must be from 1 to 4, got 0$"):
         make_plan("master", 4, master=0)
 
 

@@ -97,7 +97,7 @@ def test_format_number_is_exact(value, text):
     (lambda: closed_form("ring", 4, -1), "elements per GPU must be at least 0"),
     (lambda: closed_form("ring", 4, 2.5), "elements per GPU must be a whole number"),
     (lambda: closed_form("ring", 4, 8, master=2), "only applies to the master algorithm"),
-    (lambda: closed_form("master", 4, 8, master=5), "--master must be from 1 to 4"),
+    (lambda: closed_form("master", 4, 8, master=5), "^master must be from 1 to 4, got 5$"),
 ])
 def test_closed_form_validates_its_input(call, message):
     with pytest.raises(RingsimError, match=message):

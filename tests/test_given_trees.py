@@ -101,7 +101,7 @@ def test_given_trees_too_large_to_count_one_by_one_are_refused_first():
 
 
 def test_given_trees_leave_no_room_for_a_chain_length():
-    with pytest.raises(RingsimError, match="leave out --gpus-per-node"):
+    with pytest.raises(RingsimError, match="leave out gpus_per_node$"):
         make_plan("nccl-tree", 4, tree_parents="0,1,2,3", gpus_per_node=2)
 
 

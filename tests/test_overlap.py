@@ -256,10 +256,11 @@ def test_an_option_the_algorithm_does_not_take_is_refused_in_one_line(capsys, fl
                  *flags]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == f"ringsim overlap: error: {message}\n"
-    # the registry's own words, which compare, walk and timeline print
+    # the registry's own words, which compare, walk and timeline print (naming the flags there)
+    from ringsim.core.arguments import as_flag, naming
     name = flags[flags.index("-a") + 1] if "-a" in flags else "ring"
     option = flags[-2].lstrip("-").replace("-", "_")
-    with pytest.raises(RingsimError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with naming(as_flag), pytest.raises(RingsimError, match=message.replace("(", r"\(").replace(")", r"\)")):
         check_options(name, 16, {option: flags[-1]})
 
 

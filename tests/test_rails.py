@@ -33,11 +33,11 @@ def test_each_ring_leaves_every_node_through_its_own_gpu(per_node, nodes):
 
 
 @pytest.mark.parametrize("text, gpus, message", [
-    ("rails:3", 8, "--ring-order rails:3 needs 3 GPUs per node to divide G = 8"),
-    ("rails:0", 8, "--ring-order rails:P needs at least 1 GPU per node, got rails:0"),
-    ("rails:16", 8, "--ring-order rails:16 needs 16 GPUs per node to divide G = 8"),
-    ("rails", 8, "--ring-order rails needs the GPUs per node, as rails:8, got 'rails'"),
-    ("rails:x", 8, "--ring-order rails needs the GPUs per node, as rails:8, got 'rails:x'"),
+    ("rails:3", 8, "ring_order='rails:3' needs 3 GPUs per node to divide G = 8"),
+    ("rails:0", 8, "ring_order='rails:P' needs at least 1 GPU per node, got rails:0"),
+    ("rails:16", 8, "ring_order='rails:16' needs 16 GPUs per node to divide G = 8"),
+    ("rails", 8, "ring_order='rails' needs the GPUs per node, as rails:8, got 'rails'"),
+    ("rails:x", 8, "ring_order='rails' needs the GPUs per node, as rails:8, got 'rails:x'"),
 ])
 def test_bad_rails_are_one_line(text, gpus, message):
     with pytest.raises(RingsimError) as error:

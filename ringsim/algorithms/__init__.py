@@ -18,6 +18,7 @@ import typing
 
 from ..core.checks import check_elements, check_gpus, echo
 from ..core.naming import plural
+from ..core.arguments import argument, flag
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan
@@ -94,9 +95,7 @@ def given_options(source: object) -> tuple[tuple[str, object], ...]:
                  if getattr(source, name, None) is not None)
 
 
-def option_flag(option: str) -> str:
-    """An option as a command-line flag: ring_order is --ring-order."""
-    return "--" + option.replace("_", "-")
+option_flag = flag  # an option as a command-line flag: ring_order is --ring-order
 
 
 def check_option_names(name: str, given: dict) -> None:
@@ -106,10 +105,10 @@ def check_option_names(name: str, given: dict) -> None:
         if option not in allowed and value is not None:
             users = algorithms_taking(option)
             if users == [option]:  # an option named after its algorithm (--master) says so
-                raise RingsimError(f"{option_flag(option)} only applies to the {option} algorithm")
-            takes = ", ".join(option_flag(o) for o in allowed) if allowed else "no options"
-            where = f" ({option_flag(option)} is for {', '.join(users)})" if users else ""
-            raise RingsimError(f"{name} takes {takes}, not {option_flag(option)}{where}")
+                raise RingsimError(f"{argument(option)} only applies to the {option} algorithm")
+            takes = ", ".join(argument(o) for o in allowed) if allowed else "no options"
+            where = f" ({argument(option)} is for {', '.join(users)})" if users else ""
+            raise RingsimError(f"{name} takes {takes}, not {argument(option)}{where}")
 
 
 def check_options(name: str, gpus: int, given: dict) -> dict:

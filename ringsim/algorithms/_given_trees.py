@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..core.arguments import argument
 from ..core.errors import RingsimError
 from ..core.parents import find_cycle
 from ..core.formula import ClosedForm
@@ -38,14 +39,14 @@ def parse(tree_parents, gpus: int) -> tuple[tuple[int, ...], ...] | None:
         return None
     if isinstance(tree_parents, str):
         if tree_parents.count(",") + tree_parents.count(";") >= MAX_NUMBERS:
-            raise RingsimError(f"--tree-parents holds more than {MAX_NUMBERS:,} parents")
+            raise RingsimError(f"{argument('tree_parents')} holds more than {MAX_NUMBERS:,} parents")
         parts = [part for part in tree_parents.split(";") if part.strip()]
         if len(parts) > MAX_TREES:
-            raise RingsimError(f"--tree-parents gives {len(parts):,} trees; at most {MAX_TREES}")
+            raise RingsimError(f"{argument('tree_parents')} gives {len(parts):,} trees; at most {MAX_TREES}")
         try:
             trees = [[int(x) for x in part.split(",")] for part in parts]
         except ValueError:
-            raise RingsimError("--tree-parents must be each GPU's parent (0 for the root) separated "
+            raise RingsimError(f"{argument('tree_parents')} must be each GPU's parent (0 for the root) separated "
                                f"by commas, trees by semicolons (0,1,2,3;2,0,2,3), got "
                                f"{tree_parents[:60]!r}") from None
     elif isinstance(tree_parents, _SEQUENCES):
@@ -66,7 +67,7 @@ def parse(tree_parents, gpus: int) -> tuple[tuple[int, ...], ...] | None:
         raise RingsimError(f"tree_parents must be text such as '0,1,2,3' or a list of parents, "
                            f"got a {type(tree_parents).__name__}")
     if not trees:
-        raise RingsimError("--tree-parents names no tree")
+        raise RingsimError(f"{argument('tree_parents')} names no tree")
     for number, tree in enumerate(trees, 1):
         check_tree(tree, gpus, f"tree {number}")
     return tuple(tuple(tree) for tree in trees)

@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.checks import echo, parse_count
+from ..core.arguments import argument
 from ..core.errors import RingsimError
 
 
@@ -60,7 +61,7 @@ def _parse(ring_order, gpus: int) -> tuple[tuple[int, ...], ...]:
         try:
             parsed = [[int(x) for x in ring] for ring in rings]
         except ValueError:
-            raise RingsimError(f"--ring-order must be GPU numbers separated by commas, rings by "
+            raise RingsimError(f"{argument('ring_order')} must be GPU numbers separated by commas, rings by "
                                f"semicolons (1,3,2,4;1,2,3,4), got {echo(ring_order)}") from None
     else:
         if not isinstance(ring_order, _SEQUENCES):
@@ -77,7 +78,7 @@ def _parse(ring_order, gpus: int) -> tuple[tuple[int, ...], ...]:
                                    f"{type(ring).__name__}")
         parsed = [list(ring) for ring in items]
     if not parsed:
-        raise RingsimError("--ring-order needs at least one ring")
+        raise RingsimError(f"{argument('ring_order')} needs at least one ring")
     every = np.arange(1, gpus + 1)
     for number, ring in enumerate(parsed, 1):
         # Whole numbers in C first (rails at thousands of GPUs are checked again and again);
@@ -128,16 +129,16 @@ def _rails(text: str, gpus: int) -> tuple[tuple[tuple[int, ...], ...], np.ndarra
     try:
         size = parse_count(per_node, "rails:P", minimum=None)
     except RingsimError:
-        raise RingsimError(f"--ring-order rails needs the GPUs per node, as rails:8, got {text!r}") from None
+        raise RingsimError(f"{argument('ring_order', 'rails')} needs the GPUs per node, as rails:8, got {echo(text)}") from None
     if size < 1:
-        raise RingsimError(f"--ring-order rails:P needs at least 1 GPU per node, got rails:{size}")
+        raise RingsimError(f"{argument('ring_order', 'rails:P')} needs at least 1 GPU per node, got rails:{size}")
     if size > MAX_CHANNELS:  # P rings are P channels: refuse before building P·G numbers
-        raise RingsimError(f"--ring-order rails:P builds P rings, at most {MAX_CHANNELS} "
-                           f"(as --channels), got rails:{size:,}")
+        raise RingsimError(f"{argument('ring_order', 'rails:P')} builds P rings, at most {MAX_CHANNELS} "
+                           f"(as {argument('channels')}), got rails:{size:,}")
     if size > gpus or gpus % size:
-        raise RingsimError(f"--ring-order rails:{size} needs {size} GPUs per node to divide G = {gpus}")
+        raise RingsimError(f"{argument('ring_order', f'rails:{size}')} needs {size} GPUs per node to divide G = {gpus}")
     if size * gpus > MAX_ORDER_CELLS:  # P rings of G GPUs each
-        raise RingsimError(f"--ring-order rails:{size} makes {size:,} rings of {gpus:,} GPUs; at "
+        raise RingsimError(f"{argument('ring_order', f'rails:{size}')} makes {size:,} rings of {gpus:,} GPUs; at "
                            f"most {MAX_ORDER_CELLS:,} GPU numbers in all")
     local = (np.arange(size)[:, None] + np.arange(size)[None, :]) % size  # ring c: c, c+1, …
     nodes = np.arange(0, gpus, size)
@@ -165,9 +166,10 @@ MAX_CHANNELS = 64
 def check_channels(channels, gpus: int, orders) -> int:
     """K: at least 1, and one ring order or one per channel."""
     if isinstance(channels, bool) or not isinstance(channels, numbers.Integral) or not 1 <= channels <= MAX_CHANNELS:
-        raise RingsimError(f"--channels must be a whole number from 1 to 64, got {channels!r}")
+        raise RingsimError(f"{argument('channels')} must be a whole number from 1 to 64, got {channels!r}")
     if orders is not None and len(orders) not in (1, channels):
-        raise RingsimError(f"--ring-order gives {len(orders)} rings but --channels is {channels}: "
+        raise RingsimError(f"{argument('ring_order')} gives {len(orders)} rings but {argument('channels')} is "
+                           f"{channels}: "
                            "give one order for every channel, or one order for all")
     return int(channels)
 

@@ -7,6 +7,7 @@ import numbers
 
 import numpy as np
 
+from ..core.arguments import argument
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
@@ -24,7 +25,7 @@ MAX_CHUNKS = 1024
 def check_chunks(chunks) -> int:
     """C: a whole number from 1 to MAX_CHUNKS."""
     if isinstance(chunks, bool) or not isinstance(chunks, numbers.Integral) or not 1 <= chunks <= MAX_CHUNKS:
-        raise RingsimError(f"--chunks must be a whole number from 1 to {MAX_CHUNKS:,}, got {chunks!r}")
+        raise RingsimError(f"{argument('chunks')} must be a whole number from 1 to {MAX_CHUNKS:,}, got {chunks!r}")
     return int(chunks)
 
 

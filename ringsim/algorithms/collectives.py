@@ -29,6 +29,7 @@ import numpy as np
 from . import (ALGORITHMS, MAX_PLAN_TRANSFERS, closed_form as algorithm_form, make_plan,
                named_with_options, plan_closed_form, plan_options)
 from ..core.checks import check_elements, check_gpus, check_timed_elements, echo
+from ..core.arguments import argument
 from ..core.errors import RingsimError
 from ..core.textout import printable
 from ..core.formula import ClosedForm, Formula
@@ -256,11 +257,11 @@ class _RingHalf(Collective):
     def _check(self, algorithm: str, options: dict) -> None:
         if algorithm not in self.algorithms:
             raise RingsimError(f"{self.name} is built for the ring only, not {echo(algorithm)} "
-                               f"(use --algorithm ring)")
+                               f"(use {argument('algorithm', 'ring')})")
         given = [name for name, value in options.items() if value is not None]
         if given:
-            raise RingsimError(f"the ring's {self.name} takes no options, got --"
-                               f"{given[0].replace('_', '-')}")
+            raise RingsimError(f"the ring's {self.name} takes no options, got "
+                               f"{argument(given[0])}")
 
     def plan(self, gpus: int, algorithm: str = "ring", **options) -> Plan:
         """The ring's half: step s as the module docstring says."""

@@ -17,6 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..core.arguments import argument
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.plan import Plan, Step
@@ -50,10 +51,10 @@ def check_options(gpus: int, nodes=None) -> dict:
     if nodes is None:
         return {"nodes": default_nodes(gpus)}
     if isinstance(nodes, bool) or not isinstance(nodes, numbers.Integral) or not 1 <= nodes <= gpus:
-        raise RingsimError(f"--nodes must be a whole number from 1 to {gpus} (the GPUs), got {nodes!r}")
+        raise RingsimError(f"{argument('nodes')} must be a whole number from 1 to {gpus} (the GPUs), got {nodes!r}")
     if gpus % nodes:
         divisors = [d for d in range(1, min(gpus, 10_000) + 1) if gpus % d == 0][:8]
-        raise RingsimError(f"--nodes {nodes} does not divide {gpus} GPUs: every node holds G/M GPUs; "
+        raise RingsimError(f"{argument('nodes', nodes)} does not divide {gpus} GPUs: every node holds G/M GPUs; "
                            f"try {', '.join(map(str, divisors))}")
     return {"nodes": int(nodes)}
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.checks import check_count
+from ..core.arguments import argument
 from ..core.formula import ClosedForm, Formula
 from ..core.naming import gpu_name
 from ..core.plan import Plan, Step
@@ -25,7 +26,7 @@ class Options:
 def check_options(gpus: int, master: int = 1) -> dict:
     """The 1-based master GPU users give (1 to G, GPU1 by default), made 0-based."""
     # named by its flag, as every algorithm's option is: '--master must be from 1 to 4, got 9'
-    return {"master": check_count(master, "--master", minimum=1, maximum=gpus) - 1}
+    return {"master": check_count(master, argument("master"), minimum=1, maximum=gpus) - 1}
 
 
 def written(master: int = 0) -> dict:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.arguments import argument
 from ..core.errors import RingsimError
 from ..core.formula import ClosedForm
 from ..core.naming import plural
@@ -63,7 +64,8 @@ def check_options(gpus: int, gpus_per_node=None, chunks: int = 1, tree_parents=N
     chunks = _trees.check_chunks(chunks)
     if tree_parents is not None:
         if gpus_per_node is not None:
-            raise RingsimError("--tree-parents gives the trees themselves; leave out --gpus-per-node")
+            raise RingsimError(f"{argument('tree_parents')} gives the trees themselves; leave out "
+                               f"{argument('gpus_per_node')}")
         trees = _given_trees.parse(tree_parents, gpus)
         _given_trees.check_size(gpus, trees, chunks)
         return {"gpus_per_node": None, "chunks": chunks, "tree_parents": trees}
@@ -71,11 +73,11 @@ def check_options(gpus: int, gpus_per_node=None, chunks: int = 1, tree_parents=N
         return {"gpus_per_node": default_gpus_per_node(gpus), "chunks": chunks}
     if isinstance(gpus_per_node, bool) or not isinstance(gpus_per_node, numbers.Integral) \
             or not 1 <= gpus_per_node <= gpus:
-        raise RingsimError(f"--gpus-per-node must be a whole number from 1 to {gpus} (the GPUs), "
+        raise RingsimError(f"{argument('gpus_per_node')} must be a whole number from 1 to {gpus} (the GPUs), "
                            f"got {gpus_per_node!r}")
     if gpus % gpus_per_node:
         divisors = [d for d in range(1, min(gpus, 10_000) + 1) if gpus % d == 0][:8]
-        raise RingsimError(f"--gpus-per-node {gpus_per_node} does not divide {gpus} GPUs: every node "
+        raise RingsimError(f"{argument('gpus_per_node', gpus_per_node)} does not divide {gpus} GPUs: every node "
                            f"holds the same number; try {', '.join(map(str, divisors))}")
     return {"gpus_per_node": int(gpus_per_node), "chunks": chunks}
 

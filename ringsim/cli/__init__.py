@@ -17,6 +17,7 @@ import re
 import signal
 import sys
 
+from ..core.arguments import as_flag, naming
 from ..core.errors import RingsimError, WriteError
 from ..core.terminal import dumb_terminal, is_terminal
 from ..core.textout import clip, prepare_streams, printable
@@ -184,7 +185,8 @@ def _main(argv: list[str] | None) -> int:
         return 2
     prepare_streams()
     try:
-        status = _run(parser, argv, prog)
+        with naming(as_flag):  # errors name the flags typed, not the Python keywords
+            status = _run(parser, argv, prog)
         sys.stdout.flush()  # a write error surfaces here, inside the guard, not at exit
         return status
     except BrokenPipeError:

@@ -10,9 +10,10 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..algorithms import (ALGORITHMS, OPTION_ORDER, algorithms_taking, make_plan, option_flag,
+from ..algorithms import (ALGORITHMS, OPTION_ORDER, algorithms_taking, make_plan,
                           option_names, whole_number_options)
 from ..core.checks import check_elements, check_gpus
+from ..core.arguments import argument, naming
 from ..core.errors import RingsimError
 from ..core.files import Wording, read_text
 from ..core.textout import clip
@@ -83,19 +84,24 @@ def _override(scenario: Scenario, gpus: int | None, elements: int | None) -> Sce
     if gpus is not None:
         check_gpus(gpus)
         if gpus < 2:
-            raise RingsimError("a lesson needs at least 2 GPUs (--gpus 2 or more): one GPU has "
-                               "nothing to synchronise")
+            raise RingsimError(f"a lesson needs at least 2 GPUs ({argument('gpus', 2)} or more): "
+                               "one GPU has nothing to synchronise")
         if gpus > SYMBOLIC_MAX_GPUS:
-            raise RingsimError(f"a lesson's scenario runs beside the text, so --gpus must be from 2 "
-                               f"to {SYMBOLIC_MAX_GPUS}, got {gpus:,}")
+            raise RingsimError(f"a lesson's scenario runs beside the text, so {argument('gpus')} "
+                               f"must be from 2 to {SYMBOLIC_MAX_GPUS}, got {gpus:,}")
         scenario = scenario.with_gpus(gpus)
     if elements is not None:
         check_elements(elements)
         if elements > MAX_ELEMENTS:
-            raise RingsimError(f"a lesson's scenario runs beside the text, so --elements must be "
-                               f"from 0 to {MAX_ELEMENTS:,}, got {elements:,}")
+            raise RingsimError(f"a lesson's scenario runs beside the text, so "
+                               f"{argument('elements')} must be from 0 to {MAX_ELEMENTS:,}, got {elements:,}")
         scenario = replace(scenario, elements=elements)
     return scenario
+
+
+def _as_key(name: str, shown_flag: str | None, value: object) -> str:
+    """An option as a lesson's front matter writes it: 'chunks:' (then its value, if given)."""
+    return f"'{name}:'" if value is None else f"'{name}:' {value}"
 
 
 def _front_matter(lines: list[str], refuse) -> tuple[dict, int]:
@@ -159,15 +165,12 @@ def _settings(front: dict, refuse) -> tuple[Scenario, str, list[int]]:
             takes = one_of([f"'algorithm: {name}'" for name in algorithms_taking(key)])
             refuse(front[key][0], f"'{key}:' applies only to {takes}")
     try:
-        make_plan(algorithm, gpus, **options)
+        with naming(_as_key):  # a lesson file writes its options as keys, not flags
+            make_plan(algorithm, gpus, **options)
     except RingsimError as error:
         # The line of the first option given, where one is: the plan refuses what it holds.
         line = min((front[key][0] for key in options), default=front.get("algorithm", (1, ""))[0])
-        # the plan speaks of command-line flags; a lesson file writes its keys
-        said = str(error)
-        for key in options:
-            said = re.sub(rf"{re.escape(option_flag(key))}\b", f"'{key}:'", said)
-        refuse(line, said)
+        refuse(line, str(error))
     stops = None
     if "stops" in front:
         line, value = front["stops"]

@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 
+from ..core.arguments import as_flag, naming
 from ..core.errors import RingsimError
 from ..core.textout import printable
 from ._load import mpi
@@ -73,6 +74,12 @@ def _launcher_rank() -> int | None:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse, run this rank's part, report from rank 0; returns the exit status."""
+    with naming(as_flag):  # errors name the flags typed, not the Python keywords
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
+    """main's work, with errors naming the command line's flags."""
     parser = argparse.ArgumentParser(prog="python -m ringsim.mpi",
                                      description="One rank of a ringsim MPI run (start it with "
                                                  "mpiexec, srun or `ringsim mpi -n G`).")

@@ -170,9 +170,9 @@ def test_the_teachers_guide_says_elements_is_required():
 
 
 def test_overridden_scenarios_keep_the_front_matter_limits():
-    with pytest.raises(RingsimError, match="--gpus must be from 2 to 128"):
+    with pytest.raises(RingsimError, match="so gpus must be from 2 to 128, got 500$"):
         load_lessons(gpus=500)
-    with pytest.raises(RingsimError, match="--elements must be from 0 to 100,000"):
+    with pytest.raises(RingsimError, match="so elements must be from 0 to 100,000, got 200,000$"):
         load_lessons(elements=200_000)
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import ringsim
 from ringsim.core.errors import RingsimError
-from ringsim.cost.model import CostModel, price
+from ringsim.cost.model import CostModel, algbw, busbw, price
 from ringsim.cost.nccl import nccl_choice, nccl_choices
 from ringsim.cost.topology import load
 from ringsim.cost.topology_model import Level, Topology
@@ -124,3 +124,24 @@ def test_nccl_choice_takes_numpy_integers_as_make_plan_does():
         nccl_choice(topology, 8.0, 8)
     with pytest.raises(RingsimError, match=r"^bytes must be a whole number from 0 to 1,125,899,906,842,624, got -1$"):
         nccl_choice(topology, np.int64(8), np.int64(-1))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: algbw("2", 1.0), "nbytes must be a whole number, got '2'"),
+    (lambda: algbw(-5, 1.0), "nbytes must be at least 0, got -5"),
+    (lambda: algbw(2**20, "1ms"), "seconds must be a number of seconds, at least 0, got '1ms'"),
+    (lambda: algbw(2**20, -1.0), "seconds must be a number of seconds, at least 0, got -1.0"),
+    (lambda: algbw(2**20, float("nan")), "seconds must be a number of seconds, at least 0, got nan"),
+    (lambda: busbw("2", 4), "algbw_value must be a number of bytes per second (or None), at least 0, "
+                            "got '2'"),
+    (lambda: busbw(float("nan"), 4), "algbw_value must be a number of bytes per second (or None), "
+                                     "at least 0, got nan"),
+    (lambda: busbw(1e9, 0), "the number of GPUs must be from 1 to 1,000,000, got 0"),
+    (lambda: busbw(1e9, "8"), "the number of GPUs must be a whole number, got '8'"),
+])
+def test_the_bandwidth_formulas_refuse_bad_input_in_one_line(call, message):
+    with pytest.raises(RingsimError) as error:
+        call()
+    assert str(error.value) == message
+    # good input still gives nccl-tests' figures, the formulas untouched
+    assert algbw(10**9, 0.5) == 2e9 and busbw(2e9, 8) == 2e9 * 14 / 8 and algbw(8, 0) is None

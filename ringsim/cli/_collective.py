@@ -22,7 +22,7 @@ def compare_one(args: argparse.Namespace, c: Collective) -> int:
     closed forms (and time)."""
     import json
     from fractions import Fraction
-    from ..cost.model import algbw
+    from ..cost.model import algbw_of
     from ..core.formula import format_number
     from ..core.units import format_bandwidth, format_bytes, format_seconds
     from ._cost_args import elements_from_args, gpus_from_args, model_from_args, uses_cost
@@ -44,7 +44,7 @@ def compare_one(args: argparse.Namespace, c: Collective) -> int:
               "messages": int(form.messages.value)}
     if model is not None:
         est = c.seconds(gpus, elements, model, algorithm)
-        alg = algbw(elements * model.itemsize, est.seconds)
+        alg = algbw_of(elements * model.itemsize, est.seconds)
         record.update(topology=model.topology.name, seconds=est.seconds, algbw=alg,
                       busbw=None if alg is None else alg * float(factor),
                       bottleneck=est.describe(model.topology))

@@ -11,7 +11,7 @@ from ..algorithms.timing import unavailable
 from ..core.naming import plural
 from ..studies.compare import Row, compare, contrasts
 from ..studies.whose import nccl_for, nccl_release, nccl_version
-from ..cost.model import algbw, busbw
+from ..cost.model import algbw_of, busbw_of
 from ..cost.nccl import NcclChoice, socket_cap
 from ..cost.nccl_notes import fallback_note, last_node_note, path_note
 from ..core.errors import RingsimError
@@ -100,12 +100,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _nccl_record(pick: NcclChoice, gpus: int, elements: int, model, nccl: str | None) -> dict:
     nbytes = elements * model.itemsize
-    alg = algbw(nbytes, pick.seconds)
+    alg = algbw_of(nbytes, pick.seconds)
     version = nccl_version(nccl).removeprefix("NCCL ")
     # NCCL's names sit under "nccl", apart from the textbook rows' "algorithm" (ringsim's names)
     return {"model": "nccl", "nccl_version": version, "gpus": gpus,
             "elements": elements, "topology": model.topology.name, "bytes_per_gpu": nbytes,
-            "nccl": {**pick.to_json(), "algbw": alg, "busbw": busbw(alg, gpus)}}
+            "nccl": {**pick.to_json(), "algbw": alg, "busbw": busbw_of(alg, gpus)}}
 
 
 def _record(r: Row, gpus: int, elements: int, model) -> dict:
@@ -218,12 +218,12 @@ def _print_nccl(pick, gpus: int, nbytes: int, nccl: str | None) -> None:
     if not isinstance(pick, NcclChoice):
         print(_wrap(f"NCCL's model ({version}'s own tuning): no answer here: {pick}"))
         return
-    alg = algbw(nbytes, pick.seconds)
+    alg = algbw_of(nbytes, pick.seconds)
     print(_wrap(
         f"NCCL's model ({version}'s own tuning, docs/cost.md): NCCL would run "
         f"{pick.algorithm}, protocol {pick.protocol}, on {plural(pick.channels, 'channel')}: "
         f"{format_seconds(pick.seconds)} (algbw {format_bandwidth(alg)}, busbw "
-        f"{format_bandwidth(busbw(alg, gpus))}), {format_seconds(pick.latency)} fixed per call "
+        f"{format_bandwidth(busbw_of(alg, gpus))}), {format_seconds(pick.latency)} fixed per call "
         f"plus the bytes at {format_bandwidth(pick.bandwidth)}"
         + (f", plus {format_seconds(pick.fill)} for its first step to cross the pipeline"
            if pick.fill > 0 else "")

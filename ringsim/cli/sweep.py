@@ -8,7 +8,7 @@ import math
 import os
 import sys
 from ..core.naming import plural
-from ..cost.model import algbw
+from ..cost.model import algbw_of
 from ..core.checks import MAX_GPUS, count_arg
 from ..core.errors import RingsimError
 from ..core.terminal import is_terminal
@@ -299,7 +299,7 @@ def _nccl_json(result: Sweep, index: int) -> dict:
     choice = result.nccl[index]
     if choice is None:
         return {"nccl": None, "nccl_note": EMPTY_CALL}
-    alg = algbw(result.points[index].nbytes, choice.seconds)
+    alg = algbw_of(result.points[index].nbytes, choice.seconds)
     # the release whose tables priced it, as compare --json names it
     return {"nccl": {**choice.to_json(), "algbw": alg, "busbw": result.nccl_busbw(index)},
             "nccl_version": nccl_version(result.nccl_release).removeprefix("NCCL ")}

@@ -21,7 +21,7 @@ from ..cost.nccl import NcclChoice
 from ..studies.whose import nccl_for, nccl_line, runs_line
 from ..execute.backend import array_module, to_numpy
 from ..algorithms.collectives import ALL_REDUCE, Collective, collective
-from ..cost.model import CostModel, PlanCost, algbw, price
+from ..cost.model import CostModel, PlanCost, algbw_of, price
 from ..cost.ports import Port, bottleneck_gpus
 from ..core.errors import RingsimError
 from ..core.formula import format_number
@@ -148,7 +148,7 @@ class Timing:
 
     def bandwidths(self) -> tuple[float | None, float | None]:
         """(algbw, busbw) in bytes/s as nccl-tests defines them; None when nothing moved."""
-        alg = algbw(self.nbytes, self.cost.seconds)
+        alg = algbw_of(self.nbytes, self.cost.seconds)
         factor = self.collective.bus_factor(self.gpus)
         return alg, None if alg is None else alg * float(factor)
 

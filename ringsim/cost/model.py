@@ -17,9 +17,10 @@ hook against the priced plan).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 
-from ..core.checks import check_count, check_timed_elements, echo
+from ..core.checks import check_count, check_gpus, check_timed_elements, echo
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..core.plan import Plan, Step
@@ -202,9 +203,32 @@ def price(plan: Plan, elements: int, model: CostModel | None = None) -> PlanCost
 
 def algbw(nbytes: int, seconds: float) -> float | None:
     """nccl-tests' algorithm bandwidth S/t in bytes/s (S: bytes per GPU); None when t = 0."""
-    return nbytes / seconds if seconds > 0 else None
+    return algbw_of(check_count(nbytes, "nbytes", minimum=0), _at_least_zero(seconds, "seconds", "seconds"))
 
 
 def busbw(algbw_value: float | None, gpus: int) -> float | None:
     """nccl-tests' all-reduce bus bandwidth: algbw·2(G−1)/G, what each GPU's link must carry."""
+    if algbw_value is not None:
+        _at_least_zero(algbw_value, "algbw_value", "bytes per second (or None)")
+    return busbw_of(algbw_value, check_gpus(gpus))
+
+
+def _at_least_zero(value: object, what: str, unit: str) -> float:
+    """A measured figure: a number of `unit`, at least 0 (inf passes), or a RingsimError."""
+    # A measured time or rate can be any size, so the cost model's ranges do not apply; NaN
+    # fails the comparison, as a negative does.
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
+        raise RingsimError(f"{what} must be a number of {unit}, at least 0, got {echo(value)}")
+    return value
+
+
+# The two above without their checks, for the figures ringsim computes itself: a sweep calls
+# them for every size and algorithm, and its inputs were checked once when it started.
+def algbw_of(nbytes: int, seconds: float) -> float | None:
+    """algbw for inputs already checked."""
+    return nbytes / seconds if seconds > 0 else None
+
+
+def busbw_of(algbw_value: float | None, gpus: int) -> float | None:
+    """busbw for inputs already checked."""
     return None if algbw_value is None else algbw_value * 2 * (gpus - 1) / gpus

@@ -74,12 +74,12 @@ class Cost:
     @property
     def algbw(self) -> float | None:
         """nccl-tests' algorithm bandwidth S/t (bytes per second)."""
-        return cost.algbw(self.nbytes, self.seconds)
+        return cost.algbw_of(self.nbytes, self.seconds)
 
     @property
     def busbw(self) -> float | None:
         """nccl-tests' all-reduce bus bandwidth algbw·2(G−1)/G."""
-        return cost.busbw(self.algbw, self.gpus)
+        return cost.busbw_of(self.algbw, self.gpus)
 
 
 def model_of(topology: str = "flat", alpha_us: float = 5.0, gbps: float = 100.0) -> cost.CostModel:

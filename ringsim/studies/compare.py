@@ -14,7 +14,7 @@ from ..algorithms import ALGORITHMS, closed_form, given_title, option_names
 from ..algorithms.timing import (estimate, machine_options, nccl_layout, nccl_layouts,
                                  timed_algorithms)
 from ..core.checks import check_elements, check_gpus
-from ..cost.model import CostModel, Estimate, algbw, busbw
+from ..cost.model import CostModel, Estimate, algbw_of, busbw_of
 from ..core.formula import ClosedForm
 
 
@@ -129,8 +129,8 @@ def _timed(rows: list[Row], gpus: int, elements: int, model: CostModel) -> list[
         if i not in estimates:
             out.append(row)
             continue
-        alg = algbw(nbytes, estimates[i].seconds)
-        timing = Timing(estimates[i], alg, busbw(alg, gpus), order.index(i) + 1)
+        alg = algbw_of(nbytes, estimates[i].seconds)
+        timing = Timing(estimates[i], alg, busbw_of(alg, gpus), order.index(i) + 1)
         out.append(Row(**{**row.__dict__, "timing": timing}))
     return out
 

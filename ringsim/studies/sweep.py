@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..core.checks import check_count, check_gpus, echo
 from ..algorithms import ALGORITHMS, given_title, with_options
 from ..algorithms.timing import estimate, machine_options, nccl_layouts, timed_algorithms
-from ..cost.model import CostModel, Estimate, algbw, busbw, given_model
+from ..cost.model import CostModel, Estimate, algbw_of, busbw_of, given_model
 from ..cost.nccl import NcclChoice, nccl_choices
 from ..cost.nccl_tuner import carried_release, nccl_type
 from ..core.errors import RingsimError
@@ -58,11 +58,11 @@ class Point:
 
     def algbw(self, name: str) -> float | None:
         """nccl-tests' algbw of one algorithm at this size."""
-        return algbw(self.nbytes, self.estimates[name].seconds)
+        return algbw_of(self.nbytes, self.estimates[name].seconds)
 
     def busbw(self, name: str, gpus: int) -> float | None:
         """nccl-tests' all-reduce busbw of one algorithm at this size."""
-        return busbw(self.algbw(name), gpus)
+        return busbw_of(self.algbw(name), gpus)
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ class Sweep:
     def nccl_busbw(self, index: int) -> float | None:
         """nccl-tests' all-reduce busbw of NCCL's model's pick at point `index`."""
         point, choice = self.points[index], self.nccl[index]
-        return None if choice is None else busbw(algbw(point.nbytes, choice.seconds), self.gpus)
+        return None if choice is None else busbw_of(algbw_of(point.nbytes, choice.seconds), self.gpus)
 
     def __repr__(self) -> str:
         """One line, not every estimate: '<Sweep of 8 GPUs on flat · 11 sizes, 1KiB to 1GiB · …>'."""

@@ -7,7 +7,7 @@ from ..algorithms import ALGORITHMS
 from ..core.errors import RingsimError
 from ..core.naming import plural
 from ..core.units import format_bandwidth, format_seconds
-from ..cost.model import CostModel, algbw
+from ..cost.model import CostModel, algbw_of
 from ..cost.nccl import EMPTY_CALL, NcclChoice, nccl_choice
 from ..cost.nccl_tuner import carried_release, nccl_type
 
@@ -58,7 +58,7 @@ def nccl_line(pick: NcclChoice | str | None, nbytes: int, bus_factor: float,
         return f"{head}: one GPU, NCCL sends nothing"
     if not isinstance(pick, NcclChoice):
         return f"{head}: no answer here: {pick}"
-    alg = algbw(nbytes, pick.seconds)
+    alg = algbw_of(nbytes, pick.seconds)
     bus = None if alg is None else alg * bus_factor
     return (f"{head}: NCCL would run {pick.algorithm}, protocol {pick.protocol}, on "
             f"{plural(pick.channels, 'channel')}: {format_seconds(pick.seconds)} (algbw "

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from ...core.units import approx_bytes, format_bandwidth, format_bytes, format_seconds
 from ...algorithms import ALGORITHMS
 from ...algorithms.timing import unavailable
-from ...cost.model import algbw, busbw
+from ...cost.model import algbw_of, busbw_of
 from ...studies.ticks import decade_ticks, tick_label
 from ..sweeps import SweepView
 
@@ -164,7 +164,7 @@ class SweepPanel(Vertical):
             pick = view.here_nccl
             if pick is not None:
                 shown = (format_seconds(pick.seconds) if metric == "time" else
-                         format_bandwidth(busbw(algbw(here.nbytes, pick.seconds), gpus))
+                         format_bandwidth(busbw_of(algbw_of(here.nbytes, pick.seconds), gpus))
                          + " busbw")
                 text.append(f"  NCCL's model there: {pick.algorithm}/{pick.protocol} "
                             f"×{pick.channels} {shown}\n")

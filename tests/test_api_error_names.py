@@ -6,7 +6,12 @@ import pytest
 import ringsim
 from ringsim import RingsimError
 from ringsim.cli import main
+from ringsim.cost.nccl import nccl_choice
 from ringsim.lessons import load_lessons
+from ringsim.studies.predict import predict
+from ringsim.studies.sweep import parse_sizes
+from ringsim.training.train import train
+from ringsim.training.zero_train import train_zero
 
 GRADS = [np.ones(8, np.float32)] * 4
 
@@ -34,6 +39,27 @@ CASES = [
     (lambda: ringsim.all_gather(GRADS, "tree"), ["walk", "-g", "4", "--collective", "all-gather", "-a", "tree"],
      "all-gather is built for the ring only, not 'tree' (use algorithm='ring')",
      "all-gather is built for the ring only, not 'tree' (use --algorithm ring)"),
+    (lambda: nccl_choice("dgx-h100", 8, 2**20, algo="foo"),
+     ["predict", "--topology", "dgx-h100", "--algo", "foo"],
+     "algo: unknown algorithm 'foo'; valid: Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT",
+     "--algo: unknown algorithm 'foo'; valid: Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, "
+     "PAT"),
+    (lambda: nccl_choice("dgx-h100", 8, 2**20, "broadcast", algo="tree"),
+     ["predict", "--topology", "dgx-h100", "--collective", "broadcast", "--algo", "tree"],
+     "algo='tree': NCCL tunes only Ring for broadcast (src/graph/tuning.cc); give algo='Ring' or "
+     "leave algo out",
+     "--algo tree: NCCL tunes only Ring for broadcast (src/graph/tuning.cc); give --algo Ring or "
+     "leave --algo out"),
+    (lambda: parse_sizes("1KiB..1B"), ["sweep", "--sizes", "1KiB..1B"],
+     "sizes: the range '1KiB..1B' must go up from at least 1 byte",
+     "--sizes: the range '1KiB..1B' must go up from at least 1 byte"),
+    (lambda: predict("dgx-h100", 8, "x"), ["predict", "--topology", "dgx-h100", "--sizes", "x"],
+     "sizes: cannot read 'x'; write it like 256MiB, 1GB or 4096",
+     "--sizes: cannot read 'x'; write it like 256MiB, 1GB or 4096"),
+    (lambda: train(gpus=8, batch=4), ["train", "-g", "8", "--batch", "4"],
+     "each GPU needs at least one sample of every batch: gpus (8) must be at most the batch size (4)",
+     "each GPU needs at least one sample of every batch: --gpus (8) must be at most the batch "
+     "size (4)"),
     (lambda: load_lessons(gpus=1), ["lesson", "--gpus", "1"],
      "a lesson needs at least 2 GPUs (gpus=2 or more): one GPU has nothing to synchronise",
      "a lesson needs at least 2 GPUs (--gpus 2 or more): one GPU has nothing to synchronise"),
@@ -51,3 +77,9 @@ def test_python_names_keywords_and_the_command_line_names_flags(call, argv, from
     with pytest.raises(RingsimError) as again:  # the command line's naming ends with it
         call()
     assert str(again.value) == from_python
+
+
+def test_a_zero_stage_from_python_names_the_keyword():
+    # the command line's --zero offers 1, 2 and 3 only, so only Python reaches this check
+    with pytest.raises(RingsimError, match=r"^stage must be ZeRO stage 1, 2 or 3, got 5$"):
+        train_zero(stage=5)

@@ -19,6 +19,7 @@ import numbers
 from dataclasses import dataclass
 
 from ..core.checks import MAX_GPUS, echo
+from ..core.arguments import argument
 from ..core.errors import RingsimError
 from .nccl_call import (RING, candidates, check_int, checked_topology, listed_names, nccl_function,
                         sets_protocols)
@@ -112,8 +113,8 @@ def tuning_table(topology, gpus: int, nccl: str | None = None, algo: str | None 
     sys = tuned.sys
     table = {}
     for func in TABLE_FUNCTIONS:
-        algos = enabled_algorithms(sys, listed_names(algo, "algorithms", "--algo", func, nccl))
-        protos = listed_names(proto, "protocols", "--proto", func, nccl)
+        algos = enabled_algorithms(sys, listed_names(algo, "algorithms", argument("algo"), func, nccl))
+        protos = listed_names(proto, "protocols", argument("proto"), func, nccl)
         named = sets_protocols(proto, func)
         for a in ALGORITHMS:
             if a in sys.tables["rules"]["absent"]:
@@ -229,8 +230,8 @@ def _asked(collective: str, algo: str | None, proto: str | None, nccl: str | Non
     NCCL_ALGO (`algo`) and NCCL_PROTO (`proto`) leave it, each checked in that order."""
     func = nccl_function(collective, algo, nccl)
     dtype, redop = check_dtype(dtype), check_redop(redop)
-    algos = listed_names(algo, "algorithms", "--algo", func, nccl)
-    protos = listed_names(proto, "protocols", "--proto", func, nccl)
+    algos = listed_names(algo, "algorithms", argument("algo"), func, nccl)
+    protos = listed_names(proto, "protocols", argument("proto"), func, nccl)
     return func, dtype, redop, algos, protos
 
 
@@ -326,8 +327,8 @@ def nvls_link_rates(topology, gpus: int, nccl: str | None = None, algo: str | No
     `algo` / `proto` (as NCCL_ALGO / NCCL_PROTO) leave it out."""
     tuned = tune(checked_topology(topology, gpus), gpus, nccl)
     linked = nvls_link_graph(tuned, "AllReduce", "NVLS")
-    algos = listed_names(algo, "algorithms", "--algo", "AllReduce", nccl)
-    protos = listed_names(proto, "protocols", "--proto", "AllReduce", nccl)
+    algos = listed_names(algo, "algorithms", argument("algo"), "AllReduce", nccl)
+    protos = listed_names(proto, "protocols", argument("proto"), "AllReduce", nccl)
     weighed = candidates(tuned, "AllReduce", algos, protos, sets_protocols(proto),
                          check_dtype(dtype))[0]
     if linked is None or ("NVLS", "Simple") not in weighed:

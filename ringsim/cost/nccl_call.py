@@ -11,6 +11,7 @@ from __future__ import annotations
 import numbers
 
 from ..core.checks import MAX_GPUS, echo
+from ..core.arguments import argument
 from ..core.errors import RingsimError
 from .nccl_channels import Tuned
 from .nccl_graph import constants
@@ -39,7 +40,7 @@ def listed_names(given, kind: str, flag: str, func: str = "AllReduce",
 def sets_protocols(proto, func: str = "AllReduce") -> bool:
     """Whether NCCL_PROTO (`proto`) sets a function's protocols: there LL128 runs whenever it
     is named, where elsewhere it keeps its default (tuning.cc starts it at 2)."""
-    return proto is not None and per_function(proto, "protocols", "--proto")[func] is not None
+    return proto is not None and per_function(proto, "protocols", argument("proto"))[func] is not None
 
 
 def nccl_function(collective: str, algo: str | None = None, nccl: str | None = None) -> str:
@@ -51,12 +52,13 @@ def nccl_function(collective: str, algo: str | None = None, nccl: str | None = N
                            f"{', '.join(table)}")
     func = table[collective]
     if (func in RING_ONLY and algo is not None
-            and RING not in listed_names(algo, "algorithms", "--algo", func, nccl)
+            and RING not in listed_names(algo, "algorithms", argument("algo"), func, nccl)
             and not ring_restored(constants(carried_release(nccl)))):
         # From 2.24.3 NCCL stops such a call ("no algorithm/protocol available", enqueue.cc),
         # whatever the size; the releases before ran the ring all the same.
-        raise RingsimError(f"--algo {algo.strip()[:40]}: NCCL tunes only {RING} for {collective} "
-                           f"(src/graph/tuning.cc); give --algo {RING} or leave --algo out")
+        raise RingsimError(f"{argument('algo', algo.strip()[:40])}: NCCL tunes only {RING} for "
+                           f"{collective} (src/graph/tuning.cc); give {argument('algo', RING)} or "
+                           f"leave {argument('algo')} out")
     return func
 
 

@@ -7,6 +7,7 @@ there is nothing to say.
 
 from __future__ import annotations
 
+from ..core.arguments import argument
 from ..core.naming import plural
 from .nccl_call import (RING, candidates, checked_topology, listed_names, nccl_function,
                         sets_protocols)
@@ -25,8 +26,8 @@ def algo_note(topology, gpus: int, collective: str = "all-reduce", algo: str | N
     if algo is None:
         return None
     func = nccl_function(collective, algo, nccl)
-    algos = listed_names(algo, "algorithms", "--algo", func, nccl)
-    protos = listed_names(proto, "protocols", "--proto", func, nccl)
+    algos = listed_names(algo, "algorithms", argument("algo"), func, nccl)
+    protos = listed_names(proto, "protocols", argument("proto"), func, nccl)
     tuned = tune(checked_topology(topology, gpus), gpus, nccl)
     sys = tuned.sys
     release = f"NCCL {nccl or carried()[0]}"

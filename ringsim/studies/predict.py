@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.arguments import argument
 from ..core.errors import RingsimError
 from ..core.units import format_bytes, format_seconds
 from ..cost.nccl import MAX_BYTES, host_seconds, nccl_choices, nvls_link_rates
@@ -97,7 +98,7 @@ def predict(topology, gpus: int, sizes, collective: str = "all-reduce", algo: st
     if collective not in BUS_FACTORS:
         raise RingsimError(f"unknown collective {str(collective)[:40]!r}; choose one of "
                            f"{', '.join(BUS_FACTORS)}")
-    named = "--sizes" if isinstance(sizes, str) else "sizes"  # text is what --sizes takes
+    named = argument("sizes")
     # A range's largest size is a step of it, not the end typed: the error says which it is.
     ranged = isinstance(sizes, str) and ".." in sizes
     if isinstance(sizes, str):

@@ -16,6 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from ..core.arguments import argument
 from ..core.checks import check_count, check_gpus, echo
 from ..algorithms import ALGORITHMS, given_title, with_options
 from ..algorithms.timing import estimate, machine_options, nccl_layouts, timed_algorithms
@@ -173,25 +174,27 @@ class Sweep:
 
 def parse_sizes(text: str) -> list[int]:
     """'1KiB..8GiB' (every doubling), 'A..B:xF' (factor F), 'A..B:+S' (step S), or 'A,B,C'."""
+    named = argument("sizes")  # --sizes on the command line
     if not isinstance(text, str) or not text.strip():
-        raise RingsimError("--sizes: give a range such as 1KiB..8GiB or a list such as 1KiB,1MiB")
+        raise RingsimError(f"{named}: give a range such as 1KiB..8GiB or a list such as 1KiB,1MiB")
     match = re.fullmatch(r"\s*([^.,:]+)\.\.([^.,:]+?)(?::(?:x(\S+)|\+(\S+)))?\s*", text)
     if not match:
-        sizes = sorted({parse_size(part, "--sizes") for part in text.split(",")})
+        sizes = sorted({parse_size(part, named) for part in text.split(",")})
     elif match.group(4) is not None:
         sizes = _stepped(text, *match.group(1, 2, 4))
     else:
         sizes = _multiplied(text, *match.group(1, 2, 3))
     if len(sizes) > MAX_SIZES:
-        raise RingsimError(f"--sizes: at most {MAX_SIZES} sizes, got more")
+        raise RingsimError(f"{named}: at most {MAX_SIZES} sizes, got more")
     return sizes
 
 
 def _ends(text: str, low_text: str, high_text: str) -> tuple[int, int]:
     """A range's two ends in bytes, refused unless it goes up from at least 1 byte."""
-    low, high = parse_size(low_text, "--sizes"), parse_size(high_text, "--sizes")
+    named = argument("sizes")
+    low, high = parse_size(low_text, named), parse_size(high_text, named)
     if low < 1 or high < low:
-        raise RingsimError(f"--sizes: the range {echo(text)} must go up from at least 1 byte")
+        raise RingsimError(f"{named}: the range {echo(text)} must go up from at least 1 byte")
     return low, high
 
 
@@ -199,7 +202,7 @@ def _multiplied(text: str, low_text: str, high_text: str, factor_text: str | Non
     """A..B:xF as nccl-tests' -b A -e B -f F: A, A*F, A*F*F, ... up to B (F = 2 if not given)."""
     written = factor_text or "2"
     if not (written.isascii() and written.isdigit()) or len(written) > 6 or int(written) < 2:
-        raise RingsimError(f"--sizes: the factor after :x must be a whole number of at least 2 "
+        raise RingsimError(f"{argument('sizes')}: the factor after :x must be a whole number of at least 2 "
                            f"(nccl-tests' -f), got {written[:20]!r}")
     factor = int(written)
     low, high = _ends(text, low_text, high_text)
@@ -217,15 +220,16 @@ def _stepped(text: str, low_text: str, high_text: str, step_text: str) -> list[i
     whole elements (and shares) only when its row is run, not before the next step is added.
     The rows are counted before any is made, so a 1-byte step over gibibytes is refused at once.
     """
-    step = parse_size(step_text, "--sizes: the step after :+", example="1MiB or 4096")
+    named = argument("sizes")
+    step = parse_size(step_text, f"{named}: the step after :+", example="1MiB or 4096")
     if step < 1:
         # nccl-tests would add 0 forever: its loop never ends.
-        raise RingsimError(f"--sizes: the step after :+ must be at least 1 byte (nccl-tests' -i), "
+        raise RingsimError(f"{named}: the step after :+ must be at least 1 byte (nccl-tests' -i), "
                            f"got {echo(step_text)}")
     low, high = _ends(text, low_text, high_text)
     rows = (high - low) // step + 1
     if rows > MAX_SIZES:
-        raise RingsimError(f"--sizes: at most {MAX_SIZES} sizes, got {rows:,} "
+        raise RingsimError(f"{named}: at most {MAX_SIZES} sizes, got {rows:,} "
                            f"(steps of {format_bytes(step)} from {format_bytes(low)} "
                            f"to {format_bytes(high)})")
     return [low + index * step for index in range(rows)]

@@ -17,6 +17,7 @@ from ..algorithms import DEFAULT_ALGORITHM, make_plan, plan_closed_form
 from ..algorithms.collectives import ALL_REDUCE
 from ..execute.backend import make_executor, to_numpy
 from ..core.checks import check_count, check_gpus
+from ..core.arguments import argument
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..execute.ledger import measure
@@ -123,7 +124,7 @@ def finite(values: np.ndarray, epoch: int, lr: float) -> None:
     """Refuse a run whose model left float64's range (the learning rate too large for the data)."""
     if not np.all(np.isfinite(values)):
         raise RingsimError(f"the model diverged at epoch {epoch}: its weights left float64's "
-                           f"range with learning rate {lr:g}; use a smaller --lr")
+                           f"range with learning rate {lr:g}; use a smaller {argument('lr')}")
 
 
 def check_training(gpus, epochs, samples, features, batch) -> tuple[int, int, int, int, int]:
@@ -134,7 +135,8 @@ def check_training(gpus, epochs, samples, features, batch) -> tuple[int, int, in
     features = check_count(features, "the number of features", minimum=1, maximum=10_000)
     batch = check_count(batch, "the batch size", minimum=1, maximum=samples)
     if gpus > batch:
-        raise RingsimError(f"each GPU needs at least one sample of every batch: --gpus ({gpus}) "
+        raise RingsimError(f"each GPU needs at least one sample of every batch: {argument('gpus')} "
+                           f"({gpus}) "
                            f"must be at most the batch size ({batch})")
     return gpus, epochs, samples, features, batch
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..algorithms.collectives import ALL_GATHER, ALL_REDUCE, REDUCE_SCATTER, Collective
 from ..core.checks import check_count, check_gpus, echo
+from ..core.arguments import argument
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 
@@ -133,7 +134,7 @@ def step(stage: int, params: int, gpus: int, model=None, options: dict | None = 
     gpus = check_gpus(gpus)
     params = check_count(params, "the number of parameters", minimum=1)
     if params > 10**15:
-        raise RingsimError(f"--params {params:,} is more than 10^15 parameters")
+        raise RingsimError(f"{argument('params')} {params:,} is more than 10^15 parameters")
     plan = COLLECTIVES[stage]
     given = ring_options(gpus, options)
     prices: dict = {}  # each kind of collective priced once (stage 3 runs two all-gathers)

@@ -21,6 +21,8 @@ import numpy as np
 from ..core.naming import plural
 from ..algorithms.collectives import ALL_GATHER, REDUCE_SCATTER
 from ..execute.backend import make_executor, to_numpy
+from ..core.arguments import argument
+from ..core.checks import echo
 from ..core.errors import RingsimError
 from ..core.layout import Layout
 from ..execute.ledger import measure
@@ -92,7 +94,8 @@ def train_zero(gpus: int = 4, stage: int = 2, epochs: int = 5, *, samples: int =
     """Train the demo's logistic regression with ZeRO `stage` (1–3) and with plain data parallelism,
     syncing with `algorithm`'s reduce-scatter and all-gather (the ring's: no other has them)."""
     if stage not in (1, 2, 3):
-        raise RingsimError(f"--zero takes stage 1, 2 or 3, got {stage!r}")
+        raise RingsimError(f"{argument('stage', shown_flag='--zero')} must be ZeRO stage 1, 2 or 3, "
+                           f"got {echo(stage)}")
     gpus, epochs, samples, features, batch = check_training(gpus, epochs, samples, features, batch)
     scatter_plan, gather_plan = REDUCE_SCATTER.plan(gpus, algorithm), ALL_GATHER.plan(gpus, algorithm)
     # Per batch: the ZeRO model and the data-parallel one, each with its own gradients and syncs.

@@ -58,7 +58,7 @@ def test_the_data_are_fixed_by_the_seed():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"gpus": 0}, "the number of GPUs must be from 1 to 1,000,000, got 0"),
-    ({"gpus": 8, "batch": 4}, "each GPU needs at least one sample of every batch: --gpus (8) must "
+    ({"gpus": 8, "batch": 4}, "each GPU needs at least one sample of every batch: gpus (8) must "
                               "be at most the batch size (4)"),
     ({"epochs": 0}, "the number of epochs must be from 1 to 10,000, got 0"),
     ({"lr": -1.0}, "the learning rate must be a number above 0 and at most 1,000,000, got -1.0"),

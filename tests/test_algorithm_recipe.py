@@ -86,7 +86,7 @@ def test_the_registry_builds_counts_and_checks_it(registered):
 
 
 def test_its_options_are_checked_like_any_others(registered):
-    with pytest.raises(ringsim.RingsimError, match="^direct takes no options, not chunks \(chunks is for "):
+    with pytest.raises(ringsim.RingsimError, match=r"^direct takes no options, not chunks \(chunks is for "):
         ringsim.make_plan(NAME, 4, chunks=2)
 
 

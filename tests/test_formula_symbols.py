@@ -33,3 +33,10 @@ def test_a_formulas_reason_in_a_lesson_says_it_too(capsys):
     out = printed(capsys, "lesson 12 --no-pause")
     assert ("the number of steps is 2·lg p2 + 2; with G = 24 (p2 = 16, the largest power of two "
             "≤ G; rem = G − p2 = 8, the GPUs folded into partners first) that is 10.") in out
+
+
+def test_walk_says_what_m_and_l_are_for_the_hierarchical_ring(capsys):
+    out = printed(capsys, "walk -a hierarchical --gpus 12 --nodes 3")
+    assert "2·(L−1) + 2·(M−1) = 10" in out  # 2·(4−1) + 2·(3−1)
+    assert "M = 3 nodes; L = G/M = 4 GPUs in each" in out
+    assert "M = " not in printed(capsys, "walk -a ring --gpus 12")

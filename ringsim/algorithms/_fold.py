@@ -20,6 +20,8 @@ from ..cost.ports import crosses, node_period, port_seconds, slower_level
 
 FOLD = "Fold in the extra GPUs"
 UNFOLD = "Hand the sum back to the extra GPUs"
+# M (nodes) or L (GPUs per node) standing alone in a formula, not inside a word or a name.
+_NODE_LETTERS = re.compile(r"(?<![A-Za-z])[LM](?![A-Za-z₀-₉])")
 
 
 def split(gpus: int) -> tuple[int, int]:
@@ -28,14 +30,20 @@ def split(gpus: int) -> tuple[int, int]:
     return p2, gpus - p2
 
 
-def symbols(gpus: int, forms) -> str | None:
-    """What p2 and rem stand for at G = `gpus`, where one of the closed forms `forms` (their
-    texts) speaks of them; None where none does."""
-    if not any(re.search(r"\b(p2|rem)\b", str(form)) for form in forms):
-        return None
-    p2, rem = split(gpus)
-    return (f"p2 = {format_number(p2)}, the largest power of two ≤ G; rem = G − p2 = "
-            f"{format_number(rem)}, the GPUs folded into partners first")
+def symbols(gpus: int, forms, options: dict | None = None) -> str | None:
+    """What the closed forms `forms` (their texts) write beyond G and N, at G = `gpus`: p2 and
+    rem, and M and L where `options` give the nodes; None where they write none of these."""
+    forms = [str(form) for form in forms]
+    said = []
+    if any(re.search(r"\b(p2|rem)\b", form) for form in forms):
+        p2, rem = split(gpus)
+        said.append(f"p2 = {format_number(p2)}, the largest power of two ≤ G; rem = G − p2 = "
+                    f"{format_number(rem)}, the GPUs folded into partners first")
+    nodes = (options or {}).get("nodes")
+    if isinstance(nodes, int) and nodes > 0 and any(_NODE_LETTERS.search(form) for form in forms):
+        said.append(f"M = {format_number(nodes)} nodes; L = G/M = {format_number(gpus // nodes)} "
+                    f"GPUs in each")
+    return "; ".join(said) or None
 
 
 def real_ranks(gpus: int) -> np.ndarray:

@@ -465,7 +465,7 @@ def _print_ledger(sim: Simulation) -> None:
     say(f"\nLedger{' ' * (width - 4)}measured   formula")
     for name, measured, formula in rows:
         say(f"  {name:<{width}}  {measured:>8}   {formula}")
-    note = symbols(sim.plan.gpus, (formula for _, _, formula in rows))
+    note = symbols(sim.plan.gpus, (formula for _, _, formula in rows), sim.plan.options)
     if note:
         say(f"  ({note})", hang="   ")
     say("  sent per GPU:     " + ", ".join(format_number(v) for v in ledger.sent), hang=" " * 20)

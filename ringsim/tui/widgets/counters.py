@@ -106,7 +106,8 @@ class Counters(TextLines):
         if compact:
             text.right_crop(1)
             return text
-        note = symbols(sim.plan.gpus, (form for _, _, forms in rows for form in forms))
+        note = symbols(sim.plan.gpus, (form for _, _, forms in rows for form in forms),
+                       sim.plan.options)
         if note and level == 0:  # a projector's short box gives up this line first
             text.append((wrap(f"({note})", width) if width else f"({note})") + "\n", style="dim")
 

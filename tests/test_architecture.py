@@ -43,6 +43,14 @@ def _module(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _from_target(node: ast.ImportFrom, package: str) -> str:
+    """The module a `from X import ...` in `package` names, its dots resolved."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def _imports(path: Path, modules: set[str]) -> set[str]:
     """The ringsim modules a file imports, anywhere in it."""
     here = _module(path)
@@ -50,11 +58,7 @@ def _imports(path: Path, modules: set[str]) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = _from_target(node, package)
             for alias in node.names:
                 name = f"{target}.{alias.name}"
                 found.add(name if name in modules else target)
@@ -154,11 +158,7 @@ def _private_uses(tree: ast.AST, here: str, package: str, modules: set[str]) -> 
     hits = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = _from_target(node, package)
             for alias in node.names:
                 full = f"{target}.{alias.name}"
                 if full in modules:

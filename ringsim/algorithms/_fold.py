@@ -14,14 +14,13 @@ import re
 
 import numpy as np
 
-from ..core.formula import format_number
+from ..core.formula import format_number, letter_pattern
 from ..core.plan import Step
 from ..cost.ports import crosses, node_period, port_seconds, slower_level
 
 FOLD = "Fold in the extra GPUs"
 UNFOLD = "Hand the sum back to the extra GPUs"
-# M (nodes) or L (GPUs per node) standing alone in a formula, not inside a word or a name.
-_NODE_LETTERS = re.compile(r"(?<![A-Za-z])[LM](?![A-Za-z₀-₉])")
+_NODE_LETTERS = letter_pattern("[LM]")  # M (nodes) or L (GPUs per node) in a formula
 
 
 def split(gpus: int) -> tuple[int, int]:

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import numbers
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
 from .naming import gpu_name, plural_word
+
+
+def letter_pattern(name: str) -> re.Pattern:
+    """The pattern of a letter (or a class of letters, '[LM]') standing for a number in a
+    closed form."""
+    # A letter stands alone: not part of a word, nor of a subscripted name such as N₁.
+    return re.compile(rf"(?<![A-Za-z]){name}(?![A-Za-z₀-₉])")
 
 
 @dataclass(frozen=True, eq=False)

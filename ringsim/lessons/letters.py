@@ -6,17 +6,12 @@ from __future__ import annotations
 import re
 
 from ..algorithms import default_options
+from ..core.formula import letter_pattern
 
 # The letters a closed form writes for a scenario's numbers, and the functions it calls.
 OPTION_LETTERS = {"chunks": "C", "channels": "K", "nodes": "M"}
 _FUNCTIONS = {"min", "max", "lg", "log"}
 _WORD = re.compile(r"[A-Za-z]+")
-
-
-def letter_pattern(name: str) -> re.Pattern:
-    """The pattern of a letter standing for a number in a formula."""
-    # A letter stands alone: not part of a word, nor of a subscripted name such as N₁.
-    return re.compile(rf"(?<![A-Za-z]){name}(?![A-Za-z₀-₉])")
 
 
 def letter_values(s, options: dict | None = None) -> dict[str, int]:

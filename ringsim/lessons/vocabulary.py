@@ -7,21 +7,20 @@ Question.explain() gives a learner who answered wrong.
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from typing import Callable
 
 from ..algorithms import ALGORITHMS, check_options, closed_form, default_options, symbols
 from ..algorithms.spec import Shape
 from ..core.errors import RingsimError
-from ..core.formula import format_number
+from ..core.formula import format_number, letter_pattern
 from ..core.layout import Layout
 from ..execute.ledger import Ledger
 from ..core.naming import gpu_name, letter, sum_label, term
 from ..sim.scenario import Scenario
 from . import buckets, cost_words, faults, protocols, sharding, training_words
 from .cache import Cache as _Cache
-from .letters import OPTION_LETTERS, letter_pattern, letter_values, substitute
+from .letters import OPTION_LETTERS, letter_values, substitute
 from .text import plural
 from .words import SCENARIO_OPTIONS, Entry
 

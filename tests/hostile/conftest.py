@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from ringsim import RingsimError
+
 ROOT = Path(__file__).resolve().parents[2]
 MEMORY = 3 << 30
 
@@ -33,3 +37,14 @@ def refused(run: subprocess.CompletedProcess, *words: str) -> str:
     for word in words:
         assert word in lines[0], lines[0]
     return lines[0]
+
+
+def api_refused(call, *words: str) -> str:
+    """The one-line RingsimError `call()` raises from the Python API, holding each of `words`."""
+    with pytest.raises(RingsimError) as caught:
+        call()
+    message = str(caught.value)
+    assert "\n" not in message
+    for word in words:
+        assert word in message, (word, message)
+    return message

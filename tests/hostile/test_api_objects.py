@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 import ringsim
-from ringsim import Layout, Plan, RingsimError, Simulation, Step, check, make_plan, measure, run_symbolic
+from ringsim import Layout, Plan, Simulation, Step, check, make_plan, measure, run_symbolic
 from ringsim.algorithms import closed_form
+
+from .conftest import api_refused as refused
 
 MEMORY = 2 << 30  # bytes: a case that would allocate past this fails with MemoryError, not swap
 
@@ -41,16 +43,6 @@ def bounded():
 def _mapped() -> int:
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[0]) * resource.getpagesize()
-
-
-def refused(call, *words: str) -> str:
-    with pytest.raises(RingsimError) as caught:
-        call()
-    message = str(caught.value)
-    assert "\n" not in message
-    for word in words:
-        assert word in message, (word, message)
-    return message
 
 
 PLAN = make_plan("ring", 4)

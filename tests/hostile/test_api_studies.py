@@ -8,20 +8,11 @@ import math
 
 import pytest
 
-import ringsim
-from ringsim import RingsimError, Simulation, make_plan
+from ringsim import Simulation, make_plan
 from ringsim.studies.sweep import sweep
 from ringsim.timeline.model import simulate
 
-
-def refused(call, *words: str) -> str:
-    with pytest.raises(RingsimError) as caught:
-        call()
-    message = str(caught.value)
-    assert "\n" not in message
-    for word in words:
-        assert word in message, (word, message)
-    return message
+from .conftest import api_refused as refused
 
 
 @pytest.mark.parametrize("plan", ["ring", None, 8, [make_plan("ring", 4)]])
